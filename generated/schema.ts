@@ -437,8 +437,8 @@ export interface paths {
          * @description Attaches new files to an existing support ticket. The body is
          *     `multipart/form-data` with the optional field `files` (one or more files).
          *     How the target ticket is identified in the request is not shown by the
-         *     specification: the form accepts further text fields, so that a field a
-         *     store requires can be sent.
+         *     specification: the form's schema stays open (further fields are not
+         *     rejected), though it describes only `files`.
          */
         post: operations["createTicketAttachment"];
         delete?: never;
@@ -1052,13 +1052,12 @@ export interface components {
         /**
          * @description The files to attach, as `multipart/form-data`. `files` is optional and may be
          *     repeated to send several files. How the target ticket is identified is not
-         *     shown by the specification, so further text fields are accepted.
+         *     shown by the specification, so the schema stays open: further fields are
+         *     not rejected, though none is described.
          */
         TicketAttachmentUpload: {
             /** @description One file, or several (the field repeated). */
             files?: Blob | Blob[];
-        } & {
-            [key: string]: string;
         };
         /** @description The edit to make to an order line; all fields optional. */
         OrderLineUpdate: {

@@ -1,0 +1,61 @@
+/**
+ * The `Authorization: Bearer …` header, as an openapi-fetch middleware.
+ *
+ * The token is resolved before every request, so a function can hand out a fresh token
+ * when the old one expires (the spec does not say how long tokens live). A token that is
+ * empty or could not be put in a header fails the call before anything is sent, and no
+ * message ever contains the token itself.
+ */
+import type { Middleware } from "openapi-fetch";
+import { StoreAdminError } from "./errors.js";
+import type { AccessToken } from "./types.js";
+
+/**
+ * RFC 6750 §2.1 `b64token` is `[A-Za-z0-9-._~+/]+=*`; any visible ASCII is accepted here so
+ * that opaque tokens of other shapes work, but never white space or control characters,
+ * which would let a token inject another header line.
+ */
+const HEADER_SAFE_TOKEN = /^[\x21-\x7e]+$/;
+
+/** Checks a token value; the message names the problem, never the value. */
+export function checkAccessToken(token: unknown, source: string): string {
+  if (typeof token !== "string") {
+    throw new TypeError(`${source} must be a string, got ${token === null ? "null" : typeof token}.`);
+  }
+  if (token.length === 0) {
+    throw new TypeError(`${source} is an empty string: pass the store's API access token.`);
+  }
+  if (token.startsWith("Bearer ")) {
+    throw new TypeError(`${source} starts with "Bearer ": pass the token alone, the client adds the scheme.`);
+  }
+  if (!HEADER_SAFE_TOKEN.test(token)) {
+    throw new TypeError(`${source} contains white space or control characters, which a header value cannot carry.`);
+  }
+  return token;
+}
+
+/** Sets `Authorization: Bearer <token>` on every request, resolving `accessToken` each time. */
+export function authMiddleware(accessToken: AccessToken): Middleware {
+  if (typeof accessToken === "string") {
+    const header = `Bearer ${checkAccessToken(accessToken, "accessToken")}`;
+    return {
+      onRequest({ request }) {
+        request.headers.set("Authorization", header);
+      },
+    };
+  }
+  if (typeof accessToken !== "function") {
+    throw new TypeError(`accessToken must be a string or a function returning one, got ${accessToken === null ? "null" : typeof accessToken}.`);
+  }
+  return {
+    async onRequest({ request }) {
+      let token: unknown;
+      try {
+        token = await accessToken();
+      } catch (cause) {
+        throw new StoreAdminError("The accessToken function threw, so the request was not sent.", { cause });
+      }
+      request.headers.set("Authorization", `Bearer ${checkAccessToken(token, "The token returned by accessToken()")}`);
+    },
+  };
+}

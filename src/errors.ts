@@ -1,0 +1,433 @@
+/**
+ * Every error the SDK throws, and the one place where a returned error (openapi-fetch's
+ * `{ error, response }`) becomes a thrown one: {@link errorFromResponse}.
+ *
+ * Shape after the Stainless SDKs (`src/core/error.ts`): one base class, `ApiError` for
+ * HTTP error statuses with one-line subclasses chosen by a factory, and status-less
+ * classes for the network. Messages read `[METHOD /path/template] 404 Not Found: <detail>.
+ * <what to do next>` and never contain the access token or a request header: every
+ * message, body and `cause` goes through the redaction in `internal/redact.ts`, and
+ * `toJSON()` lists its fields one by one.
+ */
+
+import { isIdempotent, parseRetryAfterMs } from "./retry-policy.js";
+import { causeCodes, redact, redactDeep, sanitizeCause, summarizeCause } from "./internal/redact.js";
+import { secretsAttachedTo } from "./internal/secrets.js";
+
+/** The operation an error belongs to: HTTP method and path template, e.g. `{ method: "GET", path: "/users/{id}/" }`. */
+export interface Operation {
+  method: string;
+  path: string;
+}
+
+/** Options shared by every SDK error. */
+export interface StoreAdminErrorOptions {
+  operation?: Operation | undefined;
+  cause?: unknown;
+  /** Strings to scrub from the message and `cause` (the caller's credentials). */
+  secrets?: readonly string[] | undefined;
+}
+
+/**
+ * Base class of every error the SDK throws. `catch (e) { if (e instanceof StoreAdminError) … }`
+ * catches them all; the abort reason of a caller's own `AbortSignal` is rethrown as is.
+ */
+export class StoreAdminError extends Error {
+  override name = "StoreAdminError";
+  /** The operation that failed, when known. */
+  readonly operation: Operation | undefined;
+
+  constructor(message: string, options: StoreAdminErrorOptions = {}) {
+    const secrets = options.secrets ?? [];
+    const cause = sanitizeCause(options.cause, secrets);
+    super(redact(prefix(options.operation) + message, secrets), cause === undefined ? undefined : { cause });
+    this.operation = options.operation;
+  }
+
+  /** The fields safe to log or send elsewhere; never a request header or the token. */
+  toJSON(): Record<string, unknown> {
+    return { name: this.name, message: this.message, operation: this.operation };
+  }
+}
+
+// ─── HTTP error statuses ────────────────────────────────────────────────────────────
+
+/** What {@link errorFromResponse} needs; `body` is the parsed error body (JSON or text). */
+export interface ErrorResponseInput {
+  status: number;
+  body: unknown;
+  /** The response headers (`response.headers`). */
+  headers: Headers;
+  operation?: Operation | undefined;
+  /** The scope the operation requires, named in the 403 message. */
+  scope?: string | undefined;
+  /** The `Response`, if at hand: lets the SDK scrub the token if the server echoed it. */
+  response?: Response | undefined;
+}
+
+/**
+ * Thrown for an HTTP error status (4xx, 5xx) that has no more specific subclass. Every
+ * status error is an `ApiError`: check `status`, or `instanceof` a subclass.
+ */
+export class ApiError extends StoreAdminError {
+  override name = "ApiError";
+  /** The HTTP status code. */
+  readonly status: number;
+  /** The parsed error body (JSON value, or the text when not JSON), token scrubbed. */
+  readonly body: unknown;
+  /** The response headers. */
+  readonly headers: Headers;
+  /** The scope the operation requires, when known. */
+  readonly scope: string | undefined;
+  /** The server's `x-request-id`, to quote to the API's support. */
+  readonly requestId: string | undefined;
+
+  constructor(input: ErrorResponseInput) {
+    const secrets = [...secretsAttachedTo(input.response), ...secretsAttachedTo(input.headers)];
+    const body = redactDeep(input.body, secrets);
+    super(statusMessage(input.status, body, input.headers, input.operation, input.scope), {
+      operation: input.operation,
+      secrets,
+    });
+    this.status = input.status;
+    this.body = body;
+    this.headers = input.headers;
+    this.scope = input.scope;
+    this.requestId = input.headers.get("x-request-id") ?? undefined;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    const { status, scope, body, requestId } = this;
+    return { ...super.toJSON(), status, scope, body, requestId };
+  }
+}
+
+/** Thrown for 400 Bad Request: the request is malformed. */
+export class BadRequestError extends ApiError { override name = "BadRequestError"; }
+/** Thrown for 401 Unauthorized: the access token is missing, malformed, expired or revoked. */
+export class AuthenticationError extends ApiError { override name = "AuthenticationError"; }
+/** Thrown for 403 Forbidden: the access token lacks the scope the operation requires (`scope`). */
+export class PermissionDeniedError extends ApiError { override name = "PermissionDeniedError"; }
+/** Thrown for 404 Not Found: no such resource (check the ids in the path). */
+export class NotFoundError extends ApiError { override name = "NotFoundError"; }
+/** Thrown for 409 Conflict: the resource is in a state that does not allow the change. */
+export class ConflictError extends ApiError { override name = "ConflictError"; }
+/** Thrown for 500 and every other 5xx, after the retries idempotent methods get. */
+export class InternalServerError extends ApiError { override name = "InternalServerError"; }
+
+/** One invalid field, as a validating server (Prism) reports it. */
+export interface ValidationIssue {
+  /** Where the problem is, e.g. `["body", "title"]`. */
+  location: string[];
+  message: string;
+  code?: string | number;
+  severity?: string;
+}
+
+/** Thrown for 422 Unprocessable Content: the request failed validation; `validation` lists each field. */
+export class UnprocessableEntityError extends ApiError {
+  override name = "UnprocessableEntityError";
+  /** The invalid fields, from the body's `validation` list (empty when the server sent none). */
+  readonly validation: ValidationIssue[] = validationIssues(this.body);
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), validation: this.validation };
+  }
+}
+
+/**
+ * Thrown for 429 Too Many Requests once retries are used up, or at once when the server's
+ * `Retry-After` is longer than the SDK waits on its own (`MAX_RETRY_AFTER_MS`).
+ */
+export class RateLimitError extends ApiError {
+  override name = "RateLimitError";
+  /** How long the server asked to wait (from `Retry-After`), in milliseconds. */
+  readonly retryAfterMs: number | undefined = parseRetryAfterMs(this.headers.get("retry-after"));
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), retryAfterMs: this.retryAfterMs };
+  }
+}
+
+const ERROR_BY_STATUS: Readonly<Record<number, new (input: ErrorResponseInput) => ApiError>> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: UnprocessableEntityError,
+  429: RateLimitError,
+};
+
+/**
+ * The typed error for an HTTP error response: the subclass for its status, `InternalServerError`
+ * for any 5xx, `ApiError` otherwise.
+ *
+ * @example
+ * const { data, error, response } = await client.GET("/users/{id}/", { params: { path: { id } } });
+ * if (error !== undefined || !response.ok) {
+ *   throw errorFromResponse({ status: response.status, body: error, headers: response.headers, response,
+ *     operation: { method: "GET", path: "/users/{id}/" }, scope: "users:read" });
+ * }
+ */
+export function errorFromResponse(input: ErrorResponseInput): ApiError {
+  const ErrorClass = ERROR_BY_STATUS[input.status] ?? (input.status >= 500 ? InternalServerError : ApiError);
+  return new ErrorClass(input);
+}
+
+// ─── Network and protocol errors (no status, or a status that is not the problem) ───
+
+/**
+ * Thrown when an attempt exceeds `timeoutMs`, which covers connecting, sending and reading
+ * the whole response body. Idempotent requests were retried before this is thrown.
+ */
+export class TimeoutError extends StoreAdminError {
+  override name = "TimeoutError";
+  /** The per-attempt limit that ran out, in milliseconds. */
+  readonly timeoutMs: number;
+
+  constructor(input: { timeoutMs: number } & StoreAdminErrorOptions) {
+    const method = input.operation?.method ?? "";
+    super(
+      `timed out after ${input.timeoutMs} ms (timeoutMs, per attempt, includes reading the body). ` +
+        (isIdempotent(method)
+          ? "Raise timeoutMs if the server is just slow."
+          : "The request may have reached the server: check whether it took effect before calling again."),
+      input,
+    );
+    this.timeoutMs = input.timeoutMs;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), timeoutMs: this.timeoutMs };
+  }
+}
+
+/**
+ * Thrown when the network fails: connection refused or reset, DNS failure, or a response
+ * body cut off mid-stream. `cause` holds the runtime's error (scrubbed).
+ */
+export class ConnectionError extends StoreAdminError {
+  override name = "ConnectionError";
+  /**
+   * Whether the server can have received the request: `"no"` (refused before sending),
+   * `"maybe"` (broke before a response), `"yes"` (broke while reading the response body).
+   */
+  readonly requestSent: "no" | "maybe" | "yes";
+
+  constructor(input: { requestSent: "no" | "maybe" | "yes" } & StoreAdminErrorOptions) {
+    const reason = summarizeCause(input.cause);
+    const what = {
+      no: "could not connect; nothing was sent",
+      maybe: "the connection failed before a response arrived; the request may have reached the server",
+      yes: "the connection closed while the response body was being read; the server received the request",
+    }[input.requestSent];
+    const next =
+      input.requestSent === "no"
+        ? "Check that the API address is right and reachable."
+        : isIdempotent(input.operation?.method ?? "")
+          ? "It is safe to call again."
+          : "It was not resent automatically: check whether it took effect before calling again.";
+    super(`${what}${reason ? ` (${reason})` : ""}. ${next}`, input);
+    this.requestSent = input.requestSent;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), requestSent: this.requestSent };
+  }
+
+  /**
+   * The SDK error for anything a `fetch` threw: an SDK error as it is, else a
+   * `ConnectionError`. `phase` says whether response headers had already arrived.
+   */
+  static from(
+    error: unknown,
+    context: { phase: "request" | "body" } & Omit<StoreAdminErrorOptions, "cause">,
+  ): StoreAdminError {
+    if (error instanceof StoreAdminError) return error;
+    const requestSent =
+      context.phase === "body" ? "yes" : causeCodes(error).some((code) => NOT_SENT_CODES.has(code)) ? "no" : "maybe";
+    return new ConnectionError({ ...context, requestSent, cause: error });
+  }
+}
+
+/**
+ * Codes that mean the connection never opened, so nothing of the request was sent (safe to
+ * resend whatever the method). undici (Node's fetch) puts them on `cause.code`; errors of
+ * other runtimes carry no such code and count as "may have been sent".
+ * https://nodejs.org/api/errors.html#common-system-errors
+ */
+const NOT_SENT_CODES: ReadonlySet<string> = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"]);
+
+/**
+ * Thrown for a 2xx response whose body is not the JSON the API declares: invalid JSON,
+ * an HTML page (a proxy or captive portal answered), or an empty body.
+ */
+export class InvalidResponseError extends StoreAdminError {
+  override name = "InvalidResponseError";
+  /** The HTTP status of the response, when known. */
+  readonly status: number | undefined;
+
+  constructor(input: { status?: number | undefined; problem: string } & StoreAdminErrorOptions) {
+    const status = input.status === undefined ? "" : `${input.status} ${reasonPhrase(input.status)} `;
+    super(
+      `${status}with a body that is not the declared JSON: ${input.problem}. ` +
+        "Something other than the API may have answered (a proxy, a login page): check baseUrl/apiUrl.",
+      input,
+    );
+    this.status = input.status;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), status: this.status };
+  }
+}
+
+/** The `InvalidResponseError` for a 2xx body that openapi-fetch could not parse (its `SyntaxError` as `cause`). */
+export function invalidJson(operation: Operation | undefined, cause: unknown, response?: Response): InvalidResponseError {
+  return new InvalidResponseError({
+    status: response?.status,
+    problem: "it is not valid JSON",
+    operation,
+    cause,
+    secrets: secretsAttachedTo(response),
+  });
+}
+
+/**
+ * Thrown for a 3xx response. The SDK never follows redirects: the request carried the
+ * access token, and a redirect could lead it to another origin. `targetOrigin` names where
+ * the server pointed (origin only: a full URL can carry secrets in its query).
+ */
+export class RedirectError extends StoreAdminError {
+  override name = "RedirectError";
+  /** The 3xx status (0 for a browser's opaque redirect). */
+  readonly status: number;
+  /** Origin of the `Location` header, when readable. */
+  readonly targetOrigin: string | undefined;
+
+  constructor(input: { status: number; targetOrigin?: string | undefined } & StoreAdminErrorOptions) {
+    const target = input.targetOrigin ? `to ${input.targetOrigin}` : "(target not readable)";
+    super(
+      `${input.status || "opaque"} redirect ${target} was not followed, and the access token was not sent there. ` +
+        "If the API has moved, update baseUrl/apiUrl.",
+      input,
+    );
+    this.status = input.status;
+    this.targetOrigin = input.targetOrigin;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), status: this.status, targetOrigin: this.targetOrigin };
+  }
+}
+
+// ─── Message helpers ────────────────────────────────────────────────────────────────
+
+/** Reason phrases of RFC 9110 §15 (HTTP/2 sends none, so `statusText` cannot be relied on). */
+const REASON_PHRASES: Readonly<Record<number, string>> = {
+  200: "OK", 201: "Created", 202: "Accepted", 203: "Non-Authoritative Information",
+  400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+  405: "Method Not Allowed", 406: "Not Acceptable", 408: "Request Timeout", 409: "Conflict",
+  410: "Gone", 413: "Content Too Large", 415: "Unsupported Media Type",
+  422: "Unprocessable Content", 429: "Too Many Requests",
+  500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway",
+  503: "Service Unavailable", 504: "Gateway Timeout",
+};
+
+/** Longest server-provided detail copied into a message. */
+const MAX_DETAIL_CHARS = 300;
+
+function reasonPhrase(status: number): string {
+  return REASON_PHRASES[status] ?? (status >= 500 ? "Server Error" : status >= 400 ? "Client Error" : "");
+}
+
+function prefix(operation: Operation | undefined): string {
+  return operation ? `[${operation.method} ${operation.path}] ` : "";
+}
+
+function statusMessage(
+  status: number,
+  body: unknown,
+  headers: Headers,
+  operation: Operation | undefined,
+  scope: string | undefined,
+): string {
+  const detail = status === 422 ? validationSummary(body) ?? bodyDetail(body) : bodyDetail(body);
+  const head = `${status} ${reasonPhrase(status)}`.trim() + (detail ? `: ${detail.replace(/\.+$/, "")}` : "");
+  const next = nextStep(status, headers, operation, scope);
+  return next ? `${head}. ${next}` : `${head}.`;
+}
+
+/** What the caller should do next, by status. */
+function nextStep(status: number, headers: Headers, operation: Operation | undefined, scope: string | undefined): string {
+  switch (status) {
+    case 400: return "Check the request parameters and body.";
+    case 401: return "Check the access token: it is missing, malformed, expired or revoked.";
+    case 403:
+      return scope
+        ? `The access token lacks the scope "${scope}" this operation requires: use a token that holds it.`
+        : "The access token lacks the scope this operation requires.";
+    case 404: return "Check the ids in the path.";
+    case 409: return "Fetch the resource again and retry with its current state.";
+    case 422: return "Fix the fields named above.";
+    case 429: {
+      const retryAfterMs = parseRetryAfterMs(headers.get("retry-after"));
+      return retryAfterMs === undefined
+        ? "Rate limited: wait before calling again."
+        : `Rate limited: retry after ${Math.ceil(retryAfterMs / 1000)} s.`;
+    }
+  }
+  if (status >= 500) {
+    return operation && !isIdempotent(operation.method)
+      ? "The server failed; the request was not resent: check whether it took effect before calling again."
+      : "The server failed; try again later.";
+  }
+  return "";
+}
+
+/** A short, single-line detail from an error body: `detail`, `message`, `title` or `error`. */
+function bodyDetail(body: unknown): string | undefined {
+  if (typeof body === "string") {
+    const text = body.trim();
+    if (!text) return undefined;
+    if (/^<(!doctype|html|\?xml)/i.test(text)) return "the server sent an HTML page, not JSON";
+    return clip(text);
+  }
+  if (body === null || typeof body !== "object") return undefined;
+  const record = body as Record<string, unknown>;
+  for (const key of ["detail", "message", "title", "error", "error_description"]) {
+    const value = record[key];
+    if (typeof value === "string" && value.trim()) return clip(value);
+    if (value && typeof value === "object" && typeof (value as { message?: unknown }).message === "string") {
+      return clip((value as { message: string }).message);
+    }
+  }
+  return undefined;
+}
+
+function validationIssues(body: unknown): ValidationIssue[] {
+  const list = body && typeof body === "object" ? (body as { validation?: unknown }).validation : undefined;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((item): ValidationIssue[] => {
+    if (!item || typeof item !== "object") return [];
+    const { location, message, code, severity } = item as Record<string, unknown>;
+    return [{
+      location: Array.isArray(location) ? location.map(String) : [],
+      message: typeof message === "string" ? message : "invalid",
+      ...(typeof code === "string" || typeof code === "number" ? { code } : {}),
+      ...(typeof severity === "string" ? { severity } : {}),
+    }];
+  });
+}
+
+function validationSummary(body: unknown): string | undefined {
+  const issues = validationIssues(body);
+  if (issues.length === 0) return undefined;
+  return clip(issues.map((issue) => `${issue.location.join(".") || "request"}: ${issue.message}`).join("; "));
+}
+
+function clip(text: string): string {
+  const oneLine = text.replace(/\s+/g, " ").trim();
+  return oneLine.length > MAX_DETAIL_CHARS ? `${oneLine.slice(0, MAX_DETAIL_CHARS)}…` : oneLine;
+}

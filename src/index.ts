@@ -1,0 +1,43 @@
+/**
+ * store-admin-sdk: a typed client for the Store Administration API.
+ *
+ * @example
+ * import { createStoreAdminClient } from "store-admin-sdk";
+ * const store = createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: process.env.STORE_TOKEN! });
+ */
+export { createStoreAdminClient } from "./client.js";
+export { unwrap, type DataOf, type FetchResult } from "./unwrap.js";
+export {
+  StoreAdminError,
+  ApiError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  UnprocessableEntityError,
+  RateLimitError,
+  InternalServerError,
+  ConnectionError,
+  TimeoutError,
+  InvalidResponseError,
+  RedirectError,
+  type Operation,
+  type ValidationIssue,
+} from "./errors.js";
+export { formatLogEvent, type Logger, type RequestLogEvent } from "./logger.js";
+export { API_VERSION } from "./api-version.js";
+export { VERSION } from "./version.js";
+export type {
+  AccessToken,
+  ListItem,
+  ListPage,
+  ListPath,
+  Middleware,
+  Paginate,
+  Schemas,
+  StoreAdminClient,
+  StoreAdminClientOptions,
+  paths,
+} from "./types.js";
+export type { components, operations } from "../generated/schema.js";

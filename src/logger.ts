@@ -1,0 +1,60 @@
+/**
+ * The optional logger hook: one event per attempt, after it ends. Events carry the method
+ * and the path *template* (`/users/{id}/`, not `/users/42/`), never a header, a query
+ * string, a body or the token, so they can go to any log sink as they are.
+ */
+
+/** One attempt of one request, reported when it ends. */
+export interface RequestLogEvent {
+  /** HTTP method, e.g. `"POST"`. */
+  method: string;
+  /** Path template of the operation (`/users/{id}/`); the URL pathname when the operation is unknown. */
+  path: string;
+  /** The response status, when a response arrived. */
+  status?: number;
+  /** 1 for the first attempt, 2 for the first retry, … */
+  attempt: number;
+  /** Time from sending to the whole body received (or to the failure), in milliseconds. */
+  durationMs: number;
+  /** The failure, when the attempt threw (token redacted). */
+  error?: { name: string; message: string };
+  /** Whether the SDK is about to send the request again. */
+  willRetry: boolean;
+  /** How long it waits first, when `willRetry`. */
+  retryDelayMs?: number;
+  /** The server's `x-request-id`, when it sent one. */
+  requestId?: string;
+}
+
+/**
+ * Receives a {@link RequestLogEvent} per attempt. Called synchronously; an exception it
+ * throws is swallowed, so logging can never change what a request does.
+ *
+ * @example
+ * createStoreAdminClient({ …, logger: (event) => console.log(formatLogEvent(event)) });
+ */
+export type Logger = (event: RequestLogEvent) => void;
+
+/** Calls `logger` with `event`, if there is a logger, ignoring anything it throws. */
+export function emitLogEvent(logger: Logger | undefined, event: RequestLogEvent): void {
+  if (!logger) return;
+  try {
+    logger(event);
+  } catch {
+    // A broken logger must not turn a successful request into a failed one.
+  }
+}
+
+/**
+ * One line for an event: `POST /subscriptions/{id}/renew/ 503 attempt 1 12 ms`, followed by
+ * the error and the retry plan when there are any.
+ */
+export function formatLogEvent(event: RequestLogEvent): string {
+  const parts = [event.method, event.path];
+  if (event.status !== undefined) parts.push(String(event.status));
+  parts.push(`attempt ${event.attempt}`, `${event.durationMs} ms`);
+  if (event.requestId) parts.push(`request-id ${event.requestId}`);
+  if (event.error) parts.push(`${event.error.name}: ${event.error.message}`);
+  if (event.willRetry) parts.push(`retrying in ${event.retryDelayMs ?? 0} ms`);
+  return parts.join(" ");
+}

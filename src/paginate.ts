@@ -1,0 +1,73 @@
+/**
+ * Cursor pagination (spec part 4: `cursor` query parameter, `{ next, previous, results }`).
+ *
+ * `pages()` is the one primitive; `paginate()` yields the items of those pages. The walk
+ * takes only the `cursor` value out of each `next` URL and asks the same operation again at
+ * the client's own API root: a URL from a response body is never requested, so a hostile or
+ * misconfigured `next` cannot send the token to another origin. A cursor seen before ends
+ * the walk with an error instead of looping forever. Breaking out of a `for await` stops
+ * fetching: a page is requested only when the previous one is used up.
+ */
+import type { Client } from "openapi-fetch";
+import { operations, type OperationKey } from "../generated/operations.js";
+import { errorFromResponse, InvalidResponseError } from "./errors.js";
+import type { ListPath, Paginate, paths } from "./types.js";
+
+type Page = { next?: string | null; results?: unknown[] };
+type GetInit = { params?: { query?: Record<string, unknown>; [location: string]: unknown }; [key: string]: unknown };
+
+/** The `cursor` value of a `next` link; relative links are read against the API root. */
+function cursorOf(next: string, apiRoot: string, operation: { method: string; path: string }): string {
+  let cursor: string | null;
+  try {
+    cursor = new URL(next, `${apiRoot}/`).searchParams.get("cursor");
+  } catch (cause) {
+    throw new InvalidResponseError({ problem: "the page's `next` link is not a URL", operation, cause });
+  }
+  if (!cursor) throw new InvalidResponseError({ problem: "the page's `next` link carries no `cursor` parameter", operation });
+  return cursor;
+}
+
+/** Builds `paginate` (and `paginate.pages`) for a client whose API root is `apiRoot`. */
+export function createPaginate(client: Client<paths>, apiRoot: string): Paginate {
+  async function* pages(path: ListPath, init?: GetInit): AsyncGenerator<Page, void, undefined> {
+    const key = `GET ${path}` as OperationKey;
+    const meta = operations[key];
+    if (!meta?.paginated) {
+      const lists = Object.keys(operations).filter((k) => operations[k as OperationKey].paginated).map((k) => k.slice(4));
+      throw new TypeError(`paginate() takes a list operation (${lists.join(", ")}), got ${JSON.stringify(path)}.`);
+    }
+    const operation = { method: "GET", path };
+    const seen = new Set<string>();
+    let cursor = init?.params?.query?.cursor as string | undefined;
+    for (;;) {
+      const request = cursor === undefined ? init : { ...init, params: { ...init?.params, query: { ...init?.params?.query, cursor } } };
+      // The path is one of the list paths (checked above); its init type varies by path.
+      const { data, error, response } = await (client.GET as (p: string, i?: GetInit) => Promise<{ data?: unknown; error?: unknown; response: Response }>)(path, request);
+      if (!response.ok) {
+        throw errorFromResponse({ status: response.status, body: error, headers: response.headers, operation, scope: meta.scope, response });
+      }
+      const page = data as Page | undefined;
+      if (page === null || typeof page !== "object" || !Array.isArray(page.results)) {
+        throw new InvalidResponseError({ status: response.status, problem: "the page has no `results` array", operation });
+      }
+      yield page;
+      if (page.next === undefined || page.next === null || page.next === "") return;
+      cursor = cursorOf(page.next, apiRoot, operation);
+      if (seen.has(cursor)) {
+        throw new InvalidResponseError({
+          status: response.status,
+          problem: `the server sent the cursor of an earlier page again after ${seen.size + 1} pages; stopping instead of looping`,
+          operation,
+        });
+      }
+      seen.add(cursor);
+    }
+  }
+
+  async function* items(path: ListPath, init?: GetInit): AsyncGenerator<unknown, void, undefined> {
+    for await (const page of pages(path, init)) yield* page.results!;
+  }
+
+  return Object.assign(items, { pages }) as unknown as Paginate;
+}

@@ -1,0 +1,53 @@
+/**
+ * Path parameters that cannot change which endpoint is called.
+ *
+ * openapi-fetch percent-encodes each path value with `encodeURIComponent`, which escapes
+ * `/ ? #` but leaves `.` alone, and URL parsers resolve `.` and `..` segments (WHATWG URL
+ * standard, "single-dot / double-dot URL path segment"): `number: ".."` in
+ * `/orders/{number}/fulfillment-orders/` would reach `/fulfillment-orders/`. A missing
+ * value would be sent as a literal `{number}`. Both fail here, before anything is sent.
+ */
+import type { Middleware } from "openapi-fetch";
+
+const PLACEHOLDER = /\{([^{}]+)\}/g;
+
+/** Parameter names of each path template, computed once per template. */
+const namesByTemplate = new Map<string, readonly string[]>();
+
+function parameterNames(template: string): readonly string[] {
+  let names = namesByTemplate.get(template);
+  if (!names) {
+    names = [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!);
+    namesByTemplate.set(template, names);
+  }
+  return names;
+}
+
+/** The problem with one path value, or undefined when it is safe. */
+function problemWith(value: unknown): string | undefined {
+  if (value === undefined || value === null) return "is missing";
+  if (typeof value === "number") {
+    return Number.isFinite(value) ? undefined : `must be a finite number, got ${value}`;
+  }
+  if (typeof value !== "string") return `must be a string or a number, got ${typeof value}`;
+  if (value === "") return "must not be empty";
+  if (value === "." || value === "..") return `must not be "${value}", which would change the path`;
+  return undefined;
+}
+
+/** Rejects path parameter values that are missing, empty, `.` or `..`, naming the parameter. */
+export const pathParamsMiddleware: Middleware = {
+  onRequest({ request, schemaPath, params }) {
+    const names = parameterNames(schemaPath);
+    if (names.length === 0) return;
+    const values = (params.path ?? {}) as Record<string, unknown>;
+    for (const name of names) {
+      const problem = problemWith(values[name]);
+      if (problem) {
+        throw new TypeError(
+          `[${request.method} ${schemaPath}] path parameter "${name}" ${problem}; the request was not sent.`,
+        );
+      }
+    }
+  },
+};

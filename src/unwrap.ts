@@ -1,0 +1,33 @@
+/**
+ * Data or throw: for callers who prefer exceptions to openapi-fetch's `{ data, error }`.
+ *
+ * @example
+ * const user = await unwrap(store.GET("/users/{id}/", { params: { path: { id: 42 } } }));
+ */
+import { errorFromResponse } from "./errors.js";
+import { operationOfResponse } from "./internal/context.js";
+
+/** The result of every client call: openapi-fetch's `{ data, error, response }`. */
+export type FetchResult = { data?: unknown; error?: unknown; response: Response };
+
+/** The `data` type of a call's success branch. */
+export type DataOf<Result> = Result extends { data: infer Data; error?: never } ? Data : never;
+
+/**
+ * Resolves to `data` when the call succeeded; otherwise throws the typed error for its status
+ * (`NotFoundError`, `PermissionDeniedError`, … all `ApiError`), naming the operation and the
+ * scope it requires.
+ */
+export async function unwrap<Result extends FetchResult>(result: Result | Promise<Result>): Promise<DataOf<Result>> {
+  const { data, error, response } = await result;
+  if (response.ok) return data as DataOf<Result>;
+  const described = operationOfResponse(response);
+  throw errorFromResponse({
+    status: response.status,
+    body: error,
+    headers: response.headers,
+    operation: described && { method: described.method, path: described.path },
+    scope: described?.scope,
+    response,
+  });
+}

@@ -1,0 +1,124 @@
+/**
+ * Type tests: compiled by `tsc -p tsconfig.json` in `npm test`, never run. Each
+ * `@ts-expect-error` must stay an error (tsc fails on an unused one), and every unmarked
+ * line must compile, so both directions are checked.
+ */
+import {
+  createStoreAdminClient,
+  unwrap,
+  type ListItem,
+  type ListPath,
+  type Schemas,
+  type StoreAdminClient,
+} from "../../src/index.js";
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+function assertType<T extends true>(_: T): void {}
+
+export async function checks(store: StoreAdminClient): Promise<void> {
+  // ── valid forms compile, with no version header or token in params ─────────────────
+  await store.GET("/users/{id}/", { params: { path: { id: 42 } } });
+  await store.GET("/users/");
+  await store.GET("/users/", { params: { query: { language: "sv", is_blocked: false, date_joined_from: "2024-01-01" } } });
+  await store.PATCH("/users/{id}/", { params: { path: { id: 42 } }, body: { first_name: "Astrid", language: null } });
+  await store.PUT("/users/{id}/addresses/{addressId}/", {
+    params: { path: { id: 42, addressId: 7 } },
+    body: { country: "SE", line1: "Drottninggatan 12", line4: "Stockholm" },
+  });
+  await store.POST("/products/", { body: { title: "Coffee", ranking: 10, interval: "month" } });
+  await store.POST("/disputes/{id}/resolve/", { params: { path: { id: 615 } }, body: { resolution: "won" } });
+  await store.POST("/disputes/{id}/resolve/", { params: { path: { id: 615 } } });
+  await store.PATCH("/orders/{number}/lines/{lineId}/", { params: { path: { number: "100234", lineId: 3301 } }, body: { quantity: 0 } });
+  await store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } });
+  await store.POST("/tickets/attachments/", { body: { files: new File(["x"], "x.txt") } });
+  await store.POST("/tickets/attachments/", { body: { files: [new Blob(["a"]), new File(["b"], "b.txt")] } });
+  await store.PATCH("/gift-cards/{id}/", { params: { path: { id: 88 } }, body: { expired_at: null, user: 42 } });
+
+  // ── response types come from the contract ─────────────────────────────────────────
+  const { data: user } = await store.GET("/users/{id}/", { params: { path: { id: 42 } } });
+  if (user) {
+    assertType<Equal<typeof user.email, string | undefined>>(true);
+    assertType<Equal<typeof user.language, Schemas["Language"] | undefined>>(true);
+  }
+  // the single-or-list body is always an array for callers
+  const { data: fulfillmentOrders } = await store.GET("/orders/{number}/fulfillment-orders/", { params: { path: { number: "100234" } } });
+  if (fulfillmentOrders) {
+    const first = fulfillmentOrders[0];
+    assertType<Equal<typeof fulfillmentOrders, NonNullable<typeof first>[]>>(true);
+    assertType<Equal<NonNullable<typeof first>["id"], number | undefined>>(true);
+    const quantity: number | undefined = first?.line_items?.[0]?.quantity;
+    void quantity;
+  }
+  const renewed = await unwrap(store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } }));
+  assertType<Equal<typeof renewed.status, string | undefined>>(true);
+
+  // ── paginate: list operations only, items typed ───────────────────────────────────
+  for await (const item of store.paginate("/users/", { params: { query: { is_blocked: false } } })) {
+    assertType<Equal<typeof item.email, string | undefined>>(true);
+  }
+  for await (const note of store.paginate("/users/{id}/notes/", { params: { path: { id: 42 } } })) {
+    assertType<Equal<typeof note.message, string | undefined>>(true);
+  }
+  for await (const page of store.paginate.pages("/gift-cards/", { params: { query: { status: "active" } } })) {
+    assertType<Equal<typeof page.next, string | null | undefined>>(true);
+  }
+  assertType<Equal<ListPath, "/users/" | "/users/{id}/notes/" | "/gift-cards/">>(true);
+  assertType<Equal<ListItem<"/gift-cards/">["balance"], string | undefined>>(true);
+
+  // ── each of these must be a compile error ──────────────────────────────────────────
+  // @ts-expect-error a string where an integer id is expected
+  await store.GET("/users/{id}/", { params: { path: { id: "42" } } });
+  // @ts-expect-error path parameters are required
+  await store.GET("/users/{id}/");
+  // @ts-expect-error `title` is required on product create
+  await store.POST("/products/", { body: { description: "no title" } });
+  // @ts-expect-error `country`, `line1` and `line4` are required on address update
+  await store.PUT("/users/{id}/addresses/{addressId}/", { params: { path: { id: 1, addressId: 2 } }, body: { line1: "x", line4: "y" } });
+  // @ts-expect-error `line4` is required on address update
+  await store.PUT("/users/{id}/addresses/{addressId}/", { params: { path: { id: 1, addressId: 2 } }, body: { country: "SE", line1: "x" } });
+  // @ts-expect-error `message` is required on a dispute note
+  await store.POST("/disputes/{id}/notes/", { params: { path: { id: 1 } }, body: {} });
+  // @ts-expect-error a readOnly field (`id`) in a request body
+  await store.PATCH("/users/{id}/", { params: { path: { id: 42 } }, body: { id: 43 } });
+  // @ts-expect-error a readOnly field (`orders_count`) in a request body
+  await store.PUT("/users/{id}/", { params: { path: { id: 42 } }, body: { orders_count: 1 } });
+  // @ts-expect-error an unknown path
+  await store.GET("/customers/");
+  // @ts-expect-error a method the path does not have
+  await store.DELETE("/users/{id}/", { params: { path: { id: 42 } } });
+  // @ts-expect-error a non-list path given to paginate
+  store.paginate("/users/{id}/", { params: { path: { id: 42 } } });
+  // @ts-expect-error a POST path given to paginate
+  store.paginate("/products/");
+  // @ts-expect-error a list path with a required path parameter needs it
+  store.paginate("/users/{id}/notes/");
+  // @ts-expect-error a wrong enum value: language code
+  await store.PATCH("/users/{id}/", { params: { path: { id: 42 } }, body: { language: "pl" } });
+  // @ts-expect-error a wrong enum value: dispute resolution
+  await store.POST("/disputes/{id}/resolve/", { params: { path: { id: 1 } }, body: { resolution: "maybe" } });
+  // @ts-expect-error a wrong enum value: gift card status filter
+  await store.GET("/gift-cards/", { params: { query: { status: "lost" } } });
+  // @ts-expect-error a wrong enum value: product interval
+  await store.POST("/products/", { body: { title: "x", interval: "fortnight" } });
+  // @ts-expect-error an unknown body field (request bodies are closed)
+  await store.PATCH("/users/{id}/", { params: { path: { id: 42 } }, body: { nickname: "A" } });
+  // @ts-expect-error a string where the multipart `files` field takes a Blob or File
+  await store.POST("/tickets/attachments/", { body: { files: 42 } });
+  // @ts-expect-error the order number is a string
+  await store.GET("/orders/{number}/fulfillment-orders/", { params: { path: { number: 100234 } } });
+  // @ts-expect-error the renewal takes no body
+  await store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 1 } }, body: { force: true } });
+}
+
+export function optionChecks(): void {
+  createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: "t" });
+  createStoreAdminClient({ apiUrl: "http://127.0.0.1:4010", accessToken: async () => "t", timeoutMs: 5_000, maxRetries: 0 });
+  // @ts-expect-error baseUrl and apiUrl are exclusive
+  createStoreAdminClient({ baseUrl: "https://a.example", apiUrl: "https://b.example", accessToken: "t" });
+  // @ts-expect-error one of baseUrl and apiUrl is required
+  createStoreAdminClient({ accessToken: "t" });
+  // @ts-expect-error accessToken is required
+  createStoreAdminClient({ baseUrl: "https://shop.example.com" });
+  // @ts-expect-error a token function returns a string
+  createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: () => 42 });
+}

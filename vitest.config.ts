@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    // Starts one Prism mock for the whole run (about 2 s) and provides its URL to tests.
+    globalSetup: ["test/setup/prism.ts"],
+    // Contract tests make a few requests to a local mock; 20 s is generous even on 2 cores.
+    testTimeout: 20_000,
+    // Hooks may start Prism (the global setup, or a test of scripts/mock.ts) on a busy machine.
+    hookTimeout: 120_000,
+  },
+});
