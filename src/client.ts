@@ -20,6 +20,9 @@ import type { paths, StoreAdminClient, StoreAdminClientOptions } from "./types.j
 /** Every path of the API is under this prefix of the store's address (spec part 4). */
 export const API_PATH_PREFIX = "/api/admin";
 
+/** Per-call options of openapi-fetch that would bypass the client's origin or transport. */
+const PER_CALL_FORBIDDEN = ["baseUrl", "fetch"] as const;
+
 /** The HTTP methods openapi-fetch's client has, each wrapped once below. */
 const METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
 
@@ -119,15 +122,24 @@ export function createStoreAdminClient(options: StoreAdminClientOptions): StoreA
   ];
   client.use(...middleware);
 
-  // openapi-fetch parses 2xx bodies with JSON.parse and lets its SyntaxError escape; turn
-  // that into the SDK's typed error naming the operation.
   for (const method of METHODS) {
-    const call = client[method] as (path: string, init?: unknown) => Promise<unknown>;
-    (client as unknown as Record<string, unknown>)[method] = (path: string, init?: unknown) =>
-      call(path, init).catch((error: unknown) => {
+    const call = client[method] as (path: string, init?: Record<string, unknown>) => Promise<unknown>;
+    (client as unknown as Record<string, unknown>)[method] = (path: string, init?: Record<string, unknown>) => {
+      // openapi-fetch honours a per-call `baseUrl` and `fetch`: the first would send the token
+      // to another origin, the second would skip retries, timeouts and the redirect guard.
+      for (const option of PER_CALL_FORBIDDEN) {
+        if (init?.[option] !== undefined) {
+          return Promise.reject(new TypeError(`[${method} ${path}] a per-call \`${option}\` is not supported; set it when creating the client. The request was not sent.`));
+        }
+      }
+      // openapi-fetch parses 2xx bodies with JSON.parse and lets its SyntaxError escape; turn
+      // that into the SDK's typed error naming the operation.
+      return call(path, init).catch((error: unknown) => {
         throw error instanceof SyntaxError ? invalidJson({ method, path }, error) : error;
       });
+    };
   }
 
-  return Object.assign(client, { paginate: createPaginate(client, apiRoot) });
+  // The methods above are openapi-fetch's with stricter types (exact bodies, no per-call origin).
+  return Object.assign(client, { paginate: createPaginate(client, apiRoot) }) as unknown as StoreAdminClient;
 }

@@ -153,13 +153,16 @@ type BodyOf<Init> = NonNullable<Init> extends { body?: infer Body } ? NonNullabl
  */
 type ExactBody<Init, Expected> = Init extends { body: infer Body } ? Init & { body: Exactly<Body, BodyOf<Expected>> } : Init;
 
-/** openapi-fetch's method signature, with {@link ExactBody} bodies. */
+/** The client's origin and transport are fixed at creation: no per-call `baseUrl` or `fetch`. */
+type PerCallOptions = { baseUrl?: never; fetch?: never };
+
+/** openapi-fetch's method signature, with {@link ExactBody} bodies and no per-call origin or transport. */
 type ClientMethod<Method extends HttpMethod> = <
   Path extends PathsWithMethod<Method>,
   Init extends MaybeOptionalInit<paths[Path], Method>,
 >(
   url: Path,
-  ...init: InitArg<ExactBody<Init, MaybeOptionalInit<paths[Path], Method>>>
+  ...init: InitArg<ExactBody<Init, MaybeOptionalInit<paths[Path], Method>> & PerCallOptions>
 ) => Promise<FetchResponse<paths[Path][Method] & Record<string | number, any>, Init, `${string}/${string}`>>;
 
 /**

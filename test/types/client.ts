@@ -122,3 +122,12 @@ export function optionChecks(): void {
   // @ts-expect-error a token function returns a string
   createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: () => 42 });
 }
+
+export async function perCallChecks(store: StoreAdminClient): Promise<void> {
+  // @ts-expect-error a per-call baseUrl would send the token elsewhere
+  await store.GET("/users/", { baseUrl: "https://elsewhere.example" });
+  // @ts-expect-error a per-call fetch would skip retries and timeouts
+  await store.GET("/users/", { fetch: globalThis.fetch });
+  // other per-call RequestInit options stay available
+  await store.GET("/users/", { signal: AbortSignal.timeout(1_000) });
+}

@@ -1,0 +1,161 @@
+/**
+ * Builds the API reference: `openapi/store-admin.yaml` → `docs/reference/index.html`.
+ *
+ * `npm run docs` runs it (`npm run docs -- draft.yaml` renders another file);
+ * tests import `buildDocs()`. The page is one
+ * self-contained file that must contact no third party when a reader opens it:
+ *
+ * - `--inlineBundle` embeds Redoc's script instead of loading it from Redocly's CDN.
+ * - `REDOCLY_TELEMETRY=off` turns off the telemetry that Redoc 3 posts from readers'
+ *   browsers to Redocly's OpenTelemetry collector. @redocly/cli 2.77 writes
+ *   `disableTelemetry: !telemetryEnabled(config)` into the page, where only that
+ *   variable or `telemetry: off` in redocly.yaml count: `--openapi.disableTelemetry`
+ *   is overwritten. The variable also stops the CLI's own usage report at build time.
+ * - No option removes the "API docs by Redocly" badge in the sidebar footer: the
+ *   inlined bundle loads its logo as an <img> from cdn.redoc.ly. So we rewrite the
+ *   bundle: the logo URLs become inline SVGs, and the other Redocly CDN and
+ *   telemetry URLs become inert `data:` URLs (the collector is dead code once
+ *   telemetry is off; the icon CDN is only used for icons our page does not
+ *   configure). Each rewrite must match, so a Redocly upgrade that changes them
+ *   fails this build instead of quietly shipping a page that calls out.
+ *
+ * Only Node built-ins: this file runs before anything is built.
+ */
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+
+export const DEFAULT_SPEC_PATH = fileURLToPath(new URL("../openapi/store-admin.yaml", import.meta.url));
+export const DEFAULT_OUTPUT_PATH = fileURLToPath(new URL("../docs/reference/index.html", import.meta.url));
+
+/** Rendering 20 operations takes about a second; the bound is for a loaded CI machine. */
+const BUILD_TIMEOUT_MS = 120_000;
+
+/** A small wordmark, so the footer still credits Redocly without fetching its logo. */
+function wordmark(text: string, width: number, height: number): string {
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">` +
+    `<text x="0" y="${height - 2}" textLength="${width}" lengthAdjust="spacingAndGlyphs" ` +
+    `font-family="sans-serif" font-size="${height - 1}" font-weight="600" fill="#0044d4">${text}</text></svg>`;
+  return `data:image/svg+xml,${encodeURIComponent(svg)}`;
+}
+
+/** URLs in the Redoc bundle that a browser would request from Redocly, and what replaces them. */
+const REWRITES: { what: string; find: RegExp; replace: string }[] = [
+  {
+    what: "the badge logo (<img> in the sidebar footer)",
+    find: /https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini-full\.svg/g,
+    replace: wordmark("Redocly", 44, 12),
+  },
+  {
+    what: "the badge logo of the collapsed sidebar",
+    find: /https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini\.svg/g,
+    replace: wordmark("R", 10, 14),
+  },
+  {
+    what: "the telemetry collector",
+    find: /https:\/\/otel\.cloud\.redocly\.com\/v1\/traces/g,
+    replace: "data:,",
+  },
+  {
+    what: "the icon CDN",
+    find: /https:\/\/cdn\.redocly\.com\/icons\/[\w.\/-]*/g,
+    replace: "data:,",
+  },
+];
+
+/**
+ * Redocly's service hosts (cdn.redoc.ly, cdn.redocly.com, otel.cloud.redocly.com, any new one):
+ * none may be left in the page. Links to redocly.com itself (docs, the badge's link) are fine.
+ */
+const REDOCLY_SERVICE_HOST = /\b[\w-]+\.(?:redoc\.ly|redocly\.com)\b/;
+
+export interface BuildDocsOptions {
+  /** OpenAPI file to render. @default openapi/store-admin.yaml of this project */
+  specPath?: string;
+  /** Where to write the page. @default docs/reference/index.html of this project */
+  outputPath?: string;
+}
+
+/** Renders the reference page; rejects with the CLI's output or the failed check. Resolves to the output path. */
+export async function buildDocs(options: BuildDocsOptions = {}): Promise<string> {
+  const specPath = resolve(options.specPath ?? DEFAULT_SPEC_PATH);
+  const outputPath = resolve(options.outputPath ?? DEFAULT_OUTPUT_PATH);
+  // Redocly writes to a scratch file: the real output only ever holds a checked page.
+  const scratch = await mkdtemp(join(tmpdir(), "store-admin-docs-"));
+  try {
+    const rawPath = join(scratch, "index.html");
+    await runRedocly(["build-docs", specPath, "--output", rawPath, "--inlineBundle"]);
+    const html = makeSelfContained(await readFile(rawPath, "utf8"));
+    await mkdir(dirname(outputPath), { recursive: true });
+    await writeFile(outputPath, html);
+    return outputPath;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+type ExecOutput = { signal?: NodeJS.Signals | null; stdout?: string; stderr?: string };
+
+async function runRedocly(args: string[]): Promise<void> {
+  // The CLI's entry script, resolved from here, run with this Node: no PATH or npx involved.
+  const cli = createRequire(import.meta.url).resolve("@redocly/cli/bin/cli.js");
+  try {
+    await promisify(execFile)(process.execPath, [cli, ...args], {
+      timeout: BUILD_TIMEOUT_MS,
+      maxBuffer: 16 * 1024 * 1024,
+      env: {
+        ...process.env,
+        REDOCLY_TELEMETRY: "off", // see the header: the only switch that reaches the page
+        REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", // no npm registry lookup on each build
+        NO_COLOR: "1",
+      },
+    });
+  } catch (error) {
+    const { code, signal, stdout = "", stderr = "" } = error as NodeJS.ErrnoException & ExecOutput;
+    const how = signal ? `killed by ${signal} (timeout ${BUILD_TIMEOUT_MS / 1000} s?)` : `exit code ${code}`;
+    throw new Error(`redocly ${args.join(" ")} failed (${how}):\n${stdout}${stderr}`.trimEnd());
+  }
+}
+
+/** Applies the rewrites and checks that the page loads nothing from anywhere. */
+function makeSelfContained(html: string): string {
+  const options = /const __redoc_options = (\{.*?\});/.exec(html)?.[1];
+  if (options === undefined) outputChanged("Cannot find __redoc_options in the page, to check that telemetry is off");
+  if ((JSON.parse(options) as { disableTelemetry?: unknown }).disableTelemetry !== true) {
+    outputChanged(`REDOCLY_TELEMETRY=off no longer disables telemetry in the page (options: ${options})`);
+  }
+  for (const { what, find, replace } of REWRITES) {
+    if (html.search(find) === -1) outputChanged(`Cannot find ${what} (${find.source}) in the page`);
+    html = html.replace(find, () => replace); // a function: no `$&` patterns in `replace`
+  }
+  const leftover = REDOCLY_SERVICE_HOST.exec(html);
+  if (leftover) {
+    const context = html.slice(Math.max(0, leftover.index - 200), leftover.index + 100);
+    outputChanged(`The page still refers to ${leftover[0]}, in: …${context}…`);
+  }
+  if (/<script\b[^>]*\ssrc\s*=|<link\b[^>]*\shref\s*=/i.test(html)) {
+    outputChanged("The page loads a script or stylesheet by URL: is --inlineBundle still honoured?");
+  }
+  return html;
+}
+
+function outputChanged(problem: string): never {
+  throw new Error(`${problem}. @redocly/cli changed its output: update scripts/docs.ts (see its header).`);
+}
+
+// Run only when executed directly (tsx scripts/docs.ts), not when imported by a test.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const started = Date.now();
+  buildDocs({ specPath: process.argv[2] }).then(
+    (output) => console.log(`API reference written to ${output} in ${((Date.now() - started) / 1000).toFixed(1)} s.`),
+    (error: unknown) => {
+      console.error(error instanceof Error ? error.message : error);
+      process.exit(1);
+    },
+  );
+}
