@@ -4,7 +4,7 @@
  * `generated/schema.ts`.
  */
 import type { Client, FetchResponse, MaybeOptionalInit, Middleware } from "openapi-fetch";
-import type { components, paths as ContractPaths } from "../generated/schema.js";
+import type { components, paths as ContractPaths, Readable } from "../generated/schema.js";
 import type { Logger } from "./logger.js";
 
 // ─── Paths as callers see them ──────────────────────────────────────────────────────
@@ -51,8 +51,11 @@ export type paths = {
   };
 };
 
-/** The component schemas of the contract, e.g. `Schemas["User"]`. */
-export type Schemas = components["schemas"];
+/**
+ * The component schemas of the contract as responses carry them, e.g. `Schemas["User"]`
+ * (read-only fields included, without the generator's read/write markers).
+ */
+export type Schemas = { [Name in keyof components["schemas"]]: Readable<components["schemas"][Name]> };
 
 // ─── Pagination ─────────────────────────────────────────────────────────────────────
 

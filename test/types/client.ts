@@ -49,6 +49,9 @@ export async function checks(store: StoreAdminClient): Promise<void> {
     const quantity: number | undefined = first?.line_items?.[0]?.quantity;
     void quantity;
   }
+  // Schemas[...] names the response shapes, read-only fields included
+  const card: Schemas["GiftCard"] = await unwrap(store.PATCH("/gift-cards/{id}/", { params: { path: { id: 88 } }, body: { user: null } }));
+  assertType<Equal<typeof card.id, number | undefined>>(true);
   const renewed = await unwrap(store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } }));
   assertType<Equal<typeof renewed.status, string | undefined>>(true);
 

@@ -1,0 +1,20 @@
+import { createStoreAdminClient, NotFoundError, unwrap } from "store-admin-sdk";
+
+const store = createStoreAdminClient({
+  baseUrl: "https://shop.example.com",
+  accessToken: process.env.STORE_TOKEN!,
+});
+
+// Block a customer after a chargeback; only the fields sent are changed.
+try {
+  const customer = await unwrap(
+    store.PATCH("/users/{id}/", {
+      params: { path: { id: 42 } },
+      body: { is_blocked: true, tags: ["chargeback-risk"] },
+    }),
+  );
+  console.log(`${customer.email} blocked: ${customer.is_blocked}`);
+} catch (error) {
+  if (error instanceof NotFoundError) console.error("No customer 42 in this store.");
+  else throw error;
+}

@@ -1,0 +1,164 @@
+/**
+ * docs/guide.md, the usage guide: it covers what a user needs, it is linked from the
+ * README, its links lead somewhere, and every ```ts block in it compiles against the built
+ * package (checked the same way as the operation samples, see ./typecheck.ts).
+ *
+ * Each block is its own module. Blocks may use `store` without creating it: the prelude
+ * below declares it, as the guide's introduction says. A block that creates its own
+ * `store` shadows the prelude's.
+ */
+import { existsSync } from "node:fs";
+import { readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../package/tarball.js";
+import { formatDiagnostic, scratchDir, typecheck, type TypecheckResult } from "./typecheck.js";
+
+const GUIDE = join(ROOT, "docs", "guide.md");
+const README = join(ROOT, "README.md");
+
+/** Declarations every block may rely on (documented at the top of the guide). */
+const PRELUDE = `import type { StoreAdminClient } from "store-admin-sdk";
+
+declare global {
+  /** The client created in "Create a client" of docs/guide.md. */
+  const store: StoreAdminClient;
+}
+
+export {};
+`;
+
+/** Fenced languages that are compiled; JavaScript must be written as \`ts\` so that it is checked too. */
+const CHECKED_LANGUAGES = new Set(["ts", "typescript"]);
+const UNCHECKED_LANGUAGES = new Set(["sh", "bash", "shell", "console", "json", "yaml", "text", ""]);
+
+/** The sections the guide must have (issue 5, item 6). */
+const REQUIRED_SECTIONS: Array<[topic: string, heading: RegExp]> = [
+  ["install", /^## Install/m],
+  ["auth and token refresh", /^## Authentication and token refresh/m],
+  ["pagination", /^## Pagination/m],
+  ["errors", /^## Errors/m],
+  ["retries and timeouts", /^## Retries and timeouts/m],
+  ["uploads", /^## Uploads/m],
+  ["testing your own code against the bundled mock", /^## Testing your code against the mock/m],
+  ["regenerating after a spec change", /^## Regenerating after a spec change/m],
+];
+
+interface Block {
+  language: string;
+  /** Line of the opening fence in guide.md (1-based); the code starts on the next line. */
+  fenceLine: number;
+  code: string;
+}
+
+function fencedBlocks(markdown: string): Block[] {
+  const blocks: Block[] = [];
+  const lines = markdown.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\S*)\s*$/.exec(lines[i]!);
+    if (!open) continue;
+    const start = i;
+    const body: string[] = [];
+    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
+    if (i >= lines.length) throw new Error(`docs/guide.md:${start + 1}: code block is never closed`);
+    blocks.push({ language: open[1]!.toLowerCase(), fenceLine: start + 1, code: body.join("\n") });
+  }
+  return blocks;
+}
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
+function anchorOf(heading: string): string {
+  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, "").replace(/\s/g, "-");
+}
+
+let guide: string;
+let blocks: Block[];
+let scratch: string;
+let blockFiles: Map<string, Block>;
+let brokenFile: string;
+let brokenLine: number;
+let checked: TypecheckResult;
+
+beforeAll(async () => {
+  guide = await readFile(GUIDE, "utf8");
+  blocks = fencedBlocks(guide);
+  scratch = await scratchDir("guide");
+  blockFiles = new Map();
+  const files = [join(scratch, "prelude.d.ts")];
+  await writeFile(files[0]!, PRELUDE);
+  for (const block of blocks.filter((b) => CHECKED_LANGUAGES.has(b.language))) {
+    const file = join(scratch, `guide-line-${block.fenceLine}.ts`);
+    // `export {}` keeps a block without imports a module, so blocks cannot see each other.
+    await writeFile(file, `${block.code}\nexport {};\n`);
+    blockFiles.set(file, block);
+    files.push(file);
+  }
+  // Proof that the check is not vacuous: a copy of a block with a type error must fail.
+  const victim = blocks.find((b) => CHECKED_LANGUAGES.has(b.language) && b.code.includes("{ id: 42 }"));
+  if (!victim) throw new Error("no guide block contains `{ id: 42 }` to break: update the broken-block check");
+  brokenFile = join(scratch, "broken-block.ts");
+  const index = victim.code.indexOf("{ id: 42 }");
+  brokenLine = victim.code.slice(0, index).split("\n").length;
+  await writeFile(brokenFile, `${victim.code.slice(0, index)}{ id: "42" }${victim.code.slice(index + "{ id: 42 }".length)}\nexport {};\n`);
+  files.push(brokenFile);
+
+  checked = await typecheck(files);
+}, 300_000);
+
+afterAll(async () => {
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+describe("docs/guide.md", () => {
+  it("covers install, auth and token refresh, pagination, errors, retries and timeouts, uploads, testing against the mock, regenerating", () => {
+    const missing = REQUIRED_SECTIONS.filter(([, heading]) => !heading.test(guide)).map(([topic]) => topic);
+    expect(missing, "sections missing from the guide").toEqual([]);
+    expect(guide, "retry and timeout details are linked, not restated").toContain("](reliability.md)");
+  });
+
+  it("is linked from the README", async () => {
+    const readme = await readFile(README, "utf8");
+    expect(readme).toMatch(/\]\(\.?\/?docs\/guide\.md\)/);
+  });
+
+  it("links only to files and headings that exist", () => {
+    const anchors = new Set([...guide.matchAll(/^#{1,6} (.+)$/gm)].map((match) => anchorOf(match[1]!)));
+    const broken: string[] = [];
+    for (const [, target] of guide.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/i.test(target!)) continue; // https:, mailto:
+      const [path, anchor] = target!.split("#") as [string, string | undefined];
+      if (path === "") {
+        if (!anchors.has(anchor ?? "")) broken.push(target!);
+      } else if (!existsSync(join(dirname(GUIDE), path))) {
+        broken.push(`${target} (docs/${path} does not exist${path.startsWith("reference/") ? ": built by `npm run docs`" : ""})`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it("writes every code block in a known language (JavaScript and TypeScript as ```ts, so it is compiled)", () => {
+    const unknown = blocks
+      .filter((block) => !CHECKED_LANGUAGES.has(block.language) && !UNCHECKED_LANGUAGES.has(block.language))
+      .map((block) => `docs/guide.md:${block.fenceLine} \`\`\`${block.language}`);
+    expect(unknown).toEqual([]);
+    expect(blockFiles.size, "number of ```ts blocks found").toBeGreaterThanOrEqual(10);
+  });
+
+  it("has ```ts blocks that all compile against the built package", () => {
+    const errors = checked.diagnostics
+      .filter((diagnostic) => diagnostic.file !== brokenFile)
+      .map((diagnostic) => {
+        const block = blockFiles.get(diagnostic.file);
+        // Report the guide's own line numbers.
+        return block
+          ? formatDiagnostic(diagnostic, `docs/guide.md:${block.fenceLine + diagnostic.line}:${diagnostic.column}`)
+          : formatDiagnostic(diagnostic, relative(ROOT, diagnostic.file));
+      });
+    expect(errors).toEqual([]);
+  });
+
+  it("fails the check for a block with a type error (a deliberately broken copy)", () => {
+    const reported = checked.diagnostics.filter((diagnostic) => diagnostic.file === brokenFile);
+    expect(reported.map((diagnostic) => diagnostic.line), checked.output).toContain(brokenLine);
+  });
+});

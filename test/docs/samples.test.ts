@@ -1,0 +1,173 @@
+/**
+ * The operation samples: `docs/samples/<operationId>.ts`, one per operation of the contract,
+ * published in the contract as each operation's `x-codeSamples` (TypeScript) entry.
+ *
+ * All of them are type-checked against the built package, so a sample that rots (a renamed
+ * field, a changed parameter) fails CI; deliberately broken copies prove the check catches
+ * errors. Each sample also runs against the Prism mock, which validates its request.
+ */
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { transform } from "esbuild";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { parse } from "yaml";
+import { describeRun, ensureBuilt, ROOT, run } from "../package/tarball.js";
+import { formatDiagnostic, scratchDir, typecheck, type TypecheckResult } from "./typecheck.js";
+
+const SAMPLES_DIR = join(ROOT, "docs", "samples");
+const PRELOAD = join(ROOT, "test", "docs", "sample-preload.mjs");
+const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+/** The x-codeSamples `lang` of the SDK's samples (Redoc shows it as the tab name). */
+const SAMPLE_LANG = /^(typescript|ts)$/i;
+/** Samples run in parallel, a few at a time, each in its own Node process. */
+const RUN_CONCURRENCY = 4;
+
+interface CodeSample {
+  lang?: string;
+  label?: string;
+  source?: string;
+}
+interface Operation {
+  operationId: string;
+  key: string;
+  codeSamples: CodeSample[];
+}
+
+/**
+ * Deliberate type errors, each in a copy of a real sample: the check must report an error
+ * on the changed line (`code` is what TypeScript 5.9 reports, shown when it does not).
+ */
+const BREAKAGES = [
+  { sample: "getUser.ts", find: "{ id: 42 }", replace: '{ id: "42" }', code: "TS2322", what: "a string where an id is a number" },
+  { sample: "updateGiftCard.ts", find: "user: 42", replace: "owner: 42", code: "TS2322", what: "a field the body does not have" },
+  { sample: "listGiftCards.ts", find: 'status: "active"', replace: 'status: "archived"', code: "TS2322", what: "a value outside an enum" },
+  { sample: "getGateway.ts", find: "gateway.gateway_type", replace: "gateway.gatewayType", code: "TS2551", what: "a misspelt response field" },
+] as const;
+
+let operations: Operation[];
+let sampleFiles: string[];
+let scratch: string;
+let broken: Array<(typeof BREAKAGES)[number] & { file: string; line: number }>;
+let checked: TypecheckResult;
+
+function operationsOf(spec: { paths?: Record<string, Record<string, unknown>> }): Operation[] {
+  const found: Operation[] = [];
+  for (const [path, item] of Object.entries(spec.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      const operation = item[method] as { operationId?: string; "x-codeSamples"?: CodeSample[] } | undefined;
+      if (!operation) continue;
+      if (!operation.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
+      found.push({ operationId: operation.operationId, key: `${method.toUpperCase()} ${path}`, codeSamples: operation["x-codeSamples"] ?? [] });
+    }
+  }
+  return found;
+}
+
+beforeAll(async () => {
+  // The contract the mock serves: openapi/store-admin.yaml, or a draft given as PRISM_SPEC.
+  operations = operationsOf(parse(await readFile(inject("prismSpecPath"), "utf8")));
+  sampleFiles = (await readdir(SAMPLES_DIR)).filter((name) => name.endsWith(".ts")).sort().map((name) => join(SAMPLES_DIR, name));
+
+  // One tsc run for everything: the samples and the broken copies (a scratch directory inside
+  // the project, so that their `store-admin-sdk` import resolves the same way).
+  scratch = await scratchDir("samples");
+  broken = [];
+  for (const breakage of BREAKAGES) {
+    const source = await readFile(join(SAMPLES_DIR, breakage.sample), "utf8");
+    const index = source.indexOf(breakage.find);
+    if (index < 0) throw new Error(`docs/samples/${breakage.sample} no longer contains ${JSON.stringify(breakage.find)}: update BREAKAGES`);
+    const file = join(scratch, `broken-${breakage.sample}`);
+    await writeFile(file, source.slice(0, index) + breakage.replace + source.slice(index + breakage.find.length));
+    broken.push({ ...breakage, file, line: source.slice(0, index).split("\n").length });
+  }
+  checked = await typecheck([...sampleFiles, ...broken.map((copy) => copy.file)]);
+}, 300_000);
+
+afterAll(async () => {
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+describe("operation samples", () => {
+  it("exist for every operation of the contract, one file per operationId, and for nothing else", () => {
+    const expected = operations.map((operation) => `${operation.operationId}.ts`).sort();
+    const actual = sampleFiles.map((file) => basename(file)).sort();
+    expect(expected.filter((name) => !actual.includes(name)), "operations without docs/samples/<operationId>.ts").toEqual([]);
+    expect(actual.filter((name) => !expected.includes(name)), "samples of no operation").toEqual([]);
+    expect(operations.length).toBe(20);
+  });
+
+  it("are each operation's x-codeSamples TypeScript entry in the contract, word for word", async () => {
+    const problems: string[] = [];
+    for (const operation of operations) {
+      const entries = operation.codeSamples.filter((sample) => SAMPLE_LANG.test(sample.lang ?? ""));
+      if (entries.length !== 1) {
+        problems.push(`${operation.key} (${operation.operationId}): ${entries.length} TypeScript x-codeSamples entries, expected 1`);
+        continue;
+      }
+      const file = await readFile(join(SAMPLES_DIR, `${operation.operationId}.ts`), "utf8").catch(() => "");
+      if ((entries[0]!.source ?? "").trim() !== file.trim()) {
+        problems.push(`${operation.key} (${operation.operationId}): x-codeSamples source differs from docs/samples/${operation.operationId}.ts`);
+      }
+    }
+    expect(problems, "wire docs/samples/<operationId>.ts into the contract as x-codeSamples: [{ lang: TypeScript, source }]").toEqual([]);
+  });
+
+  it("each use the SDK: they import from store-admin-sdk and create a client", async () => {
+    const missing: string[] = [];
+    for (const file of sampleFiles) {
+      const source = await readFile(file, "utf8");
+      if (!/from "store-admin-sdk";/.test(source) || !source.includes("createStoreAdminClient(")) missing.push(basename(file));
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("all type-check against the built package", () => {
+    const sampleErrors = checked.diagnostics.filter((diagnostic) => diagnostic.file.startsWith(SAMPLES_DIR));
+    expect(sampleErrors.map((diagnostic) => formatDiagnostic(diagnostic))).toEqual([]);
+    // Nothing else may fail either (a broken tsconfig, a missing dist/): only the deliberate errors below.
+    const elsewhere = checked.diagnostics.filter((diagnostic) => !broken.some((copy) => copy.file === diagnostic.file));
+    expect(elsewhere.map((diagnostic) => formatDiagnostic(diagnostic))).toEqual([]);
+  });
+
+  it("fail the check when they contain a type error (a deliberately broken copy of each of 4 samples)", () => {
+    expect(checked.exitCode, checked.output).not.toBe(0);
+    for (const copy of broken) {
+      const reported = checked.diagnostics.filter((diagnostic) => diagnostic.file === copy.file);
+      expect(
+        reported.map((diagnostic) => diagnostic.line),
+        `${copy.what} (${copy.code}) in a copy of ${copy.sample}, line ${copy.line}; reported: ${reported.map((d) => formatDiagnostic(d)).join("; ") || "nothing"}`,
+      ).toContain(copy.line);
+    }
+  });
+
+  it("all run against the Prism mock without an HTTP error", async () => {
+    await ensureBuilt();
+    // Types stripped by esbuild (as tsx would), written next to the broken copies so that
+    // `store-admin-sdk` still resolves to this package; then plain Node runs each one.
+    const runDir = join(scratch, "run");
+    await mkdir(runDir, { recursive: true });
+    const scripts: string[] = [];
+    for (const file of sampleFiles) {
+      const { code } = await transform(await readFile(file, "utf8"), { loader: "ts", format: "esm", target: "es2022", sourcefile: file });
+      const script = join(runDir, basename(file).replace(/\.ts$/, ".mjs"));
+      await writeFile(script, code);
+      scripts.push(script);
+    }
+    const env = { ...process.env, STORE_TOKEN: "sample-test-token", SAMPLE_MOCK_URL: inject("prismUrl"), NO_COLOR: "1" };
+    const queue = [...scripts];
+    const failures: string[] = [];
+    let ran = 0;
+    await Promise.all(
+      Array.from({ length: RUN_CONCURRENCY }, async () => {
+        for (let script = queue.shift(); script !== undefined; script = queue.shift()) {
+          const result = await run(process.execPath, ["--import", pathToFileURL(PRELOAD).href, script], { env, timeoutMs: 60_000 });
+          ran += 1;
+          if (result.code !== 0) failures.push(describeRun(`docs/samples/${basename(script, ".mjs")}.ts`, result));
+        }
+      }),
+    );
+    expect(ran).toBe(sampleFiles.length);
+    expect(failures).toEqual([]);
+  }, 300_000);
+});

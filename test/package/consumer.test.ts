@@ -1,0 +1,71 @@
+/**
+ * The package as a user gets it: packed, installed from the tarball into a fresh project
+ * outside this checkout (openapi-fetch from the registry), type-checked by a consumer
+ * under `"moduleResolution": "nodenext"` (a Node app: no DOM lib) and `"bundler"` (a
+ * browser app: no Node types), with `skipLibCheck: false` so the package's own `.d.ts`
+ * files are checked too, then run with Node against the Prism mock.
+ *
+ * The consumer lives in test/package/fixtures/consumer/.
+ */
+import { existsSync } from "node:fs";
+import { cp } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, TSC, type ConsumerProject } from "./tarball.js";
+
+const FIXTURE_DIR = join(ROOT, "test", "package", "fixtures", "consumer");
+/** Packing and `npm install` from a warm cache take ~10 s; a cold cache on a slow link more. */
+const SETUP_TIMEOUT_MS = 300_000;
+/** A full type-check including the package's declarations: ~10 s, slower on a busy 2-core machine. */
+const TSC_TIMEOUT_MS = 180_000;
+
+let project: ConsumerProject | undefined;
+
+beforeAll(async () => {
+  // The Node consumer has @types/node, at the version this project pins.
+  project = await createConsumerProject([`@types/node@${await pinnedVersion("@types/node")}`]);
+  await cp(FIXTURE_DIR, project.dir, { recursive: true });
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+  await project?.remove();
+  if (project) expect(existsSync(project.dir), `${project.dir} should be removed`).toBe(false);
+});
+
+function typecheck(tsconfig: string) {
+  if (!project) throw new Error("the consumer project was not created (see beforeAll)");
+  return run(process.execPath, [TSC, "-p", tsconfig, "--pretty", "false"], { cwd: project.dir, timeoutMs: TSC_TIMEOUT_MS });
+}
+
+describe("a consumer project with the tarball installed", () => {
+  it("has the package from the tarball, not a link to this checkout", () => {
+    const installed = join(project!.dir, "node_modules", "store-admin-sdk");
+    expect(existsSync(join(installed, "dist", "src", "index.js"))).toBe(true);
+    expect(existsSync(join(installed, "src")), "src/ must not be in the package").toBe(false);
+    expect(existsSync(join(project!.dir, "node_modules", "openapi-fetch", "package.json")), "openapi-fetch installed as a dependency").toBe(true);
+  });
+
+  it('type-checks under "moduleResolution": "nodenext" (and emits the Node entry)', async () => {
+    const result = await typecheck("tsconfig.nodenext.json");
+    expect(result.code, describeRun("tsc -p tsconfig.nodenext.json", result)).toBe(0);
+  }, TSC_TIMEOUT_MS);
+
+  it('type-checks under "moduleResolution": "bundler"', async () => {
+    const result = await typecheck("tsconfig.bundler.json");
+    expect(result.code, describeRun("tsc -p tsconfig.bundler.json", result)).toBe(0);
+  }, TSC_TIMEOUT_MS);
+
+  it("runs with Node against the Prism mock", async () => {
+    const entry = join(project!.dir, "out", "main.js");
+    expect(existsSync(entry), "out/main.js is emitted by the nodenext type-check above").toBe(true);
+    const result = await run(process.execPath, [entry, inject("prismUrl")], { cwd: project!.dir, timeoutMs: 60_000 });
+    expect(result.code, describeRun("node out/main.js", result)).toBe(0);
+    expect(result.stdout.trim().split("\n")).toEqual([
+      "GET user 42: astrid@example.org",
+      "PATCH gift card 88: balance 35.00",
+      "paginate /users/: astrid@example.org",
+      "page 1 of /gift-cards/: 1 card(s)",
+      "404: NotFoundError status 404 for GET /users/{id}/",
+    ]);
+  }, 60_000);
+});

@@ -1,0 +1,99 @@
+/**
+ * The npm package as published: `npm pack` holds the compiled ESM with its declarations,
+ * README, LICENSE, package.json and the contract (so users can run the mock of it), and nothing else; publint and Are The Types Wrong
+ * find no problem in the tarball.
+ */
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { publint } from "publint";
+import { formatMessage } from "publint/utils";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeRun, packTarball, ROOT, run, type PackResult } from "./tarball.js";
+
+/** What a user of the package needs; everything else in the tarball is a mistake. */
+const ALLOWED = [
+  /^package\.json$/,
+  /^README\.md$/,
+  /^LICENSE$/,
+  // The contract, for `prism mock node_modules/store-admin-sdk/openapi/store-admin.yaml`.
+  /^openapi\/store-admin\.yaml$/,
+  // Compiled modules and their declarations; `src/internal/` is compiled too (imported by the rest).
+  /^dist\/(src|generated)\/(?:[\w-]+\/)*[\w.-]+\.(js|d\.ts)$/,
+];
+const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.yaml", "dist/src/index.js", "dist/src/index.d.ts"];
+/** Far above today's size (~45 kB): a jump past it means something unintended got packed. */
+const MAX_TARBALL_BYTES = 150_000;
+
+const PACK_TIMEOUT_MS = 300_000;
+
+let workDir: string;
+let pack: PackResult;
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), "store-admin-sdk-pack-"));
+  pack = await packTarball(workDir);
+}, PACK_TIMEOUT_MS);
+
+afterAll(async () => {
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+describe("npm pack", () => {
+  it("holds dist/ (ESM + .d.ts), README.md, LICENSE, package.json and the contract, and nothing else", () => {
+    const paths = pack.files.map((file) => file.path).sort();
+    const unexpected = paths.filter((path) => !ALLOWED.some((pattern) => pattern.test(path)));
+    expect(unexpected, "files users do not need (check `files` in package.json and tsconfig.build.json)").toEqual([]);
+    expect(REQUIRED.filter((path) => !paths.includes(path)), "files the package must contain").toEqual([]);
+
+    const modules = paths.filter((path) => path.endsWith(".js"));
+    expect(modules.filter((path) => !paths.includes(path.replace(/\.js$/, ".d.ts"))), "modules without declarations").toEqual([]);
+    expect(modules.some((path) => path.startsWith("dist/generated/")), "dist/generated/ (imported by dist/src/)").toBe(true);
+  });
+
+  it("packs no leftover of an earlier build: every compiled file has its source", () => {
+    const orphans = pack.files
+      .map((file) => file.path)
+      .filter((path) => path.startsWith("dist/"))
+      .filter((path) => !existsSync(join(ROOT, path.replace(/^dist\//, "").replace(/(\.d)?\.js$|\.d\.ts$/, ".ts"))));
+    expect(orphans, "dist/ files whose source is gone: delete dist/ and build again").toEqual([]);
+  });
+
+  it(`stays small (under ${MAX_TARBALL_BYTES / 1000} kB compressed)`, () => {
+    console.info(
+      `[pack] ${pack.tarball.split("/").pop()}: ${(pack.size / 1024).toFixed(1)} KiB compressed, ` +
+        `${(pack.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${pack.files.length} files`,
+    );
+    expect(pack.size).toBeLessThan(MAX_TARBALL_BYTES);
+  });
+});
+
+describe("package linters on the tarball", () => {
+  it("publint reports nothing, not even a suggestion", async () => {
+    const tarball = await readFile(pack.tarball);
+    const { messages, pkg } = await publint({
+      pack: { tarball: tarball.buffer.slice(tarball.byteOffset, tarball.byteOffset + tarball.byteLength) as ArrayBuffer },
+      level: "suggestion",
+      strict: true,
+    });
+    const report = messages.map((message) => `${message.type}: ${formatMessage(message, pkg, { color: false })}`);
+    expect(report).toEqual([]);
+  });
+
+  it("Are The Types Wrong (esm-only profile) finds no problem", async () => {
+    // The package is ESM only (`"type": "module"`, no `require` condition): the esm-only
+    // profile ignores the node10 and node16-from-CJS resolutions, where an ESM-only package
+    // cannot be loaded by `require()` with types, by design.
+    const attw = join(ROOT, "node_modules", ".bin", "attw");
+    const result = await run(attw, [pack.tarball, "--profile", "esm-only", "--format", "json", "--no-color"], { timeoutMs: 120_000 });
+    expect(result.code, describeRun("attw --profile esm-only", result)).toBe(0);
+    const report = JSON.parse(result.stdout) as {
+      analysis: { types: { kind: string } | false; problems: Array<{ kind: string; resolutionKind?: string }> };
+    };
+    expect(report.analysis.types, "the package ships its own types").toMatchObject({ kind: "included" });
+    const ignored = new Set(["node10", "node16-cjs"]);
+    const problems = report.analysis.problems.filter((problem) => !problem.resolutionKind || !ignored.has(problem.resolutionKind));
+    expect(problems).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,268 @@
+/**
+ * "Runs where fetch runs" (DESIGN.md), checked: the same smoke script
+ * (test/runtimes/smoke-script.mjs: real calls, an upload and pagination against the Prism
+ * mock) passes on this machine's Node, on Node 24, Bun and Deno, and in headless Chromium.
+ *
+ * Node 24, Bun and Deno come from the npm registry as packages (`node`, `bun`, `deno`, each
+ * with a real binary under `node_modules/.bin`), installed once into the git-ignored
+ * `.runtimes/` directory at the project root and reused while their versions match
+ * {@link RUNTIME_VERSIONS}. The script imports the package by its name: Node, Bun and Deno
+ * resolve it through package.json `exports` (a package may import itself by name), so what
+ * runs is the built `dist/`. The browser gets `dist/` and openapi-fetch's ESM from a local
+ * server, with an import map for the two bare specifiers.
+ *
+ * Chromium is Debian's (`apt-get install chromium`), driven by playwright-core: a missing
+ * browser fails this test, it is never skipped.
+ */
+import { existsSync } from "node:fs";
+import { mkdir, readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { extname, join, normalize, sep } from "node:path";
+import { chromium } from "playwright-core";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { describeRun, ensureBuilt, npmEnv, ROOT, run, runOrThrow, withLock } from "../package/tarball.js";
+
+/** Exact versions installed from npm; bump them here (the cache in .runtimes/ follows). */
+const RUNTIME_VERSIONS = { node: "24.21.0", bun: "1.4.5", deno: "2.9.6" } as const;
+type RuntimeName = keyof typeof RUNTIME_VERSIONS;
+
+const RUNTIMES_DIR = join(ROOT, ".runtimes");
+const BIN_DIR = join(RUNTIMES_DIR, "node_modules", ".bin");
+const SMOKE_SCRIPT = join(ROOT, "test", "runtimes", "smoke-script.mjs");
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** Three ~40 MB downloads on a cold npm cache; about 20 s on a warm one. */
+const INSTALL_TIMEOUT_MS = 600_000;
+/** One smoke run takes about a second; start-up on a loaded 2-core machine takes longer. */
+const RUN_TIMEOUT_MS = 90_000;
+
+/** What the smoke script prints after its `runtime:` line, whatever the runtime. */
+const EXPECTED_LINES = [
+  "GET /users/42/: astrid@example.org",
+  "PATCH /gift-cards/88/: balance 35.00 EUR",
+  "POST /tickets/attachments/: ticket 2201",
+  "paginate /users/: 1 customer(s): astrid@example.org",
+  "paginate.pages /gift-cards/: 1 page(s), 1 card(s)",
+  "404: NotFoundError (status 404)",
+  "422: UnprocessableEntityError on body.first_name",
+  "token function called 7 times",
+  "smoke ok",
+];
+
+let sdkVersion: string;
+
+/** The version of a runtime package installed in .runtimes/, if it is there with its binary. */
+async function installedVersion(name: RuntimeName): Promise<string | undefined> {
+  if (!existsSync(join(BIN_DIR, name))) return undefined;
+  try {
+    const pkg = JSON.parse(await readFile(join(RUNTIMES_DIR, "node_modules", name, "package.json"), "utf8")) as { version?: string };
+    return pkg.version;
+  } catch {
+    return undefined;
+  }
+}
+
+async function missingRuntimes(): Promise<RuntimeName[]> {
+  const names = Object.keys(RUNTIME_VERSIONS) as RuntimeName[];
+  const versions = await Promise.all(names.map(installedVersion));
+  return names.filter((name, i) => versions[i] !== RUNTIME_VERSIONS[name]);
+}
+
+/**
+ * Installs the pinned runtimes into .runtimes/ unless they are there already. All three
+ * go in one `npm install`: without a package.json there, npm would prune any package a
+ * later install does not name.
+ */
+async function ensureRuntimes(): Promise<void> {
+  if ((await missingRuntimes()).length === 0) return;
+  await withLock("runtimes", async () => {
+    const missing = await missingRuntimes();
+    if (missing.length === 0) return;
+    const started = Date.now();
+    await mkdir(RUNTIMES_DIR, { recursive: true });
+    const specs = Object.entries(RUNTIME_VERSIONS).map(([name, version]) => `${name}@${version}`);
+    await runOrThrow(
+      `npm install --prefix .runtimes ${specs.join(" ")}`,
+      "npm",
+      ["install", "--prefix", RUNTIMES_DIR, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", ...specs],
+      { env: npmEnv(), timeoutMs: INSTALL_TIMEOUT_MS },
+    );
+    console.info(`[runtimes] installed ${specs.join(", ")} into .runtimes/ in ${((Date.now() - started) / 1000).toFixed(1)} s (missing: ${missing.join(", ")})`);
+  });
+}
+
+beforeAll(async () => {
+  await ensureBuilt();
+  await ensureRuntimes();
+  sdkVersion = (JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+}, INSTALL_TIMEOUT_MS);
+
+/** The environment for a runtime: caches kept inside .runtimes/, no update checks or colour. */
+function runtimeEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NO_COLOR: "1",
+    FORCE_COLOR: "0",
+    DO_NOT_TRACK: "1",
+    DENO_DIR: join(RUNTIMES_DIR, "deno-dir"),
+    DENO_NO_UPDATE_CHECK: "1",
+    DENO_NO_PROMPT: "1",
+  };
+}
+
+async function expectSmokePasses(label: string, command: string, args: string[], runtimeLine: string): Promise<void> {
+  const result = await run(command, args, { cwd: ROOT, env: runtimeEnv(), timeoutMs: RUN_TIMEOUT_MS });
+  expect(result.code, describeRun(label, result)).toBe(0);
+  expect(result.stdout.trim().split("\n"), describeRun(label, result)).toEqual([
+    `runtime: ${runtimeLine}, store-admin-sdk ${sdkVersion}`,
+    ...EXPECTED_LINES,
+  ]);
+}
+
+describe("the smoke script on each runtime", () => {
+  it(`Node ${process.versions.node} (this machine's)`, async () => {
+    await expectSmokePasses("node", process.execPath, [SMOKE_SCRIPT, inject("prismUrl")], `node ${process.versions.node}`);
+  }, RUN_TIMEOUT_MS);
+
+  it(`Node ${RUNTIME_VERSIONS.node} (npm package node@${RUNTIME_VERSIONS.node})`, async () => {
+    await expectSmokePasses("node 24", join(BIN_DIR, "node"), [SMOKE_SCRIPT, inject("prismUrl")], `node ${RUNTIME_VERSIONS.node}`);
+  }, RUN_TIMEOUT_MS);
+
+  it(`Bun ${RUNTIME_VERSIONS.bun} (npm package bun@${RUNTIME_VERSIONS.bun})`, async () => {
+    await expectSmokePasses("bun", join(BIN_DIR, "bun"), [SMOKE_SCRIPT, inject("prismUrl")], `bun ${RUNTIME_VERSIONS.bun}`);
+  }, RUN_TIMEOUT_MS);
+
+  it(`Deno ${RUNTIME_VERSIONS.deno} (npm package deno@${RUNTIME_VERSIONS.deno}), network limited to 127.0.0.1`, async () => {
+    // No lock file written into the project, no prompt, and only loopback network access:
+    // the SDK needs nothing else (no file, environment or other host permission).
+    const args = ["run", "--no-lock", "--no-prompt", "--allow-net=127.0.0.1", SMOKE_SCRIPT, inject("prismUrl")];
+    await expectSmokePasses("deno", join(BIN_DIR, "deno"), args, `deno ${RUNTIME_VERSIONS.deno}`);
+  }, RUN_TIMEOUT_MS);
+});
+
+// ─── Browser ────────────────────────────────────────────────────────────────────────
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+};
+
+/** URL prefixes of the page server and the directories they serve (nothing outside them). */
+const MOUNTS: Array<{ prefix: string; dir: string }> = [
+  { prefix: "/sdk/", dir: join(ROOT, "dist") },
+  { prefix: "/openapi-fetch/", dir: join(ROOT, "node_modules", "openapi-fetch", "dist") },
+];
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>store-admin-sdk browser smoke test</title>
+<script type="importmap">
+{ "imports": { "store-admin-sdk": "/sdk/src/index.js", "openapi-fetch": "/openapi-fetch/index.mjs" } }
+</script>
+<script type="module" src="/smoke-script.mjs"></script>
+</head>
+<body></body>
+</html>
+`;
+
+/** Serves the page, the smoke script, dist/ and openapi-fetch's ESM on 127.0.0.1. */
+async function startPageServer(): Promise<{ url: string; server: Server }> {
+  const server = createServer((request, response) => {
+    void (async () => {
+      const path = decodeURIComponent(new URL(request.url ?? "/", "http://127.0.0.1").pathname);
+      let file: string | undefined;
+      if (path === "/") {
+        response.writeHead(200, { "content-type": CONTENT_TYPES[".html"]!, "cache-control": "no-store" });
+        response.end(PAGE);
+        return;
+      }
+      if (path === "/smoke-script.mjs") file = SMOKE_SCRIPT;
+      for (const mount of MOUNTS) {
+        if (!path.startsWith(mount.prefix)) continue;
+        const candidate = normalize(join(mount.dir, path.slice(mount.prefix.length)));
+        if (candidate.startsWith(mount.dir + sep)) file = candidate;
+      }
+      const type = file ? CONTENT_TYPES[extname(file)] : undefined;
+      if (!file || !type || !existsSync(file)) {
+        response.writeHead(404, { "content-type": "text/plain" });
+        response.end(`not found: ${path}`);
+        return;
+      }
+      response.writeHead(200, { "content-type": type, "cache-control": "no-store" });
+      response.end(await readFile(file));
+    })().catch((error: unknown) => {
+      response.writeHead(500, { "content-type": "text/plain" });
+      response.end(String(error));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe("the smoke script in a browser", () => {
+  it("passes in headless Chromium, served from 127.0.0.1 and calling the mock across origins (CORS)", async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `Chromium is not installed at ${CHROMIUM}. Install Debian's package: ` +
+          "`apt-get update && apt-get install -y chromium` (or set CHROMIUM_PATH). This test is never skipped.",
+      );
+    }
+    const prismUrl = inject("prismUrl");
+    const { url: pageUrl, server } = await startPageServer();
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    const log: string[] = [];
+    const offLoopback: string[] = [];
+    try {
+      const context = await browser.newContext();
+      // Only the page server and the mock may be contacted; anything else is recorded and refused.
+      await context.route(
+        (url) => url.hostname !== "127.0.0.1",
+        (route) => {
+          offLoopback.push(route.request().url());
+          return route.abort();
+        },
+      );
+      const page = await context.newPage();
+      page.on("console", (message) => log.push(`console.${message.type()}: ${message.text()}`));
+      page.on("pageerror", (error) => log.push(`pageerror: ${error.message}`));
+      page.on("requestfailed", (request) => log.push(`requestfailed: ${request.url()} ${request.failure()?.errorText}`));
+
+      await page.goto(`${pageUrl}/?prism=${encodeURIComponent(prismUrl)}`);
+      await page
+        .waitForFunction(() => (globalThis as { smokeResult?: unknown }).smokeResult !== undefined, undefined, { timeout: 60_000 })
+        .catch((error: unknown) => {
+          throw new Error(`The page never finished the smoke test.\n${log.join("\n")}`, { cause: error });
+        });
+      const result = (await page.evaluate(() => (globalThis as { smokeResult?: unknown }).smokeResult)) as {
+        ok: boolean;
+        lines: string[];
+        error?: string;
+      };
+      const details = `${result.error ?? ""}\n--- page log ---\n${log.join("\n")}`;
+      expect(result.ok, details).toBe(true);
+      expect(result.lines[0], details).toMatch(new RegExp(`^runtime: browser chrome \\d+[\\d.]*, store-admin-sdk ${sdkVersion.replace(/\./g, "\\.")}$`));
+      expect(result.lines.slice(1), details).toEqual(EXPECTED_LINES);
+      expect(offLoopback, "requests to hosts other than 127.0.0.1").toEqual([]);
+    } finally {
+      await browser.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, RUN_TIMEOUT_MS);
+});
