@@ -11,6 +11,7 @@
  */
 
 import { isIdempotent, parseRetryAfterMs } from "./retry-policy.js";
+import { prefix, reasonPhrase, statusMessage, validationIssues } from "./internal/error-messages.js";
 import { causeCodes, redact, redactDeep, sanitizeCause, summarizeCause } from "./internal/redact.js";
 import { secretsAttachedTo } from "./internal/secrets.js";
 
@@ -322,112 +323,22 @@ export class RedirectError extends StoreAdminError {
   }
 }
 
-// ─── Message helpers ────────────────────────────────────────────────────────────────
+/**
+ * Thrown by `paginate()` when the pages themselves cannot be walked: a page without a
+ * `results` array, a `next` link that is not a URL or carries no `cursor`, or a cursor the
+ * server already sent (which would loop forever). The pages before it were yielded.
+ */
+export class PaginationError extends StoreAdminError {
+  override name = "PaginationError";
+  /** How many pages were read before the problem. */
+  readonly pagesRead: number;
 
-/** Reason phrases of RFC 9110 §15 (HTTP/2 sends none, so `statusText` cannot be relied on). */
-const REASON_PHRASES: Readonly<Record<number, string>> = {
-  200: "OK", 201: "Created", 202: "Accepted", 203: "Non-Authoritative Information",
-  400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-  405: "Method Not Allowed", 406: "Not Acceptable", 408: "Request Timeout", 409: "Conflict",
-  410: "Gone", 413: "Content Too Large", 415: "Unsupported Media Type",
-  422: "Unprocessable Content", 429: "Too Many Requests",
-  500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway",
-  503: "Service Unavailable", 504: "Gateway Timeout",
-};
-
-/** Longest server-provided detail copied into a message. */
-const MAX_DETAIL_CHARS = 300;
-
-function reasonPhrase(status: number): string {
-  return REASON_PHRASES[status] ?? (status >= 500 ? "Server Error" : status >= 400 ? "Client Error" : "");
-}
-
-function prefix(operation: Operation | undefined): string {
-  return operation ? `[${operation.method} ${operation.path}] ` : "";
-}
-
-function statusMessage(
-  status: number,
-  body: unknown,
-  headers: Headers,
-  operation: Operation | undefined,
-  scope: string | undefined,
-): string {
-  const detail = status === 422 ? validationSummary(body) ?? bodyDetail(body) : bodyDetail(body);
-  const head = `${status} ${reasonPhrase(status)}`.trim() + (detail ? `: ${detail.replace(/\.+$/, "")}` : "");
-  const next = nextStep(status, headers, operation, scope);
-  return next ? `${head}. ${next}` : `${head}.`;
-}
-
-/** What the caller should do next, by status. */
-function nextStep(status: number, headers: Headers, operation: Operation | undefined, scope: string | undefined): string {
-  switch (status) {
-    case 400: return "Check the request parameters and body.";
-    case 401: return "Check the access token: it is missing, malformed, expired or revoked.";
-    case 403:
-      return scope
-        ? `The access token lacks the scope "${scope}" this operation requires: use a token that holds it.`
-        : "The access token lacks the scope this operation requires.";
-    case 404: return "Check the ids in the path.";
-    case 409: return "Fetch the resource again and retry with its current state.";
-    case 422: return "Fix the fields named above.";
-    case 429: {
-      const retryAfterMs = parseRetryAfterMs(headers.get("retry-after"));
-      return retryAfterMs === undefined
-        ? "Rate limited: wait before calling again."
-        : `Rate limited: retry after ${Math.ceil(retryAfterMs / 1000)} s.`;
-    }
+  constructor(input: { problem: string; pagesRead: number } & StoreAdminErrorOptions) {
+    super(`pagination stopped after ${input.pagesRead} page(s): ${input.problem}.`, input);
+    this.pagesRead = input.pagesRead;
   }
-  if (status >= 500) {
-    return operation && !isIdempotent(operation.method)
-      ? "The server failed; the request was not resent: check whether it took effect before calling again."
-      : "The server failed; try again later.";
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), pagesRead: this.pagesRead };
   }
-  return "";
-}
-
-/** A short, single-line detail from an error body: `detail`, `message`, `title` or `error`. */
-function bodyDetail(body: unknown): string | undefined {
-  if (typeof body === "string") {
-    const text = body.trim();
-    if (!text) return undefined;
-    if (/^<(!doctype|html|\?xml)/i.test(text)) return "the server sent an HTML page, not JSON";
-    return clip(text);
-  }
-  if (body === null || typeof body !== "object") return undefined;
-  const record = body as Record<string, unknown>;
-  for (const key of ["detail", "message", "title", "error", "error_description"]) {
-    const value = record[key];
-    if (typeof value === "string" && value.trim()) return clip(value);
-    if (value && typeof value === "object" && typeof (value as { message?: unknown }).message === "string") {
-      return clip((value as { message: string }).message);
-    }
-  }
-  return undefined;
-}
-
-function validationIssues(body: unknown): ValidationIssue[] {
-  const list = body && typeof body === "object" ? (body as { validation?: unknown }).validation : undefined;
-  if (!Array.isArray(list)) return [];
-  return list.flatMap((item): ValidationIssue[] => {
-    if (!item || typeof item !== "object") return [];
-    const { location, message, code, severity } = item as Record<string, unknown>;
-    return [{
-      location: Array.isArray(location) ? location.map(String) : [],
-      message: typeof message === "string" ? message : "invalid",
-      ...(typeof code === "string" || typeof code === "number" ? { code } : {}),
-      ...(typeof severity === "string" ? { severity } : {}),
-    }];
-  });
-}
-
-function validationSummary(body: unknown): string | undefined {
-  const issues = validationIssues(body);
-  if (issues.length === 0) return undefined;
-  return clip(issues.map((issue) => `${issue.location.join(".") || "request"}: ${issue.message}`).join("; "));
-}
-
-function clip(text: string): string {
-  const oneLine = text.replace(/\s+/g, " ").trim();
-  return oneLine.length > MAX_DETAIL_CHARS ? `${oneLine.slice(0, MAX_DETAIL_CHARS)}…` : oneLine;
 }

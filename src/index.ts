@@ -22,6 +22,7 @@ export {
   TimeoutError,
   InvalidResponseError,
   RedirectError,
+  PaginationError,
   type Operation,
   type ValidationIssue,
 } from "./errors.js";

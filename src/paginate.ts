@@ -5,27 +5,24 @@
  * takes only the `cursor` value out of each `next` URL and asks the same operation again at
  * the client's own API root: a URL from a response body is never requested, so a hostile or
  * misconfigured `next` cannot send the token to another origin. A cursor seen before ends
- * the walk with an error instead of looping forever. Breaking out of a `for await` stops
+ * the walk with a `PaginationError` instead of looping forever. Breaking out of a `for await` stops
  * fetching: a page is requested only when the previous one is used up.
  */
 import type { Client } from "openapi-fetch";
 import { operations, type OperationKey } from "../generated/operations.js";
-import { errorFromResponse, InvalidResponseError } from "./errors.js";
+import { errorFromResponse, PaginationError } from "./errors.js";
 import type { ListPath, Paginate, paths } from "./types.js";
 
 type Page = { next?: string | null; results?: unknown[] };
 type GetInit = { params?: { query?: Record<string, unknown>; [location: string]: unknown }; [key: string]: unknown };
 
 /** The `cursor` value of a `next` link; relative links are read against the API root. */
-function cursorOf(next: string, apiRoot: string, operation: { method: string; path: string }): string {
-  let cursor: string | null;
+function cursorOf(next: string, apiRoot: string): string | undefined {
   try {
-    cursor = new URL(next, `${apiRoot}/`).searchParams.get("cursor");
-  } catch (cause) {
-    throw new InvalidResponseError({ problem: "the page's `next` link is not a URL", operation, cause });
+    return new URL(next, `${apiRoot}/`).searchParams.get("cursor") ?? undefined;
+  } catch {
+    return undefined;
   }
-  if (!cursor) throw new InvalidResponseError({ problem: "the page's `next` link carries no `cursor` parameter", operation });
-  return cursor;
 }
 
 /** Builds `paginate` (and `paginate.pages`) for a client whose API root is `apiRoot`. */
@@ -39,6 +36,7 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
     }
     const operation = { method: "GET", path };
     const seen = new Set<string>();
+    let pagesRead = 0;
     let cursor = init?.params?.query?.cursor as string | undefined;
     for (;;) {
       const request = cursor === undefined ? init : { ...init, params: { ...init?.params, query: { ...init?.params?.query, cursor } } };
@@ -48,20 +46,20 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
         throw errorFromResponse({ status: response.status, body: error, headers: response.headers, operation, scope: meta.scope, response });
       }
       const page = data as Page | undefined;
+      const stop = (problem: string) => new PaginationError({ problem, pagesRead, operation });
       if (page === null || typeof page !== "object" || !Array.isArray(page.results)) {
-        throw new InvalidResponseError({ status: response.status, problem: "the page has no `results` array", operation });
+        throw stop("the page has no `results` array");
       }
       yield page;
+      pagesRead++;
       if (page.next === undefined || page.next === null || page.next === "") return;
-      cursor = cursorOf(page.next, apiRoot, operation);
-      if (seen.has(cursor)) {
-        throw new InvalidResponseError({
-          status: response.status,
-          problem: `the server sent the cursor of an earlier page again after ${seen.size + 1} pages; stopping instead of looping`,
-          operation,
-        });
+      const nextCursor = cursorOf(page.next, apiRoot);
+      if (!nextCursor) throw stop("the page's `next` link carries no `cursor` parameter");
+      seen.add(cursor ?? "");
+      if (seen.has(nextCursor)) {
+        throw stop("the server sent the cursor of an earlier page again; stopping instead of looping");
       }
-      seen.add(cursor);
+      cursor = nextCursor;
     }
   }
 

@@ -11,6 +11,7 @@
 import { ConnectionError, TimeoutError, type Operation } from "./errors.js";
 import { emitLogEvent, type Logger, type RequestLogEvent } from "./logger.js";
 import { decideRetry, DEFAULT_MAX_RETRIES, type AttemptOutcome } from "./retry-policy.js";
+import { hold } from "./internal/hold.js";
 import { operationOf, rememberOperation } from "./internal/operation.js";
 import { redact } from "./internal/redact.js";
 import { attachSecrets, secretsOfRequest } from "./internal/secrets.js";
@@ -72,12 +73,17 @@ export function withRetry(fetch: FetchLike, options: RetryOptions = {}): FetchLi
       let response: Response | undefined;
       let error: unknown;
       let outcome: AttemptOutcome;
+      // The clone follows the caller's signal through the original only while both are
+      // reachable (see internal/hold.ts).
+      const release = hold(original, request);
       try {
         response = await fetch(request, init);
         outcome = { kind: "status", status: response.status };
       } catch (thrown) {
         error = signal.aborted ? signal.reason : ConnectionError.from(thrown, { phase: "request", operation, secrets });
         outcome = signal.aborted ? { kind: "other" } : outcomeOf(error);
+      } finally {
+        release();
       }
       const decision = decideRetry({
         method: original.method,

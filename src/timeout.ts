@@ -14,6 +14,7 @@
  */
 
 import { ConnectionError, InvalidResponseError, RedirectError, TimeoutError, type Operation } from "./errors.js";
+import { hold } from "./internal/hold.js";
 import { operationOf } from "./internal/operation.js";
 import { secretsOfRequest } from "./internal/secrets.js";
 
@@ -62,6 +63,9 @@ export function withTimeout(fetch: FetchLike, timeoutMs: number = DEFAULT_TIMEOU
     const secrets = secretsOfRequest(input);
 
     const controller = new AbortController();
+    const request = new Request(input, { signal: controller.signal, redirect: "manual" });
+    // Both Requests must outlive the attempt, or a GC can disconnect their signals (see internal/hold.ts).
+    const release = hold(input, request);
     let timedOut = false;
     const timer =
       timeoutMs <= MAX_TIMER_DELAY_MS
@@ -79,13 +83,12 @@ export function withTimeout(fetch: FetchLike, timeoutMs: number = DEFAULT_TIMEOU
     callerSignal.addEventListener("abort", onCallerAbort, { once: true });
 
     const failure = (error: unknown, phase: "request" | "body"): unknown => {
-      if (timedOut) return new TimeoutError({ timeoutMs, operation, secrets });
+      if (timedOut) return controller.signal.reason as TimeoutError;
       if (callerSignal.aborted) return callerSignal.reason;
       return ConnectionError.from(error, { phase, operation, secrets });
     };
 
     try {
-      const request = new Request(input, { signal: controller.signal, redirect: "manual" });
       let response: Response;
       try {
         response = await fetch(request, init === undefined ? undefined : { ...init, signal: controller.signal, redirect: "manual" });
@@ -110,6 +113,7 @@ export function withTimeout(fetch: FetchLike, timeoutMs: number = DEFAULT_TIMEOU
       checkBody(input.method, response, bytes, operation, secrets);
       return new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
     } finally {
+      release();
       if (timer !== undefined) clearTimeout(timer);
       callerSignal.removeEventListener("abort", onCallerAbort);
     }

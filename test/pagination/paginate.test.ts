@@ -7,7 +7,7 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createStoreAdminClient, InvalidResponseError, NotFoundError, type StoreAdminClient } from "../../src/index.js";
+import { createStoreAdminClient, NotFoundError, PaginationError, type StoreAdminClient } from "../../src/index.js";
 
 interface Received {
   method: string;
@@ -113,8 +113,8 @@ describe("paginate", () => {
     const walk = async () => {
       for await (const user of store.paginate("/users/")) ids.push(user.id!);
     };
-    await expect(walk()).rejects.toThrow(InvalidResponseError);
-    await expect(walk()).rejects.toThrow(/cursor of an earlier page/);
+    await expect(walk()).rejects.toThrow(PaginationError);
+    await expect(walk()).rejects.toThrow("[GET /users/] pagination stopped after 3 page(s): the server sent the cursor of an earlier page again; stopping instead of looping.");
     expect(ids).toEqual([1, 2, 3, 1, 2, 3]);
     expect(received.map((r) => r.cursor)).toEqual([null, "A", "B", null, "A", "B"]);
   });
@@ -153,10 +153,11 @@ describe("paginate", () => {
 
   it("rejects a page without a results array and a next link without a cursor", async () => {
     script.set("", [200, { next: null, items: [] }]);
-    await expect(store.paginate("/users/").next()).rejects.toThrow(/no `results` array/);
+    await expect(store.paginate("/users/").next()).rejects.toThrow("[GET /users/] pagination stopped after 0 page(s): the page has no `results` array.");
     script.set("", [200, { next: `${apiUrl}/users/?page=2`, results: [] }]);
-    const walk = store.paginate("/users/");
-    await expect(walk.next()).rejects.toThrow(/carries no `cursor`/);
+    const walk = store.paginate.pages("/users/");
+    expect((await walk.next()).done).toBe(false); // the first page is yielded
+    await expect(walk.next()).rejects.toThrow(/after 1 page\(s\): the page's `next` link carries no `cursor` parameter/);
   });
 
   it("walks a list operation with a path parameter", async () => {
