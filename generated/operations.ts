@@ -3,28 +3,61 @@
 /** The API version this SDK was generated for; sent as `X-Store-API-Version` on every request. */
 export const API_VERSION = "2024-04-01";
 
-/** What the client needs to know at run time about each operation, keyed by `"METHOD /path/template"`. */
-export const operations = {
-  "GET /users/": {"operationId":"listUsers","scope":"users:read","paginated":true,"multipart":false,"singleOrList":false},
-  "GET /users/{id}/": {"operationId":"getUser","scope":"users:read","paginated":false,"multipart":false,"singleOrList":false},
-  "PUT /users/{id}/": {"operationId":"replaceUser","scope":"users:write","paginated":false,"multipart":false,"singleOrList":false},
-  "PATCH /users/{id}/": {"operationId":"updateUser","scope":"users:write","paginated":false,"multipart":false,"singleOrList":false},
-  "PUT /users/{id}/addresses/{addressId}/": {"operationId":"updateUserAddress","scope":"users:write","paginated":false,"multipart":false,"singleOrList":false},
-  "GET /users/{id}/notes/": {"operationId":"listUserNotes","scope":"users:read","paginated":true,"multipart":false,"singleOrList":false},
-  "GET /gift-cards/": {"operationId":"listGiftCards","scope":"gift_cards:read","paginated":true,"multipart":false,"singleOrList":false},
-  "PATCH /gift-cards/{id}/": {"operationId":"updateGiftCard","scope":"gift_cards:write","paginated":false,"multipart":false,"singleOrList":false},
-  "POST /products/": {"operationId":"createProduct","scope":"catalogue:write","paginated":false,"multipart":false,"singleOrList":false},
-  "GET /products/variants/{id}/": {"operationId":"getProductVariant","scope":"catalogue:read","paginated":false,"multipart":false,"singleOrList":false},
-  "POST /products/{id}/images/": {"operationId":"createProductImage","scope":"catalogue:write","paginated":false,"multipart":false,"singleOrList":false},
-  "GET /stockrecords/{id}/": {"operationId":"getStockRecord","scope":"catalogue:read","paginated":false,"multipart":false,"singleOrList":false},
-  "GET /disputes/{id}/": {"operationId":"getDispute","scope":"disputes:read","paginated":false,"multipart":false,"singleOrList":false},
-  "POST /disputes/{id}/notes/": {"operationId":"createDisputeNote","scope":"disputes:write","paginated":false,"multipart":false,"singleOrList":false},
-  "POST /disputes/{id}/resolve/": {"operationId":"resolveDispute","scope":"disputes:write","paginated":false,"multipart":false,"singleOrList":false},
-  "GET /gateways/{id}/": {"operationId":"getGateway","scope":"gateways:read","paginated":false,"multipart":false,"singleOrList":false},
-  "PATCH /orders/{number}/lines/{lineId}/": {"operationId":"updateOrderLine","scope":"orders:write","paginated":false,"multipart":false,"singleOrList":false},
-  "GET /orders/{number}/fulfillment-orders/": {"operationId":"listOrderFulfillmentOrders","scope":"orders:read","paginated":false,"multipart":false,"singleOrList":true},
-  "POST /subscriptions/{id}/renew/": {"operationId":"renewSubscription","scope":"subscriptions:write","paginated":false,"multipart":false,"singleOrList":false},
-  "POST /tickets/attachments/": {"operationId":"createTicketAttachment","scope":"tickets:write","paginated":false,"multipart":true,"singleOrList":false},
-} as const;
+/** What the client needs to know at run time about one operation. */
+export interface OperationFacts {
+  /** The scope the access token must hold. */
+  scope: string;
+  /** A cursor-paginated list (`paginate()` accepts it). */
+  paginated?: true;
+  /** Takes a `multipart/form-data` body. */
+  multipart?: true;
+  /** Its body may be one item where a list is meant; the client always hands over a list. */
+  singleOrList?: true;
+}
 
-export type OperationKey = keyof typeof operations;
+/** The operations, keyed by `"METHOD /path/template"`. */
+export type OperationKey =
+  | "GET /users/"
+  | "GET /users/{id}/"
+  | "PUT /users/{id}/"
+  | "PATCH /users/{id}/"
+  | "PUT /users/{id}/addresses/{addressId}/"
+  | "GET /users/{id}/notes/"
+  | "GET /gift-cards/"
+  | "PATCH /gift-cards/{id}/"
+  | "POST /products/"
+  | "GET /products/variants/{id}/"
+  | "POST /products/{id}/images/"
+  | "GET /stockrecords/{id}/"
+  | "GET /disputes/{id}/"
+  | "POST /disputes/{id}/notes/"
+  | "POST /disputes/{id}/resolve/"
+  | "GET /gateways/{id}/"
+  | "PATCH /orders/{number}/lines/{lineId}/"
+  | "GET /orders/{number}/fulfillment-orders/"
+  | "POST /subscriptions/{id}/renew/"
+  | "POST /tickets/attachments/";
+
+/** What the client needs to know at run time about each operation. */
+export const operations: Readonly<Record<OperationKey, OperationFacts>> = {
+  "GET /users/": { scope: "users:read", paginated: true }, // listUsers
+  "GET /users/{id}/": { scope: "users:read" }, // getUser
+  "PUT /users/{id}/": { scope: "users:write" }, // replaceUser
+  "PATCH /users/{id}/": { scope: "users:write" }, // updateUser
+  "PUT /users/{id}/addresses/{addressId}/": { scope: "users:write" }, // updateUserAddress
+  "GET /users/{id}/notes/": { scope: "users:read", paginated: true }, // listUserNotes
+  "GET /gift-cards/": { scope: "gift_cards:read", paginated: true }, // listGiftCards
+  "PATCH /gift-cards/{id}/": { scope: "gift_cards:write" }, // updateGiftCard
+  "POST /products/": { scope: "catalogue:write" }, // createProduct
+  "GET /products/variants/{id}/": { scope: "catalogue:read" }, // getProductVariant
+  "POST /products/{id}/images/": { scope: "catalogue:write" }, // createProductImage
+  "GET /stockrecords/{id}/": { scope: "catalogue:read" }, // getStockRecord
+  "GET /disputes/{id}/": { scope: "disputes:read" }, // getDispute
+  "POST /disputes/{id}/notes/": { scope: "disputes:write" }, // createDisputeNote
+  "POST /disputes/{id}/resolve/": { scope: "disputes:write" }, // resolveDispute
+  "GET /gateways/{id}/": { scope: "gateways:read" }, // getGateway
+  "PATCH /orders/{number}/lines/{lineId}/": { scope: "orders:write" }, // updateOrderLine
+  "GET /orders/{number}/fulfillment-orders/": { scope: "orders:read", singleOrList: true }, // listOrderFulfillmentOrders
+  "POST /subscriptions/{id}/renew/": { scope: "subscriptions:write" }, // renewSubscription
+  "POST /tickets/attachments/": { scope: "tickets:write", multipart: true }, // createTicketAttachment
+};

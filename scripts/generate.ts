@@ -72,6 +72,7 @@ function jsonSchemaOf200(doc: JsonObject, operation: JsonObject): JsonObject {
 async function generateOperations(): Promise<string> {
   const doc = parse(await readFile(specUrl, "utf8")) as JsonObject;
   const lines: string[] = [];
+  const keys: string[] = [];
   for (const [path, item] of Object.entries(doc.paths as JsonObject)) {
     const pathItem = item as JsonObject;
     for (const method of HTTP_METHODS) {
@@ -84,16 +85,17 @@ async function generateOperations(): Promise<string> {
       const body = resolve(doc, operation.requestBody);
       const okSchema = jsonSchemaOf200(doc, operation);
       const variants = ((okSchema.oneOf as unknown[] | undefined) ?? []).map((v) => resolve(doc, v));
-      const meta = {
-        operationId: operation.operationId as string,
-        scope: scopes[0]!,
+      const flags = {
         // A cursor-paginated list: it takes `cursor` and answers `{ next, previous, results }`.
         paginated: parameters.some((p) => p.in === "query" && p.name === "cursor") && propertyNames(doc, okSchema).includes("results"),
         multipart: Object.keys((body.content as JsonObject | undefined) ?? {}).includes("multipart/form-data"),
         // The body may be one item where a list is meant (`oneOf: [array of X, X]`); the client wraps it.
         singleOrList: variants.length === 2 && variants.some((v) => v.type === "array"),
       };
-      lines.push(`  ${JSON.stringify(`${method.toUpperCase()} ${path}`)}: ${JSON.stringify(meta)},`);
+      // Only the flags that are set: this table is in every bundle that imports the client.
+      const facts = [`scope: ${JSON.stringify(scopes[0])}`, ...Object.entries(flags).filter(([, on]) => on).map(([flag]) => `${flag}: true`)];
+      keys.push(`${method.toUpperCase()} ${path}`);
+      lines.push(`  ${JSON.stringify(`${method.toUpperCase()} ${path}`)}: { ${facts.join(", ")} }, // ${operation.operationId as string}`);
     }
   }
   const version = resolve(doc, { $ref: "#/components/parameters/ApiVersion" }).schema as { enum: string[] };
@@ -101,12 +103,26 @@ async function generateOperations(): Promise<string> {
 /** The API version this SDK was generated for; sent as \`X-Store-API-Version\` on every request. */
 export const API_VERSION = ${JSON.stringify(version.enum[0])};
 
-/** What the client needs to know at run time about each operation, keyed by \`"METHOD /path/template"\`. */
-export const operations = {
-${lines.join("\n")}
-} as const;
+/** What the client needs to know at run time about one operation. */
+export interface OperationFacts {
+  /** The scope the access token must hold. */
+  scope: string;
+  /** A cursor-paginated list (\`paginate()\` accepts it). */
+  paginated?: true;
+  /** Takes a \`multipart/form-data\` body. */
+  multipart?: true;
+  /** Its body may be one item where a list is meant; the client always hands over a list. */
+  singleOrList?: true;
+}
 
-export type OperationKey = keyof typeof operations;
+/** The operations, keyed by \`"METHOD /path/template"\`. */
+export type OperationKey =
+${keys.map((key) => `  | ${JSON.stringify(key)}`).join("\n")};
+
+/** What the client needs to know at run time about each operation. */
+export const operations: Readonly<Record<OperationKey, OperationFacts>> = {
+${lines.join("\n")}
+};
 `;
 }
 

@@ -66,8 +66,10 @@ export function withRetry(fetch: FetchLike, options: RetryOptions = {}): FetchLi
 
     for (let attempt = 1; ; attempt++) {
       if (signal.aborted) throw signal.reason;
-      // A body can be read once: every attempt but the last sends a clone, the last the original.
-      const request = attempt > maxRetries ? original : original.clone();
+      // A body can be read once: every attempt but the last sends a clone, the last the
+      // original. A request without a body is never consumed, so it is sent as it is (a clone
+      // costs as much as the rest of the client's work on a request).
+      const request = attempt > maxRetries || original.body === null ? original : original.clone();
       rememberOperation(request, operation);
       const startedMs = performance.now();
       let response: Response | undefined;
@@ -93,7 +95,7 @@ export function withRetry(fetch: FetchLike, options: RetryOptions = {}): FetchLi
         retryAfter: response?.headers.get("retry-after"),
         random,
       });
-      emitLogEvent(onAttempt, logEvent(operation, attempt, startedMs, response, error, decision, secrets));
+      if (onAttempt) emitLogEvent(onAttempt, logEvent(operation, attempt, startedMs, response, error, decision, secrets));
 
       if (!decision.retry) {
         if (response === undefined) throw error;

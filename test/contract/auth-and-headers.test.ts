@@ -13,6 +13,7 @@
  * - `baseUrl` is normalised to `{baseUrl}/api/admin/...`; `apiUrl` is used as is.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadOpenApiDoc } from "../spec/openapi-doc.js";
 import { operations } from "../../generated/operations.js";
 import { AuthenticationError, createStoreAdminClient, unwrap, type StoreAdminClient } from "../../src/index.js";
 import {
@@ -20,6 +21,7 @@ import {
   EXPECTED_API_VERSION,
   expectOk,
   recordingServer,
+  useRecordingServer,
   TEST_TOKEN,
   type RecordedRequest,
   type RecordingServer,
@@ -166,26 +168,24 @@ function expectContentType(request: RecordedRequest, kind: BodyKind): void {
 }
 
 describe("X-Store-API-Version and Authorization on every request of all 20 operations", () => {
-  let server: RecordingServer;
-  beforeEach(async () => {
-    server = await recordingServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useRecordingServer();
 
   it("the table below holds exactly the 20 operations of the contract, once each", () => {
     expect(ALL_OPERATIONS).toHaveLength(20);
     expect(ALL_OPERATIONS.map((op) => op.key).sort()).toEqual(Object.keys(operations).sort());
-    for (const op of ALL_OPERATIONS) expect(operations[op.key].operationId).toBe(op.operationId);
+    const contract = loadOpenApiDoc();
+    for (const op of ALL_OPERATIONS) {
+      const [method, path] = op.key.split(" ") as [string, string];
+      expect(contract.operations().find((o) => o.method === method.toLowerCase() && o.path === path)?.op.operationId, op.key).toBe(op.operationId);
+    }
   });
 
   for (const op of ALL_OPERATIONS) {
     const [method] = op.key.split(" ");
     it(`${op.operationId}: ${op.key} carries the version header and the bearer token, exactly`, async () => {
-      await op.call(server.client());
-      expect(server.requests).toHaveLength(1);
-      const [request] = server.requests;
+      await op.call(server().client());
+      expect(server().requests).toHaveLength(1);
+      const [request] = server().requests;
       expect(request?.method).toBe(method);
       expect(request?.url).toBe(op.url);
       expect(request?.headers["x-store-api-version"]).toBe(EXPECTED_API_VERSION);
@@ -198,24 +198,18 @@ describe("X-Store-API-Version and Authorization on every request of all 20 opera
 // ─── Callers cannot override the two headers ────────────────────────────────────────
 
 describe("a caller's headers cannot replace the version or the token", () => {
-  let server: RecordingServer;
-  beforeEach(async () => {
-    server = await recordingServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useRecordingServer();
 
   it('getUser: per-request headers { "X-Store-API-Version": "1999-01-01" } are overridden', async () => {
-    await server.client().GET("/users/{id}/", {
+    await server().client().GET("/users/{id}/", {
       params: { path: { id: 42 } },
       headers: { "X-Store-API-Version": "1999-01-01" },
     });
-    expect(server.requests[0]?.headers["x-store-api-version"]).toBe(EXPECTED_API_VERSION);
+    expect(server().requests[0]?.headers["x-store-api-version"]).toBe(EXPECTED_API_VERSION);
   });
 
   it("updateUser: client-wide headers, other spellings and params.header (cast) cannot override either header", async () => {
-    const store = server.client({
+    const store = server().client({
       headers: { "x-store-api-version": "1999-01-01", Authorization: "Bearer client-wide", "X-Trace": "kept" },
     });
     await store.PATCH("/users/{id}/", {
@@ -223,7 +217,7 @@ describe("a caller's headers cannot replace the version or the token", () => {
       headers: { "X-STORE-API-VERSION": "1999-01-01", authorization: "Bearer per-request" },
       body: { is_blocked: true },
     });
-    const headers = server.requests[0]?.headers;
+    const headers = server().requests[0]?.headers;
     expect(headers?.["x-store-api-version"]).toBe(EXPECTED_API_VERSION);
     expect(headers?.authorization).toBe(`Bearer ${TEST_TOKEN}`);
     // Other caller headers still go out.
@@ -285,29 +279,23 @@ describe("an async accessToken function is called once per request, so tokens ca
 // ─── baseUrl and apiUrl ─────────────────────────────────────────────────────────────
 
 describe("baseUrl is normalised to {baseUrl}/api/admin; apiUrl is used as is", () => {
-  let server: RecordingServer;
-  beforeEach(async () => {
-    server = await recordingServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useRecordingServer();
 
   const getUser = (store: StoreAdminClient) => store.GET("/users/{id}/", { params: { path: { id: 42 } } });
 
   it("getUser: baseUrl with and without trailing slashes, at the root and under a prefix", async () => {
     const cases = [
-      [server.url, "/api/admin/users/42/"],
-      [`${server.url}/`, "/api/admin/users/42/"],
-      [`${server.url}//`, "/api/admin/users/42/"],
-      [`${server.url}/shop`, "/shop/api/admin/users/42/"],
-      [`${server.url}/shop/`, "/shop/api/admin/users/42/"],
+      [server().url, "/api/admin/users/42/"],
+      [`${server().url}/`, "/api/admin/users/42/"],
+      [`${server().url}//`, "/api/admin/users/42/"],
+      [`${server().url}/shop`, "/shop/api/admin/users/42/"],
+      [`${server().url}/shop/`, "/shop/api/admin/users/42/"],
     ] as const;
     for (const [baseUrl] of cases) {
       await getUser(createStoreAdminClient({ baseUrl, accessToken: TEST_TOKEN }));
     }
-    expect(server.requests.map((r) => r.url)).toEqual(cases.map(([, path]) => path));
-    for (const request of server.requests) {
+    expect(server().requests.map((r) => r.url)).toEqual(cases.map(([, path]) => path));
+    for (const request of server().requests) {
       expect(request.headers["x-store-api-version"]).toBe(EXPECTED_API_VERSION);
       expect(request.headers.authorization).toBe(`Bearer ${TEST_TOKEN}`);
     }
@@ -328,10 +316,10 @@ describe("baseUrl is normalised to {baseUrl}/api/admin; apiUrl is used as is", (
   });
 
   it("getUser: apiUrl is the API root itself, with or without a trailing slash (no /api/admin added)", async () => {
-    await getUser(createStoreAdminClient({ apiUrl: server.url, accessToken: TEST_TOKEN }));
-    await getUser(createStoreAdminClient({ apiUrl: `${server.url}/`, accessToken: TEST_TOKEN }));
-    await getUser(createStoreAdminClient({ apiUrl: `${server.url}/proxy/admin/`, accessToken: TEST_TOKEN }));
-    expect(server.requests.map((r) => r.url)).toEqual(["/users/42/", "/users/42/", "/proxy/admin/users/42/"]);
+    await getUser(createStoreAdminClient({ apiUrl: server().url, accessToken: TEST_TOKEN }));
+    await getUser(createStoreAdminClient({ apiUrl: `${server().url}/`, accessToken: TEST_TOKEN }));
+    await getUser(createStoreAdminClient({ apiUrl: `${server().url}/proxy/admin/`, accessToken: TEST_TOKEN }));
+    expect(server().requests.map((r) => r.url)).toEqual(["/users/42/", "/users/42/", "/proxy/admin/users/42/"]);
   });
 });
 

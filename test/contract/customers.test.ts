@@ -13,9 +13,9 @@
  * check the SDK's serialisation; the wire format of the list filters is checked separately
  * against the recording server, because Prism ignores a query parameter that never arrives.
  */
-import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from "vitest";
+import { beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import type { StoreAdminClient } from "../../src/index.js";
-import { createTestClient, expectOk, recordingServer, type RecordingServer } from "../helpers/client.js";
+import { createTestClient, expectOk, useRecordingServer } from "../helpers/client.js";
 
 let store: StoreAdminClient;
 beforeEach(() => {
@@ -61,17 +61,11 @@ describe("listUsers — GET /users/", () => {
   });
 
   describe("on the wire", () => {
-    let server: RecordingServer;
-    beforeEach(async () => {
-      server = await recordingServer();
-    });
-    afterEach(async () => {
-      await server.close();
-    });
+    const server = useRecordingServer();
 
     it("listUsers: each filter is sent as one query parameter, formatted as the contract says", async () => {
-      server.reply({ body: { next: null, previous: null, results: [] } });
-      await server.client().GET("/users/", {
+      server().reply({ body: { next: null, previous: null, results: [] } });
+      await server().client().GET("/users/", {
         params: {
           query: {
             email: "astrid+shop@example.org",
@@ -87,8 +81,8 @@ describe("listUsers — GET /users/", () => {
           },
         },
       });
-      expect(server.requests).toHaveLength(1);
-      const [request] = server.requests;
+      expect(server().requests).toHaveLength(1);
+      const [request] = server().requests;
       expect(request?.path).toBe("/users/");
       expect(Object.fromEntries(request?.query ?? [])).toEqual({
         email: "astrid+shop@example.org",

@@ -5,9 +5,9 @@
  *   7. listGiftCards   GET   /gift-cards/
  *   8. updateGiftCard  PATCH /gift-cards/{id}/
  */
-import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from "vitest";
+import { beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import type { StoreAdminClient } from "../../src/index.js";
-import { createTestClient, expectOk, recordingServer, type RecordingServer } from "../helpers/client.js";
+import { createTestClient, expectOk, useRecordingServer } from "../helpers/client.js";
 
 let store: StoreAdminClient;
 beforeEach(() => {
@@ -51,17 +51,11 @@ describe("listGiftCards — GET /gift-cards/", () => {
   });
 
   describe("on the wire", () => {
-    let server: RecordingServer;
-    beforeEach(async () => {
-      server = await recordingServer();
-    });
-    afterEach(async () => {
-      await server.close();
-    });
+    const server = useRecordingServer();
 
     it("listGiftCards: numbers, dates and the cursor are sent as the contract declares them", async () => {
-      server.reply({ body: { next: null, previous: null, results: [] } });
-      await server.client().GET("/gift-cards/", {
+      server().reply({ body: { next: null, previous: null, results: [] } });
+      await server().client().GET("/gift-cards/", {
         params: {
           query: {
             search_text: "gift for Astrid",
@@ -76,8 +70,8 @@ describe("listGiftCards — GET /gift-cards/", () => {
           },
         },
       });
-      expect(server.requests).toHaveLength(1);
-      expect(Object.fromEntries(server.requests[0]?.query ?? [])).toEqual({
+      expect(server().requests).toHaveLength(1);
+      expect(Object.fromEntries(server().requests[0]?.query ?? [])).toEqual({
         search_text: "gift for Astrid",
         created_from: "2024-01-01",
         created_to: "2024-06-30",

@@ -19,7 +19,7 @@ import {
   unwrap,
   type StoreAdminClient,
 } from "../../src/index.js";
-import { createTestClient, recordingServer, validationOf, type PrismValidationEntry, type RecordingServer } from "../helpers/client.js";
+import { createTestClient, recordingServer, useRecordingServer, validationOf, type PrismValidationEntry, type RecordingServer } from "../helpers/client.js";
 
 /** The rejection of `promise`; fails the test if it resolves. */
 async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
@@ -266,13 +266,7 @@ describe("path parameters that would change the endpoint are refused before send
 // ─── 3. Client options ──────────────────────────────────────────────────────────────
 
 describe("client option errors name the option; nothing is sent", () => {
-  let server: RecordingServer;
-  beforeEach(async () => {
-    server = await recordingServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useRecordingServer();
 
   function creationError(options: unknown): Error {
     let caught: unknown;
@@ -286,25 +280,25 @@ describe("client option errors name the option; nothing is sent", () => {
   }
 
   it("both baseUrl and apiUrl: TypeError naming both", () => {
-    const error = creationError({ baseUrl: server.url, apiUrl: server.url, accessToken: "test-token" });
+    const error = creationError({ baseUrl: server().url, apiUrl: server().url, accessToken: "test-token" });
     expect(error.message).toMatch(/baseUrl/);
     expect(error.message).toMatch(/apiUrl/);
     expect(error.message).toMatch(/not both/);
-    expect(server.requests).toHaveLength(0);
+    expect(server().requests).toHaveLength(0);
   });
 
   it("neither baseUrl nor apiUrl: TypeError naming both", () => {
     const error = creationError({ accessToken: "test-token" });
     expect(error.message).toMatch(/baseUrl/);
     expect(error.message).toMatch(/apiUrl/);
-    expect(server.requests).toHaveLength(0);
+    expect(server().requests).toHaveLength(0);
   });
 
   it("an ftp:// apiUrl: TypeError naming apiUrl and the scheme", () => {
-    const error = creationError({ apiUrl: server.url.replace("http:", "ftp:"), accessToken: "test-token" });
+    const error = creationError({ apiUrl: server().url.replace("http:", "ftp:"), accessToken: "test-token" });
     expect(error.message).toMatch(/^apiUrl /);
     expect(error.message).toContain('"ftp:"');
-    expect(server.requests).toHaveLength(0);
+    expect(server().requests).toHaveLength(0);
   });
 
   it("an ftp:// baseUrl: TypeError naming baseUrl", () => {
@@ -314,23 +308,23 @@ describe("client option errors name the option; nothing is sent", () => {
   });
 
   it("a URL with user:pass@: TypeError naming the option, without echoing the password", () => {
-    const error = creationError({ apiUrl: server.url.replace("http://", "http://admin:s3cr3t-pw@"), accessToken: "test-token" });
+    const error = creationError({ apiUrl: server().url.replace("http://", "http://admin:s3cr3t-pw@"), accessToken: "test-token" });
     expect(error.message).toMatch(/^apiUrl must not contain credentials/);
     expect(error.message).not.toContain("s3cr3t-pw");
     const viaBase = creationError({ baseUrl: "https://admin:s3cr3t-pw@shop.example.com", accessToken: "test-token" });
     expect(viaBase.message).toMatch(/^baseUrl must not contain credentials/);
     expect(viaBase.message).not.toContain("s3cr3t-pw");
-    expect(server.requests).toHaveLength(0);
+    expect(server().requests).toHaveLength(0);
   });
 
   it("an empty accessToken: TypeError naming accessToken", () => {
-    const error = creationError({ apiUrl: server.url, accessToken: "" });
+    const error = creationError({ apiUrl: server().url, accessToken: "" });
     expect(error.message).toMatch(/^accessToken is an empty string/);
-    expect(server.requests).toHaveLength(0);
+    expect(server().requests).toHaveLength(0);
   });
 
   it("an accessToken function that throws: the call rejects naming accessToken, with the cause; nothing sent", async () => {
-    const store = server.client({
+    const store = server().client({
       accessToken: () => {
         throw new Error("token vault unreachable");
       },
@@ -340,23 +334,23 @@ describe("client option errors name the option; nothing is sent", () => {
     expect((error as Error).message).toContain("accessToken");
     expect((error as Error).message).toContain("not sent");
     expect(((error as Error).cause as Error | undefined)?.message).toBe("token vault unreachable");
-    expect(server.requests).toHaveLength(0);
+    expect(server().requests).toHaveLength(0);
   });
 
   it("an async accessToken function that rejects: same, and nothing sent", async () => {
-    const store = server.client({ accessToken: async () => Promise.reject(new Error("refresh failed")) });
+    const store = server().client({ accessToken: async () => Promise.reject(new Error("refresh failed")) });
     const error = await rejectionOf(store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } }));
     expect(error).toBeInstanceOf(StoreAdminError);
     expect((error as Error).message).toContain("accessToken");
-    expect(server.requests).toHaveLength(0);
+    expect(server().requests).toHaveLength(0);
   });
 
   it('an accessToken function returning "": the call rejects with a TypeError naming accessToken(); nothing sent', async () => {
-    const store = server.client({ accessToken: async () => "" });
+    const store = server().client({ accessToken: async () => "" });
     const error = await rejectionOf(store.GET("/users/{id}/", { params: { path: { id: 42 } } }));
     expect(error).toBeInstanceOf(TypeError);
     expect((error as Error).message).toContain("accessToken()");
     expect((error as Error).message).toContain("empty");
-    expect(server.requests).toHaveLength(0);
+    expect(server().requests).toHaveLength(0);
   });
 });

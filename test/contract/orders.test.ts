@@ -9,9 +9,9 @@
  * describes a list; its example is one object); the client always hands callers an array.
  * Prism has one example of each form: `Prefer: example=single` and `example=list`.
  */
-import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from "vitest";
+import { beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import type { StoreAdminClient } from "../../src/index.js";
-import { createTestClient, expectOk, recordingServer, type RecordingServer } from "../helpers/client.js";
+import { createTestClient, expectOk, useRecordingServer } from "../helpers/client.js";
 
 let store: StoreAdminClient;
 beforeEach(() => {
@@ -81,30 +81,24 @@ describe("listOrderFulfillmentOrders — GET /orders/{number}/fulfillment-orders
   });
 
   describe("on the wire", () => {
-    let server: RecordingServer;
-    beforeEach(async () => {
-      server = await recordingServer();
-    });
-    afterEach(async () => {
-      await server.close();
-    });
+    const server = useRecordingServer();
 
     it("listOrderFulfillmentOrders: one object is wrapped; an array of two or none is left as is", async () => {
-      server.reply({ body: { id: 1 } }, { body: [{ id: 1 }, { id: 2 }] }, { body: [] });
-      const client = server.client();
+      server().reply({ body: { id: 1 } }, { body: [{ id: 1 }, { id: 2 }] }, { body: [] });
+      const client = server().client();
       const get = () => client.GET("/orders/{number}/fulfillment-orders/", { params: { path: { number: "100234" } } });
       expect(expectOk(await get())).toEqual([{ id: 1 }]);
       expect(expectOk(await get())).toEqual([{ id: 1 }, { id: 2 }]);
       expect(expectOk(await get())).toEqual([]);
-      expect(server.requests.map((r) => r.path)).toEqual(Array(3).fill("/orders/100234/fulfillment-orders/"));
+      expect(server().requests.map((r) => r.path)).toEqual(Array(3).fill("/orders/100234/fulfillment-orders/"));
     });
 
     it("updateOrderLine: an order number with / ? # stays one path segment", async () => {
-      await server.client().PATCH("/orders/{number}/lines/{lineId}/", {
+      await server().client().PATCH("/orders/{number}/lines/{lineId}/", {
         params: { path: { number: "2024/10?x#y", lineId: 3301 } },
         body: { quantity: 2 },
       });
-      expect(server.requests.map((r) => r.url)).toEqual(["/orders/2024%2F10%3Fx%23y/lines/3301/"]);
+      expect(server().requests.map((r) => r.url)).toEqual(["/orders/2024%2F10%3Fx%23y/lines/3301/"]);
     });
   });
 });

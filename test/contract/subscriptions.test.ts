@@ -5,9 +5,9 @@
  * Operations covered (1 of 20):
  *   19. renewSubscription  POST /subscriptions/{id}/renew/   (no request body)
  */
-import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from "vitest";
+import { beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import type { StoreAdminClient } from "../../src/index.js";
-import { createTestClient, expectOk, recordingServer, type RecordingServer } from "../helpers/client.js";
+import { createTestClient, expectOk, useRecordingServer } from "../helpers/client.js";
 
 let store: StoreAdminClient;
 beforeEach(() => {
@@ -27,20 +27,14 @@ describe("renewSubscription — POST /subscriptions/{id}/renew/", () => {
   });
 
   describe("on the wire", () => {
-    let server: RecordingServer;
-    beforeEach(async () => {
-      server = await recordingServer();
-    });
-    afterEach(async () => {
-      await server.close();
-    });
+    const server = useRecordingServer();
 
     it("renewSubscription: one POST with an empty body and no content-type", async () => {
-      server.reply({ body: { id: 410, status: "active" } });
-      const subscription = expectOk(await server.client().POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } }));
+      server().reply({ body: { id: 410, status: "active" } });
+      const subscription = expectOk(await server().client().POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } }));
       expect(subscription.id).toBe(410);
-      expect(server.requests).toHaveLength(1);
-      const [request] = server.requests;
+      expect(server().requests).toHaveLength(1);
+      const [request] = server().requests;
       expect(request?.method).toBe("POST");
       expect(request?.url).toBe("/subscriptions/410/renew/");
       expect(request?.body.length).toBe(0);

@@ -7,9 +7,9 @@
  * Each form is sent to Prism (which checks the media type and the form against the contract)
  * and to the recording server, to see the parts that really go out.
  */
-import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from "vitest";
+import { beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import type { StoreAdminClient } from "../../src/index.js";
-import { createTestClient, expectOk, formDataOf, recordingServer, type RecordingServer } from "../helpers/client.js";
+import { createTestClient, expectOk, formDataOf, useRecordingServer } from "../helpers/client.js";
 
 const photo = () => new File(["\xff\xd8\xff\xe0 jpeg bytes"], "photo.jpg", { type: "image/jpeg" });
 const receipt = () => new File(["%PDF-1.7 receipt"], "receipt.pdf", { type: "application/pdf" });
@@ -49,18 +49,12 @@ describe("createTicketAttachment — POST /tickets/attachments/ (Prism)", () => 
 });
 
 describe("createTicketAttachment — POST /tickets/attachments/ (on the wire)", () => {
-  let server: RecordingServer;
-  beforeEach(async () => {
-    server = await recordingServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useRecordingServer();
 
   it("createTicketAttachment: one File goes as one `files` part with its name and type", async () => {
-    await server.client().POST("/tickets/attachments/", { body: { files: photo() } });
-    expect(server.requests).toHaveLength(1);
-    const [request] = server.requests;
+    await server().client().POST("/tickets/attachments/", { body: { files: photo() } });
+    expect(server().requests).toHaveLength(1);
+    const [request] = server().requests;
     expect(request?.headers["content-type"]).toMatch(/^multipart\/form-data; boundary=/);
     const parts = (await formDataOf(request!)).getAll("files");
     expect(parts).toHaveLength(1);
@@ -71,8 +65,8 @@ describe("createTicketAttachment — POST /tickets/attachments/ (on the wire)", 
   });
 
   it("createTicketAttachment: several Files go as repeated `files` parts, in order", async () => {
-    await server.client().POST("/tickets/attachments/", { body: { files: [photo(), receipt()] } });
-    const parts = (await formDataOf(server.requests[0]!)).getAll("files") as File[];
+    await server().client().POST("/tickets/attachments/", { body: { files: [photo(), receipt()] } });
+    const parts = (await formDataOf(server().requests[0]!)).getAll("files") as File[];
     expect(parts.map((p) => [p.name, p.type])).toEqual([
       ["photo.jpg", "image/jpeg"],
       ["receipt.pdf", "application/pdf"],
@@ -80,8 +74,8 @@ describe("createTicketAttachment — POST /tickets/attachments/ (on the wire)", 
   });
 
   it("createTicketAttachment: a bare Blob is sent as a file part named after the field", async () => {
-    await server.client().POST("/tickets/attachments/", { body: { files: new Blob(["plain text note"], { type: "text/plain" }) } });
-    const parts = (await formDataOf(server.requests[0]!)).getAll("files") as File[];
+    await server().client().POST("/tickets/attachments/", { body: { files: new Blob(["plain text note"], { type: "text/plain" }) } });
+    const parts = (await formDataOf(server().requests[0]!)).getAll("files") as File[];
     expect(parts).toHaveLength(1);
     expect(parts[0]?.name).toBe("files");
     expect(parts[0]?.type).toBe("text/plain");
@@ -89,8 +83,8 @@ describe("createTicketAttachment — POST /tickets/attachments/ (on the wire)", 
   });
 
   it("createTicketAttachment: no file is still multipart/form-data (never JSON), with no parts", async () => {
-    await server.client().POST("/tickets/attachments/", { body: {} });
-    const [request] = server.requests;
+    await server().client().POST("/tickets/attachments/", { body: {} });
+    const [request] = server().requests;
     expect(request?.headers["content-type"]).toMatch(/^multipart\/form-data; boundary=/);
     expect([...(await formDataOf(request!)).keys()]).toEqual([]);
   });

@@ -10,7 +10,7 @@
  */
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { Socket } from "node:net";
-import { expect } from "vitest";
+import { afterEach, beforeEach, expect } from "vitest";
 import { createStoreAdminClient, type StoreAdminClient, type StoreAdminClientOptions } from "../../src/index.js";
 import { prismUrl } from "./prism.js";
 
@@ -172,4 +172,23 @@ export async function formDataOf(recorded: RecordedRequest): Promise<FormData> {
     throw new Error(`not a multipart request: content-type ${String(contentType)}`);
   }
   return new Response(new Uint8Array(recorded.body), { headers: { "content-type": contentType } }).formData();
+}
+
+/**
+ * A recording server started before each test of the enclosing `describe` and closed after
+ * it; call the returned function to reach the current one.
+ */
+export function useRecordingServer(): () => RecordingServer {
+  let server: RecordingServer | undefined;
+  beforeEach(async () => {
+    server = await recordingServer();
+  });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  return () => {
+    if (!server) throw new Error("useRecordingServer(): the server exists only inside a test");
+    return server;
+  };
 }
