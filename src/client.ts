@@ -98,8 +98,8 @@ export function createStoreAdminClient(options: StoreAdminClientOptions): StoreA
   }
   const auth = authMiddleware(options.accessToken);
 
-  const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const transport = withRetry(withTimeout(baseFetch, options.timeoutMs ?? DEFAULT_TIMEOUT_MS), {
+  const baseFetch = options.fetch ?? ((request: Request, init?: RequestInit) => globalThis.fetch(request, init));
+  const transport = withRetry(withTimeout(baseFetch, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, { nativeFetch: options.fetch === undefined }), {
     maxRetries: options.maxRetries,
     onAttempt: options.logger,
     describe: describeRequest,

@@ -63,13 +63,14 @@ export function withRetry(fetch: FetchLike, options: RetryOptions = {}): FetchLi
     const described = describe?.(original);
     const operation: Operation = described ? { method: described.method, path: described.path } : operationOf(original);
     const secrets = secretsOfRequest(original);
+    // A body can be read once: read it once here and send the same bytes with every attempt
+    // (cheaper than a clone per attempt, which tees the stream). Without retries, or without
+    // a body, the request goes as it is.
+    const attemptInit = original.body === null || maxRetries === 0 ? init : { ...init, body: await original.arrayBuffer() };
 
     for (let attempt = 1; ; attempt++) {
       if (signal.aborted) throw signal.reason;
-      // A body can be read once: every attempt but the last sends a clone, the last the
-      // original. A request without a body is never consumed, so it is sent as it is (a clone
-      // costs as much as the rest of the client's work on a request).
-      const request = attempt > maxRetries || original.body === null ? original : original.clone();
+      const request = original;
       rememberOperation(request, operation);
       const startedMs = performance.now();
       let response: Response | undefined;
@@ -79,7 +80,7 @@ export function withRetry(fetch: FetchLike, options: RetryOptions = {}): FetchLi
       // reachable (see internal/hold.ts).
       const release = hold(original, request);
       try {
-        response = await fetch(request, init);
+        response = await fetch(request, attemptInit);
         outcome = { kind: "status", status: response.status };
       } catch (thrown) {
         error = signal.aborted ? signal.reason : ConnectionError.from(thrown, { phase: "request", operation, secrets });

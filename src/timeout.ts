@@ -53,7 +53,11 @@ export type FetchLike = (input: Request, init?: RequestInit) => Promise<Response
  * @default timeoutMs 30_000
  * @throws TimeoutError, ConnectionError, RedirectError, InvalidResponseError; or the caller's abort reason.
  */
-export function withTimeout(fetch: FetchLike, timeoutMs: number = DEFAULT_TIMEOUT_MS): FetchLike {
+export function withTimeout(
+  fetch: FetchLike,
+  timeoutMs: number = DEFAULT_TIMEOUT_MS,
+  { nativeFetch = false }: { /** `fetch` honours `init` (the platform's fetch does): pass the signal there instead of copying the Request. */ nativeFetch?: boolean } = {},
+): FetchLike {
   if (!(timeoutMs > 0)) throw new RangeError(`timeoutMs must be a positive number of milliseconds, got ${timeoutMs}`);
 
   return async function fetchWithTimeout(input: Request, init?: RequestInit): Promise<Response> {
@@ -63,7 +67,11 @@ export function withTimeout(fetch: FetchLike, timeoutMs: number = DEFAULT_TIMEOU
     const secrets = secretsOfRequest(input);
 
     const controller = new AbortController();
-    const request = new Request(input, { signal: controller.signal, redirect: "manual" });
+    // The attempt's own signal and `redirect: "manual"`: given to the platform's fetch in
+    // `init` (it copies the Request anyway), or carried by a copy for a caller's fetch,
+    // which receives only a Request.
+    const attemptInit: RequestInit = { ...init, signal: controller.signal, redirect: "manual" };
+    const request = nativeFetch ? input : new Request(input, attemptInit);
     // Both Requests must outlive the attempt, or a GC can disconnect their signals (see internal/hold.ts).
     const release = hold(input, request);
     let timedOut = false;
@@ -91,7 +99,7 @@ export function withTimeout(fetch: FetchLike, timeoutMs: number = DEFAULT_TIMEOU
     try {
       let response: Response;
       try {
-        response = await fetch(request, init === undefined ? undefined : { ...init, signal: controller.signal, redirect: "manual" });
+        response = await fetch(request, nativeFetch ? attemptInit : undefined);
       } catch (error) {
         throw failure(error, "request");
       }

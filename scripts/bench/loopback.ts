@@ -1,0 +1,33 @@
+/**
+ * 2. End to end on loopback: the same GET and POST as benchmark 1, through our client, bare
+ * openapi-fetch and raw fetch, each with Node's own fetch against a keep-alive node:http
+ * server on 127.0.0.1 (see server.ts). Goal: ours ≥ 0.97× raw fetch.
+ */
+import { bareCalls, loadBareOpenapiFetch, loadSdk, clientCalls, rawCalls, TOKEN } from "./fixtures.js";
+import { startLoopbackServer } from "./server.js";
+import { compare, compareOps, opsPlan, type BenchOptions, type Comparison } from "./stats.js";
+
+export interface LoopbackResult {
+  get: Comparison;
+  post: Comparison;
+}
+
+export async function run(options: BenchOptions): Promise<LoopbackResult> {
+  const sdk = await loadSdk();
+  const createClient = await loadBareOpenapiFetch();
+  const server = await startLoopbackServer();
+  try {
+    const fetch = (input: Request | string, init?: RequestInit): Promise<Response> => globalThis.fetch(input, init);
+    const ours = clientCalls(sdk.createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN }));
+    const bare = bareCalls(createClient, server.url, fetch);
+    const raw = rawCalls(server.url, fetch);
+    const result: Partial<LoopbackResult> = {};
+    for (const method of ["get", "post"] as const) {
+      const samples = await compareOps({ ours: ours[method], bare: bare[method], raw: raw[method] }, opsPlan(options));
+      result[method] = compare(samples, [["ours", "raw"], ["ours", "bare"], ["bare", "raw"]]);
+    }
+    return result as LoopbackResult;
+  } finally {
+    await server.close();
+  }
+}

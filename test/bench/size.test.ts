@@ -1,0 +1,26 @@
+/**
+ * The bundle size of `import { createStoreAdminClient }` (the built package, openapi-fetch
+ * included), deterministic, so it runs in `npm test` after the build.
+ *
+ * Issue 6 sets a goal of 8 kB min+gz (`SIZE_BUDGET_GZIP_BYTES`). Today's bundle misses it by
+ * about 2 kB — mostly the typed errors and their messages; see docs/performance.md section 5
+ * and "Where a goal is missed" — and the issue stays open on that. Until it is met, this test
+ * holds the line where the bundle stands (10.2 kB), so it cannot grow unnoticed, and reports
+ * the distance to the goal.
+ */
+import { describe, expect, it } from "vitest";
+import { bundleSize, SIZE_BUDGET_GZIP_BYTES } from "../../scripts/bench/size.js";
+
+/** Today's size plus ~3 % for toolchain noise; lower it as the bundle shrinks. */
+const CEILING_GZIP_BYTES = 10_500;
+
+describe("bundle size", () => {
+  it(`keeps \`import { createStoreAdminClient }\` within ${CEILING_GZIP_BYTES} B min+gz (goal: ${SIZE_BUDGET_GZIP_BYTES} B)`, async () => {
+    const { minBytes, gzipBytes } = await bundleSize();
+    console.info(`bundle: ${gzipBytes} B min+gz (${minBytes} B minified); goal ${SIZE_BUDGET_GZIP_BYTES} B, ${gzipBytes - SIZE_BUDGET_GZIP_BYTES} B over`);
+    expect(
+      gzipBytes,
+      `the bundle is ${gzipBytes} B min+gz (${minBytes} B minified), over the ceiling of ${CEILING_GZIP_BYTES} B; see docs/performance.md section 5 for what it contains`,
+    ).toBeLessThanOrEqual(CEILING_GZIP_BYTES);
+  });
+});
