@@ -135,7 +135,7 @@ async function main(): Promise<void> {
       TypeScript: version("typescript"),
     },
     commit: otherBuild ? `(another build: ${DIST_ENTRY})` : git("rev-parse", "--short", "HEAD") || "unknown",
-    dirty: otherBuild ? [] : git("status", "--porcelain", "--", "src", "generated").split("\n").filter(Boolean).map((line) => line.slice(3)),
+    dirty: otherBuild ? [] : git("status", "--porcelain", "--", "src", "generated").split("\n").filter(Boolean).map((line) => line.trim().replace(/^\S+\s+/, "")), // git() trims the output, so the first line may have lost its leading space
     durationS: (performance.now() - started) / 1000,
     quick,
   };

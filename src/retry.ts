@@ -1,7 +1,7 @@
 /**
  * `withRetry(fetch, options)`: sends a request again when `retry-policy.ts` says it may.
  * It lives at the fetch layer because openapi-fetch middleware cannot resend a request
- * whose body has been read: here each attempt gets its own `request.clone()`.
+ * whose body has been read: here the body is read once and its bytes go with every attempt.
  *
  * Deciding (retry-policy.ts) is kept apart from doing (this file), as in Octokit's
  * plugin-retry. The caller's `AbortSignal` ends the loop at once, during an attempt or
@@ -63,6 +63,7 @@ export function withRetry(fetch: FetchLike, options: RetryOptions = {}): FetchLi
     const described = describe?.(original);
     const operation: Operation = described ? { method: described.method, path: described.path } : operationOf(original);
     const secrets = secretsOfRequest(original);
+    rememberOperation(original, operation);
     // A body can be read once: read it once here and send the same bytes with every attempt
     // (cheaper than a clone per attempt, which tees the stream). Without retries, or without
     // a body, the request goes as it is.
@@ -70,17 +71,15 @@ export function withRetry(fetch: FetchLike, options: RetryOptions = {}): FetchLi
 
     for (let attempt = 1; ; attempt++) {
       if (signal.aborted) throw signal.reason;
-      const request = original;
-      rememberOperation(request, operation);
       const startedMs = performance.now();
       let response: Response | undefined;
       let error: unknown;
       let outcome: AttemptOutcome;
-      // The clone follows the caller's signal through the original only while both are
-      // reachable (see internal/hold.ts).
-      const release = hold(original, request);
+      // The attempt's copy of the request follows the caller's signal only while the original
+      // is reachable (see internal/hold.ts).
+      const release = hold(original);
       try {
-        response = await fetch(request, attemptInit);
+        response = await fetch(original, attemptInit);
         outcome = { kind: "status", status: response.status };
       } catch (thrown) {
         error = signal.aborted ? signal.reason : ConnectionError.from(thrown, { phase: "request", operation, secrets });

@@ -17,6 +17,20 @@ import { beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import type { StoreAdminClient } from "../../src/index.js";
 import { createTestClient, expectOk, useRecordingServer } from "../helpers/client.js";
 
+/** Every query filter of `GET /users/` (spec 4.1), once each. */
+const USER_FILTERS = {
+  email: "astrid@example.org",
+  name: "Astrid Lindgren",
+  phone_number: "+46812345678",
+  language: "sv",
+  user_type: "customer",
+  date_joined_from: "2023-01-01",
+  date_joined_to: "2024-12-31",
+  is_blocked: false,
+  accepts_marketing: true,
+  cursor: "cD0yMDIzLTAzLTE0",
+} as const;
+
 let store: StoreAdminClient;
 beforeEach(() => {
   store = createTestClient();
@@ -27,18 +41,7 @@ describe("listUsers — GET /users/", () => {
     const page = expectOk(
       await store.GET("/users/", {
         params: {
-          query: {
-            email: "astrid@example.org",
-            name: "Astrid Lindgren",
-            phone_number: "+46812345678",
-            language: "sv",
-            user_type: "customer",
-            date_joined_from: "2023-01-01",
-            date_joined_to: "2024-12-31",
-            is_blocked: false,
-            accepts_marketing: true,
-            cursor: "cD0yMDIzLTAzLTE0",
-          },
+          query: USER_FILTERS,
         },
       }),
     );
@@ -67,18 +70,7 @@ describe("listUsers — GET /users/", () => {
       server().reply({ body: { next: null, previous: null, results: [] } });
       await server().client().GET("/users/", {
         params: {
-          query: {
-            email: "astrid+shop@example.org",
-            name: "Astrid Lindgren",
-            phone_number: "+46812345678",
-            language: "sv",
-            user_type: "customer",
-            date_joined_from: "2023-01-01",
-            date_joined_to: "2024-12-31",
-            is_blocked: false,
-            accepts_marketing: true,
-            cursor: "cD0yMDIzLTAzLTE0",
-          },
+          query: { ...USER_FILTERS, email: "astrid+shop@example.org" },
         },
       });
       expect(server().requests).toHaveLength(1);
