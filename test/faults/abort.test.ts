@@ -2,20 +2,14 @@
  * The caller's AbortSignal: it stops an attempt, a body read or the wait before a retry at
  * once, is never retried, and its reason comes back unchanged (not wrapped).
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { withRetry } from "../../src/retry.js";
 import { withTimeout } from "../../src/timeout.js";
 import { sleep } from "../../src/internal/sleep.js";
-import { apiRequest, startFaultServer, type FaultServer } from "../helpers/fault-server.js";
+import { apiRequest, useFaultServer } from "../helpers/fault-server.js";
 import { scriptedFetch } from "../helpers/scripted-fetch.js";
 
-let server: FaultServer;
-beforeEach(async () => {
-  server = await startFaultServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = useFaultServer();
 
 const transport = () => withRetry(withTimeout(globalThis.fetch, 10_000), { maxRetries: 2 });
 
@@ -24,36 +18,36 @@ describe("abort", () => {
     const controller = new AbortController();
     const reason = new Error("caller gave up");
     controller.abort(reason);
-    const error = await transport()(apiRequest(server.url, "GET", "/users/", { signal: controller.signal })).catch((e: unknown) => e);
+    const error = await transport()(apiRequest(server().url, "GET", "/users/", { signal: controller.signal })).catch((e: unknown) => e);
     expect(error).toBe(reason);
-    expect(server.requests).toHaveLength(0);
+    expect(server().requests).toHaveLength(0);
   });
 
   it("stops an attempt in flight and does not retry it", async () => {
-    server.enqueue({ hang: true });
+    server().enqueue({ hang: true });
     const controller = new AbortController();
     const reason = new Error("shutdown");
-    const pending = transport()(apiRequest(server.url, "GET", "/users/", { signal: controller.signal }));
-    await waitFor(() => server.requests.length === 1);
+    const pending = transport()(apiRequest(server().url, "GET", "/users/", { signal: controller.signal }));
+    await waitFor(() => server().requests.length === 1);
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
-    expect(server.requests).toHaveLength(1);
+    expect(server().requests).toHaveLength(1);
   });
 
   it("stops a body read in flight", async () => {
-    server.enqueue({ status: 200, body: { id: 1, email: "someone@example.com" }, stallAfterHeaders: true });
+    server().enqueue({ status: 200, body: { id: 1, email: "someone@example.com" }, stallAfterHeaders: true });
     const controller = new AbortController();
-    const pending = transport()(apiRequest(server.url, "GET", "/users/1/", { signal: controller.signal }));
-    await waitFor(() => server.requests.length === 1);
+    const pending = transport()(apiRequest(server().url, "GET", "/users/1/", { signal: controller.signal }));
+    await waitFor(() => server().requests.length === 1);
     controller.abort();
     const error = await pending.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DOMException);
     expect((error as DOMException).name).toBe("AbortError");
-    expect(server.requests).toHaveLength(1);
+    expect(server().requests).toHaveLength(1);
   });
 
   it("stops the wait before a retry at once, even a long Retry-After", async () => {
-    server.enqueue({ status: 429, headers: { "retry-after": "50" } });
+    server().enqueue({ status: 429, headers: { "retry-after": "50" } });
     const controller = new AbortController();
     const reason = new Error("stop waiting");
     const fetch = withRetry(withTimeout(globalThis.fetch, 10_000), {
@@ -62,8 +56,8 @@ describe("abort", () => {
         if (event.willRetry) controller.abort(reason);
       },
     });
-    await expect(fetch(apiRequest(server.url, "POST", "/subscriptions/7/renew/", { signal: controller.signal }))).rejects.toBe(reason);
-    expect(server.requests).toHaveLength(1);
+    await expect(fetch(apiRequest(server().url, "POST", "/subscriptions/7/renew/", { signal: controller.signal }))).rejects.toBe(reason);
+    expect(server().requests).toHaveLength(1);
   });
 
   it("is not mistaken for a network error by a scripted fetch either", async () => {

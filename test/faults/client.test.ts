@@ -3,7 +3,7 @@
  * fault server: the calls that create something reach the server at most once, the token
  * never reaches another origin, and failures come back as the SDK's typed errors.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createStoreAdminClient } from "../../src/client.js";
 import {
   ConnectionError,
@@ -16,21 +16,14 @@ import {
 } from "../../src/errors.js";
 import { formatLogEvent, type RequestLogEvent } from "../../src/logger.js";
 import { unwrap } from "../../src/unwrap.js";
-import { startFaultServer, TEST_TOKEN, type Fault, type FaultServer } from "../helpers/fault-server.js";
+import { useFaultServer, TEST_TOKEN, type Fault } from "../helpers/fault-server.js";
 
-let server: FaultServer;
-let elsewhere: FaultServer;
-beforeEach(async () => {
-  server = await startFaultServer();
-  elsewhere = await startFaultServer();
-});
-afterEach(async () => {
-  await Promise.all([server.close(), elsewhere.close()]);
-});
+const server = useFaultServer();
+const elsewhere = useFaultServer();
 
 function client(events: RequestLogEvent[] = []) {
   return createStoreAdminClient({
-    apiUrl: server.url,
+    apiUrl: server().url,
     accessToken: TEST_TOKEN,
     timeoutMs: 200,
     maxRetries: 2,
@@ -62,7 +55,7 @@ describe("calls that create something reach the server at most once", () => {
   for (const { name, path, call } of CREATING_CALLS) {
     for (const [failure, fault, check] of FAILURES) {
       it(`${name} after ${failure}`, async () => {
-        server.enqueue(fault, { status: 200, body: { id: 1 } }, { status: 200, body: { id: 1 } });
+        server().enqueue(fault, { status: 200, body: { id: 1 } }, { status: 200, body: { id: 1 } });
         const result = await call(client()).then(
           (value) => ({ value }),
           (error: unknown) => ({ error }),
@@ -73,25 +66,25 @@ describe("calls that create something reach the server at most once", () => {
         } else {
           expect(result.value.response.status).toBe(fault.status);
         }
-        expect(server.count("POST", path)).toBe(1);
+        expect(server().count("POST", path)).toBe(1);
       });
     }
 
     it(`${name} is sent again after a 429, which the server refused unprocessed`, async () => {
-      server.enqueue({ status: 429, headers: { "retry-after": "0.05" } }, { status: 200, body: { id: 1 } });
+      server().enqueue({ status: 429, headers: { "retry-after": "0.05" } }, { status: 200, body: { id: 1 } });
       const { data, response } = await call(client());
       expect(response.status).toBe(200);
       expect(data).toMatchObject({ id: 1 });
-      expect(server.count("POST", path)).toBe(2);
+      expect(server().count("POST", path)).toBe(2);
     });
   }
 
   it("an idempotent call is retried: GET /users/{id}/ after two 503s", async () => {
     const events: RequestLogEvent[] = [];
-    server.enqueue({ status: 503, headers: { "retry-after": "0" } }, { status: 503, headers: { "retry-after": "0" } }, { status: 200, body: { id: 42 } });
+    server().enqueue({ status: 503, headers: { "retry-after": "0" } }, { status: 503, headers: { "retry-after": "0" } }, { status: 200, body: { id: 42 } });
     const { data } = await client(events).GET("/users/{id}/", { params: { path: { id: 42 } } });
     expect(data).toMatchObject({ id: 42 });
-    expect(server.count("GET", "/users/42/")).toBe(3);
+    expect(server().count("GET", "/users/42/")).toBe(3);
     expect(events.map(formatLogEvent).map((line) => line.replace(/ \d+ ms/, " N ms"))).toEqual([
       "GET /users/{id}/ 503 attempt 1 N ms retrying in 0 ms",
       "GET /users/{id}/ 503 attempt 2 N ms retrying in 0 ms",
@@ -102,24 +95,24 @@ describe("calls that create something reach the server at most once", () => {
 
 describe("the token never reaches another origin", () => {
   it("a redirect to a second server is not followed: it receives nothing", async () => {
-    server.enqueue({ status: 302, headers: { location: `${elsewhere.url}/users/42/?steal=1` } });
+    server().enqueue({ status: 302, headers: { location: `${elsewhere().url}/users/42/?steal=1` } });
     const error = await client()
       .GET("/users/{id}/", { params: { path: { id: 42 } } })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RedirectError);
     expect((error as RedirectError).message).toBe(
-      `[GET /users/{id}/] 302 redirect to ${elsewhere.url} was not followed, and the access token was not sent there. ` +
+      `[GET /users/{id}/] 302 redirect to ${elsewhere().url} was not followed, and the access token was not sent there. ` +
         "If the API has moved, update baseUrl/apiUrl.",
     );
-    expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${TEST_TOKEN}`);
-    expect(elsewhere.requests).toHaveLength(0);
+    expect(server().requests).toHaveLength(1);
+    expect(server().requests[0]?.headers.authorization).toBe(`Bearer ${TEST_TOKEN}`);
+    expect(elsewhere().requests).toHaveLength(0);
   });
 });
 
 describe("typed errors through the client", () => {
   it("invalid JSON on a 200 is an InvalidResponseError naming the operation", async () => {
-    server.enqueue({ status: 200, headers: { "content-type": "application/json" }, body: "{not json" });
+    server().enqueue({ status: 200, headers: { "content-type": "application/json" }, body: "{not json" });
     const error = await client()
       .GET("/users/{id}/", { params: { path: { id: 1 } } })
       .catch((e: unknown) => e);
@@ -128,18 +121,18 @@ describe("typed errors through the client", () => {
   });
 
   it("a Retry-After beyond the cap is returned at once as a RateLimitError", async () => {
-    server.enqueue({ status: 429, headers: { "retry-after": "600" }, body: { detail: "Too many requests" } });
+    server().enqueue({ status: 429, headers: { "retry-after": "600" }, body: { detail: "Too many requests" } });
     const error = await unwrap(client().POST("/subscriptions/{id}/renew/", { params: { path: { id: 7 } } })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).retryAfterMs).toBe(600_000);
     expect((error as RateLimitError).message).toBe(
       "[POST /subscriptions/{id}/renew/] 429 Too Many Requests: Too many requests. Rate limited: retry after 600 s.",
     );
-    expect(server.requests).toHaveLength(1);
+    expect(server().requests).toHaveLength(1);
   });
 
   it("a 403 names the scope the operation requires, and the token stays out of it", async () => {
-    server.enqueue({ status: 403, body: { detail: `token Bearer ${TEST_TOKEN} lacks scope` } });
+    server().enqueue({ status: 403, body: { detail: `token Bearer ${TEST_TOKEN} lacks scope` } });
     const error = await unwrap(client().GET("/users/{id}/", { params: { path: { id: 1 } } })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PermissionDeniedError);
     expect((error as PermissionDeniedError).message).toBe(

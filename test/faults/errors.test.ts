@@ -5,7 +5,7 @@
  */
 import { inspect } from "node:util";
 import createClient from "openapi-fetch";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ApiError,
   AuthenticationError,
@@ -28,18 +28,11 @@ import {
 import { formatLogEvent, type RequestLogEvent } from "../../src/logger.js";
 import { withRetry } from "../../src/retry.js";
 import { withTimeout, type FetchLike } from "../../src/timeout.js";
-import { apiRequest, closedPortUrl, startFaultServer, TEST_TOKEN, type FaultServer } from "../helpers/fault-server.js";
+import { apiRequest, closedPortUrl, useFaultServer, TEST_TOKEN } from "../helpers/fault-server.js";
 import { recordingSleep, scriptedFetch } from "../helpers/scripted-fetch.js";
 
-let server: FaultServer;
-let elsewhere: FaultServer;
-beforeEach(async () => {
-  server = await startFaultServer();
-  elsewhere = await startFaultServer();
-});
-afterEach(async () => {
-  await Promise.all([server.close(), elsewhere.close()]);
-});
+const server = useFaultServer();
+const elsewhere = useFaultServer();
 
 const USER: Operation = { method: "GET", path: "/users/{id}/" };
 const NEXT_STEP_PROXY = "Something other than the API may have answered (a proxy, a login page): check baseUrl/apiUrl.";
@@ -63,8 +56,8 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 describe("hostile 2xx responses", () => {
   it("invalid JSON: openapi-fetch's SyntaxError becomes an InvalidResponseError with invalidJson()", async () => {
-    server.enqueue({ status: 200, headers: { "content-type": "application/json" }, body: '{"id": 1, "email": ' });
-    const client = createClient({ baseUrl: server.url, fetch: transport() });
+    server().enqueue({ status: 200, headers: { "content-type": "application/json" }, body: '{"id": 1, "email": ' });
+    const client = createClient({ baseUrl: server().url, fetch: transport() });
     const syntaxError = await rejection(client.GET("/users/1/" as never));
     expect(syntaxError).toBeInstanceOf(SyntaxError);
     const error = invalidJson(USER, syntaxError, new Response(null, { status: 200 }));
@@ -78,63 +71,63 @@ describe("hostile 2xx responses", () => {
   });
 
   it("an HTML page on a 200 is an InvalidResponseError, not retried", async () => {
-    server.enqueue({ status: 200, headers: { "content-type": "text/html; charset=utf-8" }, body: "<html>Log in</html>" });
-    const error = await rejection(transport()(apiRequest(server.url, "GET", "/users/1/")));
+    server().enqueue({ status: 200, headers: { "content-type": "text/html; charset=utf-8" }, body: "<html>Log in</html>" });
+    const error = await rejection(transport()(apiRequest(server().url, "GET", "/users/1/")));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect((error as InvalidResponseError).message).toBe(
       `[GET /users/{id}/] 200 OK with a body that is not the declared JSON: its content-type is text/html, not application/json. ${NEXT_STEP_PROXY}`,
     );
-    expect(server.requests).toHaveLength(1);
+    expect(server().requests).toHaveLength(1);
   });
 
   it("an empty body where JSON was declared is an InvalidResponseError", async () => {
-    server.enqueue({ status: 200, headers: { "content-type": "application/json" } });
-    const error = await rejection(transport()(apiRequest(server.url, "POST", "/subscriptions/7/renew/")));
+    server().enqueue({ status: 200, headers: { "content-type": "application/json" } });
+    const error = await rejection(transport()(apiRequest(server().url, "POST", "/subscriptions/7/renew/")));
     expect((error as InvalidResponseError).message).toBe(
       `[POST /subscriptions/{id}/renew/] 200 OK with a body that is not the declared JSON: the body is empty. ${NEXT_STEP_PROXY}`,
     );
   });
 
   it("accepts application/problem+json and a body without a content type (tolerant responses)", async () => {
-    server.enqueue({ status: 200, headers: { "content-type": "application/problem+json" }, body: "{}" }, { status: 200, body: "{}" });
+    server().enqueue({ status: 200, headers: { "content-type": "application/problem+json" }, body: "{}" }, { status: 200, body: "{}" });
     const fetch = transport();
-    expect(await (await fetch(apiRequest(server.url, "GET", "/users/1/"))).json()).toEqual({});
-    expect(await (await fetch(apiRequest(server.url, "GET", "/users/1/"))).json()).toEqual({});
+    expect(await (await fetch(apiRequest(server().url, "GET", "/users/1/"))).json()).toEqual({});
+    expect(await (await fetch(apiRequest(server().url, "GET", "/users/1/"))).json()).toEqual({});
   });
 
   it("a body cut off mid-stream is a ConnectionError that says the server got the request", async () => {
-    server.enqueue({ status: 200, body: { id: 1, title: "Renewal order" }, truncate: true });
-    const error = await rejection(transport()(apiRequest(server.url, "POST", "/subscriptions/7/renew/")));
+    server().enqueue({ status: 200, body: { id: 1, title: "Renewal order" }, truncate: true });
+    const error = await rejection(transport()(apiRequest(server().url, "POST", "/subscriptions/7/renew/")));
     expect((error as ConnectionError).message).toBe(
       "[POST /subscriptions/{id}/renew/] the connection closed while the response body was being read; the server " +
         "received the request (UND_ERR_SOCKET: other side closed). It was not resent automatically: check whether it " +
         "took effect before calling again.",
     );
-    expect(server.requests).toHaveLength(1);
+    expect(server().requests).toHaveLength(1);
   });
 });
 
 describe("redirects", () => {
   for (const [status, method] of [[301, "GET"], [302, "GET"], [303, "POST"], [307, "POST"], [308, "PUT"]] as const) {
     it(`a ${status} to another origin is not followed and the token never reaches it (${method})`, async () => {
-      server.enqueue({ status, headers: { location: `${elsewhere.url}/collect?session=abc#frag` } });
-      const error = await rejection(transport()(apiRequest(server.url, method, "/users/1/", { body: method === "GET" ? undefined : {} })));
+      server().enqueue({ status, headers: { location: `${elsewhere().url}/collect?session=abc#frag` } });
+      const error = await rejection(transport()(apiRequest(server().url, method, "/users/1/", { body: method === "GET" ? undefined : {} })));
       expect(error).toBeInstanceOf(RedirectError);
-      expect((error as RedirectError).targetOrigin).toBe(elsewhere.url);
+      expect((error as RedirectError).targetOrigin).toBe(elsewhere().url);
       expect((error as RedirectError).message).toBe(
-        `[${method} /users/{id}/] ${status} redirect to ${elsewhere.url} was not followed, and the access token was ` +
+        `[${method} /users/{id}/] ${status} redirect to ${elsewhere().url} was not followed, and the access token was ` +
           "not sent there. If the API has moved, update baseUrl/apiUrl.",
       );
-      expect(server.requests).toHaveLength(1);
-      expect(elsewhere.requests).toHaveLength(0);
+      expect(server().requests).toHaveLength(1);
+      expect(elsewhere().requests).toHaveLength(0);
     });
   }
 
   it("a same-origin redirect is not followed either", async () => {
-    server.enqueue({ status: 301, headers: { location: "/api/admin/users/1/" } });
-    const error = await rejection(transport()(apiRequest(server.url, "GET", "/users/1/")));
-    expect((error as RedirectError).targetOrigin).toBe(server.url);
-    expect(server.requests).toHaveLength(1);
+    server().enqueue({ status: 301, headers: { location: "/api/admin/users/1/" } });
+    const error = await rejection(transport()(apiRequest(server().url, "GET", "/users/1/")));
+    expect((error as RedirectError).targetOrigin).toBe(server().url);
+    expect(server().requests).toHaveLength(1);
   });
 });
 
@@ -245,8 +238,8 @@ describe("token safety", () => {
     echoed.push(echo(422, { validation: [{ location: ["header", "authorization"], message: `bad value ${bearer}` }] })(bearer));
     for (const [index, fault] of echoed.entries()) {
       // 429 is retried whatever the method (3 attempts); the others here are answered once.
-      server.enqueue(...Array.from({ length: fault.status === 429 ? 3 : 1 }, () => fault));
-      const response = await fetch(apiRequest(server.url, index % 2 ? "POST" : "GET", "/users/1/"));
+      server().enqueue(...Array.from({ length: fault.status === 429 ? 3 : 1 }, () => fault));
+      const response = await fetch(apiRequest(server().url, index % 2 ? "POST" : "GET", "/users/1/"));
       const body: unknown = await response.json();
       // Half with the Response, half with only its headers: both find the token to scrub.
       errors.push(
@@ -260,23 +253,23 @@ describe("token safety", () => {
     expect((errors[1] as ApiError).body).toEqual({ detail: "token Bearer [REDACTED] rejected", echo: { authorization: "Bearer [REDACTED]" } });
 
     // TimeoutError, ConnectionError (reset, cut body, refused), InvalidResponseError (HTML, empty), RedirectError.
-    server.enqueue({ hang: true }, { hang: true }, { hang: true });
-    errors.push(await rejection(fetch(apiRequest(server.url, "GET", "/users/1/"))));
-    server.enqueue({ destroy: true });
-    errors.push(await rejection(fetch(apiRequest(server.url, "POST", "/users/1/"))));
-    server.enqueue({ status: 200, body: { detail: bearer, padding: "x".repeat(50) }, truncate: true });
-    errors.push(await rejection(fetch(apiRequest(server.url, "POST", "/users/1/"))));
+    server().enqueue({ hang: true }, { hang: true }, { hang: true });
+    errors.push(await rejection(fetch(apiRequest(server().url, "GET", "/users/1/"))));
+    server().enqueue({ destroy: true });
+    errors.push(await rejection(fetch(apiRequest(server().url, "POST", "/users/1/"))));
+    server().enqueue({ status: 200, body: { detail: bearer, padding: "x".repeat(50) }, truncate: true });
+    errors.push(await rejection(fetch(apiRequest(server().url, "POST", "/users/1/"))));
     errors.push(await rejection(fetch(apiRequest(await closedPortUrl(), "GET", "/users/1/"))));
-    server.enqueue({ status: 200, headers: { "content-type": "text/html" }, body: `<p>${bearer}</p>` });
-    errors.push(await rejection(fetch(apiRequest(server.url, "GET", "/users/1/"))));
-    server.enqueue({ status: 200, headers: { "content-type": "application/json" } });
-    errors.push(await rejection(fetch(apiRequest(server.url, "GET", "/users/1/"))));
-    server.enqueue({ status: 302, headers: { location: `${elsewhere.url}/?token=${TEST_TOKEN}` } });
-    errors.push(await rejection(fetch(apiRequest(server.url, "GET", "/users/1/"))));
+    server().enqueue({ status: 200, headers: { "content-type": "text/html" }, body: `<p>${bearer}</p>` });
+    errors.push(await rejection(fetch(apiRequest(server().url, "GET", "/users/1/"))));
+    server().enqueue({ status: 200, headers: { "content-type": "application/json" } });
+    errors.push(await rejection(fetch(apiRequest(server().url, "GET", "/users/1/"))));
+    server().enqueue({ status: 302, headers: { location: `${elsewhere().url}/?token=${TEST_TOKEN}` } });
+    errors.push(await rejection(fetch(apiRequest(server().url, "GET", "/users/1/"))));
 
     // InvalidResponseError from a JSON body that openapi-fetch could not parse, quoting the token.
-    server.enqueue({ status: 200, headers: { "content-type": "application/json" }, body: `${bearer} is not JSON` });
-    const client = createClient({ baseUrl: server.url, fetch: fetch });
+    server().enqueue({ status: 200, headers: { "content-type": "application/json" }, body: `${bearer} is not JSON` });
+    const client = createClient({ baseUrl: server().url, fetch: fetch });
     const syntaxError = await rejection(client.GET("/users/1/" as never));
     errors.push(invalidJson(USER, syntaxError));
 
@@ -284,7 +277,7 @@ describe("token safety", () => {
     const leaky = scriptedFetch([
       { throws: new TypeError("fetch failed", { cause: Object.assign(new Error(`bad header Authorization: ${bearer}`), { code: "UND_ERR_INVALID_ARG" }) }) },
     ]);
-    errors.push(await rejection(transport(events, leaky.fetch)(apiRequest(server.url, "POST", "/users/1/"))));
+    errors.push(await rejection(transport(events, leaky.fetch)(apiRequest(server().url, "POST", "/users/1/"))));
 
     expect(errors.map((e) => (e as Error).name).slice(9)).toEqual([
       "TimeoutError", "ConnectionError", "ConnectionError", "ConnectionError",
@@ -298,6 +291,6 @@ describe("token safety", () => {
     expectNoToken(errors.flatMap(renderings));
     expect(events.length).toBeGreaterThan(errors.length);
     expectNoToken(events.flatMap((event) => [JSON.stringify(event), formatLogEvent(event)]));
-    expect(elsewhere.requests).toHaveLength(0);
+    expect(elsewhere().requests).toHaveLength(0);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { afterEach, beforeEach } from "vitest";
 
 /** What the server does with one request. */
 export interface Fault {
@@ -167,4 +168,23 @@ export async function closedPortUrl(): Promise<string> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   if (address === null || typeof address === "string") throw new Error("no port");
   return `http://127.0.0.1:${address.port}`;
+}
+
+/**
+ * A fault server started before each test of the enclosing suite (or file) and closed after
+ * it; call the returned function to reach the current one.
+ */
+export function useFaultServer(): () => FaultServer {
+  let server: FaultServer | undefined;
+  beforeEach(async () => {
+    server = await startFaultServer();
+  });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  return () => {
+    if (!server) throw new Error("useFaultServer(): the server exists only inside a test");
+    return server;
+  };
 }
