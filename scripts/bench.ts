@@ -20,7 +20,7 @@ import { cpus, loadavg, release, tmpdir, totalmem, type } from "node:os";
 import { join } from "node:path";
 import { summarizeProfile, type ProfileSummary } from "./bench/cpu-profile.js";
 import { DIST_ENTRY, ROOT } from "./bench/fixtures.js";
-import { goals, renderReport, type Environment, type Results } from "./bench/report.js";
+import { EXPLAINED_FUNCTIONS, goals, renderReport, type Environment, type Results } from "./bench/report.js";
 import { bundleSizeOf, openapiFetchBundleSize, SIZE_BUDGET_GZIP_BYTES } from "./bench/size.js";
 import { IMPORT_BUDGET_MS } from "./bench/startup.js";
 
@@ -79,7 +79,7 @@ function profile(target: "get" | "post" | "paginate"): ProfileSummary {
     // CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile: thread 0 is the main thread.
     const main = readdirSync(dir).find((file) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(file));
     if (!main) throw new Error(`no main-thread profile in ${dir}`);
-    return summarizeProfile(join(dir, main), 15, ["fetchWithTimeout", "fetchWithRetry"]);
+    return summarizeProfile(join(dir, main), 15, [...EXPLAINED_FUNCTIONS]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

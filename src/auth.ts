@@ -1,12 +1,7 @@
 /**
- * The `Authorization: Bearer …` header, as an openapi-fetch middleware.
- *
- * The token is resolved before every request, so a function can hand out a fresh token
- * when the old one expires (the spec does not say how long tokens live). A token that is
- * empty or could not be put in a header fails the call before anything is sent, and no
- * message ever contains the token itself.
+ * The access token. A token that is empty or could not be put in a header fails the call
+ * before anything is sent, and no message ever contains the token itself.
  */
-import type { Middleware } from "openapi-fetch";
 import { StoreAdminError } from "./errors.js";
 import type { AccessToken } from "./types.js";
 
@@ -34,28 +29,30 @@ export function checkAccessToken(token: unknown, source: string): string {
   return token;
 }
 
-/** Sets `Authorization: Bearer <token>` on every request, resolving `accessToken` each time. */
-export function authMiddleware(accessToken: AccessToken): Middleware {
-  if (typeof accessToken === "string") {
-    const header = `Bearer ${checkAccessToken(accessToken, "accessToken")}`;
-    return {
-      onRequest({ request }) {
-        request.headers.set("Authorization", header);
-      },
-    };
-  }
+/**
+ * The `Authorization` value of every request: fixed for a string token (checked once, here),
+ * or resolved before every attempt for a function, so it can hand out a fresh token when the
+ * old one expires (the spec does not say how long tokens live).
+ */
+export type TokenSource =
+  | { fixed: string; resolve?: undefined }
+  | { fixed?: undefined; resolve: () => Promise<string> };
+
+/** Checks `accessToken` and returns where each request's token comes from. */
+export function tokenSource(accessToken: AccessToken): TokenSource {
+  if (typeof accessToken === "string") return { fixed: checkAccessToken(accessToken, "accessToken") };
   if (typeof accessToken !== "function") {
     throw new TypeError(`accessToken must be a string or a function returning one, got ${accessToken === null ? "null" : typeof accessToken}.`);
   }
   return {
-    async onRequest({ request }) {
+    async resolve() {
       let token: unknown;
       try {
         token = await accessToken();
       } catch (cause) {
         throw new StoreAdminError("The accessToken function threw, so the request was not sent.", { cause });
       }
-      request.headers.set("Authorization", `Bearer ${checkAccessToken(token, "The token returned by accessToken()")}`);
+      return checkAccessToken(token, "The token returned by accessToken()");
     },
   };
 }

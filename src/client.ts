@@ -1,27 +1,21 @@
 /**
  * `createStoreAdminClient()`: openapi-fetch's client over the Store Admin API, plus
- * `paginate`. Everything the SDK adds goes through openapi-fetch's own extension points:
- * middleware for headers and request checks, the `fetch` option for retries and timeouts
- * (middleware cannot send a request twice), `bodySerializer` for uploads.
+ * `paginate`. The SDK works through openapi-fetch's own options: default `headers` (the
+ * version header and a fixed token), `redirect: "manual"`, and per call `fetch` (the
+ * attempt's deadline and checks), `Request` and `params.header`; see `request.ts`.
  */
 import createClient, { type Middleware } from "openapi-fetch";
-import { apiVersionMiddleware } from "./api-version.js";
-import { authMiddleware } from "./auth.js";
-import { invalidJson } from "./errors.js";
-import { contextMiddleware, describeRequest } from "./internal/context.js";
-import { singleOrListMiddleware } from "./list-response.js";
-import { multipartMiddleware, serializeBody } from "./multipart.js";
+import { API_VERSION, API_VERSION_HEADER } from "./api-version.js";
+import { tokenSource } from "./auth.js";
+import { sleep as abortableSleep } from "./internal/sleep.js";
 import { createPaginate } from "./paginate.js";
-import { pathParamsMiddleware } from "./path-params.js";
-import { withRetry } from "./retry.js";
-import { DEFAULT_TIMEOUT_MS, withTimeout } from "./timeout.js";
+import { createSend, type RequestPipeline } from "./request.js";
+import { DEFAULT_MAX_RETRIES } from "./retry-policy.js";
+import { DEFAULT_TIMEOUT_MS } from "./timeout.js";
 import type { paths, StoreAdminClient, StoreAdminClientOptions } from "./types.js";
 
 /** Every path of the API is under this prefix of the store's address (spec part 4). */
 export const API_PATH_PREFIX = "/api/admin";
-
-/** Per-call options of openapi-fetch that would bypass the client's origin or transport. */
-const PER_CALL_FORBIDDEN = ["baseUrl", "fetch"] as const;
 
 /** The HTTP methods openapi-fetch's client has, each wrapped once below. */
 const METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
@@ -84,6 +78,17 @@ function checkNumberOption(name: string, value: unknown, check: (n: number) => b
  * const { data, error } = await store.GET("/users/{id}/", { params: { path: { id: 42 } } });
  */
 export function createStoreAdminClient(options: StoreAdminClientOptions): StoreAdminClient {
+  return buildClient(options, {});
+}
+
+/** What tests may replace: the wait between attempts and the jitter's random source. Not exported from the package. */
+export interface ClientInternals {
+  sleep?: RequestPipeline["sleep"];
+  random?: RequestPipeline["random"];
+}
+
+/** {@link createStoreAdminClient} with replaceable internals. */
+export function buildClient(options: StoreAdminClientOptions, internals: ClientInternals): StoreAdminClient {
   if (options === null || typeof options !== "object") {
     throw new TypeError("createStoreAdminClient() takes an options object: { baseUrl | apiUrl, accessToken }.");
   }
@@ -96,49 +101,48 @@ export function createStoreAdminClient(options: StoreAdminClientOptions): StoreA
   if (options.logger !== undefined && typeof options.logger !== "function") {
     throw new TypeError("logger must be a function receiving one event per attempt.");
   }
-  const auth = authMiddleware(options.accessToken);
-
-  const baseFetch = options.fetch ?? ((request: Request, init?: RequestInit) => globalThis.fetch(request, init));
-  const transport = withRetry(withTimeout(baseFetch, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, { nativeFetch: options.fetch === undefined }), {
-    maxRetries: options.maxRetries,
-    onAttempt: options.logger,
-    describe: describeRequest,
-  });
+  const token = tokenSource(options.accessToken);
 
   const client = createClient<paths>({
     baseUrl: apiRoot,
-    fetch: transport,
-    headers: options.headers,
-    bodySerializer: serializeBody,
+    // The client's headers over the caller's defaults; a token function's header is set per attempt.
+    headers: {
+      ...options.headers,
+      [API_VERSION_HEADER]: API_VERSION,
+      ...(token.fixed === undefined ? {} : { Authorization: `Bearer ${token.fixed}` }),
+    },
+    // Never follow a redirect: the request carries the token (transport.ts refuses the 3xx).
+    redirect: "manual",
   });
-  // Request hooks run in this order, response hooks in reverse (openapi-fetch `use()`).
-  const middleware: Middleware[] = [
-    pathParamsMiddleware,
-    apiVersionMiddleware,
-    auth,
-    multipartMiddleware,
-    singleOrListMiddleware,
-    contextMiddleware,
-  ];
-  client.use(...middleware);
 
-  for (const method of METHODS) {
-    const call = client[method] as (path: string, init?: Record<string, unknown>) => Promise<unknown>;
-    (client as unknown as Record<string, unknown>)[method] = (path: string, init?: Record<string, unknown>) => {
-      // openapi-fetch honours a per-call `baseUrl` and `fetch`: the first would send the token
-      // to another origin, the second would skip retries, timeouts and the redirect guard.
-      for (const option of PER_CALL_FORBIDDEN) {
-        if (init?.[option] !== undefined) {
-          return Promise.reject(new TypeError(`[${method} ${path}] a per-call \`${option}\` is not supported; set it when creating the client. The request was not sent.`));
-        }
-      }
-      // openapi-fetch parses 2xx bodies with JSON.parse and lets its SyntaxError escape; turn
-      // that into the SDK's typed error naming the operation.
-      return call(path, init).catch((error: unknown) => {
-        throw error instanceof SyntaxError ? invalidJson({ method, path }, error) : error;
-      });
-    };
-  }
+  // openapi-fetch keeps its middleware to itself; count what is registered, so that calls
+  // build real Requests while there is any to show them to.
+  const middleware = new Set<Middleware>();
+  const { use, eject } = client;
+  client.use = (...added) => {
+    use(...added);
+    for (const m of added) if (m) middleware.add(m);
+  };
+  client.eject = (...removed) => {
+    eject(...removed);
+    for (const m of removed) middleware.delete(m);
+  };
+
+  const send = createSend({
+    request: client.request as RequestPipeline["request"],
+    // Looked up per call, so that a fetch installed later (a test, a polyfill) is used.
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    token,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+    logger: options.logger,
+    hasMiddleware: () => middleware.size > 0,
+    sleep: internals.sleep ?? abortableSleep,
+    random: internals.random ?? Math.random,
+  });
+  const methods = client as unknown as Record<string, unknown>;
+  for (const method of METHODS) methods[method] = (path: string, init?: Record<string, unknown>) => send(method, path, init);
+  methods["request"] = (method: string, path: string, init?: Record<string, unknown>) => send(method.toUpperCase(), path, init);
 
   // The methods above are openapi-fetch's with stricter types (exact bodies, no per-call origin).
   return Object.assign(client, { paginate: createPaginate(client, apiRoot) }) as unknown as StoreAdminClient;

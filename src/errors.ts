@@ -7,19 +7,36 @@
  * classes for the network. Messages read `[METHOD /path/template] 404 Not Found: <detail>.
  * <what to do next>` and never contain the access token or a request header: every
  * message, body and `cause` goes through the redaction in `internal/redact.ts`, and
- * `toJSON()` lists its fields one by one.
+ * `toJSON()` lists the safe fields by name (`SAFE_FIELDS`).
  */
 
 import { isIdempotent, parseRetryAfterMs } from "./retry-policy.js";
 import { prefix, reasonPhrase, statusMessage, validationIssues } from "./internal/error-messages.js";
 import { causeCodes, redact, redactDeep, sanitizeCause, summarizeCause } from "./internal/redact.js";
-import { secretsAttachedTo } from "./internal/secrets.js";
+import { recallCall } from "./internal/call-info.js";
 
 /** The operation an error belongs to: HTTP method and path template, e.g. `{ method: "GET", path: "/users/{id}/" }`. */
 export interface Operation {
   method: string;
   path: string;
 }
+
+/**
+ * The fields of SDK errors that `toJSON()` lists, when an error has them: never `headers`
+ * (a response header can carry a cookie) nor anything from the request.
+ */
+const SAFE_FIELDS = [
+  "status",
+  "scope",
+  "body",
+  "requestId",
+  "validation",
+  "retryAfterMs",
+  "timeoutMs",
+  "requestSent",
+  "targetOrigin",
+  "pagesRead",
+] as const;
 
 /** Options shared by every SDK error. */
 export interface StoreAdminErrorOptions {
@@ -45,9 +62,11 @@ export class StoreAdminError extends Error {
     this.operation = options.operation;
   }
 
-  /** The fields safe to log or send elsewhere; never a request header or the token. */
+  /** The fields safe to log or send elsewhere ({@link SAFE_FIELDS}); never a request header or the token. */
   toJSON(): Record<string, unknown> {
-    return { name: this.name, message: this.message, operation: this.operation };
+    const json: Record<string, unknown> = { name: this.name, message: this.message, operation: this.operation };
+    for (const field of SAFE_FIELDS) if (field in this) json[field] = (this as Record<string, unknown>)[field];
+    return json;
   }
 }
 
@@ -84,7 +103,7 @@ export class ApiError extends StoreAdminError {
   readonly requestId: string | undefined;
 
   constructor(input: ErrorResponseInput) {
-    const secrets = [...secretsAttachedTo(input.response), ...secretsAttachedTo(input.headers)];
+    const secrets = recallCall(input.response)?.secrets ?? [];
     const body = redactDeep(input.body, secrets);
     super(statusMessage(input.status, body, input.headers, input.operation, input.scope), {
       operation: input.operation,
@@ -95,11 +114,6 @@ export class ApiError extends StoreAdminError {
     this.headers = input.headers;
     this.scope = input.scope;
     this.requestId = input.headers.get("x-request-id") ?? undefined;
-  }
-
-  override toJSON(): Record<string, unknown> {
-    const { status, scope, body, requestId } = this;
-    return { ...super.toJSON(), status, scope, body, requestId };
   }
 }
 
@@ -130,10 +144,6 @@ export class UnprocessableEntityError extends ApiError {
   override name = "UnprocessableEntityError";
   /** The invalid fields, from the body's `validation` list (empty when the server sent none). */
   readonly validation: ValidationIssue[] = validationIssues(this.body);
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), validation: this.validation };
-  }
 }
 
 /**
@@ -144,10 +154,6 @@ export class RateLimitError extends ApiError {
   override name = "RateLimitError";
   /** How long the server asked to wait (from `Retry-After`), in milliseconds. */
   readonly retryAfterMs: number | undefined = parseRetryAfterMs(this.headers.get("retry-after"));
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), retryAfterMs: this.retryAfterMs };
-  }
 }
 
 const ERROR_BY_STATUS: Readonly<Record<number, new (input: ErrorResponseInput) => ApiError>> = {
@@ -198,10 +204,6 @@ export class TimeoutError extends StoreAdminError {
     );
     this.timeoutMs = input.timeoutMs;
   }
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), timeoutMs: this.timeoutMs };
-  }
 }
 
 /**
@@ -231,10 +233,6 @@ export class ConnectionError extends StoreAdminError {
           : "It was not resent automatically: check whether it took effect before calling again.";
     super(`${what}${reason ? ` (${reason})` : ""}. ${next}`, input);
     this.requestSent = input.requestSent;
-  }
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), requestSent: this.requestSent };
   }
 
   /**
@@ -278,21 +276,11 @@ export class InvalidResponseError extends StoreAdminError {
     );
     this.status = input.status;
   }
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), status: this.status };
-  }
 }
 
 /** The `InvalidResponseError` for a 2xx body that openapi-fetch could not parse (its `SyntaxError` as `cause`). */
-export function invalidJson(operation: Operation | undefined, cause: unknown, response?: Response): InvalidResponseError {
-  return new InvalidResponseError({
-    status: response?.status,
-    problem: "it is not valid JSON",
-    operation,
-    cause,
-    secrets: secretsAttachedTo(response),
-  });
+export function invalidJson(operation: Operation, cause: unknown, response: Response, secrets: readonly string[]): InvalidResponseError {
+  return new InvalidResponseError({ status: response.status, problem: "it is not valid JSON", operation, cause, secrets });
 }
 
 /**
@@ -317,10 +305,6 @@ export class RedirectError extends StoreAdminError {
     this.status = input.status;
     this.targetOrigin = input.targetOrigin;
   }
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), status: this.status, targetOrigin: this.targetOrigin };
-  }
 }
 
 /**
@@ -336,9 +320,5 @@ export class PaginationError extends StoreAdminError {
   constructor(input: { problem: string; pagesRead: number } & StoreAdminErrorOptions) {
     super(`pagination stopped after ${input.pagesRead} page(s): ${input.problem}.`, input);
     this.pagesRead = input.pagesRead;
-  }
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), pagesRead: this.pagesRead };
   }
 }

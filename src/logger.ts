@@ -3,6 +3,9 @@
  * and the path *template* (`/users/{id}/`, not `/users/42/`), never a header, a query
  * string, a body or the token, so they can go to any log sink as they are.
  */
+import type { Operation } from "./errors.js";
+import { redact } from "./internal/redact.js";
+import type { RetryDecision } from "./retry-policy.js";
 
 /** One attempt of one request, reported when it ends. */
 export interface RequestLogEvent {
@@ -57,4 +60,34 @@ export function formatLogEvent(event: RequestLogEvent): string {
   if (event.error) parts.push(`${event.error.name}: ${event.error.message}`);
   if (event.willRetry) parts.push(`retrying in ${event.retryDelayMs ?? 0} ms`);
   return parts.join(" ");
+}
+
+/** The event for one attempt that ended with `response`, or with `error` when none arrived (token redacted). */
+export function attemptEvent(
+  operation: Operation,
+  attempt: number,
+  startedMs: number,
+  response: Response | undefined,
+  error: unknown,
+  decision: RetryDecision,
+  secrets: readonly string[],
+): RequestLogEvent {
+  const event: RequestLogEvent = {
+    method: operation.method,
+    path: operation.path,
+    attempt,
+    durationMs: Math.round(performance.now() - startedMs),
+    willRetry: decision.retry,
+  };
+  if (response) {
+    event.status = response.status;
+    const requestId = response.headers.get("x-request-id");
+    if (requestId) event.requestId = requestId;
+  } else {
+    const name = error instanceof Error ? error.name : typeof error;
+    const message = error instanceof Error ? error.message : String(error);
+    event.error = { name, message: redact(message, secrets) };
+  }
+  if (decision.retry) event.retryDelayMs = decision.delayMs;
+  return event;
 }

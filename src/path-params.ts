@@ -7,8 +7,6 @@
  * `/orders/{number}/fulfillment-orders/` would reach `/fulfillment-orders/`. A missing
  * value would be sent as a literal `{number}`. Both fail here, before anything is sent.
  */
-import type { Middleware } from "openapi-fetch";
-
 const PLACEHOLDER = /\{([^{}]+)\}/g;
 
 /** Parameter names of each path template, computed once per template. */
@@ -36,18 +34,12 @@ function problemWith(value: unknown): string | undefined {
 }
 
 /** Rejects path parameter values that are missing, empty, `.` or `..`, naming the parameter. */
-export const pathParamsMiddleware: Middleware = {
-  onRequest({ request, schemaPath, params }) {
-    const names = parameterNames(schemaPath);
-    if (names.length === 0) return;
-    const values = (params.path ?? {}) as Record<string, unknown>;
-    for (const name of names) {
-      const problem = problemWith(values[name]);
-      if (problem) {
-        throw new TypeError(
-          `[${request.method} ${schemaPath}] path parameter "${name}" ${problem}; the request was not sent.`,
-        );
-      }
+export function checkPathParams(method: string, template: string, values: Record<string, unknown> = {}): void {
+  const names = parameterNames(template);
+  for (const name of names) {
+    const problem = problemWith(values[name]);
+    if (problem) {
+      throw new TypeError(`[${method} ${template}] path parameter "${name}" ${problem}; the request was not sent.`);
     }
-  },
-};
+  }
+}

@@ -1,10 +1,10 @@
 /**
- * Deciding whether and when to retry, kept apart from doing it (`retry.ts`), as in
+ * Deciding whether and when to retry, kept apart from doing it (the attempt loop of `request.ts`), as in
  * Octokit's plugin-retry (`src/error-request.ts` decides, `src/wrap-request.ts` schedules).
  * Everything here is pure: the clock and the random source are parameters.
  */
 
-/** How long `withRetry` waits before the first retry when the server gives no hint. */
+/** How long the client waits before the first retry when the server gives no hint. */
 export const INITIAL_RETRY_DELAY_MS = 500;
 
 /** Upper bound of the exponential backoff (not of a server's `Retry-After`). */

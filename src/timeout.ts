@@ -1,22 +1,24 @@
 /**
- * `withTimeout(fetch, timeoutMs)`: one attempt of one request, bounded in time from the
- * first byte sent to the last byte of the body received, and checked on the way out:
+ * The per-attempt time limit. Each attempt gets an `AbortSignal` that aborts when `timeoutMs`
+ * runs out or when the caller's own signal aborts, whichever comes first. The signal goes with
+ * the request, so aborting it stops the wait for the headers and the body read alike: the
+ * client ends an attempt's deadline only once openapi-fetch has read the whole body, and a
+ * server that sends headers and then stalls times out too. Nothing here is Node-specific.
  *
- * 1. The request is re-issued with `redirect: "manual"` and a signal that aborts on the
- *    timer or on the caller's own signal, whichever comes first.
- * 2. A 3xx is never followed (the request carries the token): `RedirectError`.
- * 3. The whole body is read inside the timer, so a server that sends headers and then
- *    stalls times out too; a body cut off mid-stream is a `ConnectionError`.
- * 4. A 2xx body that cannot be the declared JSON (empty, HTML) is an `InvalidResponseError`.
- *    Parsing the JSON stays with openapi-fetch; it is not done twice.
+ * An `AbortController` is the dearest object of a request (on Node 20 every `AbortSignal` is
+ * made transferable, which costs more than the rest of our client's work), so attempts that
+ * start close together share one: a {@link deadlineClock} groups attempts that start within
+ * a short window into a batch with one controller and one timer, which fires `timeoutMs` plus
+ * that window after the batch opened. Every attempt in a batch has run at least `timeoutMs`
+ * when it fires, so an attempt times out between `timeoutMs` and `timeoutMs` + 5 % (at most
+ * 100 ms later). A batch is reused while nothing aborted it, for up to {@link MAX_BATCH_ATTEMPTS}
+ * attempts, so the listeners a fetch adds to its signal stay few.
  *
- * The caller's abort reason is rethrown unchanged. Nothing here is Node-specific.
+ * An attempt with a signal of the caller's own, or whose body the caller reads after the call
+ * returns (`parseAs: "stream"`), gets a controller and a timer of its own instead: the caller's
+ * abort must stop that attempt alone, and a later timeout must never cut a stream the caller
+ * still reads.
  */
-
-import { ConnectionError, InvalidResponseError, RedirectError, TimeoutError, type Operation } from "./errors.js";
-import { hold } from "./internal/hold.js";
-import { operationOf } from "./internal/operation.js";
-import { secretsOfRequest } from "./internal/secrets.js";
 
 /**
  * Default per-attempt limit. The API's operations are small CRUD calls that answer in well
@@ -32,131 +34,127 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
  */
 const MAX_TIMER_DELAY_MS = 2_147_483_647;
 
+/** How late a shared deadline may fire, as a share of `timeoutMs` and at most. */
+const BATCH_WINDOW_SHARE = 0.05;
+const MAX_BATCH_WINDOW_MS = 100;
+
+/** Attempts one shared controller serves before a fresh one is made. */
+export const MAX_BATCH_ATTEMPTS = 64;
+
+/** One attempt's deadline. */
+export interface Deadline {
+  /** The signal to send the attempt with; none when there is neither a timer nor a caller's signal. */
+  readonly signal: AbortSignal | undefined;
+  /** Whether the time limit, not the caller, ended the attempt. */
+  readonly timedOut: boolean;
+  /** Ends the attempt's part in its deadline (idempotent). */
+  stop(): void;
+}
+
+/** The reason a deadline aborts its signal with; the client turns it into a `TimeoutError`. */
+function timeoutReason(): DOMException {
+  return new DOMException("The attempt ran out of timeoutMs.", "TimeoutError");
+}
+
+/** Attempts sharing one controller and one timer. */
+interface Batch {
+  readonly controller: AbortController;
+  /** Attempts in flight. */
+  pending: number;
+  /** Attempts served so far. */
+  joined: number;
+  /** When the timer was last set (`performance.now()`); joining closes `windowMs` later. */
+  armedAt: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  timedOut: boolean;
+}
+
+/** Hands out the deadlines of one client's attempts: `start(callerSignal, own)` for an attempt starting now. */
+export type DeadlineClock = (
+  /** The caller's own signal: its abort ends this attempt, with its reason. */
+  callerSignal: AbortSignal | undefined,
+  /** Give the attempt a controller of its own (its body is read after the call). */
+  own: boolean,
+) => Deadline;
+
 /**
- * Statuses whose response has no body by definition (Fetch "null body status"); a
- * `Response` with one of them cannot be built with a body.
- * https://fetch.spec.whatwg.org/#null-body-status
+ * The deadline clock of one client.
+ * @param timeoutMs the limit in milliseconds; `Infinity` (or more than a timer can hold) means none.
  */
-const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
+export function deadlineClock(timeoutMs: number): DeadlineClock {
+  const windowMs = Math.min(MAX_BATCH_WINDOW_MS, timeoutMs * BATCH_WINDOW_SHARE);
+  let current: Batch | undefined;
 
-/** JSON media types: `application/json` and `application/<anything>+json` (RFC 6839). */
-const JSON_CONTENT_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
-
-/** The `fetch` signature the SDK's transport layers accept and return. */
-export type FetchLike = (input: Request, init?: RequestInit) => Promise<Response>;
-
-/**
- * Wraps `fetch` so that each call is bounded by `timeoutMs` (headers and whole body),
- * never follows a redirect, and rejects 2xx bodies that cannot be JSON.
- *
- * @param timeoutMs per attempt, in milliseconds; `Infinity` disables the timer.
- * @default timeoutMs 30_000
- * @throws TimeoutError, ConnectionError, RedirectError, InvalidResponseError; or the caller's abort reason.
- */
-export function withTimeout(
-  fetch: FetchLike,
-  timeoutMs: number = DEFAULT_TIMEOUT_MS,
-  { nativeFetch = false }: { /** `fetch` honours `init` (the platform's fetch does): pass the signal there instead of copying the Request. */ nativeFetch?: boolean } = {},
-): FetchLike {
-  if (!(timeoutMs > 0)) throw new RangeError(`timeoutMs must be a positive number of milliseconds, got ${timeoutMs}`);
-
-  return async function fetchWithTimeout(input: Request, init?: RequestInit): Promise<Response> {
-    const callerSignal = input.signal;
-    if (callerSignal.aborted) throw callerSignal.reason;
-    const operation = operationOf(input);
-    const secrets = secretsOfRequest(input);
-
+  // An attempt's own controller and timer. A cleared `setTimeout` and a removed listener rather
+  // than `AbortSignal.timeout()` and `AbortSignal.any()`: nothing outlives the attempt.
+  // `AbortSignal.any()` has leaked combined signals when one source is long-lived, such as a
+  // job-wide signal a caller reuses (https://github.com/nodejs/node/issues/55351,
+  // https://github.com/denoland/deno/issues/24842), and an uncleared timeout timer lingers for
+  // `timeoutMs` after every request.
+  const ownDeadline = (callerSignal: AbortSignal | undefined): Deadline => {
     const controller = new AbortController();
-    // The attempt's own signal and `redirect: "manual"`: given to the platform's fetch in
-    // `init` (it copies the Request anyway), or carried by a copy for a caller's fetch,
-    // which receives only a Request.
-    const attemptInit: RequestInit = { ...init, signal: controller.signal, redirect: "manual" };
-    const request = nativeFetch ? input : new Request(input, attemptInit);
-    // Both Requests must outlive the attempt, or a GC can disconnect their signals (see internal/hold.ts).
-    const release = hold(input, request);
     let timedOut = false;
+    const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
+    callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
     const timer =
       timeoutMs <= MAX_TIMER_DELAY_MS
         ? setTimeout(() => {
             timedOut = true;
-            controller.abort(new TimeoutError({ timeoutMs, operation, secrets }));
+            controller.abort(timeoutReason());
           }, timeoutMs)
         : undefined;
-    // A cleared setTimeout and a removed listener rather than AbortSignal.timeout() and
-    // AbortSignal.any(): nothing outlives the attempt. AbortSignal.any() has leaked combined
-    // signals when one source is long-lived, such as a job-wide signal a caller reuses
-    // (https://github.com/nodejs/node/issues/55351, https://github.com/denoland/deno/issues/24842),
-    // and an uncleared timeout timer lingers for timeoutMs after every request.
-    const onCallerAbort = (): void => controller.abort(callerSignal.reason);
-    callerSignal.addEventListener("abort", onCallerAbort, { once: true });
-
-    const failure = (error: unknown, phase: "request" | "body"): unknown => {
-      if (timedOut) return controller.signal.reason as TimeoutError;
-      if (callerSignal.aborted) return callerSignal.reason;
-      return ConnectionError.from(error, { phase, operation, secrets });
+    return {
+      signal: controller.signal,
+      get timedOut() {
+        return timedOut;
+      },
+      stop() {
+        clearTimeout(timer);
+        callerSignal?.removeEventListener("abort", onCallerAbort);
+      },
     };
+  };
 
-    try {
-      let response: Response;
-      try {
-        response = await fetch(request, nativeFetch ? attemptInit : undefined);
-      } catch (error) {
-        throw failure(error, "request");
-      }
-      if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400 && response.status !== 304)) {
-        await response.body?.cancel().catch(() => undefined);
-        throw new RedirectError({
-          status: response.status,
-          targetOrigin: originOf(response.headers.get("location"), input.url),
-          operation,
-          secrets,
-        });
-      }
-      let bytes: ArrayBuffer | null;
-      try {
-        bytes = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
-      } catch (error) {
-        throw failure(error, "body");
-      }
-      checkBody(input.method, response, bytes, operation, secrets);
-      return new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
-    } finally {
-      release();
-      if (timer !== undefined) clearTimeout(timer);
-      callerSignal.removeEventListener("abort", onCallerAbort);
+  const fire = (batch: Batch): void => {
+    batch.timer = undefined;
+    batch.timedOut = true;
+    if (current === batch) current = undefined;
+    batch.controller.abort(timeoutReason());
+  };
+
+  return (callerSignal, own) => {
+    if (callerSignal || own) return ownDeadline(callerSignal);
+    if (timeoutMs + windowMs > MAX_TIMER_DELAY_MS) return NO_DEADLINE;
+    const now = performance.now();
+    let batch = current;
+    if (batch === undefined || batch.joined >= MAX_BATCH_ATTEMPTS || (batch.pending > 0 && now - batch.armedAt > windowMs)) {
+      batch = current = { controller: new AbortController(), pending: 0, joined: 0, armedAt: 0, timer: undefined, timedOut: false };
     }
+    const joined = batch;
+    if (joined.pending === 0) {
+      joined.armedAt = now;
+      joined.timer = setTimeout(() => fire(joined), timeoutMs + windowMs);
+    }
+    joined.pending++;
+    joined.joined++;
+    let stopped = false;
+    return {
+      signal: joined.controller.signal,
+      get timedOut() {
+        return joined.timedOut;
+      },
+      // The last attempt in flight clears the timer; the batch's controller serves the next.
+      stop() {
+        if (stopped) return;
+        stopped = true;
+        if (--joined.pending === 0) {
+          clearTimeout(joined.timer);
+          joined.timer = undefined;
+        }
+      },
+    };
   };
 }
 
-/**
- * Every 2xx operation of this API declares `application/json`. An empty body or a body of
- * another declared type (an HTML error page from a proxy) cannot be it. A body with no
- * `Content-Type` is left to the JSON parser: tolerant responses.
- */
-function checkBody(
-  method: string,
-  response: Response,
-  bytes: ArrayBuffer | null,
-  operation: Operation,
-  secrets: readonly string[],
-): void {
-  if (!response.ok || method === "HEAD" || bytes === null) return;
-  const contentType = response.headers.get("content-type");
-  let problem: string | undefined;
-  if (bytes.byteLength === 0) problem = "the body is empty";
-  else if (contentType && !JSON_CONTENT_TYPE.test(contentType)) {
-    problem = `its content-type is ${contentType.split(";")[0]?.trim()}, not application/json`;
-  }
-  if (problem) throw new InvalidResponseError({ status: response.status, problem, operation, secrets });
-}
-
-/** The origin of a `Location` value resolved against the request URL; never its path or query. */
-function originOf(location: string | null, base: string): string | undefined {
-  if (!location) return undefined;
-  try {
-    const origin = new URL(location, base).origin;
-    return origin === "null" ? undefined : origin;
-  } catch {
-    return undefined;
-  }
-}
+/** A deadline with neither a timer nor a caller's signal: nothing to abort. */
+const NO_DEADLINE: Deadline = { signal: undefined, timedOut: false, stop() {} };

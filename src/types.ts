@@ -6,6 +6,7 @@
 import type { Client, FetchResponse, MaybeOptionalInit, Middleware } from "openapi-fetch";
 import type { components, paths as ContractPaths, Readable } from "../generated/schema.js";
 import type { Logger } from "./logger.js";
+import type { FetchLike } from "./transport.js";
 
 // ─── Paths as callers see them ──────────────────────────────────────────────────────
 
@@ -102,8 +103,13 @@ interface CommonOptions {
    * called before every request, so it can refresh an expiring token.
    */
   accessToken: AccessToken;
-  /** The `fetch` to send requests with. @default globalThis.fetch */
-  fetch?: (request: Request) => Promise<Response>;
+  /**
+   * The `fetch` to send requests with: any function with the signature of the global `fetch`.
+   * It is called as `fetch(url, init)`, or `fetch(request)` while middleware is registered;
+   * either way it must honour the signal it is given (it carries the timeout and the caller's abort).
+   * @default globalThis.fetch
+   */
+  fetch?: FetchLike;
   /**
    * Per-attempt time limit in milliseconds, covering the response headers and the whole body.
    * @default 30000

@@ -5,10 +5,10 @@
  * const user = await unwrap(store.GET("/users/{id}/", { params: { path: { id: 42 } } }));
  */
 import { errorFromResponse } from "./errors.js";
-import { operationOfResponse } from "./internal/context.js";
+import { recallCall } from "./internal/call-info.js";
+import type { FetchResult } from "./request.js";
 
-/** The result of every client call: openapi-fetch's `{ data, error, response }`. */
-export type FetchResult = { data?: unknown; error?: unknown; response: Response };
+export type { FetchResult };
 
 /** The `data` type of a call's success branch. */
 export type DataOf<Result> = Result extends { data: infer Data; error?: never } ? Data : never;
@@ -21,13 +21,13 @@ export type DataOf<Result> = Result extends { data: infer Data; error?: never } 
 export async function unwrap<Result extends FetchResult>(result: Result | Promise<Result>): Promise<DataOf<Result>> {
   const { data, error, response } = await result;
   if (response.ok) return data as DataOf<Result>;
-  const described = operationOfResponse(response);
+  const call = recallCall(response);
   throw errorFromResponse({
     status: response.status,
     body: error,
     headers: response.headers,
-    operation: described && { method: described.method, path: described.path },
-    scope: described?.scope,
+    operation: call?.operation,
+    scope: call?.scope,
     response,
   });
 }

@@ -111,7 +111,7 @@ export const PRODUCT_JSON = JSON.stringify({
   variants: [],
 });
 
-export type FetchFn = (input: Request | string, init?: RequestInit) => Promise<Response>;
+export type FetchFn = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
 
 /**
  * A fetch that sends nothing and answers every call with a fresh `200` carrying `body`
@@ -160,19 +160,35 @@ export function bareCalls(createClient: CreateClient, apiUrl: string, fetch: Fet
   return clientCalls(client);
 }
 
-/** Raw fetch, written the way a careful caller would: URL by hand, status checked, JSON parsed. */
-export function rawCalls(apiUrl: string, fetch: FetchFn): Calls {
+/**
+ * Raw fetch, written the way a careful caller would: URL by hand, status checked, JSON parsed.
+ * With `timeoutMs`, also the per-request timeout such a caller adds: an AbortController whose
+ * signal goes with the request and a timer, cleared once the body is parsed.
+ */
+export function rawCalls(apiUrl: string, fetch: FetchFn, { timeoutMs }: { timeoutMs?: number } = {}): Calls {
   const postHeaders = { ...HEADERS, "Content-Type": "application/json" };
+  const bounded = async (call: (signal: AbortSignal | undefined) => Promise<void>): Promise<void> => {
+    if (timeoutMs === undefined) return call(undefined);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      await call(controller.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   return {
-    async get() {
-      const response = await fetch(`${apiUrl}/users/${encodeURIComponent(42)}/`, { headers: HEADERS });
-      if (!response.ok) throw new Error(`GET failed: ${response.status}`);
-      expectId(await response.json(), 42);
-    },
-    async post() {
-      const response = await fetch(`${apiUrl}/products/`, { method: "POST", headers: postHeaders, body: JSON.stringify(PRODUCT_CREATE) });
-      if (!response.ok) throw new Error(`POST failed: ${response.status}`);
-      expectId(await response.json(), 1201);
-    },
+    get: () =>
+      bounded(async (signal) => {
+        const response = await fetch(`${apiUrl}/users/${encodeURIComponent(42)}/`, { headers: HEADERS, signal });
+        if (!response.ok) throw new Error(`GET failed: ${response.status}`);
+        expectId(await response.json(), 42);
+      }),
+    post: () =>
+      bounded(async (signal) => {
+        const response = await fetch(`${apiUrl}/products/`, { method: "POST", headers: postHeaders, body: JSON.stringify(PRODUCT_CREATE), signal });
+        if (!response.ok) throw new Error(`POST failed: ${response.status}`);
+        expectId(await response.json(), 1201);
+      }),
   };
 }

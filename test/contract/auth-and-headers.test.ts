@@ -60,9 +60,9 @@ describe("without a token, Prism answers 401 and unwrap() throws AuthenticationE
   it("getUser through a client whose fetch strips Authorization → error 401, AuthenticationError, sent once", async () => {
     let attempts = 0;
     const store = createTestClient({
-      fetch: (request) => {
+      fetch: (input, init) => {
         attempts++;
-        const stripped = new Request(request);
+        const stripped = new Request(input, init);
         stripped.headers.delete("authorization");
         return fetch(stripped);
       },
@@ -306,8 +306,8 @@ describe("baseUrl is normalised to {baseUrl}/api/admin; apiUrl is used as is", (
     const store = createStoreAdminClient({
       baseUrl: "https://shop.test/",
       accessToken: TEST_TOKEN,
-      fetch: async (request) => {
-        urls.push(request.url);
+      fetch: async (input) => {
+        urls.push(String(input));
         return new Response(JSON.stringify({ id: 42 }), { headers: { "content-type": "application/json" } });
       },
     });

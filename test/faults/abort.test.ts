@@ -1,75 +1,172 @@
 /**
- * The caller's AbortSignal: it stops an attempt, a body read or the wait before a retry at
- * once, is never retried, and its reason comes back unchanged (not wrapped).
+ * The caller's AbortSignal (`signal` of a client call): it stops an attempt, a body read or
+ * the wait before a retry at once, is never retried, and its reason comes back unchanged
+ * (not wrapped).
  */
 import { describe, expect, it } from "vitest";
-import { withRetry } from "../../src/retry.js";
-import { withTimeout } from "../../src/timeout.js";
+import { buildClient, createStoreAdminClient } from "../../src/client.js";
 import { sleep } from "../../src/internal/sleep.js";
-import { apiRequest, useFaultServer } from "../helpers/fault-server.js";
-import { scriptedFetch } from "../helpers/scripted-fetch.js";
+import type { RequestLogEvent } from "../../src/logger.js";
+import type { FetchLike } from "../../src/transport.js";
+import type { StoreAdminClient } from "../../src/types.js";
+import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
+import { recordingSleep, scriptedFetch } from "../helpers/scripted-fetch.js";
 
 const server = useFaultServer();
 
-const transport = () => withRetry(withTimeout(globalThis.fetch, 10_000), { maxRetries: 2 });
+/**
+ * The client against the fault server, with a long timeout (an abort must not wait for it)
+ * and the waits between attempts recorded: a retry after an abort would show in `delays`.
+ */
+function client(): { store: StoreAdminClient; delays: number[]; heads: () => number } {
+  const recorder = recordingSleep();
+  let heads = 0;
+  // The platform's fetch, counting the responses whose headers have arrived.
+  const fetch: FetchLike = async (input, init) => {
+    const response = await globalThis.fetch(input, init);
+    heads++;
+    return response;
+  };
+  const store = buildClient(
+    { apiUrl: server().url, accessToken: TEST_TOKEN, timeoutMs: 60_000, maxRetries: 2, fetch },
+    { sleep: recorder.sleep, random: () => 0 },
+  );
+  return { store, delays: recorder.delays, heads: () => heads };
+}
+
+/** What `promise` settles with, or "still pending" if it has not within `ms` (a bound, not a timed assertion). */
+async function settledWithin(promise: Promise<unknown>, ms = 10_000): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise((resolve) => (timer = setTimeout(() => resolve("still pending"), ms)));
+  try {
+    return await Promise.race([promise.then(() => "resolved", (error: unknown) => error), bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Lets anything the client might still send arrive at the server. */
+const settle = (): Promise<unknown> => new Promise((resolve) => setTimeout(resolve, 50));
 
 describe("abort", () => {
   it("an already aborted signal sends nothing", async () => {
     const controller = new AbortController();
     const reason = new Error("caller gave up");
     controller.abort(reason);
-    const error = await transport()(apiRequest(server().url, "GET", "/users/", { signal: controller.signal })).catch((e: unknown) => e);
-    expect(error).toBe(reason);
+    const { store, delays } = client();
+    expect(await settledWithin(store.GET("/users/", { signal: controller.signal }))).toBe(reason);
+    expect(await settledWithin(store.POST("/products/", { body: { title: "Mug" }, signal: controller.signal }))).toBe(reason);
+    await settle();
     expect(server().requests).toHaveLength(0);
+    expect(delays).toEqual([]);
   });
 
-  it("stops an attempt in flight and does not retry it", async () => {
+  it("stops an attempt in flight at once and does not retry it", async () => {
     server().enqueue({ hang: true });
     const controller = new AbortController();
     const reason = new Error("shutdown");
-    const pending = transport()(apiRequest(server().url, "GET", "/users/", { signal: controller.signal }));
+    const { store, delays } = client();
+    const pending = store.GET("/users/", { signal: controller.signal });
     await waitFor(() => server().requests.length === 1);
     controller.abort(reason);
-    await expect(pending).rejects.toBe(reason);
+    expect(await settledWithin(pending)).toBe(reason);
+    await settle();
     expect(server().requests).toHaveLength(1);
+    expect(delays).toEqual([]);
   });
 
-  it("stops a body read in flight", async () => {
+  it("stops a body read in flight at once", async () => {
     server().enqueue({ status: 200, body: { id: 1, email: "someone@example.com" }, stallAfterHeaders: true });
     const controller = new AbortController();
-    const pending = transport()(apiRequest(server().url, "GET", "/users/1/", { signal: controller.signal }));
-    await waitFor(() => server().requests.length === 1);
+    const { store, delays, heads } = client();
+    const pending = store.GET("/users/{id}/", { params: { path: { id: 1 } }, signal: controller.signal });
+    await waitFor(() => heads() === 1); // the headers are in: the body is being read
     controller.abort();
-    const error = await pending.catch((e: unknown) => e);
+    const error = await settledWithin(pending);
     expect(error).toBeInstanceOf(DOMException);
     expect((error as DOMException).name).toBe("AbortError");
+    expect(error).toBe(controller.signal.reason);
+    await settle();
+    expect(server().requests).toHaveLength(1);
+    expect(delays).toEqual([]);
+  });
+
+  it("stops a body read in flight of a POST with its reason, sending nothing more", async () => {
+    server().enqueue({ status: 201, body: { id: 1, title: "a long enough title" }, stallAfterHeaders: true });
+    const controller = new AbortController();
+    const reason = new Error("user navigated away");
+    const { store, heads } = client();
+    const pending = store.POST("/products/", { body: { title: "Mug" }, signal: controller.signal });
+    await waitFor(() => heads() === 1); // the headers are in: the body is being read
+    controller.abort(reason);
+    expect(await settledWithin(pending)).toBe(reason);
+    await settle();
     expect(server().requests).toHaveLength(1);
   });
 
   it("stops the wait before a retry at once, even a long Retry-After", async () => {
+    // The client's own sleep: without the abort it would wait 50 s.
     server().enqueue({ status: 429, headers: { "retry-after": "50" } });
     const controller = new AbortController();
     const reason = new Error("stop waiting");
-    const fetch = withRetry(withTimeout(globalThis.fetch, 10_000), {
+    const events: RequestLogEvent[] = [];
+    const store = createStoreAdminClient({
+      apiUrl: server().url,
+      accessToken: TEST_TOKEN,
       maxRetries: 2,
-      onAttempt: (event) => {
-        if (event.willRetry) controller.abort(reason);
+      timeoutMs: 10_000,
+      logger: (event) => {
+        events.push(event);
+        // Aborted once the wait has begun (the sleep starts right after the logger returns).
+        if (event.willRetry) setTimeout(() => controller.abort(reason), 20);
       },
     });
-    await expect(fetch(apiRequest(server().url, "POST", "/subscriptions/7/renew/", { signal: controller.signal }))).rejects.toBe(reason);
+    const pending = store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 7 } }, signal: controller.signal });
+    expect(await settledWithin(pending)).toBe(reason);
+    expect(events.map((e) => [e.status, e.willRetry, e.retryDelayMs])).toEqual([[429, true, 50_000]]);
+    await settle();
     expect(server().requests).toHaveLength(1);
   });
 
-  it("is not mistaken for a network error by a scripted fetch either", async () => {
-    const scripted = scriptedFetch([{ hang: true }]);
+  it("an abort while the wait is being decided (in the logger) stops the retry too", async () => {
+    server().enqueue({ status: 503 });
     const controller = new AbortController();
-    const reason = new Error("bye");
-    const pending = withRetry(scripted.fetch)(apiRequest("http://127.0.0.1:9", "GET", "/users/", { signal: controller.signal }));
-    await waitFor(() => scripted.log.length === 1);
-    controller.abort(reason);
-    await expect(pending).rejects.toBe(reason);
-    expect(scripted.log).toEqual(["GET /users/ → hangs"]);
+    const reason = new Error("stop now");
+    const recorder = recordingSleep();
+    const store = buildClient(
+      {
+        apiUrl: server().url,
+        accessToken: TEST_TOKEN,
+        logger: (event) => {
+          if (event.willRetry) controller.abort(reason);
+        },
+      },
+      { sleep: recorder.sleep, random: () => 0 },
+    );
+    expect(await settledWithin(store.GET("/users/", { signal: controller.signal }))).toBe(reason);
+    await settle();
+    expect(server().requests).toHaveLength(1);
   });
+
+  for (const middleware of [false, true]) {
+    it(`is not mistaken for a network error by a scripted fetch either (${middleware ? "fetch(request)" : "fetch(url, init)"})`, async () => {
+      const scripted = scriptedFetch([{ hang: true }, { hang: true }]);
+      const controller = new AbortController();
+      const reason = new Error("bye");
+      const store = buildClient(
+        { apiUrl: "http://127.0.0.1:9", accessToken: TEST_TOKEN, fetch: scripted.fetch },
+        { sleep: recordingSleep().sleep, random: () => 0 },
+      );
+      if (middleware) store.use({ onRequest: () => undefined });
+      const pending = store.GET("/users/", { signal: controller.signal });
+      await waitFor(() => scripted.log.length === 1);
+      controller.abort(reason);
+      expect(await settledWithin(pending)).toBe(reason);
+      await settle();
+      expect(scripted.log).toEqual(["GET /users/ → hangs"]);
+      expect(scripted.calls.map((call) => call.input)).toEqual([middleware ? "request" : "url"]);
+    });
+  }
 });
 
 describe("sleep", () => {

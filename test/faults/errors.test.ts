@@ -1,11 +1,11 @@
 /**
- * Hostile and broken responses become typed errors (never a hang or an unhandled
- * rejection), the token never leaves for another origin, and no error kind or log line
- * ever shows the token.
+ * Hostile and broken responses become typed errors through the client (never a hang or an
+ * unhandled rejection), the token never leaves for another origin, and no error kind or
+ * log line ever shows the token.
  */
 import { inspect } from "node:util";
-import createClient from "openapi-fetch";
 import { describe, expect, it } from "vitest";
+import { buildClient } from "../../src/client.js";
 import {
   ApiError,
   AuthenticationError,
@@ -15,7 +15,6 @@ import {
   errorFromResponse,
   InternalServerError,
   InvalidResponseError,
-  invalidJson,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
@@ -26,24 +25,28 @@ import {
   type Operation,
 } from "../../src/errors.js";
 import { formatLogEvent, type RequestLogEvent } from "../../src/logger.js";
-import { withRetry } from "../../src/retry.js";
-import { withTimeout, type FetchLike } from "../../src/timeout.js";
-import { apiRequest, closedPortUrl, useFaultServer, TEST_TOKEN } from "../helpers/fault-server.js";
+import type { FetchLike } from "../../src/transport.js";
+import type { StoreAdminClient } from "../../src/types.js";
+import { closedPortUrl, useFaultServer, TEST_TOKEN } from "../helpers/fault-server.js";
 import { recordingSleep, scriptedFetch } from "../helpers/scripted-fetch.js";
 
 const server = useFaultServer();
 const elsewhere = useFaultServer();
 
 const USER: Operation = { method: "GET", path: "/users/{id}/" };
+const RENEW: Operation = { method: "POST", path: "/subscriptions/{id}/renew/" };
 const NEXT_STEP_PROXY = "Something other than the API may have answered (a proxy, a login page): check baseUrl/apiUrl.";
 
-function transport(events: RequestLogEvent[] = [], fetch: FetchLike = globalThis.fetch): FetchLike {
-  return withRetry(withTimeout(fetch, 200), {
-    sleep: recordingSleep().sleep,
-    onAttempt: (event) => events.push(event),
-    describe: (request) => ({ method: request.method, path: new URL(request.url).pathname.replace(/\/\d+\//g, "/{id}/") }),
-  });
+/** The client as callers make it (2 retries), with a short timeout and the waits recorded, not slept. */
+function client(events: RequestLogEvent[] = [], options: { apiUrl?: string; fetch?: FetchLike } = {}): StoreAdminClient {
+  return buildClient(
+    { apiUrl: server().url, accessToken: TEST_TOKEN, timeoutMs: 300, maxRetries: 2, logger: (event) => events.push(event), ...options },
+    { sleep: recordingSleep().sleep, random: () => 0 },
+  );
 }
+
+const getUser = (store: StoreAdminClient) => store.GET("/users/{id}/", { params: { path: { id: 1 } } });
+const renew = (store: StoreAdminClient) => store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 7 } } });
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
@@ -54,50 +57,129 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
+/** A response whose body is a stream that records whether anyone read or cancelled it. */
+function watchedBody(text: string, init: ResponseInit): { response: Response; pulls: () => number; cancelled: () => boolean } {
+  let pulls = 0;
+  let cancelled = false;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        pulls++;
+        controller.enqueue(new TextEncoder().encode(text));
+        controller.close();
+      },
+      cancel() {
+        cancelled = true;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { response: new Response(stream, init), pulls: () => pulls, cancelled: () => cancelled };
+}
+
 describe("hostile 2xx responses", () => {
-  it("invalid JSON: openapi-fetch's SyntaxError becomes an InvalidResponseError with invalidJson()", async () => {
-    server().enqueue({ status: 200, headers: { "content-type": "application/json" }, body: '{"id": 1, "email": ' });
-    const client = createClient({ baseUrl: server().url, fetch: transport() });
-    const syntaxError = await rejection(client.GET("/users/1/" as never));
-    expect(syntaxError).toBeInstanceOf(SyntaxError);
-    const error = invalidJson(USER, syntaxError, new Response(null, { status: 200 }));
+  it("invalid JSON: openapi-fetch's SyntaxError becomes an InvalidResponseError, not retried", async () => {
+    server().enqueue(
+      { status: 200, headers: { "content-type": "application/json" }, body: '{"id": 1, "email": ' },
+      { status: 200, body: { id: 1 } },
+    );
+    const events: RequestLogEvent[] = [];
+    const error = await rejection(getUser(client(events)));
     expect(error).toBeInstanceOf(InvalidResponseError);
-    expect(error.status).toBe(200);
-    expect(error.cause).toBeInstanceOf(Error);
-    expect((error.cause as Error).name).toBe("SyntaxError");
-    expect(error.message).toBe(
+    expect((error as InvalidResponseError).status).toBe(200);
+    expect((error as InvalidResponseError).operation).toEqual(USER);
+    expect((error as Error).cause).toBeInstanceOf(Error);
+    expect(((error as Error).cause as Error).name).toBe("SyntaxError");
+    expect((error as Error).message).toBe(
       `[GET /users/{id}/] 200 OK with a body that is not the declared JSON: it is not valid JSON. ${NEXT_STEP_PROXY}`,
     );
+    expect(server().requests).toHaveLength(1);
+    expect(events.map((e) => [e.attempt, e.willRetry, e.error?.name])).toEqual([[1, false, "InvalidResponseError"]]);
+  });
+
+  it("invalid JSON without a Content-Length (a streamed body) is an InvalidResponseError too", async () => {
+    const scripted = scriptedFetch([
+      { respond: () => watchedBody('{"id": 1, "email": ', { status: 200, headers: { "content-type": "application/json" } }).response },
+    ]);
+    const error = await rejection(getUser(client([], { apiUrl: "http://127.0.0.1:9", fetch: scripted.fetch })));
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect((error as Error).message).toBe(
+      `[GET /users/{id}/] 200 OK with a body that is not the declared JSON: it is not valid JSON. ${NEXT_STEP_PROXY}`,
+    );
+    expect(scripted.log).toEqual(["GET /users/1/ → 200"]);
   });
 
   it("an HTML page on a 200 is an InvalidResponseError, not retried", async () => {
-    server().enqueue({ status: 200, headers: { "content-type": "text/html; charset=utf-8" }, body: "<html>Log in</html>" });
-    const error = await rejection(transport()(apiRequest(server().url, "GET", "/users/1/")));
+    server().enqueue(
+      { status: 200, headers: { "content-type": "text/html; charset=utf-8" }, body: "<html>Log in</html>" },
+      { status: 200, body: { id: 1 } },
+    );
+    const error = await rejection(getUser(client()));
     expect(error).toBeInstanceOf(InvalidResponseError);
+    expect((error as InvalidResponseError).status).toBe(200);
     expect((error as InvalidResponseError).message).toBe(
       `[GET /users/{id}/] 200 OK with a body that is not the declared JSON: its content-type is text/html, not application/json. ${NEXT_STEP_PROXY}`,
     );
     expect(server().requests).toHaveLength(1);
   });
 
+  it("an HTML page on a 200 is refused from its headers: its body is never read, only cancelled", async () => {
+    const page = watchedBody("<html>Log in</html>", { status: 200, headers: { "content-type": "text/html" } });
+    const scripted = scriptedFetch([{ respond: () => page.response }, { respond: () => new Response("{}") }]);
+    const error = await rejection(getUser(client([], { apiUrl: "http://127.0.0.1:9", fetch: scripted.fetch })));
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(page.pulls()).toBe(0);
+    expect(page.cancelled()).toBe(true);
+    expect(scripted.log).toEqual(["GET /users/1/ → 200"]);
+  });
+
   it("an empty body where JSON was declared is an InvalidResponseError", async () => {
-    server().enqueue({ status: 200, headers: { "content-type": "application/json" } });
-    const error = await rejection(transport()(apiRequest(server().url, "POST", "/subscriptions/7/renew/")));
+    server().enqueue({ status: 200, headers: { "content-type": "application/json" } }, { status: 200, body: { id: 7 } });
+    const error = await rejection(renew(client()));
+    expect(error).toBeInstanceOf(InvalidResponseError);
     expect((error as InvalidResponseError).message).toBe(
       `[POST /subscriptions/{id}/renew/] 200 OK with a body that is not the declared JSON: the body is empty. ${NEXT_STEP_PROXY}`,
     );
+    expect(server().requests).toHaveLength(1);
+  });
+
+  it("an empty body is an InvalidResponseError for a GET too, with or without a Content-Length, and is not retried", async () => {
+    server().enqueue({ status: 200, headers: { "content-type": "application/json" } }, { status: 200, body: { id: 1 } });
+    const error = await rejection(getUser(client()));
+    expect((error as InvalidResponseError).message).toBe(
+      `[GET /users/{id}/] 200 OK with a body that is not the declared JSON: the body is empty. ${NEXT_STEP_PROXY}`,
+    );
+    expect(server().requests).toHaveLength(1);
+
+    const scripted = scriptedFetch([
+      { respond: () => watchedBody("", { status: 200, headers: { "content-type": "application/json" } }).response },
+      { respond: () => new Response("{}") },
+    ]);
+    const streamed = await rejection(getUser(client([], { apiUrl: "http://127.0.0.1:9", fetch: scripted.fetch })));
+    expect(streamed).toBeInstanceOf(InvalidResponseError);
+    expect((streamed as InvalidResponseError).message).toBe((error as InvalidResponseError).message);
+    expect(scripted.log).toEqual(["GET /users/1/ → 200"]);
   });
 
   it("accepts application/problem+json and a body without a content type (tolerant responses)", async () => {
     server().enqueue({ status: 200, headers: { "content-type": "application/problem+json" }, body: "{}" }, { status: 200, body: "{}" });
-    const fetch = transport();
-    expect(await (await fetch(apiRequest(server().url, "GET", "/users/1/"))).json()).toEqual({});
-    expect(await (await fetch(apiRequest(server().url, "GET", "/users/1/"))).json()).toEqual({});
+    const store = client();
+    for (const contentType of ["application/problem+json", null]) {
+      const { data, error, response } = await getUser(store);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe(contentType);
+      expect(error).toBeUndefined();
+      expect(data).toEqual({});
+    }
+    expect(server().requests).toHaveLength(2);
+    expect(server().requests.map((r) => r.url)).toEqual(["/users/1/", "/users/1/"]);
   });
 
   it("a body cut off mid-stream is a ConnectionError that says the server got the request", async () => {
-    server().enqueue({ status: 200, body: { id: 1, title: "Renewal order" }, truncate: true });
-    const error = await rejection(transport()(apiRequest(server().url, "POST", "/subscriptions/7/renew/")));
+    server().enqueue({ status: 200, body: { id: 1, title: "Renewal order" }, truncate: true }, { status: 200, body: { id: 1 } });
+    const error = await rejection(renew(client()));
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).requestSent).toBe("yes");
     expect((error as ConnectionError).message).toBe(
       "[POST /subscriptions/{id}/renew/] the connection closed while the response body was being read; the server " +
         "received the request (UND_ERR_SOCKET: other side closed). It was not resent automatically: check whether it " +
@@ -108,24 +190,35 @@ describe("hostile 2xx responses", () => {
 });
 
 describe("redirects", () => {
-  for (const [status, method] of [[301, "GET"], [302, "GET"], [303, "POST"], [307, "POST"], [308, "PUT"]] as const) {
-    it(`a ${status} to another origin is not followed and the token never reaches it (${method})`, async () => {
+  const CALLS = [
+    [301, "GET", "/users/{id}/", "/users/1/", getUser],
+    [302, "GET", "/users/{id}/", "/users/1/", getUser],
+    [303, "POST", "/subscriptions/{id}/renew/", "/subscriptions/7/renew/", renew],
+    [307, "POST", "/products/", "/products/", (store: StoreAdminClient) => store.POST("/products/", { body: { title: "Mug" } })],
+    [308, "PUT", "/users/{id}/", "/users/1/", (store: StoreAdminClient) => store.PUT("/users/{id}/", { params: { path: { id: 1 } }, body: { first_name: "Ada" } })],
+  ] as const;
+  for (const [status, method, template, path, call] of CALLS) {
+    it(`a ${status} to another origin is not followed and the token never reaches it (${method} ${template})`, async () => {
       server().enqueue({ status, headers: { location: `${elsewhere().url}/collect?session=abc#frag` } });
-      const error = await rejection(transport()(apiRequest(server().url, method, "/users/1/", { body: method === "GET" ? undefined : {} })));
+      const error = await rejection(call(client()));
       expect(error).toBeInstanceOf(RedirectError);
+      expect((error as RedirectError).status).toBe(status);
       expect((error as RedirectError).targetOrigin).toBe(elsewhere().url);
       expect((error as RedirectError).message).toBe(
-        `[${method} /users/{id}/] ${status} redirect to ${elsewhere().url} was not followed, and the access token was ` +
+        `[${method} ${template}] ${status} redirect to ${elsewhere().url} was not followed, and the access token was ` +
           "not sent there. If the API has moved, update baseUrl/apiUrl.",
       );
       expect(server().requests).toHaveLength(1);
+      expect(server().count(method, path)).toBe(1);
+      expect(server().requests[0]?.headers.authorization).toBe(`Bearer ${TEST_TOKEN}`);
       expect(elsewhere().requests).toHaveLength(0);
     });
   }
 
   it("a same-origin redirect is not followed either", async () => {
     server().enqueue({ status: 301, headers: { location: "/api/admin/users/1/" } });
-    const error = await rejection(transport()(apiRequest(server().url, "GET", "/users/1/")));
+    const error = await rejection(getUser(client()));
+    expect(error).toBeInstanceOf(RedirectError);
     expect((error as RedirectError).targetOrigin).toBe(server().url);
     expect(server().requests).toHaveLength(1);
   });
@@ -229,7 +322,7 @@ describe("token safety", () => {
 
   it("no error kind and no log line shows the token, even when the server echoes it", async () => {
     const events: RequestLogEvent[] = [];
-    const fetch = transport(events);
+    const store = client(events);
     const errors: unknown[] = [];
     const bearer = `Bearer ${TEST_TOKEN}`;
 
@@ -237,47 +330,55 @@ describe("token safety", () => {
     const echoed = [400, 401, 403, 404, 409, 418, 429, 500].map((status) => echo(status)(bearer));
     echoed.push(echo(422, { validation: [{ location: ["header", "authorization"], message: `bad value ${bearer}` }] })(bearer));
     for (const [index, fault] of echoed.entries()) {
-      // 429 is retried whatever the method (3 attempts); the others here are answered once.
+      // 429 is retried whatever the method (3 attempts); the others here are answered once
+      // (the 500 goes to a POST, which is not retried).
       server().enqueue(...Array.from({ length: fault.status === 429 ? 3 : 1 }, () => fault));
-      const response = await fetch(apiRequest(server().url, index % 2 ? "POST" : "GET", "/users/1/"));
-      const body: unknown = await response.json();
+      const { error: body, response } = index % 2 ? await renew(store) : await getUser(store);
+      expect(response.status).toBe(fault.status);
       // Half with the Response, half with only its headers: both find the token to scrub.
       errors.push(
-        errorFromResponse({ status: response.status, body, headers: response.headers, operation: USER, ...(index % 2 ? { response } : {}) }),
+        errorFromResponse({
+          status: response.status,
+          body,
+          headers: response.headers,
+          operation: index % 2 ? RENEW : USER,
+          ...(index % 2 ? { response } : {}),
+        }),
       );
     }
+    expect(server().requests).toHaveLength(11);
     expect(errors.map((e) => (e as ApiError).name)).toEqual([
       "BadRequestError", "AuthenticationError", "PermissionDeniedError", "NotFoundError", "ConflictError",
       "ApiError", "RateLimitError", "InternalServerError", "UnprocessableEntityError",
     ]);
+    expect((errors[0] as ApiError).body).toEqual({ detail: "token Bearer [REDACTED] rejected", echo: { authorization: "Bearer [REDACTED]" } });
     expect((errors[1] as ApiError).body).toEqual({ detail: "token Bearer [REDACTED] rejected", echo: { authorization: "Bearer [REDACTED]" } });
 
     // TimeoutError, ConnectionError (reset, cut body, refused), InvalidResponseError (HTML, empty), RedirectError.
     server().enqueue({ hang: true }, { hang: true }, { hang: true });
-    errors.push(await rejection(fetch(apiRequest(server().url, "GET", "/users/1/"))));
+    errors.push(await rejection(getUser(store)));
     server().enqueue({ destroy: true });
-    errors.push(await rejection(fetch(apiRequest(server().url, "POST", "/users/1/"))));
+    errors.push(await rejection(renew(store)));
     server().enqueue({ status: 200, body: { detail: bearer, padding: "x".repeat(50) }, truncate: true });
-    errors.push(await rejection(fetch(apiRequest(server().url, "POST", "/users/1/"))));
-    errors.push(await rejection(fetch(apiRequest(await closedPortUrl(), "GET", "/users/1/"))));
+    errors.push(await rejection(renew(store)));
+    errors.push(await rejection(getUser(client(events, { apiUrl: await closedPortUrl() }))));
     server().enqueue({ status: 200, headers: { "content-type": "text/html" }, body: `<p>${bearer}</p>` });
-    errors.push(await rejection(fetch(apiRequest(server().url, "GET", "/users/1/"))));
+    errors.push(await rejection(getUser(store)));
     server().enqueue({ status: 200, headers: { "content-type": "application/json" } });
-    errors.push(await rejection(fetch(apiRequest(server().url, "GET", "/users/1/"))));
+    errors.push(await rejection(getUser(store)));
     server().enqueue({ status: 302, headers: { location: `${elsewhere().url}/?token=${TEST_TOKEN}` } });
-    errors.push(await rejection(fetch(apiRequest(server().url, "GET", "/users/1/"))));
+    errors.push(await rejection(getUser(store)));
 
     // InvalidResponseError from a JSON body that openapi-fetch could not parse, quoting the token.
     server().enqueue({ status: 200, headers: { "content-type": "application/json" }, body: `${bearer} is not JSON` });
-    const client = createClient({ baseUrl: server().url, fetch: fetch });
-    const syntaxError = await rejection(client.GET("/users/1/" as never));
-    errors.push(invalidJson(USER, syntaxError));
+    errors.push(await rejection(getUser(store)));
 
     // A runtime whose network error quotes the request headers.
     const leaky = scriptedFetch([
       { throws: new TypeError("fetch failed", { cause: Object.assign(new Error(`bad header Authorization: ${bearer}`), { code: "UND_ERR_INVALID_ARG" }) }) },
     ]);
-    errors.push(await rejection(transport(events, leaky.fetch)(apiRequest(server().url, "POST", "/users/1/"))));
+    errors.push(await rejection(renew(client(events, { fetch: leaky.fetch }))));
+    expect(leaky.log).toEqual([`POST /subscriptions/7/renew/ → throws TypeError: fetch failed`]);
 
     expect(errors.map((e) => (e as Error).name).slice(9)).toEqual([
       "TimeoutError", "ConnectionError", "ConnectionError", "ConnectionError",
@@ -285,6 +386,7 @@ describe("token safety", () => {
     ]);
     expect(errors.every((e) => e instanceof StoreAdminError)).toBe(true);
     expect(errors.filter((e) => e instanceof TimeoutError || e instanceof ConnectionError).every((e) => (e as Error).cause === undefined || (e as Error).cause instanceof Error)).toBe(true);
+    expect(((errors[16] as Error).cause as Error).name).toBe("SyntaxError");
     expect(String((errors[17] as Error).cause)).toBe("TypeError: fetch failed");
     expect(String(((errors[17] as Error).cause as Error).cause)).toBe("Error: bad header Authorization: Bearer [REDACTED]");
 

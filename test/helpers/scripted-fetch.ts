@@ -1,8 +1,13 @@
 /**
  * A `fetch` that replays scripted outcomes, one per call, and logs each call, after
- * Octokit plugin-retry's `test/octokit.ts`. For tests of the transport that need no socket.
+ * Octokit plugin-retry's `test/octokit.ts`. For tests of the client that need no socket:
+ * pass it as the client's `fetch` option.
+ *
+ * It accepts both ways the client calls its `fetch`: `fetch(url, init)` (no middleware) and
+ * `fetch(request)` (middleware registered). Either way it builds `new Request(input, init)`
+ * to read the method, path and body, as the platform's fetch would.
  */
-import type { FetchLike } from "../../src/timeout.js";
+import type { FetchLike } from "../../src/transport.js";
 
 /** One scripted outcome: a response factory, a thrown value, or a request that never ends. */
 export type Step =
@@ -10,31 +15,58 @@ export type Step =
   | { throws: unknown }
   | { hang: true };
 
+/** How the client called the scripted fetch, per call. */
+export interface FetchCall {
+  /** `"url"` for `fetch(url, init)`, `"request"` for `fetch(request)`. */
+  input: "url" | "request";
+  /** The `init` it was given, if any. */
+  init: RequestInit | undefined;
+}
+
 export interface ScriptedFetch {
   fetch: FetchLike;
   /** `"POST /products/ → 503"`, `"GET /users/1/ → throws TypeError: fetch failed"`, … */
   log: string[];
   /** The body text each call received, in order. */
   bodies: string[];
-  /** The requests as received. */
+  /** The requests as received (their bodies unread). */
   requests: Request[];
+  /** How each call was made. */
+  calls: FetchCall[];
 }
 
 export function scriptedFetch(steps: Step[]): ScriptedFetch {
   const log: string[] = [];
   const bodies: string[] = [];
   const requests: Request[] = [];
+  const calls: FetchCall[] = [];
   let index = 0;
-  const fetch: FetchLike = async (request) => {
+  const fetch: FetchLike = async (input, init) => {
     const step = steps[index++];
+    calls.push({ input: input instanceof Request ? "request" : "url", init });
+    // What the platform's fetch would send: the init's signal, or else the Request's.
+    const request = new Request(input, init);
     const line = `${request.method} ${new URL(request.url).pathname}`;
     requests.push(request);
-    bodies.push(await request.text());
+    bodies.push(await request.clone().text());
     if (step === undefined) throw new Error(`scriptedFetch: no step for call ${index} (${line})`);
     if ("hang" in step) {
       log.push(`${line} → hangs`);
+      // Every signal the call was given; the first to abort ends it with its reason.
+      const signals = [init?.signal, input instanceof Request ? input.signal : undefined, request.signal].filter(
+        (signal): signal is AbortSignal => signal != null,
+      );
       return new Promise<Response>((_, reject) => {
-        request.signal.addEventListener("abort", () => reject(request.signal.reason), { once: true });
+        const aborted = signals.find((signal) => signal.aborted);
+        if (aborted) {
+          reject(aborted.reason);
+          return;
+        }
+        const onAbort = (event: Event): void => {
+          for (const signal of signals) signal.removeEventListener("abort", onAbort);
+          reject((event.target as AbortSignal).reason);
+        };
+        for (const signal of signals) signal.addEventListener("abort", onAbort, { once: true });
       });
     }
     if ("throws" in step) {
@@ -46,7 +78,7 @@ export function scriptedFetch(steps: Step[]): ScriptedFetch {
     log.push(`${line} → ${response.status}`);
     return response;
   };
-  return { fetch, log, bodies, requests };
+  return { fetch, log, bodies, requests, calls };
 }
 
 /** A step answering with `status` and a JSON `body`. */
@@ -65,12 +97,15 @@ export function networkError(code: string, message = `connect ${code} 127.0.0.1:
   return { throws: new TypeError("fetch failed", { cause: Object.assign(new Error(message), { code }) }) };
 }
 
-/** A `sleep` for `withRetry` that records each delay and resolves at once (abortable). */
-export function recordingSleep(): { sleep: (ms: number, signal: AbortSignal) => Promise<void>; delays: number[] } {
+/**
+ * A `sleep` for `buildClient(options, { sleep })` that records each delay and resolves at
+ * once; like the client's own, it rejects with the signal's reason when the signal has aborted.
+ */
+export function recordingSleep(): { sleep: (ms: number, signal?: AbortSignal) => Promise<void>; delays: number[] } {
   const delays: number[] = [];
-  const sleep = (ms: number, signal: AbortSignal): Promise<void> => {
+  const sleep = (ms: number, signal?: AbortSignal): Promise<void> => {
     delays.push(ms);
-    return signal.aborted ? Promise.reject(signal.reason) : Promise.resolve();
+    return signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve();
   };
   return { sleep, delays };
 }

@@ -88,6 +88,23 @@ describe("paginate", () => {
     }
   });
 
+  it("keeps every item in order when next() is called again before a page has arrived", async () => {
+    scriptPages(3, 2);
+    const iterator = store.paginate("/users/")[Symbol.asyncIterator]();
+    const steps = await Promise.all(Array.from({ length: 8 }, () => iterator.next()));
+    expect(steps.map((step) => (step.done ? "done" : step.value.id))).toEqual([1, 2, 3, 4, 5, 6, "done", "done"]);
+    expect(received.map((r) => r.cursor)).toEqual([null, "c1", "c2"]);
+  });
+
+  it("return() ends the walk: no further page is fetched and next() is done", async () => {
+    scriptPages(3, 2);
+    const iterator = store.paginate("/users/")[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toMatchObject({ id: 1 });
+    expect(await iterator.return()).toEqual({ value: undefined, done: true });
+    expect(await iterator.next()).toEqual({ value: undefined, done: true });
+    expect(received).toHaveLength(1);
+  });
+
   it("pages() yields whole pages", async () => {
     scriptPages(3, 2);
     const sizes: number[] = [];

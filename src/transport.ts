@@ -1,0 +1,90 @@
+/**
+ * How an attempt goes on the wire, and what is checked before its body is read.
+ *
+ * openapi-fetch builds a `Request` for every call and hands it to `fetch`, which copies it
+ * once more (Node's fetch builds its own `Request` from any it is given, piping a body
+ * through a new stream). With no middleware to show a `Request` to, the client passes
+ * openapi-fetch a {@link PlannedRequest} as its `Request` class instead: it keeps the URL and
+ * the init openapi-fetch computed, and the attempt calls `fetch(url, init)` as a hand-written
+ * call would. With middleware registered, openapi-fetch builds real `Request`s as always.
+ */
+import { InvalidResponseError, RedirectError, type Operation } from "./errors.js";
+
+/** The `fetch` signature the client calls: the platform's, or one with the same signature. */
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/**
+ * What openapi-fetch's `new Request(url, init)` makes when the client gives it this class:
+ * the URL and init as they are, with the `method` and `headers` openapi-fetch reads back.
+ */
+export class PlannedRequest {
+  constructor(
+    readonly url: string,
+    readonly init: RequestInit & { method: string; headers: Headers },
+  ) {}
+
+  get method(): string {
+    return this.init.method;
+  }
+
+  get headers(): Headers {
+    return this.init.headers;
+  }
+}
+
+/** Sends what openapi-fetch built: `fetch(url, init)` for a planned request, `fetch(request)` for a real one. */
+export function sendRequest(fetch: FetchLike, request: Request | PlannedRequest): Promise<Response> {
+  return request instanceof PlannedRequest ? fetch(request.url, request.init) : fetch(request);
+}
+
+/**
+ * Statuses whose response has no body by definition (Fetch "null body status").
+ * https://fetch.spec.whatwg.org/#null-body-status
+ */
+export const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
+
+/** JSON media types: `application/json` and `application/<anything>+json` (RFC 6839). */
+const JSON_CONTENT_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+
+/**
+ * What is wrong with a response, judged as soon as its headers arrive and before anything
+ * reads its body; `undefined` when nothing is:
+ *
+ * - A 3xx is never followed (the request carries the token; the client sends every request
+ *   with `redirect: "manual"`): `RedirectError`, naming the target's origin only.
+ * - Every 2xx operation of this API declares `application/json`; a 2xx of another declared
+ *   type (an HTML page from a proxy) cannot be it: `InvalidResponseError`. A body with no
+ *   `Content-Type` is left to the JSON parser: tolerant responses.
+ *
+ * The caller cancels the body of a refused response, which frees its connection.
+ */
+export function responseHeadProblem(
+  response: Response,
+  request: { method: string; url: string },
+  operation: Operation,
+  secrets: readonly string[],
+): Error | undefined {
+  const { status } = response;
+  if (response.type === "opaqueredirect" || (status >= 300 && status < 400 && status !== 304)) {
+    return new RedirectError({ status, targetOrigin: originOf(response.headers.get("location"), request.url), operation, secrets });
+  }
+  if (response.ok && request.method !== "HEAD" && !NULL_BODY_STATUSES.has(status)) {
+    const contentType = response.headers.get("content-type");
+    if (contentType && !JSON_CONTENT_TYPE.test(contentType)) {
+      const problem = `its content-type is ${contentType.split(";")[0]?.trim()}, not application/json`;
+      return new InvalidResponseError({ status, problem, operation, secrets });
+    }
+  }
+  return undefined;
+}
+
+/** The origin of a `Location` value resolved against the request URL; never its path or query. */
+function originOf(location: string | null, base: string): string | undefined {
+  if (!location) return undefined;
+  try {
+    const origin = new URL(location, base).origin;
+    return origin === "null" ? undefined : origin;
+  } catch {
+    return undefined;
+  }
+}
