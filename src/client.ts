@@ -105,7 +105,7 @@ export function buildClient(options: StoreAdminClientOptions, internals: ClientI
 
   const client = createClient<paths>({
     baseUrl: apiRoot,
-    // The client's headers over the caller's defaults; a token function's header is set per attempt.
+    // The client's headers over the caller's defaults; a token function's header is set per call.
     headers: {
       ...options.headers,
       [API_VERSION_HEADER]: API_VERSION,
