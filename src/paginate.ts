@@ -10,7 +10,9 @@
  */
 import type { Client } from "openapi-fetch";
 import { operations, type OperationKey } from "../generated/operations.js";
-import { errorFromResponse, PaginationError } from "./errors.js";
+import { PaginationError } from "./errors.js";
+import type { FetchResult } from "./request.js";
+import { unwrap } from "./unwrap.js";
 import type { ListPath, Paginate, paths } from "./types.js";
 
 type Page = { next?: string | null; results?: unknown[] };
@@ -41,11 +43,8 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
     for (;;) {
       const request = cursor === undefined ? init : { ...init, params: { ...init?.params, query: { ...init?.params?.query, cursor } } };
       // The path is one of the list paths (checked above); its init type varies by path.
-      const { data, error, response } = await (client.GET as (p: string, i?: GetInit) => Promise<{ data?: unknown; error?: unknown; response: Response }>)(path, request);
-      if (!response.ok) {
-        throw errorFromResponse({ status: response.status, body: error, headers: response.headers, operation, scope: meta.scope, response });
-      }
-      const page = data as Page | undefined;
+      // A failed page throws the typed error for its status, as unwrap() does for any call.
+      const page = (await unwrap((client.GET as (p: string, i?: GetInit) => Promise<FetchResult>)(path, request))) as Page | undefined;
       const stop = (problem: string) => new PaginationError({ problem, pagesRead, operation });
       if (page === null || typeof page !== "object" || !Array.isArray(page.results)) {
         throw stop("the page has no `results` array");

@@ -16,7 +16,7 @@
  * and reading it below openapi-fetch to find out would mean reading every body twice.
  */
 import { defaultBodySerializer } from "openapi-fetch";
-import { operations, type OperationKey } from "../generated/operations.js";
+import { operations, type OperationFacts, type OperationKey } from "../generated/operations.js";
 import { API_VERSION, API_VERSION_HEADER } from "./api-version.js";
 import type { TokenSource } from "./auth.js";
 import { ConnectionError, InvalidResponseError, invalidJson, StoreAdminError, TimeoutError, type Operation } from "./errors.js";
@@ -82,7 +82,7 @@ export function createSend(pipeline: RequestPipeline): (method: string, path: st
       }
     }
     checkPathParams(method, path, init.params?.path);
-    const facts = operations[`${method} ${path}` as OperationKey] as { scope: string; multipart?: true; singleOrList?: true } | undefined;
+    const facts: OperationFacts | undefined = operations[`${method} ${path}` as OperationKey];
     const operation: Operation = { method, path };
     const callerSignal = init.signal ?? undefined;
     const body = serializeBody(init, facts?.multipart === true);
@@ -228,7 +228,7 @@ function outcomeOf(error: unknown, callerSignal: AbortSignal | undefined): Attem
  */
 function finish(
   result: FetchResult,
-  facts: { scope: string; singleOrList?: true } | undefined,
+  facts: OperationFacts | undefined,
   operation: Operation,
   secrets: readonly string[],
 ): FetchResult {
