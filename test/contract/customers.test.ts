@@ -11,11 +11,12 @@
  *
  * Prism validates every request against the contract (a 422 fails these tests), so they also
  * check the SDK's serialisation; the wire format of the list filters is checked separately
- * against the recording server, because Prism ignores a query parameter that never arrives.
+ * against the test server, because Prism ignores a query parameter that never arrives.
  */
 import { beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import type { StoreAdminClient } from "../../src/index.js";
-import { createTestClient, expectOk, useRecordingServer } from "../helpers/client.js";
+import { createTestClient, expectOk } from "../helpers/client.js";
+import { useFaultServer } from "../helpers/fault-server.js";
 
 /** Every query filter of `GET /users/` (spec 4.1), once each. */
 const USER_FILTERS = {
@@ -64,10 +65,10 @@ describe("listUsers — GET /users/", () => {
   });
 
   describe("on the wire", () => {
-    const server = useRecordingServer();
+    const server = useFaultServer();
 
     it("listUsers: each filter is sent as one query parameter, formatted as the contract says", async () => {
-      server().reply({ body: { next: null, previous: null, results: [] } });
+      server().enqueue({ body: { next: null, previous: null, results: [] } });
       await server().client().GET("/users/", {
         params: {
           query: { ...USER_FILTERS, email: "astrid+shop@example.org" },

@@ -7,7 +7,8 @@
  */
 import { beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import type { StoreAdminClient } from "../../src/index.js";
-import { createTestClient, expectOk, useRecordingServer } from "../helpers/client.js";
+import { createTestClient, expectOk } from "../helpers/client.js";
+import { useFaultServer } from "../helpers/fault-server.js";
 
 let store: StoreAdminClient;
 beforeEach(() => {
@@ -51,10 +52,10 @@ describe("listGiftCards — GET /gift-cards/", () => {
   });
 
   describe("on the wire", () => {
-    const server = useRecordingServer();
+    const server = useFaultServer();
 
     it("listGiftCards: numbers, dates and the cursor are sent as the contract declares them", async () => {
-      server().reply({ body: { next: null, previous: null, results: [] } });
+      server().enqueue({ body: { next: null, previous: null, results: [] } });
       await server().client().GET("/gift-cards/", {
         params: {
           query: {

@@ -7,7 +7,7 @@
  *    Operations: updateUser, replaceUser, updateOrderLine, listUsers, createProductImage,
  *    createProduct, updateUserAddress.
  * 2. Path parameters that would change the endpoint (`..`, `.`, empty, missing): a TypeError
- *    naming the parameter, and nothing sent (the recording server counts zero requests).
+ *    naming the parameter, and nothing sent (the test server counts zero requests).
  *    Operations: updateOrderLine, listOrderFulfillmentOrders, getUser, updateUserAddress.
  * 3. Client options: a clear error naming the option, and nothing sent.
  */
@@ -19,7 +19,8 @@ import {
   unwrap,
   type StoreAdminClient,
 } from "../../src/index.js";
-import { createTestClient, recordingServer, useRecordingServer, validationOf, type PrismValidationEntry, type RecordingServer } from "../helpers/client.js";
+import { createTestClient, type PrismValidationEntry, validationOf } from "../helpers/client.js";
+import { type FaultServer, startFaultServer, TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 
 /** The rejection of `promise`; fails the test if it resolves. */
 async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
@@ -175,16 +176,16 @@ describe("values the contract rejects come back as 422 naming the field", () => 
 // ─── 2. Path parameters that would change the endpoint ──────────────────────────────
 
 describe("path parameters that would change the endpoint are refused before sending", () => {
-  let server: RecordingServer;
+  let server: FaultServer;
   let tokenCalls: number;
   let store: StoreAdminClient;
   beforeEach(async () => {
-    server = await recordingServer();
+    server = await startFaultServer();
     tokenCalls = 0;
     store = server.client({
       accessToken: () => {
         tokenCalls++;
-        return "test-token";
+        return TEST_TOKEN;
       },
     });
   });
@@ -253,7 +254,7 @@ describe("path parameters that would change the endpoint are refused before send
   });
 
   it("listOrderFulfillmentOrders: dotted order numbers that are not . or .. are sent as one segment (control)", async () => {
-    server.reply({ body: [] }, { body: [] });
+    server.enqueue({ body: [] }, { body: [] });
     await store.GET("/orders/{number}/fulfillment-orders/", { params: { path: { number: "..." } } });
     await store.GET("/orders/{number}/fulfillment-orders/", { params: { path: { number: "2024.100234" } } });
     expect(server.requests.map((r) => r.path)).toEqual([
@@ -266,7 +267,7 @@ describe("path parameters that would change the endpoint are refused before send
 // ─── 3. Client options ──────────────────────────────────────────────────────────────
 
 describe("client option errors name the option; nothing is sent", () => {
-  const server = useRecordingServer();
+  const server = useFaultServer();
 
   function creationError(options: unknown): Error {
     let caught: unknown;
@@ -280,7 +281,7 @@ describe("client option errors name the option; nothing is sent", () => {
   }
 
   it("both baseUrl and apiUrl: TypeError naming both", () => {
-    const error = creationError({ baseUrl: server().url, apiUrl: server().url, accessToken: "test-token" });
+    const error = creationError({ baseUrl: server().url, apiUrl: server().url, accessToken: TEST_TOKEN });
     expect(error.message).toMatch(/baseUrl/);
     expect(error.message).toMatch(/apiUrl/);
     expect(error.message).toMatch(/not both/);
@@ -288,30 +289,30 @@ describe("client option errors name the option; nothing is sent", () => {
   });
 
   it("neither baseUrl nor apiUrl: TypeError naming both", () => {
-    const error = creationError({ accessToken: "test-token" });
+    const error = creationError({ accessToken: TEST_TOKEN });
     expect(error.message).toMatch(/baseUrl/);
     expect(error.message).toMatch(/apiUrl/);
     expect(server().requests).toHaveLength(0);
   });
 
   it("an ftp:// apiUrl: TypeError naming apiUrl and the scheme", () => {
-    const error = creationError({ apiUrl: server().url.replace("http:", "ftp:"), accessToken: "test-token" });
+    const error = creationError({ apiUrl: server().url.replace("http:", "ftp:"), accessToken: TEST_TOKEN });
     expect(error.message).toMatch(/^apiUrl /);
     expect(error.message).toContain('"ftp:"');
     expect(server().requests).toHaveLength(0);
   });
 
   it("an ftp:// baseUrl: TypeError naming baseUrl", () => {
-    const error = creationError({ baseUrl: "ftp://shop.example.com", accessToken: "test-token" });
+    const error = creationError({ baseUrl: "ftp://shop.example.com", accessToken: TEST_TOKEN });
     expect(error.message).toMatch(/^baseUrl /);
     expect(error.message).toMatch(/http\(s\)/);
   });
 
   it("a URL with user:pass@: TypeError naming the option, without echoing the password", () => {
-    const error = creationError({ apiUrl: server().url.replace("http://", "http://admin:s3cr3t-pw@"), accessToken: "test-token" });
+    const error = creationError({ apiUrl: server().url.replace("http://", "http://admin:s3cr3t-pw@"), accessToken: TEST_TOKEN });
     expect(error.message).toMatch(/^apiUrl must not contain credentials/);
     expect(error.message).not.toContain("s3cr3t-pw");
-    const viaBase = creationError({ baseUrl: "https://admin:s3cr3t-pw@shop.example.com", accessToken: "test-token" });
+    const viaBase = creationError({ baseUrl: "https://admin:s3cr3t-pw@shop.example.com", accessToken: TEST_TOKEN });
     expect(viaBase.message).toMatch(/^baseUrl must not contain credentials/);
     expect(viaBase.message).not.toContain("s3cr3t-pw");
     expect(server().requests).toHaveLength(0);

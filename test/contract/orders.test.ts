@@ -11,7 +11,8 @@
  */
 import { beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import type { StoreAdminClient } from "../../src/index.js";
-import { createTestClient, expectOk, useRecordingServer } from "../helpers/client.js";
+import { createTestClient, expectOk } from "../helpers/client.js";
+import { useFaultServer } from "../helpers/fault-server.js";
 
 let store: StoreAdminClient;
 beforeEach(() => {
@@ -81,10 +82,10 @@ describe("listOrderFulfillmentOrders — GET /orders/{number}/fulfillment-orders
   });
 
   describe("on the wire", () => {
-    const server = useRecordingServer();
+    const server = useFaultServer();
 
     it("listOrderFulfillmentOrders: one object is wrapped; an array of two or none is left as is", async () => {
-      server().reply({ body: { id: 1 } }, { body: [{ id: 1 }, { id: 2 }] }, { body: [] });
+      server().enqueue({ body: { id: 1 } }, { body: [{ id: 1 }, { id: 2 }] }, { body: [] });
       const client = server().client();
       const get = () => client.GET("/orders/{number}/fulfillment-orders/", { params: { path: { number: "100234" } } });
       expect(expectOk(await get())).toEqual([{ id: 1 }]);

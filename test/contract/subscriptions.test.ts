@@ -7,7 +7,8 @@
  */
 import { beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import type { StoreAdminClient } from "../../src/index.js";
-import { createTestClient, expectOk, useRecordingServer } from "../helpers/client.js";
+import { createTestClient, expectOk } from "../helpers/client.js";
+import { useFaultServer } from "../helpers/fault-server.js";
 
 let store: StoreAdminClient;
 beforeEach(() => {
@@ -27,10 +28,10 @@ describe("renewSubscription — POST /subscriptions/{id}/renew/", () => {
   });
 
   describe("on the wire", () => {
-    const server = useRecordingServer();
+    const server = useFaultServer();
 
     it("renewSubscription: one POST with an empty body and no content-type", async () => {
-      server().reply({ body: { id: 410, status: "active" } });
+      server().enqueue({ body: { id: 410, status: "active" } });
       const subscription = expectOk(await server().client().POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } }));
       expect(subscription.id).toBe(410);
       expect(server().requests).toHaveLength(1);

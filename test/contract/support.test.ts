@@ -5,11 +5,12 @@
  *   20. createTicketAttachment  POST /tickets/attachments/   (multipart/form-data, optional `files`)
  *
  * Each form is sent to Prism (which checks the media type and the form against the contract)
- * and to the recording server, to see the parts that really go out.
+ * and to the test server, to see the parts that really go out.
  */
 import { beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import type { StoreAdminClient } from "../../src/index.js";
-import { createTestClient, expectOk, formDataOf, useRecordingServer } from "../helpers/client.js";
+import { createTestClient, expectOk } from "../helpers/client.js";
+import { formDataOf, useFaultServer } from "../helpers/fault-server.js";
 
 const photo = () => new File(["\xff\xd8\xff\xe0 jpeg bytes"], "photo.jpg", { type: "image/jpeg" });
 const receipt = () => new File(["%PDF-1.7 receipt"], "receipt.pdf", { type: "application/pdf" });
@@ -49,7 +50,7 @@ describe("createTicketAttachment — POST /tickets/attachments/ (Prism)", () => 
 });
 
 describe("createTicketAttachment — POST /tickets/attachments/ (on the wire)", () => {
-  const server = useRecordingServer();
+  const server = useFaultServer();
 
   it("createTicketAttachment: one File goes as one `files` part with its name and type", async () => {
     await server().client().POST("/tickets/attachments/", { body: { files: photo() } });
