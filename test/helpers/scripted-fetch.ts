@@ -29,8 +29,6 @@ export interface ScriptedFetch {
   log: string[];
   /** The body text each call received, in order. */
   bodies: string[];
-  /** The requests as received (their bodies unread). */
-  requests: Request[];
   /** How each call was made. */
   calls: FetchCall[];
 }
@@ -38,7 +36,6 @@ export interface ScriptedFetch {
 export function scriptedFetch(steps: Step[]): ScriptedFetch {
   const log: string[] = [];
   const bodies: string[] = [];
-  const requests: Request[] = [];
   const calls: FetchCall[] = [];
   let index = 0;
   const fetch: FetchLike = async (input, init) => {
@@ -47,7 +44,6 @@ export function scriptedFetch(steps: Step[]): ScriptedFetch {
     // What the platform's fetch would send: the init's signal, or else the Request's.
     const request = new Request(input, init);
     const line = `${request.method} ${new URL(request.url).pathname}`;
-    requests.push(request);
     bodies.push(await request.clone().text());
     if (step === undefined) throw new Error(`scriptedFetch: no step for call ${index} (${line})`);
     if ("hang" in step) {
@@ -78,7 +74,7 @@ export function scriptedFetch(steps: Step[]): ScriptedFetch {
     log.push(`${line} → ${response.status}`);
     return response;
   };
-  return { fetch, log, bodies, requests, calls };
+  return { fetch, log, bodies, calls };
 }
 
 /** A step answering with `status` and a JSON `body`. */
