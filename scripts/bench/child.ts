@@ -1,10 +1,9 @@
 /**
- * Runs one benchmark in a fresh process (its own JIT state and heap) and sends the result
- * to `scripts/bench.ts` over IPC. Arguments: the benchmark's module name, then `quick` or `full`.
+ * Runs one benchmark of benchmarks.ts in this fresh process (its own JIT state and heap) and
+ * sends its result back over IPC. Arguments: the benchmark's name, then its own arguments.
  */
-import type { BenchOptions } from "./stats.js";
+import { BENCHMARKS } from "./benchmarks.js";
 
-const [name, mode] = process.argv.slice(2);
-const module = (await import(`./${name}.js`)) as { run(options: BenchOptions): Promise<unknown> };
-const result = await module.run({ quick: mode === "quick" });
+const [name, ...args] = process.argv.slice(2) as [keyof typeof BENCHMARKS, ...string[]];
+const result = await (BENCHMARKS[name] as (...a: string[]) => Promise<unknown>)(...args);
 process.send!(result, () => process.disconnect());

@@ -1,10 +1,7 @@
 /**
- * The loopback server of the end-to-end and pagination benchmarks: node:http with
- * keep-alive on 127.0.0.1 (a free port), in a worker thread of the benchmark's own process.
- * Its own thread keeps its work and its heap out of the client's measurements (a worker has
- * its own V8 heap, so `process.memoryUsage().heapUsed` of the main thread is the client's).
- *
- * Routes (any path prefix is accepted, so clients can use their own API root):
+ * The loopback server of the end-to-end and pagination benchmarks: node:http with keep-alive
+ * on 127.0.0.1 (a free port), in a worker thread, so its work and its heap (a worker has its
+ * own) stay out of the client's measurements. Routes, under any path prefix:
  * - `GET  …/users/{id}/`            → the contract's `User` example, with that id
  * - `POST …/products/`              → reads the JSON body, answers 201 with a `Product`
  * - `GET  /n{count}/users/?cursor=` → page `cursor` of `count` users, `PAGE_SIZE` per page
@@ -16,14 +13,8 @@ import { PRODUCT_JSON, TOKEN, USER_JSON } from "./fixtures.js";
 
 export const PAGE_SIZE = 100;
 
-export interface LoopbackServer {
-  /** `http://127.0.0.1:PORT`. */
-  url: string;
-  close(): Promise<void>;
-}
-
-/** Starts the server in a worker thread; resolves once it listens. */
-export async function startLoopbackServer(): Promise<LoopbackServer> {
+/** Starts the server in a worker thread; resolves once it listens, with `http://127.0.0.1:PORT`. */
+export async function startLoopbackServer(): Promise<{ url: string; close(): Promise<void> }> {
   // The worker runs this file; it needs tsx's loader, which a worker does not inherit on Node 20.
   const source = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))})
     .then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })`;

@@ -32,7 +32,7 @@ export {};
 const CHECKED_LANGUAGES = new Set(["ts", "typescript"]);
 const UNCHECKED_LANGUAGES = new Set(["sh", "bash", "shell", "console", "json", "yaml", "text", ""]);
 
-/** The sections the guide must have (issue 5, item 6). */
+/** The sections the guide must have: one per task a newcomer comes with. */
 const REQUIRED_SECTIONS: Array<[topic: string, heading: RegExp]> = [
   ["install", /^## Install/m],
   ["auth and token refresh", /^## Authentication and token refresh/m],
