@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: measures the built package against the baselines it promises to stay
  * close to (bare openapi-fetch, raw fetch, a hand-written pagination loop) and writes
- * docs/performance.md, a table per benchmark. The benchmarks are in scripts/bench/benchmarks.ts.
+ * docs/performance.md, a table per benchmark. The benchmarks are in scripts/bench/:
+ * throughput.ts (stub fetch, loopback, retries), pagination.ts, footprint.ts (size, start-up,
+ * type-checking); measure.ts says how they sample.
  *
  *   npm run bench               full run (about 8 minutes), writes docs/performance.md
  *   npm run bench -- --quick    smoke run: fewer, shorter samples; prints, writes nothing
@@ -10,31 +12,37 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import type { BENCHMARKS, Section } from "./bench/benchmarks.js";
 import { ROOT } from "./bench/fixtures.js";
-import { inChild } from "./bench/measure.js";
+import { inChild, type Section } from "./bench/measure.js";
 
 const quick = process.argv.includes("--quick");
 const started = performance.now();
 const loadBefore = loadavg();
 
 console.log("Building dist/ (tsc -p tsconfig.build.json)…");
-execFileSync(process.execPath, [join(ROOT, "node_modules/typescript/lib/tsc.js"), "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
+const tsc = join(ROOT, "node_modules/typescript/lib/tsc.js");
+execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
 
-const names: Array<keyof typeof BENCHMARKS> = ["stub", "loopback", "pagination", "retryCost", "size", "startup", "typecheck"];
 const sections: Section[] = [];
-for (const name of names) {
+for (const name of ["stub", "loopback", "pagination", "retryCost", "size", "startup", "typecheck"]) {
   console.log(`▶ ${name}`);
   sections.push(await inChild<Section>(name, quick ? "quick" : "full"));
 }
 
 const table = (rows: string[][]): string =>
   [rows[0]!, rows[0]!.map(() => "---"), ...rows.slice(1)].map((row) => `| ${row.join(" | ")} |`).join("\n");
-const version = (pkg: string): string => (JSON.parse(readFileSync(join(ROOT, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+const version = (pkg: string): string =>
+  (JSON.parse(readFileSync(join(ROOT, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
 const git = (...args: string[]): string => execFileSync("git", args, { cwd: ROOT, encoding: "utf8" }).trim();
 const dirty = git("status", "--porcelain", "--", "src", "generated") !== "";
 const load = (l: number[]): string => l.map((n) => n.toFixed(2)).join(", ");
 
+const environment = [
+  `Run: ${new Date().toISOString()}, ${Math.round((performance.now() - started) / 1000)} s;`,
+  `${cpus()[0]?.model ?? "unknown CPU"}, ${cpus().length} cores; load average before ${load(loadBefore)}, after ${load(loadavg())}.`,
+  `Node ${process.versions.node}, openapi-fetch ${version("openapi-fetch")}, TypeScript ${version("typescript")}, esbuild ${version("esbuild")}.`,
+  `The built package (\`dist/\`) at commit \`${git("rev-parse", "--short", "HEAD")}\`${dirty ? ", with uncommitted changes to `src/` or `generated/`" : ""}.`,
+].join(" ");
 const summary = table([["measure (median)", "result", "goal", "status"], ...sections.flatMap((s) => s.summary)]);
 const report = `<!-- Written by \`npm run bench\` (scripts/bench.ts). Do not edit by hand. -->
 
@@ -50,10 +58,13 @@ small as raw \`fetch\`.
 
 ${summary}
 
-Run: ${new Date().toISOString()}, ${Math.round((performance.now() - started) / 1000)} s${quick ? " (**quick run**: fewer, shorter samples)" : ""}; ${cpus()[0]?.model ?? "unknown CPU"}, ${cpus().length} cores; load average before ${load(loadBefore)}, after ${load(loadavg())}. Node ${process.versions.node}, openapi-fetch ${version("openapi-fetch")}, TypeScript ${version("typescript")}, esbuild ${version("esbuild")}. Built package (\`dist/\`) at commit \`${git("rev-parse", "--short", "HEAD")}\`${dirty ? " with uncommitted changes to `src/` or `generated/`" : ""}.
+${environment}
 
 ${sections.map((s, i) => `## ${i + 1}. ${s.title}\n\n${s.note}\n\n${s.tables.map(table).join("\n\n")}\n`).join("\n")}`;
 
 console.log(`\n${summary}\n`);
 if (quick) console.log("Quick run: docs/performance.md left as it is.");
-else writeFileSync(join(ROOT, "docs/performance.md"), report), console.log("Wrote docs/performance.md");
+else {
+  writeFileSync(join(ROOT, "docs/performance.md"), report);
+  console.log("Wrote docs/performance.md");
+}

@@ -1,9 +1,23 @@
 /**
- * Runs one benchmark of benchmarks.ts in this fresh process (its own JIT state and heap) and
- * sends its result back over IPC. Arguments: the benchmark's name, then its own arguments.
+ * Runs one benchmark in this fresh process (its own JIT state and heap) and sends its result
+ * to the parent over IPC. Arguments: the benchmark's name, then its own arguments.
  */
-import { BENCHMARKS } from "./benchmarks.js";
+import { size, startup, typecheck } from "./footprint.js";
+import { pagination, timedWalk, type WalkName } from "./pagination.js";
+import { loopback, retryCost, stub } from "./throughput.js";
 
-const [name, ...args] = process.argv.slice(2) as [keyof typeof BENCHMARKS, ...string[]];
-const result = await (BENCHMARKS[name] as (...a: string[]) => Promise<unknown>)(...args);
-process.send!(result, () => process.disconnect());
+const BENCHMARKS: Record<string, (...args: string[]) => Promise<unknown>> = {
+  stub: (mode) => stub(mode === "quick"),
+  loopback: (mode) => loopback(mode === "quick"),
+  pagination: (mode) => pagination(mode === "quick"),
+  retryCost: (mode) => retryCost(mode === "quick"),
+  size: () => size(),
+  startup: (mode) => startup(mode === "quick"),
+  typecheck: (mode) => typecheck(mode === "quick"),
+  walk: (name, items) => timedWalk(name as WalkName, Number(items)),
+};
+
+const [name = "", ...args] = process.argv.slice(2);
+const benchmark = BENCHMARKS[name];
+if (!benchmark) throw new Error(`no benchmark named ${JSON.stringify(name)}: one of ${Object.keys(BENCHMARKS).join(", ")}`);
+process.send!(await benchmark(...args), () => process.disconnect());

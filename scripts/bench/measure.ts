@@ -48,25 +48,16 @@ export type Op = () => Promise<unknown>;
 const OPS_PER_TURN = 16;
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-async function opsPerSecond(op: Op, count: number): Promise<number> {
+/** ops/s of `op` run `count` times, or (`untilMs`) for about that long, yielding every 16 ops. */
+async function opsPerSecond(op: Op, count: number, untilMs = Number.POSITIVE_INFINITY): Promise<number> {
   const start = performance.now();
-  for (let i = 1; i <= count; i++) {
+  let done = 0;
+  const timed = untilMs !== Number.POSITIVE_INFINITY; // a timed sample reads no clock per op
+  while (done < count && (!timed || performance.now() - start < untilMs)) {
     await op();
-    if (i % OPS_PER_TURN === 0) await nextTurn();
+    if (++done % OPS_PER_TURN === 0) await nextTurn();
   }
-  return (count * 1000) / (performance.now() - start);
-}
-
-/** ops/s of `op` run for about `ms`. */
-async function warmUp(op: Op, ms: number): Promise<number> {
-  let count = 0;
-  const start = performance.now();
-  while (performance.now() - start < ms) {
-    for (let i = 0; i < OPS_PER_TURN; i++) await op();
-    await nextTurn();
-    count += OPS_PER_TURN;
-  }
-  return (count * 1000) / (performance.now() - start);
+  return (done * 1000) / (performance.now() - start);
 }
 
 /**
@@ -74,12 +65,15 @@ async function warmUp(op: Op, ms: number): Promise<number> {
  * also size a sample to about 250 ms, then `rounds` rounds of one sample per variant, in an
  * order that rotates every round.
  */
-export async function compareOps(variants: Record<string, Op>, { quick, rounds }: { quick: boolean; rounds: number }): Promise<Record<string, number[]>> {
+export async function compareOps(
+  variants: Record<string, Op>,
+  { quick, rounds }: { quick: boolean; rounds: number },
+): Promise<Record<string, number[]>> {
   const names = Object.keys(variants);
   const sampleMs = quick ? 100 : 250;
   const counts: Record<string, number> = {};
   for (const name of [...names, ...names]) {
-    const rate = await warmUp(variants[name]!, quick ? 150 : 750);
+    const rate = await opsPerSecond(variants[name]!, Number.POSITIVE_INFINITY, quick ? 150 : 750);
     counts[name] = Math.max(20, Math.round((rate * sampleMs) / 1000));
   }
   const samples: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
@@ -94,13 +88,33 @@ export async function compareOps(variants: Record<string, Op>, { quick, rounds }
   return samples;
 }
 
-/** Runs `scripts/bench/child.ts <name> <args…>` in a fresh `node --expose-gc` process and returns what it sends back. */
+/** Runs `child.ts <name> <args…>` in a fresh `node --expose-gc` process; resolves with what it sends back. */
 export function inChild<T>(name: string, ...args: string[]): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const child = fork(fileURLToPath(new URL("./child.ts", import.meta.url)), [name, ...args], { execArgv: ["--expose-gc", "--import", "tsx"] });
+    const script = fileURLToPath(new URL("./child.ts", import.meta.url));
+    const child = fork(script, [name, ...args], { execArgv: ["--expose-gc", "--import", "tsx"] });
     let result: T | undefined;
     child.on("message", (message) => (result = message as T));
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 && result !== undefined ? resolve(result) : reject(new Error(`${name} exited with code ${code}`))));
+    child.on("exit", (code) => {
+      if (code === 0 && result !== undefined) resolve(result);
+      else reject(new Error(`benchmark ${name} exited with code ${code}`));
+    });
   });
 }
+
+/** A benchmark's part of docs/performance.md. */
+export interface Section {
+  title: string;
+  /** The method note: what is measured, against what, how often. */
+  note: string;
+  /** Each table's first row is its header. */
+  tables: string[][][];
+  /** Its rows of the summary table: measure, result, goal, status. */
+  summary: string[][];
+}
+
+export const status = (met: boolean): string => (met ? "met" : "**missed**");
+
+/** Prose written over several source lines, as one line of Markdown. */
+export const oneLine = (text: string): string => text.trim().replace(/\s*\n\s*/g, " ");

@@ -1,0 +1,125 @@
+/**
+ * What the package costs before any request: its bundle size, its cold start, and the time
+ * and type instantiations it adds to an application's type check.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { bundleSize, GOAL_GZIP_BYTES, MAIN_ENTRY } from "../size.js";
+import { DIST_ENTRY, ROOT } from "./fixtures.js";
+import { cell, int, oneLine, pairedRatio, status, summarize, times, type Section, type Summary } from "./measure.js";
+
+export async function size(): Promise<Section> {
+  const ours = await bundleSize();
+  const bare = await bundleSize("openapi-fetch", ["default as createClient"]);
+  const gzipRatio = times(ours.gzipBytes / bare.gzipBytes);
+  return {
+    title: "Bundle size",
+    note: oneLine(`
+      \`scripts/size.ts\` (\`npm test\` runs it too, and holds a ceiling): an esbuild bundle (minified,
+      ESM, platform neutral) of \`import { createStoreAdminClient }\` from the built \`${MAIN_ENTRY}\`,
+      openapi-fetch included, gzipped at level 9; the same for bare openapi-fetch's \`createClient\`.`),
+    tables: [
+      [
+        ["bundle", "minified", "min+gz"],
+        ["ours", `${int(ours.minBytes)} B`, `**${int(ours.gzipBytes)} B**`],
+        ["bare openapi-fetch", `${int(bare.minBytes)} B`, `${int(bare.gzipBytes)} B`],
+        ["ours ÷ bare openapi-fetch", times(ours.minBytes / bare.minBytes), gzipRatio],
+      ],
+      [["input of our bundle", "minified bytes"], ...ours.inputs.map((input) => [`\`${input.path}\``, int(input.bytes)])],
+    ],
+    summary: [
+      [
+        "bundle of `import { createStoreAdminClient }`, min+gz",
+        `${int(ours.gzipBytes)} B (${gzipRatio} openapi-fetch's)`,
+        `≤ ${int(GOAL_GZIP_BYTES)} B`,
+        status(ours.gzipBytes <= GOAL_GZIP_BYTES),
+      ],
+    ],
+  };
+}
+
+/** ms taken by `await import(specifier)` as the first thing a new `node` process does. */
+function coldImportMs(specifier: string): number {
+  const code = `const t = performance.now(); await import(${JSON.stringify(specifier)}); console.log(performance.now() - t);`;
+  return Number(execFileSync(process.execPath, ["--input-type=module", "-e", code], { cwd: ROOT, encoding: "utf8" }));
+}
+
+export async function startup(quick: boolean): Promise<Section> {
+  const ours = pathToFileURL(DIST_ENTRY).href;
+  const runs = quick ? 5 : 25;
+  for (let i = 0; i < 3; i++) coldImportMs(ours), coldImportMs("openapi-fetch"); // the file cache
+  const ms = { ours: [] as number[], bare: [] as number[] };
+  for (let i = 0; i < runs; i++) ms.ours.push(coldImportMs(ours)), ms.bare.push(coldImportMs("openapi-fetch"));
+  const fixed = (n: number): string => n.toFixed(1);
+  const [oursMs, ratio] = [summarize(ms.ours), pairedRatio(ms.ours, ms.bare)];
+  return {
+    title: "Start-up",
+    note: `\`await import()\` as the first thing a new \`node\` process does, ${runs} processes each, alternating with openapi-fetch alone.`,
+    tables: [
+      [
+        ["import", "ms"],
+        ["the package (`dist/src/index.js`)", cell(oursMs, fixed)],
+        ["openapi-fetch alone", cell(summarize(ms.bare), fixed)],
+        ["ours ÷ openapi-fetch (paired)", cell(ratio, times)],
+      ],
+    ],
+    summary: [["cold `import()` of the package, ours ÷ openapi-fetch alone", `${times(ratio.median)} (${fixed(oursMs.median)} ms)`, "< 50 ms", status(oursMs.median < 50)]],
+  };
+}
+
+/** `tsc --extendedDiagnostics` of `source` against the built `.d.ts`, in `dir`: its figures by name. */
+function typecheckOnce(dir: string, name: string, source: string): Record<string, number> {
+  const rewritten = source
+    .replaceAll('"../../src/index.js"', JSON.stringify(DIST_ENTRY))
+    .replaceAll('"../../generated/schema.js"', JSON.stringify(DIST_ENTRY.replace(/src\/index\.js$/, "generated/schema.js")))
+    .replaceAll('"openapi-fetch"', JSON.stringify(`${ROOT}node_modules/openapi-fetch/dist/index.mjs`));
+  writeFileSync(join(dir, `${name}.mts`), rewritten); // .mts: an ES module, like the package
+  const compilerOptions = { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", skipLibCheck: true, noEmit: true };
+  const lib = ["ES2022", "DOM", "DOM.Iterable"];
+  writeFileSync(join(dir, `${name}.json`), JSON.stringify({ compilerOptions: { ...compilerOptions, lib, types: [] }, files: [`${name}.mts`] }));
+  const tsc = `${ROOT}node_modules/typescript/lib/tsc.js`;
+  const output = execFileSync(process.execPath, [tsc, "-p", join(dir, `${name}.json`), "--extendedDiagnostics"], { encoding: "utf8" });
+  return Object.fromEntries([...output.matchAll(/^([A-Za-z ]+):\s+([\d.]+)[sK]?$/gm)].map(([, key, value]) => [key!.trim(), Number(value)]));
+}
+
+export async function typecheck(quick: boolean): Promise<Section> {
+  const read = (file: string): string => readFileSync(new URL(file, import.meta.url), "utf8");
+  const files: Record<string, [label: string, source: string]> = {
+    ours: ["ours, 20 operations + paginate", read("./typecheck-consumer.ts")],
+    bare: ["bare openapi-fetch, 20 operations", read("./typecheck-bare.ts")],
+  };
+  const runs: Record<string, Array<Record<string, number>>> = { ours: [], bare: [] };
+  const dir = mkdtempSync(join(tmpdir(), "store-admin-sdk-typecheck-"));
+  try {
+    typecheckOnce(dir, "ours", files.ours![1]); // the file cache and Node's compile cache
+    for (let i = 0; i < (quick ? 1 : 5); i++) {
+      for (const [name, [, source]] of Object.entries(files)) runs[name]!.push(typecheckOnce(dir, name, source));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const check = (name: string): Summary => summarize(runs[name]!.map((figures) => figures["Check time"]!));
+  const first = (name: string, figure: string): number => runs[name]![0]![figure]!;
+  const instantiations = times(first("ours", "Instantiations") / first("bare", "Instantiations"));
+  const checkTime = times(check("ours").median / check("bare").median);
+  const fixed = (n: number): string => n.toFixed(2);
+  return {
+    title: "Type-checking cost",
+    note: oneLine(`
+      \`tsc --noEmit --extendedDiagnostics\` (\`strict\`, NodeNext, \`skipLibCheck\`) against the built
+      \`.d.ts\`, as an application sees them: \`scripts/bench/typecheck-consumer.ts\` calls each of the 20
+      operations once, uses a field of each answer and runs one \`paginate()\`; \`typecheck-bare.ts\` makes
+      the same 20 calls through bare openapi-fetch over the generated types. ${quick ? 1 : 5} runs each.`),
+    tables: [
+      [
+        ["file", "check time (s)", "instantiations", "types"],
+        ...Object.entries(files).map(([k, [label]]) => [label, cell(check(k), fixed), int(first(k, "Instantiations")), int(first(k, "Types"))]),
+      ],
+      [["ours ÷ bare openapi-fetch", "ratio"], ["instantiations", instantiations], ["check time (medians)", checkTime]],
+    ],
+    summary: [["type-check of 20 operations, ours ÷ bare openapi-fetch: check time, instantiations", `${checkTime}, ${instantiations}`, "reported", "–"]],
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * ops/s benchmarks: our client against bare openapi-fetch and raw fetch, on a stub fetch and
+ * on loopback, and what the retry machinery costs a call that succeeds at once.
+ */
+import type { Calls } from "./fixtures.js";
+import { bareCalls, clientCalls, loadBareOpenapiFetch, loadSdk, PRODUCT_JSON, rawCalls, stubFetch, TOKEN, USER_JSON } from "./fixtures.js";
+import { cell, compareOps, int, oneLine, pairedRatio, status, summarize, times, type Section, type Summary } from "./measure.js";
+import { startLoopbackServer } from "./server.js";
+
+type Method = "get" | "post";
+const STUB_API_URL = "https://shop.example.com/api/admin";
+
+/**
+ * Samples the variants for GET, then for POST, and tabulates their ops/s and the paired
+ * ratios asked for; also returns those ratios, keyed `"a/b"`.
+ */
+async function measure(
+  options: { quick: boolean; rounds: number },
+  variants: (method: Method) => Record<string, Calls[Method]>,
+  labels: Record<string, string>,
+  ratios: Array<[a: string, b: string, label: string]>,
+): Promise<{ tables: string[][][]; ratio: Record<string, Record<Method, Summary>> }> {
+  const samples = { get: await compareOps(variants("get"), options), post: await compareOps(variants("post"), options) };
+  const ratio: Record<string, Record<Method, Summary>> = {};
+  for (const [a, b] of ratios) {
+    ratio[`${a}/${b}`] = {
+      get: pairedRatio(samples.get[a]!, samples.get[b]!),
+      post: pairedRatio(samples.post[a]!, samples.post[b]!),
+    };
+  }
+  const opsRow = ([key, label]: [string, string]) => [label, cell(summarize(samples.get[key]!), int), cell(summarize(samples.post[key]!), int)];
+  const ratioRow = ([a, b, label]: [string, string, string]) => [label, cell(ratio[`${a}/${b}`]!.get, times), cell(ratio[`${a}/${b}`]!.post, times)];
+  return {
+    ratio,
+    tables: [
+      [["variant", "GET ops/s", "POST ops/s"], ...Object.entries(labels).map(opsRow)],
+      [["ratio (paired per round)", "GET", "POST"], ...ratios.map(ratioRow)],
+    ],
+  };
+}
+
+const both = (r: Record<Method, Summary>): string => `${times(r.get.median)} / ${times(r.post.median)}`;
+const atLeast = (r: Record<Method, Summary>, goal: number): boolean => r.get.median >= goal && r.post.median >= goal;
+
+export async function stub(quick: boolean): Promise<Section> {
+  const sdk = await loadSdk();
+  // The A/A control is a second, separate copy of bare openapi-fetch: its ratio to the first
+  // shows how far apart two equal things measure here, the resolution of every other ratio.
+  const [bare, control] = [await loadBareOpenapiFetch(), await loadBareOpenapiFetch("control")];
+  const { tables, ratio } = await measure(
+    { quick, rounds: 15 },
+    (method) => {
+      const fetch = stubFetch(method === "get" ? USER_JSON : PRODUCT_JSON);
+      return {
+        ours: clientCalls(sdk.createStoreAdminClient({ apiUrl: STUB_API_URL, accessToken: TOKEN, fetch }))[method],
+        bare: bareCalls(bare, STUB_API_URL, fetch)[method],
+        raw: rawCalls(STUB_API_URL, fetch)[method],
+        control: bareCalls(control, STUB_API_URL, fetch)[method],
+      };
+    },
+    { ours: "ours", bare: "bare openapi-fetch", raw: "raw fetch", control: "A/A control: a second bare openapi-fetch" },
+    [
+      ["ours", "bare", "ours ÷ bare openapi-fetch (goal ≥ 0.90×)"],
+      ["ours", "raw", "ours ÷ raw fetch"],
+      ["bare", "raw", "bare openapi-fetch ÷ raw fetch"],
+      ["control", "bare", "A/A control ÷ bare (ideally 1.00×: the resolution)"],
+    ],
+  );
+  const r = ratio["ours/bare"]!;
+  return {
+    title: "Client overhead on a stub fetch",
+    note: oneLine(`
+      \`GET /users/{id}/\` (answering the contract's \`User\`) and \`POST /products/\` (a 13-field body,
+      answering a \`Product\`) through our client (defaults: \`maxRetries\` 2, \`timeoutMs\` 30 000), bare
+      openapi-fetch (\`createClient\` with the same two headers) and raw fetch, all given the same stub
+      fetch that returns a fresh \`Response\`: nothing is sent, only client code runs. 15 rounds.`),
+    tables,
+    summary: [["stub fetch, ours ÷ bare openapi-fetch (ops/s), GET / POST", both(r), "≥ 0.90×", status(atLeast(r, 0.9))]],
+  };
+}
+
+export async function loopback(quick: boolean): Promise<Section> {
+  const sdk = await loadSdk();
+  const createClient = await loadBareOpenapiFetch();
+  const server = await startLoopbackServer();
+  const fetch = (input: Request | string | URL, init?: RequestInit): Promise<Response> => globalThis.fetch(input, init);
+  const calls = {
+    ours: clientCalls(sdk.createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN })),
+    bare: bareCalls(createClient, server.url, fetch),
+    raw: rawCalls(server.url, fetch),
+    rawTimeout: rawCalls(server.url, fetch, 30_000),
+  };
+  try {
+    const { tables, ratio } = await measure(
+      // A loopback request takes about a millisecond and the machine's load moves it: more rounds.
+      { quick, rounds: 40 },
+      (method) => ({ ours: calls.ours[method], bare: calls.bare[method], raw: calls.raw[method], rawTimeout: calls.rawTimeout[method] }),
+      { ours: "ours", bare: "bare openapi-fetch", raw: "raw fetch", rawTimeout: "raw fetch with a timeout (`AbortController` + timer)" },
+      [
+        ["ours", "raw", "ours ÷ raw fetch (goal ≥ 0.97×)"],
+        ["ours", "bare", "ours ÷ bare openapi-fetch"],
+        ["ours", "rawTimeout", "ours ÷ raw fetch with a timeout"],
+        ["rawTimeout", "raw", "raw fetch with a timeout ÷ raw fetch"],
+      ],
+    );
+    const r = ratio["ours/raw"]!;
+    return {
+      title: "End to end on loopback",
+      note: oneLine(`
+        The same calls with Node's fetch (undici, keep-alive) against a keep-alive \`node:http\` server on
+        127.0.0.1 in a worker thread. Raw fetch runs a second time with the per-request timeout our client
+        sets on every attempt, written by hand. 40 rounds: a loopback request takes about a millisecond,
+        and the machine's load moves it.`),
+      tables,
+      summary: [["loopback, ours ÷ raw fetch (ops/s), GET / POST", both(r), "≥ 0.97×", status(atLeast(r, 0.97))]],
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+export async function retryCost(quick: boolean): Promise<Section> {
+  const sdk = await loadSdk();
+  const { tables, ratio } = await measure(
+    { quick, rounds: 15 },
+    (method) => {
+      const fetch = stubFetch(method === "get" ? USER_JSON : PRODUCT_JSON);
+      const make = (maxRetries: number, timeoutMs?: number) =>
+        clientCalls(sdk.createStoreAdminClient({ apiUrl: STUB_API_URL, accessToken: TOKEN, fetch, maxRetries, timeoutMs }))[method];
+      return { retries2: make(2), retries0: make(0), noTimer: make(0, Number.POSITIVE_INFINITY) };
+    },
+    { retries2: "`maxRetries: 2` (default)", retries0: "`maxRetries: 0`", noTimer: "`maxRetries: 0`, `timeoutMs: Infinity`" },
+    [
+      ["retries2", "retries0", "maxRetries 2 ÷ 0"],
+      ["retries0", "noTimer", "with the per-attempt timer ÷ without"],
+    ],
+  );
+  return {
+    title: "Retry machinery",
+    note: oneLine(`
+      What retries cost a call that succeeds at once, on the stub fetch: our client with
+      \`maxRetries: 2\` against \`maxRetries: 0\`, and without the per-attempt timer
+      (\`timeoutMs: Infinity\`). 15 rounds.`),
+    tables,
+    summary: [["retry machinery, maxRetries 2 ÷ 0 (ops/s), GET / POST", both(ratio["retries2/retries0"]!), "reported", "–"]],
+  };
+}
