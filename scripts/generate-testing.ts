@@ -104,7 +104,7 @@ interface OperationOut {
   key: string;
   operationId: string;
   params: ParamFacts;
-  body?: { mediaType: string; required: boolean };
+  body?: { mediaType: string; required: boolean; listFields?: string[] };
   responses: Record<string, { json: boolean; example?: unknown }>;
   bearer: boolean;
 }
@@ -128,15 +128,20 @@ async function main(): Promise<void> {
   // their schemas say (`"42"` becomes 42, a single `?tag=a` a list when a list is meant);
   // JSON bodies and responses are checked exactly as they are.
   const options = { allErrors: true, strict: false, inlineRefs: false, code: { source: true, esm: true } } as const;
+  // Form fields are converted too, but never wrapped into lists: the kit hands a repeated
+  // field over as a list and a single one as it is, or as a list where only a list is allowed
+  // (`listFields`); wrapping inside a `oneOf` of one value or a list would match both.
   const converting = new Ajv2020.default({ ...options, coerceTypes: "array" });
+  const form = new Ajv2020.default({ ...options, coerceTypes: true });
   const exact = new Ajv2020.default(options);
-  for (const ajv of [converting, exact]) {
+  for (const ajv of [converting, form, exact]) {
     addFormats.default(ajv);
     for (const view of ["request", "response"] as const) {
       for (const [name, schema] of Object.entries(schemas)) ajv.addSchema(viewOf(doc, schema, view) as Json, `${view}.${name}`);
     }
   }
   const convertingIds: Record<string, string> = {};
+  const formIds: Record<string, string> = {};
   const exactIds: Record<string, string> = {};
   const add = (ajv: InstanceType<typeof Ajv2020.default>, ids: Record<string, string>, name: string, schema: unknown) => {
     ajv.addSchema({ ...(schema as Json), $id: name });
@@ -189,8 +194,15 @@ async function main(): Promise<void> {
         }
         body = { mediaType, required: requestBody.required === true };
         const schema = viewOf(doc, (media as Json).schema ?? {}, "request");
-        if (mediaType === "multipart/form-data") add(converting, convertingIds, `${operationId}_body`, schema);
-        else add(exact, exactIds, `${operationId}_body`, schema);
+        if (mediaType === "multipart/form-data") {
+          add(form, formIds, `${operationId}_body`, schema);
+          body.listFields = Object.entries((follow(doc, (media as Json).schema).properties ?? {}) as Json)
+            .filter(([, property]) => {
+              const type = follow(doc, property).type;
+              return type === "array" || (Array.isArray(type) && type.includes("array") && !type.includes("string"));
+            })
+            .map(([name]) => name);
+        } else add(exact, exactIds, `${operationId}_body`, schema);
       }
 
       const responses: OperationOut["responses"] = {};
@@ -217,7 +229,11 @@ async function main(): Promise<void> {
 
   const outputs: Record<string, string> = {
     "operations.ts": operationsModule(operations),
-    "validators.ts": await validatorsModule(standaloneCode.default(converting, convertingIds), standaloneCode.default(exact, exactIds)),
+    "validators.ts": await validatorsModule([
+      standaloneCode.default(converting, convertingIds),
+      standaloneCode.default(form, formIds),
+      standaloneCode.default(exact, exactIds),
+    ]),
   };
   const stale: string[] = [];
   await mkdir(outDir, { recursive: true });
@@ -248,8 +264,8 @@ export interface MockOperation {
   operationId: string;
   /** Parameter names by location; header names lower-cased. */
   params: { path: string[]; query: string[]; header: string[] };
-  /** The request body, when the operation takes one. */
-  body?: { mediaType: "application/json" | "multipart/form-data"; required: boolean };
+  /** The request body, when the operation takes one; a form's \`listFields\` only take lists (a single entry is one). */
+  body?: { mediaType: "application/json" | "multipart/form-data"; required: boolean; listFields?: string[] };
   /** Declared responses by status (\`"200"\`, \`"5XX"\`): whether the body is JSON, and its first example. */
   responses: Record<string, { json: boolean; example?: unknown }>;
   /** Whether the operation requires a bearer token. */
@@ -263,18 +279,15 @@ ${entries.join("\n")}
 `;
 }
 
-/** Bundles both standalone modules with the Ajv runtime helpers they `require`, as one ES module. */
-async function validatorsModule(convertingCode: string, exactCode: string): Promise<string> {
+/** Bundles the standalone modules with the Ajv runtime helpers they `require`, as one ES module. */
+async function validatorsModule(modules: string[]): Promise<string> {
   const cache = new URL(".cache/", root);
   await mkdir(cache, { recursive: true });
   const dir = await mkdtemp(join(fileURLToPath(cache), "validators-"));
   try {
-    await writeFile(join(dir, "converting.mjs"), convertingCode);
-    await writeFile(join(dir, "exact.mjs"), exactCode);
-    await writeFile(
-      join(dir, "entry.mjs"),
-      `import * as converting from "./converting.mjs";\nimport * as exact from "./exact.mjs";\nexport const validators = { ...converting, ...exact };\n`,
-    );
+    for (const [i, code] of modules.entries()) await writeFile(join(dir, `part${i}.mjs`), code);
+    const imports = modules.map((_, i) => `import * as part${i} from "./part${i}.mjs";`).join("\n");
+    await writeFile(join(dir, "entry.mjs"), `${imports}\nexport const validators = { ${modules.map((_, i) => `...part${i}`).join(", ")} };\n`);
     const result = await build({
       entryPoints: [join(dir, "entry.mjs")],
       bundle: true,

@@ -93,7 +93,7 @@ export type ReadBody =
  * Reads the body the operation takes. Form fields repeated become lists; files reach the
  * handler as Blobs and are validated as the contract's `format: binary` strings.
  */
-export async function readBody(request: Request, mediaType: string): Promise<ReadBody> {
+export async function readBody(request: Request, mediaType: string, listFields: readonly string[] = []): Promise<ReadBody> {
   const contentType = request.headers.get("content-type") ?? "";
   if (request.body === null && contentType === "") return { kind: "none" };
   if (contentType.split(";")[0]!.trim().toLowerCase() !== mediaType) return { kind: "unsupported", contentType };
@@ -109,8 +109,9 @@ export async function readBody(request: Request, mediaType: string): Promise<Rea
     for (const name of new Set(form.keys())) {
       const entries = form.getAll(name);
       const asChecked = entries.map((entry) => (typeof entry === "string" ? entry : ""));
-      value[name] = entries.length === 1 ? entries[0] : entries;
-      checked[name] = asChecked.length === 1 ? asChecked[0] : asChecked;
+      const single = entries.length === 1 && !listFields.includes(name);
+      value[name] = single ? entries[0] : entries;
+      checked[name] = single ? asChecked[0] : asChecked;
     }
     return { kind: "read", value, checked };
   }

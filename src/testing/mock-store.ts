@@ -103,7 +103,7 @@ export function createMockStore(): MockStore {
     record.params = params;
     let body: unknown;
     if (operation.body) {
-      const read = await readBody(request, operation.body.mediaType);
+      const read = await readBody(request, operation.body.mediaType, operation.body.listFields);
       if (read.kind === "unsupported") {
         return problemResponse(415, `${key} takes ${operation.body.mediaType}, not ${read.contentType || "a body without a content-type"}.`);
       }
