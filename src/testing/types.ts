@@ -5,7 +5,7 @@
  * responses with the body its schema describes.
  */
 import type { OperationKey } from "../../generated/operations.js";
-import type { paths, Readable, Writable } from "../../generated/schema.js";
+import type { $Read, $Write, paths, Readable } from "../../generated/schema.js";
 
 export type { OperationKey };
 
@@ -26,10 +26,26 @@ type ParameterGroup<P, Location extends string> = P extends { [L in Location]?: 
     : NonNullable<Group>
   : {};
 
+/**
+ * A request body as sent: the generator's `Writable` (read-only fields left out), except that
+ * a file stays a Blob (`Writable` would map a Blob's methods into a plain object).
+ */
+type Received<T> = T extends Blob
+  ? T
+  : T extends $Read<any>
+    ? never
+    : T extends $Write<infer U>
+      ? Received<U>
+      : T extends (infer E)[]
+        ? Received<E>[]
+        : T extends object
+          ? { [K in keyof T as NonNullable<T[K]> extends $Read<any> ? never : K]: Received<T[K]> }
+          : T;
+
 /** The request body as the handler receives it (parsed JSON, or form fields with files as Blobs). */
 type RequestBodyOf<K extends OperationKey> = OperationOf<K> extends { requestBody?: infer Body }
   ? NonNullable<Body> extends { content: infer Content }
-    ? Writable<Content[keyof Content]> | (undefined extends Body ? undefined : never)
+    ? Received<Content[keyof Content]> | (undefined extends Body ? undefined : never)
     : undefined
   : undefined;
 
