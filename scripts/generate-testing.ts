@@ -296,7 +296,7 @@ async function validatorsModule(modules: string[]): Promise<string> {
       globalName: "compiled",
       platform: "neutral",
       target: "es2022",
-      minify: !process.env.DEBUG_UNMINIFIED,
+      minify: true,
       legalComments: "inline",
       nodePaths: [fileURLToPath(new URL("node_modules/", root))],
       logLevel: "silent",

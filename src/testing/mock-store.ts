@@ -152,7 +152,7 @@ export function createMockStore(): MockStore {
     });
   }
 
-  return {
+  const mock: MockStore = {
     url,
     fetch: mockFetch,
     on(operation, handler) {
@@ -161,7 +161,7 @@ export function createMockStore(): MockStore {
       }
       if (typeof handler !== "function") throw new TypeError(`mock.on(${JSON.stringify(operation)}): the handler must be a function.`);
       handlers.set(operation, handler as unknown as MockHandler<OperationKey>);
-      return this;
+      return mock;
     },
     get requests() {
       return requests;
@@ -171,6 +171,7 @@ export function createMockStore(): MockStore {
       requests.length = 0;
     },
   };
+  return mock;
 }
 
 const operationOf = (key: OperationKey) => {
