@@ -8,9 +8,15 @@
  * - `generated/testing/validators.ts`: Ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1)
  *   validators for every operation's parameters, headers, request body and JSON responses,
  *   compiled here into standalone code, then bundled by esbuild with the few Ajv and
- *   ajv-formats helpers that code calls. The package ships no validator library and
- *   compiles nothing at run time (no `new Function`, which a strict Content-Security-Policy
- *   forbids), and the kit starts instantly.
+ *   ajv-formats helpers that code calls.
+ *
+ * Why compiled here rather than Ajv in `dependencies`: users install no validator library
+ * (supply chain: Ajv brings four packages of its own, for every user of the SDK, including
+ * the many who never import the kit); nothing is compiled at run time, so there is no
+ * `new Function` (which a strict Content-Security-Policy and some edge runtimes forbid) and
+ * no start-up cost (compiling these schemas with Ajv took about 2 s on this machine, loaded;
+ * importing the compiled kit takes about a tenth of that). The price is size on disk: about
+ * 35 kB gzipped of generated code in the tarball, never in the main entry's bundle.
  *
  * Request and response schemas differ where OpenAPI says they do: a `readOnly` property is
  * never required in a request, a `writeOnly` one never in a response.

@@ -51,7 +51,7 @@ export function createMockStore(): MockStore {
   async function mockFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const request = new Request(input, init);
     const target = new URL(request.url);
-    if (`${target.origin}${target.pathname}`.indexOf(`${url}/`) !== 0) {
+    if (!`${target.origin}${target.pathname}`.startsWith(`${url}/`)) {
       // What fetch does for an address it cannot reach; never sent anywhere.
       throw new TypeError(`fetch failed: this mock answers only requests under ${url}/, not ${target.origin}${target.pathname}`);
     }
