@@ -15,20 +15,15 @@
  * browser fails this test, it is never skipped.
  */
 import { existsSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join, normalize, sep } from "node:path";
 import { chromium } from "playwright-core";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { describeRun, ensureBuilt, npmEnv, ROOT, run, runOrThrow, withLock } from "../package/tarball.js";
+import { describeRun, ensureBuilt, ROOT, run } from "../package/tarball.js";
+import { BIN_DIR, ensureRuntimes, INSTALL_TIMEOUT_MS, RUNTIME_VERSIONS, runtimeEnv } from "./install.js";
 
-/** Exact versions installed from npm; bump them here (the cache in .runtimes/ follows). */
-const RUNTIME_VERSIONS = { node: "24.21.0", bun: "1.4.5", deno: "2.9.6" } as const;
-type RuntimeName = keyof typeof RUNTIME_VERSIONS;
-
-const RUNTIMES_DIR = join(ROOT, ".runtimes");
-const BIN_DIR = join(RUNTIMES_DIR, "node_modules", ".bin");
 const SMOKE_SCRIPT = join(ROOT, "test", "runtimes", "smoke-script.mjs");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
@@ -41,8 +36,6 @@ const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
-/** Three ~40 MB downloads on a cold npm cache; about 20 s on a warm one. */
-const INSTALL_TIMEOUT_MS = 600_000;
 /** One smoke run takes about a second; start-up on a loaded 2-core machine takes longer. */
 const RUN_TIMEOUT_MS = 90_000;
 
@@ -61,64 +54,11 @@ const EXPECTED_LINES = [
 
 let sdkVersion: string;
 
-/** The version of a runtime package installed in .runtimes/, if it is there with its binary. */
-async function installedVersion(name: RuntimeName): Promise<string | undefined> {
-  if (!existsSync(join(BIN_DIR, name))) return undefined;
-  try {
-    const pkg = JSON.parse(await readFile(join(RUNTIMES_DIR, "node_modules", name, "package.json"), "utf8")) as { version?: string };
-    return pkg.version;
-  } catch {
-    return undefined;
-  }
-}
-
-async function missingRuntimes(): Promise<RuntimeName[]> {
-  const names = Object.keys(RUNTIME_VERSIONS) as RuntimeName[];
-  const versions = await Promise.all(names.map(installedVersion));
-  return names.filter((name, i) => versions[i] !== RUNTIME_VERSIONS[name]);
-}
-
-/**
- * Installs the pinned runtimes into .runtimes/ unless they are there already. All three
- * go in one `npm install`: without a package.json there, npm would prune any package a
- * later install does not name.
- */
-async function ensureRuntimes(): Promise<void> {
-  if ((await missingRuntimes()).length === 0) return;
-  await withLock("runtimes", async () => {
-    const missing = await missingRuntimes();
-    if (missing.length === 0) return;
-    const started = Date.now();
-    await mkdir(RUNTIMES_DIR, { recursive: true });
-    const specs = Object.entries(RUNTIME_VERSIONS).map(([name, version]) => `${name}@${version}`);
-    await runOrThrow(
-      `npm install --prefix .runtimes ${specs.join(" ")}`,
-      "npm",
-      ["install", "--prefix", RUNTIMES_DIR, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", ...specs],
-      { env: npmEnv(), timeoutMs: INSTALL_TIMEOUT_MS },
-    );
-    console.info(`[runtimes] installed ${specs.join(", ")} into .runtimes/ in ${((Date.now() - started) / 1000).toFixed(1)} s (missing: ${missing.join(", ")})`);
-  });
-}
-
 beforeAll(async () => {
   await ensureBuilt();
   await ensureRuntimes();
   sdkVersion = (JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 }, INSTALL_TIMEOUT_MS);
-
-/** The environment for a runtime: caches kept inside .runtimes/, no update checks or colour. */
-function runtimeEnv(): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    NO_COLOR: "1",
-    FORCE_COLOR: "0",
-    DO_NOT_TRACK: "1",
-    DENO_DIR: join(RUNTIMES_DIR, "deno-dir"),
-    DENO_NO_UPDATE_CHECK: "1",
-    DENO_NO_PROMPT: "1",
-  };
-}
 
 async function expectSmokePasses(label: string, command: string, args: string[], runtimeLine: string): Promise<void> {
   const result = await run(command, args, { cwd: ROOT, env: runtimeEnv(), timeoutMs: RUN_TIMEOUT_MS });

@@ -1,0 +1,144 @@
+/**
+ * The types of the testing kit, all derived from the contract's generated types: a handler's
+ * key is an operation (`"GET /users/{id}/"`), its context carries that operation's path and
+ * query parameters and request body, and its reply is one of that operation's declared
+ * responses with the body its schema describes.
+ */
+import type { OperationKey } from "../../generated/operations.js";
+import type { $Read, $Write, paths, Readable } from "../../generated/schema.js";
+
+export type { OperationKey };
+
+type OperationOf<K extends OperationKey> = K extends `${infer Method} ${infer Path}`
+  ? Path extends keyof paths
+    ? Lowercase<Method> extends keyof paths[Path]
+      ? paths[Path][Lowercase<Method>]
+      : never
+    : never
+  : never;
+
+type ParametersOf<K extends OperationKey> = OperationOf<K> extends { parameters: infer P } ? P : never;
+
+/** One location's parameters (`path`, `query`): `{}` when the operation has none there. */
+type ParameterGroup<P, Location extends string> = P extends { [L in Location]?: infer Group }
+  ? [NonNullable<Group>] extends [never]
+    ? {}
+    : NonNullable<Group>
+  : {};
+
+/**
+ * A request body as sent: the generator's `Writable` (read-only fields left out), except that
+ * a file stays a Blob (`Writable` would map a Blob's methods into a plain object).
+ */
+type Received<T> = T extends Blob
+  ? T
+  : T extends $Read<any>
+    ? never
+    : T extends $Write<infer U>
+      ? Received<U>
+      : T extends (infer E)[]
+        ? Received<E>[]
+        : T extends object
+          ? { [K in keyof T as NonNullable<T[K]> extends $Read<any> ? never : K]: Received<T[K]> }
+          : T;
+
+/** The request body as the handler receives it (parsed JSON, or form fields with files as Blobs). */
+type RequestBodyOf<K extends OperationKey> = OperationOf<K> extends { requestBody?: infer Body }
+  ? NonNullable<Body> extends { content: infer Content }
+    ? Received<Content[keyof Content]> | (undefined extends Body ? undefined : never)
+    : undefined
+  : undefined;
+
+/** HTTP statuses a `5XX` / `4XX` range of the contract stands for (RFC 9110 §15). */
+type ServerErrorStatus = 500 | 501 | 502 | 503 | 504 | 505 | 506 | 507 | 508 | 510 | 511;
+type ClientErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 406 | 407 | 408 | 409 | 410 | 411 | 412 | 413 | 414 | 415 | 416 | 417 | 421 | 422 | 423 | 424 | 425 | 426 | 428 | 429 | 431 | 451;
+
+type StatusOf<Key> = Key extends number
+  ? Key
+  : Key extends `${infer N extends number}`
+    ? N
+    : Key extends "5XX"
+      ? ServerErrorStatus
+      : Key extends "4XX"
+        ? ClientErrorStatus
+        : never;
+
+/** What a handler may add to any reply. */
+interface ReplyOptions {
+  /** Response headers, e.g. `{ "retry-after": "1" }`. */
+  headers?: Record<string, string>;
+  /** Answer after this many milliseconds (the request's signal still aborts the wait). */
+  delayMs?: number;
+}
+
+type ReplyFor<Status, Response> = Response extends { content: { "application/json": infer Body } }
+  ? ReplyOptions & { status: Status; body: Readable<Body> }
+  : ReplyOptions & { status: Status; body?: undefined };
+
+type ResponsesOf<K extends OperationKey> = OperationOf<K> extends { responses: infer R } ? R : never;
+
+/**
+ * A reply of operation `K`: one of its declared statuses with a body of that status's schema,
+ * e.g. `{ status: 200, body: user }` or `{ status: 429, body: { detail: "slow down" }, headers: { "retry-after": "1" } }`.
+ * For a status the contract does not declare, return a `Response` instead.
+ */
+export type MockReply<K extends OperationKey> = {
+  [Status in keyof ResponsesOf<K>]: ReplyFor<StatusOf<Status>, ResponsesOf<K>[Status]>;
+}[keyof ResponsesOf<K>];
+
+/** What a handler of operation `K` receives. Parameters are converted as their schemas say (`path.id` is a number). */
+export interface HandlerContext<K extends OperationKey> {
+  /** The operation, e.g. `"GET /users/{id}/"`. */
+  operation: K;
+  path: ParameterGroup<ParametersOf<K>, "path">;
+  query: ParameterGroup<ParametersOf<K>, "query">;
+  /** The request body: parsed JSON, or form fields with files as Blobs; `undefined` when none was sent. */
+  body: RequestBodyOf<K>;
+  /** Request headers, names lower-cased. */
+  headers: Record<string, string>;
+  /** The request itself (its body already read). */
+  request: Request;
+}
+
+/**
+ * Answers one operation. Return a reply (checked against the contract: a body that breaks
+ * it fails the call), or a `Response` for anything else; wait (or set `delayMs`) to answer
+ * late; throw to make the request fail as a network error would.
+ */
+export type MockHandler<K extends OperationKey> = (
+  context: HandlerContext<K>,
+) => MockReply<K> | Response | Promise<MockReply<K> | Response>;
+
+/** One request the mock received, as `mock.requests` lists it. */
+export interface RecordedRequest {
+  /** `GET`, `POST`, … */
+  method: string;
+  /** The path template of the operation (`/users/{id}/`), or the path as sent when no operation matched. */
+  path: string;
+  /** The operation (`"GET /users/{id}/"`), when one matched. */
+  operation: OperationKey | undefined;
+  /** The full URL as sent. */
+  url: string;
+  /** Path and query parameters, converted as their schemas say when the request was valid. */
+  params: { path: Record<string, unknown>; query: Record<string, unknown> };
+  /** The parsed body (JSON, or form fields with files as Blobs); `undefined` when none was read. */
+  body: unknown;
+  /** Request headers, names lower-cased. */
+  headers: Record<string, string>;
+  /** The status answered; `undefined` while pending or when the request failed as a network error. */
+  status: number | undefined;
+}
+
+/** The mock of the Store Admin API that {@link createMockStore} returns. */
+export interface MockStore {
+  /** The API root to give the client as `apiUrl`; unique to this mock. */
+  readonly url: string;
+  /** A `fetch` (the global signature) that answers requests to {@link url} in process, without a port. */
+  readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  /** Answers `operation` with `handler` from now on (replacing an earlier handler of it). */
+  on<K extends OperationKey>(operation: K, handler: MockHandler<K>): MockStore;
+  /** Every request received, oldest first. */
+  readonly requests: readonly RecordedRequest[];
+  /** Removes every handler and forgets every recorded request. */
+  reset(): void;
+}

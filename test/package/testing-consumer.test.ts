@@ -1,0 +1,67 @@
+/**
+ * `store-admin-sdk/testing` as a user gets it: the packed tarball installed into a fresh
+ * project outside this checkout, a user's code importing the subpath type-checked under
+ * `"moduleResolution": "nodenext"` (Node: no DOM lib) and `"bundler"` (browser: no Node
+ * types) with `skipLibCheck: false`, so the kit's own `.d.ts` files are checked too, then run
+ * with Node: the kit answers in process, with no server.
+ *
+ * The user's code is test/package/fixtures/testing-consumer/.
+ */
+import { existsSync } from "node:fs";
+import { cp } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, TSC, type ConsumerProject } from "./tarball.js";
+
+const FIXTURE_DIR = join(ROOT, "test", "package", "fixtures", "testing-consumer");
+const SETUP_TIMEOUT_MS = 300_000;
+const TSC_TIMEOUT_MS = 180_000;
+
+let project: ConsumerProject | undefined;
+
+beforeAll(async () => {
+  project = await createConsumerProject([`@types/node@${await pinnedVersion("@types/node")}`]);
+  await cp(FIXTURE_DIR, project.dir, { recursive: true });
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+  await project?.remove();
+});
+
+function typecheck(tsconfig: string) {
+  if (!project) throw new Error("the consumer project was not created (see beforeAll)");
+  return run(process.execPath, [TSC, "-p", tsconfig, "--pretty", "false"], { cwd: project.dir, timeoutMs: TSC_TIMEOUT_MS });
+}
+
+describe("store-admin-sdk/testing from the tarball", () => {
+  it("ships the kit and its compiled validators, and no validator library as a dependency", async () => {
+    const installed = join(project!.dir, "node_modules", "store-admin-sdk");
+    expect(existsSync(join(installed, "dist", "src", "testing", "index.js"))).toBe(true);
+    expect(existsSync(join(installed, "dist", "generated", "testing", "validators.js"))).toBe(true);
+    expect(existsSync(join(project!.dir, "node_modules", "ajv")), "ajv is a build-time tool, not a dependency").toBe(false);
+  });
+
+  it('type-checks under "moduleResolution": "nodenext" (and emits the Node program)', async () => {
+    const result = await typecheck("tsconfig.nodenext.json");
+    expect(result.code, describeRun("tsc -p tsconfig.nodenext.json", result)).toBe(0);
+  }, TSC_TIMEOUT_MS);
+
+  it('type-checks under "moduleResolution": "bundler"', async () => {
+    const result = await typecheck("tsconfig.bundler.json");
+    expect(result.code, describeRun("tsc -p tsconfig.bundler.json", result)).toBe(0);
+  }, TSC_TIMEOUT_MS);
+
+  it("runs with Node, in process", async () => {
+    const entry = join(project!.dir, "out", "run-testing.js");
+    expect(existsSync(entry), "out/run-testing.js is emitted by the nodenext type-check above").toBe(true);
+    const result = await run(process.execPath, [entry], { cwd: project!.dir, timeoutMs: 60_000 });
+    expect(result.code, describeRun("node out/run-testing.js", result)).toBe(0);
+    expect(result.stdout.trim().split("\n")).toEqual([
+      "GET user 42: ada@example.com",
+      "paginate /users/: customer1@example.org, customer2@example.org, customer3@example.org",
+      "422: body.first_name",
+      "drift: [GET /disputes/{id}/] the handler's 200 reply breaks the contract: body.id: must be integer.",
+      "requests: GET /users/{id}/ 200; GET /users/ 200; GET /users/ 200; PATCH /users/{id}/ 422; GET /disputes/{id}/ -",
+    ]);
+  }, 60_000);
+});

@@ -1,0 +1,60 @@
+/**
+ * The testing kit stays out of the main entry, and runs where fetch runs:
+ *
+ * - an esbuild bundle of `import { createStoreAdminClient } from "store-admin-sdk"` (the
+ *   built package, as test/bench/size.test.ts measures it) contains no module of the kit or
+ *   its generated validators, and stays within the main entry's ceiling;
+ * - `store-admin-sdk/testing` bundles for the browser with nothing left to import (no Node
+ *   built-in, no validator library: the validators are compiled into the package).
+ */
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { build, type Metafile } from "esbuild";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt, ROOT } from "../package/tarball.js";
+
+/** The main entry's ceiling today (10,399 B min+gz plus about 1 %), as in test/bench/size.test.ts. */
+const MAIN_CEILING_GZIP_BYTES = 10_500;
+
+async function bundle(source: string, platform: "neutral" | "browser") {
+  const result = await build({
+    stdin: { contents: source, resolveDir: ROOT, sourcefile: "entry.js", loader: "js" },
+    bundle: true,
+    minify: true,
+    format: "esm",
+    platform,
+    mainFields: ["module", "main"],
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+  });
+  const code = result.outputFiles[0]!.contents;
+  const output: Metafile["outputs"][string] = Object.values(result.metafile.outputs)[0]!;
+  return { minBytes: code.byteLength, gzipBytes: gzipSync(code, { level: 9 }).byteLength, output };
+}
+
+const dist = (path: string) => JSON.stringify(join(ROOT, "dist", path));
+
+beforeAll(async () => {
+  await ensureBuilt();
+}, 300_000);
+
+describe("the testing kit and the bundles", () => {
+  it(`the main entry bundles no module of the kit and stays within ${MAIN_CEILING_GZIP_BYTES} B min+gz`, async () => {
+    const main = await bundle(`export { createStoreAdminClient } from ${dist("src/index.js")};`, "neutral");
+    const inputs = Object.keys(main.output.inputs);
+    expect(inputs.some((path) => path.includes("dist/src/client.js")), "the bundle holds the client").toBe(true);
+    expect(inputs.filter((path) => /\/testing\//.test(path))).toEqual([]);
+    console.info(`[size] import { createStoreAdminClient }: ${main.gzipBytes} B min+gz (${main.minBytes} B minified)`);
+    expect(main.gzipBytes).toBeLessThanOrEqual(MAIN_CEILING_GZIP_BYTES);
+  });
+
+  it("store-admin-sdk/testing bundles for the browser with no import left (no Node built-in, no validator library)", async () => {
+    const kit = await bundle(`export { createMockStore, servePages } from ${dist("src/testing/index.js")};`, "browser");
+    expect(kit.output.imports).toEqual([]);
+    const inputs = Object.keys(kit.output.inputs);
+    expect(inputs.some((path) => path.endsWith("dist/generated/testing/validators.js"))).toBe(true);
+    expect(inputs.filter((path) => path.startsWith("node:") || path.includes("node_modules/ajv"))).toEqual([]);
+    console.info(`[size] import { createMockStore } from "store-admin-sdk/testing": ${kit.gzipBytes} B min+gz (${kit.minBytes} B minified)`);
+  });
+});
