@@ -389,6 +389,17 @@ describe("the reference in Chromium, with all but the local server blocked", () 
       for (const scope of op.scopes) {
         await expectVisible(section.getByText(scope, { exact: true }).first(), `scope ${scope} of ${name}`);
       }
+
+      if (op === operations[0]) {
+        // The bearer token: the operation's security details say the SDK sends it.
+        await section.getByText("View security details", { exact: true }).first().click();
+        // Redoc opens them in a layer of its own at the end of <body> (no dialog role).
+        const dialog = page.locator("body > div").filter({ has: page.getByText("Authorization: Bearer <token>", { exact: true }) });
+        await expectVisible(dialog.getByText(SET_BY_SDK, { exact: true }), `"${SET_BY_SDK}" in the security details of ${name}`);
+        await expectVisible(dialog.getByText("Authorization: Bearer <token>", { exact: true }), `the Authorization header in the security details of ${name}`);
+        await page.keyboard.press("Escape");
+        await dialog.waitFor({ state: "detached" });
+      }
     }
     expect(shown).toHaveLength(operations.length);
     expect(tagsShot.size).toBe(new Set(operations.map((op) => op.tag)).size);
