@@ -66,6 +66,8 @@ const REDOC_OPTIONS = {
 
 /** The version header: required by the API, sent by the client (`API_VERSION`). */
 const VERSION_HEADER = "x-store-api-version";
+/** Starts what the page says of a header the SDK sets; also keeps a shared (YAML alias) object from getting it twice. */
+const SET_BY_SDK = "**Set by the SDK:**";
 
 /** Rendering 20 operations takes about a second; the bound is for a loaded CI machine. */
 const BUILD_TIMEOUT_MS = 120_000;
@@ -180,9 +182,10 @@ export async function referenceCopy(specPath: string): Promise<Json> {
   const components = isObject(spec.components) ? spec.components : {};
   describeSdkHeaders(Object.values(isObject(components.parameters) ? components.parameters : {}));
   for (const scheme of Object.values(isObject(components.securitySchemes) ? components.securitySchemes : {})) {
-    if (isObject(scheme) && scheme.type === "http" && String(scheme.scheme).toLowerCase() === "bearer") {
+    if (isObject(scheme) && scheme.type === "http" && String(scheme.scheme).toLowerCase() === "bearer" &&
+      !String(scheme.description ?? "").startsWith(SET_BY_SDK)) {
       scheme.description =
-        "**Set by the SDK:** the client sends `Authorization: Bearer <token>` on every request, from its " +
+        SET_BY_SDK + " the client sends `Authorization: Bearer <token>` on every request, from its " +
         "`accessToken` option (a string, or a function called before each request). You never pass this header; " +
         "a `headers` option that sets it is refused.\n\n" + String(scheme.description ?? "");
     }
@@ -199,8 +202,9 @@ function describeSdkHeaders(parameters: unknown): void {
   if (!Array.isArray(parameters)) return;
   for (const parameter of parameters) {
     if (!isObject(parameter) || parameter.in !== "header" || String(parameter.name).toLowerCase() !== VERSION_HEADER) continue;
+    if (String(parameter.description ?? "").startsWith(SET_BY_SDK)) continue;
     parameter.description =
-      "**Set by the SDK:** the client sends this header on every request, with the version it was generated " +
+      SET_BY_SDK + " the client sends this header on every request, with the version it was generated " +
       "for (`API_VERSION`). You never pass it; a `headers` option that sets it is refused.\n\n" +
       String(parameter.description ?? "");
   }

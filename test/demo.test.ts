@@ -67,7 +67,7 @@ describe("against the bundled mock", () => {
     const port = /mock at http:\/\/127\.0\.0\.1:(\d+)/.exec(result.stdout)?.[1];
     expect(port).toBeDefined();
     await expect(fetch(`http://127.0.0.1:${port}/users/`)).rejects.toThrow(); // nothing listens there any more
-  });
+  }, 90_000); // Prism's start and the tour: about 15 s on a busy 2-core machine; demo() gives up at 60 s
 });
 
 describe("against a real store", () => {
