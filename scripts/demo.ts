@@ -1,8 +1,12 @@
 /**
- * `npm start`: a short tour of the client, using the built package as a user would.
+ * The tour of the client (`npm start` builds quietly, then runs this), using the built
+ * package as a user would. Each step says what it calls and what the answer means.
  *
  * With no environment it starts the bundled Prism mock on a free port of 127.0.0.1 and
- * runs every step against it. With `STORE_ADMIN_URL` and `STORE_ADMIN_TOKEN` set it talks
+ * runs every step against it. The mock answers with the contract's fixed examples (it
+ * stores nothing); to show pagination crossing pages, the tour asks it, per request, for
+ * the named example of a first page (`pageWithNext`) and of the page its cursor leads to
+ * (`lastPage`), with Prism's `Prefer: example=…` header. With `STORE_ADMIN_URL` and `STORE_ADMIN_TOKEN` set it talks
  * to that store instead, and then only reads: the steps that change data run against a
  * real store only with `--write`. Ids for the steps that need one come from
  * `STORE_ADMIN_DISPUTE_ID`, `STORE_ADMIN_ORDER_NUMBER` + `STORE_ADMIN_LINE_ID`; a step
@@ -12,6 +16,7 @@ import {
   ApiError,
   AuthenticationError,
   createStoreAdminClient,
+  type Middleware,
   PermissionDeniedError,
   StoreAdminError,
   unwrap,
@@ -39,24 +44,55 @@ function skip(reason: string): void {
   console.log(`  skipped: ${reason}`);
 }
 
+/** What an answer of the mock means; printed only against the mock. */
+function mockNote(mode: "mock" | "store", text: string): void {
+  if (mode === "mock") console.log(`  (mock: ${text})`);
+}
+
+/** How many items the first step reads at most: a tour, not an export. */
+const MAX_CUSTOMERS = 50;
+
+/**
+ * Against the mock only: picks the contract's named example for each page of `GET /users/`,
+ * a first page that has a `next` cursor, then the last page for a request with a cursor.
+ * Without it Prism answers every request with the first example, a single last page.
+ */
+const mockPages: Middleware = {
+  onRequest({ request }) {
+    const url = new URL(request.url);
+    if (!url.pathname.endsWith("/users/")) return undefined;
+    request.headers.set("Prefer", `example=${url.searchParams.has("cursor") ? "lastPage" : "pageWithNext"}`);
+    return request;
+  },
+};
+
 async function tour(store: StoreAdminClient, mode: "mock" | "store"): Promise<void> {
   const ids = idsFor(mode);
 
-  step("Page through customers (GET /users/, following next cursors)");
+  step("Page through customers: store.paginate.pages(\"/users/\") requests a page, then follows its next cursor");
   let count = 0;
+  let pages = 0;
   let firstId: number | undefined;
-  for await (const user of store.paginate("/users/", { params: { query: { is_blocked: false } } })) {
-    firstId ??= user.id;
-    if (count < 3) console.log(`  #${user.id} ${user.first_name ?? ""} ${user.last_name ?? ""} <${user.email ?? "no email"}>`);
-    if (++count >= 50) break; // a tour, not an export: stop after 50 (no further page is fetched)
+  for await (const page of store.paginate.pages("/users/", { params: { query: { is_blocked: false } } })) {
+    pages += 1;
+    const cursor = page.next ? new URL(page.next, "http://relative.invalid").searchParams.get("cursor") : null;
+    console.log(`  page ${pages}: ${page.results.length} customer(s); ${cursor ? `next cursor ${cursor}` : "no next link: the last page"}`);
+    for (const user of page.results.slice(0, 3)) {
+      firstId ??= user.id;
+      console.log(`    #${user.id} ${user.first_name ?? ""} ${user.last_name ?? ""} <${user.email ?? "no email"}>`);
+    }
+    count += page.results.length;
+    if (count >= MAX_CUSTOMERS) break; // breaking out fetches no further page
   }
-  console.log(`  ${count} customer(s) read`);
+  console.log(`  ${count} customer(s) on ${pages} page(s)${count >= MAX_CUSTOMERS ? ` (stopped at ${MAX_CUSTOMERS})` : ""}`);
+  mockNote(mode, 'page 1 is the contract\'s example "pageWithNext", page 2 its example "lastPage", picked by a Prefer header this tour sends; both hold the same example customer');
 
   step("Read a customer (GET /users/{id}/)");
   if (firstId === undefined) skip("the store has no customers");
   else {
     const user = await unwrap(store.GET("/users/{id}/", { params: { path: { id: firstId } } }));
     console.log(`  ${user.email}: ${user.orders_count ?? 0} orders, ${user.total_spent ?? "0"} spent, language ${user.language ?? "unset"}`);
+    mockNote(mode, "the contract's example customer, whatever the id");
   }
 
   step("Read a dispute (GET /disputes/{id}/)");
@@ -65,12 +101,14 @@ async function tour(store: StoreAdminClient, mode: "mock" | "store"): Promise<vo
   else {
     const dispute = await unwrap(store.GET("/disputes/{id}/", { params: { path: { id: disputeId } } }));
     console.log(`  dispute ${dispute.id}: ${dispute.amount} ${dispute.currency}, status ${dispute.status}, resolution ${dispute.resolution ?? "none"}`);
+    mockNote(mode, "the contract's example dispute");
 
-    step("Resolve the dispute (POST /disputes/{id}/resolve/)");
+    step('Resolve the dispute (POST /disputes/{id}/resolve/ with { resolution: "won" })');
     if (!allowWrites) skip("writes to a real store need --write");
     else {
       const resolved = await unwrap(store.POST("/disputes/{id}/resolve/", { params: { path: { id: disputeId } }, body: { resolution: "won" } }));
-      console.log(`  dispute ${resolved.id} resolution: ${resolved.resolution}`);
+      console.log(`  dispute ${resolved.id} answered with resolution ${resolved.resolution ?? "none"}`);
+      mockNote(mode, "it checked the body against the contract and answered its example dispute, unchanged: a mock stores nothing, a real store answers with the resolution set");
     }
   }
 
@@ -86,6 +124,7 @@ async function tour(store: StoreAdminClient, mode: "mock" | "store"): Promise<vo
       }),
     );
     console.log(`  order ${order.number}: ${order.lines?.length ?? 0} line(s), total ${order.total_incl_tax} ${order.currency}`);
+    mockNote(mode, "the body was valid; the answer is the contract's example order, not recomputed");
   }
 
   step("Upload a ticket attachment (POST /tickets/attachments/, multipart)");
@@ -95,6 +134,7 @@ async function tour(store: StoreAdminClient, mode: "mock" | "store"): Promise<vo
     const ticket = await unwrap(store.POST("/tickets/attachments/", { body: { files: file } }));
     const attachments = ticket.comments?.flatMap((comment) => comment.attachments ?? []) ?? [];
     console.log(`  ticket ${ticket.id} "${ticket.subject}": ${attachments.length} attachment(s)`);
+    mockNote(mode, "the SDK sent the file as multipart/form-data; the answer is the contract's example ticket");
   }
 }
 
@@ -123,8 +163,10 @@ async function main(): Promise<number> {
       store = createStoreAdminClient({ baseUrl: env.STORE_ADMIN_URL, accessToken: env.STORE_ADMIN_TOKEN });
     } else {
       mock = await startMock();
-      console.log(`Touring the bundled Prism mock at ${mock.url} (set STORE_ADMIN_URL and STORE_ADMIN_TOKEN to use a real store)`);
+      console.log(`Touring the bundled Prism mock at ${mock.url}. It checks each request against the contract and`);
+      console.log("answers with the contract's fixed examples. (Set STORE_ADMIN_URL and STORE_ADMIN_TOKEN to tour a real store.)");
       store = createStoreAdminClient({ apiUrl: mock.url, accessToken: "demo-token" });
+      store.use(mockPages);
     }
     await tour(store, realStore ? "store" : "mock");
     console.log("\nDone.");

@@ -2,8 +2,22 @@
  * Builds the API reference: `openapi/store-admin.yaml` → `docs/reference/index.html`.
  *
  * `npm run docs` runs it (`npm run docs -- draft.yaml` renders another file);
- * tests import `buildDocs()`. The page is one
- * self-contained file that must contact no third party when a reader opens it:
+ * tests import `buildDocs()`.
+ *
+ * What readers see is composed here, in a copy of the contract that only the page gets
+ * (the contract itself stays the API's description, which Prism and the generator read):
+ *
+ * - Each operation's `x-codeSamples` is `docs/samples/<operationId>.ts`, the file the
+ *   samples test compiles and runs, so the page cannot show a sample that drifted.
+ *   Redoc 3 shows a sample only when its key (its `label`, else its `lang`, lower-cased)
+ *   is one of the keys of its `codeSamples.languages` option: both say "TypeScript" here,
+ *   passed with `--openapi` (see REDOC_OPTIONS).
+ * - The page opens on the SDK's quick start (`docs/reference-intro.md`); the contract's
+ *   own description follows under a heading of its own, complete.
+ * - The version header and the bearer token are described as set by the SDK; the
+ *   contract keeps the header required, as the API requires it.
+ *
+ * The page is one self-contained file that must contact no third party when a reader opens it:
  *
  * - `--inlineBundle` embeds Redoc's script instead of loading it from Redocly's CDN.
  * - `REDOCLY_TELEMETRY=off` turns off the telemetry that Redoc 3 posts from readers'
@@ -19,7 +33,7 @@
  *   configure). Each rewrite must match, so a Redocly upgrade that changes them
  *   fails this build instead of quietly shipping a page that calls out.
  *
- * Only Node built-ins: this file runs before anything is built.
+ * Runs before anything is built: Node built-ins and the `yaml` parser only.
  */
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -28,9 +42,32 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
+import { parse } from "yaml";
 
 export const DEFAULT_SPEC_PATH = fileURLToPath(new URL("../openapi/store-admin.yaml", import.meta.url));
 export const DEFAULT_OUTPUT_PATH = fileURLToPath(new URL("../docs/reference/index.html", import.meta.url));
+/** `docs/samples/<operationId>.ts`: one compile-checked sample per operation. */
+export const SAMPLES_DIR = fileURLToPath(new URL("../docs/samples/", import.meta.url));
+/** The opening of the page, for SDK users; its code blocks are compiled by test/docs/guide.test.ts. */
+export const INTRO_PATH = fileURLToPath(new URL("../docs/reference-intro.md", import.meta.url));
+
+/** The tab name of the SDK's samples: the same word as the sample's `label`, so Redoc's keys match. */
+export const SAMPLE_LANGUAGE = "TypeScript";
+/** The heading under which the contract's own description follows the quick start. */
+export const CONTRACT_NOTES_HEADING = "What the specification leaves unstated";
+
+/**
+ * Redoc options (`--openapi`). Only the listed languages are shown: the SDK's samples first
+ * (the open tab), then "Payload", Redoc's JSON body example, for the operations with a body.
+ */
+const REDOC_OPTIONS = {
+  codeSamples: { languages: [{ lang: SAMPLE_LANGUAGE, label: SAMPLE_LANGUAGE }, { lang: "Payload", label: "Payload" }] },
+};
+
+/** The version header: required by the API, sent by the client (`API_VERSION`). */
+const VERSION_HEADER = "x-store-api-version";
+/** Starts what the page says of a header the SDK sets; also keeps a shared (YAML alias) object from getting it twice. */
+const SET_BY_SDK = "**Set by the SDK:**";
 
 /** Rendering 20 operations takes about a second; the bound is for a loaded CI machine. */
 const BUILD_TIMEOUT_MS = 120_000;
@@ -88,14 +125,88 @@ export async function buildDocs(options: BuildDocsOptions = {}): Promise<string>
   // Redocly writes to a scratch file: the real output only ever holds a checked page.
   const scratch = await mkdtemp(join(tmpdir(), "store-admin-docs-"));
   try {
+    const copyPath = join(scratch, "reference.json");
+    await writeFile(copyPath, JSON.stringify(await referenceCopy(specPath), null, 2));
     const rawPath = join(scratch, "index.html");
-    await runRedocly(["build-docs", specPath, "--output", rawPath, "--inlineBundle"]);
+    await runRedocly(["build-docs", copyPath, "--output", rawPath, "--inlineBundle", "--openapi", JSON.stringify(REDOC_OPTIONS)]);
     const html = makeSelfContained(await readFile(rawPath, "utf8"));
     await mkdir(dirname(outputPath), { recursive: true });
     await writeFile(outputPath, html);
     return outputPath;
   } finally {
     await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+type Json = Record<string, unknown>;
+
+const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The contract as the page shows it: the samples from docs/samples/, the quick start first,
+ * the SDK-set headers said to be set by the SDK. Throws, naming what is missing, for an
+ * operation without an operationId or a sample, and for a reference to another file (the
+ * copy is rendered from a scratch directory, where a relative `$ref` would not resolve).
+ */
+export async function referenceCopy(specPath: string): Promise<Json> {
+  const spec: unknown = parse(await readFile(specPath, "utf8"));
+  if (!isObject(spec)) throw new Error(`${specPath} is not an OpenAPI document (no top-level mapping)`);
+  const external = JSON.stringify(spec).match(/"\$ref":"(?!#)[^"]*"/);
+  if (external) throw new Error(`${specPath}: ${external[0]}: the reference is rendered from one file; bundle it first (redocly bundle)`);
+
+  const missing: string[] = [];
+  for (const [path, item] of Object.entries(isObject(spec.paths) ? spec.paths : {})) {
+    if (!isObject(item)) continue;
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (!isObject(operation)) continue;
+      const id = operation.operationId;
+      const where = `${method.toUpperCase()} ${path}`;
+      if (typeof id !== "string" || id === "") {
+        missing.push(`${where} has no operationId, so it cannot have a sample`);
+        continue;
+      }
+      const source = await readFile(join(SAMPLES_DIR, `${id}.ts`), "utf8").catch(() => undefined);
+      if (source === undefined) missing.push(`${where} (${id}) has no sample: write docs/samples/${id}.ts`);
+      else operation["x-codeSamples"] = [{ lang: SAMPLE_LANGUAGE, label: SAMPLE_LANGUAGE, source: source.trimEnd() + "\n" }];
+      describeSdkHeaders(operation.parameters);
+    }
+    describeSdkHeaders(item.parameters);
+  }
+  if (missing.length > 0) throw new Error(`Cannot build the reference:\n- ${missing.join("\n- ")}`);
+
+  const components = isObject(spec.components) ? spec.components : {};
+  describeSdkHeaders(Object.values(isObject(components.parameters) ? components.parameters : {}));
+  for (const scheme of Object.values(isObject(components.securitySchemes) ? components.securitySchemes : {})) {
+    if (isObject(scheme) && scheme.type === "http" && String(scheme.scheme).toLowerCase() === "bearer" &&
+      !String(scheme.description ?? "").startsWith(SET_BY_SDK)) {
+      scheme.description =
+        SET_BY_SDK + " the client sends `Authorization: Bearer <token>` on every request, from its " +
+        "`accessToken` option (a string, or a function called before each request). You never pass this header; " +
+        "a `headers` option that sets it is refused.\n\n" + String(scheme.description ?? "");
+    }
+  }
+
+  const info = isObject(spec.info) ? spec.info : (spec.info = {});
+  const intro = (await readFile(INTRO_PATH, "utf8")).trimEnd();
+  info.description = `${intro}\n\n# ${CONTRACT_NOTES_HEADING}\n\n${String(info.description ?? "").trim()}\n`;
+  return spec;
+}
+
+/** Says, on the version header parameter, that the SDK sends it; it stays required, as the API requires it. */
+function describeSdkHeaders(parameters: unknown): void {
+  if (!Array.isArray(parameters)) return;
+  for (const parameter of parameters) {
+    if (!isObject(parameter) || parameter.in !== "header" || String(parameter.name).toLowerCase() !== VERSION_HEADER) continue;
+    if (String(parameter.description ?? "").startsWith(SET_BY_SDK)) continue;
+    parameter.description =
+      SET_BY_SDK + " the client sends this header on every request, with the version it was generated " +
+      "for (`API_VERSION`). You never pass it; a `headers` option that sets it is refused.\n\n" +
+      String(parameter.description ?? "");
   }
 }
 

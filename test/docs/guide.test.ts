@@ -1,7 +1,8 @@
 /**
  * docs/guide.md, the usage guide: it covers what a user needs, it is linked from the
  * README, its links lead somewhere, and every ```ts block in it compiles against the built
- * package (checked the same way as the operation samples, see ./typecheck.ts).
+ * package (checked the same way as the operation samples, see ./typecheck.ts). So does the
+ * quick start that opens the rendered reference, docs/reference-intro.md.
  *
  * Each block is its own module. Blocks may use `store` without creating it: the prelude
  * below declares it, as the guide's introduction says. A block that creates its own
@@ -11,10 +12,12 @@ import { existsSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as sdk from "../../src/index.js";
 import { ROOT } from "../package/tarball.js";
 import { formatDiagnostic, scratchDir, typecheck, type TypecheckResult } from "./typecheck.js";
 
 const GUIDE = join(ROOT, "docs", "guide.md");
+const REFERENCE_INTRO = join(ROOT, "docs", "reference-intro.md");
 const README = join(ROOT, "README.md");
 
 /** Declarations every block may rely on (documented at the top of the guide). */
@@ -45,13 +48,15 @@ const REQUIRED_SECTIONS: Array<[topic: string, heading: RegExp]> = [
 ];
 
 interface Block {
+  /** The Markdown file, relative to the project. */
+  source: string;
   language: string;
   /** Line of the opening fence in guide.md (1-based); the code starts on the next line. */
   fenceLine: number;
   code: string;
 }
 
-function fencedBlocks(markdown: string): Block[] {
+function fencedBlocks(markdown: string, source = "docs/guide.md"): Block[] {
   const blocks: Block[] = [];
   const lines = markdown.split("\n");
   for (let i = 0; i < lines.length; i++) {
@@ -60,8 +65,8 @@ function fencedBlocks(markdown: string): Block[] {
     const start = i;
     const body: string[] = [];
     for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
-    if (i >= lines.length) throw new Error(`docs/guide.md:${start + 1}: code block is never closed`);
-    blocks.push({ language: open[1]!.toLowerCase(), fenceLine: start + 1, code: body.join("\n") });
+    if (i >= lines.length) throw new Error(`${source}:${start + 1}: code block is never closed`);
+    blocks.push({ source, language: open[1]!.toLowerCase(), fenceLine: start + 1, code: body.join("\n") });
   }
   return blocks;
 }
@@ -73,6 +78,7 @@ function anchorOf(heading: string): string {
 
 let guide: string;
 let blocks: Block[];
+let introBlocks: Block[];
 let scratch: string;
 let blockFiles: Map<string, Block>;
 let brokenFile: string;
@@ -86,8 +92,9 @@ beforeAll(async () => {
   blockFiles = new Map();
   const files = [join(scratch, "prelude.d.ts")];
   await writeFile(files[0]!, PRELUDE);
-  for (const block of blocks.filter((b) => CHECKED_LANGUAGES.has(b.language))) {
-    const file = join(scratch, `guide-line-${block.fenceLine}.ts`);
+  introBlocks = fencedBlocks(await readFile(REFERENCE_INTRO, "utf8"), "docs/reference-intro.md");
+  for (const block of [...blocks, ...introBlocks].filter((b) => CHECKED_LANGUAGES.has(b.language))) {
+    const file = join(scratch, `${block.source === "docs/guide.md" ? "guide" : "intro"}-line-${block.fenceLine}.ts`);
     // `export {}` keeps a block without imports a module, so blocks cannot see each other.
     await writeFile(file, `${block.code}\nexport {};\n`);
     blockFiles.set(file, block);
@@ -151,10 +158,38 @@ describe("docs/guide.md", () => {
         const block = blockFiles.get(diagnostic.file);
         // Report the guide's own line numbers.
         return block
-          ? formatDiagnostic(diagnostic, `docs/guide.md:${block.fenceLine + diagnostic.line}:${diagnostic.column}`)
+          ? formatDiagnostic(diagnostic, `${block.source}:${block.fenceLine + diagnostic.line}:${diagnostic.column}`)
           : formatDiagnostic(diagnostic, relative(ROOT, diagnostic.file));
       });
     expect(errors).toEqual([]);
+  });
+
+  it("also compiles the quick start that opens the rendered reference (docs/reference-intro.md)", () => {
+    const intro = [...blockFiles.values()].filter((block) => block.source === "docs/reference-intro.md");
+    expect(intro.map((block) => block.code).join("\n")).toContain("store.paginate(");
+    expect(introBlocks.every((block) => CHECKED_LANGUAGES.has(block.language) || UNCHECKED_LANGUAGES.has(block.language))).toBe(true);
+  });
+
+  it("lists in its error table exactly the error classes src/index.ts exports, each with its base class right", () => {
+    const section = guide.slice(guide.indexOf("\n## Errors"), guide.indexOf("\n## ", guide.indexOf("\n## Errors") + 1));
+    const rows = [...section.matchAll(/^\| `(\w+)` \|(.*)$/gm)].map((match) => ({ name: match[1]!, rest: match[2]! }));
+    const exported = Object.entries(sdk)
+      .filter(([, value]) => typeof value === "function" && (value as { prototype?: unknown }).prototype instanceof Error)
+      .map(([name]) => name);
+    expect(exported.length).toBeGreaterThanOrEqual(15);
+    expect(rows.map((row) => row.name).sort()).toEqual(exported.sort());
+    // What the guide says about the hierarchy: everything is a StoreAdminError; the HTTP ones are ApiErrors.
+    for (const name of exported) {
+      const errorClass = sdk[name as keyof typeof sdk] as unknown as { prototype: object };
+      expect(errorClass === sdk.StoreAdminError || errorClass.prototype instanceof sdk.StoreAdminError, name).toBe(true);
+    }
+    const httpRows = rows.filter((row) => /^ (\d{3}|any HTTP error status)/.test(row.rest)).map((row) => row.name);
+    expect(httpRows.length).toBeGreaterThanOrEqual(9);
+    for (const name of httpRows) {
+      const errorClass = sdk[name as keyof typeof sdk] as unknown as { prototype: object };
+      expect(errorClass === sdk.ApiError || errorClass.prototype instanceof sdk.ApiError, `${name} (an HTTP status) extends ApiError`).toBe(true);
+    }
+    expect(sdk.PaginationError.prototype instanceof sdk.InvalidResponseError, "PaginationError is its own class").toBe(false);
   });
 
   it("fails the check for a block with a type error (a deliberately broken copy)", () => {

@@ -1,6 +1,7 @@
 /**
- * The operation samples: `docs/samples/<operationId>.ts`, one per operation of the contract,
- * published in the contract as each operation's `x-codeSamples` (TypeScript) entry.
+ * The operation samples: `docs/samples/<operationId>.ts`, one per operation of the contract.
+ * The docs build (scripts/docs.ts) puts each file into the rendered reference as its
+ * operation's `x-codeSamples` entry; the contract holds no copy that could drift.
  *
  * All of them are type-checked against the built package, so a sample that rots (a renamed
  * field, a changed parameter) fails CI; deliberately broken copies prove the check catches
@@ -12,14 +13,13 @@ import { pathToFileURL } from "node:url";
 import { transform } from "esbuild";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
+import { referenceCopy, SAMPLE_LANGUAGE } from "../../scripts/docs.js";
 import { describeRun, ensureBuilt, ROOT, run } from "../package/tarball.js";
 import { formatDiagnostic, scratchDir, typecheck, type TypecheckResult } from "./typecheck.js";
 
 const SAMPLES_DIR = join(ROOT, "docs", "samples");
 const PRELOAD = join(ROOT, "test", "docs", "sample-preload.mjs");
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
-/** The x-codeSamples `lang` of the SDK's samples (Redoc shows it as the tab name). */
-const SAMPLE_LANG = /^(typescript|ts)$/i;
 /** Samples run in parallel, a few at a time, each in its own Node process. */
 const RUN_CONCURRENCY = 4;
 
@@ -31,6 +31,7 @@ interface CodeSample {
 interface Operation {
   operationId: string;
   key: string;
+  /** `x-codeSamples` of the operation: in the contract (none) or in the docs build's copy. */
   codeSamples: CodeSample[];
 }
 
@@ -46,6 +47,8 @@ const BREAKAGES = [
 ] as const;
 
 let operations: Operation[];
+/** The operations of the copy that scripts/docs.ts renders. */
+let rendered: Operation[];
 let sampleFiles: string[];
 let scratch: string;
 let broken: Array<(typeof BREAKAGES)[number] & { file: string; line: number }>;
@@ -67,6 +70,7 @@ function operationsOf(spec: { paths?: Record<string, Record<string, unknown>> })
 beforeAll(async () => {
   // The contract the mock serves: openapi/store-admin.yaml, or a draft given as PRISM_SPEC.
   operations = operationsOf(parse(await readFile(inject("prismSpecPath"), "utf8")));
+  rendered = operationsOf((await referenceCopy(inject("prismSpecPath"))) as Parameters<typeof operationsOf>[0]);
   sampleFiles = (await readdir(SAMPLES_DIR)).filter((name) => name.endsWith(".ts")).sort().map((name) => join(SAMPLES_DIR, name));
 
   // One tsc run for everything: the samples and the broken copies (a scratch directory inside
@@ -97,20 +101,26 @@ describe("operation samples", () => {
     expect(operations.length).toBe(20);
   });
 
-  it("are each operation's x-codeSamples TypeScript entry in the contract, word for word", async () => {
+  it("are in the rendered reference, each as its operation's only code sample, word for word, and not in the contract", async () => {
+    expect(operations.filter((operation) => operation.codeSamples.length > 0).map((operation) => operation.key),
+      "x-codeSamples in the contract: the docs build injects docs/samples/ instead (no copy to drift)").toEqual([]);
+    expect(rendered.map((operation) => operation.key)).toEqual(operations.map((operation) => operation.key));
     const problems: string[] = [];
-    for (const operation of operations) {
-      const entries = operation.codeSamples.filter((sample) => SAMPLE_LANG.test(sample.lang ?? ""));
-      if (entries.length !== 1) {
-        problems.push(`${operation.key} (${operation.operationId}): ${entries.length} TypeScript x-codeSamples entries, expected 1`);
-        continue;
-      }
-      const file = await readFile(join(SAMPLES_DIR, `${operation.operationId}.ts`), "utf8").catch(() => "");
-      if ((entries[0]!.source ?? "").trim() !== file.trim()) {
-        problems.push(`${operation.key} (${operation.operationId}): x-codeSamples source differs from docs/samples/${operation.operationId}.ts`);
+    for (const operation of rendered) {
+      const file = await readFile(join(SAMPLES_DIR, `${operation.operationId}.ts`), "utf8");
+      const expected = [{ lang: SAMPLE_LANGUAGE, label: SAMPLE_LANGUAGE, source: file.trimEnd() + "\n" }];
+      if (JSON.stringify(operation.codeSamples) !== JSON.stringify(expected)) {
+        problems.push(`${operation.key} (${operation.operationId}): ${JSON.stringify(operation.codeSamples).slice(0, 200)}`);
       }
     }
-    expect(problems, "wire docs/samples/<operationId>.ts into the contract as x-codeSamples: [{ lang: TypeScript, source }]").toEqual([]);
+    expect(problems, "the page's x-codeSamples must be docs/samples/<operationId>.ts").toEqual([]);
+  });
+
+  it("are required by the docs build: an operation without its sample file is an error naming the file", async () => {
+    const draft = join(scratch, "draft-without-sample.yaml");
+    const source = await readFile(inject("prismSpecPath"), "utf8");
+    await writeFile(draft, source.replace("operationId: getGateway", "operationId: getGatewayWithoutSample"));
+    await expect(referenceCopy(draft)).rejects.toThrow("write docs/samples/getGatewayWithoutSample.ts");
   });
 
   it("each use the SDK: they import from store-admin-sdk and create a client", async () => {

@@ -1,12 +1,13 @@
 /**
  * The npm package as published: `npm pack` holds the compiled ESM with its declarations,
- * README, LICENSE, package.json and the contract (so users can run the mock of it), and nothing else; publint and Are The Types Wrong
- * find no problem in the tarball.
+ * README, LICENSE, package.json, the contract (so users can run the mock of it) and the docs
+ * the README links to, and nothing else; every relative link of the shipped Markdown leads to
+ * a file of the tarball; publint and Are The Types Wrong find no problem in the tarball.
  */
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { publint } from "publint";
 import { formatMessage } from "publint/utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,13 +22,17 @@ const ALLOWED = [
   /^openapi\/store-admin\.yaml$/,
   // Compiled modules and their declarations; `src/internal/` is compiled too (imported by the rest).
   /^dist\/(src|generated)\/(?:[\w-]+\/)*[\w.-]+\.(js|d\.ts)$/,
+  // The docs the README links to, so that its links work in node_modules/store-admin-sdk/.
+  /^docs\/(guide|reliability|performance)\.md$/,
+  /^docs\/samples\/\w+\.ts$/,
 ];
-const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.yaml", "dist/src/index.js", "dist/src/index.d.ts"];
+const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.yaml", "dist/src/index.js", "dist/src/index.d.ts",
+  "docs/guide.md", "docs/reliability.md"];
 /**
- * Well above today's size (~122 kB, of which ~45 kB is the testing kit's compiled validators
- * and examples): a jump past it means something unintended got packed.
+ * Well above today's size (~165 kB: the testing kit's compiled validators and examples are
+ * ~45 kB, the shipped docs and samples ~45 kB): a jump past it means something unintended got packed.
  */
-const MAX_TARBALL_BYTES = 200_000;
+const MAX_TARBALL_BYTES = 250_000;
 
 const PACK_TIMEOUT_MS = 300_000;
 
@@ -69,6 +74,40 @@ describe("npm pack", () => {
         `${(pack.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${pack.files.length} files`,
     );
     expect(pack.size).toBeLessThan(MAX_TARBALL_BYTES);
+  });
+});
+
+describe("the docs in the tarball", () => {
+  it("link only to files and headings the tarball holds (README → guide → reliability → performance, samples)", async () => {
+    const extracted = join(workDir, "extracted");
+    await mkdir(extracted);
+    const untar = await run("tar", ["-xzf", pack.tarball, "-C", extracted], { timeoutMs: 60_000 });
+    expect(untar.code, describeRun("tar -xzf", untar)).toBe(0);
+    const root = join(extracted, "package");
+    const markdown = pack.files.map((file) => file.path).filter((path) => path.endsWith(".md"));
+    expect(markdown).toEqual(expect.arrayContaining(["README.md", "docs/guide.md", "docs/reliability.md"]));
+    const anchorsOf = (text: string) =>
+      new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, "").replace(/\s/g, "-")));
+    const broken: string[] = [];
+    let checked = 0;
+    for (const file of markdown) {
+      const text = await readFile(join(root, file), "utf8");
+      // Links outside code blocks: [text](target)
+      const prose = text.replace(/^```[\s\S]*?^```/gm, "");
+      for (const [, target] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/i.test(target!)) continue; // https:, mailto:
+        const [path, anchor] = target!.split("#") as [string, string | undefined];
+        const resolved = path === "" ? file : posix.join(posix.dirname(file), path);
+        checked += 1;
+        if (!existsSync(join(root, resolved))) {
+          broken.push(`${file}: ${target} (${resolved} is not in the tarball)`);
+        } else if (anchor && !anchorsOf(await readFile(join(root, resolved), "utf8")).has(anchor)) {
+          broken.push(`${file}: ${target} (no heading #${anchor} in ${resolved})`);
+        }
+      }
+    }
+    expect(broken).toEqual([]);
+    expect(checked).toBeGreaterThanOrEqual(8);
   });
 });
 
