@@ -1,0 +1,420 @@
+/**
+ * The type-level proof: does code written against the BASE contract still compile against
+ * the types the HEAD contract generates?
+ *
+ * The probe is TypeScript generated from the base contract. Per operation it writes two
+ * requests, one with the smallest valid request (required parameters and fields only) and
+ * one with every parameter and field, and it reads every field of the success response
+ * into a variable typed as the base declares it. Every value sent is `pick<T>()` with `T`
+ * the base's type of that field, so a type narrowed or an enum value removed in the head
+ * fails to compile, as it would in a caller's code.
+ *
+ * Each line of the probe is tagged with the operation and the field it exercises, so a
+ * compile error names both; errors are then matched to the changes of compare.ts.
+ *
+ * The probe uses openapi-fetch's own types over the generated `paths`: a request is a
+ * `FetchOptions<paths[P][M]>`, the type `client.METHOD(P, init)` checks `init` against,
+ * and the answer is a `FetchResponse<paths[P][M], …>`, the type such a call returns. Going
+ * through these types instead of calling a `Client<paths>` gives the same errors (checked
+ * on this contract) at a third of the check time, because TypeScript no longer resolves
+ * the path among every path of the client. It does not use the SDK's `StoreAdminClient`
+ * type: that is openapi-fetch's client over the same `paths`, and its types change for
+ * reasons of their own. One difference: openapi-fetch asks for the required version
+ * header, which the SDK sets itself; the probe passes it.
+ */
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import openapiTS, { astToString } from "openapi-typescript";
+import ts from "typescript";
+import { child, deref, fieldPath, isNode, isSuccess, objectView, operations, parameters, preferredMediaType, typesOf, type At, type Node } from "./document.js";
+import { KINDS } from "./kinds.js";
+import type { Change } from "./compare.js";
+
+/** Generate the types of a contract with the options scripts/generate.ts uses (a test compares the two). */
+export async function generateTypes(doc: Node): Promise<string> {
+  const BLOB = ts.factory.createTypeReferenceNode(ts.factory.createIdentifier("Blob"));
+  const ast = await openapiTS(structuredClone(doc) as Parameters<typeof openapiTS>[0], {
+    readWriteMarkers: true,
+    defaultNonNullable: false,
+    transform(schemaObject) {
+      if (schemaObject.format === "binary") return BLOB;
+      return undefined;
+    },
+  });
+  return astToString(ast);
+}
+
+/** Which operation and field one line of the probe exercises. */
+export interface ProbeLine {
+  operation: string;
+  field: string;
+}
+
+export interface Probe {
+  text: string;
+  /** `lines[i]` tags line i (0-based) of `text`. */
+  lines: Array<ProbeLine | undefined>;
+}
+
+const key = (name: string): string => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name));
+const literal = (value: unknown): string => (value === null ? "null" : JSON.stringify(value));
+
+class ProbeWriter {
+  private readonly out: string[] = [];
+  private readonly tags: Array<ProbeLine | undefined> = [];
+  private operation = "";
+  private counter = 0;
+
+  constructor(private readonly doc: Node) {}
+
+  private emit(indent: number, text: string, field?: string): void {
+    this.out.push(" ".repeat(indent) + text);
+    this.tags.push(field === undefined ? undefined : { operation: this.operation, field });
+  }
+
+  private fresh(prefix: string): string {
+    return `${prefix}${++this.counter}`;
+  }
+
+  /** The TypeScript type of a value of this schema, at most `depth` levels of objects deep. */
+  typeOf(schema: At, shallow: boolean, depth = 0): string {
+    const s = deref(this.doc, schema.node, schema.ptr);
+    const alternatives = [...(Array.isArray(s.node.oneOf) ? s.node.oneOf : []), ...(Array.isArray(s.node.anyOf) ? s.node.anyOf : [])];
+    if (alternatives.length > 0) {
+      const list = alternatives.map((alt, i) => `(${this.typeOf({ node: alt as Node, ptr: child(s.ptr, "oneOf", i) }, shallow, depth)})`);
+      return [...new Set(list)].join(" | ");
+    }
+    const values = Array.isArray(s.node.enum) ? s.node.enum : "const" in s.node ? [s.node.const] : undefined;
+    if (values !== undefined) return values.length === 0 ? "never" : values.map(literal).join(" | ");
+    const view = objectView(this.doc, s);
+    let types = typesOf(s.node);
+    if (types.length === 0 && view.properties.size > 0) types = ["object"];
+    if (types.length === 0) return "unknown";
+    return types
+      .map((t) => {
+        switch (t) {
+          case "string":
+            return s.node.format === "binary" ? "Blob" : "string";
+          case "integer":
+          case "number":
+            return "number";
+          case "boolean":
+            return "boolean";
+          case "null":
+            return "null";
+          case "array":
+            if (shallow || s.node.items === undefined || depth > 4) return "unknown[]";
+            return `(${this.typeOf({ node: s.node.items as Node, ptr: child(s.ptr, "items") }, false, depth + 1)})[]`;
+          case "object": {
+            if (shallow || view.properties.size === 0 || depth > 4) return view.properties.size === 0 ? "Record<string, unknown>" : "object";
+            const fields = [...view.properties]
+              .filter(([, p]) => deref(this.doc, p.node, p.ptr).node.writeOnly !== true)
+              .map(([name, p]) => `${key(name)}${view.required.has(name) ? "" : "?"}: ${this.typeOf(p, false, depth + 1)}`);
+            return `{ ${fields.join("; ")} }`;
+          }
+          default:
+            return "unknown";
+        }
+      })
+      .join(" | ");
+  }
+
+  /** A request value for `schema`: objects and arrays written out, one field a line; leaves are `pick<T>()`. */
+  private writeValue(indent: number, prefix: string, schema: At, field: string, full: boolean, suffix: string, depth = 0): void {
+    const s = deref(this.doc, schema.node, schema.ptr);
+    const combinator = Array.isArray(s.node.oneOf) ? "oneOf" : Array.isArray(s.node.anyOf) ? "anyOf" : undefined;
+    if (combinator !== undefined) {
+      const branches = s.node[combinator] as Node[];
+      const index = full ? branches.length - 1 : 0;
+      this.writeValue(indent, prefix, { node: branches[index] as Node, ptr: child(s.ptr, combinator, index) }, field, full, suffix, depth);
+      return;
+    }
+    const view = objectView(this.doc, s);
+    const types = typesOf(s.node);
+    const hasEnum = Array.isArray(s.node.enum) || "const" in s.node;
+    if (!hasEnum && depth < 6 && view.properties.size > 0 && (types.length === 0 || types.includes("object"))) {
+      this.emit(indent, `${prefix}{`, field);
+      for (const [name, p] of view.properties) {
+        if (deref(this.doc, p.node, p.ptr).node.readOnly === true || p.node.readOnly === true) continue;
+        if (!full && !view.required.has(name)) continue;
+        this.writeValue(indent + 2, `${key(name)}: `, p, fieldPath(field, name), full, ",", depth + 1);
+      }
+      this.emit(indent, `}${suffix}`, field);
+      return;
+    }
+    if (!hasEnum && depth < 6 && types.includes("array") && s.node.items !== undefined) {
+      this.emit(indent, `${prefix}[`, field);
+      this.writeValue(indent + 2, "", { node: s.node.items as Node, ptr: child(s.ptr, "items") }, `${field}[]`, full, ",", depth + 1);
+      this.emit(indent, `]${suffix}`, field);
+      return;
+    }
+    this.emit(indent, `${prefix}pick<${this.typeOf(s, false)}>()${suffix}`, field);
+  }
+
+  /** Read a response value into variables typed as the base declares them, level by level. */
+  private readValue(indent: number, expr: string, schema: At, field: string, optional: boolean, depth = 0): void {
+    const s = deref(this.doc, schema.node, schema.ptr);
+    const orUndefined = optional ? " | undefined" : "";
+    const view = objectView(this.doc, s);
+    const types = typesOf(s.node);
+    const isUnion = Array.isArray(s.node.oneOf) || Array.isArray(s.node.anyOf);
+    const isObject = !isUnion && view.properties.size > 0 && (types.length === 0 || types.includes("object"));
+    const isArray = !isUnion && types.includes("array") && s.node.items !== undefined;
+    if (depth > 6 || (!isObject && !isArray)) {
+      // A leaf, or a union of shapes: one check of the whole value against its full base type.
+      this.emit(indent, `const ${this.fresh("c")}: ${this.typeOf(s, false)}${orUndefined} = ${expr};`, field);
+      return;
+    }
+    const value = this.fresh("v");
+    this.emit(indent, `const ${value} = ${expr};`, field);
+    this.emit(indent, `const ${this.fresh("c")}: ${this.typeOf(s, true)}${orUndefined} = ${value};`, field);
+    if (isArray) {
+      const item = this.fresh("i");
+      this.emit(indent, `if (Array.isArray(${value})) for (const ${item} of ${value}) {`, field);
+      this.readValue(indent + 2, item, { node: s.node.items as Node, ptr: child(s.ptr, "items") }, `${field}[]`, false, depth + 1);
+      this.emit(indent, "}", field);
+      return;
+    }
+    this.emit(indent, `if (typeof ${value} === "object" && ${value} !== null && !Array.isArray(${value})) {`, field);
+    for (const [name, p] of view.properties) {
+      if (deref(this.doc, p.node, p.ptr).node.writeOnly === true || p.node.writeOnly === true) continue;
+      const access = /^[A-Za-z_$][\w$]*$/.test(name) ? `${value}.${name}` : `${value}[${JSON.stringify(name)}]`;
+      this.readValue(indent + 2, access, p, fieldPath(field, name), !view.required.has(name), depth + 1);
+    }
+    this.emit(indent, "}", field);
+  }
+
+  /** A request as openapi-fetch types it for this operation (`FetchOptions`, what `client.METHOD(path, init)` takes). */
+  private writeRequest(indent: number, method: string, path: string, op: At, params: Map<string, At>, full: boolean): void {
+    this.emit(indent, `const ${this.fresh("init")}: FetchOptions<paths[${JSON.stringify(path)}][${JSON.stringify(method)}]> = {`, "");
+    const groups = new Map<string, Array<[string, At]>>();
+    for (const p of params.values()) {
+      if (!full && p.node.required !== true) continue;
+      const where = String(p.node.in);
+      groups.set(where, [...(groups.get(where) ?? []), [String(p.node.name), p]]);
+    }
+    if (groups.size > 0) {
+      this.emit(indent + 2, "params: {", "params");
+      for (const [where, list] of groups) {
+        this.emit(indent + 4, `${where}: {`, `params.${where}`);
+        for (const [name, p] of list) {
+          this.writeValue(indent + 6, `${key(name)}: `, { node: isNode(p.node.schema) ? p.node.schema : {}, ptr: child(p.ptr, "schema") }, `params.${where}.${name}`, full, ",");
+        }
+        this.emit(indent + 4, "},", `params.${where}`);
+      }
+      this.emit(indent + 2, "},", "params");
+    }
+    if (op.node.requestBody !== undefined) {
+      const body = deref(this.doc, op.node.requestBody, child(op.ptr, "requestBody"));
+      const content = isNode(body.node.content) ? body.node.content : {};
+      const type = preferredMediaType(content);
+      const media = type === undefined ? undefined : content[type];
+      if ((full || body.node.required === true) && type !== undefined && isNode(media)) {
+        this.writeValue(indent + 2, "body: ", { node: isNode(media.schema) ? media.schema : {}, ptr: child(body.ptr, "content", type, "schema") }, "body", full, ",");
+      }
+    }
+    this.emit(indent, "};", "");
+  }
+
+  write(): Probe {
+    this.emit(0, `import type { FetchOptions, FetchResponse } from "openapi-fetch";`);
+    this.emit(0, `import type { paths } from "./schema.js";`);
+    this.emit(0, "/** A value of type T, as a caller's code would have one. */");
+    this.emit(0, "declare function pick<T>(): T;");
+    let index = 0;
+    for (const operation of operations(this.doc).values()) {
+      this.operation = operation.key;
+      const params = parameters(this.doc, operation);
+      this.emit(0, "");
+      this.emit(0, `// ${operation.key}`);
+      this.emit(0, `export function operation${++index}(): void {`);
+      this.writeRequest(2, operation.method, operation.path, operation.op, params, false);
+      this.writeRequest(2, operation.method, operation.path, operation.op, params, true);
+      const answer = `FetchResponse<paths[${JSON.stringify(operation.path)}][${JSON.stringify(operation.method)}], {}, \`\${string}/\${string}\`>`;
+      this.emit(2, `const { data } = pick<${answer}>();`, "");
+      const responses = isNode(operation.op.node.responses) ? operation.op.node.responses : {};
+      const status = Object.keys(responses).find((s) => isSuccess(s));
+      if (status !== undefined) {
+        const response = deref(this.doc, responses[status], child(operation.op.ptr, "responses", status));
+        const content = isNode(response.node.content) ? response.node.content : {};
+        const type = preferredMediaType(content);
+        const media = type === undefined ? undefined : content[type];
+        if (type !== undefined && isNode(media)) {
+          this.emit(2, "if (data !== undefined) {", "response");
+          this.readValue(4, "data", { node: isNode(media.schema) ? media.schema : {}, ptr: child(response.ptr, "content", type, "schema") }, "response", false);
+          this.emit(2, "}", "response");
+        }
+      }
+      this.emit(0, "}");
+    }
+    return { text: this.out.join("\n") + "\n", lines: this.tags };
+  }
+}
+
+/** The probe for a contract: code a caller could have written against it. */
+export function buildProbe(base: Node): Probe {
+  return new ProbeWriter(base).write();
+}
+
+export interface ProbeError {
+  operation: string | null;
+  field: string;
+  /** 1-based line in the probe. */
+  line: number;
+  message: string;
+}
+
+export interface ProbeJob {
+  id: string;
+  base: Node;
+  head: Node;
+}
+
+export interface ProbeOutcome {
+  /** Errors of the probe compiled against the head's types. */
+  errors: ProbeError[];
+  /** Errors the probe has against the base's own types: a defect of the probe, excluded from the proof. */
+  selfErrors: ProbeError[];
+  probeDir: string;
+}
+
+/** Compile errors quote whole object types; a report line needs their start only. */
+const shorten = (message: string): string => message.replace(/\s+/g, " ").replace(/'([^']{60})[^']{20,}'/g, "'$1…'");
+
+const openapiFetchTypes = createRequire(import.meta.url).resolve("openapi-fetch").replace(/index\.(c?js|mjs)$/, "index.d.mts");
+
+/**
+ * Compile the probe of each job's base against the job's head types and against the base's
+ * own types, all in one TypeScript program (one load of the libraries for the whole batch).
+ * Files go to a temporary folder, removed afterwards unless `keep` is set.
+ */
+export async function runProbes(jobs: readonly ProbeJob[], options: { keep?: boolean } = {}): Promise<Map<string, ProbeOutcome>> {
+  const root = mkdtempSync(join(tmpdir(), "contract-diff-"));
+  try {
+    const probes = new Map<Node, { probe: Probe; dir: string; typesDir: string }>();
+    const units: Array<{ job: ProbeJob; file: string; probe: Probe; self: boolean; dir: string }> = [];
+    let n = 0;
+    const writeUnit = async (dir: string, types: Node, probe: Probe): Promise<string> => {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "schema.ts"), await generateTypes(types));
+      writeFileSync(join(dir, "probe.ts"), probe.text);
+      return join(dir, "probe.ts");
+    };
+    for (const job of jobs) {
+      let entry = probes.get(job.base);
+      if (entry === undefined) {
+        const probe = buildProbe(job.base);
+        const dir = join(root, `base-${probes.size + 1}`);
+        entry = { probe, dir, typesDir: dir };
+        probes.set(job.base, entry);
+        units.push({ job, file: await writeUnit(dir, job.base, probe), probe, self: true, dir });
+      }
+      const dir = join(root, `head-${++n}`);
+      units.push({ job, file: await writeUnit(dir, job.head, entry.probe), probe: entry.probe, self: false, dir });
+    }
+    const program = ts.createProgram(
+      units.map((u) => u.file),
+      {
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.ESNext,
+        moduleResolution: ts.ModuleResolutionKind.Bundler,
+        lib: ["lib.es2022.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
+        types: [],
+        skipLibCheck: true,
+        noEmit: true,
+        paths: { "openapi-fetch": [openapiFetchTypes] },
+      },
+    );
+    const errorsOf = (file: string, probe: Probe): ProbeError[] => {
+      const source = program.getSourceFile(file);
+      if (source === undefined) throw new Error(`the probe ${file} was not compiled`);
+      return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((d) => {
+        const line = d.start === undefined ? 0 : source.getLineAndCharacterOfPosition(d.start).line;
+        const tag = probe.lines[line];
+        return { operation: tag?.operation ?? null, field: tag?.field ?? "", line: line + 1, message: shorten(ts.flattenDiagnosticMessageText(d.messageText, "\n").split("\n").slice(0, 2).join(" ")) };
+      });
+    };
+    const selfErrors = new Map<Node, ProbeError[]>();
+    for (const unit of units) if (unit.self) selfErrors.set(unit.job.base, errorsOf(unit.file, unit.probe));
+    const outcomes = new Map<string, ProbeOutcome>();
+    for (const unit of units) {
+      if (unit.self) continue;
+      const self = selfErrors.get(unit.job.base) ?? [];
+      const selfLines = new Set(self.map((e) => e.line));
+      outcomes.set(unit.job.id, { errors: errorsOf(unit.file, unit.probe).filter((e) => !selfLines.has(e.line)), selfErrors: self, probeDir: unit.dir });
+    }
+    return outcomes;
+  } finally {
+    if (!options.keep) rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** `"GET /users/"` → `#/paths/~1users~1/get`. */
+const operationPointer = (operation: string): string => {
+  const [method = "", ...path] = operation.split(" ");
+  return child("#/paths", path.join(" "), method.toLowerCase());
+};
+
+const isAncestor = (ancestor: string, path: string): boolean =>
+  ancestor === "" || path.startsWith(`${ancestor}.`) || path.startsWith(`${ancestor}[]`);
+const parentOf = (path: string): string => path.replace(/(\.[^.]*|\[\])$/, "");
+
+/**
+ * Match compile errors to changes and set `typeBreak`. An error on a field is the doing
+ * of a type-changing change at that field, or of a field added, removed or made required
+ * under it (the error then sits on the object around the field). Failing that, of the only
+ * type-changing change below it. An error below a change already proven is its echo. Any
+ * other error is reported as a change of its own, `type-break-unattributed`: we say so
+ * rather than guess.
+ */
+export function attribute(changes: Change[], errors: readonly ProbeError[]): Change[] {
+  const typed = (c: Change): boolean => KINDS[c.kind].typed;
+  const unexplained: ProbeError[] = [];
+  const pending: ProbeError[] = [];
+  for (const error of errors) {
+    const inOperation = changes.filter((c) => c.operation === error.operation && typed(c));
+    const direct = inOperation.filter((c) => c.field === error.field || (KINDS[c.kind].presence === true && parentOf(c.field) === error.field && c.field !== error.field));
+    if (direct.length > 0) direct.forEach((c) => (c.typeBreak = true));
+    else pending.push(error);
+  }
+  for (const error of pending) {
+    const inOperation = changes.filter((c) => c.operation === error.operation && typed(c));
+    const below = inOperation.filter((c) => isAncestor(error.field, c.field) && c.field !== error.field);
+    if (below.length === 1 && below[0] !== undefined) {
+      below[0].typeBreak = true;
+      continue;
+    }
+    const echo = inOperation.some((c) => c.typeBreak && isAncestor(c.field, error.field));
+    if (echo || below.some((c) => c.typeBreak)) continue;
+    unexplained.push(error);
+  }
+  const seen = new Set<string>();
+  for (const error of unexplained) {
+    const id = `${error.operation}|${error.field}|${error.message}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    changes.push({
+      operation: error.operation,
+      location: error.operation === null ? "" : operationPointer(error.operation),
+      kind: "type-break-unattributed",
+      breaking: true,
+      typeBreak: true,
+      message: `Code written for the old contract no longer compiles${error.field === "" ? "" : ` at \`${error.field}\``}, and no single change explains it: ${error.message}`,
+      field: error.field,
+      direction: error.field.startsWith("response") ? "response" : "request",
+      bump: "major",
+    });
+  }
+  // The compile is the proof: a change that breaks it is breaking, whatever its rule said.
+  for (const change of changes) {
+    if (change.typeBreak && !change.breaking) {
+      change.breaking = true;
+      change.bump = "major";
+    }
+  }
+  return changes;
+}
