@@ -14,12 +14,13 @@
  * See docs/contract-diff.md.
  */
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { CONTRACT_PATH, parseContract, readContract } from "./contract-diff/document.js";
 import { nextVersion, parseVersion } from "./contract-diff/release.js";
 import { diffContracts, toChangelog, toJson, toText } from "./contract-diff/report.js";
 
-const root = fileURLToPath(new URL("../", import.meta.url));
+// Paths and git refs are read relative to where the command runs (npm runs it in the repository root).
+const root = process.cwd();
 
 const USAGE = "usage: npm run contract:diff -- --base <git-ref | file> [--head <file>] [--json] [--changelog [--version x.y.z]] [--keep-probe]";
 
@@ -67,7 +68,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(toJson(result), null, 2)}\n`);
   } else if (options.changelog) {
     // The version the base was released as: from the snapshot's name, else package.json's.
-    const released = /store-admin-(\d+\.\d+\.\d+)\.yaml$/.exec(base.source)?.[1] ?? (JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { version: string }).version;
+    const released = /store-admin-(\d+\.\d+\.\d+)\.yaml$/.exec(base.source)?.[1] ?? (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
     const version = options.version ?? nextVersion(released, result.bump);
     process.stdout.write(toChangelog(result, version, new Date().toISOString().slice(0, 10), base.source));
   } else {

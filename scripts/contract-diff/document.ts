@@ -42,7 +42,7 @@ export function parseContract(text: string, source: string): Node {
 /**
  * The contract text named by `spec`: a file when one exists at that path, otherwise a git
  * ref (`v0.1.0`, `HEAD~3`, `main`), read with `git show <ref>:openapi/store-admin.yaml`
- * in `cwd`'s repository.
+ * in the repository around `cwd`.
  */
 export function readContract(spec: string, cwd: string): { text: string; source: string } {
   if (existsSync(spec)) return { text: readFileSync(spec, "utf8"), source: spec };

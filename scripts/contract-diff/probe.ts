@@ -317,9 +317,12 @@ function errorsOf(program: ts.Program, unit: Unit): ProbeError[] {
   });
 }
 
-async function writeUnit(dir: string, types: Node, probe: Probe): Promise<Unit> {
+async function writeUnit(dir: string, types: Node, probe: Probe, label: string): Promise<Unit> {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "schema.ts"), await generateTypes(types));
+  const schema = await generateTypes(types).catch((error: unknown) => {
+    throw new Error(`openapi-typescript cannot generate types from the ${label} contract: ${(error as Error).message}`);
+  });
+  writeFileSync(join(dir, "schema.ts"), schema);
   writeFileSync(join(dir, "probe.ts"), probe.text);
   return { file: join(dir, "probe.ts"), probe };
 }
@@ -340,7 +343,7 @@ export async function runProbes(jobs: readonly ProbeJob[], options: { keep?: boo
       const probe = probes.get(job.base) ?? buildProbe(job.base);
       probes.set(job.base, probe);
       const dir = join(root, `head-${index + 1}`);
-      heads.push({ job, dir, unit: await writeUnit(dir, job.head, probe) });
+      heads.push({ job, dir, unit: await writeUnit(dir, job.head, probe, `head (${job.id})`) });
     }
     const program = ts.createProgram(heads.map((h) => h.unit.file), COMPILER_OPTIONS);
     const headErrors = heads.map((h) => errorsOf(program, h.unit));
@@ -352,7 +355,7 @@ export async function runProbes(jobs: readonly ProbeJob[], options: { keep?: boo
     });
     const selfUnits = new Map<Node, Unit>();
     let n = 0;
-    for (const [base, ops] of failing) selfUnits.set(base, await writeUnit(join(root, `base-${++n}`), base, buildProbe(base, ops)));
+    for (const [base, ops] of failing) selfUnits.set(base, await writeUnit(join(root, `base-${++n}`), base, buildProbe(base, ops), "base"));
     const selfErrors = new Map<Node, ProbeError[]>();
     if (selfUnits.size > 0) {
       const selfProgram = ts.createProgram([...selfUnits.values()].map((u) => u.file), COMPILER_OPTIONS, undefined, program);
