@@ -17,7 +17,6 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONTRACT_PATH, parseContract, readContract } from "./contract-diff/document.js";
 import { nextVersion, parseVersion } from "./contract-diff/release.js";
-import { diffContracts, toChangelog, toJson, toText } from "./contract-diff/report.js";
 
 // Paths and git refs are read relative to where the command runs (npm runs it in the repository root).
 const root = process.cwd();
@@ -59,6 +58,8 @@ function parseArgs(argv: string[]): Options {
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const started = Date.now();
+  // Loaded after the arguments are checked: TypeScript and openapi-typescript take seconds to load.
+  const { diffContracts, toChangelog, toJson, toText } = await import("./contract-diff/report.js");
   const base = readContract(options.base, root);
   const head = readContract(options.head, root);
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
