@@ -6,7 +6,8 @@
  * operation that uses it, with the direction it has there (see kinds.ts). `location` is
  * where the change is written (the head document's pointer, or the base's for a removal);
  * `field` is where a caller meets it (`body.email`, `params.query.cursor`,
- * `response.addresses[].line1`), which is also how the compile probe names its lines.
+ * `response.addresses[].line1`, `error.title`), which is also how the compile probe names
+ * its lines.
  */
 import { child, deref, fieldPath, isNode, isSuccess, objectView, operations, parameters, preferredMediaType, typesOf, type At, type Node, type Operation } from "./document.js";
 import { bumpOf, KINDS, type Bump, type Direction, type Kind } from "./kinds.js";
@@ -160,7 +161,8 @@ class Differ {
   private compareResponses(b: Operation, h: Operation): void {
     const br = isNode(b.op.node.responses) ? b.op.node.responses : {};
     const hr = isNode(h.op.node.responses) ? h.op.node.responses : {};
-    const fieldOf = (status: string): string => (isSuccess(status) ? "response" : `error.${status}`);
+    // A caller reads `data` (every success status) or `error` (every other status), so that is where it meets them.
+    const fieldOf = (status: string): string => (isSuccess(status) ? "response" : "error");
     for (const status of Object.keys(br)) {
       if (!(status in hr)) this.add("response-removed", child(b.op.ptr, "responses", status), fieldOf(status), "response", `The ${status} response was removed.`);
     }

@@ -160,33 +160,58 @@ class ProbeWriter {
   private readValue(indent: number, expr: string, schema: At, field: string, optional: boolean, depth = 0): void {
     const s = deref(this.doc, schema.node, schema.ptr);
     const orUndefined = optional ? " | undefined" : "";
-    const view = objectView(this.doc, s);
-    const types = typesOf(s.node);
-    const isUnion = Array.isArray(s.node.oneOf) || Array.isArray(s.node.anyOf);
-    const isObject = !isUnion && view.properties.size > 0 && (types.length === 0 || types.includes("object"));
-    const isArray = !isUnion && types.includes("array") && s.node.items !== undefined;
-    if (depth > 6 || (!isObject && !isArray)) {
-      // A leaf, or a union of shapes: one check of the whole value against its full base type.
+    const shape = this.shapeOf(s);
+    if (depth > 6 || shape === "leaf") {
+      // A leaf, or a union of shapes no narrowing can tell apart: one check of the whole value.
       this.emit(indent, `const ${this.fresh("c")}: ${this.typeOf(s, false)}${orUndefined} = ${expr};`, field);
       return;
     }
     const value = this.fresh("v");
     this.emit(indent, `const ${value} = ${expr};`, field);
     this.emit(indent, `const ${this.fresh("c")}: ${this.typeOf(s, true)}${orUndefined} = ${value};`, field);
-    if (isArray) {
-      const item = this.fresh("i");
-      this.emit(indent, `if (Array.isArray(${value})) for (const ${item} of ${value}) {`, field);
-      this.readValue(indent + 2, item, { node: s.node.items as Node, ptr: child(s.ptr, "items") }, `${field}[]`, false, depth + 1);
-      this.emit(indent, "}", field);
-      return;
+    // Each shape the base allows (an array, an object, or one of each in a union) is read in its own narrowed branch.
+    const branches = shape === "union" ? this.branchesOf(s) : [s];
+    for (const branch of branches) {
+      const branchShape = this.shapeOf(branch);
+      if (branchShape === "array") {
+        const item = this.fresh("i");
+        this.emit(indent, `if (Array.isArray(${value})) for (const ${item} of ${value}) {`, field);
+        this.readValue(indent + 2, item, { node: branch.node.items as Node, ptr: child(branch.ptr, "items") }, `${field}[]`, false, depth + 1);
+        this.emit(indent, "}", field);
+      } else if (branchShape === "object") {
+        const view = objectView(this.doc, branch);
+        this.emit(indent, `if (typeof ${value} === "object" && ${value} !== null && !Array.isArray(${value})) {`, field);
+        for (const [name, p] of view.properties) {
+          if (deref(this.doc, p.node, p.ptr).node.writeOnly === true || p.node.writeOnly === true) continue;
+          const access = /^[A-Za-z_$][\w$]*$/.test(name) ? `${value}.${name}` : `${value}[${JSON.stringify(name)}]`;
+          this.readValue(indent + 2, access, p, fieldPath(field, name), !view.required.has(name), depth + 1);
+        }
+        this.emit(indent, "}", field);
+      }
     }
-    this.emit(indent, `if (typeof ${value} === "object" && ${value} !== null && !Array.isArray(${value})) {`, field);
-    for (const [name, p] of view.properties) {
-      if (deref(this.doc, p.node, p.ptr).node.writeOnly === true || p.node.writeOnly === true) continue;
-      const access = /^[A-Za-z_$][\w$]*$/.test(name) ? `${value}.${name}` : `${value}[${JSON.stringify(name)}]`;
-      this.readValue(indent + 2, access, p, fieldPath(field, name), !view.required.has(name), depth + 1);
+  }
+
+  private branchesOf(s: At): At[] {
+    const combinator = Array.isArray(s.node.oneOf) ? "oneOf" : "anyOf";
+    return (s.node[combinator] as unknown[]).map((b, i) => deref(this.doc, b, child(s.ptr, combinator, i)));
+  }
+
+  /**
+   * How a response value of this schema is read: field by field (an object), item by item
+   * (an array), as a whole (a leaf), or, for a `oneOf`/`anyOf` of at most one array and one
+   * object shape, each shape in the branch that narrows to it ("union").
+   */
+  private shapeOf(s: At): "object" | "array" | "union" | "leaf" {
+    if (Array.isArray(s.node.oneOf) || Array.isArray(s.node.anyOf)) {
+      const shapes = this.branchesOf(s).map((b) => this.shapeOf(b));
+      const arrays = shapes.filter((x) => x === "array").length;
+      const objects = shapes.filter((x) => x === "object").length;
+      return shapes.every((x) => x !== "union") && arrays <= 1 && objects <= 1 && arrays + objects > 0 ? "union" : "leaf";
     }
-    this.emit(indent, "}", field);
+    const types = typesOf(s.node);
+    if (objectView(this.doc, s).properties.size > 0 && (types.length === 0 || types.includes("object"))) return "object";
+    if (types.includes("array") && s.node.items !== undefined) return "array";
+    return "leaf";
   }
 
   /** A request as openapi-fetch types it for this operation (`FetchOptions`, what `client.METHOD(path, init)` takes). */
@@ -221,6 +246,16 @@ class ProbeWriter {
     this.emit(indent, "};", "");
   }
 
+  /** The schema of a response's preferred media type, if it has content. */
+  private mediaSchema(value: unknown, ptr: string): At | undefined {
+    const response = deref(this.doc, value, ptr);
+    const content = isNode(response.node.content) ? response.node.content : {};
+    const type = preferredMediaType(content);
+    const media = type === undefined ? undefined : content[type];
+    if (type === undefined || !isNode(media)) return undefined;
+    return { node: isNode(media.schema) ? media.schema : {}, ptr: child(response.ptr, "content", type, "schema") };
+  }
+
   write(): Probe {
     this.emit(0, `import type { FetchOptions, FetchResponse } from "openapi-fetch";`);
     this.emit(0, `import type { paths } from "./schema.js";`);
@@ -237,19 +272,16 @@ class ProbeWriter {
       this.writeRequest(2, operation.method, operation.path, operation.op, params, false);
       this.writeRequest(2, operation.method, operation.path, operation.op, params, true);
       const answer = `FetchResponse<paths[${JSON.stringify(operation.path)}][${JSON.stringify(operation.method)}], {}, \`\${string}/\${string}\`>`;
-      this.emit(2, `const { data } = pick<${answer}>();`, "");
+      this.emit(2, `const { data, error } = pick<${answer}>();`, "");
       const responses = isNode(operation.op.node.responses) ? operation.op.node.responses : {};
-      const status = Object.keys(responses).find((s) => isSuccess(s));
-      if (status !== undefined) {
-        const response = deref(this.doc, responses[status], child(operation.op.ptr, "responses", status));
-        const content = isNode(response.node.content) ? response.node.content : {};
-        const type = preferredMediaType(content);
-        const media = type === undefined ? undefined : content[type];
-        if (type !== undefined && isNode(media)) {
-          this.emit(2, "if (data !== undefined) {", "response");
-          this.readValue(4, "data", { node: isNode(media.schema) ? media.schema : {}, ptr: child(response.ptr, "content", type, "schema") }, "response", false);
-          this.emit(2, "}", "response");
-        }
+      // \`data\` is typed from the success responses, \`error\` from the others: read the first of each.
+      for (const [success, variable, field] of [[true, "data", "response"], [false, "error", "error"]] as const) {
+        const status = Object.keys(responses).find((s) => isSuccess(s) === success && this.mediaSchema(responses[s], child(operation.op.ptr, "responses", s)) !== undefined);
+        if (status === undefined) continue;
+        const schema = this.mediaSchema(responses[status], child(operation.op.ptr, "responses", status)) as At;
+        this.emit(2, `if (${variable} !== undefined) {`, field);
+        this.readValue(4, variable, schema, field, false);
+        this.emit(2, "}", field);
       }
       this.emit(0, "}");
     }
@@ -274,6 +306,11 @@ export interface ProbeJob {
   id: string;
   base: Node;
   head: Node;
+  /**
+   * The structural changes from base to head, when known: the self-check then skips the
+   * operations whose every error sits on a changed field (see `runProbes`).
+   */
+  changes?: readonly Change[];
 }
 
 export interface ProbeOutcome {
@@ -348,10 +385,14 @@ export async function runProbes(jobs: readonly ProbeJob[], options: { keep?: boo
     const program = ts.createProgram(heads.map((h) => h.unit.file), COMPILER_OPTIONS);
     const headErrors = heads.map((h) => errorsOf(program, h.unit));
 
-    // The self-check: one probe per distinct base, reduced to the operations that failed somewhere.
+    // The self-check: one probe per distinct base, reduced to the operations with an error
+    // that no change at its own field explains (an error on a changed field is that change's doing).
     const failing = new Map<Node, Set<string>>();
     heads.forEach((h, i) => {
-      for (const e of headErrors[i] ?? []) failing.set(h.job.base, (failing.get(h.job.base) ?? new Set()).add(e.operation ?? ""));
+      for (const e of headErrors[i] ?? []) {
+        if (h.job.changes !== undefined && directCauses(h.job.changes, e).length > 0) continue;
+        failing.set(h.job.base, (failing.get(h.job.base) ?? new Set()).add(e.operation ?? ""));
+      }
     });
     const selfUnits = new Map<Node, Unit>();
     let n = 0;
@@ -385,11 +426,22 @@ const isAncestor = (ancestor: string, path: string): boolean =>
   ancestor === "" || path.startsWith(`${ancestor}.`) || path.startsWith(`${ancestor}[]`);
 const parentOf = (path: string): string => path.replace(/(\.[^.]*|\[\])$/, "");
 
+/** The changes at the error's own field, or a field added, removed or made required just under it. */
+function directCauses<C extends Change>(changes: readonly C[], error: ProbeError): C[] {
+  return changes.filter(
+    (c) =>
+      c.operation === error.operation &&
+      KINDS[c.kind].typed &&
+      (c.field === error.field || (KINDS[c.kind].presence === true && parentOf(c.field) === error.field && c.field !== error.field)),
+  );
+}
+
 /**
  * Match compile errors to changes and set `typeBreak`. An error on a field is the doing
  * of a type-changing change at that field, or of a field added, removed or made required
  * under it (the error then sits on the object around the field). Failing that, of the only
- * type-changing change below it. An error below a change already proven is its echo. Any
+ * type-changing change below it. An error below a change already proven is its echo.
+ * Failing that, of the only type-changing change above it (a status added to `data`). Any
  * other error is reported as a change of its own, `type-break-unattributed`: we say so
  * rather than guess.
  */
@@ -398,8 +450,7 @@ export function attribute(changes: Change[], errors: readonly ProbeError[]): Cha
   const unexplained: ProbeError[] = [];
   const pending: ProbeError[] = [];
   for (const error of errors) {
-    const inOperation = changes.filter((c) => c.operation === error.operation && typed(c));
-    const direct = inOperation.filter((c) => c.field === error.field || (KINDS[c.kind].presence === true && parentOf(c.field) === error.field && c.field !== error.field));
+    const direct = directCauses(changes, error);
     if (direct.length > 0) direct.forEach((c) => (c.typeBreak = true));
     else pending.push(error);
   }
@@ -412,6 +463,11 @@ export function attribute(changes: Change[], errors: readonly ProbeError[]): Cha
     }
     const echo = inOperation.some((c) => c.typeBreak && isAncestor(c.field, error.field));
     if (echo || below.some((c) => c.typeBreak)) continue;
+    const above = inOperation.filter((c) => isAncestor(c.field, error.field) && c.field !== error.field);
+    if (below.length === 0 && above.length === 1 && above[0] !== undefined) {
+      above[0].typeBreak = true;
+      continue;
+    }
     unexplained.push(error);
   }
   const seen = new Set<string>();

@@ -23,7 +23,7 @@ export async function diffContracts(base: Node, head: Node, options: { keepProbe
   const changes = compareContracts(base, head);
   if (same(base, head)) return { bump: "none", changes, errors: [], selfErrors: [] };
   const started = Date.now();
-  const outcome = (await runProbes([{ id: "head", base, head }], { keep: options.keepProbe })).get("head");
+  const outcome = (await runProbes([{ id: "head", base, head, changes }], { keep: options.keepProbe })).get("head");
   if (outcome === undefined) throw new Error("the compile probe produced no result");
   options.log?.(`Compiled the probe in ${((Date.now() - started) / 1000).toFixed(1)} s${options.keepProbe ? ` (kept in ${outcome.probeDir})` : ""}.`);
   attribute(changes, outcome.errors);
@@ -79,7 +79,7 @@ export function toText(result: DiffResult, sources: { base: string; head: string
 export function toChangelog(result: DiffResult, version: string, date: string, baseLabel: string): string {
   const groups = new Map<string, Change[]>();
   for (const c of result.changes) {
-    const key = `${c.kind}|${c.location}|${c.message.replace(/`(body|response|params)\.[^`]*`/g, "")}`;
+    const key = `${c.kind}|${c.location}|${c.direction}|${c.breaking}`;
     groups.set(key, [...(groups.get(key) ?? []), c]);
   }
   const line = (list: Change[]): string => {
