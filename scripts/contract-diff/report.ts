@@ -72,22 +72,34 @@ export function toText(result: DiffResult, sources: { base: string; head: string
   return lines.join("\n") + "\n";
 }
 
+/** The component (`User`) or operation a pointer lies in: changes there are told together. */
+function ownerOf(location: string): string {
+  const component = /^#\/components\/(?:schemas|parameters|requestBodies|responses)\/([^/]+)/.exec(location);
+  if (component?.[1] !== undefined) return `\`${component[1].replace(/~1/g, "/").replace(/~0/g, "~")}\``;
+  return "";
+}
+
 /**
  * A draft CHANGELOG.md entry: breaking changes first, each with what a caller must change.
- * A change shared by several operations (a component they all use) is one line naming them.
+ * Changes of one kind inside one component (every field of `User` made nullable) are one
+ * line, naming the operations that use it and the fields.
  */
 export function toChangelog(result: DiffResult, version: string, date: string, baseLabel: string): string {
   const groups = new Map<string, Change[]>();
   for (const c of result.changes) {
-    const key = `${c.kind}|${c.location}|${c.direction}|${c.breaking}`;
+    const owner = ownerOf(c.location);
+    const key = `${c.kind}|${c.direction}|${c.breaking}|${owner === "" ? `${c.operation}|${c.location}` : owner}`;
     groups.set(key, [...(groups.get(key) ?? []), c]);
   }
   const line = (list: Change[]): string => {
     const first = list[0] as Change;
     const ops = [...new Set(list.map((c) => c.operation ?? "the document"))].join(", ");
-    const advice = KINDS[first.kind].advice.replaceAll("{op}", ops).replaceAll("{field}", `\`${first.field}\``);
+    const fields = [...new Set(list.map((c) => c.field.replace(/^(response|error|body|params\.\w+)\.?/, "").replace(/^.*\.(?=[^.]+$)/, "")))].filter((f) => f !== "");
+    const many = new Set(list.map((c) => c.location)).size > 1;
+    const what = many ? `${first.kind.replace(/-/g, " ")} in ${ownerOf(first.location)} (${first.direction}): ${fields.map((f) => `\`${f}\``).join(", ")}.` : first.message;
+    const advice = KINDS[first.kind].advice.replaceAll("{op}", ops).replaceAll("{field}", many ? "these fields" : `\`${first.field}\``);
     const proof = list.some((c) => c.typeBreak) ? " Code that did this before no longer compiles." : "";
-    return `- **${ops}**: ${first.message}${first.breaking ? ` *What to change:* ${advice}${proof}` : ""}`;
+    return `- **${ops}**: ${what}${first.breaking ? ` *What to change:* ${advice}${proof}` : ""}`;
   };
   const sections: Array<[string, (c: Change) => boolean]> = [
     ["Breaking changes", (c) => c.breaking],
