@@ -10,7 +10,7 @@
  * its lines.
  */
 import { child, deref, fieldPath, isNode, isSuccess, objectView, operations, parameters, preferredMediaType, typesOf, type At, type Node, type Operation } from "./document.js";
-import { bumpOf, KINDS, type Bump, type Direction, type Kind } from "./kinds.js";
+import { bumpOf, maxBump, type Bump, type Direction, type Kind } from "./kinds.js";
 
 export interface Change {
   /** `"METHOD /path/"`, or null for a change in a component no operation uses. */
@@ -356,9 +356,7 @@ export function compareContracts(base: Node, head: Node): Change[] {
   return new Differ(base, head).run();
 }
 
+/** The release all the changes need together: the largest of their bumps. */
 export function bumpOfChanges(changes: readonly Change[]): Bump {
-  const order: Bump[] = ["none", "patch", "minor", "major"];
-  return changes.reduce<Bump>((acc, c) => (order.indexOf(c.bump) > order.indexOf(acc) ? c.bump : acc), "none");
+  return changes.reduce<Bump>((acc, c) => maxBump(acc, c.bump), "none");
 }
-
-export { KINDS };

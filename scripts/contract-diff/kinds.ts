@@ -83,5 +83,6 @@ export function kindRule(kind: Kind): KindRule {
 /** The release a change needs, given where it sits; changes in unused components never need more than a patch. */
 export function bumpOf(kind: Kind, direction: Direction, used: boolean): Bump {
   const bump = KINDS[kind][direction];
-  return used ? bump : maxBump("none", bump === "none" ? "none" : "patch");
+  if (used || bump === "none") return bump;
+  return "patch";
 }

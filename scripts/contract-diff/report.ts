@@ -4,7 +4,7 @@
  */
 import { compareContracts, bumpOfChanges, type Change } from "./compare.js";
 import type { Node } from "./document.js";
-import { KINDS, BUMP_ORDER, type Bump } from "./kinds.js";
+import { KINDS, type Bump } from "./kinds.js";
 import { attribute, runProbes, type ProbeError } from "./probe.js";
 
 export interface DiffResult {
@@ -114,5 +114,3 @@ export function toChangelog(result: DiffResult, version: string, date: string, b
   }
   return out.join("\n") + "\n";
 }
-
-export { BUMP_ORDER };
