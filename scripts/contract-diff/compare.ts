@@ -1,0 +1,362 @@
+/**
+ * The structural diff of two contracts, operation by operation.
+ *
+ * Each operation's parameters, request body and responses are walked in both documents at
+ * once, `$ref`s followed, so a change inside a shared component is reported once for every
+ * operation that uses it, with the direction it has there (see kinds.ts). `location` is
+ * where the change is written (the head document's pointer, or the base's for a removal);
+ * `field` is where a caller meets it (`body.email`, `params.query.cursor`,
+ * `response.addresses[].line1`, `error.title`), which is also how the compile probe names
+ * its lines.
+ */
+import { child, deref, fieldPath, isNode, isSuccess, objectView, operations, parameters, preferredMediaType, typesOf, type At, type Node, type Operation } from "./document.js";
+import { bumpOf, maxBump, type Bump, type Direction, type Kind } from "./kinds.js";
+
+export interface Change {
+  /** `"METHOD /path/"`, or null for a change in a component no operation uses. */
+  operation: string | null;
+  /** JSON pointer to where the change is written (head document; base document for removals). */
+  location: string;
+  kind: Kind;
+  breaking: boolean;
+  /** Set by the compile probe (probe.ts). */
+  typeBreak: boolean;
+  message: string;
+  /** Where a caller meets the change: `""` (the call), `params.query.x`, `body.x`, `response.x`. */
+  field: string;
+  direction: Direction;
+  bump: Bump;
+}
+
+/** Keywords that only document: a change in them never changes what is valid. */
+const DOC_KEYWORDS = new Set(["description", "summary", "title", "example", "examples", "externalDocs", "deprecated", "x-codeSamples", "tags", "operationId", "$comment"]);
+
+/** Upper and lower bounds: [keyword, which way is tighter]. */
+const LIMITS: ReadonlyArray<[string, "max" | "min"]> = [
+  ["maxLength", "max"], ["maximum", "max"], ["exclusiveMaximum", "max"], ["maxItems", "max"], ["maxProperties", "max"],
+  ["minLength", "min"], ["minimum", "min"], ["exclusiveMinimum", "min"], ["minItems", "min"], ["minProperties", "min"],
+];
+
+/** Keywords whose appearance or change may refuse values that were valid. */
+const CONSTRAINTS = ["pattern", "format", "multipleOf", "uniqueItems", "contentMediaType"] as const;
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+const show = (values: unknown[]): string => values.map((v) => JSON.stringify(v)).join(", ");
+
+class Differ {
+  readonly changes: Change[] = [];
+  /** Pointers of schemas reached from some operation, per document (to find unused components). */
+  readonly usedBase = new Set<string>();
+  readonly usedHead = new Set<string>();
+  private operation: string | null = null;
+  private used = true;
+  private visiting = new Set<string>();
+
+  constructor(readonly base: Node, readonly head: Node) {}
+
+  add(kind: Kind, location: string, field: string, direction: Direction, message: string): void {
+    const bump = bumpOf(kind, direction, this.used);
+    const duplicate = this.changes.some((c) => c.operation === this.operation && c.location === location && c.kind === kind && c.field === field);
+    if (duplicate) return;
+    this.changes.push({ operation: this.operation, location, kind, breaking: bump === "major", typeBreak: false, message, field, direction, bump });
+  }
+
+  run(): Change[] {
+    const baseOps = operations(this.base);
+    const headOps = operations(this.head);
+    for (const [key, b] of baseOps) {
+      this.operation = key;
+      const h = headOps.get(key);
+      if (h === undefined) this.add("operation-removed", b.op.ptr, "", "request", `${key} was removed.`);
+      else this.compareOperation(b, h);
+    }
+    for (const [key, h] of headOps) {
+      if (baseOps.has(key)) continue;
+      this.operation = key;
+      this.add("operation-added", h.op.ptr, "", "request", `${key} was added.`);
+    }
+    this.compareUnusedComponents();
+    this.compareTopLevel();
+    return this.changes;
+  }
+
+  private compareOperation(b: Operation, h: Operation): void {
+    this.compareDocs(b.op, h.op, "", "request");
+    const security = (op: Operation, doc: Node): unknown => op.op.node.security ?? doc.security;
+    if (!same(security(b, this.base), security(h, this.head))) {
+      this.add("security-changed", child(h.op.ptr, "security"), "", "request", `${b.key} requires other scopes: ${JSON.stringify(security(h, this.head))} (was ${JSON.stringify(security(b, this.base))}).`);
+    }
+    this.compareParameters(b, h);
+    this.compareRequestBody(b, h);
+    this.compareResponses(b, h);
+  }
+
+  private compareParameters(b: Operation, h: Operation): void {
+    const baseParams = parameters(this.base, b);
+    const headParams = parameters(this.head, h);
+    for (const [key, bp] of baseParams) {
+      const [where, name] = [String(bp.node.in), String(bp.node.name)];
+      const field = `params.${where}.${name}`;
+      const hp = headParams.get(key);
+      if (hp === undefined) {
+        this.add("parameter-removed", bp.ptr, field, "request", `The ${where} parameter \`${name}\` was removed.`);
+        continue;
+      }
+      const [wasRequired, isRequired] = [bp.node.required === true, hp.node.required === true];
+      if (!wasRequired && isRequired) this.add("parameter-made-required", child(hp.ptr, "required"), field, "request", `The ${where} parameter \`${name}\` is now required.`);
+      if (wasRequired && !isRequired) this.add("parameter-made-optional", child(hp.ptr, "required"), field, "request", `The ${where} parameter \`${name}\` is now optional.`);
+      this.compareDocs(bp, hp, field, "request");
+      this.compareSchema(deref(this.base, bp.node.schema, child(bp.ptr, "schema")), deref(this.head, hp.node.schema, child(hp.ptr, "schema")), field, "request");
+    }
+    for (const [key, hp] of headParams) {
+      if (baseParams.has(key)) continue;
+      const [where, name] = [String(hp.node.in), String(hp.node.name)];
+      const required = hp.node.required === true;
+      this.add(required ? "parameter-added-required" : "parameter-added", hp.ptr, `params.${where}.${name}`, "request", `A${required ? " required" : "n optional"} ${where} parameter \`${name}\` was added.`);
+    }
+  }
+
+  private compareRequestBody(b: Operation, h: Operation): void {
+    const hasBase = b.op.node.requestBody !== undefined;
+    const hasHead = h.op.node.requestBody !== undefined;
+    if (!hasBase && !hasHead) return;
+    const bb = hasBase ? deref(this.base, b.op.node.requestBody, child(b.op.ptr, "requestBody")) : undefined;
+    const hb = hasHead ? deref(this.head, h.op.node.requestBody, child(h.op.ptr, "requestBody")) : undefined;
+    if (bb === undefined && hb !== undefined) {
+      const required = hb.node.required === true;
+      this.add(required ? "request-body-added-required" : "request-body-added", hb.ptr, "body", "request", `A${required ? " required" : "n optional"} request body was added.`);
+      return;
+    }
+    if (bb !== undefined && hb === undefined) {
+      this.add("request-body-removed", bb.ptr, "body", "request", "The request body was removed.");
+      return;
+    }
+    if (bb === undefined || hb === undefined) return;
+    const [wasRequired, isRequired] = [bb.node.required === true, hb.node.required === true];
+    if (!wasRequired && isRequired) this.add("request-body-made-required", child(hb.ptr, "required"), "body", "request", "The request body is now required.");
+    if (wasRequired && !isRequired) this.add("request-body-made-optional", child(hb.ptr, "required"), "body", "request", "The request body is now optional.");
+    this.compareDocs(bb, hb, "body", "request");
+    this.compareContent(bb, hb, "body", "request");
+  }
+
+  /** The media types of a request body or a response: added, removed, and the schema of each kept one. */
+  private compareContent(b: At, h: At, field: string, direction: Direction): void {
+    const bc = isNode(b.node.content) ? b.node.content : {};
+    const hc = isNode(h.node.content) ? h.node.content : {};
+    for (const type of Object.keys(bc)) {
+      if (!(type in hc)) this.add(direction === "request" ? "media-type-removed" : "docs-changed", child(b.ptr, "content", type), field, direction, `The media type ${type} was removed.`);
+    }
+    for (const type of Object.keys(hc)) {
+      if (!(type in bc)) this.add(direction === "request" ? "media-type-added" : "docs-changed", child(h.ptr, "content", type), field, direction, `The media type ${type} was added.`);
+    }
+    for (const type of Object.keys(bc)) {
+      const [bm, hm] = [bc[type], hc[type]];
+      if (!isNode(bm) || !isNode(hm)) continue;
+      const [bPtr, hPtr] = [child(b.ptr, "content", type), child(h.ptr, "content", type)];
+      if (!same(bm.examples, hm.examples) || !same(bm.example, hm.example)) this.add("docs-changed", child(hPtr, "examples"), field, direction, `The examples of ${type} changed.`);
+      this.compareSchema(deref(this.base, bm.schema, child(bPtr, "schema")), deref(this.head, hm.schema, child(hPtr, "schema")), field, direction);
+    }
+  }
+
+  private compareResponses(b: Operation, h: Operation): void {
+    const br = isNode(b.op.node.responses) ? b.op.node.responses : {};
+    const hr = isNode(h.op.node.responses) ? h.op.node.responses : {};
+    // A caller reads `data` (every success status) or `error` (every other status), so that is where it meets them.
+    const fieldOf = (status: string): string => (isSuccess(status) ? "response" : "error");
+    for (const status of Object.keys(br)) {
+      if (!(status in hr)) this.add("response-removed", child(b.op.ptr, "responses", status), fieldOf(status), "response", `The ${status} response was removed.`);
+    }
+    for (const status of Object.keys(hr)) {
+      if (!(status in br)) this.add("response-added", child(h.op.ptr, "responses", status), fieldOf(status), "response", `A ${status} response was added.`);
+    }
+    for (const status of Object.keys(br)) {
+      if (!(status in hr)) continue;
+      const bresp = deref(this.base, br[status], child(b.op.ptr, "responses", status));
+      const hresp = deref(this.head, hr[status], child(h.op.ptr, "responses", status));
+      this.compareDocs(bresp, hresp, fieldOf(status), "response");
+      this.compareContent(bresp, hresp, fieldOf(status), "response");
+    }
+  }
+
+  private compareDocs(b: At, h: At, field: string, direction: Direction): void {
+    for (const key of new Set([...Object.keys(b.node), ...Object.keys(h.node)])) {
+      if (!DOC_KEYWORDS.has(key) && !key.startsWith("x-")) continue;
+      if (!same(b.node[key], h.node[key])) this.add("docs-changed", child(key in h.node ? h.ptr : b.ptr, key), field, direction, `\`${key}\` changed.`);
+    }
+  }
+
+  /**
+   * Compare two schemas in one direction. `ownOnly` compares the keywords of an `allOf`
+   * part but not its properties, which the object view of the whole schema already covers.
+   */
+  compareSchema(bIn: At, hIn: At, field: string, direction: Direction, ownOnly = false): void {
+    const b = deref(this.base, bIn.node, bIn.ptr);
+    const h = deref(this.head, hIn.node, hIn.ptr);
+    this.usedBase.add(b.ptr);
+    this.usedHead.add(h.ptr);
+    const key = `${b.ptr}|${h.ptr}|${direction}`;
+    if (this.visiting.has(key)) return; // a recursive schema: this pair is being compared further up
+    this.visiting.add(key);
+    try {
+      this.compareKeywords(b, h, field, direction);
+      for (const combinator of ["oneOf", "anyOf"] as const) this.compareAlternatives(b, h, combinator, field, direction);
+      const [bAll, hAll] = [b.node.allOf, h.node.allOf];
+      if (Array.isArray(bAll) && Array.isArray(hAll) && bAll.length === hAll.length) {
+        bAll.forEach((part, i) => this.compareSchema({ node: part as Node, ptr: child(b.ptr, "allOf", i) }, { node: hAll[i] as Node, ptr: child(h.ptr, "allOf", i) }, field, direction, true));
+      }
+      if (ownOnly) return;
+      this.compareObjects(b, h, field, direction);
+      if (b.node.items !== undefined && h.node.items !== undefined) {
+        this.compareSchema({ node: b.node.items as Node, ptr: child(b.ptr, "items") }, { node: h.node.items as Node, ptr: child(h.ptr, "items") }, `${field}[]`, direction);
+      }
+    } finally {
+      this.visiting.delete(key);
+    }
+  }
+
+  private compareKeywords(b: At, h: At, field: string, direction: Direction): void {
+    const [bn, hn] = [b.node, h.node];
+    const name = field === "" ? "the value" : `\`${field}\``;
+    this.compareDocs(b, h, field, direction);
+
+    // type: a type dropped narrows, a type added (null above all) widens. integer ⊂ number.
+    const [bt, ht] = [typesOf(bn), typesOf(hn)];
+    const covers = (types: string[], t: string): boolean => types.includes(t) || (t === "integer" && types.includes("number"));
+    if (bt.length > 0 && ht.length === 0) this.add("type-widened", child(h.ptr, "type"), field, direction, `${name} is no longer restricted to ${bt.join(" | ")}.`);
+    if (bt.length === 0 && ht.length > 0) this.add("type-narrowed", child(h.ptr, "type"), field, direction, `${name} is now restricted to ${ht.join(" | ")}.`);
+    if (bt.length > 0 && ht.length > 0) {
+      const dropped = bt.filter((t) => !covers(ht, t));
+      const added = ht.filter((t) => !covers(bt, t));
+      if (dropped.length > 0) this.add("type-narrowed", child(h.ptr, "type"), field, direction, `${name} no longer admits ${dropped.join(" | ")} (now ${ht.join(" | ")}).`);
+      if (added.length > 0) this.add("type-widened", child(h.ptr, "type"), field, direction, `${name} now also admits ${added.join(" | ")} (was ${bt.join(" | ")}).`);
+    }
+
+    // enum and const: a value list, compared as sets.
+    const values = (n: Node): unknown[] | undefined => (Array.isArray(n.enum) ? n.enum : "const" in n ? [n.const] : undefined);
+    const [be, he] = [values(bn), values(hn)];
+    const enumPtr = child(h.ptr, "enum" in hn || !("const" in hn) ? "enum" : "const");
+    if (be !== undefined && he !== undefined) {
+      const removed = be.filter((v) => !he.some((w) => same(v, w)));
+      const added = he.filter((v) => !be.some((w) => same(v, w)));
+      if (removed.length > 0) this.add("enum-value-removed", enumPtr, field, direction, `${name} no longer admits ${show(removed)}.`);
+      if (added.length > 0) this.add("enum-value-added", enumPtr, field, direction, `${name} now also admits ${show(added)}.`);
+    } else if (be !== undefined) {
+      this.add("enum-value-added", child(h.ptr, "enum"), field, direction, `${name} is no longer limited to ${show(be)}.`);
+    } else if (he !== undefined) {
+      this.add("enum-value-removed", enumPtr, field, direction, `${name} is now limited to ${show(he)}.`);
+    }
+
+    for (const [keyword, tighter] of LIMITS) {
+      const [bv, hv] = [bn[keyword], hn[keyword]];
+      if (same(bv, hv)) continue;
+      const bnum = typeof bv === "number" ? bv : undefined;
+      const hnum = typeof hv === "number" ? hv : undefined;
+      const tightened = hnum !== undefined && (bnum === undefined || (tighter === "max" ? hnum < bnum : hnum > bnum));
+      const where = child(hnum === undefined ? b.ptr : h.ptr, keyword);
+      const text = `\`${keyword}\` of ${name} ${bnum === undefined ? `is now ${hnum}` : hnum === undefined ? `(${bnum}) was removed` : `changed from ${bnum} to ${hnum}`}.`;
+      this.add(tightened ? "limit-tightened" : "limit-loosened", where, field, direction, text);
+    }
+
+    for (const keyword of CONSTRAINTS) {
+      const [bv, hv] = [bn[keyword], hn[keyword]];
+      if (same(bv, hv) || (keyword === "uniqueItems" && !bv && !hv)) continue;
+      const loosened = hv === undefined || hv === false;
+      const text = `\`${keyword}\` of ${name} ${bv === undefined ? `is now ${JSON.stringify(hv)}` : loosened ? `(${JSON.stringify(bv)}) was removed` : `changed from ${JSON.stringify(bv)} to ${JSON.stringify(hv)}`}.`;
+      this.add(loosened ? "constraint-loosened" : "constraint-tightened", child(loosened ? b.ptr : h.ptr, keyword), field, direction, text);
+    }
+
+    if (!same(bn.default, hn.default)) this.add("default-changed", child(h.ptr, "default"), field, direction, `The default of ${name} changed from ${JSON.stringify(bn.default)} to ${JSON.stringify(hn.default)}.`);
+  }
+
+  /** `oneOf`/`anyOf`: branches compared by position; a branch added widens, one removed narrows. */
+  private compareAlternatives(b: At, h: At, combinator: "oneOf" | "anyOf", field: string, direction: Direction): void {
+    const bl = Array.isArray(b.node[combinator]) ? (b.node[combinator] as Node[]) : [];
+    const hl = Array.isArray(h.node[combinator]) ? (h.node[combinator] as Node[]) : [];
+    const shared = Math.min(bl.length, hl.length);
+    for (let i = 0; i < shared; i++) {
+      this.compareSchema({ node: bl[i] as Node, ptr: child(b.ptr, combinator, i) }, { node: hl[i] as Node, ptr: child(h.ptr, combinator, i) }, field, direction);
+    }
+    const name = field === "" ? "the value" : `\`${field}\``;
+    if (hl.length > shared) this.add("type-widened", child(h.ptr, combinator, shared), field, direction, `${name} gained ${hl.length - shared} alternative(s) in \`${combinator}\`.`);
+    if (bl.length > shared && hl.length > 0) this.add("type-narrowed", child(b.ptr, combinator, shared), field, direction, `${name} lost ${bl.length - shared} alternative(s) of \`${combinator}\`.`);
+  }
+
+  private compareObjects(b: At, h: At, field: string, direction: Direction): void {
+    const bv = objectView(this.base, b);
+    const hv = objectView(this.head, h);
+    // A caller never sends a readOnly field and never reads a writeOnly one.
+    const hidden = (schema: At, doc: Node): boolean => {
+      const node = deref(doc, schema.node, schema.ptr).node;
+      return direction === "request" ? node.readOnly === true || schema.node.readOnly === true : node.writeOnly === true || schema.node.writeOnly === true;
+    };
+    for (const [name, bp] of bv.properties) {
+      const sub = fieldPath(field, name);
+      const hp = hv.properties.get(name);
+      if (hidden(bp, this.base)) {
+        if (hp !== undefined && !hidden(hp, this.head) && direction === "request") this.add("field-made-writable", hp.ptr, sub, direction, `\`${sub}\` may now be sent (it was read-only).`);
+        continue;
+      }
+      if (hp === undefined) {
+        const closed = hv.additional === false;
+        this.add("field-removed", bp.ptr, sub, direction, direction === "request" ? `\`${sub}\` was removed from the request${closed ? "; the server refuses it now" : ""}.` : `\`${sub}\` was removed from the response.`);
+        continue;
+      }
+      if (hidden(hp, this.head)) {
+        this.add(direction === "request" ? "field-made-read-only" : "field-removed", hp.ptr, sub, direction, direction === "request" ? `\`${sub}\` is now read-only: it may no longer be sent.` : `\`${sub}\` is now write-only: it is no longer in the response.`);
+        continue;
+      }
+      const [wasRequired, isRequired] = [bv.required.has(name), hv.required.has(name)];
+      const requiredPtr = child(h.ptr, "required");
+      if (!wasRequired && isRequired) this.add("field-made-required", requiredPtr, sub, direction, direction === "request" ? `\`${sub}\` is now required in the request.` : `\`${sub}\` is now always present in the response.`);
+      if (wasRequired && !isRequired) this.add("field-made-optional", requiredPtr, sub, direction, direction === "request" ? `\`${sub}\` may now be left out of the request.` : `\`${sub}\` may now be missing from the response.`);
+      this.compareSchema(bp, hp, sub, direction);
+    }
+    for (const [name, hp] of hv.properties) {
+      if (bv.properties.has(name) || hidden(hp, this.head)) continue;
+      const sub = fieldPath(field, name);
+      const required = hv.required.has(name);
+      if (direction === "request" && required) this.add("field-added-required", hp.ptr, sub, direction, `A required field \`${sub}\` was added to the request.`);
+      else this.add("field-added", hp.ptr, sub, direction, `A field \`${sub}\` was added to the ${direction}${required ? " (always present)" : ""}.`);
+    }
+    const [ba, ha] = [bv.additional, hv.additional];
+    const name = field === "" ? "the object" : `\`${field}\``;
+    if (ba !== false && ha === false && bv.properties.size + hv.properties.size > 0) this.add("constraint-tightened", hv.additionalPtr, field, direction, `${name} no longer admits undeclared properties.`);
+    if (ba === false && ha !== false) this.add("constraint-loosened", hv.additionalPtr, field, direction, `${name} now admits undeclared properties.`);
+    if (typeof ba === "object" && typeof ha === "object") this.compareSchema(ba, ha, `${field}.*`, direction);
+  }
+
+  /** Components no operation reaches (in either document) still get a line, as a patch. */
+  private compareUnusedComponents(): void {
+    this.operation = null;
+    this.used = false;
+    const bs = isNode(this.base.components) && isNode(this.base.components.schemas) ? this.base.components.schemas : {};
+    const hs = isNode(this.head.components) && isNode(this.head.components.schemas) ? this.head.components.schemas : {};
+    for (const name of new Set([...Object.keys(bs), ...Object.keys(hs)])) {
+      const ptr = child("#/components/schemas", name);
+      if (this.usedBase.has(ptr) || this.usedHead.has(ptr)) continue;
+      if (!(name in hs)) this.add("component-removed", ptr, name, "response", `The component ${name}, used by no operation, was removed.`);
+      else if (!(name in bs)) this.add("component-added", ptr, name, "response", `The component ${name}, used by no operation, was added.`);
+      else this.compareSchema({ node: bs[name] as Node, ptr }, { node: hs[name] as Node, ptr }, name, "response");
+    }
+    this.used = true;
+  }
+
+  /** `info`, `servers`, `tags` and the like: documentation for callers of the SDK. */
+  private compareTopLevel(): void {
+    this.operation = null;
+    for (const key of new Set([...Object.keys(this.base), ...Object.keys(this.head)])) {
+      if (key === "paths" || key === "components" || key === "security") continue;
+      if (!same(this.base[key], this.head[key])) this.add("docs-changed", child("#", key), "", "request", `\`${key}\` changed.`);
+    }
+  }
+}
+
+/** Every change from `base` to `head`, classified by the rules of kinds.ts (typeBreak still false). */
+export function compareContracts(base: Node, head: Node): Change[] {
+  return new Differ(base, head).run();
+}
+
+/** The release all the changes need together: the largest of their bumps. */
+export function bumpOfChanges(changes: readonly Change[]): Bump {
+  return changes.reduce<Bump>((acc, c) => maxBump(acc, c.bump), "none");
+}

@@ -1,0 +1,116 @@
+/**
+ * The diff as people read it: the run itself (structural diff + compile probe), the report
+ * grouped by operation, the JSON object of `--json`, and a draft changelog entry.
+ */
+import { compareContracts, bumpOfChanges, type Change } from "./compare.js";
+import type { Node } from "./document.js";
+import { KINDS, type Bump } from "./kinds.js";
+import { attribute, runProbes, type ProbeError } from "./probe.js";
+
+export interface DiffResult {
+  bump: Bump;
+  changes: Change[];
+  /** Compile errors of the probe against the head's types, per operation ("" for none). */
+  errors: ProbeError[];
+  /** Errors the probe had against the base's own types (a defect of the probe; excluded). */
+  selfErrors: ProbeError[];
+}
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** Compare two contracts and prove each change's effect on the types with the compile probe. */
+export async function diffContracts(base: Node, head: Node, options: { keepProbe?: boolean; log?: (line: string) => void } = {}): Promise<DiffResult> {
+  const changes = compareContracts(base, head);
+  if (same(base, head)) return { bump: "none", changes, errors: [], selfErrors: [] };
+  const started = Date.now();
+  const outcome = (await runProbes([{ id: "head", base, head, changes }], { keep: options.keepProbe })).get("head");
+  if (outcome === undefined) throw new Error("the compile probe produced no result");
+  options.log?.(`Compiled the probe in ${((Date.now() - started) / 1000).toFixed(1)} s${options.keepProbe ? ` (kept in ${outcome.probeDir})` : ""}.`);
+  attribute(changes, outcome.errors);
+  return { bump: bumpOfChanges(changes), changes, errors: outcome.errors, selfErrors: outcome.selfErrors };
+}
+
+/** The `--json` object: exactly the documented fields. */
+export function toJson(result: DiffResult): { bump: Bump; changes: Array<Pick<Change, "operation" | "location" | "kind" | "breaking" | "typeBreak" | "message">> } {
+  return {
+    bump: result.bump,
+    changes: result.changes.map(({ operation, location, kind, breaking, typeBreak, message }) => ({ operation, location, kind, breaking, typeBreak, message })),
+  };
+}
+
+const rank = (c: Change): number => (c.breaking ? 0 : c.bump === "minor" ? 1 : 2);
+const label = (c: Change): string => (c.breaking ? "BREAKING" : c.bump === "minor" ? "minor" : "patch");
+
+/** The readable report, grouped by operation, breaking changes first within each. */
+export function toText(result: DiffResult, sources: { base: string; head: string }): string {
+  const lines: string[] = [`Contract diff: ${sources.base} → ${sources.head}`, ""];
+  if (result.changes.length === 0) return [...lines, "No changes. Release needed: none."].join("\n") + "\n";
+  const groups = new Map<string, Change[]>();
+  for (const change of result.changes) {
+    const key = change.operation ?? "(no operation: document-wide or unused components)";
+    groups.set(key, [...(groups.get(key) ?? []), change]);
+  }
+  for (const [operation, changes] of groups) {
+    lines.push(operation);
+    for (const c of [...changes].sort((a, b) => rank(a) - rank(b))) {
+      const proof = c.typeBreak ? "compile error" : KINDS[c.kind].typed ? "compiles" : "types unaffected";
+      lines.push(`  ${label(c).padEnd(8)} ${c.kind} (${proof}): ${c.message}`);
+      if (c.location !== "") lines.push(`           at ${c.location}`);
+    }
+    lines.push("");
+  }
+  const breaking = result.changes.filter((c) => c.breaking);
+  const proven = breaking.filter((c) => c.typeBreak);
+  lines.push(
+    `${result.changes.length} change(s): ${breaking.length} breaking (${proven.length} proven by a compile error, ${breaking.length - proven.length} that compile but refuse once-valid requests or values), ` +
+      `${result.changes.filter((c) => !c.breaking && c.bump === "minor").length} minor, ${result.changes.filter((c) => c.bump === "patch").length} patch.`,
+  );
+  if (result.selfErrors.length > 0) {
+    lines.push(`Note: the probe has ${result.selfErrors.length} compile error(s) against the base's own types; those lines were left out of the proof.`);
+  }
+  lines.push(`Release needed: ${result.bump}.`);
+  return lines.join("\n") + "\n";
+}
+
+/** The component (`User`) or operation a pointer lies in: changes there are told together. */
+function ownerOf(location: string): string {
+  const component = /^#\/components\/(?:schemas|parameters|requestBodies|responses)\/([^/]+)/.exec(location);
+  if (component?.[1] !== undefined) return `\`${component[1].replace(/~1/g, "/").replace(/~0/g, "~")}\``;
+  return "";
+}
+
+/**
+ * A draft CHANGELOG.md entry: breaking changes first, each with what a caller must change.
+ * Changes of one kind inside one component (every field of `User` made nullable) are one
+ * line, naming the operations that use it and the fields.
+ */
+export function toChangelog(result: DiffResult, version: string, date: string, baseLabel: string): string {
+  const groups = new Map<string, Change[]>();
+  for (const c of result.changes) {
+    const owner = ownerOf(c.location);
+    const key = `${c.kind}|${c.direction}|${c.breaking}|${owner === "" ? `${c.operation}|${c.location}` : owner}`;
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  const line = (list: Change[]): string => {
+    const first = list[0] as Change;
+    const ops = [...new Set(list.map((c) => c.operation ?? "the document"))].join(", ");
+    const fields = [...new Set(list.map((c) => c.field.replace(/^(response|error|body|params\.\w+)\.?/, "").replace(/^.*\.(?=[^.]+$)/, "")))].filter((f) => f !== "");
+    const many = new Set(list.map((c) => c.location)).size > 1;
+    const what = many ? `${first.kind.replace(/-/g, " ")} in ${ownerOf(first.location)} (${first.direction}): ${fields.map((f) => `\`${f}\``).join(", ")}.` : first.message;
+    const advice = KINDS[first.kind].advice.replaceAll("{op}", ops).replaceAll("{field}", many ? "these fields" : `\`${first.field}\``);
+    const proof = list.some((c) => c.typeBreak) ? " Code that did this before no longer compiles." : "";
+    return `- **${ops}**: ${what}${first.breaking ? ` *What to change:* ${advice}${proof}` : ""}`;
+  };
+  const sections: Array<[string, (c: Change) => boolean]> = [
+    ["Breaking changes", (c) => c.breaking],
+    ["Added and changed", (c) => !c.breaking && c.bump === "minor"],
+    ["Documentation and fixes", (c) => !c.breaking && c.bump !== "minor"],
+  ];
+  const out = [`## [${version}] - ${date}`, "", `Contract changes since ${baseLabel} (release needed: ${result.bump}).`];
+  for (const [title, keep] of sections) {
+    const list = [...groups.values()].filter((g) => keep(g[0] as Change));
+    if (list.length === 0) continue;
+    out.push("", `### ${title}`, "", ...list.map(line));
+  }
+  return out.join("\n") + "\n";
+}

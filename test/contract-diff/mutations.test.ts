@@ -1,0 +1,284 @@
+/**
+ * The contract diff on a table of mutations of our own contract, in both directions.
+ *
+ * Each row sets up a base (the working contract, with `setup` applied so the row does not
+ * depend on the contract's current details) and a head (the base with `change` applied),
+ * and says what the diff must find: the release it needs and, per expected change, whether
+ * it is breaking and whether the compile probe proves it (`typeBreak`). Every row's probe
+ * is compiled in one batch (one TypeScript program), and covers only the operations the
+ * row changes, as the suite would be slow otherwise.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, test } from "vitest";
+import { compareContracts, type Change } from "../../scripts/contract-diff/compare.js";
+import { parseContract, type Node } from "../../scripts/contract-diff/document.js";
+import type { Bump, Direction, Kind } from "../../scripts/contract-diff/kinds.js";
+import { attribute, runProbes, type ProbeOutcome } from "../../scripts/contract-diff/probe.js";
+import { bumpOfChanges } from "../../scripts/contract-diff/compare.js";
+import { toJson, toText, toChangelog } from "../../scripts/contract-diff/report.js";
+
+const CONTRACT = fileURLToPath(new URL("../../openapi/store-admin.yaml", import.meta.url));
+const working = parseContract(readFileSync(CONTRACT, "utf8"), CONTRACT);
+
+/** The schema object of a component, for the mutations below. */
+const schema = (doc: Node, name: string): Node => (doc.components as { schemas: Record<string, Node> }).schemas[name] as Node;
+const prop = (doc: Node, component: string, name: string): Node => (schema(doc, component).properties as Record<string, Node>)[name] as Node;
+const pathItem = (doc: Node, path: string): Node => (doc.paths as Record<string, Node>)[path] as Node;
+
+interface Expected {
+  operation: string | null;
+  kind: Kind;
+  /** Only the change met in the request, or only in the response (when an operation has both). */
+  in?: Direction;
+  breaking: boolean;
+  typeBreak: boolean;
+}
+
+interface Mutation {
+  name: string;
+  setup?: (doc: Node) => void;
+  change: (doc: Node) => void;
+  bump: Bump;
+  /** Changes that must be reported; every kind reported must be one of theirs. */
+  expect: Expected[];
+}
+
+const MUTATIONS: Mutation[] = [
+  {
+    name: "request field made required",
+    setup: (d) => void delete schema(d, "UserUpdate").required,
+    change: (d) => void (schema(d, "UserUpdate").required = ["email"]),
+    bump: "major",
+    expect: [
+      { operation: "PATCH /users/{id}/", kind: "field-made-required", breaking: true, typeBreak: true },
+      { operation: "PUT /users/{id}/", kind: "field-made-required", breaking: true, typeBreak: true },
+    ],
+  },
+  {
+    name: "request field made optional",
+    setup: (d) => void (schema(d, "DisputeNoteCreate").required = ["message"]),
+    change: (d) => void delete schema(d, "DisputeNoteCreate").required,
+    bump: "minor",
+    expect: [{ operation: "POST /disputes/{id}/notes/", kind: "field-made-optional", breaking: false, typeBreak: false }],
+  },
+  {
+    name: "request limit tightened (types still compile)",
+    setup: (d) => void (prop(d, "UserUpdate", "first_name").maxLength = 255),
+    change: (d) => void (prop(d, "UserUpdate", "first_name").maxLength = 100),
+    bump: "major",
+    expect: [{ operation: "PATCH /users/{id}/", kind: "limit-tightened", breaking: true, typeBreak: false }],
+  },
+  {
+    name: "request limit loosened",
+    setup: (d) => void (prop(d, "UserUpdate", "first_name").maxLength = 255),
+    change: (d) => void (prop(d, "UserUpdate", "first_name").maxLength = 500),
+    bump: "minor",
+    expect: [{ operation: "PATCH /users/{id}/", kind: "limit-loosened", breaking: false, typeBreak: false }],
+  },
+  {
+    name: "enum value removed: breaking in the request, not in the response",
+    setup: (d) => void (schema(d, "DisputeResolution").enum = ["won", "lost", "other", null]),
+    change: (d) => void (schema(d, "DisputeResolution").enum = ["won", "other", null]),
+    bump: "major",
+    expect: [
+      { operation: "POST /disputes/{id}/resolve/", kind: "enum-value-removed", in: "request", breaking: true, typeBreak: true },
+      { operation: "POST /disputes/{id}/resolve/", kind: "enum-value-removed", in: "response", breaking: false, typeBreak: false },
+      { operation: "GET /disputes/{id}/", kind: "enum-value-removed", breaking: false, typeBreak: false },
+    ],
+  },
+  {
+    name: "enum value added: breaking in the response, not in the request",
+    setup: (d) => void (schema(d, "DisputeResolution").enum = ["won", "lost", null]),
+    change: (d) => void (schema(d, "DisputeResolution").enum = ["won", "lost", "partial", null]),
+    bump: "major",
+    expect: [
+      { operation: "GET /disputes/{id}/", kind: "enum-value-added", breaking: true, typeBreak: true },
+      { operation: "POST /disputes/{id}/resolve/", kind: "enum-value-added", in: "request", breaking: false, typeBreak: false },
+      { operation: "POST /disputes/{id}/resolve/", kind: "enum-value-added", in: "response", breaking: true, typeBreak: true },
+    ],
+  },
+  {
+    name: "parameter made required (a shared component: every list)",
+    setup: (d) => void delete (d.components as { parameters: Record<string, Node> }).parameters.Cursor?.required,
+    change: (d) => void ((d.components as { parameters: Record<string, Node> }).parameters.Cursor!.required = true),
+    bump: "major",
+    expect: [
+      { operation: "GET /users/", kind: "parameter-made-required", breaking: true, typeBreak: true },
+      { operation: "GET /gift-cards/", kind: "parameter-made-required", breaking: true, typeBreak: true },
+    ],
+  },
+  {
+    name: "optional parameter added",
+    change: (d) => {
+      const get = pathItem(d, "/gift-cards/").get as { parameters: unknown[] };
+      get.parameters.push({ name: "sort", in: "query", required: false, schema: { type: "string" } });
+    },
+    bump: "minor",
+    expect: [{ operation: "GET /gift-cards/", kind: "parameter-added", breaking: false, typeBreak: false }],
+  },
+  {
+    name: "operation removed",
+    change: (d) => void delete (d.paths as Record<string, unknown>)["/gateways/{id}/"],
+    bump: "major",
+    expect: [{ operation: "GET /gateways/{id}/", kind: "operation-removed", breaking: true, typeBreak: true }],
+  },
+  {
+    name: "operation added",
+    change: (d) => {
+      const { parameters: _pathParameters, ...item } = structuredClone(pathItem(d, "/gateways/{id}/"));
+      (item.get as Node).operationId = "listGateways";
+      (d.paths as Record<string, unknown>)["/gateways/"] = item;
+    },
+    bump: "minor",
+    expect: [{ operation: "GET /gateways/", kind: "operation-added", breaking: false, typeBreak: false }],
+  },
+  {
+    name: "response field removed",
+    setup: (d) => void (prop(d, "User", "email").type = "string"),
+    change: (d) => void delete (schema(d, "User").properties as Record<string, unknown>).email,
+    bump: "major",
+    expect: [
+      { operation: "GET /users/{id}/", kind: "field-removed", breaking: true, typeBreak: true },
+      { operation: "GET /users/", kind: "field-removed", breaking: true, typeBreak: true },
+    ],
+  },
+  {
+    name: "response field added",
+    change: (d) => void ((schema(d, "User").properties as Record<string, unknown>).nickname = { type: ["string", "null"] }),
+    bump: "minor",
+    expect: [{ operation: "GET /users/{id}/", kind: "field-added", breaking: false, typeBreak: false }],
+  },
+  {
+    name: "response type widened (made nullable)",
+    setup: (d) => void (prop(d, "User", "email").type = "string"),
+    change: (d) => void (prop(d, "User", "email").type = ["string", "null"]),
+    bump: "major",
+    expect: [{ operation: "GET /users/{id}/", kind: "type-widened", breaking: true, typeBreak: true }],
+  },
+  {
+    name: "response type narrowed (null no longer sent)",
+    setup: (d) => void (prop(d, "User", "ip").type = ["string", "null"]),
+    change: (d) => void (prop(d, "User", "ip").type = "string"),
+    bump: "minor",
+    expect: [{ operation: "GET /users/{id}/", kind: "type-narrowed", breaking: false, typeBreak: false }],
+  },
+  {
+    name: "response field made optional",
+    setup: (d) => void ((schema(d, "GiftCardPage").allOf as Node[])[1]!.required = ["results"]),
+    change: (d) => void delete (schema(d, "GiftCardPage").allOf as Node[])[1]!.required,
+    bump: "major",
+    expect: [{ operation: "GET /gift-cards/", kind: "field-made-optional", breaking: true, typeBreak: true }],
+  },
+  {
+    name: "request type narrowed (null no longer accepted)",
+    setup: (d) => void (prop(d, "GiftCardUpdate", "expired_at").type = ["string", "null"]),
+    change: (d) => void (prop(d, "GiftCardUpdate", "expired_at").type = "string"),
+    bump: "major",
+    expect: [{ operation: "PATCH /gift-cards/{id}/", kind: "type-narrowed", breaking: true, typeBreak: true }],
+  },
+  {
+    name: "request type widened",
+    setup: (d) => void (prop(d, "UserUpdate", "first_name").type = "string"),
+    change: (d) => void (prop(d, "UserUpdate", "first_name").type = ["string", "null"]),
+    bump: "minor",
+    expect: [{ operation: "PATCH /users/{id}/", kind: "type-widened", breaking: false, typeBreak: false }],
+  },
+  {
+    name: "optional request field added",
+    change: (d) => void ((schema(d, "UserUpdate").properties as Record<string, unknown>).nickname = { type: "string" }),
+    bump: "minor",
+    expect: [{ operation: "PATCH /users/{id}/", kind: "field-added", breaking: false, typeBreak: false }],
+  },
+  {
+    name: "request field removed from a closed body",
+    setup: (d) => void (schema(d, "UserUpdate").additionalProperties = false),
+    change: (d) => void delete (schema(d, "UserUpdate").properties as Record<string, unknown>).user_agent,
+    bump: "major",
+    expect: [{ operation: "PATCH /users/{id}/", kind: "field-removed", breaking: true, typeBreak: true }],
+  },
+  {
+    name: "description and example changed",
+    change: (d) => {
+      schema(d, "Dispute").description = "A payment dispute, reworded.";
+      (pathItem(d, "/disputes/{id}/").get as Node).summary = "Read a dispute";
+    },
+    bump: "patch",
+    expect: [{ operation: "GET /disputes/{id}/", kind: "docs-changed", breaking: false, typeBreak: false }],
+  },
+  {
+    name: "component used by no operation added",
+    change: (d) => void ((d.components as { schemas: Record<string, unknown> }).schemas.Unused = { type: "object" }),
+    bump: "patch",
+    expect: [{ operation: null, kind: "component-added", breaking: false, typeBreak: false }],
+  },
+  {
+    name: "no change: the probe compiles against the base's own types",
+    change: () => undefined,
+    bump: "none",
+    expect: [],
+  },
+];
+
+const rows = MUTATIONS.map((m) => {
+  const base = structuredClone(working);
+  m.setup?.(base);
+  const head = structuredClone(base);
+  m.change(head);
+  return { ...m, base, head };
+});
+
+let outcomes: Map<string, ProbeOutcome>;
+
+beforeAll(async () => {
+  // Each row's probe covers the operations its structural diff names (the CLI probes them
+  // all); the "no change" row compiles the whole probe, against the contract's own types.
+  outcomes = await runProbes(
+    rows.map((r) => {
+      const touched = new Set(compareContracts(r.base, r.head).flatMap((c) => (c.operation === null ? [] : [c.operation])));
+      return { id: r.name, base: r.base, head: r.head, operations: r.expect.length === 0 ? undefined : touched };
+    }),
+  );
+}, 600_000);
+
+describe("contract diff of a mutated contract", () => {
+  test("the table covers every kind the issue names, in both directions", () => {
+    expect(MUTATIONS.length).toBeGreaterThanOrEqual(15);
+    const bumps = new Set(MUTATIONS.map((m) => m.bump));
+    expect([...bumps].sort()).toEqual(["major", "minor", "none", "patch"]);
+  });
+
+  test.each(rows)("$name", (row) => {
+    const outcome = outcomes.get(row.name);
+    expect(outcome).toBeDefined();
+    // The probe compiles against the base's own types wherever it failed against the head.
+    expect(outcome!.selfErrors).toEqual([]);
+    const changes: Change[] = attribute(compareContracts(row.base, row.head), outcome!.errors);
+    expect(bumpOfChanges(changes)).toBe(row.bump);
+    for (const want of row.expect) {
+      const found = changes.filter((c) => c.operation === want.operation && c.kind === want.kind && (want.in === undefined || c.direction === want.in));
+      expect(found, `${want.operation} ${want.kind} in ${JSON.stringify(changes.map((c) => [c.operation, c.kind]))}`).not.toEqual([]);
+      for (const c of found) expect({ breaking: c.breaking, typeBreak: c.typeBreak }).toEqual({ breaking: want.breaking, typeBreak: want.typeBreak });
+    }
+    // Nothing else: every reported kind is an expected one, and no compile error is left unexplained.
+    expect([...new Set(changes.map((c) => c.kind))].sort()).toEqual([...new Set(row.expect.map((e) => e.kind))].sort());
+    if (row.expect.every((e) => !e.typeBreak)) expect(outcome!.errors).toEqual([]);
+
+    // The report: JSON with exactly the documented fields, the text grouped by operation, the changelog.
+    const result = { bump: bumpOfChanges(changes), changes, errors: outcome!.errors, selfErrors: [] };
+    const json = toJson(result);
+    expect(json.bump).toBe(row.bump);
+    for (const c of json.changes) expect(Object.keys(c).sort()).toEqual(["breaking", "kind", "location", "message", "operation", "typeBreak"]);
+    for (const c of json.changes) expect(c.location === "" ? c.kind : c.location).toMatch(/^#\/|^type-break/);
+    const text = toText(result, { base: "base", head: "head" });
+    expect(text).toContain(`Release needed: ${row.bump}.`);
+    for (const want of row.expect) expect(text).toContain(want.operation ?? "(no operation");
+    const entry = toChangelog(result, "9.9.9", "2026-01-01", "base");
+    if (row.expect.some((e) => e.breaking)) {
+      expect(entry).toMatch(/### Breaking changes\n\n- \*\*/);
+      expect(entry).toContain("*What to change:*");
+    } else {
+      expect(entry).not.toContain("### Breaking changes");
+    }
+  });
+});
