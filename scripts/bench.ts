@@ -3,7 +3,7 @@
  * close to (bare openapi-fetch, raw fetch, a hand-written pagination loop) and writes
  * docs/performance.md, a table per benchmark. The benchmarks are in scripts/bench/:
  * throughput.ts (stub fetch, loopback, retries), pagination.ts, footprint.ts (size, start-up,
- * type-checking); measure.ts says how they sample.
+ * type-checking, the contract diff); measure.ts says how they sample.
  *
  *   npm run bench               full run (about 8 minutes), writes docs/performance.md
  *   npm run bench -- --quick    smoke run: fewer, shorter samples; prints, writes nothing
@@ -24,7 +24,7 @@ const tsc = join(ROOT, "node_modules/typescript/lib/tsc.js");
 execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
 
 const sections: Section[] = [];
-for (const name of ["stub", "loopback", "pagination", "retryCost", "size", "startup", "typecheck"]) {
+for (const name of ["stub", "loopback", "pagination", "retryCost", "size", "startup", "typecheck", "contractDiff"]) {
   console.log(`▶ ${name}`);
   sections.push(await inChild<Section>(name, quick ? "quick" : "full"));
 }

@@ -1,9 +1,10 @@
 /**
  * What the package costs before any request: its bundle size, its cold start, and the time
- * and type instantiations it adds to an application's type check.
+ * and type instantiations it adds to an application's type check; and what a maintainer
+ * waits for `npm run contract:diff`.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -121,5 +122,47 @@ export async function typecheck(quick: boolean): Promise<Section> {
       [["ours ÷ bare openapi-fetch", "ratio"], ["instantiations", instantiations], ["check time (medians)", checkTime]],
     ],
     summary: [["type-check of 20 operations, ours ÷ bare openapi-fetch: check time, instantiations", `${checkTime}, ${instantiations}`, "reported", "–"]],
+  };
+}
+
+/** Wall-clock ms of one run of `node --import tsx <args>` in the project root. */
+function scriptMs(args: string[]): number {
+  const started = performance.now();
+  execFileSync(process.execPath, ["--import", "tsx", ...args], { cwd: ROOT, stdio: ["ignore", "ignore", "ignore"] });
+  return performance.now() - started;
+}
+
+/** The released contract the release check diffs against (the newest snapshot). */
+function releasedContract(): string {
+  const dir = join(ROOT, "openapi", "released");
+  const files = readdirSync(dir).filter((name) => name.endsWith(".yaml")).sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+  return join("openapi", "released", files.at(-1)!);
+}
+
+export async function contractDiff(quick: boolean): Promise<Section> {
+  const base = releasedContract();
+  const diff = ["scripts/contract-diff.ts", "--base", base, "--json"];
+  // Baseline: regenerating and checking the types once (`npm run generate:check`'s first step).
+  const generate = ["scripts/generate.ts", "--check"];
+  const runs = quick ? 1 : 3;
+  const ms = { diff: [] as number[], generate: [] as number[] };
+  for (let i = 0; i < runs; i++) ms.diff.push(scriptMs(diff)), ms.generate.push(scriptMs(generate));
+  const seconds = (n: number): string => (n / 1000).toFixed(1);
+  const [diffMs, ratio] = [summarize(ms.diff), pairedRatio(ms.diff, ms.generate)];
+  return {
+    title: "Contract diff",
+    note: oneLine(`
+      \`npm run contract:diff -- --base ${base} --json\` against the working contract, probe
+      generation and compile included, ${runs} runs, alternating with the baseline
+      \`tsx scripts/generate.ts --check\` (generating the types from the contract once).`),
+    tables: [
+      [
+        ["command", "wall-clock s"],
+        ["contract diff, released ÷ working contract", cell(diffMs, seconds)],
+        ["generate --check (baseline)", cell(summarize(ms.generate), seconds)],
+        ["diff ÷ generate (paired)", cell(ratio, times)],
+      ],
+    ],
+    summary: [["`npm run contract:diff` of the released and the working contract", `${seconds(diffMs.median)} s (${times(ratio.median)} one generate)`, "< 30 s", status(diffMs.median < 30_000)]],
   };
 }
