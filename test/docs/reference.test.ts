@@ -38,11 +38,6 @@ const DOCS_SCRIPT_PATH = join(ROOT, "scripts", "docs.ts");
 const VIEWPORT = { width: 1440, height: 900 };
 /** What the SDK sets, as the page must say it for the version header and the bearer token. */
 const SET_BY_SDK = "Set by the SDK:";
-/**
- * Link targets written by other work in progress (the changelog, the guide's testing section):
- * tolerated only while absent. Once they exist they are checked like every other link.
- */
-const PENDING_LINK_TARGETS = new Set(["CHANGELOG.md", "docs/guide.md#testing-your-integration"]);
 /** The header every operation takes (`#/components/parameters/ApiVersion`). */
 const VERSION_HEADER = "X-Store-API-Version";
 /**
@@ -199,12 +194,12 @@ describe("what the page says", () => {
       const file = join(ROOT, "docs", "reference", path);
       const key = relative(ROOT, file).split(sep).join("/") + (anchor ? `#${anchor}` : "");
       if (!existsSync(file)) {
-        if (!PENDING_LINK_TARGETS.has(key)) broken.push(`${target} (${key} does not exist)`);
+        broken.push(`${target} (${key} does not exist)`);
         continue;
       }
       if (anchor) {
         const headings = [...(await readFile(file, "utf8")).matchAll(/^#{1,6} (.+)$/gm)].map((m) => m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, "").replace(/\s/g, "-"));
-        if (!headings.includes(anchor) && !PENDING_LINK_TARGETS.has(key)) broken.push(`${target} (no heading #${anchor} in ${key})`);
+        if (!headings.includes(anchor)) broken.push(`${target} (no heading #${anchor} in ${key})`);
       }
     }
     expect(broken).toEqual([]);
