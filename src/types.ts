@@ -30,9 +30,12 @@ type ListNotSingle<Body> = [Extract<Body, readonly unknown[]>] extends [never]
     ? Body
     : Extract<Body, readonly unknown[]>;
 
+/** Only success bodies are normalised: an error body is the contract's error body, as sent. */
 type NormalizeResponses<Responses> = {
-  [Status in keyof Responses]: Responses[Status] extends { content: { "application/json": infer Body } }
-    ? Omit<Responses[Status], "content"> & { content: { "application/json": ListNotSingle<Body> } }
+  [Status in keyof Responses]: `${Status & (string | number)}` extends `2${string}`
+    ? Responses[Status] extends { content: { "application/json": infer Body } }
+      ? Omit<Responses[Status], "content"> & { content: { "application/json": ListNotSingle<Body> } }
+      : Responses[Status]
     : Responses[Status];
 };
 
@@ -75,8 +78,8 @@ export type ListItem<P extends ListPath> = NonNullable<SuccessBody<P>["results"]
 /** One page of a list operation. */
 export type ListPage<P extends ListPath> = SuccessBody<P>;
 
-/** The request options of a list operation: those of its `GET`. */
-export type ListInit<P extends ListPath> = MaybeOptionalInit<paths[P], "get">;
+/** The request options of a list operation: those of its `GET` (see {@link RequestOptions}). */
+export type ListInit<P extends ListPath> = RequestOptions<P, "get">;
 
 type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 
@@ -146,32 +149,59 @@ type PathsWithMethod<Method extends HttpMethod> = {
   [P in keyof paths]: paths[P] extends { [M in Method]: {} } ? P : never;
 }[keyof paths];
 
-type InitArg<Init> = RequiredKeys<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
-
-/** `Actual` with every key `Expected` lacks turned into `never`. */
-type Exactly<Actual, Expected> = Actual extends object
-  ? Actual & { [K in Exclude<keyof Actual, keyof Expected>]: never }
-  : Actual;
-
-type BodyOf<Init> = NonNullable<Init> extends { body?: infer Body } ? NonNullable<Body> : never;
+/** The keys a call may pass to openapi-fetch; see {@link RequestOptions}. */
+type OpenapiFetchKeys = "params" | "body" | "signal" | "headers" | "parseAs" | "bodySerializer" | "querySerializer" | "middleware";
 
 /**
- * openapi-fetch infers `init` as a type parameter, and TypeScript does not check excess
- * properties against a constraint, so `body: { frist_name: "A" }` or a read-only `id` would
- * compile. This makes every key the operation's body does not declare a `never`.
+ * openapi-fetch's options for one call, cut down to the keys the client allows (a homomorphic
+ * `Pick`, so a required `params` or `body` stays required).
  */
-type ExactBody<Init, Expected> = Init extends { body: infer Body } ? Init & { body: Exactly<Body, BodyOf<Expected>> } : Init;
+type AllowedKeys<Init, Keys extends keyof Init> = { [Key in Keys]: Init[Key] };
 
-/** The client's origin and transport are fixed at creation: no per-call `baseUrl` or `fetch`. */
-type PerCallOptions = { baseUrl?: never; fetch?: never };
+/** What the client adds per call on top of openapi-fetch's options. */
+interface PerCallLimits {
+  /** Overrides the client's `timeoutMs` for this call (per attempt, headers and body). */
+  timeoutMs?: number;
+  /** Overrides the client's `maxRetries` for this call; 0 sends exactly one request. */
+  maxRetries?: number;
+}
 
-/** openapi-fetch's method signature, with {@link ExactBody} bodies and no per-call origin or transport. */
+/**
+ * The options of one call, e.g. `RequestOptions<"/users/{id}/", "get">`: exactly `params`,
+ * `body`, `signal`, `headers`, `parseAs`, `bodySerializer`, `querySerializer`, `middleware`,
+ * `timeoutMs` and `maxRetries`. Any other key (`pathSerializer`, `redirect`, `baseUrl`, `fetch`,
+ * a misspelling) is a compile error here, and a `TypeError` naming the key at run time, with
+ * nothing sent: the client's origin, transport and redirect handling are fixed at creation.
+ *
+ * Per-call `headers` are added to the request, but cannot set `Authorization`,
+ * `X-Store-API-Version`, `Content-Length`, `Transfer-Encoding` or `Host`: the client owns
+ * those, and a call that tries is refused with a `TypeError`.
+ */
+export type RequestOptions<Path extends keyof paths, Method extends HttpMethod & keyof paths[Path]> = CallOptions<
+  NonNullable<MaybeOptionalInit<paths[Path], Method>>
+>;
+
+type CallOptions<Init> = AllowedKeys<Init, OpenapiFetchKeys & keyof Init> & PerCallLimits;
+
+/**
+ * The init argument: optional exactly when the operation needs no parameter or body. Its
+ * shape mirrors openapi-fetch's own `InitParam`, and it is wrapped in `NoInfer` so `Init`
+ * stays openapi-fetch's type for the path rather than the literal a caller wrote: the
+ * literal is then checked against {@link CallOptions}, and TypeScript's excess-property
+ * check names an unknown key (`'frist_name' does not exist in type …`). The same shape is
+ * what keeps the client assignable to openapi-fetch's `Client<paths>` (openapi-react-query,
+ * swr-openapi).
+ */
+type InitArg<Init> = NoInfer<RequiredKeys<Init> extends never ? [init?: CallOptions<Init>] : [init: CallOptions<Init>]>;
+
+/** openapi-fetch's method signature, with exact per-call options (see {@link RequestOptions}). */
 type ClientMethod<Method extends HttpMethod> = <
   Path extends PathsWithMethod<Method>,
-  Init extends MaybeOptionalInit<paths[Path], Method>,
+  // openapi-fetch's own options for the path, never the caller's literal (see InitArg).
+  Init extends MaybeOptionalInit<paths[Path], Method> = NonNullable<MaybeOptionalInit<paths[Path], Method>>,
 >(
   url: Path,
-  ...init: InitArg<ExactBody<Init, MaybeOptionalInit<paths[Path], Method>> & PerCallOptions>
+  ...init: InitArg<Init>
 ) => Promise<FetchResponse<paths[Path][Method] & Record<string | number, any>, Init, `${string}/${string}`>>;
 
 /**
