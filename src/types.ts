@@ -3,8 +3,8 @@
  * Nothing here restates a path, field or schema: it is all derived from
  * `generated/schema.ts`.
  */
-import type { Client, FetchResponse, MaybeOptionalInit, Middleware } from "openapi-fetch";
-import type { components, paths as ContractPaths, Readable } from "../generated/schema.js";
+import type { Client, FetchResponse, MaybeOptionalInit, Middleware, ParseAs } from "openapi-fetch";
+import type { paths as ContractPaths } from "../generated/schema.js";
 import type { Logger } from "./logger.js";
 import type { FetchLike } from "./transport.js";
 
@@ -54,12 +54,6 @@ export type paths = {
       : ContractPaths[Path][Key];
   };
 };
-
-/**
- * The component schemas of the contract as responses carry them, e.g. `Schemas["User"]`
- * (read-only fields included, without the generator's read/write markers).
- */
-export type Schemas = { [Name in keyof components["schemas"]]: Readable<components["schemas"][Name]> };
 
 // ─── Pagination ─────────────────────────────────────────────────────────────────────
 
@@ -192,17 +186,20 @@ type CallOptions<Init> = AllowedKeys<Init, OpenapiFetchKeys & keyof Init> & PerC
  * what keeps the client assignable to openapi-fetch's `Client<paths>` (openapi-react-query,
  * swr-openapi).
  */
-type InitArg<Init> = NoInfer<RequiredKeys<Init> extends never ? [init?: CallOptions<Init>] : [init: CallOptions<Init>]>;
+type InitArg<Init, As> = RequiredKeys<Init> extends never
+  ? [init?: NoInfer<CallOptions<Init>> & { parseAs?: As }]
+  : [init: NoInfer<CallOptions<Init>> & { parseAs?: As }];
 
 /** openapi-fetch's method signature, with exact per-call options (see {@link RequestOptions}). */
 type ClientMethod<Method extends HttpMethod> = <
   Path extends PathsWithMethod<Method>,
   // openapi-fetch's own options for the path, never the caller's literal (see InitArg).
   Init extends MaybeOptionalInit<paths[Path], Method> = NonNullable<MaybeOptionalInit<paths[Path], Method>>,
+  As extends ParseAs = "json",
 >(
   url: Path,
-  ...init: InitArg<Init>
-) => Promise<FetchResponse<paths[Path][Method] & Record<string | number, any>, Init, `${string}/${string}`>>;
+  ...init: InitArg<Init, As>
+) => Promise<FetchResponse<paths[Path][Method] & Record<string | number, any>, Init & { parseAs: As }, `${string}/${string}`>>;
 
 /**
  * The client: openapi-fetch's client over the Store Admin API (`GET`, `PUT`, `POST`,
