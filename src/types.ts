@@ -190,6 +190,12 @@ type InitArg<Init, As> = RequiredKeys<Init> extends never
   ? [init?: NoInfer<CallOptions<Init>> & { parseAs?: As }]
   : [init: NoInfer<CallOptions<Init>> & { parseAs?: As }];
 
+/**
+ * The `parseAs` a call's `data` follows: the one the caller wrote, or JSON when it is not
+ * known (none given, or options typed as {@link RequestOptions} whose `parseAs` may be any).
+ */
+type ParsedAs<As> = ParseAs extends As ? "json" : As;
+
 /** openapi-fetch's method signature, with exact per-call options (see {@link RequestOptions}). */
 type ClientMethod<Method extends HttpMethod> = <
   Path extends PathsWithMethod<Method>,
@@ -199,7 +205,7 @@ type ClientMethod<Method extends HttpMethod> = <
 >(
   url: Path,
   ...init: InitArg<Init, As>
-) => Promise<FetchResponse<paths[Path][Method] & Record<string | number, any>, Init & { parseAs: As }, `${string}/${string}`>>;
+) => Promise<FetchResponse<paths[Path][Method] & Record<string | number, any>, Init & { parseAs: ParsedAs<As> }, `${string}/${string}`>>;
 
 /**
  * The client: openapi-fetch's client over the Store Admin API (`GET`, `PUT`, `POST`,
