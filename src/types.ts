@@ -178,13 +178,14 @@ export type RequestOptions<Path extends keyof paths, Method extends HttpMethod &
 type CallOptions<Init> = AllowedKeys<Init, OpenapiFetchKeys & keyof Init> & PerCallLimits;
 
 /**
- * The init argument: optional exactly when the operation needs no parameter or body. Its
- * shape mirrors openapi-fetch's own `InitParam`, and it is wrapped in `NoInfer` so `Init`
- * stays openapi-fetch's type for the path rather than the literal a caller wrote: the
- * literal is then checked against {@link CallOptions}, and TypeScript's excess-property
- * check names an unknown key (`'frist_name' does not exist in type …`). The same shape is
- * what keeps the client assignable to openapi-fetch's `Client<paths>` (openapi-react-query,
- * swr-openapi).
+ * The init argument: optional exactly when the operation needs no parameter or body. The
+ * options are wrapped in `NoInfer`, so `Init` stays openapi-fetch's type for the path (its
+ * default) instead of being inferred from the literal a caller wrote: the literal is then
+ * checked against {@link CallOptions}, and TypeScript's excess-property check names any
+ * unknown key (`'frist_name' does not exist in type …`). Only `As` is inferred, from
+ * `parseAs`, so `data` still follows it. Built on openapi-fetch's own `Init`, with the shape
+ * of its `InitParam`, the method stays assignable to openapi-fetch's `Client<paths>`
+ * (openapi-react-query, swr-openapi): test/types/client.ts checks both.
  */
 type InitArg<Init, As> = RequiredKeys<Init> extends never
   ? [init?: NoInfer<CallOptions<Init>> & { parseAs?: As }]
