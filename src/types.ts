@@ -3,7 +3,8 @@
  * Nothing here restates a path, field or schema: it is all derived from
  * `generated/schema.ts`.
  */
-import type { Client, FetchResponse, MaybeOptionalInit, Middleware, ParseAs } from "openapi-fetch";
+import type { Client, FetchOptions, FetchResponse, MaybeOptionalInit, Middleware, ParseAs } from "openapi-fetch";
+import type { FilterKeys, RequiredKeysOf } from "openapi-typescript-helpers";
 import type { paths as ContractPaths } from "../generated/schema.js";
 import type { Logger } from "./logger.js";
 import type { FetchLike } from "./transport.js";
@@ -30,9 +31,12 @@ type ListNotSingle<Body> = [Extract<Body, readonly unknown[]>] extends [never]
     ? Body
     : Extract<Body, readonly unknown[]>;
 
+/** The success statuses openapi-fetch reads `data` from. */
+type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 206 | 207 | "2XX";
+
 /** Only success bodies are normalised: an error body is the contract's error body, as sent. */
 type NormalizeResponses<Responses> = {
-  [Status in keyof Responses]: `${Status & (string | number)}` extends `2${string}`
+  [Status in keyof Responses]: Status extends SuccessStatus
     ? Responses[Status] extends { content: { "application/json": infer Body } }
       ? Omit<Responses[Status], "content"> & { content: { "application/json": ListNotSingle<Body> } }
       : Responses[Status]
@@ -184,10 +188,13 @@ type CallOptions<Init> = AllowedKeys<Init, OpenapiFetchKeys & keyof Init> & PerC
  * checked against {@link CallOptions}, and TypeScript's excess-property check names any
  * unknown key (`'frist_name' does not exist in type …`). Only `As` is inferred, from
  * `parseAs`, so `data` still follows it. Built on openapi-fetch's own `Init`, with the shape
- * of its `InitParam`, the method stays assignable to openapi-fetch's `Client<paths>`
- * (openapi-react-query, swr-openapi): test/types/client.ts checks both.
+ * of its `InitParam` (the same `RequiredKeysOf` test, from openapi-fetch's own helper
+ * package), the method stays assignable to openapi-fetch's `Client<paths>`
+ * (openapi-react-query, swr-openapi): test/types/client.ts checks both. Using openapi-fetch's
+ * very types (`FetchOptions<FilterKeys<…>>`, `RequiredKeysOf`) also lets TypeScript reuse
+ * what it computed for `MaybeOptionalInit`, which keeps type-checking cheap.
  */
-type InitArg<Init, As> = RequiredKeys<Init> extends never
+type InitArg<Init, As> = RequiredKeysOf<Init> extends never
   ? [init?: NoInfer<CallOptions<Init>> & { parseAs?: As }]
   : [init: NoInfer<CallOptions<Init>> & { parseAs?: As }];
 
@@ -195,14 +202,15 @@ type InitArg<Init, As> = RequiredKeys<Init> extends never
  * The `parseAs` a call's `data` follows: the one the caller wrote, or JSON when it is not
  * known (none given, or options typed as {@link RequestOptions} whose `parseAs` may be any).
  */
-type ParsedAs<As> = ParseAs extends As ? "json" : As;
+type ParsedAs<As> = ParseAs extends As ? undefined : As;
 
 /** openapi-fetch's method signature, with exact per-call options (see {@link RequestOptions}). */
 type ClientMethod<Method extends HttpMethod> = <
   Path extends PathsWithMethod<Method>,
-  // openapi-fetch's own options for the path, never the caller's literal (see InitArg).
-  Init extends MaybeOptionalInit<paths[Path], Method> = NonNullable<MaybeOptionalInit<paths[Path], Method>>,
-  As extends ParseAs = "json",
+  // openapi-fetch's own options for the path (what MaybeOptionalInit resolves to), never the
+  // caller's literal (see InitArg).
+  Init extends MaybeOptionalInit<paths[Path], Method> = FetchOptions<FilterKeys<paths[Path], Method>>,
+  As extends ParseAs | undefined = undefined,
 >(
   url: Path,
   ...init: InitArg<Init, As>
