@@ -437,8 +437,9 @@ export interface paths {
          * @description Attaches new files to an existing support ticket. The body is
          *     `multipart/form-data` with the optional field `files` (one or more files).
          *     How the target ticket is identified in the request is not shown by the
-         *     specification: the form's schema stays open (further fields are not
-         *     rejected), though it describes only `files`.
+         *     specification, so the form takes further fields of any name whose values
+         *     are a string, a number or a file, and sends them as form fields: for
+         *     example `ticket: 2201`, if the store names the ticket that way.
          */
         post: operations["createTicketAttachment"];
         delete?: never;
@@ -530,52 +531,57 @@ export interface components {
             results: components["schemas"]["GiftCard"][];
         };
         /**
-         * @description The error body. Errors are not shown by the specification: no status codes,
-         *     body shape or error codes are given, so any JSON value may come back. The
-         *     properties below are ones HTTP APIs commonly use (and the bundled mock
-         *     sends); none is guaranteed.
+         * @description The body of an error response. The specification shows no error body, status
+         *     codes or error codes, so this schema is deliberately tolerant: every property
+         *     is optional and may be null, and further properties may come. The properties
+         *     below are ones HTTP APIs commonly send (and the bundled mock sends); none is
+         *     guaranteed. The examples on the error responses are illustrations, not
+         *     transcriptions.
          */
-        ErrorBody: ({
+        ErrorBody: {
             /** @description A human-readable explanation, when present. */
-            detail?: unknown;
-            title?: string;
-            status?: number;
-            type?: string;
-            /** @description Validation problems, when the server lists them. */
-            validation?: unknown[];
+            detail?: string | null;
+            /** @description A short summary of the problem, when present. */
+            title?: string | null;
+            /** @description The HTTP status code, when repeated in the body. */
+            status?: number | null;
+            /** @description A URI or code naming the kind of problem, when present. */
+            type?: string | null;
+            /** @description Validation problems, when the server lists them (the mock lists them on a `422`). */
+            validation?: unknown[] | null;
         } & {
             [key: string]: unknown;
-        }) | unknown[] | string;
+        };
         /** @description A customer of the store. */
         User: {
-            id?: $Read<number>;
-            accepts_marketing?: boolean;
-            addresses?: $Read<components["schemas"]["Address"][]>;
-            date_joined?: $Read<components["schemas"]["Timestamp"]>;
+            id: $Read<number>;
+            accepts_marketing?: boolean | null;
+            addresses?: $Read<components["schemas"]["Address"][] | null>;
+            date_joined?: $Read<components["schemas"]["Timestamp"] | null>;
             /** Format: email */
-            email?: string;
-            first_name?: string;
-            last_name?: string;
+            email?: string | null;
+            first_name?: string | null;
+            last_name?: string | null;
             /** @description IP address. A union-typed field; null is accepted in responses. */
             ip?: string | null;
             /** @default false */
-            is_blocked?: boolean;
+            is_blocked?: boolean | null;
             language?: components["schemas"]["Language"];
             metadata?: components["schemas"]["Metadata"];
-            orders_count?: $Read<number>;
+            orders_count?: $Read<number | null>;
             /** @description A union-typed field; null is accepted in responses. */
             phone_number?: string | null;
-            subscriptions_count?: $Read<number>;
+            subscriptions_count?: $Read<number | null>;
             /** @description A union-typed field; null is accepted in responses. */
-            tags?: string[] | null;
-            total_spent?: $Read<components["schemas"]["Decimal"]>;
+            tags?: (string | null)[] | null;
+            total_spent?: $Read<components["schemas"]["Decimal"] | null>;
             /** @description A union-typed field; null is accepted in responses. */
             user_agent?: string | null;
             /**
              * @description The kind of user. Values seen include `customer`; the complete set is not shown.
              * @example customer
              */
-            user_type?: $Read<string>;
+            user_type?: $Read<string | null>;
         };
         /**
          * @description The writable fields of a customer, all optional. Union-typed fields accept
@@ -601,38 +607,38 @@ export interface components {
         /** @description The address subset carried by a fulfillment origin and by a location. */
         LocationAddress: {
             /** @description Country code of the address. */
-            country?: string;
+            country?: string | null;
             /** @description First line. */
-            line1?: string;
+            line1?: string | null;
             /** @description Optional second line. */
-            line2?: string;
+            line2?: string | null;
             /** @description Optional third line. */
-            line3?: string;
+            line3?: string | null;
             /** @description City. */
-            line4?: string;
+            line4?: string | null;
             /** @description State or province. */
-            state?: string;
+            state?: string | null;
             /** @description Post or zip code. */
-            postcode?: string;
-            phone_number?: string;
+            postcode?: string | null;
+            phone_number?: string | null;
         };
         /** @description The address subset embedded in orders and subscriptions as the billing address (no notes, no default flags). */
         BillingAddress: components["schemas"]["LocationAddress"] & {
-            id?: $Read<number>;
-            first_name?: string;
-            last_name?: string;
+            id: $Read<number>;
+            first_name?: string | null;
+            last_name?: string | null;
         };
         /** @description The address subset embedded in orders, subscriptions and fulfillment orders as the shipping address (no default flags). */
         ShippingAddress: components["schemas"]["BillingAddress"] & {
             /** @description Delivery instructions. */
-            notes?: string;
+            notes?: string | null;
         };
         /** @description A customer address. */
         Address: components["schemas"]["ShippingAddress"] & {
             /** @description Default billing address flag. */
-            is_default_for_billing?: boolean;
+            is_default_for_billing?: boolean | null;
             /** @description Default shipping address flag. */
-            is_default_for_shipping?: boolean;
+            is_default_for_shipping?: boolean | null;
         };
         /**
          * @description A customer address to store. `country`, `line1` and `line4` are required (the
@@ -665,11 +671,11 @@ export interface components {
         };
         /** @description The customer embedded in gift cards, orders and subscriptions (null when there is none). */
         UserSummary: {
-            id?: number;
-            accepts_marketing?: boolean;
-            email?: string;
-            first_name?: string;
-            last_name?: string;
+            id: number;
+            accepts_marketing?: boolean | null;
+            email?: string | null;
+            first_name?: string | null;
+            last_name?: string | null;
             ip?: string | null;
             language?: string | null;
             phone_number?: string | null;
@@ -677,32 +683,32 @@ export interface components {
         } | null;
         /** @description A note on a customer or on a dispute. */
         Note: {
-            id?: $Read<number>;
-            message?: string;
-            created_at?: $Read<components["schemas"]["Timestamp"]>;
-            updated_at?: $Read<components["schemas"]["Timestamp"]>;
+            id: $Read<number>;
+            message?: string | null;
+            created_at?: $Read<components["schemas"]["Timestamp"] | null>;
+            updated_at?: $Read<components["schemas"]["Timestamp"] | null>;
             /** @description The app that wrote the note (null when none did). */
             app?: {
-                client_id?: string;
-                name?: string;
+                client_id?: string | null;
+                name?: string | null;
             } | null;
             /** @description The staff member who wrote the note (null when none did). */
             author?: {
-                id?: number;
-                email?: string;
-                first_name?: string;
-                last_name?: string;
+                id: number;
+                email?: string | null;
+                first_name?: string | null;
+                last_name?: string | null;
             } | null;
         };
         /** @description A gift card. */
         GiftCard: {
-            id?: $Read<number>;
-            balance?: components["schemas"]["Decimal"];
-            initial?: components["schemas"]["Decimal"];
-            currency?: string;
-            last_four?: string;
-            created_at?: $Read<components["schemas"]["Timestamp"]>;
-            updated_at?: $Read<components["schemas"]["Timestamp"]>;
+            id: $Read<number>;
+            balance?: components["schemas"]["Decimal"] | null;
+            initial?: components["schemas"]["Decimal"] | null;
+            currency?: string | null;
+            last_four?: string | null;
+            created_at?: $Read<components["schemas"]["Timestamp"] | null>;
+            updated_at?: $Read<components["schemas"]["Timestamp"] | null>;
             /**
              * Format: date-time
              * @description When the card was disabled; null while it is not.
@@ -734,45 +740,45 @@ export interface components {
          * @description A product category (deprecated).
          */
         Category: {
-            id?: number;
-            name?: string;
-            slug?: string;
+            id: number;
+            name?: string | null;
+            slug?: string | null;
         };
         /** @description A variant attribute of a product and its values. */
         VariantAttribute: {
-            code?: string;
-            name?: string;
-            values?: string[];
+            code?: string | null;
+            name?: string | null;
+            values?: (string | null)[] | null;
         };
         /** @description A product of the catalogue. */
         Product: {
-            id?: $Read<number>;
-            title?: string;
-            description?: string;
-            slug?: string;
+            id: $Read<number>;
+            title?: string | null;
+            description?: string | null;
+            slug?: string | null;
             /** Format: uri */
-            url?: string;
+            url?: string | null;
             /**
              * @description Values seen include `standalone`; the complete set is not shown.
              * @example standalone
              */
-            structure?: string;
+            structure?: string | null;
             rating?: number | null;
             /** @deprecated */
-            categories?: components["schemas"]["Category"][];
-            date_created?: $Read<components["schemas"]["Timestamp"]>;
-            date_updated?: $Read<components["schemas"]["Timestamp"]>;
-            enable_subscription?: boolean;
+            categories?: components["schemas"]["Category"][] | null;
+            date_created?: $Read<components["schemas"]["Timestamp"] | null>;
+            date_updated?: $Read<components["schemas"]["Timestamp"] | null>;
+            enable_subscription?: boolean | null;
             /** @description Tax code for external tax systems. */
             external_tax_code?: string | null;
-            images?: components["schemas"]["ProductImage"][];
+            images?: components["schemas"]["ProductImage"][] | null;
             interval?: components["schemas"]["ProductInterval"];
             /** @description Predefined or custom interval counts. */
-            interval_counts?: number[];
+            interval_counts?: (number | null)[] | null;
             /** @description Whether the product can be used in an offer. */
-            is_discountable?: boolean;
+            is_discountable?: boolean | null;
             /** @description Show in search results and catalogue listings. */
-            is_public?: boolean;
+            is_public?: boolean | null;
             meta_description?: string | null;
             meta_title?: string | null;
             metadata?: components["schemas"]["Metadata"];
@@ -780,13 +786,13 @@ export interface components {
              * Format: int32
              * @description Highest ranking shown first.
              */
-            ranking?: number;
+            ranking?: number | null;
             /** @description Product ids. */
-            recommended_products?: number[];
+            recommended_products?: (number | null)[] | null;
             /** @description Custom template name of the theme, of the form `catalogue/product.{custom_name}.html`. */
             template?: string | null;
-            variant_attributes?: components["schemas"]["VariantAttribute"][];
-            variants?: components["schemas"]["Variant"][];
+            variant_attributes?: components["schemas"]["VariantAttribute"][] | null;
+            variants?: components["schemas"]["Variant"][] | null;
         };
         /**
          * @description A product to create. `title` is required. The element shapes accepted inside
@@ -797,7 +803,7 @@ export interface components {
         ProductCreate: {
             title: string;
             /** @deprecated */
-            categories?: components["schemas"]["Category"][];
+            categories?: components["schemas"]["ProductCreateCategory"][];
             description?: string;
             enable_subscription?: boolean;
             /** @description Tax code for external tax systems. */
@@ -823,11 +829,26 @@ export interface components {
             recommended_products?: number[];
             /** @description Custom template name of the theme, of the form `catalogue/product.{custom_name}.html`. */
             template?: string;
-            variant_attributes?: components["schemas"]["VariantAttribute"][];
-            variants?: components["schemas"]["Variant"][];
+            variant_attributes?: components["schemas"]["ProductCreateVariantAttribute"][];
+            variants?: components["schemas"]["ProductCreateVariant"][];
         };
-        /** @description A product variant. */
-        Variant: {
+        /**
+         * @deprecated
+         * @description A product category (deprecated). As sent in a product create request (its request form: no `null`).
+         */
+        ProductCreateCategory: {
+            id?: number;
+            name?: string;
+            slug?: string;
+        };
+        /** @description A variant attribute of a product and its values. As sent in a product create request (its request form: no `null`). */
+        ProductCreateVariantAttribute: {
+            code?: string;
+            name?: string;
+            values?: string[];
+        };
+        /** @description A product variant. As sent in a product create request (its request form: no `null`). */
+        ProductCreateVariant: {
             id?: $Read<number>;
             product_id?: $Read<number>;
             title?: string;
@@ -874,14 +895,62 @@ export interface components {
                 value?: string;
             }[];
         };
+        /** @description A product variant. */
+        Variant: {
+            id: $Read<number>;
+            product_id?: $Read<number | null>;
+            title?: string | null;
+            sku?: string | null;
+            upc?: string | null;
+            allow_backorders?: boolean | null;
+            track_stock?: boolean | null;
+            requires_shipping?: boolean | null;
+            /**
+             * @description Values seen include `in_stock`; the complete set is not shown.
+             * @example in_stock
+             */
+            inventory_availability?: string | null;
+            /**
+             * @description Values seen include `available`; the complete set is not shown.
+             * @example available
+             */
+            purchase_availability?: string | null;
+            images?: string | null;
+            metadata?: components["schemas"]["Metadata"];
+            unit_cost?: components["schemas"]["Decimal"] | null;
+            date_created?: $Read<components["schemas"]["Timestamp"] | null>;
+            date_updated?: $Read<components["schemas"]["Timestamp"] | null>;
+            prices?: {
+                currency?: string | null;
+                price?: components["schemas"]["Decimal"] | null;
+                retail?: components["schemas"]["Decimal"] | null;
+                subscription?: components["schemas"]["Decimal"] | null;
+                subscription_suggested_downsell?: components["schemas"]["Decimal"] | null;
+            }[] | null;
+            stockrecords?: {
+                id: number;
+                location_id?: number | null;
+                /** Format: int32 */
+                low_stock_threshold?: number | null;
+                /** Format: int32 */
+                num_allocated?: number | null;
+                /** Format: int32 */
+                num_in_stock?: number | null;
+            }[] | null;
+            variant_attribute_values?: {
+                code?: string | null;
+                name?: string | null;
+                value?: string | null;
+            }[] | null;
+        };
         /** @description An image of a product. `display_order` 0 marks the primary image. */
         ProductImage: {
-            id?: $Read<number>;
+            id: $Read<number>;
             /** @description The file (on write: as a base64 string). */
             attachment?: string | null;
-            caption?: string;
-            display_order?: number;
-            file_name?: string;
+            caption?: string | null;
+            display_order?: number | null;
+            file_name?: string | null;
             /**
              * Format: uri
              * @description The image URL.
@@ -907,60 +976,60 @@ export interface components {
         };
         /** @description A stock location. */
         Location: {
-            id?: number;
-            name?: string;
-            accept_return?: boolean;
+            id: number;
+            name?: string | null;
+            accept_return?: boolean | null;
             /** Format: uri */
             callback_url?: string | null;
-            address?: components["schemas"]["LocationAddress"];
+            address?: components["schemas"]["LocationAddress"] | null;
         };
         /** @description The stock of one variant at one location. */
         StockRecord: {
-            id?: $Read<number>;
+            id: $Read<number>;
             /** Format: int32 */
-            low_stock_threshold?: number;
-            net_stock_level?: number;
+            low_stock_threshold?: number | null;
+            net_stock_level?: number | null;
             /** Format: int32 */
-            num_allocated?: number;
+            num_allocated?: number | null;
             /** Format: int32 */
-            num_in_stock?: number;
-            date_created?: $Read<components["schemas"]["Timestamp"]>;
-            date_updated?: $Read<components["schemas"]["Timestamp"]>;
-            location?: components["schemas"]["Location"];
+            num_in_stock?: number | null;
+            date_created?: $Read<components["schemas"]["Timestamp"] | null>;
+            date_updated?: $Read<components["schemas"]["Timestamp"] | null>;
+            location?: components["schemas"]["Location"] | null;
             product?: {
-                id?: number;
-                sku?: string;
-                title?: string;
-                variant_id?: number;
-                variant_title?: string;
-            };
+                id: number;
+                sku?: string | null;
+                title?: string | null;
+                variant_id?: number | null;
+                variant_title?: string | null;
+            } | null;
         };
         /** @description A payment dispute. */
         Dispute: {
-            id?: $Read<number>;
-            amount?: components["schemas"]["Decimal"];
-            currency?: string;
-            report_amount?: components["schemas"]["Decimal"];
-            report_currency?: string;
-            arn?: string;
-            case_number?: string;
-            date_created?: $Read<components["schemas"]["Timestamp"]>;
-            happened_at?: components["schemas"]["Timestamp"];
+            id: $Read<number>;
+            amount?: components["schemas"]["Decimal"] | null;
+            currency?: string | null;
+            report_amount?: components["schemas"]["Decimal"] | null;
+            report_currency?: string | null;
+            arn?: string | null;
+            case_number?: string | null;
+            date_created?: $Read<components["schemas"]["Timestamp"] | null>;
+            happened_at?: components["schemas"]["Timestamp"] | null;
             metadata?: components["schemas"]["Metadata"];
             /** @description Order reference. */
-            order?: number;
+            order?: number | null;
             /** @description Transaction reference. */
-            transaction?: number;
+            transaction?: number | null;
             /**
              * @description Values seen include `new`; the complete set and the transitions are not shown.
              * @example new
              */
-            status?: string;
+            status?: string | null;
             /**
              * @description Values seen include `alert`; the complete set is not shown.
              * @example alert
              */
-            type?: string;
+            type?: string | null;
             resolution?: components["schemas"]["DisputeResolution"];
             resolution_other_message?: string | null;
         };
@@ -976,88 +1045,91 @@ export interface components {
             resolution_other_message?: string;
         };
         CodeLabel: {
-            code?: string;
-            label?: string;
+            code?: string | null;
+            label?: string | null;
         };
         /** @description A payment gateway. */
         Gateway: {
-            id?: $Read<number>;
-            name?: string;
-            active?: boolean;
-            auto_capture_on_fulfillment?: boolean;
-            card_types?: components["schemas"]["CodeLabel"][];
-            currencies?: components["schemas"]["CodeLabel"][];
-            delayed_capture_days?: number;
-            enable_3ds2?: boolean;
+            id: $Read<number>;
+            name?: string | null;
+            active?: boolean | null;
+            auto_capture_on_fulfillment?: boolean | null;
+            card_types?: components["schemas"]["CodeLabel"][] | null;
+            currencies?: components["schemas"]["CodeLabel"][] | null;
+            delayed_capture_days?: number | null;
+            enable_3ds2?: boolean | null;
             gateway_groups?: {
-                id?: number;
-                name?: string;
-                weight?: number;
-            }[];
-            gateway_type?: string;
-            merchant_profile?: number;
-            optimized_3ds?: boolean;
+                id: number;
+                name?: string | null;
+                weight?: number | null;
+            }[] | null;
+            gateway_type?: string | null;
+            merchant_profile?: number | null;
+            optimized_3ds?: boolean | null;
             /**
              * @description Values seen include `charge`; the complete set is not shown.
              * @example charge
              */
-            payment_flow?: string;
+            payment_flow?: string | null;
         };
         /** @description A comment on a ticket. */
         Comment: {
-            id?: number;
-            author?: number;
-            body?: string;
-            from_email?: string;
-            is_public?: boolean;
-            created_at?: components["schemas"]["Timestamp"];
+            id: number;
+            author?: number | null;
+            body?: string | null;
+            from_email?: string | null;
+            is_public?: boolean | null;
+            created_at?: components["schemas"]["Timestamp"] | null;
             attachments?: {
-                id?: number;
+                id: number;
                 /** Format: uri */
-                file?: string;
-                file_name?: string;
-            }[];
+                file?: string | null;
+                file_name?: string | null;
+            }[] | null;
         };
         /** @description A support ticket. */
         Ticket: {
-            id?: $Read<number>;
-            subject?: string;
+            id: $Read<number>;
+            subject?: string | null;
             /**
              * @description Values seen include `customer_account`; the complete set is not shown.
              * @example customer_account
              */
-            channel?: string;
+            channel?: string | null;
             /**
              * @description Values seen include `high`; the complete set is not shown.
              * @example high
              */
-            priority?: string;
+            priority?: string | null;
             /**
              * @description Values seen include `new`; the complete set and the transitions are not shown.
              * @example new
              */
-            status?: string;
+            status?: string | null;
             assignee?: number | null;
-            requester?: number;
+            requester?: number | null;
             ticket_type?: number | null;
             /** @description Order number. */
             order?: string | null;
-            products?: number[];
-            tags?: string[];
-            from_email?: string;
-            created_at?: $Read<components["schemas"]["Timestamp"]>;
-            updated_at?: $Read<components["schemas"]["Timestamp"]>;
-            comments?: components["schemas"]["Comment"][];
+            products?: (number | null)[] | null;
+            tags?: (string | null)[] | null;
+            from_email?: string | null;
+            created_at?: $Read<components["schemas"]["Timestamp"] | null>;
+            updated_at?: $Read<components["schemas"]["Timestamp"] | null>;
+            comments?: components["schemas"]["Comment"][] | null;
         };
         /**
          * @description The files to attach, as `multipart/form-data`. `files` is optional and may be
          *     repeated to send several files. How the target ticket is identified is not
-         *     shown by the specification, so the schema stays open: further fields are
-         *     not rejected, though none is described.
+         *     shown by the specification, so this is the most tolerant form that stays
+         *     useful: further fields of any name are allowed and sent, each a string, a
+         *     number or a file (e.g. `ticket: 2201`), though none is described.
          */
         TicketAttachmentUpload: {
             /** @description One file, or several (the field repeated). */
             files?: Blob | Blob[];
+        } & {
+            [key: string]: string | number | Blob | Blob[];
         };
         /** @description The edit to make to an order line; all fields optional. */
         OrderLineUpdate: {
@@ -1070,428 +1142,428 @@ export interface components {
         };
         /** @description An amount converted to the store's reporting currency. */
         AmountReportValues: {
-            amount?: components["schemas"]["Decimal"];
-            currency?: string;
+            amount?: components["schemas"]["Decimal"] | null;
+            currency?: string | null;
         };
         TaxLineBase: {
-            amount?: components["schemas"]["Decimal"];
-            currency?: string;
-            source?: string;
-            tax_title?: string;
-            rate?: number;
-            report_values?: components["schemas"]["AmountReportValues"];
+            amount?: components["schemas"]["Decimal"] | null;
+            currency?: string | null;
+            source?: string | null;
+            tax_title?: string | null;
+            rate?: number | null;
+            report_values?: components["schemas"]["AmountReportValues"] | null;
         };
         /** @description A tax applied to a line, shipping or fulfillment item. */
         TaxLine: components["schemas"]["TaxLineBase"] & {
-            tax_id?: number;
+            tax_id?: number | null;
         };
         /** @description A tax line of an order, with `id` in place of `tax_id`. */
         OrderTaxLine: components["schemas"]["TaxLineBase"] & {
-            id?: number;
+            id: number;
         };
         /** @description Marketing attribution of an order or subscription. */
         Attribution: {
-            affiliate?: string;
-            funnel?: string;
-            gclid?: string;
-            subaffiliate1?: string;
-            subaffiliate2?: string;
-            subaffiliate3?: string;
-            subaffiliate4?: string;
-            subaffiliate5?: string;
-            utm_campaign?: string;
-            utm_content?: string;
-            utm_medium?: string;
-            utm_source?: string;
-            utm_term?: string;
+            affiliate?: string | null;
+            funnel?: string | null;
+            gclid?: string | null;
+            subaffiliate1?: string | null;
+            subaffiliate2?: string | null;
+            subaffiliate3?: string | null;
+            subaffiliate4?: string | null;
+            subaffiliate5?: string | null;
+            utm_campaign?: string | null;
+            utm_content?: string | null;
+            utm_medium?: string | null;
+            utm_source?: string | null;
+            utm_term?: string | null;
             metadata?: components["schemas"]["Metadata"];
             agent?: {
-                id?: number;
-                email?: string;
-                first_name?: string;
-                last_name?: string;
+                id: number;
+                email?: string | null;
+                first_name?: string | null;
+                last_name?: string | null;
             } | null;
         };
         /** @description A line item of an order. */
         OrderLine: {
-            id?: $Read<number>;
-            product_id?: number;
-            variant_id?: number;
-            current_quantity?: number;
-            editable_quantity?: number;
-            fulfillable_quantity?: number;
-            quantity?: number;
-            created_at?: components["schemas"]["Timestamp"];
-            updated_at?: components["schemas"]["Timestamp"];
-            currency?: string;
-            sku?: string;
-            product_title?: string;
-            variant_title?: string;
+            id: $Read<number>;
+            product_id?: number | null;
+            variant_id?: number | null;
+            current_quantity?: number | null;
+            editable_quantity?: number | null;
+            fulfillable_quantity?: number | null;
+            quantity?: number | null;
+            created_at?: components["schemas"]["Timestamp"] | null;
+            updated_at?: components["schemas"]["Timestamp"] | null;
+            currency?: string | null;
+            sku?: string | null;
+            product_title?: string | null;
+            variant_title?: string | null;
             /** Format: uri */
             product_image?: string | null;
             /** Format: uri */
-            product_url?: string;
-            is_gift_card?: boolean;
-            is_upsell?: boolean;
-            requires_shipping?: boolean;
+            product_url?: string | null;
+            is_gift_card?: boolean | null;
+            is_upsell?: boolean | null;
+            requires_shipping?: boolean | null;
             metadata?: components["schemas"]["Metadata"];
-            original_price_excl_tax?: components["schemas"]["Decimal"];
-            original_price_incl_tax?: components["schemas"]["Decimal"];
-            original_total_discount?: components["schemas"]["Decimal"];
-            price_excl_tax?: components["schemas"]["Decimal"];
-            price_incl_tax?: components["schemas"]["Decimal"];
-            total_cost?: components["schemas"]["Decimal"];
-            total_discount?: components["schemas"]["Decimal"];
-            unit_cost?: components["schemas"]["Decimal"];
-            tax_lines?: components["schemas"]["TaxLine"][];
+            original_price_excl_tax?: components["schemas"]["Decimal"] | null;
+            original_price_incl_tax?: components["schemas"]["Decimal"] | null;
+            original_total_discount?: components["schemas"]["Decimal"] | null;
+            price_excl_tax?: components["schemas"]["Decimal"] | null;
+            price_incl_tax?: components["schemas"]["Decimal"] | null;
+            total_cost?: components["schemas"]["Decimal"] | null;
+            total_discount?: components["schemas"]["Decimal"] | null;
+            unit_cost?: components["schemas"]["Decimal"] | null;
+            tax_lines?: components["schemas"]["TaxLine"][] | null;
             report_values?: {
-                currency?: string;
-                original_price_excl_tax?: components["schemas"]["Decimal"];
-                original_price_incl_tax?: components["schemas"]["Decimal"];
-                original_total_discount?: components["schemas"]["Decimal"];
-                price_excl_tax?: components["schemas"]["Decimal"];
-                price_incl_tax?: components["schemas"]["Decimal"];
-                total_cost?: components["schemas"]["Decimal"];
-                total_discount?: components["schemas"]["Decimal"];
-                unit_cost?: components["schemas"]["Decimal"];
-            };
+                currency?: string | null;
+                original_price_excl_tax?: components["schemas"]["Decimal"] | null;
+                original_price_incl_tax?: components["schemas"]["Decimal"] | null;
+                original_total_discount?: components["schemas"]["Decimal"] | null;
+                price_excl_tax?: components["schemas"]["Decimal"] | null;
+                price_incl_tax?: components["schemas"]["Decimal"] | null;
+                total_cost?: components["schemas"]["Decimal"] | null;
+                total_discount?: components["schemas"]["Decimal"] | null;
+                unit_cost?: components["schemas"]["Decimal"] | null;
+            } | null;
         };
         /** @description A line item of a fulfillment. */
         FulfillmentLineItem: {
-            id?: number;
-            order_line_id?: number;
-            product_id?: number;
-            quantity?: number;
-            currency?: string;
-            fulfilled_quantity?: string;
-            fulfillment_service?: string;
-            price_excl_tax?: components["schemas"]["Decimal"];
-            price_incl_tax?: components["schemas"]["Decimal"];
-            product_title?: string;
-            returnable_quantity?: string;
-            returned_quantity?: string;
-            sku?: string;
-            total_discount?: components["schemas"]["Decimal"];
+            id: number;
+            order_line_id?: number | null;
+            product_id?: number | null;
+            quantity?: number | null;
+            currency?: string | null;
+            fulfilled_quantity?: string | null;
+            fulfillment_service?: string | null;
+            price_excl_tax?: components["schemas"]["Decimal"] | null;
+            price_incl_tax?: components["schemas"]["Decimal"] | null;
+            product_title?: string | null;
+            returnable_quantity?: string | null;
+            returned_quantity?: string | null;
+            sku?: string | null;
+            total_discount?: components["schemas"]["Decimal"] | null;
             /** Format: uri */
             product_image?: string | null;
-            requires_shipping?: boolean;
-            tax_lines?: components["schemas"]["TaxLine"][];
+            requires_shipping?: boolean | null;
+            tax_lines?: components["schemas"]["TaxLine"][] | null;
         };
         /** @description A fulfillment (shipment) of an order. */
         Fulfillment: {
-            id?: number;
-            location_id?: number;
-            created_at?: components["schemas"]["Timestamp"];
-            last_event_date?: components["schemas"]["Timestamp"];
+            id: number;
+            location_id?: number | null;
+            created_at?: components["schemas"]["Timestamp"] | null;
+            last_event_date?: components["schemas"]["Timestamp"] | null;
             delivery_status?: string | null;
-            order_number?: string;
-            shipping_method?: string;
+            order_number?: string | null;
+            shipping_method?: string | null;
             /**
              * @description Values seen include `success`; the complete set is not shown.
              * @example success
              */
-            status?: string;
-            tracking_carrier?: string;
-            tracking_carriers?: string;
-            tracking_code?: string;
-            tracking_codes?: string;
-            tracking_link?: string;
+            status?: string | null;
+            tracking_carrier?: string | null;
+            tracking_carriers?: string | null;
+            tracking_code?: string | null;
+            tracking_codes?: string | null;
+            tracking_link?: string | null;
             /** Format: uri */
-            tracking_links?: string;
-            requires_shipping?: boolean;
-            origin_address?: components["schemas"]["LocationAddress"];
-            line_items?: components["schemas"]["FulfillmentLineItem"][];
+            tracking_links?: string | null;
+            requires_shipping?: boolean | null;
+            origin_address?: components["schemas"]["LocationAddress"] | null;
+            line_items?: components["schemas"]["FulfillmentLineItem"][] | null;
         };
         /** @description How a transaction was paid. */
         PaymentDetails: {
-            bankcard_first_six?: string;
-            bankcard_last_four?: string;
-            card_token?: string;
-            paypal_vault_id?: string;
-            sca_flow?: string;
-            is_3ds?: boolean;
-            optimized_3ds?: boolean;
+            bankcard_first_six?: string | null;
+            bankcard_last_four?: string | null;
+            card_token?: string | null;
+            paypal_vault_id?: string | null;
+            sca_flow?: string | null;
+            is_3ds?: boolean | null;
+            optimized_3ds?: boolean | null;
             gateway?: {
-                id?: number;
-                name?: string;
-                type?: string;
-            };
+                id: number;
+                name?: string | null;
+                type?: string | null;
+            } | null;
         };
         /** @description A payment transaction. */
         Transaction: {
-            id?: number;
+            id: number;
             parent_id?: number | null;
-            response_code?: number;
-            amount?: components["schemas"]["Decimal"];
-            auth_code?: string;
-            currency?: string;
-            external_id?: string;
-            network_transaction_id?: string;
-            payment_method?: string;
-            statement_descriptor?: string;
+            response_code?: number | null;
+            amount?: components["schemas"]["Decimal"] | null;
+            auth_code?: string | null;
+            currency?: string | null;
+            external_id?: string | null;
+            network_transaction_id?: string | null;
+            payment_method?: string | null;
+            statement_descriptor?: string | null;
             /**
              * @description Values seen include `succeeded`; the complete set is not shown.
              * @example succeeded
              */
-            status?: string;
-            type?: string;
-            date_created?: components["schemas"]["Timestamp"];
-            is_disputed?: boolean;
-            is_external?: boolean;
-            is_initial_retry?: boolean;
-            is_test?: boolean;
-            report_values?: components["schemas"]["AmountReportValues"];
-            payment_details?: components["schemas"]["PaymentDetails"];
+            status?: string | null;
+            type?: string | null;
+            date_created?: components["schemas"]["Timestamp"] | null;
+            is_disputed?: boolean | null;
+            is_external?: boolean | null;
+            is_initial_retry?: boolean | null;
+            is_test?: boolean | null;
+            report_values?: components["schemas"]["AmountReportValues"] | null;
+            payment_details?: components["schemas"]["PaymentDetails"] | null;
         };
         RefundAmountReportValues: {
-            amount_excl_tax?: components["schemas"]["Decimal"];
-            amount_incl_tax?: components["schemas"]["Decimal"];
-            currency?: string;
+            amount_excl_tax?: components["schemas"]["Decimal"] | null;
+            amount_incl_tax?: components["schemas"]["Decimal"] | null;
+            currency?: string | null;
         };
         /** @description A refund of an order. */
         Refund: {
-            id?: number;
-            user_id?: number;
-            created_at?: components["schemas"]["Timestamp"];
-            note?: string;
-            order_number?: string;
-            total_refund_amount?: components["schemas"]["Decimal"];
-            total_return_excl_tax?: components["schemas"]["Decimal"];
-            total_return_incl_tax?: components["schemas"]["Decimal"];
+            id: number;
+            user_id?: number | null;
+            created_at?: components["schemas"]["Timestamp"] | null;
+            note?: string | null;
+            order_number?: string | null;
+            total_refund_amount?: components["schemas"]["Decimal"] | null;
+            total_return_excl_tax?: components["schemas"]["Decimal"] | null;
+            total_return_incl_tax?: components["schemas"]["Decimal"] | null;
             report_values?: {
-                currency?: string;
-                total_refund_amount?: components["schemas"]["Decimal"];
-                total_return_excl_tax?: components["schemas"]["Decimal"];
-                total_return_incl_tax?: components["schemas"]["Decimal"];
-            };
+                currency?: string | null;
+                total_refund_amount?: components["schemas"]["Decimal"] | null;
+                total_return_excl_tax?: components["schemas"]["Decimal"] | null;
+                total_return_incl_tax?: components["schemas"]["Decimal"] | null;
+            } | null;
             adjustments?: {
-                id?: number;
+                id: number;
                 /**
                  * @description Values seen include `refund_shipping`; the complete set is not shown.
                  * @example refund_shipping
                  */
-                type?: string;
-                amount_excl_tax?: components["schemas"]["Decimal"];
-                amount_incl_tax?: components["schemas"]["Decimal"];
-                report_values?: components["schemas"]["RefundAmountReportValues"];
-            }[];
+                type?: string | null;
+                amount_excl_tax?: components["schemas"]["Decimal"] | null;
+                amount_incl_tax?: components["schemas"]["Decimal"] | null;
+                report_values?: components["schemas"]["RefundAmountReportValues"] | null;
+            }[] | null;
             refund_line_items?: {
-                id?: number;
-                line_item_id?: number;
-                location_id?: number;
-                quantity?: number;
-                amount_excl_tax?: components["schemas"]["Decimal"];
-                amount_incl_tax?: components["schemas"]["Decimal"];
+                id: number;
+                line_item_id?: number | null;
+                location_id?: number | null;
+                quantity?: number | null;
+                amount_excl_tax?: components["schemas"]["Decimal"] | null;
+                amount_incl_tax?: components["schemas"]["Decimal"] | null;
                 /**
                  * @description Values seen include `cancel`; the complete set is not shown.
                  * @example cancel
                  */
-                restock_type?: string;
-                report_values?: components["schemas"]["RefundAmountReportValues"];
-            }[];
-            transactions?: components["schemas"]["Transaction"][];
+                restock_type?: string | null;
+                report_values?: components["schemas"]["RefundAmountReportValues"] | null;
+            }[] | null;
+            transactions?: components["schemas"]["Transaction"][] | null;
         };
         /** @description An offer discount applied to an order. */
         Discount: {
-            amount?: components["schemas"]["Decimal"];
-            description?: string;
-            name?: string;
+            amount?: components["schemas"]["Decimal"] | null;
+            description?: string | null;
+            name?: string | null;
         };
         /** @description A voucher discount applied to an order. */
         VoucherDiscount: components["schemas"]["Discount"] & {
             voucher?: {
-                code?: string;
-                name?: string;
-                start_datetime?: components["schemas"]["Timestamp"];
-                end_datetime?: components["schemas"]["Timestamp"];
-            };
+                code?: string | null;
+                name?: string | null;
+                start_datetime?: components["schemas"]["Timestamp"] | null;
+                end_datetime?: components["schemas"]["Timestamp"] | null;
+            } | null;
         };
         /** @description An order. */
         Order: {
             /** @description The order number. */
-            number?: $Read<string>;
-            created_at?: $Read<components["schemas"]["Timestamp"]>;
-            updated_at?: $Read<components["schemas"]["Timestamp"]>;
-            date_placed?: components["schemas"]["Timestamp"];
-            currency?: string;
-            is_test?: boolean;
-            source?: string;
+            number: $Read<string>;
+            created_at?: $Read<components["schemas"]["Timestamp"] | null>;
+            updated_at?: $Read<components["schemas"]["Timestamp"] | null>;
+            date_placed?: components["schemas"]["Timestamp"] | null;
+            currency?: string | null;
+            is_test?: boolean | null;
+            source?: string | null;
             /** @description The order status; the complete set of values and the transitions are not shown. */
-            status?: string;
-            subscription_lifecycle?: string;
-            display_taxes?: string;
-            shipping_code?: string;
-            shipping_method?: string;
+            status?: string | null;
+            subscription_lifecycle?: string | null;
+            display_taxes?: string | null;
+            shipping_code?: string | null;
+            shipping_method?: string | null;
             /**
              * @description Values seen include `not_required`; the complete set is not shown.
              * @example not_required
              */
-            fulfillment_status?: string;
+            fulfillment_status?: string | null;
             /**
              * @description Values seen include `pending`; the complete set is not shown.
              * @example pending
              */
-            payment_status?: string;
+            payment_status?: string | null;
             /** Format: uri */
-            order_status_url?: string;
-            supports_post_purchase_upsells?: boolean;
+            order_status_url?: string | null;
+            supports_post_purchase_upsells?: boolean | null;
             metadata?: components["schemas"]["Metadata"];
-            tags?: string[];
-            attribution?: components["schemas"]["Attribution"];
-            billing_address?: components["schemas"]["BillingAddress"];
-            shipping_address?: components["schemas"]["ShippingAddress"];
+            tags?: (string | null)[] | null;
+            attribution?: components["schemas"]["Attribution"] | null;
+            billing_address?: components["schemas"]["BillingAddress"] | null;
+            shipping_address?: components["schemas"]["ShippingAddress"] | null;
             user?: components["schemas"]["UserSummary"];
-            lines?: components["schemas"]["OrderLine"][];
-            fulfillments?: components["schemas"]["Fulfillment"][];
-            refunds?: components["schemas"]["Refund"][];
-            transactions?: components["schemas"]["Transaction"][];
+            lines?: components["schemas"]["OrderLine"][] | null;
+            fulfillments?: components["schemas"]["Fulfillment"][] | null;
+            refunds?: components["schemas"]["Refund"][] | null;
+            transactions?: components["schemas"]["Transaction"][] | null;
             subscriptions?: {
-                billing_cycle?: number;
-                id?: number;
-            }[];
-            offer_discounts?: components["schemas"]["Discount"][];
-            voucher_discounts?: components["schemas"]["VoucherDiscount"][];
-            shipping_tax_lines?: components["schemas"]["TaxLine"][];
-            tax_lines?: components["schemas"]["OrderTaxLine"][];
-            original_shipping_excl_tax?: components["schemas"]["Decimal"];
-            original_shipping_incl_tax?: components["schemas"]["Decimal"];
-            original_total_discount?: components["schemas"]["Decimal"];
-            original_total_excl_tax?: components["schemas"]["Decimal"];
-            original_total_incl_tax?: components["schemas"]["Decimal"];
-            shipping_excl_tax?: components["schemas"]["Decimal"];
-            shipping_incl_tax?: components["schemas"]["Decimal"];
-            shipping_tax?: components["schemas"]["Decimal"];
-            total_cost?: components["schemas"]["Decimal"];
-            total_discount?: components["schemas"]["Decimal"];
-            total_excl_tax?: components["schemas"]["Decimal"];
-            total_incl_tax?: components["schemas"]["Decimal"];
-            total_outstanding?: components["schemas"]["Decimal"];
-            total_tax?: components["schemas"]["Decimal"];
+                billing_cycle?: number | null;
+                id: number;
+            }[] | null;
+            offer_discounts?: components["schemas"]["Discount"][] | null;
+            voucher_discounts?: components["schemas"]["VoucherDiscount"][] | null;
+            shipping_tax_lines?: components["schemas"]["TaxLine"][] | null;
+            tax_lines?: components["schemas"]["OrderTaxLine"][] | null;
+            original_shipping_excl_tax?: components["schemas"]["Decimal"] | null;
+            original_shipping_incl_tax?: components["schemas"]["Decimal"] | null;
+            original_total_discount?: components["schemas"]["Decimal"] | null;
+            original_total_excl_tax?: components["schemas"]["Decimal"] | null;
+            original_total_incl_tax?: components["schemas"]["Decimal"] | null;
+            shipping_excl_tax?: components["schemas"]["Decimal"] | null;
+            shipping_incl_tax?: components["schemas"]["Decimal"] | null;
+            shipping_tax?: components["schemas"]["Decimal"] | null;
+            total_cost?: components["schemas"]["Decimal"] | null;
+            total_discount?: components["schemas"]["Decimal"] | null;
+            total_excl_tax?: components["schemas"]["Decimal"] | null;
+            total_incl_tax?: components["schemas"]["Decimal"] | null;
+            total_outstanding?: components["schemas"]["Decimal"] | null;
+            total_tax?: components["schemas"]["Decimal"] | null;
             report_values?: {
-                currency?: string;
-                original_shipping_excl_tax?: components["schemas"]["Decimal"];
-                original_shipping_incl_tax?: components["schemas"]["Decimal"];
-                original_total_discount?: components["schemas"]["Decimal"];
-                original_total_excl_tax?: components["schemas"]["Decimal"];
-                original_total_incl_tax?: components["schemas"]["Decimal"];
-                shipping_excl_tax?: components["schemas"]["Decimal"];
-                shipping_incl_tax?: components["schemas"]["Decimal"];
-                total_cost?: components["schemas"]["Decimal"];
-                total_discount?: components["schemas"]["Decimal"];
-                total_excl_tax?: components["schemas"]["Decimal"];
-                total_incl_tax?: components["schemas"]["Decimal"];
-            };
+                currency?: string | null;
+                original_shipping_excl_tax?: components["schemas"]["Decimal"] | null;
+                original_shipping_incl_tax?: components["schemas"]["Decimal"] | null;
+                original_total_discount?: components["schemas"]["Decimal"] | null;
+                original_total_excl_tax?: components["schemas"]["Decimal"] | null;
+                original_total_incl_tax?: components["schemas"]["Decimal"] | null;
+                shipping_excl_tax?: components["schemas"]["Decimal"] | null;
+                shipping_incl_tax?: components["schemas"]["Decimal"] | null;
+                total_cost?: components["schemas"]["Decimal"] | null;
+                total_discount?: components["schemas"]["Decimal"] | null;
+                total_excl_tax?: components["schemas"]["Decimal"] | null;
+                total_incl_tax?: components["schemas"]["Decimal"] | null;
+            } | null;
         };
         /** @description A fulfillment order of an order. */
         FulfillmentOrder: {
-            id?: $Read<number>;
-            order_number?: string;
+            id: $Read<number>;
+            order_number?: string | null;
             /**
              * @description Values seen include `not_required`; the complete set and the transitions are not shown.
              * @example not_required
              */
-            status?: string;
+            status?: string | null;
             /**
              * @description Values seen include `pending`; the complete set is not shown.
              * @example pending
              */
-            request_status?: string;
-            assigned_location?: components["schemas"]["Location"];
-            shipping_address?: components["schemas"]["ShippingAddress"];
+            request_status?: string | null;
+            assigned_location?: components["schemas"]["Location"] | null;
+            shipping_address?: components["schemas"]["ShippingAddress"] | null;
             shipping_method?: {
-                code?: string;
-                name?: string;
-            };
+                code?: string | null;
+                name?: string | null;
+            } | null;
             /** @description The actions the fulfillment order supports; the element type is not shown. */
-            supported_actions?: unknown[];
+            supported_actions?: unknown[] | null;
             fulfillment_holds?: {
-                created_at?: components["schemas"]["Timestamp"];
+                created_at?: components["schemas"]["Timestamp"] | null;
                 /**
                  * @description Values seen include `address_incorrect`; the complete set is not shown.
                  * @example address_incorrect
                  */
-                reason?: string;
-                reason_message?: string;
-            }[];
+                reason?: string | null;
+                reason_message?: string | null;
+            }[] | null;
             merchant_requests?: {
-                message?: string;
-                notify?: boolean;
+                message?: string | null;
+                notify?: boolean | null;
                 /**
                  * @description Values seen include `fulfill_request`; the complete set is not shown.
                  * @example fulfill_request
                  */
-                type?: string;
-            }[];
+                type?: string | null;
+            }[] | null;
             line_items?: {
-                id?: number;
-                fulfillment_order_id?: number;
-                order_line_id?: number;
-                stockrecord_id?: number;
-                product_id?: string;
-                quantity?: number;
-                currency?: string;
-                fulfillable_quantity?: string;
-                price_excl_tax?: components["schemas"]["Decimal"];
-                price_incl_tax?: components["schemas"]["Decimal"];
-                product_title?: string;
-                sku?: string;
-                total_discount?: components["schemas"]["Decimal"];
+                id: number;
+                fulfillment_order_id?: number | null;
+                order_line_id?: number | null;
+                stockrecord_id?: number | null;
+                product_id?: string | null;
+                quantity?: number | null;
+                currency?: string | null;
+                fulfillable_quantity?: string | null;
+                price_excl_tax?: components["schemas"]["Decimal"] | null;
+                price_incl_tax?: components["schemas"]["Decimal"] | null;
+                product_title?: string | null;
+                sku?: string | null;
+                total_discount?: components["schemas"]["Decimal"] | null;
                 /** Format: uri */
                 product_image?: string | null;
-                tax_lines?: components["schemas"]["TaxLine"][];
-            }[];
+                tax_lines?: components["schemas"]["TaxLine"][] | null;
+            }[] | null;
         };
         /** @description A subscription. */
         Subscription: {
-            id?: $Read<number>;
+            id: $Read<number>;
             /**
              * @description Values seen include `active`; the complete set and the transitions are not shown.
              * @example active
              */
-            status?: string;
-            currency?: string;
-            frequency?: string;
+            status?: string | null;
+            currency?: string | null;
+            frequency?: string | null;
             interval?: components["schemas"]["ProductInterval"];
-            interval_count?: number;
-            is_test?: boolean;
-            date_created?: $Read<components["schemas"]["Timestamp"]>;
+            interval_count?: number | null;
+            is_test?: boolean | null;
+            date_created?: $Read<components["schemas"]["Timestamp"] | null>;
             /** Format: date-time */
             next_renewal_date?: string | null;
-            num_lines?: number;
-            num_orders?: number;
-            total?: components["schemas"]["Decimal"];
-            shipping_price?: components["schemas"]["Decimal"];
-            shipping_code?: string;
-            payment_method?: string;
-            cancel_reason?: string;
-            cancel_reason_other_message?: string;
+            num_lines?: number | null;
+            num_orders?: number | null;
+            total?: components["schemas"]["Decimal"] | null;
+            shipping_price?: components["schemas"]["Decimal"] | null;
+            shipping_code?: string | null;
+            payment_method?: string | null;
+            cancel_reason?: string | null;
+            cancel_reason_other_message?: string | null;
             /** @description Free-form payment details. */
             payment_details?: {
                 [key: string]: unknown;
-            };
-            attribution?: components["schemas"]["Attribution"];
-            billing_address?: components["schemas"]["BillingAddress"];
-            shipping_address?: components["schemas"]["ShippingAddress"];
+            } | null;
+            attribution?: components["schemas"]["Attribution"] | null;
+            billing_address?: components["schemas"]["BillingAddress"] | null;
+            shipping_address?: components["schemas"]["ShippingAddress"] | null;
             user?: components["schemas"]["UserSummary"];
             lines?: {
-                id?: number;
-                product_id?: number;
-                variant_id?: number;
-                quantity?: number;
+                id: number;
+                product_id?: number | null;
+                variant_id?: number | null;
+                quantity?: number | null;
                 metadata?: components["schemas"]["Metadata"];
-                price?: components["schemas"]["Decimal"];
+                price?: components["schemas"]["Decimal"] | null;
                 /** Format: uri */
                 product_image?: string | null;
-                product_title?: string;
+                product_title?: string | null;
                 /** Format: uri */
-                product_url?: string;
-                sku?: string;
-                variant_title?: string;
-            }[];
+                product_url?: string | null;
+                sku?: string | null;
+                variant_title?: string | null;
+            }[] | null;
             orders?: {
-                billing_cycle?: number;
-                order_number?: string;
-            }[];
+                billing_cycle?: number | null;
+                order_number?: string | null;
+            }[] | null;
         };
     };
     responses: {

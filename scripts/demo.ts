@@ -91,7 +91,7 @@ async function tour(store: StoreAdminClient, mode: "mock" | "store"): Promise<vo
   if (firstId === undefined) skip("the store has no customers");
   else {
     const user = await unwrap(store.GET("/users/{id}/", { params: { path: { id: firstId } } }));
-    console.log(`  ${user.email}: ${user.orders_count ?? 0} orders, ${user.total_spent ?? "0"} spent, language ${user.language ?? "unset"}`);
+    console.log(`  ${user.email ?? "no email"}: ${user.orders_count ?? 0} orders, ${user.total_spent ?? "0"} spent, language ${user.language ?? "unset"}`);
     mockNote(mode, "the contract's example customer, whatever the id");
   }
 

@@ -7,6 +7,10 @@
  *   run time (its scope, whether it is a paginated list, whether it takes a multipart
  *   body, whether its body may be one object where a list is meant), so `src/` never
  *   lists an operation by hand.
+ * - `generated/names.ts`: one named type per component schema (`User`, `Order`,
+ *   `UserUpdate`, …), in the form callers hold: a schema a response carries is its
+ *   readable form (what responses are assignable to), a request-only schema its writable
+ *   form (what a body takes).
  *
  * `tsx scripts/generate.ts` writes both files; `--check` writes nothing and exits 1 when
  * either differs from what the contract produces (CI runs that, so `generated/` is never
@@ -126,11 +130,79 @@ ${lines.join("\n")}
 `;
 }
 
+/** Names of the component schemas some response reaches through `$ref`s. */
+function responseSchemaNames(doc: JsonObject): Set<string> {
+  const schemas = ((doc.components as JsonObject).schemas ?? {}) as JsonObject;
+  const refs = (node: unknown, out: string[]): string[] => {
+    if (Array.isArray(node)) for (const item of node) refs(item, out);
+    else if (node && typeof node === "object") {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === "$ref" && typeof value === "string") out.push(value);
+        else if (key !== "examples" && key !== "example") refs(value, out);
+      }
+    }
+    return out;
+  };
+  const roots: string[] = [];
+  for (const item of Object.values(doc.paths as JsonObject)) {
+    for (const method of HTTP_METHODS) refs(((item as JsonObject)[method] as JsonObject | undefined)?.responses, roots);
+  }
+  const seen = new Set<string>();
+  const todo = roots.map((ref) => resolveRef(doc, ref, refs));
+  for (let ref = todo.pop(); ref !== undefined; ref = todo.pop()) {
+    if (!ref.startsWith("#/components/schemas/")) continue;
+    const name = ref.slice("#/components/schemas/".length);
+    if (seen.has(name)) continue;
+    seen.add(name);
+    todo.push(...refs(schemas[name], []));
+  }
+  return seen;
+}
+
+/** A `$ref` to a response component stands for the schemas that response references. */
+function resolveRef(doc: JsonObject, ref: string, refs: (node: unknown, out: string[]) => string[]): string {
+  if (!ref.startsWith("#/components/responses/")) return ref;
+  const response = resolve(doc, { $ref: ref });
+  return refs(response.content, [])[0] ?? ref;
+}
+
+async function generateNames(): Promise<string> {
+  const doc = parse(await readFile(specUrl, "utf8")) as JsonObject;
+  const schemas = ((doc.components as JsonObject).schemas ?? {}) as Record<string, JsonObject>;
+  const inResponses = responseSchemaNames(doc);
+  // The schema's description, as the doc comment of its type.
+  const comment = (text: unknown) =>
+    typeof text === "string"
+      ? `/**\n${text.trim().replace(/\*\//g, "*\\/").split("\n").map((line) => ` * ${line}`.trimEnd()).join("\n")}\n */\n`
+      : "";
+  const names = Object.keys(schemas);
+  const lines = names.map((name) => {
+    const form = inResponses.has(name) ? "Readable" : "Writable";
+    return `${comment(schemas[name]!.description)}export type ${name} = ${form}<components["schemas"][${JSON.stringify(name)}]>;`;
+  });
+  return `${HEADER}
+/**
+ * One named type per schema of the contract. A schema that responses carry is in its
+ * readable form (read-only fields included, what \`data\` is assignable to); a schema only
+ * requests use is in its writable form (what a \`body\` takes).
+ */
+import type { components, Readable, Writable } from "./schema.js";
+
+${lines.join("\n")}
+
+/** Every named schema by its contract name, e.g. \`Schemas["User"]\`. */
+export interface Schemas {
+${names.map((name) => `  ${name}: ${name};`).join("\n")}
+}
+`;
+}
+
 async function main(): Promise<void> {
   const check = process.argv.includes("--check");
   const outputs: Record<string, string> = {
     "schema.ts": await generateSchema(),
     "operations.ts": await generateOperations(),
+    "names.ts": await generateNames(),
   };
   const stale: string[] = [];
   await mkdir(outDir, { recursive: true });

@@ -36,9 +36,11 @@ export type {
   ListPath,
   Middleware,
   Paginate,
-  Schemas,
+  RequestOptions,
   StoreAdminClient,
   StoreAdminClientOptions,
   paths,
 } from "./types.js";
-export type { components, operations } from "../generated/schema.js";
+export type { operations } from "../generated/schema.js";
+// Every schema of the contract by its own name (`User`, `Order`, `UserUpdate`, …) and `Schemas`.
+export type * from "../generated/names.js";

@@ -3,8 +3,9 @@
  * Nothing here restates a path, field or schema: it is all derived from
  * `generated/schema.ts`.
  */
-import type { Client, FetchResponse, MaybeOptionalInit, Middleware } from "openapi-fetch";
-import type { components, paths as ContractPaths, Readable } from "../generated/schema.js";
+import type { Client, FetchOptions, FetchResponse, MaybeOptionalInit, Middleware, ParseAs } from "openapi-fetch";
+import type { FilterKeys, RequiredKeysOf } from "openapi-typescript-helpers";
+import type { paths as ContractPaths } from "../generated/schema.js";
 import type { Logger } from "./logger.js";
 import type { FetchLike } from "./transport.js";
 
@@ -30,9 +31,15 @@ type ListNotSingle<Body> = [Extract<Body, readonly unknown[]>] extends [never]
     ? Body
     : Extract<Body, readonly unknown[]>;
 
+/** The success statuses openapi-fetch reads `data` from. */
+type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 206 | 207 | "2XX";
+
+/** Only success bodies are normalised: an error body is the contract's error body, as sent. */
 type NormalizeResponses<Responses> = {
-  [Status in keyof Responses]: Responses[Status] extends { content: { "application/json": infer Body } }
-    ? Omit<Responses[Status], "content"> & { content: { "application/json": ListNotSingle<Body> } }
+  [Status in keyof Responses]: Status extends SuccessStatus
+    ? Responses[Status] extends { content: { "application/json": infer Body } }
+      ? Omit<Responses[Status], "content"> & { content: { "application/json": ListNotSingle<Body> } }
+      : Responses[Status]
     : Responses[Status];
 };
 
@@ -52,12 +59,6 @@ export type paths = {
   };
 };
 
-/**
- * The component schemas of the contract as responses carry them, e.g. `Schemas["User"]`
- * (read-only fields included, without the generator's read/write markers).
- */
-export type Schemas = { [Name in keyof components["schemas"]]: Readable<components["schemas"][Name]> };
-
 // ─── Pagination ─────────────────────────────────────────────────────────────────────
 
 type GetPath = { [P in keyof paths]: paths[P] extends { get: object } ? P : never }[keyof paths];
@@ -75,8 +76,8 @@ export type ListItem<P extends ListPath> = NonNullable<SuccessBody<P>["results"]
 /** One page of a list operation. */
 export type ListPage<P extends ListPath> = SuccessBody<P>;
 
-/** The request options of a list operation: those of its `GET`. */
-export type ListInit<P extends ListPath> = MaybeOptionalInit<paths[P], "get">;
+/** The request options of a list operation: those of its `GET` (see {@link RequestOptions}). */
+export type ListInit<P extends ListPath> = RequestOptions<P, "get">;
 
 type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 
@@ -146,33 +147,74 @@ type PathsWithMethod<Method extends HttpMethod> = {
   [P in keyof paths]: paths[P] extends { [M in Method]: {} } ? P : never;
 }[keyof paths];
 
-type InitArg<Init> = RequiredKeys<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
-
-/** `Actual` with every key `Expected` lacks turned into `never`. */
-type Exactly<Actual, Expected> = Actual extends object
-  ? Actual & { [K in Exclude<keyof Actual, keyof Expected>]: never }
-  : Actual;
-
-type BodyOf<Init> = NonNullable<Init> extends { body?: infer Body } ? NonNullable<Body> : never;
+/** The keys a call may pass to openapi-fetch; see {@link RequestOptions}. */
+type OpenapiFetchKeys = "params" | "body" | "signal" | "headers" | "parseAs" | "bodySerializer" | "querySerializer" | "middleware";
 
 /**
- * openapi-fetch infers `init` as a type parameter, and TypeScript does not check excess
- * properties against a constraint, so `body: { frist_name: "A" }` or a read-only `id` would
- * compile. This makes every key the operation's body does not declare a `never`.
+ * openapi-fetch's options for one call, cut down to the keys the client allows (a homomorphic
+ * `Pick`, so a required `params` or `body` stays required).
  */
-type ExactBody<Init, Expected> = Init extends { body: infer Body } ? Init & { body: Exactly<Body, BodyOf<Expected>> } : Init;
+type AllowedKeys<Init, Keys extends keyof Init> = { [Key in Keys]: Init[Key] };
 
-/** The client's origin and transport are fixed at creation: no per-call `baseUrl` or `fetch`. */
-type PerCallOptions = { baseUrl?: never; fetch?: never };
+/** What the client adds per call on top of openapi-fetch's options. */
+interface PerCallLimits {
+  /** Overrides the client's `timeoutMs` for this call (per attempt, headers and body). */
+  timeoutMs?: number;
+  /** Overrides the client's `maxRetries` for this call; 0 sends exactly one request. */
+  maxRetries?: number;
+}
 
-/** openapi-fetch's method signature, with {@link ExactBody} bodies and no per-call origin or transport. */
+/**
+ * The options of one call, e.g. `RequestOptions<"/users/{id}/", "get">`: exactly `params`,
+ * `body`, `signal`, `headers`, `parseAs`, `bodySerializer`, `querySerializer`, `middleware`,
+ * `timeoutMs` and `maxRetries`. Any other key (`pathSerializer`, `redirect`, `baseUrl`, `fetch`,
+ * a misspelling) is a compile error here, and a `TypeError` naming the key at run time, with
+ * nothing sent: the client's origin, transport and redirect handling are fixed at creation.
+ *
+ * Per-call `headers` are added to the request, but cannot set `Authorization`,
+ * `X-Store-API-Version`, `Content-Length`, `Transfer-Encoding` or `Host`: the client owns
+ * those, and a call that tries is refused with a `TypeError`.
+ */
+export type RequestOptions<Path extends keyof paths, Method extends HttpMethod & keyof paths[Path]> = CallOptions<
+  NonNullable<MaybeOptionalInit<paths[Path], Method>>
+>;
+
+type CallOptions<Init> = AllowedKeys<Init, OpenapiFetchKeys & keyof Init> & PerCallLimits;
+
+/**
+ * The init argument: optional exactly when the operation needs no parameter or body. The
+ * options are wrapped in `NoInfer`, so `Init` stays openapi-fetch's type for the path (its
+ * default) instead of being inferred from the literal a caller wrote: the literal is then
+ * checked against {@link CallOptions}, and TypeScript's excess-property check names any
+ * unknown key (`'frist_name' does not exist in type …`). Only `As` is inferred, from
+ * `parseAs`, so `data` still follows it. Built on openapi-fetch's own `Init`, with the shape
+ * of its `InitParam` (the same `RequiredKeysOf` test, from openapi-fetch's own helper
+ * package), the method stays assignable to openapi-fetch's `Client<paths>`
+ * (openapi-react-query, swr-openapi): test/types/client.ts checks both. Using openapi-fetch's
+ * very types (`FetchOptions<FilterKeys<…>>`, `RequiredKeysOf`) also lets TypeScript reuse
+ * what it computed for `MaybeOptionalInit`, which keeps type-checking cheap.
+ */
+type InitArg<Init, As> = RequiredKeysOf<Init> extends never
+  ? [init?: NoInfer<CallOptions<Init>> & { parseAs?: As }]
+  : [init: NoInfer<CallOptions<Init>> & { parseAs?: As }];
+
+/**
+ * The `parseAs` a call's `data` follows: the one the caller wrote, or JSON when it is not
+ * known (none given, or options typed as {@link RequestOptions} whose `parseAs` may be any).
+ */
+type ParsedAs<As> = ParseAs extends As ? undefined : As;
+
+/** openapi-fetch's method signature, with exact per-call options (see {@link RequestOptions}). */
 type ClientMethod<Method extends HttpMethod> = <
   Path extends PathsWithMethod<Method>,
-  Init extends MaybeOptionalInit<paths[Path], Method>,
+  // openapi-fetch's own options for the path (what MaybeOptionalInit resolves to), never the
+  // caller's literal (see InitArg).
+  Init extends MaybeOptionalInit<paths[Path], Method> = FetchOptions<FilterKeys<paths[Path], Method>>,
+  As extends ParseAs | undefined = undefined,
 >(
   url: Path,
-  ...init: InitArg<ExactBody<Init, MaybeOptionalInit<paths[Path], Method>> & PerCallOptions>
-) => Promise<FetchResponse<paths[Path][Method] & Record<string | number, any>, Init, `${string}/${string}`>>;
+  ...init: InitArg<Init, As>
+) => Promise<FetchResponse<paths[Path][Method] & Record<string | number, any>, Init & { parseAs: ParsedAs<As> }, `${string}/${string}`>>;
 
 /**
  * The client: openapi-fetch's client over the Store Admin API (`GET`, `PUT`, `POST`,

@@ -19,4 +19,4 @@ const customer = await unwrap(
     },
   }),
 );
-console.log(`Saved ${customer.email}`);
+console.log(`Saved ${customer.email ?? "(no email)"}`);

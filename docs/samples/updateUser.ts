@@ -13,7 +13,7 @@ try {
       body: { is_blocked: true, tags: ["chargeback-risk"] },
     }),
   );
-  console.log(`${customer.email} blocked: ${customer.is_blocked}`);
+  console.log(`${customer.email ?? "(no email)"} blocked: ${customer.is_blocked}`);
 } catch (error) {
   if (error instanceof NotFoundError) console.error("No customer 42 in this store.");
   else throw error;

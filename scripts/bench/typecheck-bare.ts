@@ -10,7 +10,7 @@ const store = createClient<paths>({ baseUrl: "https://shop.example.com/api/admin
 const header = { "X-Store-API-Version": "2024-04-01" } as const;
 
 export async function callEveryOperation(): Promise<string[]> {
-  const seen: Array<string | number | undefined> = [];
+  const seen: Array<string | number | null | undefined> = [];
   // Customers
   const users = await store.GET("/users/", { params: { header, query: { is_blocked: false, language: "sv" } } });
   seen.push(users.data?.results[0]?.email);

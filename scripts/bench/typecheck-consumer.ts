@@ -8,7 +8,7 @@ import { createStoreAdminClient } from "../../src/index.js";
 const store = createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: "sat_live_token" });
 
 export async function callEveryOperation(): Promise<string[]> {
-  const seen: Array<string | number | undefined> = [];
+  const seen: Array<string | number | null | undefined> = [];
   // Customers
   const users = await store.GET("/users/", { params: { query: { is_blocked: false, language: "sv" } } });
   seen.push(users.data?.results[0]?.email);

@@ -98,7 +98,7 @@ describe("listUsers — GET /users/", () => {
 describe("getUser — GET /users/{id}/", () => {
   it("getUser: returns the customer with their addresses", async () => {
     const user = expectOk(await store.GET("/users/{id}/", { params: { path: { id: 42 } } }));
-    expectTypeOf(user.email).toEqualTypeOf<string | undefined>();
+    expectTypeOf(user.email).toEqualTypeOf<string | null | undefined>();
     expect(user.id).toBe(42);
     expect(user.email).toBe("astrid@example.org");
     expect(user.first_name).toBe("Astrid");

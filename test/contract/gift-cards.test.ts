@@ -36,7 +36,7 @@ describe("listGiftCards — GET /gift-cards/", () => {
     );
     expect(page.next).toBeNull();
     const card = page.results[0];
-    expectTypeOf(card?.balance).toEqualTypeOf<string | undefined>();
+    expectTypeOf(card?.balance).toEqualTypeOf<string | null | undefined>();
     expect(card?.id).toBe(88);
     expect(card?.balance).toBe("35.00");
     expect(card?.currency).toBe("EUR");

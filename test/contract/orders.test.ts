@@ -27,7 +27,7 @@ describe("updateOrderLine — PATCH /orders/{number}/lines/{lineId}/", () => {
         body: { quantity: 1, reason: "Customer asked for one bag instead of two.", metadata: { edited_by: "support" } },
       }),
     );
-    expectTypeOf(order.number).toEqualTypeOf<string | undefined>();
+    expectTypeOf(order.number).toEqualTypeOf<string>();
     expect(order.number).toBe("100234");
     expect(order.lines?.[0]?.id).toBe(3301);
     expect(order.lines?.[0]?.quantity).toBe(1);

@@ -37,7 +37,7 @@ describe("createDisputeNote — POST /disputes/{id}/notes/", () => {
         body: { message: "Tracking shows the parcel was delivered on 4 June." },
       }),
     );
-    expectTypeOf(note.message).toEqualTypeOf<string | undefined>();
+    expectTypeOf(note.message).toEqualTypeOf<string | null | undefined>();
     expect(note.id).toBe(301);
     expect(note.message).toBe("Customer asked to be called before delivery.");
     expect(note.created_at).toBe("2024-05-02T14:10:00Z");

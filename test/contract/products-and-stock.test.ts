@@ -49,7 +49,7 @@ describe("createProduct — POST /products/", () => {
         },
       }),
     );
-    expectTypeOf(product.title).toEqualTypeOf<string | undefined>();
+    expectTypeOf(product.title).toEqualTypeOf<string | null | undefined>();
     expect(product.id).toBe(1201);
     expect(product.title).toBe("Single-origin coffee beans, 1 kg");
     expect(product.slug).toBe("single-origin-coffee-beans-1-kg");

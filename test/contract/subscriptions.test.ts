@@ -18,7 +18,7 @@ beforeEach(() => {
 describe("renewSubscription — POST /subscriptions/{id}/renew/", () => {
   it("renewSubscription: with no body, returns the subscription and its orders", async () => {
     const subscription = expectOk(await store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } }));
-    expectTypeOf(subscription.status).toEqualTypeOf<string | undefined>();
+    expectTypeOf(subscription.status).toEqualTypeOf<string | null | undefined>();
     expect(subscription.id).toBe(410);
     expect(subscription.status).toBe("active");
     expect(subscription.interval).toBe("month");

@@ -23,7 +23,7 @@ beforeEach(() => {
 describe("createTicketAttachment — POST /tickets/attachments/ (Prism)", () => {
   it("createTicketAttachment: one File", async () => {
     const ticket = expectOk(await store.POST("/tickets/attachments/", { body: { files: photo() } }));
-    expectTypeOf(ticket.subject).toEqualTypeOf<string | undefined>();
+    expectTypeOf(ticket.subject).toEqualTypeOf<string | null | undefined>();
     expect(ticket.id).toBe(2201);
     expect(ticket.subject).toBe("Damaged parcel");
     expect(ticket.comments?.[0]?.attachments?.[0]?.file_name).toBe("photo.jpg");

@@ -3,7 +3,9 @@
  * outside this checkout (openapi-fetch from the registry), type-checked by a consumer
  * under `"moduleResolution": "nodenext"` (a Node app: no DOM lib) and `"bundler"` (a
  * browser app: no Node types), with `skipLibCheck: false` so the package's own `.d.ts`
- * files are checked too, then run with Node against the Prism mock.
+ * files are checked too, then run with Node against the Prism mock. openapi-react-query and
+ * swr-openapi (with their peers) are installed too: the client must be assignable to
+ * openapi-fetch's `Client<paths>` for them, and one query runs through React Query.
  *
  * The consumer lives in test/package/fixtures/consumer/.
  */
@@ -16,14 +18,17 @@ import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, TSC, type
 const FIXTURE_DIR = join(ROOT, "test", "package", "fixtures", "consumer");
 /** Packing and `npm install` from a warm cache take ~10 s; a cold cache on a slow link more. */
 const SETUP_TIMEOUT_MS = 300_000;
-/** A full type-check including the package's declarations: ~10 s, slower on a busy 2-core machine. */
-const TSC_TIMEOUT_MS = 180_000;
+/** A full type-check including every package's declarations (React's too): ~30 s alone, minutes on a busy 2-core machine. */
+const TSC_TIMEOUT_MS = 300_000;
+/** The ecosystem libraries the consumer uses, at the versions this project pins. */
+const ECOSYSTEM = ["openapi-react-query", "swr-openapi", "@tanstack/react-query", "swr", "react", "@types/react"] as const;
 
 let project: ConsumerProject | undefined;
 
 beforeAll(async () => {
   // The Node consumer has @types/node, at the version this project pins.
-  project = await createConsumerProject([`@types/node@${await pinnedVersion("@types/node")}`]);
+  const extra = await Promise.all(["@types/node", ...ECOSYSTEM].map(async (name) => `${name}@${await pinnedVersion(name)}`));
+  project = await createConsumerProject(extra);
   await cp(FIXTURE_DIR, project.dir, { recursive: true });
 }, SETUP_TIMEOUT_MS);
 
@@ -55,6 +60,15 @@ describe("a consumer project with the tarball installed", () => {
     expect(result.code, describeRun("tsc -p tsconfig.bundler.json", result)).toBe(0);
   }, TSC_TIMEOUT_MS);
 
+  it("names the wrong key in the compiler message: a misspelt body field, a misspelt option", async () => {
+    const result = await typecheck("tsconfig.diagnostics.json");
+    expect(result.code, describeRun("tsc -p tsconfig.diagnostics.json (must fail)", result)).not.toBe(0);
+    const diagnostics = result.stdout.split("\n").filter((line) => line.includes("error TS"));
+    expect(diagnostics, result.stdout).toHaveLength(2);
+    expect(diagnostics[0]).toMatch(/Object literal may only specify known properties, (and|but) 'frist_name' does not exist in type/);
+    expect(diagnostics[1]).toMatch(/Object literal may only specify known properties, (and|but) 'singal' does not exist in type/);
+  }, TSC_TIMEOUT_MS);
+
   it("runs with Node against the Prism mock", async () => {
     const entry = join(project!.dir, "out", "main.js");
     expect(existsSync(entry), "out/main.js is emitted by the nodenext type-check above").toBe(true);
@@ -66,6 +80,7 @@ describe("a consumer project with the tarball installed", () => {
       "paginate /users/: astrid@example.org",
       "page 1 of /gift-cards/: 1 card(s)",
       "404: NotFoundError status 404 for GET /users/{id}/",
+      "openapi-react-query queryOptions user 42: astrid@example.org",
     ]);
   }, 60_000);
 });

@@ -6,11 +6,22 @@
 import {
   createStoreAdminClient,
   unwrap,
+  type AddressUpdate,
+  type Dispute,
+  type ErrorBody,
+  type GiftCard,
   type ListItem,
   type ListPath,
+  type Order,
+  type ProductCreate,
+  type RequestOptions,
   type Schemas,
   type StoreAdminClient,
+  type User,
+  type UserUpdate,
 } from "../../src/index.js";
+import type { Client } from "openapi-fetch";
+import type { paths } from "../../src/index.js";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function assertType<T extends true>(_: T): void {}
@@ -37,7 +48,14 @@ export async function checks(store: StoreAdminClient): Promise<void> {
   // ── response types come from the contract ─────────────────────────────────────────
   const { data: user } = await store.GET("/users/{id}/", { params: { path: { id: 42 } } });
   if (user) {
-    assertType<Equal<typeof user.email, string | undefined>>(true);
+    // every response property may be null; the identifier is always there
+    assertType<Equal<typeof user.email, string | null | undefined>>(true);
+    assertType<Equal<typeof user.id, number>>(true);
+    const named: User = user;
+    void named;
+    // @ts-expect-error a nullable email is not a string
+    const email: string = user.email;
+    void email;
     assertType<Equal<typeof user.language, Schemas["Language"] | undefined>>(true);
   }
   // the single-or-list body is always an array for callers
@@ -45,28 +63,68 @@ export async function checks(store: StoreAdminClient): Promise<void> {
   if (fulfillmentOrders) {
     const first = fulfillmentOrders[0];
     assertType<Equal<typeof fulfillmentOrders, NonNullable<typeof first>[]>>(true);
-    assertType<Equal<NonNullable<typeof first>["id"], number | undefined>>(true);
-    const quantity: number | undefined = first?.line_items?.[0]?.quantity;
+    assertType<Equal<NonNullable<typeof first>["id"], number>>(true);
+    const quantity: number | null | undefined = first?.line_items?.[0]?.quantity;
     void quantity;
   }
   // Schemas[...] names the response shapes, read-only fields included
   const card: Schemas["GiftCard"] = await unwrap(store.PATCH("/gift-cards/{id}/", { params: { path: { id: 88 } }, body: { user: null } }));
-  assertType<Equal<typeof card.id, number | undefined>>(true);
+  assertType<Equal<typeof card.id, number>>(true);
+  const namedCard: GiftCard = card;
+  // the id of a response is a number, so the next call needs no `!`
+  await store.PATCH("/gift-cards/{id}/", { params: { path: { id: namedCard.id } }, body: { expired_at: null } });
   const renewed = await unwrap(store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } }));
-  assertType<Equal<typeof renewed.status, string | undefined>>(true);
+  assertType<Equal<typeof renewed.status, string | null | undefined>>(true);
+  // scalar items of response arrays may be null; objects in arrays are objects
+  assertType<Equal<NonNullable<typeof renewed.orders>[number] extends object ? true : false, true>>(true);
+  const order: Order = await unwrap(store.PATCH("/orders/{number}/lines/{lineId}/", { params: { path: { number: "100234", lineId: 3301 } }, body: { quantity: 1 } }));
+  assertType<Equal<typeof order.number, string>>(true);
+  assertType<Equal<NonNullable<typeof order.tags>[number], string | null>>(true);
+  const dispute: Dispute = await unwrap(store.GET("/disputes/{id}/", { params: { path: { id: 615 } } }));
+  assertType<Equal<typeof dispute.order, number | null | undefined>>(true);
+
+  // ── the error of { data, error } is the contract's error body, never an array ──────
+  const failed = await store.GET("/disputes/{id}/", { params: { path: { id: 615 } } });
+  if (failed.error) {
+    assertType<Equal<typeof failed.error, ErrorBody>>(true);
+    const detail: string | null | undefined = failed.error.detail;
+    void detail;
+    // @ts-expect-error an error body is an object, not a list
+    void failed.error.length.toFixed();
+  }
+  const fulfillmentFailed = await store.GET("/orders/{number}/fulfillment-orders/", { params: { path: { number: "1" } } });
+  if (fulfillmentFailed.error) assertType<Equal<typeof fulfillmentFailed.error, ErrorBody>>(true);
+
+  // ── named request bodies under the contract's names ───────────────────────────────
+  const update: UserUpdate = { first_name: "Ada", language: null };
+  await store.PATCH("/users/{id}/", { params: { path: { id: 42 } }, body: update });
+  const address: AddressUpdate = { country: "SE", line1: "Drottninggatan 12", line4: "Stockholm" };
+  await store.PUT("/users/{id}/addresses/{addressId}/", { params: { path: { id: 42, addressId: 7 } }, body: address });
+  const product: ProductCreate = { title: "Coffee", variants: [{ sku: "COF-1" }] };
+  await store.POST("/products/", { body: product });
+  // @ts-expect-error request bodies stay strict: no null where the specification names none
+  const strict: UserUpdate = { first_name: null };
+  void strict;
+  assertType<Equal<Schemas["User"], User>>(true);
+
+  // ── ticket attachments: further form fields of string, number or Blob ──────────────
+  await store.POST("/tickets/attachments/", { body: { files: new File(["x"], "x.txt"), ticket: 2201 } });
+  await store.POST("/tickets/attachments/", { body: { files: [new Blob(["a"])], ticket: "2201", note: new Blob(["n"]) } });
+  // @ts-expect-error a further form field is a string, a number or a file, not an object
+  await store.POST("/tickets/attachments/", { body: { files: new Blob(["a"]), ticket: { id: 2201 } } });
 
   // ── paginate: list operations only, items typed ───────────────────────────────────
   for await (const item of store.paginate("/users/", { params: { query: { is_blocked: false } } })) {
-    assertType<Equal<typeof item.email, string | undefined>>(true);
+    assertType<Equal<typeof item.email, string | null | undefined>>(true);
   }
   for await (const note of store.paginate("/users/{id}/notes/", { params: { path: { id: 42 } } })) {
-    assertType<Equal<typeof note.message, string | undefined>>(true);
+    assertType<Equal<typeof note.message, string | null | undefined>>(true);
   }
   for await (const page of store.paginate.pages("/gift-cards/", { params: { query: { status: "active" } } })) {
     assertType<Equal<typeof page.next, string | null | undefined>>(true);
   }
   assertType<Equal<ListPath, "/users/" | "/users/{id}/notes/" | "/gift-cards/">>(true);
-  assertType<Equal<ListItem<"/gift-cards/">["balance"], string | undefined>>(true);
+  assertType<Equal<ListItem<"/gift-cards/">["balance"], string | null | undefined>>(true);
 
   // ── each of these must be a compile error ──────────────────────────────────────────
   // @ts-expect-error a string where an integer id is expected
@@ -131,6 +189,42 @@ export async function perCallChecks(store: StoreAdminClient): Promise<void> {
   await store.GET("/users/", { baseUrl: "https://elsewhere.example" });
   // @ts-expect-error a per-call fetch would skip retries and timeouts
   await store.GET("/users/", { fetch: globalThis.fetch });
-  // other per-call RequestInit options stay available
-  await store.GET("/users/", { signal: AbortSignal.timeout(1_000) });
+  // @ts-expect-error a per-call pathSerializer could send the token to another origin
+  await store.GET("/users/{id}/", { params: { path: { id: 1 } }, pathSerializer: () => "https://elsewhere.example/" });
+  // @ts-expect-error a per-call redirect would follow a redirect with the body and headers
+  await store.GET("/users/", { redirect: "follow" });
+  // @ts-expect-error a misspelt option is not silently ignored
+  await store.GET("/users/", { singal: AbortSignal.timeout(1_000) });
+  // @ts-expect-error idempotency keys are not a per-call option
+  await store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 1 } }, idempotencyKey: "k" });
+  // @ts-expect-error a misspelt body field
+  await store.PATCH("/users/{id}/", { params: { path: { id: 42 } }, body: { frist_name: "Ada" } });
+  // @ts-expect-error a field of the wrong type
+  await store.PATCH("/users/{id}/", { params: { path: { id: 42 } }, body: { first_name: 42 } });
+  // every allowed per-call option compiles
+  await store.GET("/users/", {
+    params: { query: { is_blocked: false } },
+    signal: AbortSignal.timeout(1_000),
+    headers: { Prefer: "code=200" },
+    parseAs: "json",
+    querySerializer: { array: { style: "form", explode: true } },
+    middleware: [{ onRequest: () => undefined }],
+    timeoutMs: 5_000,
+    maxRetries: 0,
+  });
+  await store.POST("/products/", { body: { title: "x" }, bodySerializer: (body) => JSON.stringify(body) });
+  // parseAs changes the type of data
+  const streamed = await store.GET("/users/{id}/", { params: { path: { id: 1 } }, parseAs: "stream" });
+  assertType<Equal<typeof streamed.data, Response["body"] | undefined>>(true);
+  // the exported per-call options type is the one the methods take
+  const options: RequestOptions<"/users/{id}/", "get"> = { params: { path: { id: 1 } }, timeoutMs: 1_000 };
+  await store.GET("/users/{id}/", options);
+  // @ts-expect-error the exported type is exact too
+  const wrong: RequestOptions<"/users/", "get"> = { redirect: "follow" };
+  void wrong;
+}
+
+/** The client is an openapi-fetch client: assignable to its `Client<paths>`. */
+export function assignable(store: StoreAdminClient): Client<paths> {
+  return store;
 }
