@@ -5,8 +5,11 @@
  * takes only the `cursor` value out of each `next` URL and asks the same operation again at
  * the client's own API root: a URL from a response body is never requested, so a hostile or
  * misconfigured `next` cannot send the token to another origin. A cursor seen before ends
- * the walk with a `PaginationError` instead of looping forever. Breaking out of a `for await` stops
- * fetching: a page is requested only when the previous one is used up.
+ * the walk with a `PaginationError` instead of looping forever, and so does a run of
+ * {@link MAX_EMPTY_PAGES} empty pages that still point to a next one: a store's pages hold
+ * items, and a server handing out fresh cursors to nothing would otherwise be asked without
+ * end. Breaking out of a `for await` stops fetching: a page is requested only when the
+ * previous one is used up.
  */
 import type { Client } from "openapi-fetch";
 import { operations, type OperationKey } from "../generated/operations.js";
@@ -14,6 +17,9 @@ import { PaginationError } from "./errors.js";
 import type { FetchResult } from "./request.js";
 import { unwrap } from "./unwrap.js";
 import type { ListPath, Paginate, paths } from "./types.js";
+
+/** Empty pages in a row, each with a `next` link, after which the walk stops. */
+const MAX_EMPTY_PAGES = 50;
 
 type Page = { next?: string | null; results?: unknown[] };
 type GetInit = { params?: { query?: Record<string, unknown>; [location: string]: unknown }; [key: string]: unknown };
@@ -39,6 +45,7 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
     const operation = { method: "GET", path };
     const seen = new Set<string>();
     let pagesRead = 0;
+    let emptyInARow = 0;
     let cursor = init?.params?.query?.cursor as string | undefined;
     for (;;) {
       const request = cursor === undefined ? init : { ...init, params: { ...init?.params, query: { ...init?.params?.query, cursor } } };
@@ -52,6 +59,8 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
       yield page;
       pagesRead++;
       if (page.next === undefined || page.next === null || page.next === "") return;
+      emptyInARow = page.results.length === 0 ? emptyInARow + 1 : 0;
+      if (emptyInARow === MAX_EMPTY_PAGES) throw stop(`${MAX_EMPTY_PAGES} empty pages in a row, each with a next link`);
       const nextCursor = cursorOf(page.next, apiRoot);
       if (!nextCursor) throw stop("the page's `next` link carries no `cursor` parameter");
       seen.add(cursor ?? "");

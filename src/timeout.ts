@@ -69,13 +69,67 @@ interface Batch {
   timedOut: boolean;
 }
 
-/** Hands out the deadlines of one client's attempts: `start(callerSignal, own)` for an attempt starting now. */
+/** Hands out the deadlines of one client's attempts: `start(callerSignal, own, timeoutMs)` for an attempt starting now. */
 export type DeadlineClock = (
   /** The caller's own signal: its abort ends this attempt, with its reason. */
   callerSignal: AbortSignal | undefined,
   /** Give the attempt a controller of its own (its body is read after the call). */
   own: boolean,
+  /** A call's own limit, when it differs from the client's. */
+  timeoutMs?: number,
 ) => Deadline;
+
+/**
+ * An attempt's own controller and timer. A cleared `setTimeout` and a removed listener rather
+ * than `AbortSignal.timeout()` and `AbortSignal.any()`: nothing outlives the attempt.
+ * `AbortSignal.any()` has leaked combined signals when one source is long-lived, such as a
+ * job-wide signal a caller reuses (https://github.com/nodejs/node/issues/55351,
+ * https://github.com/denoland/deno/issues/24842), and an uncleared timeout timer lingers for
+ * `timeoutMs` after every request.
+ */
+function ownDeadline(callerSignal: AbortSignal | undefined, timeoutMs: number): Deadline {
+  const controller = new AbortController();
+  let timedOut = false;
+  const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
+  callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
+  const timer =
+    timeoutMs <= MAX_TIMER_DELAY_MS
+      ? setTimeout(() => {
+          timedOut = true;
+          controller.abort(timeoutReason());
+        }, timeoutMs)
+      : undefined;
+  return {
+    signal: controller.signal,
+    get timedOut() {
+      return timedOut;
+    },
+    stop() {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener("abort", onCallerAbort);
+    },
+  };
+}
+
+/**
+ * `promise`, unless `signal` aborts first (rejects with its reason) or `timeoutMs` runs out
+ * (rejects with `onTimeout()`). For the wait on a token function, which has no request to abort.
+ */
+export function settleWithin<T>(promise: Promise<T>, signal: AbortSignal | undefined, timeoutMs: number, onTimeout: () => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const end = (settle: () => void): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      settle();
+    };
+    const onAbort = (): void => end(() => reject(signal?.reason));
+    const timer = timeoutMs <= MAX_TIMER_DELAY_MS ? setTimeout(() => end(() => reject(onTimeout())), timeoutMs) : undefined;
+    // Handlers go on `promise` first, so that its later rejection is never unhandled.
+    promise.then((value) => end(() => resolve(value)), (error: unknown) => end(() => reject(error)));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
 
 /**
  * The deadline clock of one client.
@@ -85,36 +139,6 @@ export function deadlineClock(timeoutMs: number): DeadlineClock {
   const windowMs = Math.min(MAX_BATCH_WINDOW_MS, timeoutMs * BATCH_WINDOW_SHARE);
   let current: Batch | undefined;
 
-  // An attempt's own controller and timer. A cleared `setTimeout` and a removed listener rather
-  // than `AbortSignal.timeout()` and `AbortSignal.any()`: nothing outlives the attempt.
-  // `AbortSignal.any()` has leaked combined signals when one source is long-lived, such as a
-  // job-wide signal a caller reuses (https://github.com/nodejs/node/issues/55351,
-  // https://github.com/denoland/deno/issues/24842), and an uncleared timeout timer lingers for
-  // `timeoutMs` after every request.
-  const ownDeadline = (callerSignal: AbortSignal | undefined): Deadline => {
-    const controller = new AbortController();
-    let timedOut = false;
-    const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
-    callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
-    const timer =
-      timeoutMs <= MAX_TIMER_DELAY_MS
-        ? setTimeout(() => {
-            timedOut = true;
-            controller.abort(timeoutReason());
-          }, timeoutMs)
-        : undefined;
-    return {
-      signal: controller.signal,
-      get timedOut() {
-        return timedOut;
-      },
-      stop() {
-        clearTimeout(timer);
-        callerSignal?.removeEventListener("abort", onCallerAbort);
-      },
-    };
-  };
-
   const fire = (batch: Batch): void => {
     batch.timer = undefined;
     batch.timedOut = true;
@@ -122,8 +146,8 @@ export function deadlineClock(timeoutMs: number): DeadlineClock {
     batch.controller.abort(timeoutReason());
   };
 
-  return (callerSignal, own) => {
-    if (callerSignal || own) return ownDeadline(callerSignal);
+  return (callerSignal, own, callTimeoutMs = timeoutMs) => {
+    if (callerSignal || own || callTimeoutMs !== timeoutMs) return ownDeadline(callerSignal, callTimeoutMs);
     if (timeoutMs + windowMs > MAX_TIMER_DELAY_MS) return NO_DEADLINE;
     const now = performance.now();
     let batch = current;

@@ -8,7 +8,8 @@
  * the init openapi-fetch computed, and the attempt calls `fetch(url, init)` as a hand-written
  * call would. With middleware registered, openapi-fetch builds real `Request`s as always.
  */
-import { InvalidResponseError, RedirectError, type Operation } from "./errors.js";
+import { InvalidResponseError, RedirectError, ResponseTooLargeError, type Operation } from "./errors.js";
+import { redact } from "./internal/redact.js";
 
 /** The `fetch` signature the client calls: the platform's, or one with the same signature. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -41,7 +42,37 @@ export function sendRequest(fetch: FetchLike, request: Request | PlannedRequest)
  * Statuses whose response has no body by definition (Fetch "null body status").
  * https://fetch.spec.whatwg.org/#null-body-status
  */
-export const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
+const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
+
+/** Whether a response must carry the operation's JSON body: a 2xx that is not to a HEAD nor of a null-body status. */
+export function expectsJsonBody(method: string, response: Response): boolean {
+  return response.ok && method !== "HEAD" && !NULL_BODY_STATUSES.has(response.status);
+}
+
+/**
+ * The response with its body counted as it is read: past `maxBytes` decoded bytes the read
+ * fails with a `ResponseTooLargeError` and the rest is never fetched, so a compressed body
+ * that inflates to gigabytes costs at most `maxBytes` of memory. Counting happens in the
+ * stream the runtime decodes into, whoever reads it (openapi-fetch, or a caller's stream).
+ */
+export function limitBody(response: Response, maxBytes: number, operation: Operation): Response {
+  const { body, status } = response;
+  if (body === null || maxBytes === Infinity || NULL_BODY_STATUSES.has(status)) return response;
+  let total = 0;
+  const counted = body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        total += chunk.byteLength;
+        if (total > maxBytes) controller.error(new ResponseTooLargeError({ status, maxResponseBytes: maxBytes, operation }));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  const limited = new Response(counted, { status, statusText: response.statusText, headers: response.headers });
+  // A new Response has no URL; the 404 advice and callers read it.
+  Object.defineProperty(limited, "url", { value: response.url });
+  return limited;
+}
 
 /** JSON media types: `application/json` and `application/<anything>+json` (RFC 6839). */
 const JSON_CONTENT_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
@@ -68,10 +99,10 @@ export function responseHeadProblem(
   if (response.type === "opaqueredirect" || (status >= 300 && status < 400 && status !== 304)) {
     return new RedirectError({ status, targetOrigin: originOf(response.headers.get("location"), request.url), operation, secrets });
   }
-  if (response.ok && request.method !== "HEAD" && !NULL_BODY_STATUSES.has(status)) {
+  if (expectsJsonBody(request.method, response)) {
     const contentType = response.headers.get("content-type");
     if (contentType && !JSON_CONTENT_TYPE.test(contentType)) {
-      const problem = `its content-type is ${contentType.split(";")[0]?.trim()}, not application/json`;
+      const problem = `its content-type is ${redact(contentType.split(";")[0]!.trim(), secrets)}, not application/json`;
       return new InvalidResponseError({ status, problem, operation, secrets });
     }
   }
