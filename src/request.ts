@@ -247,7 +247,7 @@ async function runAttempt(call: Call): Promise<Outcome> {
       await head.body?.cancel().catch(() => undefined);
       throw problem;
     }
-    return (response = limitBody(head, client.maxResponseBytes, operation));
+    return (response = limitBody(head, client.maxResponseBytes, operation, call.streams));
   };
 
   try {

@@ -52,26 +52,63 @@ export function expectsJsonBody(method: string, response: Response): boolean {
 /**
  * The response with its body counted as it is read: past `maxBytes` decoded bytes the read
  * fails with a `ResponseTooLargeError` and the rest is never fetched, so a compressed body
- * that inflates to gigabytes costs at most `maxBytes` of memory. Counting happens in the
- * stream the runtime decodes into, whoever reads it (openapi-fetch, or a caller's stream).
+ * that inflates to gigabytes costs at most `maxBytes` of memory. Counting happens on the
+ * stream the runtime decodes into. openapi-fetch reads a body with `text()`, `json()`, `blob()`
+ * or `arrayBuffer()`, which this response reads through the counter; a body the caller
+ * streams (`parseAs: "stream"`) is a counted stream on a new `Response`.
  */
-export function limitBody(response: Response, maxBytes: number, operation: Operation): Response {
+export function limitBody(response: Response, maxBytes: number, operation: Operation, streams: boolean): Response {
   const { body, status } = response;
-  if (body === null || maxBytes === Infinity || NULL_BODY_STATUSES.has(status)) return response;
+  if (body === null || maxBytes === Infinity) return response;
+  const tooLarge = (): Error => new ResponseTooLargeError({ status, maxResponseBytes: maxBytes, operation });
+  if (streams) {
+    let total = 0;
+    const counted = body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          total += chunk.byteLength;
+          if (total > maxBytes) controller.error(tooLarge());
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    const limited = new Response(counted, { status, statusText: response.statusText, headers: response.headers });
+    Object.defineProperty(limited, "url", { value: response.url });
+    return limited;
+  }
+  const bytes = (): Promise<Uint8Array> => readAll(body, maxBytes, tooLarge);
+  const text = async (): Promise<string> => utf8.decode(await bytes());
+  return Object.assign(response, {
+    text,
+    json: async (): Promise<unknown> => JSON.parse(await text()),
+    blob: async (): Promise<Blob> => new Blob([(await bytes()) as Uint8Array<ArrayBuffer>], { type: response.headers.get("content-type") ?? "" }),
+    arrayBuffer: async (): Promise<ArrayBuffer> => (await bytes()).slice().buffer,
+  });
+}
+
+const utf8 = new TextDecoder();
+
+/** Reads a body whole, failing with `tooLarge()` (and cancelling the rest) once it passes `maxBytes`. */
+async function readAll(body: ReadableStream<Uint8Array>, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
   let total = 0;
-  const counted = body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        total += chunk.byteLength;
-        if (total > maxBytes) controller.error(new ResponseTooLargeError({ status, maxResponseBytes: maxBytes, operation }));
-        else controller.enqueue(chunk);
-      },
-    }),
-  );
-  const limited = new Response(counted, { status, statusText: response.statusText, headers: response.headers });
-  // A new Response has no URL; the 404 advice and callers read it.
-  Object.defineProperty(limited, "url", { value: response.url });
-  return limited;
+  for (let step = await reader.read(); !step.done; step = await reader.read()) {
+    total += step.value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(step.value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const whole = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return whole;
 }
 
 /** JSON media types: `application/json` and `application/<anything>+json` (RFC 6839). */
