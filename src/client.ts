@@ -3,15 +3,16 @@
  * Admin API (default `headers` from the caller, `redirect: "manual"`) and routes every method
  * through one call lifecycle (`request.ts`); adds `paginate`.
  */
-import createClient, { type Middleware } from "openapi-fetch";
+import createClient from "openapi-fetch";
 import { tokenSource } from "./auth.js";
 import { clientHeaders } from "./headers.js";
+import { deadlineClock, trackMiddleware } from "./internal/fast-path.js";
 import { checkNumberOption } from "./internal/options.js";
 import { sleep as abortableSleep } from "./internal/sleep.js";
 import { createPaginate } from "./paginate.js";
 import { createSend, type ClientContext } from "./request.js";
 import { DEFAULT_MAX_RETRIES } from "./retry-policy.js";
-import { deadlineClock, DEFAULT_TIMEOUT_MS } from "./timeout.js";
+import { DEFAULT_TIMEOUT_MS } from "./timeout.js";
 import type { paths, StoreAdminClient, StoreAdminClientOptions } from "./types.js";
 
 /** Every path of the API is under this prefix of the store's address (spec part 4). */
@@ -89,7 +90,7 @@ export function createStoreAdminClient(options: StoreAdminClientOptions): StoreA
 }
 
 /** What tests may replace: the wait between attempts and the jitter's random source. Not exported from the package. */
-export interface ClientInternals {
+interface ClientInternals {
   sleep?: ClientContext["sleep"];
   random?: ClientContext["random"];
 }
@@ -121,18 +122,7 @@ export function buildClient(options: StoreAdminClientOptions, internals: ClientI
     redirect: "manual",
   });
 
-  // openapi-fetch keeps its middleware to itself; count what is registered, so that calls
-  // build real Requests while there is any to show them to.
-  const middleware = new Set<Middleware>();
-  const { use, eject } = client;
-  client.use = (...added) => {
-    use(...added);
-    for (const m of added) if (m) middleware.add(m);
-  };
-  client.eject = (...removed) => {
-    eject(...removed);
-    for (const m of removed) middleware.delete(m);
-  };
+  const hasMiddleware = trackMiddleware(client);
 
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const send = createSend({
@@ -145,7 +135,7 @@ export function buildClient(options: StoreAdminClientOptions, internals: ClientI
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     logger: options.logger,
     startDeadline: deadlineClock(timeoutMs),
-    hasMiddleware: () => middleware.size > 0,
+    hasMiddleware,
     sleep: internals.sleep ?? abortableSleep,
     random: internals.random ?? Math.random,
   });

@@ -35,7 +35,7 @@ const SAFE_FIELDS = [
 ] as const;
 
 /** Options shared by every SDK error. */
-export interface StoreAdminErrorOptions {
+interface StoreAdminErrorOptions {
   operation?: Operation | undefined;
   cause?: unknown;
   /** Strings to scrub from `cause` and from whatever the server sent (the caller's credentials). */
@@ -70,7 +70,7 @@ export class StoreAdminError extends Error {
 // ─── HTTP error statuses ────────────────────────────────────────────────────────────
 
 /** What {@link errorFromResponse} needs; `body` is the parsed error body (JSON or text). */
-export interface ErrorResponseInput {
+interface ErrorResponseInput {
   status: number;
   body: unknown;
   /** The response headers (`response.headers`). */

@@ -5,7 +5,7 @@
 import { API_VERSION } from "../generated/operations.js";
 
 /** The header name the API reads its version from (spec part 4). */
-export const API_VERSION_HEADER = "X-Store-API-Version";
+const API_VERSION_HEADER = "X-Store-API-Version";
 
 /**
  * The two headers the SDK owns, on every attempt of every call. They go through openapi-fetch's

@@ -66,7 +66,7 @@ export function formatLogEvent(event: RequestLogEvent): string {
 }
 
 /** What an attempt ended with, for {@link attemptEvent}. */
-export interface AttemptReport {
+interface AttemptReport {
   operation: Operation;
   attempt: number;
   startedMs: number;

@@ -16,6 +16,7 @@ import { operations, type OperationKey } from "../generated/operations.js";
 import { PaginationError } from "./errors.js";
 import type { FetchResult } from "./request.js";
 import { unwrap } from "./unwrap.js";
+import { itemsOf } from "./internal/fast-path.js";
 import type { ListPath, Paginate, paths } from "./types.js";
 
 /** Empty pages in a row, each with a `next` link, after which the walk stops. */
@@ -71,54 +72,7 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
     }
   }
 
-  /**
-   * The items of those pages. Written as an iterator object rather than an async generator:
-   * a generator's `yield` costs several promise turns per item, which on a 100,000-item walk
-   * adds up to more than a few pages' worth of requests; here the next item of a page already
-   * in hand is one resolved promise away.
-   */
-  function items(path: ListPath, init?: GetInit): AsyncGenerator<unknown, void, undefined> {
-    const walk = pages(path, init);
-    let results: unknown[] = [];
-    let index = 0;
-    // The page being fetched: a `next()` called meanwhile waits for it, so items keep their order.
-    let fetching: Promise<IteratorResult<unknown, void>> | undefined;
-    const iterator: AsyncGenerator<unknown, void, undefined> = {
-      next(): Promise<IteratorResult<unknown, void>> {
-        if (fetching) return fetching.then(() => iterator.next());
-        if (index < results.length) return Promise.resolve({ value: results[index++], done: false });
-        const settle = (): void => {
-          fetching = undefined;
-        };
-        fetching = walk.next().then(
-          (step) => {
-            settle();
-            if (step.done) return { value: undefined, done: true };
-            results = step.value.results!;
-            index = 0;
-            return iterator.next();
-          },
-          (error: unknown) => {
-            settle();
-            throw error;
-          },
-        );
-        return fetching;
-      },
-      return(value?: void | PromiseLike<void>) {
-        results = [];
-        return walk.return(value as void);
-      },
-      throw(error?: unknown) {
-        results = [];
-        return walk.throw(error);
-      },
-      [Symbol.asyncIterator]() {
-        return iterator;
-      },
-    };
-    return iterator;
-  }
+  const items = (path: ListPath, init?: GetInit) => itemsOf(pages(path, init));
 
   return Object.assign(items, { pages }) as unknown as Paginate;
 }

@@ -24,16 +24,17 @@ import { attemptEvent, emitLogEvent, type Logger } from "./logger.js";
 import { toFormData } from "./multipart.js";
 import { checkPathParams } from "./path-params.js";
 import { decideRetry, type AttemptOutcome } from "./retry-policy.js";
-import { settleWithin, type DeadlineClock } from "./timeout.js";
-import { expectsJsonBody, limitBody, PlannedRequest, responseHeadProblem, sendRequest, type FetchLike } from "./transport.js";
+import { settleWithin } from "./timeout.js";
+import { expectsJsonBody, limitBody, responseHeadProblem, type FetchLike } from "./transport.js";
 import { rememberCall } from "./internal/call-info.js";
+import { PlannedRequest, sendRequest, type DeadlineClock } from "./internal/fast-path.js";
 import { checkNumberOption } from "./internal/options.js";
 
 /** The result of every client call: openapi-fetch's `{ data, error, response }`. */
 export type FetchResult = { data?: unknown; error?: unknown; response: Response };
 
 /** The per-call options a caller may pass; anything else is refused. */
-export interface CallInit {
+interface CallInit {
   params?: { path?: Record<string, unknown>; query?: Record<string, unknown>; header?: Record<string, unknown>; [location: string]: unknown };
   body?: unknown;
   headers?: unknown;

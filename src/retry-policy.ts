@@ -35,7 +35,7 @@ export const DEFAULT_MAX_RETRIES = 2;
  * POST and PATCH are absent on purpose: POST /subscriptions/{id}/renew/ sent twice
  * creates two renewal orders.
  */
-export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
+const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
   "GET",
   "HEAD",
   "PUT",
@@ -144,7 +144,7 @@ export type RetryDecision =
   | { retry: false; reason: "not-retryable" | "retries-exhausted" | "retry-after-too-long" };
 
 /** Everything {@link decideRetry} looks at. */
-export interface RetryQuestion {
+interface RetryQuestion {
   method: string;
   outcome: AttemptOutcome;
   /** Attempts made so far, including the one that just ended (1 after the first). */

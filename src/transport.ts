@@ -1,42 +1,12 @@
 /**
- * How an attempt goes on the wire, and what is checked before its body is read.
- *
- * openapi-fetch builds a `Request` for every call and hands it to `fetch`, which copies it
- * once more (Node's fetch builds its own `Request` from any it is given, piping a body
- * through a new stream). With no middleware to show a `Request` to, the client passes
- * openapi-fetch a {@link PlannedRequest} as its `Request` class instead: it keeps the URL and
- * the init openapi-fetch computed, and the attempt calls `fetch(url, init)` as a hand-written
- * call would. With middleware registered, openapi-fetch builds real `Request`s as always.
+ * What is checked of a response before its body is read, and how its body is read: counted,
+ * against `maxResponseBytes`.
  */
 import { InvalidResponseError, RedirectError, ResponseTooLargeError, type Operation } from "./errors.js";
 import { redact } from "./internal/redact.js";
 
 /** The `fetch` signature the client calls: the platform's, or one with the same signature. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
-
-/**
- * What openapi-fetch's `new Request(url, init)` makes when the client gives it this class:
- * the URL and init as they are, with the `method` and `headers` openapi-fetch reads back.
- */
-export class PlannedRequest {
-  constructor(
-    readonly url: string,
-    readonly init: RequestInit & { method: string; headers: Headers },
-  ) {}
-
-  get method(): string {
-    return this.init.method;
-  }
-
-  get headers(): Headers {
-    return this.init.headers;
-  }
-}
-
-/** Sends what openapi-fetch built: `fetch(url, init)` for a planned request, `fetch(request)` for a real one. */
-export function sendRequest(fetch: FetchLike, request: Request | PlannedRequest): Promise<Response> {
-  return request instanceof PlannedRequest ? fetch(request.url, request.init) : fetch(request);
-}
 
 /**
  * Statuses whose response has no body by definition (Fetch "null body status").

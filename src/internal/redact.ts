@@ -62,7 +62,7 @@ export function redactHeaders(headers: Headers, secrets: readonly string[]): Hea
 }
 
 /** An `Error` that stands in for a foreign one: same name, message, code and stack, scrubbed. */
-export interface SanitizedCause extends Error {
+interface SanitizedCause extends Error {
   code?: string | number;
 }
 
