@@ -5,9 +5,10 @@
  * Shape after the Stainless SDKs (`src/core/error.ts`): one base class, `ApiError` for
  * HTTP error statuses with one-line subclasses chosen by a factory, and status-less
  * classes for the network. Messages read `[METHOD /path/template] 404 Not Found: <detail>.
- * <what to do next>` and never contain the access token or a request header: every
- * message, body and `cause` goes through the redaction in `internal/redact.ts`, and
- * `toJSON()` lists the safe fields by name (`SAFE_FIELDS`).
+ * <what to do next>`. The secrets of the call are passed in (`secrets`), and everything that
+ * came from outside is scrubbed of them where it is put on an error (`internal/redact.ts`):
+ * the body, headers, `requestId`, server text in a message, `cause`. The SDK's own words are
+ * not, so a short token cannot garble them. `toJSON()` lists the safe fields by name.
  */
 
 import { isIdempotent, parseRetryAfterMs } from "./retry-policy.js";
