@@ -65,6 +65,8 @@ export interface ClientContext {
   timeoutMs: number;
   maxRetries: number;
   maxResponseBytes: number;
+  /** `sdkHeaders()` of a fixed token, made once. */
+  fixedHeaders: Record<string, string> | undefined;
   logger: Logger | undefined;
   startDeadline: DeadlineClock;
   /** Whether middleware is registered with `use()`: it must be shown real `Request`s. */
@@ -164,7 +166,8 @@ async function prepare(client: ClientContext, method: string, path: string, init
   const accessToken =
     token.fixed ??
     (await settleWithin(token.resolve(), signal, timeoutMs, () => new TimeoutError({ timeoutMs, operation, waitingForToken: true })));
-  const { timeoutMs: _t, maxRetries: _r, ...openapiFetchInit } = init;
+  const params = init.params;
+  const header = params?.header === undefined ? (client.fixedHeaders ?? sdkHeaders(accessToken)) : { ...params.header, ...sdkHeaders(accessToken) };
   return {
     client,
     method,
@@ -174,12 +177,16 @@ async function prepare(client: ClientContext, method: string, path: string, init
     timeoutMs,
     maxRetries: init.maxRetries ?? client.maxRetries,
     secrets: [accessToken],
+    // openapi-fetch's options for every attempt: the caller's, checked above, with the SDK's headers on top.
     init: {
-      ...openapiFetchInit,
-      params: { ...init.params, query: encodeQueryKeys(init), header: { ...init.params?.header, ...sdkHeaders(accessToken) } },
+      params: { ...params, query: params?.query === undefined ? undefined : encodeQueryKeys(params.query, init.querySerializer), header },
       body,
       // The body openapi-fetch is given is already serialized: it is passed through as it is.
       bodySerializer: serialized,
+      headers: init.headers,
+      parseAs: init.parseAs,
+      querySerializer: init.querySerializer,
+      middleware: init.middleware,
       // Middleware is shown real Requests; without it, fetch is called with the URL and init.
       Request: client.hasMiddleware() || (init.middleware?.length ?? 0) > 0 ? undefined : PlannedRequest,
     },
@@ -209,9 +216,8 @@ const PLAIN_KEY = /^[\w.~-]*$/;
  * values but writes keys as they are, so `{ "b&cursor=X": 1 }` would add a parameter. A
  * caller's own serializer function gets the query as given.
  */
-function encodeQueryKeys(init: CallInit): unknown {
-  const query = init.params?.query;
-  if (typeof init.querySerializer === "function") return query;
+function encodeQueryKeys(query: Record<string, unknown>, querySerializer: unknown): unknown {
+  if (typeof querySerializer === "function") return query;
   const encode = (value: unknown): unknown => {
     if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
     const entries = Object.entries(value);
