@@ -16,8 +16,12 @@ import { build } from "esbuild";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
-/** Where the bundle stands today (10,399 B) plus about 1 %: it must not grow unnoticed. Lower it as it shrinks. */
-export const CEILING_GZIP_BYTES = 10_500;
+/**
+ * Where the bundle stands today (12,602 B) plus about 1 %: it must not grow unnoticed. Lower it
+ * as it shrinks. It was 10,500 B before the client's hardening (response-size cap, header and
+ * per-call option checks, redaction of what servers send): docs/performance.md, "Bundle size".
+ */
+export const CEILING_GZIP_BYTES = 12_700;
 /** The goal: 8 kB min+gz. Missed today; docs/performance.md says by how much and what the bytes are. */
 export const GOAL_GZIP_BYTES = 8 * 1024;
 /** The package's main entry, built. */

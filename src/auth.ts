@@ -13,7 +13,7 @@ import type { AccessToken } from "./types.js";
 const HEADER_SAFE_TOKEN = /^[\x21-\x7e]+$/;
 
 /** Checks a token value; the message names the problem, never the value. */
-export function checkAccessToken(token: unknown, source: string): string {
+function checkAccessToken(token: unknown, source: string): string {
   if (typeof token !== "string") {
     throw new TypeError(`${source} must be a string, got ${token === null ? "null" : typeof token}.`);
   }

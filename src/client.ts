@@ -1,24 +1,32 @@
 /**
- * `createStoreAdminClient()`: openapi-fetch's client over the Store Admin API, plus
- * `paginate`. The SDK works through openapi-fetch's own options: default `headers` (the
- * version header and a fixed token), `redirect: "manual"`, and per call `fetch` (the
- * attempt's deadline and checks), `Request` and `params.header`; see `request.ts`.
+ * `createStoreAdminClient()`: checks the options, makes openapi-fetch's client over the Store
+ * Admin API (default `headers` from the caller, `redirect: "manual"`) and routes every method
+ * through one call lifecycle (`request.ts`); adds `paginate`.
  */
-import createClient, { type Middleware } from "openapi-fetch";
-import { API_VERSION, API_VERSION_HEADER } from "./api-version.js";
+import createClient from "openapi-fetch";
 import { tokenSource } from "./auth.js";
+import { clientHeaders, sdkHeaders } from "./headers.js";
+import { deadlineClock, trackMiddleware } from "./internal/fast-path.js";
+import { checkNumberOption } from "./internal/options.js";
 import { sleep as abortableSleep } from "./internal/sleep.js";
 import { createPaginate } from "./paginate.js";
-import { createSend, type RequestPipeline } from "./request.js";
+import { createSend, type ClientContext } from "./request.js";
 import { DEFAULT_MAX_RETRIES } from "./retry-policy.js";
 import { DEFAULT_TIMEOUT_MS } from "./timeout.js";
 import type { paths, StoreAdminClient, StoreAdminClientOptions } from "./types.js";
 
 /** Every path of the API is under this prefix of the store's address (spec part 4). */
-export const API_PATH_PREFIX = "/api/admin";
+const API_PATH_PREFIX = "/api/admin";
 
-/** The HTTP methods openapi-fetch's client has, each wrapped once below. */
-const METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
+/**
+ * Default limit on a response body, decoded. The largest real answer is a list page, well
+ * under a megabyte; 32 MiB leaves room for any page while a compressed body that inflates to
+ * gigabytes cannot take the process down.
+ */
+const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** The HTTP methods of openapi-fetch's client, each routed through `send` below. */
+const HTTP_METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
 
 /** Parses and checks a URL option; the messages name the option and what to change. */
 function parseUrlOption(name: "baseUrl" | "apiUrl", value: unknown): URL {
@@ -56,13 +64,13 @@ export function resolveApiRoot(options: { baseUrl?: unknown; apiUrl?: unknown })
   }
   const url = hasBase ? parseUrlOption("baseUrl", options.baseUrl) : parseUrlOption("apiUrl", options.apiUrl);
   const root = `${url.origin}${url.pathname}`.replace(/\/+$/, "");
-  return hasBase ? `${root}${API_PATH_PREFIX}` : root;
-}
-
-function checkNumberOption(name: string, value: unknown, check: (n: number) => boolean, expected: string): void {
-  if (value !== undefined && (typeof value !== "number" || !check(value))) {
-    throw new TypeError(`${name} must be ${expected}, got ${String(value)}.`);
+  if (hasBase && root.toLowerCase().endsWith(API_PATH_PREFIX)) {
+    throw new TypeError(
+      `baseUrl ends in ${API_PATH_PREFIX}, which the client appends itself (requests would go to …${API_PATH_PREFIX}${API_PATH_PREFIX}/). ` +
+        `Pass the store's address without it, or pass this URL as apiUrl.`,
+    );
   }
+  return hasBase ? `${root}${API_PATH_PREFIX}` : root;
 }
 
 /**
@@ -82,9 +90,9 @@ export function createStoreAdminClient(options: StoreAdminClientOptions): StoreA
 }
 
 /** What tests may replace: the wait between attempts and the jitter's random source. Not exported from the package. */
-export interface ClientInternals {
-  sleep?: RequestPipeline["sleep"];
-  random?: RequestPipeline["random"];
+interface ClientInternals {
+  sleep?: ClientContext["sleep"];
+  random?: ClientContext["random"];
 }
 
 /** {@link createStoreAdminClient} with replaceable internals. */
@@ -95,6 +103,7 @@ export function buildClient(options: StoreAdminClientOptions, internals: ClientI
   const apiRoot = resolveApiRoot(options);
   checkNumberOption("timeoutMs", options.timeoutMs, (n) => n > 0, "a positive number of milliseconds");
   checkNumberOption("maxRetries", options.maxRetries, (n) => Number.isInteger(n) && n >= 0, "a whole number ≥ 0");
+  checkNumberOption("maxResponseBytes", options.maxResponseBytes, (n) => n > 0, "a positive number of bytes");
   if (options.fetch !== undefined && typeof options.fetch !== "function") {
     throw new TypeError("fetch must be a function with the signature of the global fetch.");
   }
@@ -103,45 +112,36 @@ export function buildClient(options: StoreAdminClientOptions, internals: ClientI
   }
   const token = tokenSource(options.accessToken);
 
+  const headers = clientHeaders(options.headers);
+
   const client = createClient<paths>({
     baseUrl: apiRoot,
-    // The client's headers over the caller's defaults; a token function's header is set per call.
-    headers: {
-      ...options.headers,
-      [API_VERSION_HEADER]: API_VERSION,
-      ...(token.fixed === undefined ? {} : { Authorization: `Bearer ${token.fixed}` }),
-    },
+    // The caller's; Authorization and the version header are set per call (headers.ts).
+    headers,
     // Never follow a redirect: the request carries the token (transport.ts refuses the 3xx).
     redirect: "manual",
   });
 
-  // openapi-fetch keeps its middleware to itself; count what is registered, so that calls
-  // build real Requests while there is any to show them to.
-  const middleware = new Set<Middleware>();
-  const { use, eject } = client;
-  client.use = (...added) => {
-    use(...added);
-    for (const m of added) if (m) middleware.add(m);
-  };
-  client.eject = (...removed) => {
-    eject(...removed);
-    for (const m of removed) middleware.delete(m);
-  };
+  const hasMiddleware = trackMiddleware(client);
 
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const send = createSend({
-    request: client.request as RequestPipeline["request"],
+    request: client.request as ClientContext["request"],
     // Looked up per call, so that a fetch installed later (a test, a polyfill) is used.
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     token,
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    fixedHeaders: token.fixed === undefined ? undefined : sdkHeaders(token.fixed),
+    timeoutMs,
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     logger: options.logger,
-    hasMiddleware: () => middleware.size > 0,
+    startDeadline: deadlineClock(timeoutMs),
+    hasMiddleware,
     sleep: internals.sleep ?? abortableSleep,
     random: internals.random ?? Math.random,
   });
   const methods = client as unknown as Record<string, unknown>;
-  for (const method of METHODS) methods[method] = (path: string, init?: Record<string, unknown>) => send(method, path, init);
+  for (const method of HTTP_METHODS) methods[method] = (path: string, init?: Record<string, unknown>) => send(method, path, init);
   methods["request"] = (method: string, path: string, init?: Record<string, unknown>) => send(method.toUpperCase(), path, init);
 
   // The methods above are openapi-fetch's with stricter types (exact bodies, no per-call origin).

@@ -5,21 +5,17 @@
  * Shape after the Stainless SDKs (`src/core/error.ts`): one base class, `ApiError` for
  * HTTP error statuses with one-line subclasses chosen by a factory, and status-less
  * classes for the network. Messages read `[METHOD /path/template] 404 Not Found: <detail>.
- * <what to do next>` and never contain the access token or a request header: every
- * message, body and `cause` goes through the redaction in `internal/redact.ts`, and
- * `toJSON()` lists the safe fields by name (`SAFE_FIELDS`).
+ * <what to do next>`. The secrets of the call are passed in (`secrets`), and everything that
+ * came from outside is scrubbed of them where it is put on an error (`internal/redact.ts`):
+ * the body, headers, `requestId`, server text in a message, `cause`. The SDK's own words are
+ * not, so a short token cannot garble them. `toJSON()` lists the safe fields by name.
  */
 
 import { isIdempotent, parseRetryAfterMs } from "./retry-policy.js";
-import { prefix, reasonPhrase, statusMessage, validationIssues } from "./internal/error-messages.js";
-import { causeCodes, redact, redactDeep, sanitizeCause, summarizeCause } from "./internal/redact.js";
-import { recallCall } from "./internal/call-info.js";
+import { prefix, reasonPhrase, statusMessage, validationIssues, type Operation, type ValidationIssue } from "./internal/error-messages.js";
+import { causeCodes, redact, REDACTED, redactDeep, redactHeaders, sanitizeCause, summarizeCause } from "./internal/redact.js";
 
-/** The operation an error belongs to: HTTP method and path template, e.g. `{ method: "GET", path: "/users/{id}/" }`. */
-export interface Operation {
-  method: string;
-  path: string;
-}
+export type { Operation, ValidationIssue };
 
 /**
  * The fields of SDK errors that `toJSON()` lists, when an error has them: never `headers`
@@ -36,13 +32,14 @@ const SAFE_FIELDS = [
   "requestSent",
   "targetOrigin",
   "pagesRead",
+  "maxResponseBytes",
 ] as const;
 
 /** Options shared by every SDK error. */
-export interface StoreAdminErrorOptions {
+interface StoreAdminErrorOptions {
   operation?: Operation | undefined;
   cause?: unknown;
-  /** Strings to scrub from the message and `cause` (the caller's credentials). */
+  /** Strings to scrub from `cause` and from whatever the server sent (the caller's credentials). */
   secrets?: readonly string[] | undefined;
 }
 
@@ -58,7 +55,8 @@ export class StoreAdminError extends Error {
   constructor(message: string, options: StoreAdminErrorOptions = {}) {
     const secrets = options.secrets ?? [];
     const cause = sanitizeCause(options.cause, secrets);
-    super(redact(prefix(options.operation) + message, secrets), cause === undefined ? undefined : { cause });
+    // The message is the SDK's own words: whatever came from outside was scrubbed where it was inserted.
+    super(prefix(options.operation) + message, cause === undefined ? undefined : { cause });
     this.operation = options.operation;
   }
 
@@ -73,7 +71,7 @@ export class StoreAdminError extends Error {
 // ─── HTTP error statuses ────────────────────────────────────────────────────────────
 
 /** What {@link errorFromResponse} needs; `body` is the parsed error body (JSON or text). */
-export interface ErrorResponseInput {
+interface ErrorResponseInput {
   status: number;
   body: unknown;
   /** The response headers (`response.headers`). */
@@ -81,8 +79,10 @@ export interface ErrorResponseInput {
   operation?: Operation | undefined;
   /** The scope the operation requires, named in the 403 message. */
   scope?: string | undefined;
-  /** The `Response`, if at hand: lets the SDK scrub the token if the server echoed it. */
-  response?: Response | undefined;
+  /** The URL requested, if known: its path is named in a 404's advice. */
+  url?: string | undefined;
+  /** The credentials the request carried, scrubbed from everything the server sent. */
+  secrets?: readonly string[] | undefined;
 }
 
 /**
@@ -95,7 +95,7 @@ export class ApiError extends StoreAdminError {
   readonly status: number;
   /** The parsed error body (JSON value, or the text when not JSON), token scrubbed. */
   readonly body: unknown;
-  /** The response headers. */
+  /** The response headers (token scrubbed). */
   readonly headers: Headers;
   /** The scope the operation requires, when known. */
   readonly scope: string | undefined;
@@ -103,17 +103,18 @@ export class ApiError extends StoreAdminError {
   readonly requestId: string | undefined;
 
   constructor(input: ErrorResponseInput) {
-    const secrets = recallCall(input.response)?.secrets ?? [];
+    const secrets = input.secrets ?? [];
     const body = redactDeep(input.body, secrets);
-    super(statusMessage(input.status, body, input.headers, input.operation, input.scope), {
+    const headers = redactHeaders(input.headers, secrets);
+    super(statusMessage(input.status, body, headers, input.operation, input.scope, requestedPath(input.url, secrets)), {
       operation: input.operation,
       secrets,
     });
     this.status = input.status;
     this.body = body;
-    this.headers = input.headers;
+    this.headers = headers;
     this.scope = input.scope;
-    this.requestId = input.headers.get("x-request-id") ?? undefined;
+    this.requestId = headers.get("x-request-id") ?? undefined;
   }
 }
 
@@ -123,21 +124,12 @@ export class BadRequestError extends ApiError { override name = "BadRequestError
 export class AuthenticationError extends ApiError { override name = "AuthenticationError"; }
 /** Thrown for 403 Forbidden: the access token lacks the scope the operation requires (`scope`). */
 export class PermissionDeniedError extends ApiError { override name = "PermissionDeniedError"; }
-/** Thrown for 404 Not Found: no such resource (check the ids in the path). */
+/** Thrown for 404 Not Found: no such resource, or not the API's address (check the ids and baseUrl). */
 export class NotFoundError extends ApiError { override name = "NotFoundError"; }
 /** Thrown for 409 Conflict: the resource is in a state that does not allow the change. */
 export class ConflictError extends ApiError { override name = "ConflictError"; }
 /** Thrown for 500 and every other 5xx, after the retries idempotent methods get. */
 export class InternalServerError extends ApiError { override name = "InternalServerError"; }
-
-/** One invalid field, as a validating server (Prism) reports it. */
-export interface ValidationIssue {
-  /** Where the problem is, e.g. `["body", "title"]`. */
-  location: string[];
-  message: string;
-  code?: string | number;
-  severity?: string;
-}
 
 /** Thrown for 422 Unprocessable Content: the request failed validation; `validation` lists each field. */
 export class UnprocessableEntityError extends ApiError {
@@ -173,13 +165,29 @@ const ERROR_BY_STATUS: Readonly<Record<number, new (input: ErrorResponseInput) =
  * @example
  * const { data, error, response } = await client.GET("/users/{id}/", { params: { path: { id } } });
  * if (error !== undefined || !response.ok) {
- *   throw errorFromResponse({ status: response.status, body: error, headers: response.headers, response,
+ *   throw errorFromResponse({ status: response.status, body: error, headers: response.headers, url: response.url,
  *     operation: { method: "GET", path: "/users/{id}/" }, scope: "users:read" });
  * }
  */
 export function errorFromResponse(input: ErrorResponseInput): ApiError {
   const ErrorClass = ERROR_BY_STATUS[input.status] ?? (input.status >= 500 ? InternalServerError : ApiError);
   return new ErrorClass(input);
+}
+
+/**
+ * The path of the requested URL, without its query. The path is the caller's, not the
+ * server's: only a segment that is a secret is scrubbed, so a short token cannot garble it.
+ */
+function requestedPath(url: string | undefined, secrets: readonly string[]): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).pathname
+      .split("/")
+      .map((segment) => (secrets.includes(decodeURIComponent(segment)) ? REDACTED : segment))
+      .join("/");
+  } catch {
+    return undefined;
+  }
 }
 
 // ─── Network and protocol errors (no status, or a status that is not the problem) ───
@@ -193,10 +201,12 @@ export class TimeoutError extends StoreAdminError {
   /** The per-attempt limit that ran out, in milliseconds. */
   readonly timeoutMs: number;
 
-  constructor(input: { timeoutMs: number } & StoreAdminErrorOptions) {
+  constructor(input: { timeoutMs: number; waitingForToken?: boolean } & StoreAdminErrorOptions) {
     const method = input.operation?.method ?? "";
     super(
-      `timed out after ${input.timeoutMs} ms (timeoutMs, per attempt, includes reading the body). ` +
+      input.waitingForToken
+        ? `the accessToken function did not return within timeoutMs (${input.timeoutMs} ms); the request was not sent.`
+        : `timed out after ${input.timeoutMs} ms (timeoutMs, per attempt, includes reading the body). ` +
         (isIdempotent(method)
           ? "Raise timeoutMs if the server is just slow."
           : "The request may have reached the server: check whether it took effect before calling again."),
@@ -219,7 +229,8 @@ export class ConnectionError extends StoreAdminError {
   readonly requestSent: "no" | "maybe" | "yes";
 
   constructor(input: { requestSent: "no" | "maybe" | "yes" } & StoreAdminErrorOptions) {
-    const reason = summarizeCause(input.cause);
+    const summary = summarizeCause(input.cause);
+    const reason = summary && redact(summary, input.secrets);
     const what = {
       no: "could not connect; nothing was sent",
       maybe: "the connection failed before a response arrived; the request may have reached the server",
@@ -278,9 +289,37 @@ export class InvalidResponseError extends StoreAdminError {
   }
 }
 
-/** The `InvalidResponseError` for a 2xx body that openapi-fetch could not parse (its `SyntaxError` as `cause`). */
-export function invalidJson(operation: Operation, cause: unknown, response: Response, secrets: readonly string[]): InvalidResponseError {
-  return new InvalidResponseError({ status: response.status, problem: "it is not valid JSON", operation, cause, secrets });
+/**
+ * The `InvalidResponseError` for a 2xx body that openapi-fetch could not parse. The parser's
+ * message quotes the start of the body (`Unexpected token 's', "sk_live_ab"...`), which can be
+ * a prefix of a secret no exact match finds, so the cause keeps only the position.
+ */
+export function invalidJson(operation: Operation, thrown: SyntaxError, status: number, secrets: readonly string[]): InvalidResponseError {
+  const position = /position \d+/.exec(thrown.message)?.[0];
+  const cause = new SyntaxError(`the body is not valid JSON${position ? ` (at ${position})` : ""}`);
+  return new InvalidResponseError({ status, problem: "it is not valid JSON", operation, cause, secrets });
+}
+
+/**
+ * Thrown when a response body, decoded, grows past `maxResponseBytes` (2xx and error bodies
+ * alike). Reading stops at the limit, so memory stays near it; the request is not resent.
+ */
+export class ResponseTooLargeError extends StoreAdminError {
+  override name = "ResponseTooLargeError";
+  /** The HTTP status of the response. */
+  readonly status: number;
+  /** The limit that was exceeded, in decoded bytes. */
+  readonly maxResponseBytes: number;
+
+  constructor(input: { status: number; maxResponseBytes: number } & StoreAdminErrorOptions) {
+    super(
+      `${input.status} ${reasonPhrase(input.status)} with a body larger than maxResponseBytes (${input.maxResponseBytes} bytes, decoded); ` +
+        "reading stopped and the request was not resent. Raise maxResponseBytes if such a body is expected.",
+      input,
+    );
+    this.status = input.status;
+    this.maxResponseBytes = input.maxResponseBytes;
+  }
 }
 
 /**
@@ -296,14 +335,16 @@ export class RedirectError extends StoreAdminError {
   readonly targetOrigin: string | undefined;
 
   constructor(input: { status: number; targetOrigin?: string | undefined } & StoreAdminErrorOptions) {
-    const target = input.targetOrigin ? `to ${input.targetOrigin}` : "(target not readable)";
+    // The origin comes from the server's Location header: scrubbed like anything it sends.
+    const targetOrigin = input.targetOrigin && redact(input.targetOrigin, input.secrets);
+    const target = targetOrigin ? `to ${targetOrigin}` : "(target not readable)";
     super(
       `${input.status || "opaque"} redirect ${target} was not followed, and the access token was not sent there. ` +
         "If the API has moved, update baseUrl/apiUrl.",
       input,
     );
     this.status = input.status;
-    this.targetOrigin = input.targetOrigin;
+    this.targetOrigin = targetOrigin;
   }
 }
 

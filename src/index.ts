@@ -23,11 +23,12 @@ export {
   InvalidResponseError,
   RedirectError,
   PaginationError,
+  ResponseTooLargeError,
   type Operation,
   type ValidationIssue,
 } from "./errors.js";
 export { formatLogEvent, type Logger, type RequestLogEvent } from "./logger.js";
-export { API_VERSION } from "./api-version.js";
+export { API_VERSION } from "../generated/operations.js";
 export { VERSION } from "./version.js";
 export type {
   AccessToken,

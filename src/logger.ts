@@ -3,7 +3,7 @@
  * and the path *template* (`/users/{id}/`, not `/users/42/`), never a header, a query
  * string, a body or the token, so they can go to any log sink as they are.
  */
-import type { Operation } from "./errors.js";
+import { StoreAdminError, type Operation } from "./errors.js";
 import { redact } from "./internal/redact.js";
 import type { RetryDecision } from "./retry-policy.js";
 
@@ -30,19 +30,22 @@ export interface RequestLogEvent {
 }
 
 /**
- * Receives a {@link RequestLogEvent} per attempt. Called synchronously; an exception it
- * throws is swallowed, so logging can never change what a request does.
+ * Receives a {@link RequestLogEvent} per attempt. Called synchronously and not awaited; an
+ * exception it throws and a promise it rejects are ignored, so logging can never change what
+ * a request does.
  *
  * @example
  * createStoreAdminClient({ …, logger: (event) => console.log(formatLogEvent(event)) });
  */
-export type Logger = (event: RequestLogEvent) => void;
+export type Logger = (event: RequestLogEvent) => unknown;
 
-/** Calls `logger` with `event`, if there is a logger, ignoring anything it throws. */
-export function emitLogEvent(logger: Logger | undefined, event: RequestLogEvent): void {
-  if (!logger) return;
+const ignore = (): void => undefined;
+
+/** Calls `logger` with `event`, ignoring anything it throws or rejects. */
+export function emitLogEvent(logger: Logger, event: RequestLogEvent): void {
   try {
-    logger(event);
+    // An async logger's rejection would otherwise be unhandled, which ends a Node process.
+    void Promise.resolve(logger(event)).catch(ignore);
   } catch {
     // A broken logger must not turn a successful request into a failed one.
   }
@@ -62,16 +65,24 @@ export function formatLogEvent(event: RequestLogEvent): string {
   return parts.join(" ");
 }
 
-/** The event for one attempt that ended with `response`, or with `error` when none arrived (token redacted). */
-export function attemptEvent(
-  operation: Operation,
-  attempt: number,
-  startedMs: number,
-  response: Response | undefined,
-  error: unknown,
-  decision: RetryDecision,
-  secrets: readonly string[],
-): RequestLogEvent {
+/** What an attempt ended with, for {@link attemptEvent}. */
+interface AttemptReport {
+  operation: Operation;
+  attempt: number;
+  startedMs: number;
+  /** The response, when one arrived and was read. */
+  response?: Response | undefined;
+  /** What the attempt threw, when no response was read. */
+  error?: unknown;
+  decision: RetryDecision;
+  secrets: readonly string[];
+}
+
+/**
+ * The event for one attempt. What the server sent (`x-request-id`) and foreign errors'
+ * messages are scrubbed of the token; the SDK's own messages already are.
+ */
+export function attemptEvent({ operation, attempt, startedMs, response, error, decision, secrets }: AttemptReport): RequestLogEvent {
   const event: RequestLogEvent = {
     method: operation.method,
     path: operation.path,
@@ -82,11 +93,11 @@ export function attemptEvent(
   if (response) {
     event.status = response.status;
     const requestId = response.headers.get("x-request-id");
-    if (requestId) event.requestId = requestId;
+    if (requestId) event.requestId = redact(requestId, secrets);
   } else {
     const name = error instanceof Error ? error.name : typeof error;
     const message = error instanceof Error ? error.message : String(error);
-    event.error = { name, message: redact(message, secrets) };
+    event.error = { name, message: error instanceof StoreAdminError ? message : redact(message, secrets) };
   }
   if (decision.retry) event.retryDelayMs = decision.delayMs;
   return event;

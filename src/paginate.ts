@@ -5,15 +5,22 @@
  * takes only the `cursor` value out of each `next` URL and asks the same operation again at
  * the client's own API root: a URL from a response body is never requested, so a hostile or
  * misconfigured `next` cannot send the token to another origin. A cursor seen before ends
- * the walk with a `PaginationError` instead of looping forever. Breaking out of a `for await` stops
- * fetching: a page is requested only when the previous one is used up.
+ * the walk with a `PaginationError` instead of looping forever, and so does a run of
+ * {@link MAX_EMPTY_PAGES} empty pages that still point to a next one: a store's pages hold
+ * items, and a server handing out fresh cursors to nothing would otherwise be asked without
+ * end. Breaking out of a `for await` stops fetching: a page is requested only when the
+ * previous one is used up.
  */
 import type { Client } from "openapi-fetch";
 import { operations, type OperationKey } from "../generated/operations.js";
 import { PaginationError } from "./errors.js";
 import type { FetchResult } from "./request.js";
 import { unwrap } from "./unwrap.js";
+import { itemsOf } from "./internal/fast-path.js";
 import type { ListPath, Paginate, paths } from "./types.js";
+
+/** Empty pages in a row, each with a `next` link, after which the walk stops. */
+const MAX_EMPTY_PAGES = 50;
 
 type Page = { next?: string | null; results?: unknown[] };
 type GetInit = { params?: { query?: Record<string, unknown>; [location: string]: unknown }; [key: string]: unknown };
@@ -39,6 +46,7 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
     const operation = { method: "GET", path };
     const seen = new Set<string>();
     let pagesRead = 0;
+    let emptyInARow = 0;
     let cursor = init?.params?.query?.cursor as string | undefined;
     for (;;) {
       const request = cursor === undefined ? init : { ...init, params: { ...init?.params, query: { ...init?.params?.query, cursor } } };
@@ -52,6 +60,8 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
       yield page;
       pagesRead++;
       if (page.next === undefined || page.next === null || page.next === "") return;
+      emptyInARow = page.results.length === 0 ? emptyInARow + 1 : 0;
+      if (emptyInARow === MAX_EMPTY_PAGES) throw stop(`${MAX_EMPTY_PAGES} empty pages in a row, each with a next link`);
       const nextCursor = cursorOf(page.next, apiRoot);
       if (!nextCursor) throw stop("the page's `next` link carries no `cursor` parameter");
       seen.add(cursor ?? "");
@@ -62,54 +72,7 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
     }
   }
 
-  /**
-   * The items of those pages. Written as an iterator object rather than an async generator:
-   * a generator's `yield` costs several promise turns per item, which on a 100,000-item walk
-   * adds up to more than a few pages' worth of requests; here the next item of a page already
-   * in hand is one resolved promise away.
-   */
-  function items(path: ListPath, init?: GetInit): AsyncGenerator<unknown, void, undefined> {
-    const walk = pages(path, init);
-    let results: unknown[] = [];
-    let index = 0;
-    // The page being fetched: a `next()` called meanwhile waits for it, so items keep their order.
-    let fetching: Promise<IteratorResult<unknown, void>> | undefined;
-    const iterator: AsyncGenerator<unknown, void, undefined> = {
-      next(): Promise<IteratorResult<unknown, void>> {
-        if (fetching) return fetching.then(() => iterator.next());
-        if (index < results.length) return Promise.resolve({ value: results[index++], done: false });
-        const settle = (): void => {
-          fetching = undefined;
-        };
-        fetching = walk.next().then(
-          (step) => {
-            settle();
-            if (step.done) return { value: undefined, done: true };
-            results = step.value.results!;
-            index = 0;
-            return iterator.next();
-          },
-          (error: unknown) => {
-            settle();
-            throw error;
-          },
-        );
-        return fetching;
-      },
-      return(value?: void | PromiseLike<void>) {
-        results = [];
-        return walk.return(value as void);
-      },
-      throw(error?: unknown) {
-        results = [];
-        return walk.throw(error);
-      },
-      [Symbol.asyncIterator]() {
-        return iterator;
-      },
-    };
-    return iterator;
-  }
+  const items = (path: ListPath, init?: GetInit) => itemsOf(pages(path, init));
 
   return Object.assign(items, { pages }) as unknown as Paginate;
 }

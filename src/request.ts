@@ -1,59 +1,74 @@
 /**
- * One call of one operation, from the client method the caller used to the result it gets.
+ * One call, from the client method the caller used to the result it gets, in the order it happens:
  *
- * 1. Before anything is sent: per-call options that would bypass the client are refused,
- *    path parameters are checked, the body is serialized once (its bytes go with every
- *    attempt, even if the caller changes the object meanwhile).
- * 2. Each attempt is one openapi-fetch call with a per-call `fetch` (openapi-fetch's own
- *    extension point): the attempt's deadline (`timeout.ts`) starts with the attempt, the
- *    response head is checked (`transport.ts`), openapi-fetch reads and parses the body, and
- *    only then does the deadline stop, so the limit covers the whole body.
- * 3. `retry-policy.ts` decides whether the attempt may be sent again; a retry is a new
- *    openapi-fetch call with the same body and token, so middleware runs again for it.
+ * 1. `prepare()`: refuse what must not be sent (unknown options, operations outside the
+ *    contract, bad path values, a body on a GET, owned headers), serialize the body once,
+ *    get the token, build the openapi-fetch options every attempt shares.
+ * 2. `attempt()`: one openapi-fetch call. Its `fetch` (openapi-fetch's own extension point)
+ *    starts nothing: the attempt's deadline (`timeout.ts`) is already running, the response
+ *    head is checked and its body counted (`transport.ts`), openapi-fetch reads and parses the
+ *    body, and only then does the deadline stop, so `timeoutMs` covers the whole body. It
+ *    returns a tagged outcome and never throws.
+ * 3. The retry policy (`retry-policy.ts`) is asked once; the logger hears of the attempt.
+ * 4. Wait, and go back to 2; or `finish()`.
  *
- * Retries live here, above openapi-fetch, rather than in its `fetch`: a body cut off
- * mid-stream or a stall after the headers only shows while openapi-fetch reads the body,
- * and reading it below openapi-fetch to find out would mean reading every body twice.
+ * Retries live here, above openapi-fetch: a body cut off mid-stream or a stall after the
+ * headers only shows while openapi-fetch reads the body, and middleware cannot resend.
  */
 import { defaultBodySerializer } from "openapi-fetch";
 import { operations, type OperationFacts, type OperationKey } from "../generated/operations.js";
-import { API_VERSION, API_VERSION_HEADER } from "./api-version.js";
 import type { TokenSource } from "./auth.js";
 import { ConnectionError, InvalidResponseError, invalidJson, StoreAdminError, TimeoutError, type Operation } from "./errors.js";
+import { checkHeaders, sdkHeaders } from "./headers.js";
 import { attemptEvent, emitLogEvent, type Logger } from "./logger.js";
 import { toFormData } from "./multipart.js";
 import { checkPathParams } from "./path-params.js";
-import { decideRetry, isRetryable, type AttemptOutcome, type RetryDecision } from "./retry-policy.js";
-import { deadlineClock, type Deadline } from "./timeout.js";
-import { NULL_BODY_STATUSES, PlannedRequest, responseHeadProblem, sendRequest, type FetchLike } from "./transport.js";
+import { decideRetry, type AttemptOutcome } from "./retry-policy.js";
+import { settleWithin } from "./timeout.js";
+import { expectsJsonBody, limitBody, responseHeadProblem, type FetchLike } from "./transport.js";
 import { rememberCall } from "./internal/call-info.js";
+import { PlannedRequest, sendRequest, type DeadlineClock } from "./internal/fast-path.js";
+import { checkNumberOption } from "./internal/options.js";
 
 /** The result of every client call: openapi-fetch's `{ data, error, response }`. */
 export type FetchResult = { data?: unknown; error?: unknown; response: Response };
 
-/** The per-call options the client reads; the rest go to openapi-fetch as they are. */
-export interface CallInit {
-  params?: { path?: Record<string, unknown>; header?: Record<string, unknown>; [location: string]: unknown };
+/** The per-call options a caller may pass; anything else is refused. */
+interface CallInit {
+  params?: { path?: Record<string, unknown>; query?: Record<string, unknown>; header?: Record<string, unknown>; [location: string]: unknown };
   body?: unknown;
   headers?: unknown;
   signal?: AbortSignal | null;
+  parseAs?: string;
   bodySerializer?: (body: unknown, headers?: unknown) => unknown;
+  querySerializer?: unknown;
   middleware?: unknown[];
-  [option: string]: unknown;
+  timeoutMs?: number;
+  maxRetries?: number;
 }
 
-/** Per-call options of openapi-fetch that would bypass the client's origin or transport. */
-const PER_CALL_FORBIDDEN = ["baseUrl", "fetch"] as const;
+/**
+ * openapi-fetch's per-call options the client passes on, plus its own two. Others would bypass
+ * the client: `baseUrl`, `fetch` and `pathSerializer` can send the token elsewhere, `redirect`
+ * follows what the client refuses.
+ */
+const CALL_OPTIONS: ReadonlySet<string> = new Set([
+  "params", "body", "signal", "headers", "parseAs", "bodySerializer", "querySerializer", "middleware", "timeoutMs", "maxRetries",
+]);
 
 /** What the calls of one client share. */
-export interface RequestPipeline {
+export interface ClientContext {
   /** openapi-fetch's own `request(method, path, init)` of the client. */
   request: (method: string, path: string, init: Record<string, unknown>) => Promise<FetchResult>;
   fetch: FetchLike;
   token: TokenSource;
   timeoutMs: number;
   maxRetries: number;
+  maxResponseBytes: number;
+  /** `sdkHeaders()` of a fixed token, made once. */
+  fixedHeaders: Record<string, string> | undefined;
   logger: Logger | undefined;
+  startDeadline: DeadlineClock;
   /** Whether middleware is registered with `use()`: it must be shown real `Request`s. */
   hasMiddleware: () => boolean;
   /** Waits between attempts; rejects with `signal.reason` when `signal` aborts. */
@@ -62,109 +77,124 @@ export interface RequestPipeline {
   random: () => number;
 }
 
-const NOT_RETRYABLE: RetryDecision = { retry: false, reason: "not-retryable" };
+/** One call, as `prepare()` leaves it for its attempts. */
+interface Call {
+  client: ClientContext;
+  method: string;
+  operation: Operation;
+  facts: OperationFacts;
+  signal: AbortSignal | undefined;
+  timeoutMs: number;
+  maxRetries: number;
+  /** Strings never shown in an error or a log event: the token this call carries. */
+  secrets: readonly string[];
+  /** openapi-fetch's options, the same for every attempt. */
+  init: Record<string, unknown>;
+  /** Whether the attempt streams its body to the caller after the call (its deadline must not be shared). */
+  streams: boolean;
+}
 
-/** The body openapi-fetch is given is already serialized: it is passed through as it is. */
-const serialized = (body: unknown): unknown => body;
+/** How one attempt ended. `sent: false`: nothing reached `fetch` (a middleware answered or threw). */
+type Outcome =
+  | { sent: boolean; result: FetchResult; error?: undefined; startedMs: number }
+  | { sent: boolean; result?: undefined; error: unknown; startedMs: number };
 
 /** Builds the function every client method calls: `send("GET", "/users/{id}/", init)`. */
-export function createSend(pipeline: RequestPipeline): (method: string, path: string, init?: CallInit) => Promise<FetchResult> {
-  const { fetch, token, timeoutMs, maxRetries, logger, sleep, random } = pipeline;
-  const startDeadline = deadlineClock(timeoutMs);
-  const fixedSecrets = token.fixed === undefined ? undefined : [token.fixed];
-
+export function createSend(client: ClientContext): (method: string, path: string, init?: CallInit) => Promise<FetchResult> {
   return async function send(method, path, init = {}) {
-    for (const option of PER_CALL_FORBIDDEN) {
-      if (init[option] !== undefined) {
-        // openapi-fetch honours both: the first would send the token to another origin, the
-        // second would skip retries, timeouts and the redirect guard.
-        throw new TypeError(`[${method} ${path}] a per-call \`${option}\` is not supported; set it when creating the client. The request was not sent.`);
-      }
-    }
-    checkPathParams(method, path, init.params?.path);
-    const facts: OperationFacts | undefined = operations[`${method} ${path}` as OperationKey];
-    const operation: Operation = { method, path };
-    const callerSignal = init.signal ?? undefined;
-    const body = serializeBody(init, facts?.multipart === true);
-    // Middleware is shown real Requests; without it, fetch is called with the URL and init.
-    const planned = !pipeline.hasMiddleware() && !init.middleware?.length;
-    // A token function is called once per call: its attempts carry the same token.
-    const accessToken = token.fixed ?? (await token.resolve());
-    const secrets = fixedSecrets ?? [accessToken];
-    const params = ownHeaders(init, token, accessToken);
-
+    const call = await prepare(client, method, path, init);
     for (let attempt = 1; ; attempt++) {
-      if (callerSignal?.aborted) throw callerSignal.reason;
-      // A body read after the call returns (`parseAs: "stream"`) needs a deadline of its own.
-      const deadline = startDeadline(callerSignal, init.parseAs === "stream");
-      const timeoutError = (): TimeoutError => new TimeoutError({ timeoutMs, operation, secrets });
-      // The request of this attempt, as openapi-fetch handed it to fetch. Kept reachable until
-      // the attempt ends: undici links a Request's signal to the one it follows through a
-      // WeakRef, and once optimized code had dropped an unreachable Request, a garbage
-      // collection cut that link, so a stalled body no longer timed out
-      // (https://github.com/nodejs/undici/issues/4068; test/faults/timeout.test.ts).
-      let sent: Request | PlannedRequest | undefined;
-      let response: Response | undefined;
-      let startedMs = 0;
-      const fetchOnce = async (request: Request | PlannedRequest): Promise<Response> => {
-        sent = request;
-        if (logger) startedMs = performance.now();
-        try {
-          response = await sendRequest(fetch, request);
-        } catch (error) {
-          if (deadline.timedOut) throw timeoutError();
-          throw callerSignal?.aborted ? callerSignal.reason : ConnectionError.from(error, { phase: "request", operation, secrets });
-        }
-        const problem = responseHeadProblem(response, request, operation, secrets);
-        if (problem) {
-          await response.body?.cancel().catch(() => undefined);
-          throw problem;
-        }
-        return response;
-      };
-
-      let result: FetchResult | undefined;
-      let error: unknown;
-      try {
-        result = await pipeline.request(method, path, {
-          ...init,
-          params,
-          body,
-          bodySerializer: serialized,
-          signal: deadline.signal,
-          fetch: fetchOnce,
-          Request: planned ? PlannedRequest : undefined,
-        });
-        const { status, ok } = result.response;
-        if (ok && result.data === undefined && method !== "HEAD" && !NULL_BODY_STATUSES.has(status)) {
-          throw new InvalidResponseError({ status, problem: "the body is empty", operation, secrets });
-        }
-      } catch (thrown) {
-        error = sent === undefined ? thrown : failure(thrown, deadline, timeoutError, callerSignal, response, operation, secrets);
-      } finally {
-        deadline.stop();
+      if (call.signal?.aborted) throw call.signal.reason;
+      const outcome = await runAttempt(call);
+      if (!outcome.sent) return finish(call, outcome);
+      const response = outcome.result?.response;
+      const decision = decideRetry({
+        method,
+        outcome: response ? { kind: "status", status: response.status } : policyOutcome(outcome.error, call.signal),
+        attempt,
+        maxRetries: call.maxRetries,
+        get retryAfter() {
+          return response?.headers.get("retry-after");
+        },
+        random: client.random,
+      });
+      if (client.logger) {
+        const { operation, secrets } = call;
+        emitLogEvent(client.logger, attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
       }
-      // Nothing was sent (a middleware or the token function threw): not an attempt.
-      if (sent === undefined) {
-        if (error !== undefined) throw error;
-        return finish(result!, facts, operation, secrets);
-      }
-      const outcome: AttemptOutcome = error === undefined ? { kind: "status", status: result!.response.status } : outcomeOf(error, callerSignal);
-      const answered = error === undefined ? result!.response : undefined;
-      const decision = isRetryable(method, outcome)
-        ? decideRetry({ method, outcome, attempt, maxRetries, retryAfter: answered?.headers.get("retry-after"), random })
-        : NOT_RETRYABLE;
-      if (logger) emitLogEvent(logger, attemptEvent(operation, attempt, startedMs, answered, error, decision, secrets));
-      sent = undefined;
-
-      if (!decision.retry) {
-        if (error !== undefined) throw error;
-        return finish(result!, facts, operation, secrets);
-      }
-      await sleep(decision.delayMs, callerSignal);
+      if (!decision.retry) return finish(call, outcome);
+      await client.sleep(decision.delayMs, call.signal);
     }
   };
 }
+
+/** Everything checked and computed once per call, before anything is sent. */
+async function prepare(client: ClientContext, method: string, path: string, init: CallInit): Promise<Call> {
+  const where = `[${method} ${path}]`;
+  for (const key of Object.keys(init)) {
+    if (CALL_OPTIONS.has(key)) continue;
+    throw new TypeError(
+      key === "baseUrl" || key === "fetch"
+        ? `${where} a per-call \`${key}\` is not supported; set it when creating the client. The request was not sent.`
+        : `${where} unknown per-call option \`${key}\`; a call takes ${[...CALL_OPTIONS].join(", ")}. The request was not sent.`,
+    );
+  }
+  const facts = operations[`${method === "HEAD" ? "GET" : method} ${path}` as OperationKey] as OperationFacts | undefined;
+  if (!facts) {
+    const dots = path.split("/").some((segment) => segment === "." || segment === "..");
+    throw new TypeError(
+      `${where} is not an operation of the API contract${dots ? ' (its path has a "." or ".." segment)' : ""}; the request was not sent. ` +
+        'Pass the path template, such as "/users/{id}/", and the values in params.path.',
+    );
+  }
+  checkPathParams(method, path, init.params?.path);
+  if ((method === "GET" || method === "HEAD") && init.body !== undefined) {
+    throw new TypeError(`${where} a ${method} request cannot have a body; the request was not sent. Pass filters in params.query.`);
+  }
+  if (init.headers !== undefined) checkHeaders(init.headers, `${where} the per-call headers`);
+  if (init.params?.header !== undefined) checkHeaders(init.params.header, `${where} params.header`);
+  checkNumberOption(`${where} timeoutMs`, init.timeoutMs, (n) => n > 0, "a positive number of milliseconds");
+  checkNumberOption(`${where} maxRetries`, init.maxRetries, (n) => Number.isInteger(n) && n >= 0, "a whole number ≥ 0");
+
+  const signal = init.signal ?? undefined;
+  const timeoutMs = init.timeoutMs ?? client.timeoutMs;
+  const operation: Operation = { method, path };
+  const body = serializeBody(init, facts.multipart === true);
+  // A token function is called once per call: its attempts carry the same token. The caller's
+  // signal ends the wait, and so does timeoutMs (a token service that hangs must not hang the call).
+  const { token } = client;
+  const accessToken =
+    token.fixed ??
+    (await settleWithin(token.resolve(), signal, timeoutMs, () => new TimeoutError({ timeoutMs, operation, waitingForToken: true })));
+  const params = init.params;
+  const header = params?.header === undefined ? (client.fixedHeaders ?? sdkHeaders(accessToken)) : { ...params.header, ...sdkHeaders(accessToken) };
+  return {
+    client,
+    method,
+    operation,
+    facts,
+    signal,
+    timeoutMs,
+    maxRetries: init.maxRetries ?? client.maxRetries,
+    secrets: [accessToken],
+    // openapi-fetch's options for every attempt: the caller's, checked above, with the SDK's headers on top.
+    init: {
+      params: { ...params, query: params?.query === undefined ? undefined : encodeQueryKeys(params.query, init.querySerializer), header },
+      body,
+      // The body openapi-fetch is given is already serialized: it is passed through as it is.
+      bodySerializer: serialized,
+      headers: init.headers,
+      parseAs: init.parseAs,
+      querySerializer: init.querySerializer,
+      middleware: init.middleware,
+      // Middleware is shown real Requests; without it, fetch is called with the URL and init.
+      Request: client.hasMiddleware() || (init.middleware?.length ?? 0) > 0 ? undefined : PlannedRequest,
+    },
+    streams: init.parseAs === "stream",
+  };
+}
+
+const serialized = (body: unknown): unknown => body;
 
 /**
  * The body as it goes on the wire, computed once per call: form data for the operations the
@@ -178,63 +208,104 @@ function serializeBody(init: CallInit, multipart: boolean): unknown {
   return (defaultBodySerializer as (body: unknown, headers?: unknown) => unknown)(init.body, init.headers);
 }
 
+/** Characters a query key may hold as it is; any other is percent-encoded. */
+const PLAIN_KEY = /^[\w.~-]*$/;
+
 /**
- * The client's headers go as defaults of the openapi-fetch client. When a call brings its own
- * headers, or the token is a function, they are put back on top through `params.header`,
- * which openapi-fetch merges last (callers' types never offer `params.header`).
+ * The query with every key percent-encoded, at any depth: openapi-fetch's serializer encodes
+ * values but writes keys as they are, so `{ "b&cursor=X": 1 }` would add a parameter. A
+ * caller's own serializer function gets the query as given.
  */
-function ownHeaders(init: CallInit, token: TokenSource, accessToken: string): CallInit["params"] {
-  if (token.fixed !== undefined && init.headers === undefined && init.params?.header === undefined) return init.params;
-  return {
-    ...init.params,
-    header: { ...init.params?.header, Authorization: `Bearer ${accessToken}`, [API_VERSION_HEADER]: API_VERSION },
+function encodeQueryKeys(query: Record<string, unknown>, querySerializer: unknown): unknown {
+  if (typeof querySerializer === "function") return query;
+  const encode = (value: unknown): unknown => {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+    const entries = Object.entries(value);
+    if (entries.every(([key, item]) => PLAIN_KEY.test(key) && (item === null || typeof item !== "object" || Array.isArray(item)))) return value;
+    return Object.fromEntries(entries.map(([key, item]) => [PLAIN_KEY.test(key) ? key : encodeURIComponent(key), encode(item)]));
   };
+  return encode(query);
+}
+
+/** One attempt: one openapi-fetch call under its own deadline. Never throws. */
+async function runAttempt(call: Call): Promise<Outcome> {
+  const { client, method, operation, secrets, signal, timeoutMs } = call;
+  const deadline = client.startDeadline(signal, call.streams, timeoutMs);
+  // The request as openapi-fetch handed it to fetch, kept reachable until the attempt ends:
+  // undici links a Request's signal to the one it follows through a WeakRef, and a garbage
+  // collection of an unreachable Request cut that link, so a stalled body no longer timed out
+  // (https://github.com/nodejs/undici/issues/4068; test/faults/timeout.test.ts).
+  let sent: Request | PlannedRequest | undefined;
+  let response: Response | undefined;
+  let startedMs = 0;
+  const fetchOnce = async (request: Request | PlannedRequest): Promise<Response> => {
+    sent = request;
+    if (client.logger) startedMs = performance.now();
+    let head: Response;
+    try {
+      head = await sendRequest(client.fetch, request);
+    } catch (error) {
+      // Middleware's onError sees what the caller would: the timeout, the abort, or the network error.
+      if (deadline.timedOut) throw new TimeoutError({ timeoutMs, operation, secrets });
+      throw signal?.aborted ? signal.reason : ConnectionError.from(error, { phase: "request", operation, secrets });
+    }
+    const problem = responseHeadProblem(head, request, operation, secrets);
+    if (problem) {
+      await head.body?.cancel().catch(() => undefined);
+      throw problem;
+    }
+    return (response = limitBody(head, client.maxResponseBytes, operation, call.streams));
+  };
+
+  try {
+    const result = await client.request(method, operation.path, { ...call.init, signal: deadline.signal, fetch: fetchOnce });
+    if (expectsJsonBody(method, result.response) && result.data === undefined) {
+      throw new InvalidResponseError({ status: result.response.status, problem: "the body is empty", operation, secrets });
+    }
+    return { sent: sent !== undefined, result, startedMs };
+  } catch (thrown) {
+    // Nothing was sent (a middleware threw): the error is the caller's own.
+    if (sent === undefined) return { sent: false, error: thrown, startedMs };
+    // The deadline and the caller's abort come first: whatever fetch threw then is their echo.
+    if (deadline.timedOut) return { sent: true, error: new TimeoutError({ timeoutMs, operation, secrets }), startedMs };
+    if (signal?.aborted) return { sent: true, error: signal.reason, startedMs };
+    return { sent: true, error: attemptError(thrown, response, call), startedMs };
+  } finally {
+    deadline.stop();
+  }
 }
 
 /** The SDK error for what an attempt threw after its request went to `fetch`. */
-function failure(
-  thrown: unknown,
-  deadline: Deadline,
-  timeoutError: () => TimeoutError,
-  callerSignal: AbortSignal | undefined,
-  response: Response | undefined,
-  operation: Operation,
-  secrets: readonly string[],
-): unknown {
-  if (deadline.timedOut) return timeoutError();
-  if (callerSignal?.aborted) return callerSignal.reason;
+function attemptError(thrown: unknown, response: Response | undefined, { operation, secrets }: Call): unknown {
   if (thrown instanceof StoreAdminError || response === undefined) return thrown;
   // openapi-fetch parses a 2xx body with JSON.parse and lets its SyntaxError escape.
-  if (thrown instanceof SyntaxError) return invalidJson(operation, thrown, response, secrets);
+  if (thrown instanceof SyntaxError) return invalidJson(operation, thrown, response.status, secrets);
   // What a fetch body throws when the connection breaks mid-body (Fetch standard: TypeError).
   if (thrown instanceof TypeError) return ConnectionError.from(thrown, { phase: "body", operation, secrets });
   return thrown; // a middleware's own error
 }
 
 /** What the retry policy needs to know about an attempt that threw. */
-function outcomeOf(error: unknown, callerSignal: AbortSignal | undefined): AttemptOutcome {
-  if (callerSignal?.aborted) return { kind: "other" };
+function policyOutcome(error: unknown, signal: AbortSignal | undefined): AttemptOutcome {
+  if (signal?.aborted) return { kind: "other" };
   if (error instanceof TimeoutError) return { kind: "timeout" };
   if (error instanceof ConnectionError) return { kind: "connection", requestSent: error.requestSent };
-  // RedirectError, InvalidResponseError and anything else: the same request gets the same answer.
+  // RedirectError, InvalidResponseError, ResponseTooLargeError and anything else: the same request gets the same answer.
   return { kind: "other" };
 }
 
 /**
- * The result as the caller gets it. The contract leaves open whether some list bodies
- * (`GET /orders/{number}/fulfillment-orders/`: the spec describes a list, its example is one
- * object) are an array or one object; the generator flags them (`singleOrList`) and callers
- * always get an array, as the types promise.
+ * The result as the caller gets it, or the attempt's error thrown. The contract leaves open
+ * whether some list bodies (`GET /orders/{number}/fulfillment-orders/`: the spec describes a
+ * list, its example is one object) are an array or one object; the generator flags them
+ * (`singleOrList`) and callers always get an array, as the types promise.
  */
-function finish(
-  result: FetchResult,
-  facts: OperationFacts | undefined,
-  operation: Operation,
-  secrets: readonly string[],
-): FetchResult {
-  if (facts?.singleOrList && result.response.ok && result.data != null && !Array.isArray(result.data)) {
+function finish({ facts, operation, secrets }: Call, outcome: Outcome): FetchResult {
+  if (outcome.result === undefined) throw outcome.error;
+  const { result } = outcome;
+  if (facts.singleOrList && result.response.ok && result.data != null && !Array.isArray(result.data)) {
     result.data = [result.data];
   }
-  rememberCall(result.response, { operation, scope: facts?.scope, secrets });
+  rememberCall(result.response, { operation, scope: facts.scope, secrets });
   return result;
 }

@@ -35,7 +35,7 @@ export const DEFAULT_MAX_RETRIES = 2;
  * POST and PATCH are absent on purpose: POST /subscriptions/{id}/renew/ sent twice
  * creates two renewal orders.
  */
-export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
+const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
   "GET",
   "HEAD",
   "PUT",
@@ -97,14 +97,16 @@ export function isRetryable(method: string, outcome: AttemptOutcome): boolean {
  * Parses `Retry-After` (RFC 9110 §10.2.3): either delay-seconds or an HTTP-date.
  * https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3
  * Fractional seconds are accepted (some servers and test suites send `0.5`). A date in the
- * past means "now" (0). Returns `undefined` for a missing, negative or unreadable value.
+ * past means "now" (0). A header a proxy joined (`3600, 3600`) is read by its first value.
+ * Returns `undefined` for a missing, negative or unreadable value.
  */
 export function parseRetryAfterMs(
   value: string | null | undefined,
   now: number = Date.now(),
 ): number | undefined {
   if (value == null) return undefined;
-  const text = value.trim();
+  // The first value: up to a comma, except the one inside an HTTP-date ("Wed, 21 Oct 2015 …").
+  const text = /^\s*(\w{3},)?[^,]*/.exec(value)![0].trim();
   if (text === "") return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
   // delay-seconds are digits only, so anything else must be an HTTP-date to be valid.
@@ -142,13 +144,13 @@ export type RetryDecision =
   | { retry: false; reason: "not-retryable" | "retries-exhausted" | "retry-after-too-long" };
 
 /** Everything {@link decideRetry} looks at. */
-export interface RetryQuestion {
+interface RetryQuestion {
   method: string;
   outcome: AttemptOutcome;
   /** Attempts made so far, including the one that just ended (1 after the first). */
   attempt: number;
   maxRetries: number;
-  /** The response's `Retry-After` header, if any. */
+  /** The response's `Retry-After` header, if any; read only when the outcome may be retried. */
   retryAfter?: string | null;
   now?: number;
   random?: () => number;
@@ -156,10 +158,10 @@ export interface RetryQuestion {
 
 /** The whole retry decision: the rules of {@link isRetryable}, the attempt budget and the `Retry-After` cap. */
 export function decideRetry(question: RetryQuestion): RetryDecision {
-  const { method, outcome, attempt, maxRetries, retryAfter, now = Date.now(), random = Math.random } = question;
+  const { method, outcome, attempt, maxRetries } = question;
   if (!isRetryable(method, outcome)) return { retry: false, reason: "not-retryable" };
   if (attempt > maxRetries) return { retry: false, reason: "retries-exhausted" };
-  const delayMs = retryDelayMs(attempt, retryAfter, now, random);
+  const delayMs = retryDelayMs(attempt, question.retryAfter, question.now ?? Date.now(), question.random ?? Math.random);
   if (delayMs > MAX_RETRY_AFTER_MS) return { retry: false, reason: "retry-after-too-long" };
   return { retry: true, delayMs };
 }

@@ -1,47 +1,85 @@
 /**
- * How an attempt goes on the wire, and what is checked before its body is read.
- *
- * openapi-fetch builds a `Request` for every call and hands it to `fetch`, which copies it
- * once more (Node's fetch builds its own `Request` from any it is given, piping a body
- * through a new stream). With no middleware to show a `Request` to, the client passes
- * openapi-fetch a {@link PlannedRequest} as its `Request` class instead: it keeps the URL and
- * the init openapi-fetch computed, and the attempt calls `fetch(url, init)` as a hand-written
- * call would. With middleware registered, openapi-fetch builds real `Request`s as always.
+ * What is checked of a response before its body is read, and how its body is read: counted,
+ * against `maxResponseBytes`.
  */
-import { InvalidResponseError, RedirectError, type Operation } from "./errors.js";
+import { InvalidResponseError, RedirectError, ResponseTooLargeError, type Operation } from "./errors.js";
+import { redact } from "./internal/redact.js";
 
 /** The `fetch` signature the client calls: the platform's, or one with the same signature. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /**
- * What openapi-fetch's `new Request(url, init)` makes when the client gives it this class:
- * the URL and init as they are, with the `method` and `headers` openapi-fetch reads back.
- */
-export class PlannedRequest {
-  constructor(
-    readonly url: string,
-    readonly init: RequestInit & { method: string; headers: Headers },
-  ) {}
-
-  get method(): string {
-    return this.init.method;
-  }
-
-  get headers(): Headers {
-    return this.init.headers;
-  }
-}
-
-/** Sends what openapi-fetch built: `fetch(url, init)` for a planned request, `fetch(request)` for a real one. */
-export function sendRequest(fetch: FetchLike, request: Request | PlannedRequest): Promise<Response> {
-  return request instanceof PlannedRequest ? fetch(request.url, request.init) : fetch(request);
-}
-
-/**
  * Statuses whose response has no body by definition (Fetch "null body status").
  * https://fetch.spec.whatwg.org/#null-body-status
  */
-export const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
+const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
+
+/** Whether a response must carry the operation's JSON body: a 2xx that is not to a HEAD nor of a null-body status. */
+export function expectsJsonBody(method: string, response: Response): boolean {
+  return response.ok && method !== "HEAD" && !NULL_BODY_STATUSES.has(response.status);
+}
+
+/**
+ * The response with its body counted as it is read: past `maxBytes` decoded bytes the read
+ * fails with a `ResponseTooLargeError` and the rest is never fetched, so a compressed body
+ * that inflates to gigabytes costs at most `maxBytes` of memory. Counting happens on the
+ * stream the runtime decodes into. openapi-fetch reads a body with `text()`, `json()`, `blob()`
+ * or `arrayBuffer()`, which this response reads through the counter; a body the caller
+ * streams (`parseAs: "stream"`) is a counted stream on a new `Response`.
+ */
+export function limitBody(response: Response, maxBytes: number, operation: Operation, streams: boolean): Response {
+  const { body, status } = response;
+  if (body === null || maxBytes === Infinity) return response;
+  const tooLarge = (): Error => new ResponseTooLargeError({ status, maxResponseBytes: maxBytes, operation });
+  if (streams) {
+    let total = 0;
+    const counted = body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          total += chunk.byteLength;
+          if (total > maxBytes) controller.error(tooLarge());
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    const limited = new Response(counted, { status, statusText: response.statusText, headers: response.headers });
+    Object.defineProperty(limited, "url", { value: response.url });
+    return limited;
+  }
+  const bytes = (): Promise<Uint8Array> => readAll(body, maxBytes, tooLarge);
+  const text = async (): Promise<string> => utf8.decode(await bytes());
+  return Object.assign(response, {
+    text,
+    json: async (): Promise<unknown> => JSON.parse(await text()),
+    blob: async (): Promise<Blob> => new Blob([(await bytes()) as Uint8Array<ArrayBuffer>], { type: response.headers.get("content-type") ?? "" }),
+    arrayBuffer: async (): Promise<ArrayBuffer> => (await bytes()).slice().buffer,
+  });
+}
+
+const utf8 = new TextDecoder();
+
+/** Reads a body whole, failing with `tooLarge()` (and cancelling the rest) once it passes `maxBytes`. */
+async function readAll(body: ReadableStream<Uint8Array>, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (let step = await reader.read(); !step.done; step = await reader.read()) {
+    total += step.value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(step.value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const whole = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return whole;
+}
 
 /** JSON media types: `application/json` and `application/<anything>+json` (RFC 6839). */
 const JSON_CONTENT_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
@@ -68,10 +106,10 @@ export function responseHeadProblem(
   if (response.type === "opaqueredirect" || (status >= 300 && status < 400 && status !== 304)) {
     return new RedirectError({ status, targetOrigin: originOf(response.headers.get("location"), request.url), operation, secrets });
   }
-  if (response.ok && request.method !== "HEAD" && !NULL_BODY_STATUSES.has(status)) {
+  if (expectsJsonBody(request.method, response)) {
     const contentType = response.headers.get("content-type");
     if (contentType && !JSON_CONTENT_TYPE.test(contentType)) {
-      const problem = `its content-type is ${contentType.split(";")[0]?.trim()}, not application/json`;
+      const problem = `its content-type is ${redact(contentType.split(";")[0]!.trim(), secrets)}, not application/json`;
       return new InvalidResponseError({ status, problem, operation, secrets });
     }
   }

@@ -124,6 +124,12 @@ interface CommonOptions {
   maxRetries?: number;
   /** Extra headers for every request. The `Authorization` and `X-Store-API-Version` headers are always the client's. */
   headers?: Record<string, string>;
+  /**
+   * Largest response body the client reads, in decoded bytes (after gzip and the like),
+   * for success and error bodies alike; a larger one fails with `ResponseTooLargeError`.
+   * @default 33554432 (32 MiB)
+   */
+  maxResponseBytes?: number;
   /** Called once per attempt with method, path template, status, attempt and duration; never the token. */
   logger?: Logger;
 }

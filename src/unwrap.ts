@@ -28,6 +28,7 @@ export async function unwrap<Result extends FetchResult>(result: Result | Promis
     headers: response.headers,
     operation: call?.operation,
     scope: call?.scope,
-    response,
+    url: response.url,
+    secrets: call?.secrets,
   });
 }

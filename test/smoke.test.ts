@@ -20,6 +20,7 @@ describe("exports", () => {
         "PermissionDeniedError",
         "RateLimitError",
         "RedirectError",
+        "ResponseTooLargeError",
         "StoreAdminError",
         "TimeoutError",
         "UnprocessableEntityError",

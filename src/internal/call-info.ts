@@ -7,7 +7,7 @@
  */
 import type { Operation } from "../errors.js";
 
-export interface CallInfo {
+interface CallInfo {
   operation: Operation;
   scope: string | undefined;
   /** Strings never to show in an error or a log line: the token the call carried. */

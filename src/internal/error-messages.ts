@@ -4,8 +4,22 @@
  * Not exported from the package.
  */
 
-import type { Operation, ValidationIssue } from "../errors.js";
 import { isIdempotent, parseRetryAfterMs } from "../retry-policy.js";
+
+/** The operation an error belongs to: HTTP method and path template, e.g. `{ method: "GET", path: "/users/{id}/" }`. */
+export interface Operation {
+  method: string;
+  path: string;
+}
+
+/** One invalid field, as a validating server (Prism) reports it. */
+export interface ValidationIssue {
+  /** Where the problem is, e.g. `["body", "title"]`. */
+  location: string[];
+  message: string;
+  code?: string | number;
+  severity?: string;
+}
 
 /** Reason phrases of RFC 9110 §15 (HTTP/2 sends none, so `statusText` cannot be relied on). */
 const REASON_PHRASES: Readonly<Record<number, string>> = {
@@ -18,8 +32,9 @@ const REASON_PHRASES: Readonly<Record<number, string>> = {
   503: "Service Unavailable", 504: "Gateway Timeout",
 };
 
-/** Longest server-provided detail copied into a message. */
+/** Longest server-provided detail copied into a message, and the share of it an HTML page gets. */
 const MAX_DETAIL_CHARS = 300;
+const MAX_HTML_SUMMARY_CHARS = 80;
 
 export function reasonPhrase(status: number): string {
   return REASON_PHRASES[status] ?? (status >= 500 ? "Server Error" : status >= 400 ? "Client Error" : "");
@@ -35,15 +50,16 @@ export function statusMessage(
   headers: Headers,
   operation: Operation | undefined,
   scope: string | undefined,
+  path: string | undefined,
 ): string {
   const detail = status === 422 ? validationSummary(body) ?? bodyDetail(body) : bodyDetail(body);
   const head = `${status} ${reasonPhrase(status)}`.trim() + (detail ? `: ${detail.replace(/\.+$/, "")}` : "");
-  const next = nextStep(status, headers, operation, scope);
+  const next = nextStep(status, headers, operation, scope, path);
   return next ? `${head}. ${next}` : `${head}.`;
 }
 
 /** What the caller should do next, by status. */
-function nextStep(status: number, headers: Headers, operation: Operation | undefined, scope: string | undefined): string {
+function nextStep(status: number, headers: Headers, operation: Operation | undefined, scope: string | undefined, path: string | undefined): string {
   switch (status) {
     case 400: return "Check the request parameters and body.";
     case 401: return "Check the access token: it is missing, malformed, expired or revoked.";
@@ -51,7 +67,8 @@ function nextStep(status: number, headers: Headers, operation: Operation | undef
       return scope
         ? `The access token lacks the scope "${scope}" this operation requires: use a token that holds it.`
         : "The access token lacks the scope this operation requires.";
-    case 404: return "Check the ids in the path.";
+    case 404:
+      return `Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address${path ? ` (requested ${path})` : ""}.`;
     case 409: return "Fetch the resource again and retry with its current state.";
     case 422: return "Fix the fields named above.";
     case 429: {
@@ -74,7 +91,7 @@ function bodyDetail(body: unknown): string | undefined {
   if (typeof body === "string") {
     const text = body.trim();
     if (!text) return undefined;
-    if (/^<(!doctype|html|\?xml)/i.test(text)) return "the server sent an HTML page, not JSON";
+    if (/^<(!doctype|!--|html|head|body|title|\?xml)/i.test(text)) return htmlSummary(text);
     return clip(text);
   }
   if (body === null || typeof body !== "object") return undefined;
@@ -110,7 +127,16 @@ function validationSummary(body: unknown): string | undefined {
   return clip(issues.map((issue) => `${issue.location.join(".") || "request"}: ${issue.message}`).join("; "));
 }
 
-function clip(text: string): string {
+function clip(text: string, max = MAX_DETAIL_CHARS): string {
   const oneLine = text.replace(/\s+/g, " ").trim();
-  return oneLine.length > MAX_DETAIL_CHARS ? `${oneLine.slice(0, MAX_DETAIL_CHARS)}…` : oneLine;
+  return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
+}
+
+/** An HTML error page (a proxy's, a login page) in a few words: its title, else its first text. */
+function htmlSummary(html: string): string {
+  const head = html.slice(0, 64 * 1024);
+  const title = /<title[^>]*>([^<]*)</i.exec(head)?.[1];
+  const text = title?.trim() ? title : head.replace(/<(script|style)[\s\S]*?<\/\1>|<[^>]*>/gi, " ");
+  const summary = clip(text.replace(/&nbsp;/g, " "), MAX_HTML_SUMMARY_CHARS);
+  return summary ? `the server sent an HTML page, not JSON ("${summary}")` : "the server sent an HTML page, not JSON";
 }

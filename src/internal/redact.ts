@@ -13,7 +13,7 @@ export const REDACTED = "[REDACTED]";
  */
 const BEARER_CREDENTIALS = /\b(Bearer)\s+[A-Za-z0-9\-._~+/]+=*/gi;
 
-/** Levels of `cause` (or nested body) followed before giving up: a cycle must not hang us. */
+/** Levels of `cause` followed before giving up: a cycle must not hang us. */
 const MAX_DEPTH = 8;
 
 /** `text` with every `secret` and every `Bearer …` credential replaced by `[REDACTED]`. */
@@ -25,18 +25,44 @@ export function redact(text: string, secrets: readonly string[] = []): string {
   return out.replace(BEARER_CREDENTIALS, `$1 ${REDACTED}`);
 }
 
-/** A copy of a parsed JSON value with {@link redact} applied to every string in it. */
-export function redactDeep(value: unknown, secrets: readonly string[] = [], depth = 0): unknown {
-  if (typeof value === "string") return redact(value, secrets);
-  if (value === null || typeof value !== "object" || depth >= MAX_DEPTH) return value;
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, secrets, depth + 1));
-  const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) copy[key] = redactDeep(item, secrets, depth + 1);
+/**
+ * A copy of a parsed JSON value with {@link redact} applied to every string in it, keys
+ * included, however deep. Walked with a stack of its own, not recursion, so no nesting depth
+ * overflows it; a key `__proto__` stays an own property and never sets a prototype.
+ */
+export function redactDeep(value: unknown, secrets: readonly string[] = []): unknown {
+  const copies = new Map<object, object>();
+  const pending: [object, Record<string, unknown>][] = [];
+  const copyOf = (item: unknown): unknown => {
+    if (typeof item === "string") return redact(item, secrets);
+    if (item === null || typeof item !== "object") return item;
+    let copy = copies.get(item);
+    if (!copy) {
+      copy = Array.isArray(item) ? [] : {};
+      copies.set(item, copy);
+      pending.push([item, copy as Record<string, unknown>]);
+    }
+    return copy;
+  };
+  const root = copyOf(value);
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [from, to] = next;
+    for (const [key, item] of Object.entries(from)) {
+      Object.defineProperty(to, Array.isArray(to) ? key : redact(key, secrets), { value: copyOf(item), enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return root;
+}
+
+/** A copy of response headers with {@link redact} applied to every value (a server may echo the token). */
+export function redactHeaders(headers: Headers, secrets: readonly string[]): Headers {
+  const copy = new Headers();
+  headers.forEach((value, name) => copy.append(name, redact(value, secrets)));
   return copy;
 }
 
 /** An `Error` that stands in for a foreign one: same name, message, code and stack, scrubbed. */
-export interface SanitizedCause extends Error {
+interface SanitizedCause extends Error {
   code?: string | number;
 }
 

@@ -195,26 +195,29 @@ describe("X-Store-API-Version and Authorization on every request of all 20 opera
 
 // ─── Callers cannot override the two headers ────────────────────────────────────────
 
-describe("a caller's headers cannot replace the version or the token", () => {
+describe("a caller's headers cannot set the version or the token", () => {
   const server = useFaultServer();
 
-  it('getUser: per-request headers { "X-Store-API-Version": "1999-01-01" } are overridden', async () => {
-    await server().client().GET("/users/{id}/", {
-      params: { path: { id: 42 } },
-      headers: { "X-Store-API-Version": "1999-01-01" },
-    });
-    expect(server().requests[0]?.headers["x-store-api-version"]).toBe(EXPECTED_API_VERSION);
+  it('getUser: per-request headers { "X-Store-API-Version": "1999-01-01" } are refused, and nothing is sent', async () => {
+    await expect(
+      server().client().GET("/users/{id}/", {
+        params: { path: { id: 42 } },
+        headers: { "X-Store-API-Version": "1999-01-01" },
+      }),
+    ).rejects.toThrow(new TypeError(`[GET /users/{id}/] the per-call headers may not set X-Store-API-Version: the client sends the version it was built for (${EXPECTED_API_VERSION}).`));
+    expect(server().requests).toHaveLength(0);
   });
 
-  it("updateUser: client-wide headers, other spellings and params.header (cast) cannot override either header", async () => {
-    const store = server().client({
-      headers: { "x-store-api-version": "1999-01-01", Authorization: "Bearer client-wide", "X-Trace": "kept" },
-    });
-    await store.PATCH("/users/{id}/", {
-      params: { path: { id: 42 }, header: { "X-Store-API-Version": "1999-01-01" } as never },
-      headers: { "X-STORE-API-VERSION": "1999-01-01", authorization: "Bearer per-request" },
-      body: { is_blocked: true },
-    });
+  it("updateUser: client-wide headers, other spellings and params.header (cast) setting either header are refused", async () => {
+    expect(() => server().client({ headers: { "x-store-api-version": "1999-01-01", "X-Trace": "kept" } })).toThrow(TypeError);
+    expect(() => server().client({ headers: { Authorization: "Bearer client-wide" } })).toThrow(/headers may not set Authorization/);
+    const store = server().client({ headers: { "X-Trace": "kept" } });
+    const update = (init: object) => store.PATCH("/users/{id}/", { params: { path: { id: 42 } }, body: { is_blocked: true }, ...init });
+    await expect(update({ headers: { authorization: "Bearer per-request" } })).rejects.toThrow(TypeError);
+    await expect(update({ headers: { "X-STORE-API-VERSION": "1999-01-01" } })).rejects.toThrow(TypeError);
+    await expect(update({ params: { path: { id: 42 }, header: { "X-Store-API-Version": "1999-01-01" } as never } })).rejects.toThrow(TypeError);
+    expect(server().requests).toHaveLength(0);
+    await update({});
     const headers = server().requests[0]?.headers;
     expect(headers?.["x-store-api-version"]).toBe(EXPECTED_API_VERSION);
     expect(headers?.authorization).toBe(`Bearer ${TEST_TOKEN}`);

@@ -230,11 +230,11 @@ describe("errorFromResponse", () => {
     [400, { detail: "cursor is malformed" }, BadRequestError, "400 Bad Request: cursor is malformed. Check the request parameters and body."],
     [401, { detail: "Invalid token." }, AuthenticationError, "401 Unauthorized: Invalid token. Check the access token: it is missing, malformed, expired or revoked."],
     [403, { detail: "Forbidden" }, PermissionDeniedError, '403 Forbidden: Forbidden. The access token lacks the scope "users:read" this operation requires: use a token that holds it.'],
-    [404, { detail: "No User matches the given query." }, NotFoundError, "404 Not Found: No User matches the given query. Check the ids in the path."],
+    [404, { detail: "No User matches the given query." }, NotFoundError, "404 Not Found: No User matches the given query. Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address."],
     [409, { message: "locked" }, ConflictError, "409 Conflict: locked. Fetch the resource again and retry with its current state."],
     [418, "I'm a teapot", ApiError, "418 Client Error: I'm a teapot."],
     [500, { error: { message: "db down" } }, InternalServerError, "500 Internal Server Error: db down. The server failed; try again later."],
-    [502, "<!DOCTYPE html><html><body>Bad gateway</body></html>", InternalServerError, "502 Bad Gateway: the server sent an HTML page, not JSON. The server failed; try again later."],
+    [502, "<!DOCTYPE html><html><body>Bad gateway</body></html>", InternalServerError, "502 Bad Gateway: the server sent an HTML page, not JSON (\"Bad gateway\"). The server failed; try again later."],
   ];
   for (const [status, body, ErrorClass, message] of cases) {
     it(`maps ${status} to ${ErrorClass.name}`, () => {
@@ -292,7 +292,7 @@ describe("errorFromResponse", () => {
   });
 
   it("works without an operation", () => {
-    expect(errorFromResponse({ status: 404, body: undefined, headers: headers() }).message).toBe("404 Not Found. Check the ids in the path.");
+    expect(errorFromResponse({ status: 404, body: undefined, headers: headers() }).message).toBe("404 Not Found. Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address.");
   });
 });
 

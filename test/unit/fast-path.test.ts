@@ -1,11 +1,16 @@
 /**
- * `deadlineClock()` (src/timeout.ts): attempts that start close together share one
+ * src/internal/fast-path.ts, and the openapi-fetch behaviours it (and the client) relies on:
+ * each test in "openapi-fetch still behaves as the fast path assumes" fails if an upgrade of
+ * openapi-fetch changes one of them.
+ *
+ * `deadlineClock()`: attempts that start close together share one
  * AbortController and one timer; an attempt times out no earlier than `timeoutMs` and no later
  * than `timeoutMs` + 5 % (≤ 100 ms); a caller's signal or a streamed body gets its own.
  * Fake timers and a fake `performance.now()`: the clock is asserted, not measured.
  */
+import createClient, { type Middleware } from "openapi-fetch";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { deadlineClock, MAX_BATCH_ATTEMPTS } from "../../src/timeout.js";
+import { deadlineClock, itemsOf, MAX_BATCH_ATTEMPTS, PlannedRequest, trackMiddleware } from "../../src/internal/fast-path.js";
 import { buildClient } from "../../src/client.js";
 import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 
@@ -123,5 +128,92 @@ describe("shared deadlines through the client", () => {
     expect(await hanging).toBe("TimeoutError");
     const text = await new Response(streamed.data as ReadableStream).text();
     expect(JSON.parse(text)).toMatchObject({ id: 1 });
+  });
+});
+
+describe("openapi-fetch still behaves as the fast path assumes", () => {
+  const ok = () => new Response(JSON.stringify({ id: 1 }), { status: 200, headers: { "content-type": "application/json" } });
+
+  it("PlannedRequest: a per-call Request class is constructed with (url, init), and that object goes to the per-call fetch", async () => {
+    const seen: unknown[] = [];
+    const client = createClient<never>({ baseUrl: "https://api.test" });
+    const signal = new AbortController().signal;
+    await (client as never as { GET: (p: string, i: object) => Promise<unknown> }).GET("/users/{id}/", {
+      params: { path: { id: 7 } },
+      signal,
+      Request: PlannedRequest,
+      fetch: (request: unknown) => {
+        seen.push(request);
+        return Promise.resolve(ok());
+      },
+    });
+    expect(seen).toHaveLength(1);
+    const planned = seen[0] as PlannedRequest;
+    expect(planned).toBeInstanceOf(PlannedRequest);
+    expect(planned.url).toBe("https://api.test/users/7/");
+    expect(planned.method).toBe("GET");
+    // deadlineClock: the call's signal reaches the request init as is.
+    expect(planned.init.signal).toBe(signal);
+    expect(planned.headers).toBeInstanceOf(Headers);
+  });
+
+  it("headers: params.header is merged after the client's and the call's headers (the SDK's headers win)", async () => {
+    let sent: PlannedRequest | undefined;
+    const client = createClient<never>({ baseUrl: "https://api.test", headers: { "x-a": "client" } });
+    await (client as never as { GET: (p: string, i: object) => Promise<unknown> }).GET("/x", {
+      headers: { "x-a": "call" },
+      params: { header: { "x-a": "sdk" } },
+      Request: PlannedRequest,
+      fetch: (request: PlannedRequest) => {
+        sent = request;
+        return Promise.resolve(ok());
+      },
+    });
+    expect(sent?.headers.get("x-a")).toBe("sdk");
+  });
+
+  it("bodies: openapi-fetch reads the Response our fetch returns through its text()/json() methods, and returns that Response", async () => {
+    const reads: string[] = [];
+    const client = createClient<never>({ baseUrl: "https://api.test" });
+    const get = (client as never as { GET: (p: string, i: object) => Promise<{ data: unknown; response: Response }> }).GET;
+    for (const [parseAs, contentLength] of [["json", undefined], ["json", "8"], ["text", undefined]] as const) {
+      const response = ok();
+      if (contentLength) response.headers.set("content-length", contentLength);
+      Object.assign(response, {
+        text: () => (reads.push("text"), Promise.resolve('{"id":1}')),
+        json: () => (reads.push("json"), Promise.resolve({ id: 1 })),
+      });
+      const result = await get("/x", { parseAs, fetch: () => Promise.resolve(response) });
+      expect(result.response).toBe(response);
+    }
+    expect(reads).toEqual(["text", "json", "text"]);
+  });
+
+  it("trackMiddleware: use and eject are replaceable properties, and middleware registered through the wrapper still runs", async () => {
+    const client = createClient<never>({ baseUrl: "https://api.test" });
+    const hasMiddleware = trackMiddleware(client);
+    const calls: string[] = [];
+    const m: Middleware = { onRequest: () => void calls.push("onRequest") };
+    expect(hasMiddleware()).toBe(false);
+    client.use(m);
+    expect(hasMiddleware()).toBe(true);
+    await (client as never as { GET: (p: string, i: object) => Promise<unknown> }).GET("/x", { fetch: () => Promise.resolve(ok()) });
+    expect(calls).toEqual(["onRequest"]);
+    client.eject(m);
+    expect(hasMiddleware()).toBe(false);
+  });
+});
+
+describe("itemsOf", () => {
+  it("yields every item of every page in order, also when next() is called before a page arrives", async () => {
+    async function* pages() {
+      yield { results: [1, 2] };
+      yield { results: [] };
+      yield { results: [3] };
+    }
+    const items = itemsOf<number>(pages());
+    const early = await Promise.all([items.next(), items.next(), items.next(), items.next()]);
+    expect(early.map((step) => step.value)).toEqual([1, 2, 3, undefined]);
+    expect(early[3]?.done).toBe(true);
   });
 });

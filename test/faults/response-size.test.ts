@@ -1,0 +1,133 @@
+/**
+ * `maxResponseBytes`: response bodies are bounded in decoded bytes while they are read, for
+ * 2xx and error bodies alike, and the limit is never retried. A gzip bomb (about 2 MB on the
+ * wire, 2 GiB decoded) must neither crash the process nor take memory far past the limit.
+ */
+import { createServer, type Server } from "node:http";
+import type { Socket } from "node:net";
+import { gzipSync } from "node:zlib";
+import { afterEach, describe, expect, it } from "vitest";
+import { buildClient } from "../../src/client.js";
+import { ResponseTooLargeError } from "../../src/errors.js";
+import type { StoreAdminClient, StoreAdminClientOptions } from "../../src/types.js";
+import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
+import { recordingSleep } from "../helpers/scripted-fetch.js";
+
+const MIB = 1024 * 1024;
+const server = useFaultServer();
+
+function client(apiUrl: string, overrides: Partial<StoreAdminClientOptions> = {}): StoreAdminClient {
+  return buildClient(
+    { apiUrl, accessToken: TEST_TOKEN, timeoutMs: 20_000, ...overrides } as StoreAdminClientOptions,
+    { sleep: recordingSleep().sleep, random: () => 0 },
+  );
+}
+
+const getUser = (store: StoreAdminClient) => store.GET("/users/{id}/", { params: { path: { id: 1 } } });
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (error: unknown) => error,
+  );
+}
+
+describe("maxResponseBytes", () => {
+  it("a 2xx body past the default (32 MiB) fails with ResponseTooLargeError naming the limit, and a GET is not resent", async () => {
+    server().enqueue({ status: 200, body: { id: 1, padding: "x".repeat(33 * MIB) } });
+    const error = await rejection(getUser(client(server().url)));
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect((error as Error).message).toBe(
+      "[GET /users/{id}/] 200 OK with a body larger than maxResponseBytes (33554432 bytes, decoded); " +
+        "reading stopped and the request was not resent. Raise maxResponseBytes if such a body is expected.",
+    );
+    expect((error as ResponseTooLargeError).maxResponseBytes).toBe(32 * MIB);
+    expect(JSON.parse(JSON.stringify(error))).toMatchObject({ status: 200, maxResponseBytes: 32 * MIB });
+    expect(server().count("GET", "/users/1/")).toBe(1);
+  });
+
+  it("error bodies are bounded too: a 503 past the limit is not retried", async () => {
+    server().enqueue({ status: 503, body: { detail: "x".repeat(2 * MIB) } });
+    const error = await rejection(getUser(client(server().url, { maxResponseBytes: MIB })));
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect((error as ResponseTooLargeError).status).toBe(503);
+    expect(server().count("GET", "/users/1/")).toBe(1);
+  });
+
+  it("a body of exactly the limit is read; one byte more is not", async () => {
+    const body = JSON.stringify({ id: 1, padding: "x".repeat(1000) });
+    const size = Buffer.byteLength(body);
+    server().enqueue({ status: 200, body, headers: { "content-type": "application/json" } });
+    const { data } = await getUser(client(server().url, { maxResponseBytes: size }));
+    expect(data).toMatchObject({ id: 1 });
+    server().enqueue({ status: 200, body, headers: { "content-type": "application/json" } });
+    await expect(getUser(client(server().url, { maxResponseBytes: size - 1 }))).rejects.toBeInstanceOf(ResponseTooLargeError);
+  });
+
+  it("a body the caller streams (parseAs: \"stream\") is counted too", async () => {
+    server().enqueue({ status: 200, body: { padding: "x".repeat(2 * MIB) } });
+    const { data } = await client(server().url, { maxResponseBytes: MIB }).GET("/users/{id}/", {
+      params: { path: { id: 1 } },
+      parseAs: "stream",
+    });
+    await expect(new Response(data as unknown as ReadableStream).text()).rejects.toBeInstanceOf(ResponseTooLargeError);
+  });
+
+  it("refuses a maxResponseBytes that is not a positive number", () => {
+    expect(() => client(server().url, { maxResponseBytes: 0 })).toThrow(new TypeError("maxResponseBytes must be a positive number of bytes, got 0."));
+  });
+});
+
+describe("a gzip bomb", () => {
+  let bomb: Server | undefined;
+  const sockets = new Set<Socket>();
+  afterEach(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => (bomb ? bomb.close(() => resolve()) : resolve()));
+    bomb = undefined;
+  });
+
+  it("2 MB on the wire, 2 GiB decoded: a ResponseTooLargeError, one request, memory near the limit", async () => {
+    // 2,048 gzip members of 1 MiB of zeros each: a valid gzip stream (RFC 1952 §2.2) that inflates 1000-fold.
+    const member = gzipSync(Buffer.alloc(MIB), { level: 9 });
+    const wire = Buffer.concat(Array.from({ length: 2048 }, () => member));
+    expect(wire.length).toBeLessThan(2.5 * MIB);
+    let requests = 0;
+    bomb = createServer((_req, res) => {
+      requests++;
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip", "content-length": String(wire.length) });
+      res.end(wire);
+    });
+    bomb.on("connection", (socket) => {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => bomb!.listen(0, "127.0.0.1", resolve));
+    const address = bomb.address() as { port: number };
+
+    global.gc?.();
+    const before = process.memoryUsage();
+    let peakRss = before.rss;
+    let peakHeap = before.heapUsed + before.arrayBuffers;
+    const sampler = setInterval(() => {
+      const now = process.memoryUsage();
+      peakRss = Math.max(peakRss, now.rss);
+      peakHeap = Math.max(peakHeap, now.heapUsed + now.arrayBuffers);
+    }, 5);
+    try {
+      const error = await rejection(getUser(client(`http://127.0.0.1:${address.port}`)));
+      expect(error).toBeInstanceOf(ResponseTooLargeError);
+      expect((error as Error).message).toContain("maxResponseBytes (33554432 bytes, decoded)");
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(requests).toBe(1);
+    const mib = (bytes: number) => (bytes / MIB).toFixed(0);
+    console.info(`gzip bomb: peak RSS +${mib(peakRss - before.rss)} MiB, heap and buffers +${mib(peakHeap - before.heapUsed - before.arrayBuffers)} MiB (limit 32 MiB)`);
+    // The limit is 32 MiB; reading stops there. Allow the decoder's and the text buffers' overhead.
+    expect(peakRss - before.rss).toBeLessThan(256 * MIB);
+    expect(peakHeap - (before.heapUsed + before.arrayBuffers)).toBeLessThan(256 * MIB);
+  });
+});
