@@ -29,6 +29,7 @@ import { expectsJsonBody, limitBody, responseHeadProblem, type FetchLike } from 
 import { rememberCall } from "./internal/call-info.js";
 import { PlannedRequest, sendRequest, type DeadlineClock } from "./internal/fast-path.js";
 import { checkNumberOption } from "./internal/options.js";
+import type { CallOptionKey } from "./types.js";
 
 /** The result of every client call: openapi-fetch's `{ data, error, response }`. */
 export type FetchResult = { data?: unknown; error?: unknown; response: Response };
@@ -52,10 +53,10 @@ interface CallInit {
  * the client: `baseUrl`, `fetch` and `pathSerializer` can send the token elsewhere, `redirect`
  * follows what the client refuses.
  */
-const CALL_OPTIONS: ReadonlySet<string> = new Set([
-  "params", "body", "signal", "headers", "parseAs", "bodySerializer", "querySerializer", "middleware", "timeoutMs", "maxRetries",
-]);
-
+const CALL_OPTIONS: Readonly<Record<CallOptionKey, true>> = {
+  params: true, body: true, signal: true, headers: true, parseAs: true, bodySerializer: true, querySerializer: true,
+  middleware: true, timeoutMs: true, maxRetries: true,
+};
 /** What the calls of one client share. */
 export interface ClientContext {
   /** openapi-fetch's own `request(method, path, init)` of the client. */
@@ -132,11 +133,11 @@ export function createSend(client: ClientContext): (method: string, path: string
 async function prepare(client: ClientContext, method: string, path: string, init: CallInit): Promise<Call> {
   const where = `[${method} ${path}]`;
   for (const key of Object.keys(init)) {
-    if (CALL_OPTIONS.has(key)) continue;
+    if (Object.hasOwn(CALL_OPTIONS, key)) continue;
     throw new TypeError(
       key === "baseUrl" || key === "fetch"
         ? `${where} a per-call \`${key}\` is not supported; set it when creating the client. The request was not sent.`
-        : `${where} unknown per-call option \`${key}\`; a call takes ${[...CALL_OPTIONS].join(", ")}. The request was not sent.`,
+        : `${where} unknown per-call option \`${key}\`; a call takes ${Object.keys(CALL_OPTIONS).join(", ")}. The request was not sent.`,
     );
   }
   const facts = operations[`${method === "HEAD" ? "GET" : method} ${path}` as OperationKey] as OperationFacts | undefined;

@@ -122,8 +122,12 @@ interface CommonOptions {
    * @default 2
    */
   maxRetries?: number;
-  /** Extra headers for every request. The `Authorization` and `X-Store-API-Version` headers are always the client's. */
-  headers?: Record<string, string>;
+  /**
+   * Extra headers for every request: an object, a `Headers`, a `Map` or an array of
+   * `[name, value]` pairs. `Authorization`, `X-Store-API-Version`, `Content-Length`,
+   * `Transfer-Encoding` and `Host` are the client's or fetch's: setting one is a `TypeError`.
+   */
+  headers?: Record<string, string> | Headers | ReadonlyMap<string, string> | ReadonlyArray<readonly [string, string]>;
   /**
    * Largest response body the client reads, in decoded bytes (after gzip and the like),
    * for success and error bodies alike; a larger one fails with `ResponseTooLargeError`.
@@ -155,6 +159,9 @@ type PathsWithMethod<Method extends HttpMethod> = {
 
 /** The keys a call may pass to openapi-fetch; see {@link RequestOptions}. */
 type OpenapiFetchKeys = "params" | "body" | "signal" | "headers" | "parseAs" | "bodySerializer" | "querySerializer" | "middleware";
+
+/** Every key {@link RequestOptions} allows; the client's run-time check is typed by it. */
+export type CallOptionKey = OpenapiFetchKeys | keyof PerCallLimits;
 
 /**
  * openapi-fetch's options for one call, cut down to the keys the client allows (a homomorphic

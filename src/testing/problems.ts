@@ -24,7 +24,9 @@ function problemsOf(errors: readonly ValidationError[], place: string[]): Proble
     // A missing or unexpected property is reported on its parent by Ajv; name the property itself.
     const named = error.params.missingProperty ?? error.params.additionalProperty;
     if (typeof named === "string") location.push(named);
-    return { location, severity: "Error", code: error.keyword, message: error.message ?? `fails ${error.keyword}` };
+    // Ajv words a type list as "must be string,null"; say it as a sentence.
+    const message = error.keyword === "type" ? `must be ${String(error.params.type).split(",").join(" or ")}` : error.message;
+    return { location, severity: "Error", code: error.keyword, message: message ?? `fails ${error.keyword}` };
   });
 }
 

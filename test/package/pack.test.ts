@@ -23,7 +23,8 @@ const ALLOWED = [
   // Compiled modules and their declarations; `src/internal/` is compiled too (imported by the rest).
   /^dist\/(src|generated)\/(?:[\w-]+\/)*[\w.-]+\.(js|d\.ts)$/,
   // The docs the README links to, so that its links work in node_modules/store-admin-sdk/.
-  /^docs\/(guide|reliability|performance)\.md$/,
+  /^docs\/(guide|reliability|performance|architecture|contract-diff)\.md$/,
+  /^CHANGELOG\.md$/,
   /^docs\/samples\/\w+\.ts$/,
 ];
 const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.yaml", "dist/src/index.js", "dist/src/index.d.ts",

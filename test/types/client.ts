@@ -182,6 +182,12 @@ export function optionChecks(): void {
   createStoreAdminClient({ baseUrl: "https://shop.example.com" });
   // @ts-expect-error a token function returns a string
   createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: () => 42 });
+  // the headers option takes what the client accepts at run time
+  createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: "t", maxResponseBytes: 1 << 20, headers: new Headers({ "X-Trace": "1" }) });
+  createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: "t", headers: [["X-Trace", "1"]] });
+  createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: "t", headers: new Map([["X-Trace", "1"]]) });
+  // @ts-expect-error a string is not a set of headers
+  createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: "t", headers: "X-Trace: 1" });
 }
 
 export async function perCallChecks(store: StoreAdminClient): Promise<void> {
