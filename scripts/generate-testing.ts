@@ -34,6 +34,7 @@ import standaloneCode from "ajv/dist/standalone/index.js";
 import addFormats from "ajv-formats";
 import { build } from "esbuild";
 import { parse } from "yaml";
+import { writeGenerated } from "./generated-files.js";
 
 const root = new URL("../", import.meta.url);
 /** `--spec FILE` and `--out DIR` (tests use them on a changed copy of the contract). */
@@ -248,20 +249,7 @@ async function main(): Promise<void> {
       standaloneCode.default(exact, exactIds),
     ]),
   };
-  const stale: string[] = [];
-  await mkdir(outDir, { recursive: true });
-  for (const [name, content] of Object.entries(outputs)) {
-    const file = new URL(name, outDir);
-    const current = await readFile(file, "utf8").catch(() => undefined);
-    if (current === content) continue;
-    if (check) stale.push(fileURLToPath(file));
-    else await writeFile(file, content);
-  }
-  if (stale.length > 0) {
-    console.error(`generated/testing/ is stale: ${stale.join(", ")} differ from what openapi/store-admin.yaml produces.\nRun \`npm run generate\` and commit the result.`);
-    process.exit(1);
-  }
-  console.log(check ? "generated/testing/ is up to date." : "generated/testing/ written.");
+  await writeGenerated(outDir, outputs, check);
 }
 
 function operationsModule(operations: OperationOut[]): string {

@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
 import { parse } from "yaml";
+import { writeGenerated } from "./generated-files.js";
 
 const root = new URL("../", import.meta.url);
 const specUrl = new URL("openapi/store-admin.yaml", root);
@@ -204,20 +205,7 @@ async function main(): Promise<void> {
     "operations.ts": await generateOperations(),
     "names.ts": await generateNames(),
   };
-  const stale: string[] = [];
-  await mkdir(outDir, { recursive: true });
-  for (const [name, content] of Object.entries(outputs)) {
-    const file = new URL(name, outDir);
-    const current = await readFile(file, "utf8").catch(() => undefined);
-    if (current === content) continue;
-    if (check) stale.push(fileURLToPath(file));
-    else await writeFile(file, content);
-  }
-  if (stale.length > 0) {
-    console.error(`generated/ is stale: ${stale.join(", ")} differ from what openapi/store-admin.yaml produces.\nRun \`npm run generate\` and commit the result.`);
-    process.exit(1);
-  }
-  console.log(check ? "generated/ is up to date." : "generated/ written.");
+  await writeGenerated(outDir, outputs, check);
 }
 
 await main();

@@ -20,6 +20,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../", import.meta.url));
+/** npm prints `> name@version script` before a script runs. */
+const { version } = JSON.parse(await readFile(join(root, "package.json"), "utf8")) as { version: string };
 const tsx = `${root}node_modules/.bin/tsx`;
 
 interface DemoResult {
@@ -194,10 +196,10 @@ describe("npm start", () => {
     expect(existsSync(join(scratch, "dist", "src", "index.js")), "the build ran").toBe(true);
     // npm's own two-line header of the script, then the tour's first line.
     const lines = result.stdout.trim().split("\n");
-    expect(lines.slice(0, 3)).toEqual(["> store-admin-sdk@0.1.0 start", "> tsx scripts/start.ts", ""]);
+    expect(lines.slice(0, 3)).toEqual([`> store-admin-sdk@${version} start`, "> tsx scripts/start.ts", ""]);
     expect(lines[3]).toMatch(/^Touring the bundled Prism mock at http:\/\/127\.0\.0\.1:\d+\./);
     expect(lines.at(-1)).toBe("Done.");
-    for (const chatter of ["Woohoo", "Node.js", "redocly", "API description is valid", "generated/ is up to date", "> store-admin-sdk@0.1.0 build", "lint:openapi"]) {
+    for (const chatter of ["Woohoo", "Node.js", "redocly", "API description is valid", "generated/ is up to date", `> store-admin-sdk@${version} build`, "lint:openapi"]) {
       expect(result.stdout, `build output in the tour: ${chatter}`).not.toContain(chatter);
     }
   }, 300_000);

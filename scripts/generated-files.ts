@@ -1,0 +1,24 @@
+/**
+ * Writes a generator's output files, or with `check` only compares them: `npm test` fails
+ * (exit 1) when what is committed under generated/ is not what the contract produces.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+
+export async function writeGenerated(outDir: URL, outputs: Record<string, string>, check: boolean): Promise<void> {
+  const label = fileURLToPath(outDir).replace(/^.*?(generated\/.*)$/, "$1");
+  const stale: string[] = [];
+  await mkdir(outDir, { recursive: true });
+  for (const [name, content] of Object.entries(outputs)) {
+    const file = new URL(name, outDir);
+    const current = await readFile(file, "utf8").catch(() => undefined);
+    if (current === content) continue;
+    if (check) stale.push(fileURLToPath(file));
+    else await writeFile(file, content);
+  }
+  if (stale.length > 0) {
+    console.error(`${label} is stale: ${stale.join(", ")} differ from what openapi/store-admin.yaml produces.\nRun \`npm run generate\` and commit the result.`);
+    process.exit(1);
+  }
+  console.log(check ? `${label} is up to date.` : `${label} written.`);
+}
