@@ -43,6 +43,48 @@ const CONSTRAINTS = ["pattern", "format", "multipleOf", "uniqueItems", "contentM
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 const show = (values: unknown[]): string => values.map((v) => JSON.stringify(v)).join(", ");
 
+/** Keywords that may sit beside the `anyOf`/`oneOf` of a nullable wrapper without making it more than one. */
+const isWrapperKeyword = (key: string): boolean => DOC_KEYWORDS.has(key) || key.startsWith("x-") || key === "readOnly" || key === "writeOnly";
+
+/** A schema that admits null and nothing else: `{type: "null"}`, `type: ["null"]`, `enum: [null]`, `const: null`. */
+function isNullOnly(node: Node): boolean {
+  const types = typesOf(node);
+  if (types.length > 0) return types.every((t) => t === "null");
+  if (Array.isArray(node.enum)) return node.enum.length > 0 && node.enum.every((v) => v === null);
+  return "const" in node && node.const === null;
+}
+
+/** Does the schema itself (not through `anyOf`/`oneOf`) admit null? */
+function admitsNull(node: Node): boolean {
+  if (Array.isArray(node.enum)) return node.enum.includes(null);
+  if ("const" in node) return node.const === null;
+  return typesOf(node).includes("null");
+}
+
+/**
+ * A schema made nullable the OpenAPI 3.1 way: `anyOf` (or `oneOf`) of some schema S and a
+ * null-only schema, with nothing beside it but documentation and readOnly/writeOnly. Its
+ * `core` is S, where S is written (the pointer of the branch), and `combinator` says which
+ * keyword holds the two branches.
+ */
+interface Nullable {
+  core: At;
+  combinator: "anyOf" | "oneOf";
+}
+
+function nullableWrapper(doc: Node, schema: At): Nullable | undefined {
+  const present = (["anyOf", "oneOf"] as const).filter((c) => c in schema.node);
+  if (present.length !== 1) return undefined;
+  const combinator = present[0] as "anyOf" | "oneOf";
+  const branches = schema.node[combinator];
+  if (!Array.isArray(branches) || branches.length !== 2) return undefined;
+  if (Object.keys(schema.node).some((k) => k !== combinator && !isWrapperKeyword(k))) return undefined;
+  const isNull = branches.map((branch, i) => isNullOnly(deref(doc, branch, child(schema.ptr, combinator, i)).node));
+  if (isNull[0] === isNull[1]) return undefined;
+  const index = isNull[0] ? 1 : 0;
+  return { core: { node: branches[index] as Node, ptr: child(schema.ptr, combinator, index) }, combinator };
+}
+
 class Differ {
   readonly changes: Change[] = [];
   /** Pointers of schemas reached from some operation, per document (to find unused components). */
@@ -188,8 +230,10 @@ class Differ {
   /**
    * Compare two schemas in one direction. `ownOnly` compares the keywords of an `allOf`
    * part but not its properties, which the object view of the whole schema already covers.
+   * `nullDecided` says the caller has already compared whether the two admit null (see
+   * `compareNullable`), so `null` is left out of their types and enum values here.
    */
-  compareSchema(bIn: At, hIn: At, field: string, direction: Direction, ownOnly = false): void {
+  compareSchema(bIn: At, hIn: At, field: string, direction: Direction, ownOnly = false, nullDecided = false): void {
     const b = deref(this.base, bIn.node, bIn.ptr);
     const h = deref(this.head, hIn.node, hIn.ptr);
     this.usedBase.add(b.ptr);
@@ -198,7 +242,12 @@ class Differ {
     if (this.visiting.has(key)) return; // a recursive schema: this pair is being compared further up
     this.visiting.add(key);
     try {
-      this.compareKeywords(b, h, field, direction);
+      const [bNullable, hNullable] = [nullableWrapper(this.base, b), nullableWrapper(this.head, h)];
+      if (bNullable !== undefined || hNullable !== undefined) {
+        this.compareNullable(bIn, hIn, b, h, bNullable, hNullable, field, direction, ownOnly);
+        return;
+      }
+      this.compareKeywords(b, h, field, direction, nullDecided);
       for (const combinator of ["oneOf", "anyOf"] as const) this.compareAlternatives(b, h, combinator, field, direction);
       const [bAll, hAll] = [b.node.allOf, h.node.allOf];
       if (Array.isArray(bAll) && Array.isArray(hAll) && bAll.length === hAll.length) {
@@ -214,13 +263,42 @@ class Differ {
     }
   }
 
-  private compareKeywords(b: At, h: At, field: string, direction: Direction): void {
+  /**
+   * A schema S against `anyOf`/`oneOf: [S', {type: "null"}]` (either way round, or both):
+   * one change of nullability (null admitted: type widened; no longer admitted: type
+   * narrowed), then S compared with S' as if neither were nullable. The fields of S are
+   * thus compared with those of S', not reported as removed because the wrapper has none.
+   */
+  private compareNullable(bIn: At, hIn: At, b: At, h: At, bNullable: Nullable | undefined, hNullable: Nullable | undefined, field: string, direction: Direction, ownOnly: boolean): void {
+    const [bCore, hCore] = [bNullable?.core ?? b, hNullable?.core ?? h];
+    const bNull = bNullable !== undefined || admitsNull(deref(this.base, bCore.node, bCore.ptr).node);
+    const hNull = hNullable !== undefined || admitsNull(deref(this.head, hCore.node, hCore.ptr).node);
+    const name = field === "" ? "the value" : `\`${field}\``;
+    // One side is a wrapper (so admits null): null is gained only with the head's wrapper, lost only without it.
+    if (!bNull && hNullable !== undefined) this.add("type-widened", child(h.ptr, hNullable.combinator), field, direction, `${name} is now nullable: it also admits null.`);
+    if (bNull && !hNull) this.add("type-narrowed", hIn.ptr, field, direction, `${name} is no longer nullable: it no longer admits null.`);
+    // The wrappers' own documentation: against each other, or against what the plain side wrote (beside its `$ref`, or in the schema).
+    if (bNullable !== undefined && hNullable !== undefined) this.compareDocs(b, h, field, direction);
+    else {
+      const [wrapper, plain, plainRaw] = bNullable !== undefined ? [b, h, undefined] : [h, b, bIn];
+      for (const key of Object.keys(wrapper.node)) {
+        if (!DOC_KEYWORDS.has(key) && !key.startsWith("x-")) continue;
+        const other = plainRaw !== undefined && key in plainRaw.node ? plainRaw.node[key] : plain.node[key];
+        if (!same(wrapper.node[key], other)) this.add("docs-changed", child(wrapper === h ? h.ptr : b.ptr, key), field, direction, `\`${key}\` changed.`);
+      }
+    }
+    this.compareSchema(bCore, hCore, field, direction, ownOnly, true);
+  }
+
+  private compareKeywords(b: At, h: At, field: string, direction: Direction, nullDecided = false): void {
     const [bn, hn] = [b.node, h.node];
     const name = field === "" ? "the value" : `\`${field}\``;
     this.compareDocs(b, h, field, direction);
 
     // type: a type dropped narrows, a type added (null above all) widens. integer ⊂ number.
-    const [bt, ht] = [typesOf(bn), typesOf(hn)];
+    // When the nullability was compared already (a nullable wrapper), null is not compared again.
+    const withoutNull = (types: string[]): string[] => (nullDecided ? types.filter((t) => t !== "null") : types);
+    const [bt, ht] = [withoutNull(typesOf(bn)), withoutNull(typesOf(hn))];
     const covers = (types: string[], t: string): boolean => types.includes(t) || (t === "integer" && types.includes("number"));
     if (bt.length > 0 && ht.length === 0) this.add("type-widened", child(h.ptr, "type"), field, direction, `${name} is no longer restricted to ${bt.join(" | ")}.`);
     if (bt.length === 0 && ht.length > 0) this.add("type-narrowed", child(h.ptr, "type"), field, direction, `${name} is now restricted to ${ht.join(" | ")}.`);
@@ -232,7 +310,10 @@ class Differ {
     }
 
     // enum and const: a value list, compared as sets.
-    const values = (n: Node): unknown[] | undefined => (Array.isArray(n.enum) ? n.enum : "const" in n ? [n.const] : undefined);
+    const values = (n: Node): unknown[] | undefined => {
+      const list = Array.isArray(n.enum) ? n.enum : "const" in n ? [n.const] : undefined;
+      return nullDecided && list !== undefined ? list.filter((v) => v !== null) : list;
+    };
     const [be, he] = [values(bn), values(hn)];
     const enumPtr = child(h.ptr, "enum" in hn || !("const" in hn) ? "enum" : "const");
     if (be !== undefined && he !== undefined) {

@@ -28,11 +28,15 @@ interface KindRule {
   typed: boolean;
   /** Does it add or remove a field or parameter? Its compile error then lands on the object around it. */
   presence?: boolean;
-  /** What a caller must change, for the changelog; `{op}` and `{field}` are filled in. */
-  advice: string;
+  /**
+   * What a caller must change, for the changelog; `{op}` and `{field}` are filled in. One
+   * text for both directions, or one per direction where they differ (what a caller sends
+   * against what it reads): see `adviceFor`.
+   */
+  advice: string | Record<Direction, string>;
 }
 
-const rule = (request: Bump, response: Bump, typed: boolean, advice: string, presence = false): KindRule => ({ request, response, typed, advice, presence });
+const rule = (request: Bump, response: Bump, typed: boolean, advice: KindRule["advice"], presence = false): KindRule => ({ request, response, typed, advice, presence });
 
 export const KINDS = {
   "operation-removed": rule("major", "major", true, "Stop calling {op}: the API no longer has it.", true),
@@ -52,17 +56,17 @@ export const KINDS = {
   "media-type-added": rule("minor", "minor", false, "Nothing to change; {op} accepts a further media type ({field})."),
   "response-added": rule("minor", "minor", true, "Nothing to change; {op} may answer with a further status ({field})."),
   "response-removed": rule("minor", "minor", true, "Nothing to change; {op} no longer answers with status {field}."),
-  "field-removed": rule("major", "major", true, "{op}: stop sending {field} (requests) / stop reading {field} (responses).", true),
+  "field-removed": rule("major", "major", true, { request: "Stop sending {field} to {op}.", response: "Stop reading {field} from {op}'s answer: it is no longer there." }, true),
   "field-added": rule("minor", "minor", true, "Nothing to change; {field} of {op} is new and optional.", true),
-  "field-added-required": rule("major", "minor", true, "Send {field} in every {op} request.", true),
-  "field-made-required": rule("major", "minor", true, "Send {field} in every {op} request.", true),
-  "field-made-optional": rule("minor", "major", true, "Handle a missing {field} when reading {op}'s answer.", true),
+  "field-added-required": rule("major", "minor", true, { request: "Send {field} in every {op} request.", response: "Nothing to change; {field} is now always in {op}'s answer." }, true),
+  "field-made-required": rule("major", "minor", true, { request: "Send {field} in every {op} request.", response: "Nothing to change; {field} is now always in {op}'s answer." }, true),
+  "field-made-optional": rule("minor", "major", true, { request: "Nothing to change; {field} may now be left out of {op} requests.", response: "Handle a missing {field} when reading {op}'s answer." }, true),
   "field-made-read-only": rule("major", "patch", true, "Stop sending {field} to {op}: the server sets it.", true),
   "field-made-writable": rule("minor", "patch", true, "Nothing to change; {field} of {op} may now be sent."),
-  "type-narrowed": rule("major", "minor", true, "Send only values of the new type of {field} to {op}."),
-  "type-widened": rule("minor", "major", true, "Handle the new types of {field} (e.g. null) when reading {op}'s answer."),
-  "enum-value-removed": rule("major", "minor", true, "Stop sending the removed values of {field} to {op}."),
-  "enum-value-added": rule("minor", "major", true, "Handle the new values of {field} when reading {op}'s answer (e.g. a default branch)."),
+  "type-narrowed": rule("major", "minor", true, { request: "Send only values of the new type of {field} to {op}.", response: "Nothing to change; {field} of {op}'s answer takes fewer types." }),
+  "type-widened": rule("minor", "major", true, { request: "Nothing to change; {op} accepts more types of {field}.", response: "Handle the new types of {field} (e.g. null) when reading {op}'s answer." }),
+  "enum-value-removed": rule("major", "minor", true, { request: "Stop sending the removed values of {field} to {op}.", response: "Nothing to change; {field} of {op}'s answer takes fewer values." }),
+  "enum-value-added": rule("minor", "major", true, { request: "Nothing to change; {op} accepts more values of {field}.", response: "Handle the new values of {field} when reading {op}'s answer (e.g. a default branch)." }),
   "limit-tightened": rule("major", "patch", false, "Keep {field} within the new limit when calling {op}; the types cannot check it."),
   "limit-loosened": rule("minor", "patch", false, "Nothing to change; {op} accepts more values of {field}."),
   "constraint-tightened": rule("major", "patch", false, "Check that the values of {field} you send to {op} meet the new rule; the types cannot check it."),
@@ -78,6 +82,12 @@ export type Kind = keyof typeof KINDS;
 
 export function kindRule(kind: Kind): KindRule {
   return KINDS[kind];
+}
+
+/** The advice for a change of this kind where it sits: a request's advice never talks of reading, a response's never of sending. */
+export function adviceFor(kind: Kind, direction: Direction): string {
+  const advice: KindRule["advice"] = KINDS[kind].advice;
+  return typeof advice === "string" ? advice : advice[direction];
 }
 
 /** The release a change needs, given where it sits; changes in unused components never need more than a patch. */

@@ -426,14 +426,17 @@ const isAncestor = (ancestor: string, path: string): boolean =>
   ancestor === "" || path.startsWith(`${ancestor}.`) || path.startsWith(`${ancestor}[]`);
 const parentOf = (path: string): string => path.replace(/(\.[^.]*|\[\])$/, "");
 
-/** The changes at the error's own field, or a field added, removed or made required just under it. */
+/**
+ * The changes at the error's own field or, when there is none, a field added, removed or
+ * made required just under it. A change at the field itself comes first: when an object
+ * is made nullable and one of its fields made required, the error on the object is the
+ * nullability's doing, not the field's.
+ */
 function directCauses<C extends Change>(changes: readonly C[], error: ProbeError): C[] {
-  return changes.filter(
-    (c) =>
-      c.operation === error.operation &&
-      KINDS[c.kind].typed &&
-      (c.field === error.field || (KINDS[c.kind].presence === true && parentOf(c.field) === error.field && c.field !== error.field)),
-  );
+  const typed = changes.filter((c) => c.operation === error.operation && KINDS[c.kind].typed);
+  const own = typed.filter((c) => c.field === error.field);
+  if (own.length > 0) return own;
+  return typed.filter((c) => KINDS[c.kind].presence === true && parentOf(c.field) === error.field && c.field !== error.field);
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { compareContracts, bumpOfChanges, type Change } from "./compare.js";
 import type { Node } from "./document.js";
-import { KINDS, type Bump } from "./kinds.js";
+import { adviceFor, KINDS, type Bump } from "./kinds.js";
 import { attribute, runProbes, type ProbeError } from "./probe.js";
 
 export interface DiffResult {
@@ -97,7 +97,7 @@ export function toChangelog(result: DiffResult, version: string, date: string, b
     const fields = [...new Set(list.map((c) => c.field.replace(/^(response|error|body|params\.\w+)\.?/, "").replace(/^.*\.(?=[^.]+$)/, "")))].filter((f) => f !== "");
     const many = new Set(list.map((c) => c.location)).size > 1;
     const what = many ? `${first.kind.replace(/-/g, " ")} in ${ownerOf(first.location)} (${first.direction}): ${fields.map((f) => `\`${f}\``).join(", ")}.` : first.message;
-    const advice = KINDS[first.kind].advice.replaceAll("{op}", ops).replaceAll("{field}", many ? "these fields" : `\`${first.field}\``);
+    const advice = adviceFor(first.kind, first.direction).replaceAll("{op}", ops).replaceAll("{field}", many ? "these fields" : `\`${first.field}\``);
     const proof = list.some((c) => c.typeBreak) ? " Code that did this before no longer compiles." : "";
     return `- **${ops}**: ${what}${first.breaking ? ` *What to change:* ${advice}${proof}` : ""}`;
   };

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
 import { compareContracts, type Change } from "../../scripts/contract-diff/compare.js";
 import { parseContract, type Node } from "../../scripts/contract-diff/document.js";
-import type { Bump, Direction, Kind } from "../../scripts/contract-diff/kinds.js";
+import { adviceFor, type Bump, type Direction, type Kind } from "../../scripts/contract-diff/kinds.js";
 import { attribute, runProbes, type ProbeOutcome } from "../../scripts/contract-diff/probe.js";
 import { bumpOfChanges } from "../../scripts/contract-diff/compare.js";
 import { toJson, toText, toChangelog } from "../../scripts/contract-diff/report.js";
@@ -25,6 +25,10 @@ const working = parseContract(readFileSync(CONTRACT, "utf8"), CONTRACT);
 const schema = (doc: Node, name: string): Node => (doc.components as { schemas: Record<string, Node> }).schemas[name] as Node;
 const prop = (doc: Node, component: string, name: string): Node => (schema(doc, component).properties as Record<string, Node>)[name] as Node;
 const pathItem = (doc: Node, path: string): Node => (doc.paths as Record<string, Node>)[path] as Node;
+const props = (doc: Node, component: string): Record<string, unknown> => schema(doc, component).properties as Record<string, unknown>;
+/** `{ $ref: "#/components/schemas/X" }`, and the same made nullable the OpenAPI 3.1 way. */
+const ref = (name: string): Node => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (name: string): Node => ({ anyOf: [ref(name), { type: "null" }] });
 
 interface Expected {
   operation: string | null;
@@ -42,6 +46,10 @@ interface Mutation {
   bump: Bump;
   /** Changes that must be reported; every kind reported must be one of theirs. */
   expect: Expected[];
+  /** How many changes the diff reports in all, when the row says so. */
+  count?: number;
+  /** No change's advice (as the changelog would give it, for its direction) may match this. */
+  adviceNot?: RegExp;
 }
 
 const MUTATIONS: Mutation[] = [
@@ -171,6 +179,65 @@ const MUTATIONS: Mutation[] = [
     expect: [{ operation: "GET /gift-cards/", kind: "field-made-optional", breaking: true, typeBreak: true }],
   },
   {
+    // The fields of Location stay compared with the base's: none is reported removed.
+    name: "response $ref made nullable (anyOf with null)",
+    setup: (d) => void (props(d, "StockRecord").location = ref("Location")),
+    change: (d) => void (props(d, "StockRecord").location = nullable("Location")),
+    bump: "major",
+    expect: [{ operation: "GET /stockrecords/{id}/", kind: "type-widened", breaking: true, typeBreak: true }],
+    count: 1,
+    adviceNot: /\bsend/i,
+  },
+  {
+    name: "response $ref no longer nullable (anyOf with null removed)",
+    setup: (d) => void (props(d, "StockRecord").location = nullable("Location")),
+    change: (d) => void (props(d, "StockRecord").location = ref("Location")),
+    bump: "minor",
+    expect: [{ operation: "GET /stockrecords/{id}/", kind: "type-narrowed", breaking: false, typeBreak: false }],
+    count: 1,
+  },
+  {
+    // The compile error on the object is the nullability's doing, not the field's.
+    name: "response object made nullable and one of its fields made required",
+    setup: (d) => {
+      delete schema(d, "Location").required;
+      props(d, "StockRecord").location = ref("Location");
+    },
+    change: (d) => {
+      schema(d, "Location").required = ["id"];
+      props(d, "StockRecord").location = nullable("Location");
+    },
+    bump: "major",
+    expect: [
+      { operation: "GET /stockrecords/{id}/", kind: "type-widened", breaking: true, typeBreak: true },
+      { operation: "GET /stockrecords/{id}/", kind: "field-made-required", breaking: false, typeBreak: false },
+      { operation: "GET /orders/{number}/fulfillment-orders/", kind: "field-made-required", breaking: false, typeBreak: false },
+    ],
+    adviceNot: /\bsend/i,
+  },
+  {
+    name: "response field made required",
+    setup: (d) => void delete schema(d, "Location").required,
+    change: (d) => void (schema(d, "Location").required = ["id"]),
+    bump: "minor",
+    expect: [
+      { operation: "GET /stockrecords/{id}/", kind: "field-made-required", breaking: false, typeBreak: false },
+      { operation: "GET /orders/{number}/fulfillment-orders/", kind: "field-made-required", breaking: false, typeBreak: false },
+    ],
+    adviceNot: /\bsend/i,
+  },
+  {
+    name: "request $ref made nullable (anyOf with null)",
+    setup: (d) => {
+      (d.components as { schemas: Record<string, unknown> }).schemas.GiftCardNote = { type: "object", required: ["message"], properties: { message: { type: "string" } } };
+      props(d, "GiftCardUpdate").note = ref("GiftCardNote");
+    },
+    change: (d) => void (props(d, "GiftCardUpdate").note = nullable("GiftCardNote")),
+    bump: "minor",
+    expect: [{ operation: "PATCH /gift-cards/{id}/", kind: "type-widened", breaking: false, typeBreak: false }],
+    count: 1,
+  },
+  {
     name: "request type narrowed (null no longer accepted)",
     setup: (d) => void (prop(d, "GiftCardUpdate", "expired_at").type = ["string", "null"]),
     change: (d) => void (prop(d, "GiftCardUpdate", "expired_at").type = "string"),
@@ -262,6 +329,9 @@ describe("contract diff of a mutated contract", () => {
     }
     // Nothing else: every reported kind is an expected one, and no compile error is left unexplained.
     expect([...new Set(changes.map((c) => c.kind))].sort()).toEqual([...new Set(row.expect.map((e) => e.kind))].sort());
+    if (row.count !== undefined) expect(changes.map((c) => `${c.kind}: ${c.message}`)).toHaveLength(row.count);
+    // The advice matches where the change sits: what to send for a request, what to read for a response.
+    if (row.adviceNot !== undefined) for (const c of changes) expect(adviceFor(c.kind, c.direction)).not.toMatch(row.adviceNot);
     if (row.expect.every((e) => !e.typeBreak)) expect(outcome!.errors).toEqual([]);
 
     // The report: JSON with exactly the documented fields, the text grouped by operation, the changelog.
