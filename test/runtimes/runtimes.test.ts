@@ -16,13 +16,12 @@
  */
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { extname, join, normalize, sep } from "node:path";
+import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { describeRun, ensureBuilt, ROOT, run } from "../package/tarball.js";
 import { BIN_DIR, ensureRuntimes, INSTALL_TIMEOUT_MS, RUNTIME_VERSIONS, runtimeEnv } from "./install.js";
+import { startPageServer } from "./page-server.js";
 
 const SMOKE_SCRIPT = join(ROOT, "test", "runtimes", "smoke-script.mjs");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -92,69 +91,6 @@ describe("the smoke script on each runtime", () => {
 
 // ─── Browser ────────────────────────────────────────────────────────────────────────
 
-const CONTENT_TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-};
-
-/** URL prefixes of the page server and the directories they serve (nothing outside them). */
-const MOUNTS: Array<{ prefix: string; dir: string }> = [
-  { prefix: "/sdk/", dir: join(ROOT, "dist") },
-  { prefix: "/openapi-fetch/", dir: join(ROOT, "node_modules", "openapi-fetch", "dist") },
-];
-
-const PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>store-admin-sdk browser smoke test</title>
-<script type="importmap">
-{ "imports": { "store-admin-sdk": "/sdk/src/index.js", "openapi-fetch": "/openapi-fetch/index.mjs" } }
-</script>
-<script type="module" src="/smoke-script.mjs"></script>
-</head>
-<body></body>
-</html>
-`;
-
-/** Serves the page, the smoke script, dist/ and openapi-fetch's ESM on 127.0.0.1. */
-async function startPageServer(): Promise<{ url: string; server: Server }> {
-  const server = createServer((request, response) => {
-    void (async () => {
-      const path = decodeURIComponent(new URL(request.url ?? "/", "http://127.0.0.1").pathname);
-      let file: string | undefined;
-      if (path === "/") {
-        response.writeHead(200, { "content-type": CONTENT_TYPES[".html"]!, "cache-control": "no-store" });
-        response.end(PAGE);
-        return;
-      }
-      if (path === "/smoke-script.mjs") file = SMOKE_SCRIPT;
-      for (const mount of MOUNTS) {
-        if (!path.startsWith(mount.prefix)) continue;
-        const candidate = normalize(join(mount.dir, path.slice(mount.prefix.length)));
-        if (candidate.startsWith(mount.dir + sep)) file = candidate;
-      }
-      const type = file ? CONTENT_TYPES[extname(file)] : undefined;
-      if (!file || !type || !existsSync(file)) {
-        response.writeHead(404, { "content-type": "text/plain" });
-        response.end(`not found: ${path}`);
-        return;
-      }
-      response.writeHead(200, { "content-type": type, "cache-control": "no-store" });
-      response.end(await readFile(file));
-    })().catch((error: unknown) => {
-      response.writeHead(500, { "content-type": "text/plain" });
-      response.end(String(error));
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-
 describe("the smoke script in a browser", () => {
   it("passes in headless Chromium, served from 127.0.0.1 and calling the mock across origins (CORS)", async () => {
     if (!existsSync(CHROMIUM)) {
@@ -164,7 +100,7 @@ describe("the smoke script in a browser", () => {
       );
     }
     const prismUrl = inject("prismUrl");
-    const { url: pageUrl, server } = await startPageServer();
+    const { url: pageUrl, server } = await startPageServer("store-admin-sdk browser smoke test", SMOKE_SCRIPT);
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
     const log: string[] = [];
     const offLoopback: string[] = [];

@@ -6,14 +6,12 @@
  * refused. The package is imported by name, so what runs is the built `dist/`.
  */
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { extname, join, normalize, sep } from "node:path";
+import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { describeRun, ensureBuilt, ROOT, run } from "../package/tarball.js";
 import { BIN_DIR, ensureRuntimes, INSTALL_TIMEOUT_MS, RUNTIME_VERSIONS, runtimeEnv } from "../runtimes/install.js";
+import { startPageServer } from "../runtimes/page-server.js";
 
 const SCRIPT = join(ROOT, "test", "testing", "kit-smoke.mjs");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -57,67 +55,12 @@ describe("the testing kit on each runtime", () => {
   }, RUN_TIMEOUT_MS);
 });
 
-/** URL prefixes of the page server and the directories they serve (nothing outside them). */
-const MOUNTS: Array<{ prefix: string; dir: string }> = [
-  { prefix: "/sdk/", dir: join(ROOT, "dist") },
-  { prefix: "/openapi-fetch/", dir: join(ROOT, "node_modules", "openapi-fetch", "dist") },
-];
-
-const PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>store-admin-sdk/testing in a browser</title>
-<script type="importmap">
-{ "imports": { "store-admin-sdk": "/sdk/src/index.js", "store-admin-sdk/testing": "/sdk/src/testing/index.js", "openapi-fetch": "/openapi-fetch/index.mjs" } }
-</script>
-<script type="module" src="/kit-smoke.mjs"></script>
-</head>
-<body></body>
-</html>
-`;
-
-/** Serves the page, the script, dist/ and openapi-fetch's ESM on 127.0.0.1. */
-async function startPageServer(): Promise<{ url: string; server: Server }> {
-  const server = createServer((request, response) => {
-    void (async () => {
-      const path = decodeURIComponent(new URL(request.url ?? "/", "http://127.0.0.1").pathname);
-      if (path === "/") {
-        response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-        response.end(PAGE);
-        return;
-      }
-      let file = path === "/kit-smoke.mjs" ? SCRIPT : undefined;
-      for (const mount of MOUNTS) {
-        if (!path.startsWith(mount.prefix)) continue;
-        const candidate = normalize(join(mount.dir, path.slice(mount.prefix.length)));
-        if (candidate.startsWith(mount.dir + sep)) file = candidate;
-      }
-      if (!file || ![".js", ".mjs"].includes(extname(file)) || !existsSync(file)) {
-        response.writeHead(404, { "content-type": "text/plain" });
-        response.end(`not found: ${path}`);
-        return;
-      }
-      response.writeHead(200, { "content-type": "text/javascript; charset=utf-8" });
-      response.end(await readFile(file));
-    })().catch((error: unknown) => {
-      response.writeHead(500, { "content-type": "text/plain" });
-      response.end(String(error));
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-
 describe("the testing kit in a browser", () => {
   it("passes in headless Chromium, with no request leaving the page's own server", async () => {
     if (!existsSync(CHROMIUM)) {
       throw new Error(`Chromium is not installed at ${CHROMIUM}: \`apt-get install -y chromium\` (or set CHROMIUM_PATH). This test is never skipped.`);
     }
-    const { url: pageUrl, server } = await startPageServer();
+    const { url: pageUrl, server } = await startPageServer("store-admin-sdk/testing in a browser", SCRIPT);
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"], headless: true });
     const log: string[] = [];
     const elsewhere: string[] = [];
