@@ -13,7 +13,7 @@ import { existsSync } from "node:fs";
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, TSC, type ConsumerProject } from "./tarball.js";
+import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, typecheckProject, type ConsumerProject } from "./tarball.js";
 
 const FIXTURE_DIR = join(ROOT, "test", "package", "fixtures", "consumer");
 /** Packing and `npm install` from a warm cache take ~10 s; a cold cache on a slow link more. */
@@ -37,10 +37,7 @@ afterAll(async () => {
   if (project) expect(existsSync(project.dir), `${project.dir} should be removed`).toBe(false);
 });
 
-function typecheck(tsconfig: string) {
-  if (!project) throw new Error("the consumer project was not created (see beforeAll)");
-  return run(process.execPath, [TSC, "-p", tsconfig, "--pretty", "false"], { cwd: project.dir, timeoutMs: TSC_TIMEOUT_MS });
-}
+const typecheck = (tsconfig: string) => typecheckProject(project, tsconfig, TSC_TIMEOUT_MS);
 
 describe("a consumer project with the tarball installed", () => {
   it("has the package from the tarball, not a link to this checkout", () => {

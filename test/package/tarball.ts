@@ -173,6 +173,12 @@ export interface ConsumerProject {
   remove(): Promise<void>;
 }
 
+/** `tsc -p tsconfig` in a consumer project (plain diagnostics, for the failure message). */
+export function typecheckProject(project: ConsumerProject | undefined, tsconfig: string, timeoutMs: number): Promise<RunResult> {
+  if (!project) throw new Error("the consumer project was not created (see beforeAll)");
+  return run(process.execPath, [TSC, "-p", tsconfig, "--pretty", "false"], { cwd: project.dir, timeoutMs });
+}
+
 /**
  * A fresh project in the system temp dir with the packed tarball installed from the file,
  * as a user would (`npm install ./store-admin-sdk-0.1.0.tgz`); its dependency openapi-fetch

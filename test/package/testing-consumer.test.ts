@@ -11,7 +11,7 @@ import { existsSync } from "node:fs";
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, TSC, type ConsumerProject } from "./tarball.js";
+import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, typecheckProject, type ConsumerProject } from "./tarball.js";
 
 const FIXTURE_DIR = join(ROOT, "test", "package", "fixtures", "testing-consumer");
 const SETUP_TIMEOUT_MS = 300_000;
@@ -28,10 +28,7 @@ afterAll(async () => {
   await project?.remove();
 });
 
-function typecheck(tsconfig: string) {
-  if (!project) throw new Error("the consumer project was not created (see beforeAll)");
-  return run(process.execPath, [TSC, "-p", tsconfig, "--pretty", "false"], { cwd: project.dir, timeoutMs: TSC_TIMEOUT_MS });
-}
+const typecheck = (tsconfig: string) => typecheckProject(project, tsconfig, TSC_TIMEOUT_MS);
 
 describe("store-admin-sdk/testing from the tarball", () => {
   it("ships the kit and its compiled validators, and no validator library as a dependency", async () => {
