@@ -85,14 +85,25 @@ const MUTATIONS: Mutation[] = [
     expect: [{ operation: "PATCH /users/{id}/", kind: "limit-loosened", breaking: false, typeBreak: false }],
   },
   {
-    name: "enum value removed: breaking in the request, not in the response",
+    // In a response too: code that compares with "lost", has a `case "lost"` or maps every value no longer compiles.
+    name: "enum value removed: breaking in the request and in the response",
     setup: (d) => void (schema(d, "DisputeResolution").enum = ["won", "lost", "other", null]),
     change: (d) => void (schema(d, "DisputeResolution").enum = ["won", "other", null]),
     bump: "major",
     expect: [
       { operation: "POST /disputes/{id}/resolve/", kind: "enum-value-removed", in: "request", breaking: true, typeBreak: true },
-      { operation: "POST /disputes/{id}/resolve/", kind: "enum-value-removed", in: "response", breaking: false, typeBreak: false },
-      { operation: "GET /disputes/{id}/", kind: "enum-value-removed", breaking: false, typeBreak: false },
+      { operation: "POST /disputes/{id}/resolve/", kind: "enum-value-removed", in: "response", breaking: true, typeBreak: true },
+      { operation: "GET /disputes/{id}/", kind: "enum-value-removed", breaking: true, typeBreak: true },
+    ],
+  },
+  {
+    // The response enum User.language narrowed (no "fi"): `data.language === "fi"` and an exhaustive map fail to compile.
+    name: "response enum narrowed: a proven type break",
+    change: (d) => void (schema(d, "Language").enum = (schema(d, "Language").enum as unknown[]).filter((v) => v !== "fi")),
+    bump: "major",
+    expect: [
+      { operation: "GET /users/{id}/", kind: "enum-value-removed", breaking: true, typeBreak: true },
+      { operation: "GET /users/", kind: "enum-value-removed", breaking: true, typeBreak: true },
     ],
   },
   {
