@@ -66,17 +66,26 @@ async function main(): Promise<void> {
   const result = await diffContracts(parseContract(base.text, base.source), parseContract(head.text, head.source), { keepProbe: options.keepProbe, log });
   log(`Diffed ${base.source} → ${head.source} in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
   // The version the base was released as: from the snapshot's name, else package.json's.
-  const released = /store-admin-(\d+\.\d+\.\d+)\.yaml$/.exec(base.source)?.[1] ?? (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
+  const releasedVersion = (): string =>
+    /store-admin-(\d+\.\d+\.\d+)\.yaml$/.exec(base.source)?.[1] ?? (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
   if (options.json) {
     process.stdout.write(`${JSON.stringify(toJson(result), null, 2)}\n`);
   } else if (options.changelog) {
+    const released = releasedVersion();
     const required = nextVersion(released, result.bump);
     if (options.version !== undefined && compareVersions(options.version, required) < 0) {
       throw new Error(`--version ${options.version} is too low: after ${released} a ${result.bump} change needs at least ${required}.`);
     }
     process.stdout.write(toChangelog(result, options.version ?? required, new Date().toISOString().slice(0, 10), base.source, released));
   } else {
-    process.stdout.write(toText(result, { base: base.source, head: head.source, released }));
+    // The report states the version rule when it knows the released version (a snapshot's name, or package.json).
+    let released: string | undefined;
+    try {
+      released = releasedVersion();
+    } catch {
+      released = undefined;
+    }
+    process.stdout.write(toText(result, { base: base.source, head: head.source, ...(released === undefined ? {} : { released }) }));
   }
 }
 

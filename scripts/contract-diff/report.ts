@@ -103,7 +103,8 @@ export function toChangelog(result: DiffResult, version: string, date: string, b
     const first = list[0] as Change;
     const ops = [...new Set(list.map((c) => c.operation ?? "the document"))].join(", ");
     const leaves = [...new Set(list.map((c) => leafName(c.field)))].filter((f) => f !== "");
-    const fieldPaths = [...new Set(list.map((c) => c.field))].filter((f) => f !== "");
+    // Shortest first: `data.email` before `data.results[].email`.
+    const fieldPaths = [...new Set(list.map((c) => c.field))].filter((f) => f !== "").sort((a, b) => a.length - b.length || a.localeCompare(b));
     const many = new Set(list.map((c) => c.location)).size > 1;
     const what = many ? `${first.kind.replace(/-/g, " ")} in ${ownerOf(first.location)} (${first.direction}): ${leaves.map((f) => `\`${f}\``).join(", ")}.` : first.message;
     const field = fieldPaths.length === 0 ? "the value" : fieldPaths.map((f) => `\`${f}\``).join(", ");

@@ -52,7 +52,8 @@ describe("contract:diff command", () => {
       typeBreak: true,
       message: '`body.resolution` no longer admits "won".',
     });
-    expect(report.changes).toContainEqual(expect.objectContaining({ operation: "GET /disputes/{id}/", kind: "enum-value-removed", breaking: false, typeBreak: false }));
+    // In the answer too: code comparing `data.resolution` with "won" no longer compiles.
+    expect(report.changes).toContainEqual(expect.objectContaining({ operation: "GET /disputes/{id}/", kind: "enum-value-removed", breaking: true, typeBreak: true, message: '`data.resolution` no longer admits "won".' }));
     // Logs go to stderr, so stdout is the JSON object alone.
     expect(result.stderr).toContain("Diffed HEAD~1:openapi/store-admin.yaml → openapi/store-admin.yaml");
   }, 300_000);
