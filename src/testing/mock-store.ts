@@ -231,14 +231,15 @@ function describeThrown(error: unknown): string {
   return String(typeof error === "object" && error !== null ? Object.prototype.toString.call(error) : error).slice(0, 500);
 }
 
-/** Where in `value` a number JSON cannot carry sits (`NaN`, `Infinity`), as `body.id`; the first found. */
-function nonFinitePath(value: unknown, path: string, seen: Set<object>, depth = 0): string | undefined {
-  if (typeof value === "number") return Number.isFinite(value) ? undefined : path;
+/** Where in `value` a number JSON cannot carry sits (`NaN`, `Infinity`), as `body.id`, and the number; the first found. */
+function nonFinite(value: unknown, path: string, seen: Set<object>, depth = 0): { path: string; value: number } | undefined {
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : { path, value };
   if (typeof value !== "object" || value === null || seen.has(value) || depth > 64) return undefined;
+  // A toJSON decides what is sent: what it returns is validated after serializing.
   if (typeof (value as { toJSON?: unknown }).toJSON === "function") return undefined;
   seen.add(value);
   for (const [name, item] of Object.entries(value)) {
-    const found = nonFinitePath(item, `${path}.${name}`, seen, depth + 1);
+    const found = nonFinite(item, `${path}.${name}`, seen, depth + 1);
     if (found !== undefined) return found;
   }
   return undefined;
@@ -246,9 +247,9 @@ function nonFinitePath(value: unknown, path: string, seen: Set<object>, depth = 
 
 /** The reply body as the mock sends it; refuses what JSON cannot carry, naming the field. */
 function serialize(key: OperationKey, status: number, body: unknown): string {
-  const bad = nonFinitePath(body, "body", new Set());
+  const bad = nonFinite(body, "body", new Set());
   if (bad !== undefined) {
-    throw new MockContractError(`the handler's ${status} reply has ${bad} = ${String(bad.split(".").slice(1).reduce<unknown>((v, k) => (v as Record<string, unknown>)[k], body))}, which JSON cannot carry (it would be sent as null).`, {
+    throw new MockContractError(`the handler's ${status} reply has ${bad.path} = ${String(bad.value)}, which JSON cannot carry (it would be sent as null).`, {
       operation: operationOf(key),
     });
   }
