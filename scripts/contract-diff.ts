@@ -16,7 +16,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONTRACT_PATH, parseContract, readContract } from "./contract-diff/document.js";
-import { nextVersion, parseVersion } from "./contract-diff/release.js";
+import { compareVersions, nextVersion, parseVersion } from "./contract-diff/release.js";
 
 // Paths and git refs are read relative to where the command runs (npm runs it in the repository root).
 const root = process.cwd();
@@ -65,15 +65,27 @@ async function main(): Promise<void> {
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const result = await diffContracts(parseContract(base.text, base.source), parseContract(head.text, head.source), { keepProbe: options.keepProbe, log });
   log(`Diffed ${base.source} → ${head.source} in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+  // The version the base was released as: from the snapshot's name, else package.json's.
+  const releasedVersion = (): string =>
+    /store-admin-(\d+\.\d+\.\d+)\.yaml$/.exec(base.source)?.[1] ?? (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
   if (options.json) {
     process.stdout.write(`${JSON.stringify(toJson(result), null, 2)}\n`);
   } else if (options.changelog) {
-    // The version the base was released as: from the snapshot's name, else package.json's.
-    const released = /store-admin-(\d+\.\d+\.\d+)\.yaml$/.exec(base.source)?.[1] ?? (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
-    const version = options.version ?? nextVersion(released, result.bump);
-    process.stdout.write(toChangelog(result, version, new Date().toISOString().slice(0, 10), base.source));
+    const released = releasedVersion();
+    const required = nextVersion(released, result.bump);
+    if (options.version !== undefined && compareVersions(options.version, required) < 0) {
+      throw new Error(`--version ${options.version} is too low: after ${released} a ${result.bump} change needs at least ${required}.`);
+    }
+    process.stdout.write(toChangelog(result, options.version ?? required, new Date().toISOString().slice(0, 10), base.source, released));
   } else {
-    process.stdout.write(toText(result, { base: base.source, head: head.source }));
+    // The report states the version rule when it knows the released version (a snapshot's name, or package.json).
+    let released: string | undefined;
+    try {
+      released = releasedVersion();
+    } catch {
+      released = undefined;
+    }
+    process.stdout.write(toText(result, { base: base.source, head: head.source, ...(released === undefined ? {} : { released }) }));
   }
 }
 

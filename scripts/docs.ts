@@ -42,7 +42,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { parse } from "yaml";
+import { loadContract } from "./load-contract.js";
 
 export const DEFAULT_SPEC_PATH = fileURLToPath(new URL("../openapi/store-admin.yaml", import.meta.url));
 export const DEFAULT_OUTPUT_PATH = fileURLToPath(new URL("../docs/reference/index.html", import.meta.url));
@@ -153,10 +153,8 @@ function isObject(value: unknown): value is Json {
  * copy is rendered from a scratch directory, where a relative `$ref` would not resolve).
  */
 export async function referenceCopy(specPath: string): Promise<Json> {
-  const spec: unknown = parse(await readFile(specPath, "utf8"));
-  if (!isObject(spec)) throw new Error(`${specPath} is not an OpenAPI document (no top-level mapping)`);
-  const external = JSON.stringify(spec).match(/"\$ref":"(?!#)[^"]*"/);
-  if (external) throw new Error(`${specPath}: ${external[0]}: the reference is rendered from one file; bundle it first (redocly bundle)`);
+  // Only references within the document, and no alias bomb: Redocly would follow a `$ref` to any URL or file.
+  const spec = loadContract(await readFile(specPath, "utf8"), specPath);
 
   const missing: string[] = [];
   for (const [path, item] of Object.entries(isObject(spec.paths) ? spec.paths : {})) {

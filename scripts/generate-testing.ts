@@ -33,8 +33,8 @@ import Ajv2020 from "ajv/dist/2020.js";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import addFormats from "ajv-formats";
 import { build } from "esbuild";
-import { parse } from "yaml";
 import { writeGenerated } from "./generated-files.js";
+import { loadContractFile } from "./load-contract.js";
 
 const root = new URL("../", import.meta.url);
 /** `--spec FILE` and `--out DIR` (tests use them on a changed copy of the contract). */
@@ -135,7 +135,8 @@ function firstExample(doc: Json, media: Json): unknown {
 
 async function main(): Promise<void> {
   const check = process.argv.includes("--check");
-  const doc = parse(await readFile(specUrl, "utf8")) as Json;
+  // Only references within the document, and no alias bomb (scripts/load-contract.ts).
+  const doc = loadContractFile(fileURLToPath(specUrl)) as Json;
   const schemas = ((doc.components as Json).schemas ?? {}) as Json;
 
   // Two Ajv instances: parameters (and form fields) arrive as strings and are converted as
@@ -335,4 +336,7 @@ function ajvVersion(): string {
   return (JSON.parse(readFileSync(new URL("node_modules/ajv/package.json", root), "utf8")) as { version: string }).version;
 }
 
-await main();
+await main().catch((error: unknown) => {
+  console.error(`generate-testing: ${(error as Error).message}`);
+  process.exit(1);
+});

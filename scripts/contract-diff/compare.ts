@@ -6,7 +6,8 @@
  * operation that uses it, with the direction it has there (see kinds.ts). `location` is
  * where the change is written (the head document's pointer, or the base's for a removal);
  * `field` is where a caller meets it (`body.email`, `params.query.cursor`,
- * `response.addresses[].line1`, `error.title`), which is also how the compile probe names
+ * `data.addresses[].line1`, `error.title`: the names a caller's code uses, `data` and `error`
+ * being what the client's call returns), which is also how the compile probe names
  * its lines.
  */
 import { child, deref, fieldPath, isNode, isSuccess, objectView, operations, parameters, preferredMediaType, typesOf, type At, type Node, type Operation } from "./document.js";
@@ -22,7 +23,7 @@ export interface Change {
   /** Set by the compile probe (probe.ts). */
   typeBreak: boolean;
   message: string;
-  /** Where a caller meets the change: `""` (the call), `params.query.x`, `body.x`, `response.x`. */
+  /** Where a caller meets the change: `""` (the call), `params.query.x`, `body.x`, `data.x`, `error.x`. */
   field: string;
   direction: Direction;
   bump: Bump;
@@ -204,7 +205,7 @@ class Differ {
     const br = isNode(b.op.node.responses) ? b.op.node.responses : {};
     const hr = isNode(h.op.node.responses) ? h.op.node.responses : {};
     // A caller reads `data` (every success status) or `error` (every other status), so that is where it meets them.
-    const fieldOf = (status: string): string => (isSuccess(status) ? "response" : "error");
+    const fieldOf = (status: string): string => (isSuccess(status) ? "data" : "error");
     for (const status of Object.keys(br)) {
       if (!(status in hr)) this.add("response-removed", child(b.op.ptr, "responses", status), fieldOf(status), "response", `The ${status} response was removed.`);
     }
@@ -440,4 +441,9 @@ export function compareContracts(base: Node, head: Node): Change[] {
 /** The release all the changes need together: the largest of their bumps. */
 export function bumpOfChanges(changes: readonly Change[]): Bump {
   return changes.reduce<Bump>((acc, c) => maxBump(acc, c.bump), "none");
+}
+
+/** The last name of a field path: `data.addresses[].line1` → `line1`; `data` or `body` alone → "". */
+export function leafName(field: string): string {
+  return field.replace(/^(data|error|body|params\.\w+)\.?/, "").replace(/\[\]/g, "").replace(/^.*\.(?=[^.]+$)/, "");
 }

@@ -3,11 +3,12 @@
  * follow local `$ref`s while remembering where each node lives (its JSON pointer, so a
  * change is reported where a maintainer edits it), and list the operations.
  *
- * Only local references (`#/...`) exist in our contract; anything else is an error.
+ * Only local references (`#/...`) exist in our contract: anything else, and a YAML alias
+ * bomb, is refused by scripts/load-contract.ts before the diff reads the document.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { parse } from "yaml";
+import { loadContract } from "../load-contract.js";
 
 export type Node = Record<string, unknown>;
 
@@ -27,16 +28,7 @@ export function isNode(value: unknown): value is Node {
 }
 
 export function parseContract(text: string, source: string): Node {
-  let raw: unknown;
-  try {
-    raw = parse(text, { maxAliasCount: -1 });
-  } catch (error) {
-    throw new Error(`${source} is not valid YAML: ${(error as Error).message}`);
-  }
-  if (!isNode(raw) || typeof raw.openapi !== "string" || !isNode(raw.paths)) {
-    throw new Error(`${source} is not an OpenAPI document (no \`openapi\` version or no \`paths\`).`);
-  }
-  return raw;
+  return loadContract(text, source);
 }
 
 /**
@@ -47,7 +39,7 @@ export function parseContract(text: string, source: string): Node {
 export function readContract(spec: string, cwd: string): { text: string; source: string } {
   if (existsSync(spec)) return { text: readFileSync(spec, "utf8"), source: spec };
   try {
-    const text = execFileSync("git", ["show", `${spec}:${CONTRACT_PATH}`], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 });
+    const text = execFileSync("git", ["show", "--end-of-options", `${spec}:${CONTRACT_PATH}`], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 });
     return { text, source: `${spec}:${CONTRACT_PATH}` };
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim();

@@ -6,8 +6,12 @@
  * requests, one with the smallest valid request (required parameters and fields only) and
  * one with every parameter and field, and it reads every field of the success response
  * into a variable typed as the base declares it. Every value sent is `pick<T>()` with `T`
- * the base's type of that field, so a type narrowed or an enum value removed in the head
- * fails to compile, as it would in a caller's code.
+ * the base's type of that field (for an enum, the union of every old value), so a type
+ * narrowed or an enum value removed in the head fails to compile, as it would in a
+ * caller's code. A response field of a literal type (an enum, a `const`) is also used as
+ * callers use one: compared with each old value (`=== "fi"`), switched on with a case per
+ * old value, and mapped exhaustively (`Record<NonNullable<T>, …>` over the old values), so
+ * a response enum that loses a value is a proven type break too (see docs/contract-diff.md).
  *
  * Each line of the probe is tagged with the operation and the field it exercises, so a
  * compile error names both; errors are then matched to the changes of compare.ts.
@@ -29,7 +33,7 @@ import { join } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
 import { child, deref, fieldPath, isNode, isSuccess, objectView, operations, parameters, preferredMediaType, typesOf, type At, type Node } from "./document.js";
-import { KINDS } from "./kinds.js";
+import { kindRule } from "./kinds.js";
 import type { Change } from "./compare.js";
 
 /** Generate the types of a contract with the options scripts/generate.ts uses (a test compares the two). */
@@ -164,6 +168,7 @@ class ProbeWriter {
     if (depth > 6 || shape === "leaf") {
       // A leaf, or a union of shapes no narrowing can tell apart: one check of the whole value.
       this.emit(indent, `const ${this.fresh("c")}: ${this.typeOf(s, false)}${orUndefined} = ${expr};`, field);
+      this.useLiterals(indent, expr, s, field);
       return;
     }
     const value = this.fresh("v");
@@ -189,6 +194,50 @@ class ProbeWriter {
         this.emit(indent, "}", field);
       }
     }
+  }
+
+  /**
+   * What callers write with a value of a literal type (an enum, a `const`): a comparison
+   * with each value, a `switch` with a case per value, and an exhaustive map over the
+   * values. Assigning the value to a variable of the old type compiles when values are
+   * removed, but each of these fails on a removed value (TS2367, TS2678, TS2353), and the
+   * exhaustive map also fails on an added one (TS2741).
+   */
+  private useLiterals(indent: number, expr: string, s: At, field: string): void {
+    const values = this.literalsOf(s, 0);
+    if (values === undefined || values.length === 0) return;
+    for (const value of values) this.emit(indent, `if (${expr} === ${literal(value)}) { /* the caller handles ${literal(value)} */ }`, field);
+    this.emit(indent, `switch (${expr}) {`, field);
+    for (const value of values) this.emit(indent + 2, `case ${literal(value)}: break;`, field);
+    this.emit(indent, "}", field);
+    if (values.every((v) => typeof v === "string" || typeof v === "number")) {
+      const entries = values.map((v) => `${JSON.stringify(String(v))}: true`).join(", ");
+      this.emit(indent, `const ${this.fresh("m")}: Record<NonNullable<typeof ${expr}>, true> = { ${entries} };`, field);
+    }
+  }
+
+  /**
+   * The literal values a schema admits (null left out), when it admits nothing else: an
+   * `enum` or `const`, possibly made nullable or split in `anyOf`/`oneOf` branches that are
+   * themselves literal. Otherwise undefined.
+   */
+  private literalsOf(schema: At, depth: number): unknown[] | undefined {
+    if (depth > 8) return undefined;
+    const s = deref(this.doc, schema.node, schema.ptr);
+    if (Array.isArray(s.node.enum)) return s.node.enum.filter((v) => v !== null && typeof v !== "object");
+    if ("const" in s.node) return s.node.const === null || typeof s.node.const === "object" ? [] : [s.node.const];
+    if (Array.isArray(s.node.oneOf) || Array.isArray(s.node.anyOf)) {
+      const out: unknown[] = [];
+      for (const branch of this.branchesOf(s)) {
+        const types = typesOf(branch.node);
+        if (types.length === 1 && types[0] === "null" && !("enum" in branch.node)) continue;
+        const inner = this.literalsOf(branch, depth + 1);
+        if (inner === undefined) return undefined;
+        for (const v of inner) if (!out.includes(v)) out.push(v);
+      }
+      return out;
+    }
+    return undefined;
   }
 
   private branchesOf(s: At): At[] {
@@ -275,7 +324,7 @@ class ProbeWriter {
       this.emit(2, `const { data, error } = pick<${answer}>();`, "");
       const responses = isNode(operation.op.node.responses) ? operation.op.node.responses : {};
       // \`data\` is typed from the success responses, \`error\` from the others: read the first of each.
-      for (const [success, variable, field] of [[true, "data", "response"], [false, "error", "error"]] as const) {
+      for (const [success, variable, field] of [[true, "data", "data"], [false, "error", "error"]] as const) {
         const status = Object.keys(responses).find((s) => isSuccess(s) === success && this.mediaSchema(responses[s], child(operation.op.ptr, "responses", s)) !== undefined);
         if (status === undefined) continue;
         const schema = this.mediaSchema(responses[status], child(operation.op.ptr, "responses", status)) as At;
@@ -433,10 +482,10 @@ const parentOf = (path: string): string => path.replace(/(\.[^.]*|\[\])$/, "");
  * nullability's doing, not the field's.
  */
 function directCauses<C extends Change>(changes: readonly C[], error: ProbeError): C[] {
-  const typed = changes.filter((c) => c.operation === error.operation && KINDS[c.kind].typed);
+  const typed = changes.filter((c) => c.operation === error.operation && kindRule(c.kind).typed);
   const own = typed.filter((c) => c.field === error.field);
   if (own.length > 0) return own;
-  return typed.filter((c) => KINDS[c.kind].presence === true && parentOf(c.field) === error.field && c.field !== error.field);
+  return typed.filter((c) => kindRule(c.kind).presence === true && parentOf(c.field) === error.field && c.field !== error.field);
 }
 
 /**
@@ -449,7 +498,7 @@ function directCauses<C extends Change>(changes: readonly C[], error: ProbeError
  * rather than guess.
  */
 export function attribute(changes: Change[], errors: readonly ProbeError[]): Change[] {
-  const typed = (c: Change): boolean => KINDS[c.kind].typed;
+  const typed = (c: Change): boolean => kindRule(c.kind).typed;
   const unexplained: ProbeError[] = [];
   const pending: ProbeError[] = [];
   for (const error of errors) {
@@ -486,7 +535,7 @@ export function attribute(changes: Change[], errors: readonly ProbeError[]): Cha
       typeBreak: true,
       message: `Code written for the old contract no longer compiles${error.field === "" ? "" : ` at \`${error.field}\``}, and no single change explains it: ${error.message}`,
       field: error.field,
-      direction: error.field.startsWith("response") ? "response" : "request",
+      direction: /^(data|error)\b/.test(error.field) ? "response" : "request",
       bump: "major",
     });
   }

@@ -2,9 +2,10 @@
  * The diff as people read it: the run itself (structural diff + compile probe), the report
  * grouped by operation, the JSON object of `--json`, and a draft changelog entry.
  */
-import { compareContracts, bumpOfChanges, type Change } from "./compare.js";
+import { compareContracts, bumpOfChanges, leafName, type Change } from "./compare.js";
 import type { Node } from "./document.js";
-import { adviceFor, KINDS, type Bump } from "./kinds.js";
+import { adviceFor, brokenCodeFor, kindRule, type Bump } from "./kinds.js";
+import { releaseRule } from "./release.js";
 import { attribute, runProbes, type ProbeError } from "./probe.js";
 
 export interface DiffResult {
@@ -23,7 +24,10 @@ export async function diffContracts(base: Node, head: Node, options: { keepProbe
   const changes = compareContracts(base, head);
   if (same(base, head)) return { bump: "none", changes, errors: [], selfErrors: [] };
   const started = Date.now();
-  const outcome = (await runProbes([{ id: "head", base, head, changes }], { keep: options.keepProbe })).get("head");
+  // The probe covers the operations the structural diff names: a change reaches a caller only
+  // through an operation whose parameters, body or responses lead to it, and those are all named.
+  const touched = new Set(changes.flatMap((c) => (c.operation === null ? [] : [c.operation])));
+  const outcome = (await runProbes([{ id: "head", base, head, changes, operations: touched }], { keep: options.keepProbe })).get("head");
   if (outcome === undefined) throw new Error("the compile probe produced no result");
   options.log?.(`Compiled the probe in ${((Date.now() - started) / 1000).toFixed(1)} s${options.keepProbe ? ` (kept in ${outcome.probeDir})` : ""}.`);
   attribute(changes, outcome.errors);
@@ -42,9 +46,10 @@ const rank = (c: Change): number => (c.breaking ? 0 : c.bump === "minor" ? 1 : 2
 const label = (c: Change): string => (c.breaking ? "BREAKING" : c.bump === "minor" ? "minor" : "patch");
 
 /** The readable report, grouped by operation, breaking changes first within each. */
-export function toText(result: DiffResult, sources: { base: string; head: string }): string {
+export function toText(result: DiffResult, sources: { base: string; head: string; released?: string }): string {
   const lines: string[] = [`Contract diff: ${sources.base} → ${sources.head}`, ""];
   if (result.changes.length === 0) return [...lines, "No changes. Release needed: none."].join("\n") + "\n";
+  const rule = sources.released === undefined ? "" : ` ${releaseRule(sources.released, result.bump)}`;
   const groups = new Map<string, Change[]>();
   for (const change of result.changes) {
     const key = change.operation ?? "(no operation: document-wide or unused components)";
@@ -53,7 +58,7 @@ export function toText(result: DiffResult, sources: { base: string; head: string
   for (const [operation, changes] of groups) {
     lines.push(operation);
     for (const c of [...changes].sort((a, b) => rank(a) - rank(b))) {
-      const proof = c.typeBreak ? "compile error" : KINDS[c.kind].typed ? "compiles" : "types unaffected";
+      const proof = c.typeBreak ? "compile error" : kindRule(c.kind).typed ? "compiles" : "types unaffected";
       lines.push(`  ${label(c).padEnd(8)} ${c.kind} (${proof}): ${c.message}`);
       if (c.location !== "") lines.push(`           at ${c.location}`);
     }
@@ -68,7 +73,7 @@ export function toText(result: DiffResult, sources: { base: string; head: string
   if (result.selfErrors.length > 0) {
     lines.push(`Note: the probe has ${result.selfErrors.length} compile error(s) against the base's own types; those lines were left out of the proof.`);
   }
-  lines.push(`Release needed: ${result.bump}.`);
+  lines.push(`Release needed: ${result.bump}.${rule}`);
   return lines.join("\n") + "\n";
 }
 
@@ -80,11 +85,14 @@ function ownerOf(location: string): string {
 }
 
 /**
- * A draft CHANGELOG.md entry: breaking changes first, each with what a caller must change.
- * Changes of one kind inside one component (every field of `User` made nullable) are one
- * line, naming the operations that use it and the fields.
+ * A draft CHANGELOG.md entry: breaking changes first, each with what a caller must change,
+ * in the caller's words (`data.arn`, `body.postcode`), and, where the compile probe proved
+ * it, which code no longer compiles. Changes of one kind inside one component (every field
+ * of `User` made nullable) are one line, naming the operations that use it and the fields.
+ * `released` is the version the base was released as: the entry then says how the version
+ * follows from the bump (0.x moves the minor number for a breaking change).
  */
-export function toChangelog(result: DiffResult, version: string, date: string, baseLabel: string): string {
+export function toChangelog(result: DiffResult, version: string, date: string, baseLabel: string, released?: string): string {
   const groups = new Map<string, Change[]>();
   for (const c of result.changes) {
     const owner = ownerOf(c.location);
@@ -94,19 +102,23 @@ export function toChangelog(result: DiffResult, version: string, date: string, b
   const line = (list: Change[]): string => {
     const first = list[0] as Change;
     const ops = [...new Set(list.map((c) => c.operation ?? "the document"))].join(", ");
-    const fields = [...new Set(list.map((c) => c.field.replace(/^(response|error|body|params\.\w+)\.?/, "").replace(/^.*\.(?=[^.]+$)/, "")))].filter((f) => f !== "");
+    const leaves = [...new Set(list.map((c) => leafName(c.field)))].filter((f) => f !== "");
+    // Shortest first: `data.email` before `data.results[].email`.
+    const fieldPaths = [...new Set(list.map((c) => c.field))].filter((f) => f !== "").sort((a, b) => a.length - b.length || a.localeCompare(b));
     const many = new Set(list.map((c) => c.location)).size > 1;
-    const what = many ? `${first.kind.replace(/-/g, " ")} in ${ownerOf(first.location)} (${first.direction}): ${fields.map((f) => `\`${f}\``).join(", ")}.` : first.message;
-    const advice = adviceFor(first.kind, first.direction).replaceAll("{op}", ops).replaceAll("{field}", many ? "these fields" : `\`${first.field}\``);
-    const proof = list.some((c) => c.typeBreak) ? " Code that did this before no longer compiles." : "";
-    return `- **${ops}**: ${what}${first.breaking ? ` *What to change:* ${advice}${proof}` : ""}`;
+    const what = many ? `${first.kind.replace(/-/g, " ")} in ${ownerOf(first.location)} (${first.direction}): ${leaves.map((f) => `\`${f}\``).join(", ")}.` : first.message;
+    const field = fieldPaths.length === 0 ? "the value" : fieldPaths.map((f) => `\`${f}\``).join(", ");
+    const fill = (text: string): string => text.replaceAll("{op}", ops).replaceAll("{field}", field);
+    const broken = list.some((c) => c.typeBreak) ? fill(brokenCodeFor(first.kind, first.direction)) : "";
+    return `- **${ops}**: ${what}${first.breaking ? ` *What to change:* ${fill(adviceFor(first.kind, first.direction))}${broken === "" ? "" : ` ${broken}`}` : ""}`;
   };
   const sections: Array<[string, (c: Change) => boolean]> = [
     ["Breaking changes", (c) => c.breaking],
     ["Added and changed", (c) => !c.breaking && c.bump === "minor"],
     ["Documentation and fixes", (c) => !c.breaking && c.bump !== "minor"],
   ];
-  const out = [`## [${version}] - ${date}`, "", `Contract changes since ${baseLabel} (release needed: ${result.bump}).`];
+  const rule = released === undefined ? "" : ` ${releaseRule(released, result.bump)}`;
+  const out = [`## [${version}] - ${date}`, "", `Contract changes since ${baseLabel}. Release needed: ${result.bump}.${rule}`];
   for (const [title, keep] of sections) {
     const list = [...groups.values()].filter((g) => keep(g[0] as Change));
     if (list.length === 0) continue;

@@ -14,5 +14,6 @@
 export { createMockStore } from "./mock-store.js";
 export { servePages, type ServedPage } from "./pages.js";
 export { MockContractError } from "./contract-error.js";
+export { MockHandlerError } from "./handler-error.js";
 export type { Problem } from "./problems.js";
-export type { HandlerContext, MockHandler, MockReply, MockStore, OperationKey, RecordedRequest } from "./types.js";
+export type { CheckedReply, HandlerContext, HandlerResult, MockHandler, MockReply, MockStore, OperationKey, RecordedRequest, RecordedRequestOf, UnmatchedRequest } from "./types.js";

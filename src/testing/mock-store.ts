@@ -18,7 +18,8 @@ import { sleep } from "../internal/sleep.js";
 import { MockContractError } from "./contract-error.js";
 import { formValue, headersOf, matchOperation, queryOf, readBody } from "./incoming.js";
 import { describeProblems, hasValidator, problemResponse, validate, type Problem } from "./problems.js";
-import type { MockHandler, MockStore, RecordedRequest } from "./types.js";
+import { MockHandlerError } from "./handler-error.js";
+import type { MockHandler, MockStore, RecordedRequest, RecordedRequestOf } from "./types.js";
 
 /** Where every mock's API root is; `.test` names never resolve (RFC 2606), so nothing leaves the process. */
 const API_ROOT_PATH = "/api/admin";
@@ -26,6 +27,18 @@ let mockCount = 0;
 
 /** Statuses whose response has no body (Fetch standard's "null body status"). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+/** A request as recorded while it is answered; `mock.requests` types it by its operation (see `RecordedRequest`). */
+interface Recorded {
+  method: string;
+  path: string;
+  operation: OperationKey | undefined;
+  url: string;
+  params: { path: Record<string, unknown>; query: Record<string, unknown> };
+  body: unknown;
+  headers: Record<string, string>;
+  status: number | undefined;
+}
 
 /** A reply as a handler returns it, before it is checked. */
 interface LooseReply {
@@ -46,7 +59,7 @@ interface LooseReply {
 export function createMockStore(): MockStore {
   const url = `https://mock-${++mockCount}.store-admin.test${API_ROOT_PATH}`;
   const handlers = new Map<OperationKey, MockHandler<OperationKey>>();
-  const requests: RecordedRequest[] = [];
+  const requests: Recorded[] = [];
 
   async function mockFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const request = new Request(input, init);
@@ -57,7 +70,7 @@ export function createMockStore(): MockStore {
     }
     const { signal } = request;
     if (signal.aborted) throw signal.reason;
-    const record: RecordedRequest = {
+    const record: Recorded = {
       method: request.method,
       path: target.pathname.slice(API_ROOT_PATH.length),
       operation: undefined,
@@ -73,7 +86,7 @@ export function createMockStore(): MockStore {
     return response;
   }
 
-  async function answer(request: Request, record: RecordedRequest): Promise<Response> {
+  async function answer(request: Request, record: Recorded): Promise<Response> {
     const match = matchOperation(record.method, record.path);
     if (!match.found) {
       const other = match.methods.length > 0 ? `; the contract has ${match.methods.join(", ")} ${record.path}` : "";
@@ -136,20 +149,31 @@ export function createMockStore(): MockStore {
         request,
       } as Parameters<MockHandler<OperationKey>>[0])) as LooseReply | Response;
     } catch (error) {
-      // A handler throws to make the request fail the way a broken connection does.
-      throw new TypeError(`fetch failed: the handler of ${key} threw`, { cause: error });
+      // A bug in the test (an assertion, a typo): reported as such, and never retried.
+      throw new MockHandlerError(`the handler threw: ${describeThrown(error)}. To fail the request as a network error would, return Response.error().`, {
+        operation: operationOf(key),
+        cause: error,
+      });
     }
-    if (reply instanceof Response) return checkedResponse(key, operation, reply);
+    if (reply instanceof Response) {
+      // What fetch does with a network-error response: it rejects, as for a broken connection.
+      if (reply.type === "error") throw new TypeError(`fetch failed: the handler of ${key} answered Response.error()`);
+      return checkedResponse(key, operation, reply);
+    }
     if (reply === null || typeof reply !== "object" || typeof reply.status !== "number") {
       throw new MockContractError(`the handler returned ${String(reply)}; return { status, body } or a Response.`, { operation: operationOf(key) });
     }
-    checkBody(key, operation, reply.status, reply.body, "the handler's");
-    if (reply.delayMs !== undefined && reply.delayMs > 0) await sleep(reply.delayMs, request.signal);
-    const json = reply.body !== undefined && !NULL_BODY.has(reply.status);
-    return new Response(json ? JSON.stringify(reply.body) : null, {
-      status: reply.status,
-      headers: { ...(json ? { "content-type": "application/json" } : {}), ...reply.headers },
-    });
+    const delayMs = checkedDelay(key, reply.delayMs);
+    const hasBody = reply.body !== undefined && !NULL_BODY.has(reply.status);
+    // What is sent is what is validated: JSON.stringify runs toJSON and turns Infinity into null.
+    const text = hasBody ? serialize(key, reply.status, reply.body) : undefined;
+    checkBody(key, operation, reply.status, text === undefined ? reply.body : JSON.parse(text), "the handler's");
+    if (delayMs > 0) await sleep(delayMs, request.signal);
+    const headers = new Headers({ ...(hasBody ? { "content-type": "application/json" } : {}), ...reply.headers });
+    // A 429 or 503 without Retry-After would make the client wait its backoff (about half a
+    // second) before retrying; a mock's rate limit lifts at once unless the reply says otherwise.
+    if ((reply.status === 429 || reply.status === 503) && !headers.has("retry-after")) headers.set("retry-after", "0");
+    return new Response(text ?? null, { status: reply.status, headers });
   }
 
   const mock: MockStore = {
@@ -164,7 +188,10 @@ export function createMockStore(): MockStore {
       return mock;
     },
     get requests() {
-      return requests;
+      return requests as readonly RecordedRequest[];
+    },
+    requestsTo<K extends OperationKey>(operation: K) {
+      return requests.filter((r) => r.operation === operation) as unknown as ReadonlyArray<RecordedRequestOf<K>>;
     },
     reset() {
       handlers.clear();
@@ -182,6 +209,58 @@ const operationOf = (key: OperationKey) => {
 /** The declared response a status falls under: `"200"`, else its range (`"5XX"`), else `"default"`. */
 function declaredStatus(operation: MockOperation, status: number): string | undefined {
   return [String(status), `${String(status)[0]}XX`, "default"].find((candidate) => Object.hasOwn(operation.responses, candidate));
+}
+
+/** The longest wait a timer can make (2^31 - 1 ms, about 24.8 days); a longer one fires at once in every runtime. */
+const MAX_DELAY_MS = 2_147_483_647;
+
+function checkedDelay(key: OperationKey, delayMs: unknown): number {
+  if (delayMs === undefined) return 0;
+  if (typeof delayMs !== "number" || !Number.isFinite(delayMs) || delayMs < 0 || delayMs > MAX_DELAY_MS) {
+    throw new MockHandlerError(
+      `the handler's delayMs is ${typeof delayMs === "number" ? String(delayMs) : JSON.stringify(delayMs) ?? String(delayMs)}; it must be a number of milliseconds from 0 to ${MAX_DELAY_MS} (the longest a timer waits). To never answer, return a promise that never settles.`,
+      { operation: operationOf(key) },
+    );
+  }
+  return delayMs;
+}
+
+/** What a handler threw, in a few words. */
+function describeThrown(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, 500);
+  return String(typeof error === "object" && error !== null ? Object.prototype.toString.call(error) : error).slice(0, 500);
+}
+
+/** Where in `value` a number JSON cannot carry sits (`NaN`, `Infinity`), as `body.id`, and the number; the first found. */
+function nonFinite(value: unknown, path: string, seen: Set<object>, depth = 0): { path: string; value: number } | undefined {
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : { path, value };
+  if (typeof value !== "object" || value === null || seen.has(value) || depth > 64) return undefined;
+  // A toJSON decides what is sent: what it returns is validated after serializing.
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return undefined;
+  seen.add(value);
+  for (const [name, item] of Object.entries(value)) {
+    const found = nonFinite(item, `${path}.${name}`, seen, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The reply body as the mock sends it; refuses what JSON cannot carry, naming the field. */
+function serialize(key: OperationKey, status: number, body: unknown): string {
+  const bad = nonFinite(body, "body", new Set());
+  if (bad !== undefined) {
+    throw new MockContractError(`the handler's ${status} reply has ${bad.path} = ${String(bad.value)}, which JSON cannot carry (it would be sent as null).`, {
+      operation: operationOf(key),
+    });
+  }
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(body);
+  } catch (error) {
+    throw new MockContractError(`the handler's ${status} reply body cannot be sent as JSON (${describeThrown(error)}).`, { operation: operationOf(key) });
+  }
+  if (text === undefined) throw new MockContractError(`the handler's ${status} reply body serializes to nothing (JSON.stringify gave undefined).`, { operation: operationOf(key) });
+  return text;
 }
 
 /** Throws a {@link MockContractError} unless `status` is declared and `body` matches its schema. */
@@ -205,19 +284,41 @@ function checkBody(key: OperationKey, operation: MockOperation, status: number, 
   }
 }
 
-/** A `Response` a handler returned: a declared status with a JSON body is checked too. */
+/**
+ * A `Response` a handler returned, checked where the client would read it as the contract's
+ * data: a declared status whose body is JSON (labelled so, or unlabelled but parsing as
+ * JSON) must match its schema; an undeclared 2xx (the client reads it as `data` too) must
+ * match a declared success schema. Anything else passes as it is: an undeclared error
+ * status, an HTML page, a body that is not JSON.
+ */
 async function checkedResponse(key: OperationKey, operation: MockOperation, response: Response): Promise<Response> {
   const declared = declaredStatus(operation, response.status);
-  const isJson = /^application\/([\w.+-]+\+)?json\b/i.test(response.headers.get("content-type") ?? "");
-  if (declared === undefined || !isJson || !operation.responses[declared]!.json) return response;
+  const contentType = response.headers.get("content-type");
+  const labelledJson = /^application\/([\w.+-]+\+)?json\b/i.test(contentType ?? "");
+  const success = response.status >= 200 && response.status < 300;
+  const schemaApplies = declared !== undefined ? operation.responses[declared]!.json : success;
+  if (!schemaApplies || (contentType !== null && !labelledJson) || NULL_BODY.has(response.status)) return response;
   const text = await response.clone().text();
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new MockContractError(`the handler's ${response.status} Response is labelled JSON but is not valid JSON.`, { operation: operationOf(key) });
+    if (labelledJson) throw new MockContractError(`the handler's ${response.status} Response is labelled JSON but is not valid JSON.`, { operation: operationOf(key) });
+    return response;
   }
-  checkBody(key, operation, response.status, body, "the handler's");
+  if (declared !== undefined) {
+    checkBody(key, operation, response.status, body, "the handler's");
+    return response;
+  }
+  const successes = Object.keys(operation.responses).filter((status) => /^2(\d\d|XX)$/.test(status) && operation.responses[status]!.json);
+  const problems = successes.map((status) => validate(`${operation.operationId}_${status}`, body, ["body"]));
+  if (successes.length > 0 && problems.every((list) => list.length > 0)) {
+    throw new MockContractError(
+      `the handler's Response has the status ${response.status}, which the contract does not declare; the client reads a 2xx as data, ` +
+        `so its body must match a declared success response (${successes.join(", ")}): ${describeProblems(problems[0]!)}.`,
+      { operation: operationOf(key) },
+    );
+  }
   return response;
 }
 

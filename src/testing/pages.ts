@@ -1,7 +1,7 @@
 /**
  * `servePages(items, { pageSize })`: a handler that serves a list the way the API does, in
  * pages of `{ next, previous, results }` whose links carry a `cursor` (an offset here; to the
- * client it is opaque, as the contract says).
+ * client it is opaque, as the contract says), after the query's equality filters.
  */
 import { problemResponse } from "./problems.js";
 
@@ -15,6 +15,13 @@ export interface ServedPage<Item> {
  * A handler for a list operation that serves `items` in pages of `pageSize`, following the
  * request's `cursor` query parameter.
  *
+ * The query's other parameters filter the list by equality when they name a field of the
+ * items (`?accepts_marketing=true` keeps the items whose `accepts_marketing` is `true`; a
+ * repeated parameter keeps the items equal to any of its values), compared after the
+ * mock converted them as the contract says. A parameter that names no field of the items
+ * (a search, an ordering, a range such as `created_at__gte`) is not applied: the list is
+ * served as given, so script those with a handler of your own.
+ *
  * @example
  * mock.on("GET /users/", servePages(users, { pageSize: 2 }));
  */
@@ -26,8 +33,9 @@ export function servePages<Item>(
   if (!Number.isInteger(pageSize) || pageSize < 1) {
     throw new TypeError(`servePages(): pageSize must be a whole number ≥ 1, got ${String(pageSize)}.`);
   }
-  const list = [...items];
+  const all = [...items];
   return ({ query, request }) => {
+    const list = filtered(all, query as Record<string, unknown>);
     const offset = query.cursor === undefined ? 0 : Number(query.cursor);
     if (!Number.isInteger(offset) || offset < 0 || offset > list.length) {
       return problemResponse(400, `servePages(): the cursor ${JSON.stringify(query.cursor)} is not one this list handed out.`);
@@ -47,4 +55,19 @@ export function servePages<Item>(
       },
     };
   };
+}
+
+/** The items equal to each of the query's parameters that names one of their fields (`cursor` aside). */
+function filtered<Item>(items: readonly Item[], query: Record<string, unknown>): Item[] {
+  const filters = Object.entries(query).filter(
+    ([name, value]) => name !== "cursor" && value !== undefined && items.some((item) => typeof item === "object" && item !== null && Object.hasOwn(item, name)),
+  );
+  if (filters.length === 0) return [...items];
+  const equal = (a: unknown, b: unknown): boolean => a === b || (typeof a !== "object" && typeof b !== "object" && String(a) === String(b));
+  return items.filter((item) =>
+    filters.every(([name, wanted]) => {
+      const value = (item as Record<string, unknown>)[name];
+      return Array.isArray(wanted) ? wanted.some((w) => equal(value, w)) : equal(value, wanted);
+    }),
+  );
 }

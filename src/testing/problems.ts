@@ -17,15 +17,52 @@ export interface Problem {
 /** `~1` and `~0` of a JSON Pointer segment (RFC 6901). */
 const unescapePointer = (segment: string): string => segment.replace(/~1/g, "/").replace(/~0/g, "~");
 
+/** What one Ajv error expects, in words: `string or null`, `one of "en", "fr"`, `integer`. */
+function expectation(error: ValidationError): string | undefined {
+  if (error.keyword === "type") return String(error.params.type).split(",").join(" or ");
+  if (error.keyword === "enum" && Array.isArray(error.params.allowedValues)) return `one of ${error.params.allowedValues.map((v) => JSON.stringify(v)).join(", ")}`;
+  if (error.keyword === "const") return `equal to ${JSON.stringify(error.params.allowedValue)}`;
+  return undefined;
+}
+
+/**
+ * Ajv reports a value that matches no branch of an `anyOf`/`oneOf` once per branch and once
+ * more for the combinator (`must be string; must be null; must match a schema in anyOf`).
+ * Each field is named once: the branches' expectations become one (`must be string or
+ * null`); when a branch failed deeper (a field of an object branch), those deeper errors
+ * say what is wrong and the field's own are dropped.
+ */
+function mergeAlternatives(errors: readonly ValidationError[]): ValidationError[] {
+  const combinators = new Set(errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf").map((e) => e.instancePath));
+  if (combinators.size === 0) return [...errors];
+  const out: ValidationError[] = [];
+  for (const path of new Set(errors.map((e) => e.instancePath))) {
+    const here = errors.filter((e) => e.instancePath === path);
+    if (!combinators.has(path)) {
+      out.push(...here);
+      continue;
+    }
+    const deeper = errors.some((e) => e.instancePath.startsWith(`${path}/`));
+    const expected = [...new Set(here.map(expectation).filter((x): x is string => x !== undefined))];
+    const rest = here.filter((e) => expectation(e) === undefined && e.keyword !== "anyOf" && e.keyword !== "oneOf");
+    if (!deeper && expected.length > 0) {
+      const combinator = here.find((e) => e.keyword === "anyOf" || e.keyword === "oneOf")!;
+      out.push({ ...combinator, message: `must be ${expected.join(" or ")}` });
+    }
+    out.push(...rest);
+  }
+  return out;
+}
+
 /** Ajv's errors as problems located at the field, under `place` (`body`, `path`, …). */
 function problemsOf(errors: readonly ValidationError[], place: string[]): Problem[] {
-  return errors.map((error) => {
+  return mergeAlternatives(errors).map((error) => {
     const location = [...place, ...error.instancePath.split("/").slice(1).map(unescapePointer)];
     // A missing or unexpected property is reported on its parent by Ajv; name the property itself.
     const named = error.params.missingProperty ?? error.params.additionalProperty;
     if (typeof named === "string") location.push(named);
     // Ajv words a type list as "must be string,null"; say it as a sentence.
-    const message = error.keyword === "type" ? `must be ${String(error.params.type).split(",").join(" or ")}` : error.message;
+    const message = error.keyword === "type" ? `must be ${expectation(error)}` : error.message;
     return { location, severity: "Error", code: error.keyword, message: message ?? `fails ${error.keyword}` };
   });
 }

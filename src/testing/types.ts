@@ -102,31 +102,98 @@ export interface HandlerContext<K extends OperationKey> {
 
 /**
  * Answers one operation. Return a reply (checked against the contract: a body that breaks
- * it fails the call), or a `Response` for anything else; wait (or set `delayMs`) to answer
- * late; throw to make the request fail as a network error would.
+ * it fails the call), or a `Response` for anything else (`Response.error()` fails the
+ * request as a network error would); wait (or set `delayMs`) to answer late. A handler that
+ * throws is a bug in the test: the call fails with a `MockHandlerError` whose `cause` is
+ * what the handler threw, and the client does not retry it.
+ *
+ * This is the type of a handler held in a variable; `mock.on()` checks a handler written
+ * in place more strictly (see {@link CheckedReply}).
  */
 export type MockHandler<K extends OperationKey> = (
   context: HandlerContext<K>,
 ) => MockReply<K> | Response | Promise<MockReply<K> | Response>;
 
-/** One request the mock received, as `mock.requests` lists it. */
-export interface RecordedRequest {
+/** The statuses operation `K` declares, as numbers (`"5XX"` stands for 500–511). */
+type DeclaredStatus<K extends OperationKey> = MockReply<K>["status"];
+
+/** What `mock.on()` infers a handler's result as: a reply with a declared status, a Response, or a promise of a reply or Response. */
+export type HandlerResult<K extends OperationKey> = { status: DeclaredStatus<K> } | Response | Promise<unknown>;
+
+type KeysOf<T> = T extends unknown ? keyof T : never;
+type ValueAt<T, P> = T extends unknown ? (P extends keyof T ? T[P] : never) : never;
+
+/**
+ * `R` with each property that no member of `T` has, at any depth, typed as a sentence
+ * (`"emial is not in the contract"`): TypeScript's excess-property check, which a
+ * function's returned object literal does not get, rebuilt as a type. Known properties are
+ * left `unknown` here; the reply type checks their values.
+ */
+type NoExtraFields<R, T> = R extends Response | Blob | Date
+  ? unknown
+  : R extends readonly (infer E)[]
+    ? readonly NoExtraFields<E, T extends readonly (infer F)[] ? F : never>[]
+    : R extends object
+      ? { [P in keyof R]: P extends KeysOf<T> ? NoExtraFields<R[P], NonNullable<ValueAt<T, P>>> : `${P & string} is not in the contract` }
+      : unknown;
+
+/** The reply types of operation `K` that a status `S` matches (`503` matches the `5XX` reply). */
+type ReplyOfStatus<K extends OperationKey, S> = MockReply<K> extends infer U ? (U extends { status: infer X } ? (S extends X ? U : never) : never) : never;
+
+/**
+ * The type a handler's result `R` must have for operation `K`: a Response as it is; a
+ * reply, the reply of its status with no field the contract lacks. So a misspelt field
+ * (`emial`) is a compile error at that field, and a wrong value's error is at its field,
+ * not on the union of every reply. A promise (an `async` handler) is checked at run time
+ * only: TypeScript widens its `status` to `number` before the reply could be picked, so a
+ * handler that must be checked at compile time returns its reply directly (and awaits
+ * nothing) or declares its return type, `async (): Promise<MockReply<K>> => …`.
+ */
+export type CheckedReply<K extends OperationKey, R> = R extends Promise<infer U>
+  ? unknown extends U
+    ? R
+    : Promise<(ReplyOptions & { status: number; body?: unknown }) | Response>
+  : R extends Response
+    ? R
+    : R extends { status: infer S }
+      ? ReplyOfStatus<K, S> & NoExtraFields<R, ReplyOfStatus<K, S>>
+      : MockReply<K>;
+
+/** One request the mock received, as `mock.requests` lists it; narrow on `operation` for its typed `body` and `params`. */
+export type RecordedRequest = { [K in OperationKey]: RecordedRequestOf<K> }[OperationKey] | UnmatchedRequest;
+
+interface RequestRecord {
   /** `GET`, `POST`, … */
   method: string;
   /** The path template of the operation (`/users/{id}/`), or the path as sent when no operation matched. */
   path: string;
-  /** The operation (`"GET /users/{id}/"`), when one matched. */
-  operation: OperationKey | undefined;
   /** The full URL as sent. */
   url: string;
-  /** Path and query parameters, converted as their schemas say when the request was valid. */
-  params: { path: Record<string, unknown>; query: Record<string, unknown> };
-  /** The parsed body (JSON, or form fields with files as Blobs); `undefined` when none was read. */
-  body: unknown;
   /** Request headers, names lower-cased. */
   headers: Record<string, string>;
   /** The status answered; `undefined` while pending or when the request failed as a network error. */
   status: number | undefined;
+}
+
+/** A request to operation `K`. */
+export interface RecordedRequestOf<K extends OperationKey> extends RequestRecord {
+  /** The operation (`"GET /users/{id}/"`). */
+  operation: K;
+  /** Path and query parameters, converted as their schemas say. */
+  params: { path: ParameterGroup<ParametersOf<K>, "path">; query: ParameterGroup<ParametersOf<K>, "query"> };
+  /**
+   * The parsed body (JSON, or form fields with files as Blobs), typed as the operation takes
+   * it; `undefined` when none was read. For a request the mock refused (a 422 or 415 answer),
+   * what was sent, whatever its shape.
+   */
+  body: RequestBodyOf<K>;
+}
+
+/** A request that matched no operation of the contract (answered 422). */
+export interface UnmatchedRequest extends RequestRecord {
+  operation: undefined;
+  params: { path: Record<string, unknown>; query: Record<string, unknown> };
+  body: undefined;
 }
 
 /** The mock of the Store Admin API that {@link createMockStore} returns. */
@@ -135,10 +202,16 @@ export interface MockStore {
   readonly url: string;
   /** A `fetch` (the global signature) that answers requests to {@link url} in process, without a port. */
   readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
-  /** Answers `operation` with `handler` from now on (replacing an earlier handler of it). */
-  on<K extends OperationKey>(operation: K, handler: MockHandler<K>): MockStore;
+  /**
+   * Answers `operation` with `handler` from now on (replacing an earlier handler of it). A
+   * reply the handler returns is checked at compile time: a declared status, a body of that
+   * status's schema, and no field the contract lacks (see {@link CheckedReply}).
+   */
+  on<K extends OperationKey, R extends HandlerResult<K>>(operation: K, handler: (context: HandlerContext<K>) => R & NoInfer<CheckedReply<K, R>>): MockStore;
   /** Every request received, oldest first. */
   readonly requests: readonly RecordedRequest[];
+  /** The requests to one operation, oldest first, with their `body` and `params` typed as that operation takes them. */
+  requestsTo<K extends OperationKey>(operation: K): ReadonlyArray<RecordedRequestOf<K>>;
   /** Removes every handler and forgets every recorded request. */
   reset(): void;
 }

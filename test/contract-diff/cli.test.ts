@@ -52,9 +52,22 @@ describe("contract:diff command", () => {
       typeBreak: true,
       message: '`body.resolution` no longer admits "won".',
     });
-    expect(report.changes).toContainEqual(expect.objectContaining({ operation: "GET /disputes/{id}/", kind: "enum-value-removed", breaking: false, typeBreak: false }));
+    // In the answer too: code comparing `data.resolution` with "won" no longer compiles.
+    expect(report.changes).toContainEqual(expect.objectContaining({ operation: "GET /disputes/{id}/", kind: "enum-value-removed", breaking: true, typeBreak: true, message: '`data.resolution` no longer admits "won".' }));
     // Logs go to stderr, so stdout is the JSON object alone.
     expect(result.stderr).toContain("Diffed HEAD~1:openapi/store-admin.yaml → openapi/store-admin.yaml");
+  }, 300_000);
+
+  test("--changelog: the heading's version follows the rule it states (0.x: a breaking change moves the minor number); a lower --version is refused", () => {
+    writeFileSync(join(repo, "package.json"), JSON.stringify({ name: "x", version: "0.2.0" }));
+    const draft = run(["--base", "HEAD~1", "--changelog"]);
+    expect(draft.status, draft.stderr).toBe(0);
+    expect(draft.stdout).toMatch(/^## \[0\.3\.0\] - \d{4}-\d\d-\d\d\n/);
+    expect(draft.stdout).toContain("Release needed: major. After 0.2.0 that is 0.3.0: while the version is 0.x, npm's caret range `^0.2.0` takes every 0.2.x automatically");
+    expect(draft.stdout).toContain("*What to change:* Stop sending the removed values of `body.resolution` to POST /disputes/{id}/resolve/.");
+    const low = run(["--base", "HEAD~1", "--changelog", "--version", "0.2.1"]);
+    expect(low.status).toBe(2);
+    expect(low.stderr).toContain("--version 0.2.1 is too low: after 0.2.0 a major change needs at least 0.3.0.");
   }, 300_000);
 
   test("bad input is refused with a message that names it", () => {

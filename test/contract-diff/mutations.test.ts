@@ -17,6 +17,7 @@ import { adviceFor, type Bump, type Direction, type Kind } from "../../scripts/c
 import { attribute, runProbes, type ProbeOutcome } from "../../scripts/contract-diff/probe.js";
 import { bumpOfChanges } from "../../scripts/contract-diff/compare.js";
 import { toJson, toText, toChangelog } from "../../scripts/contract-diff/report.js";
+import { nextVersion } from "../../scripts/contract-diff/release.js";
 
 const CONTRACT = fileURLToPath(new URL("../../openapi/store-admin.yaml", import.meta.url));
 const working = parseContract(readFileSync(CONTRACT, "utf8"), CONTRACT);
@@ -50,6 +51,11 @@ interface Mutation {
   count?: number;
   /** No change's advice (as the changelog would give it, for its direction) may match this. */
   adviceNot?: RegExp;
+  /** Texts the changelog entry (after 0.2.0) must contain, in the caller's words; and one it must not match. */
+  changelog?: string[];
+  changelogNot?: RegExp;
+  /** Texts the readable report must contain. */
+  report?: string[];
 }
 
 const MUTATIONS: Mutation[] = [
@@ -62,6 +68,16 @@ const MUTATIONS: Mutation[] = [
       { operation: "PATCH /users/{id}/", kind: "field-made-required", breaking: true, typeBreak: true },
       { operation: "PUT /users/{id}/", kind: "field-made-required", breaking: true, typeBreak: true },
     ],
+  },
+  {
+    // A newly required field: it is code that does NOT send it that breaks.
+    name: "request field made required in a PUT body",
+    setup: (d) => void (schema(d, "AddressUpdate").required = ["country", "line1", "line4"]),
+    change: (d) => void (schema(d, "AddressUpdate").required = ["country", "line1", "line4", "postcode"]),
+    bump: "major",
+    expect: [{ operation: "PUT /users/{id}/addresses/{addressId}/", kind: "field-made-required", breaking: true, typeBreak: true }],
+    changelog: ["*What to change:* Send `body.postcode` in every PUT /users/{id}/addresses/{addressId}/ request. Code that does not send it no longer compiles."],
+    changelogNot: /did this before/,
   },
   {
     name: "request field made optional",
@@ -85,15 +101,28 @@ const MUTATIONS: Mutation[] = [
     expect: [{ operation: "PATCH /users/{id}/", kind: "limit-loosened", breaking: false, typeBreak: false }],
   },
   {
-    name: "enum value removed: breaking in the request, not in the response",
+    // In a response too: code that compares with "lost", has a `case "lost"` or maps every value no longer compiles.
+    name: "enum value removed: breaking in the request and in the response",
     setup: (d) => void (schema(d, "DisputeResolution").enum = ["won", "lost", "other", null]),
     change: (d) => void (schema(d, "DisputeResolution").enum = ["won", "other", null]),
     bump: "major",
     expect: [
       { operation: "POST /disputes/{id}/resolve/", kind: "enum-value-removed", in: "request", breaking: true, typeBreak: true },
-      { operation: "POST /disputes/{id}/resolve/", kind: "enum-value-removed", in: "response", breaking: false, typeBreak: false },
-      { operation: "GET /disputes/{id}/", kind: "enum-value-removed", breaking: false, typeBreak: false },
+      { operation: "POST /disputes/{id}/resolve/", kind: "enum-value-removed", in: "response", breaking: true, typeBreak: true },
+      { operation: "GET /disputes/{id}/", kind: "enum-value-removed", breaking: true, typeBreak: true },
     ],
+  },
+  {
+    // The response enum User.language narrowed (no "fi"): `data.language === "fi"` and an exhaustive map fail to compile.
+    name: "response enum narrowed: a proven type break",
+    change: (d) => void (schema(d, "Language").enum = (schema(d, "Language").enum as unknown[]).filter((v) => v !== "fi")),
+    bump: "major",
+    expect: [
+      { operation: "GET /users/{id}/", kind: "enum-value-removed", breaking: true, typeBreak: true },
+      { operation: "GET /users/", kind: "enum-value-removed", breaking: true, typeBreak: true },
+    ],
+    report: ['BREAKING enum-value-removed (compile error): `data.language` no longer admits "fi".'],
+    changelog: ["## [0.3.0]", "no longer sends from the comparisons, `switch` cases and maps over `data.language`, `data.results[].language`.", "has a `case` for one or maps every value no longer compiles."],
   },
   {
     name: "enum value added: breaking in the response, not in the request",
@@ -124,6 +153,9 @@ const MUTATIONS: Mutation[] = [
     },
     bump: "minor",
     expect: [{ operation: "GET /gift-cards/", kind: "parameter-added", breaking: false, typeBreak: false }],
+    // The query type gains a key: the types are affected, and code still compiles.
+    report: ["minor    parameter-added (compiles): An optional query parameter `sort` was added."],
+    changelog: ["## [0.2.1]", "Release needed: minor. After 0.2.0 that is 0.2.1: while the version is 0.x, npm's caret range `^0.2.0` takes every 0.2.x automatically"],
   },
   {
     name: "operation removed",
@@ -150,6 +182,9 @@ const MUTATIONS: Mutation[] = [
       { operation: "GET /users/{id}/", kind: "field-removed", breaking: true, typeBreak: true },
       { operation: "GET /users/", kind: "field-removed", breaking: true, typeBreak: true },
     ],
+    // Callers read `data.email`; `response` is the raw Response.
+    changelog: ["*What to change:* Stop reading `data.email`", "Code that reads it no longer compiles.", "## [0.3.0]", "Release needed: major. After 0.2.0 that is 0.3.0"],
+    changelogNot: /`response\./,
   },
   {
     name: "response field added",
@@ -340,10 +375,15 @@ describe("contract diff of a mutated contract", () => {
     expect(json.bump).toBe(row.bump);
     for (const c of json.changes) expect(Object.keys(c).sort()).toEqual(["breaking", "kind", "location", "message", "operation", "typeBreak"]);
     for (const c of json.changes) expect(c.location === "" ? c.kind : c.location).toMatch(/^#\/|^type-break/);
-    const text = toText(result, { base: "base", head: "head" });
+    const text = toText(result, { base: "base", head: "head", released: "0.2.0" });
     expect(text).toContain(`Release needed: ${row.bump}.`);
+    for (const wanted of row.report ?? []) expect(text).toContain(wanted);
     for (const want of row.expect) expect(text).toContain(want.operation ?? "(no operation");
-    const entry = toChangelog(result, "9.9.9", "2026-01-01", "base");
+    // The heading's version is the one the stated rule gives after 0.2.0.
+    const entry = toChangelog(result, nextVersion("0.2.0", row.bump), "2026-01-01", "base", "0.2.0");
+    expect(entry.startsWith(`## [${nextVersion("0.2.0", row.bump)}] - 2026-01-01\n`)).toBe(true);
+    for (const wanted of row.changelog ?? []) expect(entry, entry).toContain(wanted);
+    if (row.changelogNot !== undefined) expect(entry).not.toMatch(row.changelogNot);
     if (row.expect.some((e) => e.breaking)) {
       expect(entry).toMatch(/### Breaking changes\n\n- \*\*/);
       expect(entry).toContain("*What to change:*");

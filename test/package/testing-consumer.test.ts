@@ -48,6 +48,16 @@ describe("store-admin-sdk/testing from the tarball", () => {
     expect(result.code, describeRun("tsc -p tsconfig.bundler.json", result)).toBe(0);
   }, TSC_TIMEOUT_MS);
 
+  it("a misspelt or mistyped field of a handler's reply is an error at that field", async () => {
+    const result = await typecheck("tsconfig.diagnostics.json");
+    expect(result.code, describeRun("tsc -p tsconfig.diagnostics.json (must fail)", result)).not.toBe(0);
+    const diagnostics = result.stdout.split("\n").filter((line) => line.includes("error TS"));
+    expect(diagnostics, result.stdout).toHaveLength(2);
+    // diagnostics.ts line 9 is `    emial: "x@y.z",`, line 16 `    email: 5,`: the errors sit on the fields, not on the handler.
+    expect(diagnostics[0]).toMatch(/^diagnostics\.ts\(9,5\): error TS2322: Type 'string' is not assignable to type '"emial is not in the contract"'\.$/);
+    expect(diagnostics[1]).toMatch(/^diagnostics\.ts\(16,5\): error TS2322: /);
+  }, TSC_TIMEOUT_MS);
+
   it("runs with Node, in process", async () => {
     const entry = join(project!.dir, "out", "run-testing.js");
     expect(existsSync(entry), "out/run-testing.js is emitted by the nodenext type-check above").toBe(true);
@@ -58,7 +68,9 @@ describe("store-admin-sdk/testing from the tarball", () => {
       "paginate /users/: customer1@example.org, customer2@example.org, customer3@example.org",
       "422: body.first_name",
       "drift: [GET /disputes/{id}/] the handler's 200 reply breaks the contract: body.id: must be integer.",
-      "requests: GET /users/{id}/ 200; GET /users/ 200; GET /users/ 200; PATCH /users/{id}/ 422; GET /disputes/{id}/ -",
+      "bug in the test: [GET /stockrecords/{id}/] the handler threw: Error: kaboom. To fail the request as a network error would, return Response.error(). (cause: kaboom)",
+      "PATCH body first_name: 256 characters",
+      "requests: GET /users/{id}/ 200; GET /users/ 200; GET /users/ 200; PATCH /users/{id}/ 422; GET /disputes/{id}/ -; GET /stockrecords/{id}/ -",
     ]);
   }, 60_000);
 });

@@ -153,22 +153,16 @@ describe("scripted faults", () => {
     expect(await rejectionOf(call)).toEqual(new Error("caller gave up"));
   });
 
-  it("a thrown error is a network failure: ConnectionError, a POST sent once, a GET retried", async () => {
+  it("Response.error() is a network failure: ConnectionError, a POST sent once, a GET retried", async () => {
     const { mock, store } = mockedClient({ maxRetries: 1 });
-    mock.on("POST /subscriptions/{id}/renew/", () => {
-      throw new Error("ECONNRESET");
-    });
+    mock.on("POST /subscriptions/{id}/renew/", () => Response.error());
     const post = await rejectionOf(store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } }));
     expect(post).toBeInstanceOf(ConnectionError);
-    expect((post as ConnectionError).message).toContain("ECONNRESET");
     expect(mock.requests).toHaveLength(1);
 
     mock.reset();
     let calls = 0;
-    mock.on("GET /stockrecords/{id}/", () => {
-      if (++calls === 1) throw new Error("socket hang up");
-      return { status: 200, body: { id: 9001 } };
-    });
+    mock.on("GET /stockrecords/{id}/", () => (++calls === 1 ? Response.error() : { status: 200, body: { id: 9001 } }));
     const { data } = await store.GET("/stockrecords/{id}/", { params: { path: { id: 9001 } } });
     expect(data).toEqual({ id: 9001 });
     expect(mock.requests.map((r) => r.status)).toEqual([undefined, 200]);

@@ -47,7 +47,7 @@ describe("pagination", () => {
       pages.push((page.results ?? []).map((card) => card.id!));
     }
     expect(pages).toEqual([[1], [2, 3]]);
-    expect(mock.requests.map((r) => r.params.query.cursor)).toEqual([undefined, "p2"]);
+    expect(mock.requestsTo("GET /gift-cards/").map((r) => r.params.query.cursor)).toEqual([undefined, "p2"]);
   });
 });
 

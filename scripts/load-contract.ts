@@ -1,0 +1,115 @@
+/**
+ * Reading the contract safely: the one function every tool that reads an OpenAPI document
+ * goes through (the contract diff, both generators, the docs build) before it does
+ * anything else with it.
+ *
+ * The contract diff runs on pull requests, so the document it reads is outside input.
+ * Two things in a YAML OpenAPI document can make a tool do far more than read one file:
+ *
+ * - a `$ref` to anything but a place in the same document (`http://…/x.yaml`,
+ *   `/etc/hostname`, `other.yaml#/User`): openapi-typescript and Redocly follow it, which
+ *   is a request to any URL, or a read of any local file, from CI. Our contract is one
+ *   file; a reference is `#/…` or it is refused, before any tool sees the document. The
+ *   same holds for the keywords that make a tool load or resolve elsewhere: `$dynamicRef`
+ *   and `$recursiveRef` (like `$ref`), `$id` (changes what `#/…` means) and an example's
+ *   `externalValue` (a URL).
+ * - YAML aliases (`*name`) that expand into one another: 330 bytes can stand for billions
+ *   of nodes. The parser counts alias expansions and stops at `MAX_ALIAS_COUNT` (the `yaml`
+ *   package's own default; our contract uses a handful for examples).
+ *
+ * Runs before anything is built: Node built-ins and the `yaml` parser only.
+ */
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { parse } from "yaml";
+
+export type ContractDocument = Record<string, unknown>;
+
+/** How many alias expansions the YAML parser allows (weighted by the size of what each stands for). */
+export const MAX_ALIAS_COUNT = 100;
+
+/** Keywords whose string value names another document unless it starts with `#`. */
+const REFERENCE_KEYWORDS = ["$ref", "$dynamicRef", "$recursiveRef"] as const;
+/** Keywords that point a tool elsewhere whatever their value. */
+const FOREIGN_KEYWORDS = ["$id", "externalValue"] as const;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+const pointerSegment = (key: string | number): string => String(key).replace(/~/g, "~0").replace(/\//g, "~1");
+
+/**
+ * Every place in the document that would make a tool read something else: `[where, what]`
+ * pairs, `where` a JSON pointer (`#/components/schemas/User/$ref`). Nodes shared through
+ * YAML aliases are visited once.
+ */
+export function foreignReferences(doc: unknown): Array<{ at: string; keyword: string; value: unknown }> {
+  const found: Array<{ at: string; keyword: string; value: unknown }> = [];
+  const seen = new Set<object>();
+  const stack: Array<[unknown, string]> = [[doc, "#"]];
+  while (stack.length > 0) {
+    const [node, at] = stack.pop() as [unknown, string];
+    if (typeof node !== "object" || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => stack.push([item, `${at}/${i}`]));
+      continue;
+    }
+    const record = node as Record<string, unknown>;
+    for (const keyword of REFERENCE_KEYWORDS) {
+      if (!(keyword in record)) continue;
+      const value = record[keyword];
+      if (typeof value !== "string" || !value.startsWith("#")) found.push({ at: `${at}/${pointerSegment(keyword)}`, keyword, value });
+    }
+    for (const keyword of FOREIGN_KEYWORDS) {
+      if (keyword in record && typeof record[keyword] === "string") found.push({ at: `${at}/${pointerSegment(keyword)}`, keyword, value: record[keyword] });
+    }
+    for (const [key, value] of Object.entries(record)) stack.push([value, `${at}/${pointerSegment(key)}`]);
+  }
+  return found.sort((a, b) => (a.at < b.at ? -1 : 1));
+}
+
+/**
+ * Parses the text of an OpenAPI document and returns it, or throws an error naming the
+ * source and what is wrong: not YAML, an alias bomb, not an OpenAPI document, or a
+ * reference outside the document (each one listed, with where it is written).
+ */
+export function loadContract(text: string, source: string): ContractDocument {
+  let raw: unknown;
+  try {
+    raw = parse(text, { maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/alias/i.test(message)) {
+      throw new Error(`${source} is refused: its YAML aliases expand beyond ${MAX_ALIAS_COUNT} nodes (an "alias bomb"; the parser says: ${message.split("\n")[0]})`);
+    }
+    throw new Error(`${source} is not valid YAML: ${message}`);
+  }
+  if (!isObject(raw) || typeof raw.openapi !== "string" || !isObject(raw.paths)) {
+    throw new Error(`${source} is not an OpenAPI document (no \`openapi\` version or no \`paths\`).`);
+  }
+  const foreign = foreignReferences(raw);
+  if (foreign.length > 0) {
+    const list = foreign.slice(0, 10).map((f) => `${f.keyword}: ${JSON.stringify(f.value)} at ${f.at}`);
+    const more = foreign.length > 10 ? ` (and ${foreign.length - 10} more)` : "";
+    throw new Error(
+      `${source} is refused: it refers outside itself, which no tool here follows (a request to any URL, or a read of any file): ` +
+        `${list.join("; ")}${more}. Only references within the document ("#/components/…") are allowed; bundle other files into it first.`,
+    );
+  }
+  return raw;
+}
+
+/** {@link loadContract} of a file. */
+export function loadContractFile(path: string): ContractDocument {
+  return loadContract(readFileSync(path, "utf8"), path);
+}
+
+// `tsx scripts/load-contract.ts FILE…` checks files the same way (run before `redocly lint`, which follows references).
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  try {
+    for (const file of process.argv.slice(2)) loadContractFile(file);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
+}
