@@ -11,6 +11,11 @@
  *   `UserUpdate`, …), in the form callers hold: a schema a response carries is its
  *   readable form (what responses are assignable to), a request-only schema its writable
  *   form (what a body takes).
+ * - `generated/method-table.ts` and `generated/methods.ts`: the operation methods
+ *   (`store.users.retrieve(42)`), named by each operation's `x-sdk-method`: a small run-time
+ *   table `src/methods.ts` builds them from, and their types, documented from the contract
+ *   (summary, description, scope, parameters, errors) with the operation's sample from
+ *   `docs/samples/` as the example.
  *
  * `tsx scripts/generate.ts` writes both files; `--check` writes nothing and exits 1 when
  * either differs from what the contract produces (CI runs that, so `generated/` is never
@@ -198,12 +203,319 @@ ${names.map((name) => `  ${name}: ${name};`).join("\n")}
 `;
 }
 
+// ─── Operation methods ──────────────────────────────────────────────────────────────
+
+/** A method name: resource path and verb, camelCase words joined by dots (`users.addresses.update`). */
+const METHOD_NAME = /^[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)+$/;
+
+/** Keys of the client itself, which a resource must not shadow. */
+const CLIENT_KEYS = new Set(["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE", "request", "use", "eject", "paginate"]);
+
+/** The typed error each documented status becomes (src/errors.ts). */
+const ERROR_BY_STATUS: Record<string, string> = {
+  "400": "BadRequestError",
+  "401": "AuthenticationError",
+  "403": "PermissionDeniedError",
+  "404": "NotFoundError",
+  "409": "ConflictError",
+  "422": "UnprocessableEntityError",
+  "429": "RateLimitError",
+  "5XX": "InternalServerError",
+};
+
+/** The reason an error status is raised, as a reader of the method needs it. */
+const ERROR_REASON: Record<string, string> = {
+  "400": "the request is refused as invalid",
+  "401": "the token is missing, expired or wrong",
+  "403": "the token lacks the scope",
+  "404": "there is no such resource",
+  "409": "the request conflicts with the resource's state",
+  "422": "a field is refused (see `issues`)",
+  "429": "the store still rate-limits after the retries",
+  "5XX": "the store keeps failing after the retries",
+};
+
+interface MethodSpec {
+  name: string;
+  operationId: string;
+  method: string;
+  path: string;
+  pathParams: { name: string; description: string }[];
+  /** What the argument after the path parameters is, if any. */
+  rest: { kind: "query"; required: false } | { kind: "body"; required: boolean; mediaType: string } | undefined;
+  paginated: boolean;
+  returns: string;
+  /** The types (names) the signature uses from names.ts. */
+  namesUsed: string[];
+  doc: string;
+  restType: string | undefined;
+  restDoc: string | undefined;
+}
+
+/** `#/components/schemas/X` → `X`, or undefined when the node is not such a `$ref`. */
+function schemaName(node: unknown): string | undefined {
+  const ref = (node as JsonObject | undefined)?.$ref;
+  return typeof ref === "string" && ref.startsWith("#/components/schemas/") ? ref.slice("#/components/schemas/".length) : undefined;
+}
+
+/** A schema's property, looking through `allOf`. */
+function findProperty(doc: JsonObject, schema: unknown, name: string): unknown {
+  const s = resolve(doc, schema);
+  const own = ((s.properties as JsonObject | undefined) ?? {})[name];
+  if (own !== undefined) return own;
+  for (const part of (s.allOf as unknown[] | undefined) ?? []) {
+    const found = findProperty(doc, part, name);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The first paragraph of a description, on one line. */
+function firstParagraph(text: unknown): string {
+  return typeof text === "string" ? text.trim().split(/\n\s*\n/)[0]!.replace(/\s*\n\s*/g, " ") : "";
+}
+
+/** A sample without its import and client set-up: the part that shows the call. */
+function sampleBody(source: string): string {
+  const lines = source.replace(/\r\n/g, "\n").split("\n");
+  const setupEnd = lines.findIndex((line) => /^\}\);\s*$/.test(line));
+  const body = lines.slice(setupEnd + 1).join("\n").trim();
+  return body.replace(/\*\//g, "*\\/");
+}
+
+/** `PascalCase` of an operationId (`listUsers` → `ListUsers`). */
+const pascal = (id: string) => id[0]!.toUpperCase() + id.slice(1);
+
+/** The lines of a doc comment, indented by `indent`. */
+function docComment(lines: string[], indent: string): string {
+  const body = lines.map((line) => `${indent} *${line === "" ? "" : ` ${line.replace(/\*\//g, "*\\/")}`}`).join("\n");
+  return `${indent}/**\n${body}\n${indent} */\n`;
+}
+
+async function methodSpecs(doc: JsonObject): Promise<MethodSpec[]> {
+  const specs: MethodSpec[] = [];
+  const responseNames = responseSchemaNames(doc);
+  for (const [path, item] of Object.entries(doc.paths as JsonObject)) {
+    const pathItem = item as JsonObject;
+    for (const method of HTTP_METHODS) {
+      const operation = pathItem[method] as JsonObject | undefined;
+      if (!operation) continue;
+      const where = `${method.toUpperCase()} ${path}`;
+      const name = operation["x-sdk-method"];
+      const operationId = operation.operationId as string;
+      if (typeof name !== "string" || !METHOD_NAME.test(name)) {
+        throw new Error(`${where}: x-sdk-method must name the method as resource.verb (e.g. "users.retrieve"), got ${JSON.stringify(name)}`);
+      }
+      const parameters = [...((pathItem.parameters as unknown[]) ?? []), ...((operation.parameters as unknown[]) ?? [])].map((p) => resolve(doc, p));
+      const order = [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
+      const pathParams = order.map((param) => ({
+        name: param,
+        description: firstParagraph(parameters.find((p) => p.in === "path" && p.name === param)?.description),
+      }));
+      const hasQuery = parameters.some((p) => p.in === "query");
+      const requestBody = resolve(doc, operation.requestBody);
+      const mediaType = Object.keys((requestBody.content as JsonObject | undefined) ?? {})[0];
+      if (hasQuery && mediaType) throw new Error(`${where}: an operation with both query parameters and a body has no method shape yet`);
+      const security = (operation.security ?? doc.security) as Record<string, string[]>[];
+      const scope = security.flatMap((requirement) => Object.values(requirement).flat())[0]!;
+      const responses = (operation.responses ?? {}) as JsonObject;
+      const okStatus = ["200", "201"].find((status) => responses[status] !== undefined);
+      const okSchema = okStatus ? (resolve(doc, (resolve(doc, responses[okStatus]).content as JsonObject | undefined)?.["application/json"]).schema as JsonObject | undefined) : undefined;
+      const namesUsed: string[] = [];
+      const use = (type: string) => (namesUsed.push(type), type);
+      const okName = schemaName(okSchema);
+      const okResolved = resolve(doc, okSchema);
+      const results = okName ? (findProperty(doc, okSchema, "results") as JsonObject | undefined) : undefined;
+      const paginated = hasQuery && parameters.some((p) => p.in === "query" && p.name === "cursor") && results !== undefined;
+      const variants = (okResolved.oneOf as JsonObject[] | undefined) ?? [];
+      const fallback = `NonNullable<operations[${JSON.stringify(operationId)}]["responses"][${okStatus ?? 200}]["content"]["application/json"]>`;
+      let returns: string;
+      let returnsDoc: string;
+      if (paginated) {
+        const itemName = schemaName(results!.items);
+        const itemType = itemName ? use(itemName) : `NonNullable<${use(okName!)}["results"]>[number]`;
+        returns = `AsyncGenerator<${itemType}, void, undefined>`;
+        returnsDoc = `An async iterable of every \`${itemName ?? "item"}\`, page after page (as \`paginate\`): a page is requested only when the previous one is used up, and leaving the loop stops fetching.`;
+      } else if (variants.length === 2 && variants.some((v) => v.type === "array")) {
+        const itemName = schemaName((variants.find((v) => v.type === "array")!).items);
+        returns = `Promise<${itemName ? `${use(itemName)}[]` : fallback}>`;
+        returnsDoc = `Resolves to the list of \`${itemName}\` (an array, also when the store sends one object).`;
+      } else {
+        returns = `Promise<${okName ? use(okName) : fallback}>`;
+        returnsDoc = `Resolves to the \`${okName ?? "response body"}\`.`;
+      }
+      let restType: string | undefined;
+      let restDoc: string | undefined;
+      let rest: MethodSpec["rest"];
+      if (hasQuery) {
+        rest = { kind: "query", required: false };
+        restType = `${pascal(operationId)}Query`;
+        restDoc = paginated ? "Filters, and the `cursor` to start from." : "The query parameters.";
+      } else if (mediaType) {
+        rest = { kind: "body", required: requestBody.required === true, mediaType };
+        const bodySchema = ((requestBody.content as JsonObject)[mediaType] as JsonObject).schema;
+        const bodyName = schemaName(bodySchema);
+        // A schema responses also carry is named in its readable form; a body takes the writable one.
+        restType = bodyName && !responseNames.has(bodyName) ? use(bodyName) : `${pascal(operationId)}Body`;
+        const bodyDoc = firstParagraph(resolve(doc, bodySchema).description);
+        restDoc = `${bodyDoc}${bodyDoc ? " " : ""}(\`${restType}\`${mediaType === "multipart/form-data" ? ", sent as `multipart/form-data`" : ""}).`;
+      }
+      const sample = await readFile(new URL(`docs/samples/${operationId}.ts`, root), "utf8").catch(() => {
+        throw new Error(`${where}: docs/samples/${operationId}.ts is missing; every operation has a sample, shown in its method's documentation`);
+      });
+      const description = firstParagraph(operation.description);
+      const throwsLines = Object.keys(responses)
+        .filter((status) => ERROR_BY_STATUS[status])
+        .map((status) => `@throws {${ERROR_BY_STATUS[status]}} ${status === "5XX" ? "5xx" : status}: ${ERROR_REASON[status]}.`);
+      const lines = [
+        `${operation.summary as string}.`,
+        "",
+        ...(description ? [description, ""] : []),
+        `Requires the scope \`${scope}\`. \`${where}\` (\`${operationId}\`).`,
+        "",
+        ...pathParams.map((p) => `@param ${p.name} ${p.description}`),
+        ...(rest ? [`@param ${rest.kind} ${restDoc}`] : []),
+        "@param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.",
+        `@returns ${returnsDoc}`,
+        ...throwsLines,
+        "@throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.",
+        "@example",
+        ...sampleBody(sample).split("\n"),
+      ];
+      specs.push({ name, operationId, method: method.toUpperCase(), path, pathParams, rest, paginated, returns, namesUsed, doc: lines.join("\n"), restType, restDoc });
+    }
+  }
+  return specs;
+}
+
+/** A resource: its methods and sub-resources, by name. */
+interface Resource {
+  path: string[];
+  methods: MethodSpec[];
+  children: Map<string, Resource>;
+  tags: Set<string>;
+}
+
+async function generateMethods(): Promise<{ table: string; types: string }> {
+  const doc = parse(await readFile(specUrl, "utf8")) as JsonObject;
+  const specs = await methodSpecs(doc);
+  const tagDescriptions = new Map(((doc.tags as JsonObject[] | undefined) ?? []).map((tag) => [tag.name as string, tag.description as string]));
+  const top: Resource = { path: [], methods: [], children: new Map(), tags: new Set() };
+  const seen = new Map<string, string>();
+  for (const spec of specs) {
+    if (seen.has(spec.name)) throw new Error(`x-sdk-method ${spec.name} names both ${seen.get(spec.name)} and ${spec.operationId}`);
+    seen.set(spec.name, spec.operationId);
+    const parts = spec.name.split(".");
+    if (CLIENT_KEYS.has(parts[0]!)) throw new Error(`${spec.operationId}: x-sdk-method ${spec.name} would shadow the client's own ${parts[0]}`);
+    const operation = ((doc.paths as JsonObject)[spec.path] as JsonObject)[spec.method.toLowerCase()] as JsonObject;
+    let node = top;
+    for (const part of parts.slice(0, -1)) {
+      let child = node.children.get(part);
+      if (!child) node.children.set(part, (child = { path: [...node.path, part], methods: [], children: new Map(), tags: new Set() }));
+      node = child;
+      // A resource is documented by the tags of every operation under it.
+      for (const tag of (operation.tags as string[] | undefined) ?? []) node.tags.add(tag);
+    }
+    node.methods.push(spec);
+  }
+  for (const spec of specs) {
+    const [first, ...restParts] = spec.name.split(".");
+    let node = top.children.get(first!)!;
+    for (const part of restParts) {
+      if (node.methods.some((m) => m.name.endsWith(`.${part}`)) && node.children.has(part)) {
+        throw new Error(`x-sdk-method ${spec.name}: "${part}" is both a method and a resource`);
+      }
+      node = node.children.get(part) ?? node;
+    }
+  }
+
+  const interfaceName = (resource: Resource) => `${resource.path.map(pascal).join("")}Methods`;
+  const blocks: string[] = [];
+  const names = new Set<string>();
+  const extraTypes: string[] = [];
+  const emit = (resource: Resource, label: string) => {
+    const members: string[] = [];
+    for (const [name, child] of resource.children) {
+      const verbs = [...child.methods.map((m) => m.name.split(".").at(-1)!), ...child.children.keys()];
+      const tagged = [...child.tags].map((tag) => `${tag}: ${firstParagraph(tagDescriptions.get(tag))}`).join(" ");
+      const summary = child.methods.map((m) => `\`${m.name.split(".").at(-1)}\` (${((doc.paths as JsonObject)[m.path] as JsonObject)[m.method.toLowerCase()] && (((doc.paths as JsonObject)[m.path] as JsonObject)[m.method.toLowerCase()] as JsonObject).summary})`).join(", ");
+      const childLabel = `\`store.${child.path.join(".")}\``;
+      members.push(
+        docComment([`${childLabel}: ${summary || `\`${verbs.join("`, `")}\``}.${tagged ? ` ${tagged}` : ""}`], "  ") + `  readonly ${name}: ${interfaceName(child)};`,
+      );
+      emit(child, childLabel);
+    }
+    for (const spec of resource.methods) {
+      spec.namesUsed.forEach((n) => names.add(n));
+      const args = spec.pathParams.map((p) => `${p.name}: operations[${JSON.stringify(spec.operationId)}]["parameters"]["path"][${JSON.stringify(p.name)}]`);
+      if (spec.rest) args.push(`${spec.rest.kind}${spec.rest.required ? "" : "?"}: ${spec.restType}`);
+      args.push("options?: MethodOptions");
+      members.push(docComment(spec.doc.split("\n"), "  ") + `  ${spec.name.split(".").at(-1)}(${args.join(", ")}): ${spec.returns};`);
+      if (spec.rest?.kind === "query") {
+        extraTypes.push(
+          docComment([`The query parameters of \`${spec.name}()\` (\`${spec.operationId}\`).`], "") +
+            `export interface ${spec.restType} extends NonNullable<operations[${JSON.stringify(spec.operationId)}]["parameters"]["query"]> {}`,
+        );
+      } else if (spec.rest && spec.restType === `${pascal(spec.operationId)}Body`) {
+        const media = (spec.rest as { mediaType: string }).mediaType;
+        extraTypes.push(
+          docComment([`The body of \`${spec.name}()\` (\`${spec.operationId}\`).`], "") +
+            `export type ${spec.restType} = NonNullable<operations[${JSON.stringify(spec.operationId)}]["requestBody"]>["content"][${JSON.stringify(media)}];`,
+        );
+      }
+    }
+    const title = resource.path.length === 0 ? ["The operation methods of the client, by resource: `store.users.retrieve(42)`."] : [`The methods of ${label}.`];
+    blocks.push(docComment(title, "") + `export interface ${interfaceName(resource).replace(/^Methods$/, "OperationMethods")} {\n${members.join("\n")}\n}`);
+  };
+  emit(top, "the client");
+
+  // The run-time table: one row per method, `[name, "METHOD /path/", path parameters in
+  // argument order, what comes after them ("query", "body" or "")]`.
+  const rows = specs.map(
+    (spec) => `  [${JSON.stringify(spec.name)}, ${JSON.stringify(`${spec.method} ${spec.path}`)}, ${JSON.stringify(spec.pathParams.map((p) => p.name))}, ${JSON.stringify(spec.rest?.kind ?? "")}],`,
+  );
+  return {
+    table: `${HEADER}
+/**
+ * The operation methods, named by each operation's \`x-sdk-method\` in the contract:
+ * \`src/methods.ts\` builds them from this table; \`methods.ts\` types and documents them.
+ */
+import type { OperationKey } from "./operations.js";
+
+/** One operation method: its dotted name, its operation, its path parameters in argument order, and what follows them. */
+export type MethodRow = readonly [name: string, operation: OperationKey, pathParams: readonly string[], rest: "query" | "body" | ""];
+
+/** Every operation method. */
+export const methodTable: readonly MethodRow[] = [
+${rows.join("\n")}
+];
+`,
+    types: `${HEADER}
+/**
+ * The types and documentation of the operation methods (\`store.users.retrieve(42)\`), named by
+ * each operation's \`x-sdk-method\` in the contract; \`method-table.ts\` is what they run on.
+ */
+import type { MethodOptions } from "../src/types.js";
+import type { operations } from "./schema.js";
+import type { ${[...names].sort().join(", ")} } from "./names.js";
+
+${blocks.reverse().join("\n\n")}
+
+${extraTypes.join("\n\n")}
+`,
+  };
+}
+
+
 async function main(): Promise<void> {
   const check = process.argv.includes("--check");
+  const methods = await generateMethods();
   const outputs: Record<string, string> = {
     "schema.ts": await generateSchema(),
     "operations.ts": await generateOperations(),
     "names.ts": await generateNames(),
+    "methods.ts": methods.types,
+    "method-table.ts": methods.table,
   };
   await writeGenerated(outDir, outputs, check);
 }

@@ -1,0 +1,112 @@
+/**
+ * The operation methods (`store.users.retrieve(42)`, `store.disputes.resolve(7, body)`), built
+ * from the table the generator derives from the contract (`generated/method-table.ts`, one row per
+ * operation, named by its `x-sdk-method`).
+ *
+ * A method is a call of the client's own `GET`/`POST`/… or `paginate`, looked up on the client
+ * when it is called, so retries, timeouts, middleware and the typed errors all apply, and a
+ * client whose methods were replaced is the one that sends. Its result goes through `unwrap`:
+ * the data, or the typed error thrown. The resource objects are made once per client, on first
+ * use; the methods themselves are made once, here, shared by every client.
+ */
+import { methodTable, type MethodRow } from "../generated/method-table.js";
+import type { OperationMethods } from "../generated/methods.js";
+import { operations } from "../generated/operations.js";
+import type { FetchResult } from "./request.js";
+import type { MethodOptions } from "./types.js";
+import { unwrap } from "./unwrap.js";
+
+/** The client a resource object calls through: whatever holds the HTTP methods and `paginate`. */
+type Sender = Record<string, unknown>;
+
+/** Where a resource object keeps its client. */
+const CLIENT = Symbol("client");
+
+type Resource = { [CLIENT]: Sender };
+
+/** The keys of {@link MethodOptions}; a method refuses any other, naming it. */
+const METHOD_OPTIONS: Readonly<Record<keyof MethodOptions, true>> = { signal: true, headers: true, timeoutMs: true, maxRetries: true };
+
+/** Calls the operation of `row` on `client` with the method's arguments. */
+function call(client: Sender, [name, key, pathParams, rest]: MethodRow, args: unknown[]): unknown {
+  const space = key.indexOf(" ");
+  const method = key.slice(0, space);
+  const path = key.slice(space + 1);
+  const arity = pathParams.length + (rest ? 1 : 0);
+  const options = args[arity] as Record<string, unknown> | undefined;
+  const fail = (problem: string) => {
+    const error = new TypeError(`${name}(): ${problem}; the request was not sent.`);
+    if (operations[key].paginated) throw error;
+    return Promise.reject(error);
+  };
+  if (args.length > arity + 1) return fail(`takes at most ${arity + 1} arguments (${[...pathParams, rest, "options"].filter(Boolean).join(", ")}), got ${args.length}`);
+  const init: Record<string, unknown> = {};
+  if (options !== undefined) {
+    if (options === null || typeof options !== "object") return fail("options must be an object: { signal, headers, timeoutMs, maxRetries }");
+    for (const option in options) {
+      if (!(option in METHOD_OPTIONS)) return fail(`unknown option "${option}" (allowed: signal, headers, timeoutMs, maxRetries)`);
+      init[option] = options[option];
+    }
+  }
+  const params: Record<string, unknown> = {};
+  if (pathParams.length > 0) {
+    const values: Record<string, unknown> = {};
+    pathParams.forEach((param, index) => (values[param] = args[index]));
+    params["path"] = values;
+  }
+  if (rest === "query") params["query"] = args[pathParams.length];
+  else if (rest === "body" && args[pathParams.length] !== undefined) init["body"] = args[pathParams.length];
+  init["params"] = params;
+  if (operations[key].paginated) return (client["paginate"] as (path: string, init: unknown) => unknown)(path, init);
+  return unwrap((client[method] as (path: string, init: unknown) => Promise<FetchResult>)(path, init));
+}
+
+/** Resource prototypes by dotted name (`"users"`, `"users.addresses"`), each holding its methods and sub-resource getters. */
+const prototypes = new Map<string, object>();
+
+/** A getter that makes the resource `name` for the object it is read on (a client or a resource), once. */
+function resourceGetter(name: string, key: string) {
+  return function (this: Resource | Sender): object {
+    const client = (CLIENT in this ? (this as Resource)[CLIENT] : this) as Sender;
+    const resource = Object.create(prototypes.get(name)!, { [CLIENT]: { value: client } }) as object;
+    // Kept on the object it was read from, so later reads cost nothing.
+    Object.defineProperty(this, key, { value: resource, enumerable: true, configurable: true });
+    return resource;
+  };
+}
+
+/** The prototype of the resource `name`, made on first need. */
+function prototypeOf(name: string): object {
+  let prototype = prototypes.get(name);
+  if (!prototype) {
+    prototype = {};
+    prototypes.set(name, prototype);
+    const dot = name.lastIndexOf(".");
+    if (dot > 0) {
+      const key = name.slice(dot + 1);
+      Object.defineProperty(prototypeOf(name.slice(0, dot)), key, { get: resourceGetter(name, key), enumerable: true, configurable: true });
+    }
+  }
+  return prototype;
+}
+
+for (const row of methodTable) {
+  const dot = row[0].lastIndexOf(".");
+  (prototypeOf(row[0].slice(0, dot)) as Record<string, unknown>)[row[0].slice(dot + 1)] = function (this: Resource, ...args: unknown[]) {
+    return call(this[CLIENT], row, args);
+  };
+}
+
+/** The top-level resources (`users`, `giftCards`, …). */
+const topLevel = [...prototypes.keys()].filter((name) => !name.includes("."));
+
+/**
+ * Adds the resources (`users`, `giftCards`, …) to a client, as getters that make each resource
+ * on first use, bound to the object they are read on.
+ */
+export function attachMethods<Client extends object>(client: Client): Client & OperationMethods {
+  for (const name of topLevel) {
+    Object.defineProperty(client, name, { get: resourceGetter(name, name), enumerable: true, configurable: true });
+  }
+  return client as Client & OperationMethods;
+}
