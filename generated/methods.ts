@@ -86,7 +86,7 @@ export interface TicketsAttachmentsMethods {
    * const photo = new File([new Uint8Array([0xff, 0xd8, 0xff, 0xd9])], "damaged-box.jpg", { type: "image/jpeg" });
    * const receipt = new File(["order,amount\n100234,49.90\n"], "receipt.csv", { type: "text/csv" });
    *
-   * const ticket = await unwrap(store.POST("/tickets/attachments/", { body: { files: [photo, receipt] } }));
+   * const ticket = await store.tickets.attachments.create({ files: [photo, receipt] });
    * console.log(`Ticket ${ticket.id} now has ${ticket.comments?.at(-1)?.attachments?.length ?? 0} attachment(s) on its last comment`);
    */
   create(body: TicketAttachmentUpload, options?: MethodOptions): Promise<Ticket>;
@@ -115,7 +115,7 @@ export interface SubscriptionsMethods {
    * @example
    * // Each call creates a renewal order, so the SDK never resends this POST on its own.
    * try {
-   *   const subscription = await unwrap(store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } }));
+   *   const subscription = await store.subscriptions.renew(410);
    *   console.log(`Subscription ${subscription.id} renewed; next renewal ${subscription.next_renewal_date}`);
    * } catch (error) {
    *   if (error instanceof TimeoutError || error instanceof ConnectionError) {
@@ -163,10 +163,7 @@ export interface OrdersFulfillmentOrdersMethods {
    * @throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.
    * @example
    * // Always an array, even when the server sends a single fulfillment order.
-   * const { data: fulfillmentOrders, error } = await store.GET("/orders/{number}/fulfillment-orders/", {
-   *   params: { path: { number: "100234" } },
-   * });
-   * if (error !== undefined) throw new Error(`Could not read the fulfillment orders: ${JSON.stringify(error)}`);
+   * const fulfillmentOrders = await store.orders.fulfillmentOrders.list("100234");
    *
    * for (const fulfillmentOrder of fulfillmentOrders) {
    *   const items = fulfillmentOrder.line_items?.map((item) => `${item.quantity} × ${item.sku}`).join(", ");
@@ -200,12 +197,10 @@ export interface OrdersLinesMethods {
    * @throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.
    * @example
    * // The order number is a string; the answer is the whole order after the edit.
-   * const order = await unwrap(
-   *   store.PATCH("/orders/{number}/lines/{lineId}/", {
-   *     params: { path: { number: "100234", lineId: 3301 } },
-   *     body: { quantity: 1, reason: "Customer asked for one bag instead of two" },
-   *   }),
-   * );
+   * const order = await store.orders.lines.update("100234", 3301, {
+   *   quantity: 1,
+   *   reason: "Customer asked for one bag instead of two",
+   * });
    * const line = order.lines?.find((item) => item.id === 3301);
    * console.log(`Line ${line?.sku}: ${line?.quantity}; order total ${order.total_incl_tax} ${order.currency}`);
    */
@@ -233,8 +228,7 @@ export interface GatewaysMethods {
    * @throws {InternalServerError} 5xx: the store keeps failing after the retries.
    * @throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.
    * @example
-   * const { data: gateway, error } = await store.GET("/gateways/{id}/", { params: { path: { id: 3 } } });
-   * if (error !== undefined) throw new Error(`Could not read gateway 3: ${JSON.stringify(error)}`);
+   * const gateway = await store.gateways.retrieve(3);
    *
    * console.log(`${gateway.name} (${gateway.gateway_type}) active: ${gateway.active}`);
    * console.log("Cards:", (gateway.card_types ?? []).map((card) => card.label).join(", "));
@@ -269,7 +263,7 @@ export interface DisputesMethods {
    * @throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.
    * @example
    * try {
-   *   const dispute = await unwrap(store.GET("/disputes/{id}/", { params: { path: { id: 77 } } }));
+   *   const dispute = await store.disputes.retrieve(77);
    *   console.log(`Dispute ${dispute.case_number}: ${dispute.status}, ${dispute.amount} ${dispute.currency}, order ${dispute.order}`);
    * } catch (error) {
    *   // The message names the scope the token lacks ("disputes:read").
@@ -297,12 +291,7 @@ export interface DisputesMethods {
    * @throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.
    * @example
    * // Every field is optional; `resolution` takes one of the values the contract lists.
-   * const dispute = await unwrap(
-   *   store.POST("/disputes/{id}/resolve/", {
-   *     params: { path: { id: 77 } },
-   *     body: { resolution: "issued_full_refund", create_external_refund: false },
-   *   }),
-   * );
+   * const dispute = await store.disputes.resolve(77, { resolution: "issued_full_refund", create_external_refund: false });
    * console.log(`Dispute ${dispute.id} resolved: ${dispute.resolution}`);
    */
   resolve(id: operations["resolveDispute"]["parameters"]["path"]["id"], body?: DisputeResolve, options?: MethodOptions): Promise<Dispute>;
@@ -330,12 +319,9 @@ export interface DisputesNotesMethods {
    * @throws {InternalServerError} 5xx: the store keeps failing after the retries.
    * @throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.
    * @example
-   * const note = await unwrap(
-   *   store.POST("/disputes/{id}/notes/", {
-   *     params: { path: { id: 77 } },
-   *     body: { message: "Sent proof of delivery (tracking and signature) to the card issuer." },
-   *   }),
-   * );
+   * const note = await store.disputes.notes.create(77, {
+   *   message: "Sent proof of delivery (tracking and signature) to the card issuer.",
+   * });
    * console.log(`Note ${note.id} added at ${note.created_at}`);
    */
   create(id: operations["createDisputeNote"]["parameters"]["path"]["id"], body: DisputeNoteCreate, options?: MethodOptions): Promise<Note>;
@@ -362,8 +348,7 @@ export interface StockRecordsMethods {
    * @throws {InternalServerError} 5xx: the store keeps failing after the retries.
    * @throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.
    * @example
-   * const { data: stock, error } = await store.GET("/stockrecords/{id}/", { params: { path: { id: 3001 } } });
-   * if (error !== undefined) throw new Error(`Could not read stock record 3001: ${JSON.stringify(error)}`);
+   * const stock = await store.stockRecords.retrieve(3001);
    *
    * const available = (stock.num_in_stock ?? 0) - (stock.num_allocated ?? 0);
    * console.log(`${stock.product?.sku} at ${stock.location?.name}: ${available} available`);
@@ -401,19 +386,15 @@ export interface ProductsMethods {
    * @throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.
    * @example
    * // Only `title` is required. POST is never retried by the SDK: one call, one product.
-   * const product = await unwrap(
-   *   store.POST("/products/", {
-   *     body: {
-   *       title: "Morning Blend Coffee",
-   *       description: "Medium roast, 500 g.",
-   *       is_public: true,
-   *       enable_subscription: true,
-   *       interval: "month",
-   *       interval_counts: [1, 2, 3],
-   *       metadata: { origin: "Colombia" },
-   *     },
-   *   }),
-   * );
+   * const product = await store.products.create({
+   *   title: "Morning Blend Coffee",
+   *   description: "Medium roast, 500 g.",
+   *   is_public: true,
+   *   enable_subscription: true,
+   *   interval: "month",
+   *   interval_counts: [1, 2, 3],
+   *   metadata: { origin: "Colombia" },
+   * });
    * console.log(`Created product ${product.id} at ${product.url}`);
    */
   create(body: ProductCreate, options?: MethodOptions): Promise<Product>;
@@ -443,16 +424,11 @@ export interface ProductsImagesMethods {
    * @example
    * // Add an image by URL (the store fetches it); display_order 0 makes it the primary image.
    * // To upload the file itself, send `attachment` (base64) and `file_name` instead of `src`.
-   * const image = await unwrap(
-   *   store.POST("/products/{id}/images/", {
-   *     params: { path: { id: 1201 } },
-   *     body: {
-   *       src: "https://cdn.example.com/images/morning-blend.jpg",
-   *       caption: "Morning Blend, 500 g bag",
-   *       display_order: 0,
-   *     },
-   *   }),
-   * );
+   * const image = await store.products.images.create(1201, {
+   *   src: "https://cdn.example.com/images/morning-blend.jpg",
+   *   caption: "Morning Blend, 500 g bag",
+   *   display_order: 0,
+   * });
    * console.log(`Image ${image.id}: ${image.src}`);
    */
   create(id: operations["createProductImage"]["parameters"]["path"]["id"], body: ProductImageCreate, options?: MethodOptions): Promise<ProductImage>;
@@ -479,10 +455,7 @@ export interface ProductsVariantsMethods {
    * @throws {InternalServerError} 5xx: the store keeps failing after the retries.
    * @throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.
    * @example
-   * const { data: variant, error } = await store.GET("/products/variants/{id}/", {
-   *   params: { path: { id: 501 } },
-   * });
-   * if (error !== undefined) throw new Error(`Could not read variant 501: ${JSON.stringify(error)}`);
+   * const variant = await store.products.variants.retrieve(501);
    *
    * console.log(variant.sku, variant.title, variant.inventory_availability);
    * for (const price of variant.prices ?? []) console.log(price.currency, price.price);
@@ -511,13 +484,10 @@ export interface GiftCardsMethods {
    * @throws {InternalServerError} 5xx: the store keeps failing after the retries.
    * @throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.
    * @example
-   * // Active EUR gift cards, one page at a time (`{ next, previous, results }`).
+   * // Every active EUR gift card of at least 10, following the pages (`cursor`) as it goes.
    * let total = 0;
-   * for await (const page of store.paginate.pages("/gift-cards/", {
-   *   params: { query: { status: "active", currency: "EUR", amount_from: 10 } },
-   * })) {
-   *   for (const card of page.results) total += Number(card.balance ?? 0);
-   *   console.log(`${page.results.length} cards on this page, more to come: ${Boolean(page.next)}`);
+   * for await (const card of store.giftCards.list({ status: "active", currency: "EUR", amount_from: 10 })) {
+   *   total += Number(card.balance ?? 0);
    * }
    * console.log(`Outstanding balance: ${total.toFixed(2)} EUR`);
    */
@@ -541,12 +511,7 @@ export interface GiftCardsMethods {
    * @throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.
    * @example
    * // Extend a gift card by a year and move it to another customer (null detaches it).
-   * const card = await unwrap(
-   *   store.PATCH("/gift-cards/{id}/", {
-   *     params: { path: { id: 88 } },
-   *     body: { expired_at: "2027-12-31T23:59:59Z", user: 42 },
-   *   }),
-   * );
+   * const card = await store.giftCards.update(88, { expired_at: "2027-12-31T23:59:59Z", user: 42 });
    * console.log(`Card …${card.last_four} expires ${card.expired_at}, balance ${card.balance} ${card.currency}`);
    */
   update(id: operations["updateGiftCard"]["parameters"]["path"]["id"], body: GiftCardUpdate, options?: MethodOptions): Promise<GiftCard>;
@@ -581,9 +546,7 @@ export interface UsersMethods {
    * @throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.
    * @example
    * // Every customer who joined this year and accepts marketing, page after page.
-   * for await (const customer of store.paginate("/users/", {
-   *   params: { query: { accepts_marketing: true, date_joined_from: "2026-01-01", is_blocked: false } },
-   * })) {
+   * for await (const customer of store.users.list({ accepts_marketing: true, date_joined_from: "2026-01-01", is_blocked: false })) {
    *   console.log(customer.id, customer.email, customer.orders_count);
    * }
    */
@@ -605,14 +568,14 @@ export interface UsersMethods {
    * @throws {InternalServerError} 5xx: the store keeps failing after the retries.
    * @throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.
    * @example
-   * const { data: customer, error, response } = await store.GET("/users/{id}/", {
-   *   params: { path: { id: 42 } },
-   * });
-   * if (error !== undefined) {
-   *   console.error(`Could not read customer 42: HTTP ${response.status}`, error);
-   * } else {
+   * // The customer itself, or a typed error: NotFoundError, PermissionDeniedError, …
+   * try {
+   *   const customer = await store.users.retrieve(42);
    *   console.log(customer.email, customer.total_spent);
    *   for (const address of customer.addresses ?? []) console.log(address.line1, address.line4, address.country);
+   * } catch (error) {
+   *   if (error instanceof NotFoundError) console.error("No customer 42 in this store.");
+   *   else throw error;
    * }
    */
   retrieve(id: operations["getUser"]["parameters"]["path"]["id"], options?: MethodOptions): Promise<User>;
@@ -634,20 +597,15 @@ export interface UsersMethods {
    * @throws {InternalServerError} 5xx: the store keeps failing after the retries.
    * @throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.
    * @example
-   * // Every body field is optional; unwrap() returns the customer or throws a typed error.
-   * const customer = await unwrap(
-   *   store.PUT("/users/{id}/", {
-   *     params: { path: { id: 42 } },
-   *     body: {
-   *       first_name: "Astrid",
-   *       last_name: "Lindgren",
-   *       email: "astrid@example.org",
-   *       language: "sv",
-   *       accepts_marketing: true,
-   *       tags: ["vip"],
-   *     },
-   *   }),
-   * );
+   * // Every body field is optional; the method returns the customer or throws a typed error.
+   * const customer = await store.users.replace(42, {
+   *   first_name: "Astrid",
+   *   last_name: "Lindgren",
+   *   email: "astrid@example.org",
+   *   language: "sv",
+   *   accepts_marketing: true,
+   *   tags: ["vip"],
+   * });
    * console.log(`Saved ${customer.email ?? "(no email)"}`);
    */
   replace(id: operations["replaceUser"]["parameters"]["path"]["id"], body: UserUpdate, options?: MethodOptions): Promise<User>;
@@ -671,12 +629,7 @@ export interface UsersMethods {
    * @example
    * // Block a customer after a chargeback; only the fields sent are changed.
    * try {
-   *   const customer = await unwrap(
-   *     store.PATCH("/users/{id}/", {
-   *       params: { path: { id: 42 } },
-   *       body: { is_blocked: true, tags: ["chargeback-risk"] },
-   *     }),
-   *   );
+   *   const customer = await store.users.update(42, { is_blocked: true, tags: ["chargeback-risk"] });
    *   console.log(`${customer.email ?? "(no email)"} blocked: ${customer.is_blocked}`);
    * } catch (error) {
    *   if (error instanceof NotFoundError) console.error("No customer 42 in this store.");
@@ -709,7 +662,7 @@ export interface UsersNotesMethods {
    * @throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.
    * @example
    * // The notes kept on customer 42, oldest page first.
-   * for await (const note of store.paginate("/users/{id}/notes/", { params: { path: { id: 42 } } })) {
+   * for await (const note of store.users.notes.list(42)) {
    *   console.log(note.created_at, note.author?.email ?? note.app?.name, note.message);
    * }
    */
@@ -741,18 +694,13 @@ export interface UsersAddressesMethods {
    * @example
    * // country, line1 and line4 (the city) are required.
    * try {
-   *   const address = await unwrap(
-   *     store.PUT("/users/{id}/addresses/{addressId}/", {
-   *       params: { path: { id: 42, addressId: 7 } },
-   *       body: {
-   *         country: "SE",
-   *         line1: "Drottninggatan 12",
-   *         line4: "Stockholm",
-   *         postcode: "111 51",
-   *         is_default_for_shipping: true,
-   *       },
-   *     }),
-   *   );
+   *   const address = await store.users.addresses.update(42, 7, {
+   *     country: "SE",
+   *     line1: "Drottninggatan 12",
+   *     line4: "Stockholm",
+   *     postcode: "111 51",
+   *     is_default_for_shipping: true,
+   *   });
    *   console.log(`Address ${address.id}: ${address.line1}, ${address.postcode} ${address.line4}`);
    * } catch (error) {
    *   // A 422 lists every rejected field.
