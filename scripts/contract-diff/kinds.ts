@@ -42,6 +42,9 @@ export const KINDS = {
   "operation-removed": rule("major", "major", true, "Stop calling {op}: the API no longer has it.", true),
   "operation-added": rule("minor", "minor", false, "Nothing to change; {op} is new."),
   "security-changed": rule("major", "major", false, "Give the access token the scope {op} now requires."),
+  // The operation's method (`x-sdk-method`) has another name: calls of the old one no longer compile.
+  // Not matched to compile errors: the probe calls operations by path, which still compiles.
+  "method-renamed": rule("major", "major", false, "Call {op} by its new method name (see the message): the old one is gone."),
   "parameter-removed": rule("major", "major", true, "Stop sending {field} to {op}.", true),
   "parameter-added-required": rule("major", "major", true, "Send {field} with every {op} call.", true),
   "parameter-added": rule("minor", "minor", false, "Nothing to change; {field} of {op} is a new option."),
