@@ -124,7 +124,7 @@ export interface SubscriptionsMethods {
    *   } else throw error;
    * }
    */
-  renew(id: operations["renewSubscription"]["parameters"]["path"]["id"], options?: MethodOptions): Promise<Subscription>;
+  renew(id: number, options?: MethodOptions): Promise<Subscription>;
 }
 
 /**
@@ -170,7 +170,7 @@ export interface OrdersFulfillmentOrdersMethods {
    *   console.log(`${fulfillmentOrder.id} from ${fulfillmentOrder.assigned_location?.name}: ${fulfillmentOrder.status} (${items})`);
    * }
    */
-  list(number: operations["listOrderFulfillmentOrders"]["parameters"]["path"]["number"], options?: MethodOptions): Promise<FulfillmentOrder[]>;
+  list(number: string, options?: MethodOptions): Promise<FulfillmentOrder[]>;
 }
 
 /**
@@ -204,7 +204,7 @@ export interface OrdersLinesMethods {
    * const line = order.lines?.find((item) => item.id === 3301);
    * console.log(`Line ${line?.sku}: ${line?.quantity}; order total ${order.total_incl_tax} ${order.currency}`);
    */
-  update(number: operations["updateOrderLine"]["parameters"]["path"]["number"], lineId: operations["updateOrderLine"]["parameters"]["path"]["lineId"], body: OrderLineUpdate, options?: MethodOptions): Promise<Order>;
+  update(number: string, lineId: number, body: OrderLineUpdate, options?: MethodOptions): Promise<Order>;
 }
 
 /**
@@ -234,7 +234,7 @@ export interface GatewaysMethods {
    * console.log("Cards:", (gateway.card_types ?? []).map((card) => card.label).join(", "));
    * console.log("Currencies:", (gateway.currencies ?? []).map((currency) => currency.code).join(", "));
    */
-  retrieve(id: operations["getGateway"]["parameters"]["path"]["id"], options?: MethodOptions): Promise<Gateway>;
+  retrieve(id: number, options?: MethodOptions): Promise<Gateway>;
 }
 
 /**
@@ -271,7 +271,7 @@ export interface DisputesMethods {
    *   else throw error;
    * }
    */
-  retrieve(id: operations["getDispute"]["parameters"]["path"]["id"], options?: MethodOptions): Promise<Dispute>;
+  retrieve(id: number, options?: MethodOptions): Promise<Dispute>;
   /**
    * Resolve a dispute.
    *
@@ -294,7 +294,7 @@ export interface DisputesMethods {
    * const dispute = await store.disputes.resolve(77, { resolution: "issued_full_refund", create_external_refund: false });
    * console.log(`Dispute ${dispute.id} resolved: ${dispute.resolution}`);
    */
-  resolve(id: operations["resolveDispute"]["parameters"]["path"]["id"], body?: DisputeResolve, options?: MethodOptions): Promise<Dispute>;
+  resolve(id: number, body?: DisputeResolve, options?: MethodOptions): Promise<Dispute>;
 }
 
 /**
@@ -324,7 +324,7 @@ export interface DisputesNotesMethods {
    * });
    * console.log(`Note ${note.id} added at ${note.created_at}`);
    */
-  create(id: operations["createDisputeNote"]["parameters"]["path"]["id"], body: DisputeNoteCreate, options?: MethodOptions): Promise<Note>;
+  create(id: number, body: DisputeNoteCreate, options?: MethodOptions): Promise<Note>;
 }
 
 /**
@@ -354,7 +354,7 @@ export interface StockRecordsMethods {
    * console.log(`${stock.product?.sku} at ${stock.location?.name}: ${available} available`);
    * if (available <= (stock.low_stock_threshold ?? 0)) console.warn("Low stock: reorder.");
    */
-  retrieve(id: operations["getStockRecord"]["parameters"]["path"]["id"], options?: MethodOptions): Promise<StockRecord>;
+  retrieve(id: number, options?: MethodOptions): Promise<StockRecord>;
 }
 
 /**
@@ -431,7 +431,7 @@ export interface ProductsImagesMethods {
    * });
    * console.log(`Image ${image.id}: ${image.src}`);
    */
-  create(id: operations["createProductImage"]["parameters"]["path"]["id"], body: ProductImageCreate, options?: MethodOptions): Promise<ProductImage>;
+  create(id: number, body: ProductImageCreate, options?: MethodOptions): Promise<ProductImage>;
 }
 
 /**
@@ -461,7 +461,7 @@ export interface ProductsVariantsMethods {
    * for (const price of variant.prices ?? []) console.log(price.currency, price.price);
    * for (const stock of variant.stockrecords ?? []) console.log(`location ${stock.location_id}: ${stock.num_in_stock} in stock`);
    */
-  retrieve(id: operations["getProductVariant"]["parameters"]["path"]["id"], options?: MethodOptions): Promise<Variant>;
+  retrieve(id: number, options?: MethodOptions): Promise<Variant>;
 }
 
 /**
@@ -514,7 +514,7 @@ export interface GiftCardsMethods {
    * const card = await store.giftCards.update(88, { expired_at: "2027-12-31T23:59:59Z", user: 42 });
    * console.log(`Card …${card.last_four} expires ${card.expired_at}, balance ${card.balance} ${card.currency}`);
    */
-  update(id: operations["updateGiftCard"]["parameters"]["path"]["id"], body: GiftCardUpdate, options?: MethodOptions): Promise<GiftCard>;
+  update(id: number, body: GiftCardUpdate, options?: MethodOptions): Promise<GiftCard>;
 }
 
 /**
@@ -578,7 +578,7 @@ export interface UsersMethods {
    *   else throw error;
    * }
    */
-  retrieve(id: operations["getUser"]["parameters"]["path"]["id"], options?: MethodOptions): Promise<User>;
+  retrieve(id: number, options?: MethodOptions): Promise<User>;
   /**
    * Update a customer.
    *
@@ -608,7 +608,7 @@ export interface UsersMethods {
    * });
    * console.log(`Saved ${customer.email ?? "(no email)"}`);
    */
-  replace(id: operations["replaceUser"]["parameters"]["path"]["id"], body: UserUpdate, options?: MethodOptions): Promise<User>;
+  replace(id: number, body: UserUpdate, options?: MethodOptions): Promise<User>;
   /**
    * Partially update a customer.
    *
@@ -636,7 +636,7 @@ export interface UsersMethods {
    *   else throw error;
    * }
    */
-  update(id: operations["updateUser"]["parameters"]["path"]["id"], body: UserUpdate, options?: MethodOptions): Promise<User>;
+  update(id: number, body: UserUpdate, options?: MethodOptions): Promise<User>;
 }
 
 /**
@@ -666,7 +666,7 @@ export interface UsersNotesMethods {
    *   console.log(note.created_at, note.author?.email ?? note.app?.name, note.message);
    * }
    */
-  list(id: operations["listUserNotes"]["parameters"]["path"]["id"], query?: ListUserNotesQuery, options?: MethodOptions): AsyncGenerator<Note, void, undefined>;
+  list(id: number, query?: ListUserNotesQuery, options?: MethodOptions): AsyncGenerator<Note, void, undefined>;
 }
 
 /**
@@ -709,7 +709,7 @@ export interface UsersAddressesMethods {
    *   } else throw error;
    * }
    */
-  update(id: operations["updateUserAddress"]["parameters"]["path"]["id"], addressId: operations["updateUserAddress"]["parameters"]["path"]["addressId"], body: AddressUpdate, options?: MethodOptions): Promise<Address>;
+  update(id: number, addressId: number, body: AddressUpdate, options?: MethodOptions): Promise<Address>;
 }
 
 /**

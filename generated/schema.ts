@@ -578,6 +578,7 @@ export interface components {
              * @default false
              */
             is_blocked?: boolean | null;
+            /** @description One of `"en"`, `"fr"`, `"th"`, `"de"`, `"sv"`, `"no"`, `"it"`, `"es"`, `"nl"`, `"pt"`, `"da"`, `"fi"`, `""`, null. */
             language?: components["schemas"]["Language"];
             metadata?: components["schemas"]["Metadata"];
             /** @description Read-only (set by the store). May be null. */
@@ -611,6 +612,7 @@ export interface components {
             ip?: string;
             /** @default false */
             is_blocked?: boolean;
+            /** @description One of `"en"`, `"fr"`, `"th"`, `"de"`, `"sv"`, `"no"`, `"it"`, `"es"`, `"nl"`, `"pt"`, `"da"`, `"fi"`, `""`, null. */
             language?: components["schemas"]["Language"];
             /** @description At most 255 characters. */
             last_name?: string;
@@ -838,6 +840,7 @@ export interface components {
             external_tax_code?: string | null;
             /** @description May be null. */
             images?: components["schemas"]["ProductImage"][] | null;
+            /** @description One of `"day"`, `"week"`, `"month"`, `"year"`, `""`, null. */
             interval?: components["schemas"]["ProductInterval"];
             /** @description Predefined or custom interval counts. May be null. */
             interval_counts?: (number | null)[] | null;
@@ -878,6 +881,7 @@ export interface components {
             enable_subscription?: boolean;
             /** @description Tax code for external tax systems. */
             external_tax_code?: string;
+            /** @description One of `"day"`, `"week"`, `"month"`, `"year"`, `""`, null. */
             interval?: components["schemas"]["ProductInterval"];
             /** @description Predefined or custom interval counts (signed 32-bit integers). */
             interval_counts?: number[];
@@ -1164,6 +1168,7 @@ export interface components {
              * @example alert
              */
             type?: string | null;
+            /** @description One of `"could_not_find_order"`, `"declined_or_canceled_nothing_to_do"`, `"issued_full_refund"`, `"issued_refund_for_remaining_amount"`, `"3ds_authorized_successfully"`, `"previously_refunded_nothing_to_do"`, `"unable_to_refund_merchant_account_closed"`, `"won"`, `"lost"`, `"accepted"`, `"other"`, `""`, null. */
             resolution?: components["schemas"]["DisputeResolution"];
             /** @description May be null. */
             resolution_other_message?: string | null;
@@ -1176,6 +1181,7 @@ export interface components {
         DisputeResolve: {
             /** @description Its effect is not shown by the specification. */
             create_external_refund?: boolean;
+            /** @description One of `"could_not_find_order"`, `"declined_or_canceled_nothing_to_do"`, `"issued_full_refund"`, `"issued_refund_for_remaining_amount"`, `"3ds_authorized_successfully"`, `"previously_refunded_nothing_to_do"`, `"unable_to_refund_merchant_account_closed"`, `"won"`, `"lost"`, `"accepted"`, `"other"`, `""`, null. */
             resolution?: components["schemas"]["DisputeResolution"];
             resolution_other_message?: string;
         };
@@ -1862,6 +1868,7 @@ export interface components {
             currency?: string | null;
             /** @description May be null. */
             frequency?: string | null;
+            /** @description One of `"day"`, `"week"`, `"month"`, `"year"`, `""`, null. */
             interval?: components["schemas"]["ProductInterval"];
             /** @description May be null. */
             interval_count?: number | null;

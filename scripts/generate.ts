@@ -170,9 +170,17 @@ async function generateNames(): Promise<string> {
       ? `/**\n${text.trim().replace(/\*\//g, "*\\/").split("\n").map((line) => ` * ${line}`.trimEnd()).join("\n")}\n */\n`
       : "";
   const names = Object.keys(schemas);
+  // An object schema is an interface, so that editors show its name (`const user: User`)
+  // where a type alias of a mapped type would be shown expanded.
+  // (Not one whose further properties are typed: an interface must keep every property within its index signature.)
+  const isObject = (schema: JsonObject): boolean =>
+    (typeof schema.additionalProperties !== "object" || schema.additionalProperties === null) &&
+    (schema.type === "object" || (schema.type === undefined && (schema.properties !== undefined || ((schema.allOf as unknown[] | undefined) ?? []).every((part) => isObject(resolve(doc, part))) && schema.allOf !== undefined)));
   const lines = names.map((name) => {
     const form = inResponses.has(name) ? "Readable" : "Writable";
-    return `${comment(schemas[name]!.description)}export type ${name} = ${form}<components["schemas"][${JSON.stringify(name)}]>;`;
+    const type = `${form}<components["schemas"][${JSON.stringify(name)}]>`;
+    const declaration = isObject(schemas[name]!) ? `export interface ${name} extends ${type} {}` : `export type ${name} = ${type};`;
+    return `${comment(schemas[name]!.description)}${declaration}`;
   });
   return `${HEADER}
 /**
@@ -228,7 +236,8 @@ interface MethodSpec {
   operationId: string;
   method: string;
   path: string;
-  pathParams: { name: string; description: string }[];
+  /** `type`: the TypeScript type of a plain integer, number or string parameter, written out so editors show it. */
+  pathParams: { name: string; description: string; type: string | undefined }[];
   /** What the argument after the path parameters is, if any. */
   rest: { kind: "query"; required: false } | { kind: "body"; required: boolean; mediaType: string } | undefined;
   paginated: boolean;
@@ -296,10 +305,13 @@ async function methodSpecs(doc: JsonObject): Promise<MethodSpec[]> {
       }
       const parameters = [...((pathItem.parameters as unknown[]) ?? []), ...((operation.parameters as unknown[]) ?? [])].map((p) => resolve(doc, p));
       const order = [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
-      const pathParams = order.map((param) => ({
-        name: param,
-        description: firstParagraph(parameters.find((p) => p.in === "path" && p.name === param)?.description),
-      }));
+      const pathParams = order.map((param) => {
+        const parameter = parameters.find((p) => p.in === "path" && p.name === param);
+        const schema = resolve(doc, parameter?.schema);
+        const plain = Object.keys(schema).every((key) => ["type", "format", "description", "minimum", "maximum", "minLength", "maxLength", "pattern"].includes(key));
+        const type = plain ? ({ integer: "number", number: "number", string: "string" } as Record<string, string>)[schema.type as string] : undefined;
+        return { name: param, description: firstParagraph(parameter?.description), type };
+      });
       const hasQuery = parameters.some((p) => p.in === "query");
       const requestBody = resolve(doc, operation.requestBody);
       const mediaType = Object.keys((requestBody.content as JsonObject | undefined) ?? {})[0];
@@ -435,7 +447,7 @@ async function generateMethods(): Promise<{ table: string; types: string }> {
     }
     for (const spec of resource.methods) {
       spec.namesUsed.forEach((n) => names.add(n));
-      const args = spec.pathParams.map((p) => `${p.name}: operations[${JSON.stringify(spec.operationId)}]["parameters"]["path"][${JSON.stringify(p.name)}]`);
+      const args = spec.pathParams.map((p) => `${p.name}: ${p.type ?? `operations[${JSON.stringify(spec.operationId)}]["parameters"]["path"][${JSON.stringify(p.name)}]`}`);
       if (spec.rest) args.push(`${spec.rest.kind}${spec.rest.required ? "" : "?"}: ${spec.restType}`);
       args.push("options?: MethodOptions");
       members.push(docComment(spec.doc.split("\n"), "  ") + `  ${spec.name.split(".").at(-1)}(${args.join(", ")}): ${spec.returns};`);

@@ -46,6 +46,7 @@ function limitsOf(schema: JsonObject): string[] {
 /** openapi-typescript's options for the contract `doc` (parsed). */
 export function schemaTypeOptions(doc: JsonObject): OpenAPITSOptions {
   const componentParameters = (((doc.components as JsonObject | undefined)?.parameters ?? {}) as Record<string, JsonObject>);
+  const schemas = (((doc.components as JsonObject | undefined)?.schemas ?? {}) as Record<string, JsonObject>);
   const described = new WeakSet<object>();
   return {
     // readOnly fields (ids, timestamps) must not be demanded in request bodies.
@@ -69,9 +70,11 @@ export function schemaTypeOptions(doc: JsonObject): OpenAPITSOptions {
     // limits are added to the description it reads.
     transformProperty(property, schemaObject) {
       const schema = schemaObject as JsonObject;
-      if (described.has(schema) || typeof schema.$ref === "string") return undefined;
+      if (described.has(schema)) return undefined;
       described.add(schema);
-      const limits = limitsOf(schema);
+      // A field typed by a named schema: its values, when that schema lists them.
+      const target = typeof schema.$ref === "string" ? schemas[schema.$ref.replace("#/components/schemas/", "")] : undefined;
+      const limits = target ? limitsOf({ enum: target.enum }) : limitsOf(schema);
       if (limits.length > 0) schema.description = [typeof schema.description === "string" ? schema.description.trim() : "", ...limits].filter(Boolean).join(" ");
       return undefined;
     },
