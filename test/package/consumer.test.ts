@@ -75,7 +75,6 @@ describe("a consumer project with the tarball installed", () => {
       expect(diagnostics[0]).toMatch(excess("frist_name"));
       expect(diagnostics[1]).toMatch(excess("singal"));
       expect(diagnostics[2]).toMatch(excess("frist_name"));
-      expect(diagnostics[2]).toMatch(/UserUpdate/);
       expect(diagnostics[3]).toMatch(excess("singal"));
       expect(diagnostics[3]).toMatch(/MethodOptions/);
     }, TSC_TIMEOUT_MS);
