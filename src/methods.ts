@@ -27,38 +27,51 @@ type Resource = { [CLIENT]: Sender };
 /** The keys of {@link MethodOptions}; a method refuses any other, naming it. */
 const METHOD_OPTIONS: Readonly<Record<keyof MethodOptions, true>> = { signal: true, headers: true, timeoutMs: true, maxRetries: true };
 
-/** Calls the operation of `row` on `client` with the method's arguments. */
-function call(client: Sender, [name, key, pathParams, rest]: MethodRow, args: unknown[]): unknown {
-  const space = key.indexOf(" ");
-  const method = key.slice(0, space);
-  const path = key.slice(space + 1);
-  const arity = pathParams.length + (rest ? 1 : 0);
-  const options = args[arity] as Record<string, unknown> | undefined;
-  const fail = (problem: string) => {
-    const error = new TypeError(`${name}(): ${problem}; the request was not sent.`);
-    if (operations[key].paginated) throw error;
-    return Promise.reject(error);
-  };
-  if (args.length > arity + 1) return fail(`takes at most ${arity + 1} arguments (${[...pathParams, rest, "options"].filter(Boolean).join(", ")}), got ${args.length}`);
+/** A row of the table, read once: what a call needs without parsing anything. */
+interface Method {
+  name: string;
+  http: string;
+  path: string;
+  pathParams: readonly string[];
+  rest: MethodRow[3];
+  paginated: boolean;
+}
+
+/** Refuses a call: thrown for a list method (which returns an iterable), a rejection otherwise. */
+function refuse(method: Method, problem: string): Promise<never> {
+  const error = new TypeError(`${method.name}(): ${problem}; the request was not sent.`);
+  if (method.paginated) throw error;
+  return Promise.reject(error);
+}
+
+/** Calls `method`'s operation on `client` with the method's arguments. */
+function call(client: Sender, method: Method, args: unknown[]): unknown {
+  const { pathParams, rest } = method;
+  const count = pathParams.length;
+  const arity = count + (rest ? 1 : 0);
+  if (args.length > arity + 1) {
+    return refuse(method, `takes at most ${arity + 1} arguments (${[...pathParams, rest, "options"].filter(Boolean).join(", ")}), got ${args.length}`);
+  }
   const init: Record<string, unknown> = {};
+  const options = args[arity] as Record<string, unknown> | undefined;
   if (options !== undefined) {
-    if (options === null || typeof options !== "object") return fail("options must be an object: { signal, headers, timeoutMs, maxRetries }");
+    if (options === null || typeof options !== "object") return refuse(method, "options must be an object: { signal, headers, timeoutMs, maxRetries }");
     for (const option in options) {
-      if (!(option in METHOD_OPTIONS)) return fail(`unknown option "${option}" (allowed: signal, headers, timeoutMs, maxRetries)`);
+      if (!(option in METHOD_OPTIONS)) return refuse(method, `unknown option "${option}" (allowed: signal, headers, timeoutMs, maxRetries)`);
       init[option] = options[option];
     }
   }
   const params: Record<string, unknown> = {};
-  if (pathParams.length > 0) {
+  if (count > 0) {
     const values: Record<string, unknown> = {};
-    pathParams.forEach((param, index) => (values[param] = args[index]));
+    for (let i = 0; i < count; i++) values[pathParams[i]!] = args[i];
     params["path"] = values;
   }
-  if (rest === "query") params["query"] = args[pathParams.length];
-  else if (rest === "body" && args[pathParams.length] !== undefined) init["body"] = args[pathParams.length];
+  if (rest === "query") params["query"] = args[count];
+  else if (rest === "body" && args[count] !== undefined) init["body"] = args[count];
   init["params"] = params;
-  if (operations[key].paginated) return (client["paginate"] as (path: string, init: unknown) => unknown)(path, init);
-  return unwrap((client[method] as (path: string, init: unknown) => Promise<FetchResult>)(path, init));
+  if (method.paginated) return (client["paginate"] as (path: string, init: unknown) => unknown)(method.path, init);
+  return unwrap((client[method.http] as (path: string, init: unknown) => Promise<FetchResult>)(method.path, init));
 }
 
 /** Resource prototypes by dotted name (`"users"`, `"users.addresses"`), each holding its methods and sub-resource getters. */
@@ -90,10 +103,12 @@ function prototypeOf(name: string): object {
   return prototype;
 }
 
-for (const row of methodTable) {
-  const dot = row[0].lastIndexOf(".");
-  (prototypeOf(row[0].slice(0, dot)) as Record<string, unknown>)[row[0].slice(dot + 1)] = function (this: Resource, ...args: unknown[]) {
-    return call(this[CLIENT], row, args);
+for (const [name, key, pathParams, rest] of methodTable) {
+  const space = key.indexOf(" ");
+  const method: Method = { name, http: key.slice(0, space), path: key.slice(space + 1), pathParams, rest, paginated: operations[key].paginated === true };
+  const dot = name.lastIndexOf(".");
+  (prototypeOf(name.slice(0, dot)) as Record<string, unknown>)[name.slice(dot + 1)] = function (this: Resource, ...args: unknown[]) {
+    return call(this[CLIENT], method, args);
   };
 }
 
