@@ -166,9 +166,11 @@ export type CallOptionKey = OpenapiFetchKeys | keyof PerCallLimits;
 
 /**
  * openapi-fetch's options for one call, cut down to the keys the client allows (a homomorphic
- * `Pick`, so a required `params` or `body` stays required).
+ * `Pick`, so a required `params` or `body` stays required). The other keys also take
+ * `undefined`, as if left out, so that a caller's `signal: maybeSignal` compiles under
+ * `exactOptionalPropertyTypes`.
  */
-type AllowedKeys<Init, Keys extends keyof Init> = { [Key in Keys]: Init[Key] };
+type AllowedKeys<Init, Keys extends keyof Init> = { [Key in Keys]: Init[Key] | (Key extends "params" | "body" ? never : undefined) };
 
 /** What the client adds per call on top of openapi-fetch's options. */
 interface PerCallLimits {
