@@ -289,7 +289,12 @@ function docComment(lines: string[], indent: string): string {
   return `${indent}/**\n${body}\n${indent} */\n`;
 }
 
-async function methodSpecs(doc: JsonObject): Promise<MethodSpec[]> {
+/** The source of an operation's sample, `docs/samples/<operationId>.ts`. */
+type ReadSample = (operationId: string) => Promise<string>;
+
+const readSample: ReadSample = (operationId) => readFile(new URL(`docs/samples/${operationId}.ts`, root), "utf8");
+
+async function methodSpecs(doc: JsonObject, sampleOf: ReadSample): Promise<MethodSpec[]> {
   const specs: MethodSpec[] = [];
   const responseNames = responseSchemaNames(doc);
   for (const [path, item] of Object.entries(doc.paths as JsonObject)) {
@@ -360,7 +365,7 @@ async function methodSpecs(doc: JsonObject): Promise<MethodSpec[]> {
         const bodyDoc = firstParagraph(resolve(doc, bodySchema).description);
         restDoc = `${bodyDoc}${bodyDoc ? " " : ""}(\`${restType}\`${mediaType === "multipart/form-data" ? ", sent as `multipart/form-data`" : ""}).`;
       }
-      const sample = await readFile(new URL(`docs/samples/${operationId}.ts`, root), "utf8").catch(() => {
+      const sample = await sampleOf(operationId).catch(() => {
         throw new Error(`${where}: docs/samples/${operationId}.ts is missing; every operation has a sample, shown in its method's documentation`);
       });
       const description = firstParagraph(operation.description);
@@ -396,9 +401,12 @@ interface Resource {
   tags: Set<string>;
 }
 
-async function generateMethods(): Promise<{ table: string; types: string }> {
-  const doc = parse(await readFile(specUrl, "utf8")) as JsonObject;
-  const specs = await methodSpecs(doc);
+/**
+ * The method table and the methods' types of the contract `doc` (parsed), or an error naming
+ * the operation whose `x-sdk-method` is missing, malformed, taken or in the client's way.
+ */
+export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = readSample): Promise<{ table: string; types: string }> {
+  const specs = await methodSpecs(doc, sampleOf);
   const tagDescriptions = new Map(((doc.tags as JsonObject[] | undefined) ?? []).map((tag) => [tag.name as string, tag.description as string]));
   const top: Resource = { path: [], methods: [], children: new Map(), tags: new Set() };
   const seen = new Map<string, string>();
@@ -509,7 +517,7 @@ ${extraTypes.join("\n\n")}
 
 async function main(): Promise<void> {
   const check = process.argv.includes("--check");
-  const methods = await generateMethods();
+  const methods = await generateMethods(parse(await readFile(specUrl, "utf8")) as JsonObject);
   const outputs: Record<string, string> = {
     "schema.ts": await generateSchema(),
     "operations.ts": await generateOperations(),
@@ -520,4 +528,5 @@ async function main(): Promise<void> {
   await writeGenerated(outDir, outputs, check);
 }
 
-await main();
+// Run as a script; imported (by a test), only the exports.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
