@@ -328,9 +328,9 @@ describe("the reference in Chromium, with all but the local server blocked", () 
     await expectOnScreen(page.getByRole("heading", { name: "Quick start with the TypeScript SDK" }), "Quick start", "the quick start's heading");
     for (const [text, what] of [
       ["const store = createStoreAdminClient(", "creating a client"],
-      ['store.GET("/users/{id}/"', "the first call"],
+      ["store.users.retrieve(42)", "the first call, through its method"],
       ["error instanceof NotFoundError", "an error handled"],
-      ['for await (const user of store.paginate("/users/"', "the paginated loop"],
+      ["for await (const user of store.users.list()", "the paginated loop"],
     ]) {
       await expectOnScreen(main.locator("pre").filter({ hasText: text! }).first(), text!, what!);
     }
