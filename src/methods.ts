@@ -82,8 +82,10 @@ function resourceGetter(name: string, key: string) {
   return function (this: Resource | Sender): object {
     const client = (CLIENT in this ? (this as Resource)[CLIENT] : this) as Sender;
     const resource = Object.create(prototypes.get(name)!, { [CLIENT]: { value: client } }) as object;
-    // Kept on the object it was read from, so later reads cost nothing.
-    Object.defineProperty(this, key, { value: resource, enumerable: true, configurable: true });
+    // Kept on the object it was read from, so later reads cost nothing. Not enumerable, as the
+    // getter: a copy made by spreading the client (`{ ...store, GET }`) must not carry resources
+    // bound to the original; it gets its own from `attachMethods`.
+    Object.defineProperty(this, key, { value: resource, configurable: true });
     return resource;
   };
 }
@@ -97,7 +99,7 @@ function prototypeOf(name: string): object {
     const dot = name.lastIndexOf(".");
     if (dot > 0) {
       const key = name.slice(dot + 1);
-      Object.defineProperty(prototypeOf(name.slice(0, dot)), key, { get: resourceGetter(name, key), enumerable: true, configurable: true });
+      Object.defineProperty(prototypeOf(name.slice(0, dot)), key, { get: resourceGetter(name, key), configurable: true });
     }
   }
   return prototype;
@@ -117,11 +119,13 @@ const topLevel = [...prototypes.keys()].filter((name) => !name.includes("."));
 
 /**
  * Adds the resources (`users`, `giftCards`, …) to a client, as getters that make each resource
- * on first use, bound to the object they are read on.
+ * on first use, bound to the object they are read on: a client derived with
+ * `Object.create(store)` and its own `GET`/`POST`/… sends through those. A copy by spreading
+ * has no resources (they are not enumerable) until it is given them with this function.
  */
 export function attachMethods<Client extends object>(client: Client): Client & OperationMethods {
   for (const name of topLevel) {
-    Object.defineProperty(client, name, { get: resourceGetter(name, name), enumerable: true, configurable: true });
+    Object.defineProperty(client, name, { get: resourceGetter(name, name), configurable: true });
   }
   return client as Client & OperationMethods;
 }

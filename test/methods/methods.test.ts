@@ -246,6 +246,18 @@ describe("the resources follow the client they are read on", () => {
     expect(mock.requests.map((r) => r.operation)).toEqual(["GET /users/{id}/", "GET /gift-cards/"]);
   });
 
+  it("a copy spread from the client carries no resources bound to the original", async () => {
+    const { mock, store } = mockedClient();
+    await store.users.retrieve(42); // the resource now exists on `store`
+    const seen: string[] = [];
+    const copy = { ...store, GET: (path: string, init: unknown) => (seen.push(path), store.GET(path as "/users/{id}/", init as never)) };
+    expect("users" in copy).toBe(false);
+    const attached = attachMethods(copy);
+    await attached.users.retrieve(42);
+    expect(seen).toEqual(["/users/{id}/"]);
+    expect(mock.requests).toHaveLength(2);
+  });
+
   it("a resource object is made once per client", () => {
     const { store } = mockedClient();
     expect(store.users).toBe(store.users);
