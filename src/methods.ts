@@ -77,14 +77,28 @@ function call(client: Sender, method: Method, args: unknown[]): unknown {
 /** Resource prototypes by dotted name (`"users"`, `"users.addresses"`), each holding its methods and sub-resource getters. */
 const prototypes = new Map<string, object>();
 
-/** A getter that makes the resource `name` for the object it is read on (a client or a resource), once. */
-function resourceGetter(name: string, key: string) {
-  return function (this: Resource | Sender): object {
-    const client = (CLIENT in this ? (this as Resource)[CLIENT] : this) as Sender;
-    const resource = Object.create(prototypes.get(name)!, { [CLIENT]: { value: client } }) as object;
-    // Kept on the object it was read from, so later reads cost nothing. Not enumerable, as the
-    // getter: a copy made by spreading the client (`{ ...store, GET }`) must not carry resources
-    // bound to the original; it gets its own from `attachMethods`.
+/** Makes the resource `name` (its methods call `client`). */
+const makeResource = (name: string, client: Sender): object => Object.create(prototypes.get(name)!, { [CLIENT]: { value: client } }) as object;
+
+/**
+ * The resources made for each client, by name. Kept here rather than on the client, so that a
+ * client derived from it (`Object.create(store)`) never inherits resources bound to the original.
+ */
+const madeFor = new WeakMap<object, Record<string, object>>();
+
+/** The getter of a top-level resource: made for the client it is read on, once. */
+function topLevelGetter(name: string) {
+  return function (this: Sender): object {
+    let made = madeFor.get(this);
+    if (!made) madeFor.set(this, (made = {}));
+    return (made[name] ??= makeResource(name, this));
+  };
+}
+
+/** The getter of a sub-resource (`users.addresses`): made for its resource's client, once, and kept on that resource. */
+function subResourceGetter(name: string, key: string) {
+  return function (this: Resource): object {
+    const resource = makeResource(name, this[CLIENT]);
     Object.defineProperty(this, key, { value: resource, configurable: true });
     return resource;
   };
@@ -99,7 +113,7 @@ function prototypeOf(name: string): object {
     const dot = name.lastIndexOf(".");
     if (dot > 0) {
       const key = name.slice(dot + 1);
-      Object.defineProperty(prototypeOf(name.slice(0, dot)), key, { get: resourceGetter(name, key), configurable: true });
+      Object.defineProperty(prototypeOf(name.slice(0, dot)), key, { get: subResourceGetter(name, key), configurable: true });
     }
   }
   return prototype;
@@ -119,13 +133,14 @@ const topLevel = [...prototypes.keys()].filter((name) => !name.includes("."));
 
 /**
  * Adds the resources (`users`, `giftCards`, …) to a client, as getters that make each resource
- * on first use, bound to the object they are read on: a client derived with
- * `Object.create(store)` and its own `GET`/`POST`/… sends through those. A copy by spreading
- * has no resources (they are not enumerable) until it is given them with this function.
+ * on first use for the object they are read on: a client derived with `Object.create(store)`
+ * and its own `GET`/`POST`/… sends through those. The getters are not enumerable, so a copy
+ * made by spreading the client (`{ ...store, GET }`) has no resources until it is given them
+ * with this function, rather than resources that call the original.
  */
 export function attachMethods<Client extends object>(client: Client): Client & OperationMethods {
   for (const name of topLevel) {
-    Object.defineProperty(client, name, { get: resourceGetter(name, name), configurable: true });
+    Object.defineProperty(client, name, { get: topLevelGetter(name), configurable: true });
   }
   return client as Client & OperationMethods;
 }

@@ -238,6 +238,19 @@ describe("the resources follow the client they are read on", () => {
     expect(seen).toHaveLength(1);
   });
 
+  it("a client derived after the original's resources were used still sends through its own transport", async () => {
+    const { mock, store } = mockedClient();
+    await store.users.addresses.update(42, 7, { country: "SE", line1: "Drottninggatan 12", line4: "Stockholm" });
+    const seen: string[] = [];
+    const derived = Object.create(store, {
+      PUT: { value: (path: string, init: unknown) => (seen.push(path), store.PUT(path as "/users/{id}/", init as never)) },
+    }) as StoreAdminClient;
+    await derived.users.addresses.update(42, 7, { country: "SE", line1: "Drottninggatan 12", line4: "Stockholm" });
+    expect(seen).toEqual(["/users/{id}/addresses/{addressId}/"]);
+    expect(mock.requests).toHaveLength(2);
+    expect(derived.users).not.toBe(store.users);
+  });
+
   it("attachMethods gives any object holding GET/POST/… and paginate the methods", async () => {
     const { mock, store } = mockedClient();
     const copy = attachMethods({ GET: store.GET, PUT: store.PUT, POST: store.POST, PATCH: store.PATCH, paginate: store.paginate });
