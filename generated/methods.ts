@@ -13,7 +13,7 @@ import type { Address, AddressUpdate, Dispute, DisputeNoteCreate, DisputeResolve
  */
 export interface OperationMethods {
   /**
-   * `store.users`: `list` (List customers), `retrieve` (Retrieve a customer), `replace` (Update a customer), `update` (Partially update a customer). Customers: Customers (users) of the store, their addresses and their notes.
+   * `store.users`: `list` (List customers), `retrieve` (Retrieve a customer), `replace` (Update a customer), `update` (Partially update a customer), `addresses`, `notes`. Customers: Customers (users) of the store, their addresses and their notes.
    */
   readonly users: UsersMethods;
   /**
@@ -21,7 +21,7 @@ export interface OperationMethods {
    */
   readonly giftCards: GiftCardsMethods;
   /**
-   * `store.products`: `create` (Create a product). Products and stock: Create products, read variants, add product images, read stock records.
+   * `store.products`: `create` (Create a product), `variants`, `images`. Products and stock: Create products, read variants, add product images, read stock records.
    */
   readonly products: ProductsMethods;
   /**
@@ -29,7 +29,7 @@ export interface OperationMethods {
    */
   readonly stockRecords: StockRecordsMethods;
   /**
-   * `store.disputes`: `retrieve` (Retrieve a dispute), `resolve` (Resolve a dispute). Payments: Payment disputes (read, add notes, resolve) and payment gateways.
+   * `store.disputes`: `retrieve` (Retrieve a dispute), `resolve` (Resolve a dispute), `notes`. Payments: Payment disputes (read, add notes, resolve) and payment gateways.
    */
   readonly disputes: DisputesMethods;
   /**

@@ -234,6 +234,7 @@ const ERROR_REASON: Record<string, string> = {
 interface MethodSpec {
   name: string;
   operationId: string;
+  summary: string;
   method: string;
   path: string;
   /** `type`: the TypeScript type of a plain integer, number or string parameter, written out so editors show it. */
@@ -387,7 +388,7 @@ async function methodSpecs(doc: JsonObject, sampleOf: ReadSample): Promise<Metho
         "@example",
         ...sampleBody(sample).split("\n"),
       ];
-      specs.push({ name, operationId, method: method.toUpperCase(), path, pathParams, rest, paginated, returns, namesUsed, doc: lines.join("\n"), restType, restDoc });
+      specs.push({ name, operationId, summary: operation.summary as string, method: method.toUpperCase(), path, pathParams, rest, paginated, returns, namesUsed, doc: lines.join("\n"), restType, restDoc });
     }
   }
   return specs;
@@ -426,16 +427,14 @@ export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = re
     }
     node.methods.push(spec);
   }
-  for (const spec of specs) {
-    const [first, ...restParts] = spec.name.split(".");
-    let node = top.children.get(first!)!;
-    for (const part of restParts) {
-      if (node.methods.some((m) => m.name.endsWith(`.${part}`)) && node.children.has(part)) {
-        throw new Error(`x-sdk-method ${spec.name}: "${part}" is both a method and a resource`);
-      }
-      node = node.children.get(part) ?? node;
+  const verbOf = (spec: MethodSpec) => spec.name.slice(spec.name.lastIndexOf(".") + 1);
+  const checkNames = (node: Resource): void => {
+    for (const spec of node.methods) {
+      if (node.children.has(verbOf(spec))) throw new Error(`x-sdk-method ${spec.name}: "${verbOf(spec)}" is both a method and a resource`);
     }
-  }
+    node.children.forEach(checkNames);
+  };
+  checkNames(top);
 
   const interfaceName = (resource: Resource) => `${resource.path.map(pascal).join("")}Methods`;
   const blocks: string[] = [];
@@ -444,13 +443,11 @@ export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = re
   const emit = (resource: Resource, label: string) => {
     const members: string[] = [];
     for (const [name, child] of resource.children) {
-      const verbs = [...child.methods.map((m) => m.name.split(".").at(-1)!), ...child.children.keys()];
+      // One line for completions after `store.`: what it does, then its tags' descriptions.
       const tagged = [...child.tags].map((tag) => `${tag}: ${firstParagraph(tagDescriptions.get(tag))}`).join(" ");
-      const summary = child.methods.map((m) => `\`${m.name.split(".").at(-1)}\` (${((doc.paths as JsonObject)[m.path] as JsonObject)[m.method.toLowerCase()] && (((doc.paths as JsonObject)[m.path] as JsonObject)[m.method.toLowerCase()] as JsonObject).summary})`).join(", ");
+      const contents = [...child.methods.map((m) => `\`${verbOf(m)}\` (${m.summary})`), ...[...child.children.keys()].map((key) => `\`${key}\``)];
       const childLabel = `\`store.${child.path.join(".")}\``;
-      members.push(
-        docComment([`${childLabel}: ${summary || `\`${verbs.join("`, `")}\``}.${tagged ? ` ${tagged}` : ""}`], "  ") + `  readonly ${name}: ${interfaceName(child)};`,
-      );
+      members.push(docComment([`${childLabel}: ${contents.join(", ")}.${tagged ? ` ${tagged}` : ""}`], "  ") + `  readonly ${name}: ${interfaceName(child)};`);
       emit(child, childLabel);
     }
     for (const spec of resource.methods) {
@@ -458,7 +455,7 @@ export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = re
       const args = spec.pathParams.map((p) => `${p.name}: ${p.type ?? `operations[${JSON.stringify(spec.operationId)}]["parameters"]["path"][${JSON.stringify(p.name)}]`}`);
       if (spec.rest) args.push(`${spec.rest.kind}${spec.rest.required ? "" : "?"}: ${spec.restType}`);
       args.push("options?: MethodOptions");
-      members.push(docComment(spec.doc.split("\n"), "  ") + `  ${spec.name.split(".").at(-1)}(${args.join(", ")}): ${spec.returns};`);
+      members.push(docComment(spec.doc.split("\n"), "  ") + `  ${verbOf(spec)}(${args.join(", ")}): ${spec.returns};`);
       if (spec.rest?.kind === "query") {
         extraTypes.push(
           docComment([`The query parameters of \`${spec.name}()\` (\`${spec.operationId}\`).`], "") +
