@@ -31,8 +31,8 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 interface LooseReply {
   status: number;
   body?: unknown;
-  headers?: Record<string, string>;
-  delayMs?: number;
+  headers?: Record<string, string> | undefined;
+  delayMs?: number | undefined;
 }
 
 /**
