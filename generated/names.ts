@@ -54,19 +54,19 @@ export type Metadata = Readable<components["schemas"]["Metadata"]>;
  * `cursor` query parameter of `next` to get the next page; `next` is null on the
  * last page. The page size is not shown by the specification.
  */
-export type PageLinks = Readable<components["schemas"]["PageLinks"]>;
+export interface PageLinks extends Readable<components["schemas"]["PageLinks"]> {}
 /**
  * One page of customers.
  */
-export type UserPage = Readable<components["schemas"]["UserPage"]>;
+export interface UserPage extends Readable<components["schemas"]["UserPage"]> {}
 /**
  * One page of customer notes.
  */
-export type NotePage = Readable<components["schemas"]["NotePage"]>;
+export interface NotePage extends Readable<components["schemas"]["NotePage"]> {}
 /**
  * One page of gift cards.
  */
-export type GiftCardPage = Readable<components["schemas"]["GiftCardPage"]>;
+export interface GiftCardPage extends Readable<components["schemas"]["GiftCardPage"]> {}
 /**
  * The body of an error response. The specification shows no error body, status
  * codes or error codes, so this schema is deliberately tolerant: every property
@@ -75,37 +75,37 @@ export type GiftCardPage = Readable<components["schemas"]["GiftCardPage"]>;
  * guaranteed. The examples on the error responses are illustrations, not
  * transcriptions.
  */
-export type ErrorBody = Readable<components["schemas"]["ErrorBody"]>;
+export interface ErrorBody extends Readable<components["schemas"]["ErrorBody"]> {}
 /**
  * A customer of the store.
  */
-export type User = Readable<components["schemas"]["User"]>;
+export interface User extends Readable<components["schemas"]["User"]> {}
 /**
  * The writable fields of a customer, all optional. Union-typed fields accept
  * their stated type; `language` also accepts the empty string and null.
  */
-export type UserUpdate = Writable<components["schemas"]["UserUpdate"]>;
+export interface UserUpdate extends Writable<components["schemas"]["UserUpdate"]> {}
 /**
  * The address subset carried by a fulfillment origin and by a location.
  */
-export type LocationAddress = Readable<components["schemas"]["LocationAddress"]>;
+export interface LocationAddress extends Readable<components["schemas"]["LocationAddress"]> {}
 /**
  * The address subset embedded in orders and subscriptions as the billing address (no notes, no default flags).
  */
-export type BillingAddress = Readable<components["schemas"]["BillingAddress"]>;
+export interface BillingAddress extends Readable<components["schemas"]["BillingAddress"]> {}
 /**
  * The address subset embedded in orders, subscriptions and fulfillment orders as the shipping address (no default flags).
  */
-export type ShippingAddress = Readable<components["schemas"]["ShippingAddress"]>;
+export interface ShippingAddress extends Readable<components["schemas"]["ShippingAddress"]> {}
 /**
  * A customer address.
  */
-export type Address = Readable<components["schemas"]["Address"]>;
+export interface Address extends Readable<components["schemas"]["Address"]> {}
 /**
  * A customer address to store. `country`, `line1` and `line4` are required (the
  * specification takes this from its request sample).
  */
-export type AddressUpdate = Writable<components["schemas"]["AddressUpdate"]>;
+export interface AddressUpdate extends Writable<components["schemas"]["AddressUpdate"]> {}
 /**
  * The customer embedded in gift cards, orders and subscriptions (null when there is none).
  */
@@ -113,92 +113,92 @@ export type UserSummary = Readable<components["schemas"]["UserSummary"]>;
 /**
  * A note on a customer or on a dispute.
  */
-export type Note = Readable<components["schemas"]["Note"]>;
+export interface Note extends Readable<components["schemas"]["Note"]> {}
 /**
  * A gift card.
  */
-export type GiftCard = Readable<components["schemas"]["GiftCard"]>;
+export interface GiftCard extends Readable<components["schemas"]["GiftCard"]> {}
 /**
  * The writable fields of a gift card, both optional.
  */
-export type GiftCardUpdate = Writable<components["schemas"]["GiftCardUpdate"]>;
+export interface GiftCardUpdate extends Writable<components["schemas"]["GiftCardUpdate"]> {}
 /**
  * A product category (deprecated).
  */
-export type Category = Readable<components["schemas"]["Category"]>;
+export interface Category extends Readable<components["schemas"]["Category"]> {}
 /**
  * A variant attribute of a product and its values.
  */
-export type VariantAttribute = Readable<components["schemas"]["VariantAttribute"]>;
+export interface VariantAttribute extends Readable<components["schemas"]["VariantAttribute"]> {}
 /**
  * A product of the catalogue.
  */
-export type Product = Readable<components["schemas"]["Product"]>;
+export interface Product extends Readable<components["schemas"]["Product"]> {}
 /**
  * A product to create. `title` is required. The element shapes accepted inside
  * `variants`, `variant_attributes` and `categories` are not shown by the
  * specification: their known fields are typed as in the Product resource and
  * further fields are allowed.
  */
-export type ProductCreate = Writable<components["schemas"]["ProductCreate"]>;
+export interface ProductCreate extends Writable<components["schemas"]["ProductCreate"]> {}
 /**
  * A product category (deprecated). As sent in a product create request (its request form: no `null`).
  */
-export type ProductCreateCategory = Writable<components["schemas"]["ProductCreateCategory"]>;
+export interface ProductCreateCategory extends Writable<components["schemas"]["ProductCreateCategory"]> {}
 /**
  * A variant attribute of a product and its values. As sent in a product create request (its request form: no `null`).
  */
-export type ProductCreateVariantAttribute = Writable<components["schemas"]["ProductCreateVariantAttribute"]>;
+export interface ProductCreateVariantAttribute extends Writable<components["schemas"]["ProductCreateVariantAttribute"]> {}
 /**
  * A product variant. As sent in a product create request (its request form: no `null`).
  */
-export type ProductCreateVariant = Writable<components["schemas"]["ProductCreateVariant"]>;
+export interface ProductCreateVariant extends Writable<components["schemas"]["ProductCreateVariant"]> {}
 /**
  * A product variant.
  */
-export type Variant = Readable<components["schemas"]["Variant"]>;
+export interface Variant extends Readable<components["schemas"]["Variant"]> {}
 /**
  * An image of a product. `display_order` 0 marks the primary image.
  */
-export type ProductImage = Readable<components["schemas"]["ProductImage"]>;
+export interface ProductImage extends Readable<components["schemas"]["ProductImage"]> {}
 /**
  * An image to add: either the file itself (`attachment`, base64) or a URL the
  * store fetches and attaches (`src`). All fields are optional.
  */
-export type ProductImageCreate = Writable<components["schemas"]["ProductImageCreate"]>;
+export interface ProductImageCreate extends Writable<components["schemas"]["ProductImageCreate"]> {}
 /**
  * A stock location.
  */
-export type Location = Readable<components["schemas"]["Location"]>;
+export interface Location extends Readable<components["schemas"]["Location"]> {}
 /**
  * The stock of one variant at one location.
  */
-export type StockRecord = Readable<components["schemas"]["StockRecord"]>;
+export interface StockRecord extends Readable<components["schemas"]["StockRecord"]> {}
 /**
  * A payment dispute.
  */
-export type Dispute = Readable<components["schemas"]["Dispute"]>;
+export interface Dispute extends Readable<components["schemas"]["Dispute"]> {}
 /**
  * A note to add to a dispute.
  */
-export type DisputeNoteCreate = Writable<components["schemas"]["DisputeNoteCreate"]>;
+export interface DisputeNoteCreate extends Writable<components["schemas"]["DisputeNoteCreate"]> {}
 /**
  * How to resolve a dispute; all fields optional.
  */
-export type DisputeResolve = Writable<components["schemas"]["DisputeResolve"]>;
-export type CodeLabel = Readable<components["schemas"]["CodeLabel"]>;
+export interface DisputeResolve extends Writable<components["schemas"]["DisputeResolve"]> {}
+export interface CodeLabel extends Readable<components["schemas"]["CodeLabel"]> {}
 /**
  * A payment gateway.
  */
-export type Gateway = Readable<components["schemas"]["Gateway"]>;
+export interface Gateway extends Readable<components["schemas"]["Gateway"]> {}
 /**
  * A comment on a ticket.
  */
-export type Comment = Readable<components["schemas"]["Comment"]>;
+export interface Comment extends Readable<components["schemas"]["Comment"]> {}
 /**
  * A support ticket.
  */
-export type Ticket = Readable<components["schemas"]["Ticket"]>;
+export interface Ticket extends Readable<components["schemas"]["Ticket"]> {}
 /**
  * The files to attach, as `multipart/form-data`. `files` is optional and may be
  * repeated to send several files. How the target ticket is identified is not
@@ -210,69 +210,69 @@ export type TicketAttachmentUpload = Writable<components["schemas"]["TicketAttac
 /**
  * The edit to make to an order line; all fields optional.
  */
-export type OrderLineUpdate = Writable<components["schemas"]["OrderLineUpdate"]>;
+export interface OrderLineUpdate extends Writable<components["schemas"]["OrderLineUpdate"]> {}
 /**
  * An amount converted to the store's reporting currency.
  */
-export type AmountReportValues = Readable<components["schemas"]["AmountReportValues"]>;
-export type TaxLineBase = Readable<components["schemas"]["TaxLineBase"]>;
+export interface AmountReportValues extends Readable<components["schemas"]["AmountReportValues"]> {}
+export interface TaxLineBase extends Readable<components["schemas"]["TaxLineBase"]> {}
 /**
  * A tax applied to a line, shipping or fulfillment item.
  */
-export type TaxLine = Readable<components["schemas"]["TaxLine"]>;
+export interface TaxLine extends Readable<components["schemas"]["TaxLine"]> {}
 /**
  * A tax line of an order, with `id` in place of `tax_id`.
  */
-export type OrderTaxLine = Readable<components["schemas"]["OrderTaxLine"]>;
+export interface OrderTaxLine extends Readable<components["schemas"]["OrderTaxLine"]> {}
 /**
  * Marketing attribution of an order or subscription.
  */
-export type Attribution = Readable<components["schemas"]["Attribution"]>;
+export interface Attribution extends Readable<components["schemas"]["Attribution"]> {}
 /**
  * A line item of an order.
  */
-export type OrderLine = Readable<components["schemas"]["OrderLine"]>;
+export interface OrderLine extends Readable<components["schemas"]["OrderLine"]> {}
 /**
  * A line item of a fulfillment.
  */
-export type FulfillmentLineItem = Readable<components["schemas"]["FulfillmentLineItem"]>;
+export interface FulfillmentLineItem extends Readable<components["schemas"]["FulfillmentLineItem"]> {}
 /**
  * A fulfillment (shipment) of an order.
  */
-export type Fulfillment = Readable<components["schemas"]["Fulfillment"]>;
+export interface Fulfillment extends Readable<components["schemas"]["Fulfillment"]> {}
 /**
  * How a transaction was paid.
  */
-export type PaymentDetails = Readable<components["schemas"]["PaymentDetails"]>;
+export interface PaymentDetails extends Readable<components["schemas"]["PaymentDetails"]> {}
 /**
  * A payment transaction.
  */
-export type Transaction = Readable<components["schemas"]["Transaction"]>;
-export type RefundAmountReportValues = Readable<components["schemas"]["RefundAmountReportValues"]>;
+export interface Transaction extends Readable<components["schemas"]["Transaction"]> {}
+export interface RefundAmountReportValues extends Readable<components["schemas"]["RefundAmountReportValues"]> {}
 /**
  * A refund of an order.
  */
-export type Refund = Readable<components["schemas"]["Refund"]>;
+export interface Refund extends Readable<components["schemas"]["Refund"]> {}
 /**
  * An offer discount applied to an order.
  */
-export type Discount = Readable<components["schemas"]["Discount"]>;
+export interface Discount extends Readable<components["schemas"]["Discount"]> {}
 /**
  * A voucher discount applied to an order.
  */
-export type VoucherDiscount = Readable<components["schemas"]["VoucherDiscount"]>;
+export interface VoucherDiscount extends Readable<components["schemas"]["VoucherDiscount"]> {}
 /**
  * An order.
  */
-export type Order = Readable<components["schemas"]["Order"]>;
+export interface Order extends Readable<components["schemas"]["Order"]> {}
 /**
  * A fulfillment order of an order.
  */
-export type FulfillmentOrder = Readable<components["schemas"]["FulfillmentOrder"]>;
+export interface FulfillmentOrder extends Readable<components["schemas"]["FulfillmentOrder"]> {}
 /**
  * A subscription.
  */
-export type Subscription = Readable<components["schemas"]["Subscription"]>;
+export interface Subscription extends Readable<components["schemas"]["Subscription"]> {}
 
 /** Every named schema by its contract name, e.g. `Schemas["User"]`. */
 export interface Schemas {

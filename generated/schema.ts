@@ -509,12 +509,12 @@ export interface components {
         PageLinks: {
             /**
              * Format: uri
-             * @description URL of the next page (carries the `cursor` parameter), or null on the last page.
+             * @description URL of the next page (carries the `cursor` parameter), or null on the last page. May be null.
              */
             next?: string | null;
             /**
              * Format: uri
-             * @description URL of the previous page (carries the `cursor` parameter), or null on the first page.
+             * @description URL of the previous page (carries the `cursor` parameter), or null on the first page. May be null.
              */
             previous?: string | null;
         };
@@ -539,46 +539,62 @@ export interface components {
          *     transcriptions.
          */
         ErrorBody: {
-            /** @description A human-readable explanation, when present. */
+            /** @description A human-readable explanation, when present. May be null. */
             detail?: string | null;
-            /** @description A short summary of the problem, when present. */
+            /** @description A short summary of the problem, when present. May be null. */
             title?: string | null;
-            /** @description The HTTP status code, when repeated in the body. */
+            /** @description The HTTP status code, when repeated in the body. May be null. */
             status?: number | null;
-            /** @description A URI or code naming the kind of problem, when present. */
+            /** @description A URI or code naming the kind of problem, when present. May be null. */
             type?: string | null;
-            /** @description Validation problems, when the server lists them (the mock lists them on a `422`). */
+            /** @description Validation problems, when the server lists them (the mock lists them on a `422`). May be null. */
             validation?: unknown[] | null;
         } & {
             [key: string]: unknown;
         };
         /** @description A customer of the store. */
         User: {
+            /** @description Read-only (set by the store). */
             id: $Read<number>;
+            /** @description May be null. */
             accepts_marketing?: boolean | null;
+            /** @description Read-only (set by the store). May be null. */
             addresses?: $Read<components["schemas"]["Address"][] | null>;
+            /** @description Read-only (set by the store). */
             date_joined?: $Read<components["schemas"]["Timestamp"] | null>;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description May be null.
+             */
             email?: string | null;
+            /** @description May be null. */
             first_name?: string | null;
+            /** @description May be null. */
             last_name?: string | null;
-            /** @description IP address. A union-typed field; null is accepted in responses. */
+            /** @description IP address. A union-typed field; null is accepted in responses. May be null. */
             ip?: string | null;
-            /** @default false */
+            /**
+             * @description May be null.
+             * @default false
+             */
             is_blocked?: boolean | null;
+            /** @description One of `"en"`, `"fr"`, `"th"`, `"de"`, `"sv"`, `"no"`, `"it"`, `"es"`, `"nl"`, `"pt"`, `"da"`, `"fi"`, `""`, null. */
             language?: components["schemas"]["Language"];
             metadata?: components["schemas"]["Metadata"];
+            /** @description Read-only (set by the store). May be null. */
             orders_count?: $Read<number | null>;
-            /** @description A union-typed field; null is accepted in responses. */
+            /** @description A union-typed field; null is accepted in responses. May be null. */
             phone_number?: string | null;
+            /** @description Read-only (set by the store). May be null. */
             subscriptions_count?: $Read<number | null>;
-            /** @description A union-typed field; null is accepted in responses. */
+            /** @description A union-typed field; null is accepted in responses. May be null. */
             tags?: (string | null)[] | null;
+            /** @description Read-only (set by the store). */
             total_spent?: $Read<components["schemas"]["Decimal"] | null>;
-            /** @description A union-typed field; null is accepted in responses. */
+            /** @description A union-typed field; null is accepted in responses. May be null. */
             user_agent?: string | null;
             /**
-             * @description The kind of user. Values seen include `customer`; the complete set is not shown.
+             * @description The kind of user. Values seen include `customer`; the complete set is not shown. Read-only (set by the store). May be null.
              * @example customer
              */
             user_type?: $Read<string | null>;
@@ -591,11 +607,14 @@ export interface components {
             accepts_marketing?: boolean;
             /** Format: email */
             email?: string;
+            /** @description At most 255 characters. */
             first_name?: string;
             ip?: string;
             /** @default false */
             is_blocked?: boolean;
+            /** @description One of `"en"`, `"fr"`, `"th"`, `"de"`, `"sv"`, `"no"`, `"it"`, `"es"`, `"nl"`, `"pt"`, `"da"`, `"fi"`, `""`, null. */
             language?: components["schemas"]["Language"];
+            /** @description At most 255 characters. */
             last_name?: string;
             metadata?: {
                 [key: string]: unknown;
@@ -606,38 +625,42 @@ export interface components {
         };
         /** @description The address subset carried by a fulfillment origin and by a location. */
         LocationAddress: {
-            /** @description Country code of the address. */
+            /** @description Country code of the address. May be null. */
             country?: string | null;
-            /** @description First line. */
+            /** @description First line. May be null. */
             line1?: string | null;
-            /** @description Optional second line. */
+            /** @description Optional second line. May be null. */
             line2?: string | null;
-            /** @description Optional third line. */
+            /** @description Optional third line. May be null. */
             line3?: string | null;
-            /** @description City. */
+            /** @description City. May be null. */
             line4?: string | null;
-            /** @description State or province. */
+            /** @description State or province. May be null. */
             state?: string | null;
-            /** @description Post or zip code. */
+            /** @description Post or zip code. May be null. */
             postcode?: string | null;
+            /** @description May be null. */
             phone_number?: string | null;
         };
         /** @description The address subset embedded in orders and subscriptions as the billing address (no notes, no default flags). */
         BillingAddress: components["schemas"]["LocationAddress"] & {
+            /** @description Read-only (set by the store). */
             id: $Read<number>;
+            /** @description May be null. */
             first_name?: string | null;
+            /** @description May be null. */
             last_name?: string | null;
         };
         /** @description The address subset embedded in orders, subscriptions and fulfillment orders as the shipping address (no default flags). */
         ShippingAddress: components["schemas"]["BillingAddress"] & {
-            /** @description Delivery instructions. */
+            /** @description Delivery instructions. May be null. */
             notes?: string | null;
         };
         /** @description A customer address. */
         Address: components["schemas"]["ShippingAddress"] & {
-            /** @description Default billing address flag. */
+            /** @description Default billing address flag. May be null. */
             is_default_for_billing?: boolean | null;
-            /** @description Default shipping address flag. */
+            /** @description Default shipping address flag. May be null. */
             is_default_for_shipping?: boolean | null;
         };
         /**
@@ -647,20 +670,23 @@ export interface components {
         AddressUpdate: {
             /** @description Country code of the address. */
             country: string;
+            /** @description At most 255 characters. */
             first_name?: string;
+            /** @description At most 255 characters. */
             last_name?: string;
-            /** @description First line. */
+            /** @description First line. At most 255 characters. */
             line1: string;
-            /** @description Optional second line. */
+            /** @description Optional second line. At most 255 characters. */
             line2?: string;
-            /** @description Optional third line. */
+            /** @description Optional third line. At most 255 characters. */
             line3?: string;
-            /** @description City. */
+            /** @description City. At most 255 characters. */
             line4: string;
-            /** @description State or province. */
+            /** @description State or province. At most 255 characters. */
             state?: string;
-            /** @description Post or zip code. */
+            /** @description Post or zip code. At most 64 characters. */
             postcode?: string;
+            /** @description At most 128 characters. */
             phone_number?: string;
             /** @description Delivery instructions. */
             notes?: string;
@@ -672,51 +698,73 @@ export interface components {
         /** @description The customer embedded in gift cards, orders and subscriptions (null when there is none). */
         UserSummary: {
             id: number;
+            /** @description May be null. */
             accepts_marketing?: boolean | null;
+            /** @description May be null. */
             email?: string | null;
+            /** @description May be null. */
             first_name?: string | null;
+            /** @description May be null. */
             last_name?: string | null;
+            /** @description May be null. */
             ip?: string | null;
+            /** @description May be null. */
             language?: string | null;
+            /** @description May be null. */
             phone_number?: string | null;
+            /** @description May be null. */
             user_agent?: string | null;
         } | null;
         /** @description A note on a customer or on a dispute. */
         Note: {
+            /** @description Read-only (set by the store). */
             id: $Read<number>;
+            /** @description May be null. */
             message?: string | null;
+            /** @description Read-only (set by the store). */
             created_at?: $Read<components["schemas"]["Timestamp"] | null>;
+            /** @description Read-only (set by the store). */
             updated_at?: $Read<components["schemas"]["Timestamp"] | null>;
-            /** @description The app that wrote the note (null when none did). */
+            /** @description The app that wrote the note (null when none did). May be null. */
             app?: {
+                /** @description May be null. */
                 client_id?: string | null;
+                /** @description May be null. */
                 name?: string | null;
             } | null;
-            /** @description The staff member who wrote the note (null when none did). */
+            /** @description The staff member who wrote the note (null when none did). May be null. */
             author?: {
                 id: number;
+                /** @description May be null. */
                 email?: string | null;
+                /** @description May be null. */
                 first_name?: string | null;
+                /** @description May be null. */
                 last_name?: string | null;
             } | null;
         };
         /** @description A gift card. */
         GiftCard: {
+            /** @description Read-only (set by the store). */
             id: $Read<number>;
             balance?: components["schemas"]["Decimal"] | null;
             initial?: components["schemas"]["Decimal"] | null;
+            /** @description May be null. */
             currency?: string | null;
+            /** @description May be null. */
             last_four?: string | null;
+            /** @description Read-only (set by the store). */
             created_at?: $Read<components["schemas"]["Timestamp"] | null>;
+            /** @description Read-only (set by the store). */
             updated_at?: $Read<components["schemas"]["Timestamp"] | null>;
             /**
              * Format: date-time
-             * @description When the card was disabled; null while it is not.
+             * @description When the card was disabled; null while it is not. May be null.
              */
             disabled_at?: string | null;
             /**
              * Format: date-time
-             * @description When the card expires or expired; null for no expiry. A union-typed field.
+             * @description When the card expires or expired; null for no expiry. A union-typed field. May be null.
              */
             expired_at?: string | null;
             user?: components["schemas"]["UserSummary"];
@@ -725,13 +773,13 @@ export interface components {
         GiftCardUpdate: {
             /**
              * Format: date-time
-             * @description The new expiry, or null for none.
+             * @description The new expiry, or null for none. May be null.
              */
             expired_at?: string | null;
             /**
              * @description The customer the card belongs to, by customer id; null detaches it. The type
              *     of this field is not shown by the specification: this document takes the
-             *     customer id, the form the customer filter of the list uses.
+             *     customer id, the form the customer filter of the list uses. May be null.
              */
             user?: number | null;
         };
@@ -741,57 +789,82 @@ export interface components {
          */
         Category: {
             id: number;
+            /** @description May be null. */
             name?: string | null;
+            /** @description May be null. */
             slug?: string | null;
         };
         /** @description A variant attribute of a product and its values. */
         VariantAttribute: {
+            /** @description May be null. */
             code?: string | null;
+            /** @description May be null. */
             name?: string | null;
+            /** @description May be null. */
             values?: (string | null)[] | null;
         };
         /** @description A product of the catalogue. */
         Product: {
+            /** @description Read-only (set by the store). */
             id: $Read<number>;
+            /** @description May be null. */
             title?: string | null;
+            /** @description May be null. */
             description?: string | null;
+            /** @description May be null. */
             slug?: string | null;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description May be null.
+             */
             url?: string | null;
             /**
-             * @description Values seen include `standalone`; the complete set is not shown.
+             * @description Values seen include `standalone`; the complete set is not shown. May be null.
              * @example standalone
              */
             structure?: string | null;
+            /** @description May be null. */
             rating?: number | null;
-            /** @deprecated */
+            /**
+             * @deprecated
+             * @description May be null.
+             */
             categories?: components["schemas"]["Category"][] | null;
+            /** @description Read-only (set by the store). */
             date_created?: $Read<components["schemas"]["Timestamp"] | null>;
+            /** @description Read-only (set by the store). */
             date_updated?: $Read<components["schemas"]["Timestamp"] | null>;
+            /** @description May be null. */
             enable_subscription?: boolean | null;
-            /** @description Tax code for external tax systems. */
+            /** @description Tax code for external tax systems. May be null. */
             external_tax_code?: string | null;
+            /** @description May be null. */
             images?: components["schemas"]["ProductImage"][] | null;
+            /** @description One of `"day"`, `"week"`, `"month"`, `"year"`, `""`, null. */
             interval?: components["schemas"]["ProductInterval"];
-            /** @description Predefined or custom interval counts. */
+            /** @description Predefined or custom interval counts. May be null. */
             interval_counts?: (number | null)[] | null;
-            /** @description Whether the product can be used in an offer. */
+            /** @description Whether the product can be used in an offer. May be null. */
             is_discountable?: boolean | null;
-            /** @description Show in search results and catalogue listings. */
+            /** @description Show in search results and catalogue listings. May be null. */
             is_public?: boolean | null;
+            /** @description May be null. */
             meta_description?: string | null;
+            /** @description May be null. */
             meta_title?: string | null;
             metadata?: components["schemas"]["Metadata"];
             /**
              * Format: int32
-             * @description Highest ranking shown first.
+             * @description Highest ranking shown first. May be null.
              */
             ranking?: number | null;
-            /** @description Product ids. */
+            /** @description Product ids. May be null. */
             recommended_products?: (number | null)[] | null;
-            /** @description Custom template name of the theme, of the form `catalogue/product.{custom_name}.html`. */
+            /** @description Custom template name of the theme, of the form `catalogue/product.{custom_name}.html`. May be null. */
             template?: string | null;
+            /** @description May be null. */
             variant_attributes?: components["schemas"]["VariantAttribute"][] | null;
+            /** @description May be null. */
             variants?: components["schemas"]["Variant"][] | null;
         };
         /**
@@ -808,6 +881,7 @@ export interface components {
             enable_subscription?: boolean;
             /** @description Tax code for external tax systems. */
             external_tax_code?: string;
+            /** @description One of `"day"`, `"week"`, `"month"`, `"year"`, `""`, null. */
             interval?: components["schemas"]["ProductInterval"];
             /** @description Predefined or custom interval counts (signed 32-bit integers). */
             interval_counts?: number[];
@@ -822,7 +896,7 @@ export interface components {
             };
             /**
              * Format: int32
-             * @description Highest ranking shown first.
+             * @description Highest ranking shown first. At least -2147483648, at most 2147483647.
              */
             ranking?: number;
             /** @description Product ids. */
@@ -849,7 +923,9 @@ export interface components {
         };
         /** @description A product variant. As sent in a product create request (its request form: no `null`). */
         ProductCreateVariant: {
+            /** @description Read-only (set by the store). */
             id?: $Read<number>;
+            /** @description Read-only (set by the store). */
             product_id?: $Read<number>;
             title?: string;
             sku?: string;
@@ -897,63 +973,95 @@ export interface components {
         };
         /** @description A product variant. */
         Variant: {
+            /** @description Read-only (set by the store). */
             id: $Read<number>;
+            /** @description Read-only (set by the store). May be null. */
             product_id?: $Read<number | null>;
+            /** @description May be null. */
             title?: string | null;
+            /** @description May be null. */
             sku?: string | null;
+            /** @description May be null. */
             upc?: string | null;
+            /** @description May be null. */
             allow_backorders?: boolean | null;
+            /** @description May be null. */
             track_stock?: boolean | null;
+            /** @description May be null. */
             requires_shipping?: boolean | null;
             /**
-             * @description Values seen include `in_stock`; the complete set is not shown.
+             * @description Values seen include `in_stock`; the complete set is not shown. May be null.
              * @example in_stock
              */
             inventory_availability?: string | null;
             /**
-             * @description Values seen include `available`; the complete set is not shown.
+             * @description Values seen include `available`; the complete set is not shown. May be null.
              * @example available
              */
             purchase_availability?: string | null;
+            /** @description May be null. */
             images?: string | null;
             metadata?: components["schemas"]["Metadata"];
             unit_cost?: components["schemas"]["Decimal"] | null;
+            /** @description Read-only (set by the store). */
             date_created?: $Read<components["schemas"]["Timestamp"] | null>;
+            /** @description Read-only (set by the store). */
             date_updated?: $Read<components["schemas"]["Timestamp"] | null>;
+            /** @description May be null. */
             prices?: {
+                /** @description May be null. */
                 currency?: string | null;
                 price?: components["schemas"]["Decimal"] | null;
                 retail?: components["schemas"]["Decimal"] | null;
                 subscription?: components["schemas"]["Decimal"] | null;
                 subscription_suggested_downsell?: components["schemas"]["Decimal"] | null;
             }[] | null;
+            /** @description May be null. */
             stockrecords?: {
                 id: number;
+                /** @description May be null. */
                 location_id?: number | null;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description May be null.
+                 */
                 low_stock_threshold?: number | null;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description May be null.
+                 */
                 num_allocated?: number | null;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description May be null.
+                 */
                 num_in_stock?: number | null;
             }[] | null;
+            /** @description May be null. */
             variant_attribute_values?: {
+                /** @description May be null. */
                 code?: string | null;
+                /** @description May be null. */
                 name?: string | null;
+                /** @description May be null. */
                 value?: string | null;
             }[] | null;
         };
         /** @description An image of a product. `display_order` 0 marks the primary image. */
         ProductImage: {
+            /** @description Read-only (set by the store). */
             id: $Read<number>;
-            /** @description The file (on write: as a base64 string). */
+            /** @description The file (on write: as a base64 string). May be null. */
             attachment?: string | null;
+            /** @description May be null. */
             caption?: string | null;
+            /** @description May be null. */
             display_order?: number | null;
+            /** @description May be null. */
             file_name?: string | null;
             /**
              * Format: uri
-             * @description The image URL.
+             * @description The image URL. May be null.
              */
             src?: string | null;
         };
@@ -964,8 +1072,9 @@ export interface components {
         ProductImageCreate: {
             /** @description The file as a base64 string. */
             attachment?: string;
+            /** @description At most 200 characters. */
             caption?: string;
-            /** @description Order 0 marks the primary image of the product. */
+            /** @description Order 0 marks the primary image of the product. At least 0, at most 2147483647. */
             display_order?: number;
             file_name?: string;
             /**
@@ -977,60 +1086,91 @@ export interface components {
         /** @description A stock location. */
         Location: {
             id: number;
+            /** @description May be null. */
             name?: string | null;
+            /** @description May be null. */
             accept_return?: boolean | null;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description May be null.
+             */
             callback_url?: string | null;
             address?: components["schemas"]["LocationAddress"] | null;
         };
         /** @description The stock of one variant at one location. */
         StockRecord: {
+            /** @description Read-only (set by the store). */
             id: $Read<number>;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description May be null.
+             */
             low_stock_threshold?: number | null;
+            /** @description May be null. */
             net_stock_level?: number | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description May be null.
+             */
             num_allocated?: number | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description May be null.
+             */
             num_in_stock?: number | null;
+            /** @description Read-only (set by the store). */
             date_created?: $Read<components["schemas"]["Timestamp"] | null>;
+            /** @description Read-only (set by the store). */
             date_updated?: $Read<components["schemas"]["Timestamp"] | null>;
             location?: components["schemas"]["Location"] | null;
+            /** @description May be null. */
             product?: {
                 id: number;
+                /** @description May be null. */
                 sku?: string | null;
+                /** @description May be null. */
                 title?: string | null;
+                /** @description May be null. */
                 variant_id?: number | null;
+                /** @description May be null. */
                 variant_title?: string | null;
             } | null;
         };
         /** @description A payment dispute. */
         Dispute: {
+            /** @description Read-only (set by the store). */
             id: $Read<number>;
             amount?: components["schemas"]["Decimal"] | null;
+            /** @description May be null. */
             currency?: string | null;
             report_amount?: components["schemas"]["Decimal"] | null;
+            /** @description May be null. */
             report_currency?: string | null;
+            /** @description May be null. */
             arn?: string | null;
+            /** @description May be null. */
             case_number?: string | null;
+            /** @description Read-only (set by the store). */
             date_created?: $Read<components["schemas"]["Timestamp"] | null>;
             happened_at?: components["schemas"]["Timestamp"] | null;
             metadata?: components["schemas"]["Metadata"];
-            /** @description Order reference. */
+            /** @description Order reference. May be null. */
             order?: number | null;
-            /** @description Transaction reference. */
+            /** @description Transaction reference. May be null. */
             transaction?: number | null;
             /**
-             * @description Values seen include `new`; the complete set and the transitions are not shown.
+             * @description Values seen include `new`; the complete set and the transitions are not shown. May be null.
              * @example new
              */
             status?: string | null;
             /**
-             * @description Values seen include `alert`; the complete set is not shown.
+             * @description Values seen include `alert`; the complete set is not shown. May be null.
              * @example alert
              */
             type?: string | null;
+            /** @description One of `"could_not_find_order"`, `"declined_or_canceled_nothing_to_do"`, `"issued_full_refund"`, `"issued_refund_for_remaining_amount"`, `"3ds_authorized_successfully"`, `"previously_refunded_nothing_to_do"`, `"unable_to_refund_merchant_account_closed"`, `"won"`, `"lost"`, `"accepted"`, `"other"`, `""`, null. */
             resolution?: components["schemas"]["DisputeResolution"];
+            /** @description May be null. */
             resolution_other_message?: string | null;
         };
         /** @description A note to add to a dispute. */
@@ -1041,33 +1181,50 @@ export interface components {
         DisputeResolve: {
             /** @description Its effect is not shown by the specification. */
             create_external_refund?: boolean;
+            /** @description One of `"could_not_find_order"`, `"declined_or_canceled_nothing_to_do"`, `"issued_full_refund"`, `"issued_refund_for_remaining_amount"`, `"3ds_authorized_successfully"`, `"previously_refunded_nothing_to_do"`, `"unable_to_refund_merchant_account_closed"`, `"won"`, `"lost"`, `"accepted"`, `"other"`, `""`, null. */
             resolution?: components["schemas"]["DisputeResolution"];
             resolution_other_message?: string;
         };
         CodeLabel: {
+            /** @description May be null. */
             code?: string | null;
+            /** @description May be null. */
             label?: string | null;
         };
         /** @description A payment gateway. */
         Gateway: {
+            /** @description Read-only (set by the store). */
             id: $Read<number>;
+            /** @description May be null. */
             name?: string | null;
+            /** @description May be null. */
             active?: boolean | null;
+            /** @description May be null. */
             auto_capture_on_fulfillment?: boolean | null;
+            /** @description May be null. */
             card_types?: components["schemas"]["CodeLabel"][] | null;
+            /** @description May be null. */
             currencies?: components["schemas"]["CodeLabel"][] | null;
+            /** @description May be null. */
             delayed_capture_days?: number | null;
+            /** @description May be null. */
             enable_3ds2?: boolean | null;
+            /** @description May be null. */
             gateway_groups?: {
                 id: number;
+                /** @description May be null. */
                 name?: string | null;
+                /** @description May be null. */
                 weight?: number | null;
             }[] | null;
+            /** @description May be null. */
             gateway_type?: string | null;
+            /** @description May be null. */
             merchant_profile?: number | null;
+            /** @description May be null. */
             optimized_3ds?: boolean | null;
             /**
-             * @description Values seen include `charge`; the complete set is not shown.
+             * @description Values seen include `charge`; the complete set is not shown. May be null.
              * @example charge
              */
             payment_flow?: string | null;
@@ -1075,47 +1232,67 @@ export interface components {
         /** @description A comment on a ticket. */
         Comment: {
             id: number;
+            /** @description May be null. */
             author?: number | null;
+            /** @description May be null. */
             body?: string | null;
+            /** @description May be null. */
             from_email?: string | null;
+            /** @description May be null. */
             is_public?: boolean | null;
             created_at?: components["schemas"]["Timestamp"] | null;
+            /** @description May be null. */
             attachments?: {
                 id: number;
-                /** Format: uri */
+                /**
+                 * Format: uri
+                 * @description May be null.
+                 */
                 file?: string | null;
+                /** @description May be null. */
                 file_name?: string | null;
             }[] | null;
         };
         /** @description A support ticket. */
         Ticket: {
+            /** @description Read-only (set by the store). */
             id: $Read<number>;
+            /** @description May be null. */
             subject?: string | null;
             /**
-             * @description Values seen include `customer_account`; the complete set is not shown.
+             * @description Values seen include `customer_account`; the complete set is not shown. May be null.
              * @example customer_account
              */
             channel?: string | null;
             /**
-             * @description Values seen include `high`; the complete set is not shown.
+             * @description Values seen include `high`; the complete set is not shown. May be null.
              * @example high
              */
             priority?: string | null;
             /**
-             * @description Values seen include `new`; the complete set and the transitions are not shown.
+             * @description Values seen include `new`; the complete set and the transitions are not shown. May be null.
              * @example new
              */
             status?: string | null;
+            /** @description May be null. */
             assignee?: number | null;
+            /** @description May be null. */
             requester?: number | null;
+            /** @description May be null. */
             ticket_type?: number | null;
-            /** @description Order number. */
+            /** @description Order number. May be null. */
             order?: string | null;
+            /** @description May be null. */
             products?: (number | null)[] | null;
+            /** @description May be null. */
             tags?: (string | null)[] | null;
+            /** @description May be null. */
             from_email?: string | null;
+            /** @description Read-only (set by the store). */
             created_at?: $Read<components["schemas"]["Timestamp"] | null>;
+            /** @description Read-only (set by the store). */
             updated_at?: $Read<components["schemas"]["Timestamp"] | null>;
+            /** @description May be null. */
             comments?: components["schemas"]["Comment"][] | null;
         };
         /**
@@ -1135,7 +1312,7 @@ export interface components {
         OrderLineUpdate: {
             /** @description Line metadata. Its type is not shown by the specification ("unknown type"), so any JSON value is accepted. */
             metadata?: unknown;
-            /** @description The new quantity. */
+            /** @description The new quantity. At least 0. */
             quantity?: number;
             /** @description Reason for the edit. */
             reason?: string;
@@ -1143,18 +1320,24 @@ export interface components {
         /** @description An amount converted to the store's reporting currency. */
         AmountReportValues: {
             amount?: components["schemas"]["Decimal"] | null;
+            /** @description May be null. */
             currency?: string | null;
         };
         TaxLineBase: {
             amount?: components["schemas"]["Decimal"] | null;
+            /** @description May be null. */
             currency?: string | null;
+            /** @description May be null. */
             source?: string | null;
+            /** @description May be null. */
             tax_title?: string | null;
+            /** @description May be null. */
             rate?: number | null;
             report_values?: components["schemas"]["AmountReportValues"] | null;
         };
         /** @description A tax applied to a line, shipping or fulfillment item. */
         TaxLine: components["schemas"]["TaxLineBase"] & {
+            /** @description May be null. */
             tax_id?: number | null;
         };
         /** @description A tax line of an order, with `id` in place of `tax_id`. */
@@ -1163,48 +1346,85 @@ export interface components {
         };
         /** @description Marketing attribution of an order or subscription. */
         Attribution: {
+            /** @description May be null. */
             affiliate?: string | null;
+            /** @description May be null. */
             funnel?: string | null;
+            /** @description May be null. */
             gclid?: string | null;
+            /** @description May be null. */
             subaffiliate1?: string | null;
+            /** @description May be null. */
             subaffiliate2?: string | null;
+            /** @description May be null. */
             subaffiliate3?: string | null;
+            /** @description May be null. */
             subaffiliate4?: string | null;
+            /** @description May be null. */
             subaffiliate5?: string | null;
+            /** @description May be null. */
             utm_campaign?: string | null;
+            /** @description May be null. */
             utm_content?: string | null;
+            /** @description May be null. */
             utm_medium?: string | null;
+            /** @description May be null. */
             utm_source?: string | null;
+            /** @description May be null. */
             utm_term?: string | null;
             metadata?: components["schemas"]["Metadata"];
+            /** @description May be null. */
             agent?: {
                 id: number;
+                /** @description May be null. */
                 email?: string | null;
+                /** @description May be null. */
                 first_name?: string | null;
+                /** @description May be null. */
                 last_name?: string | null;
             } | null;
         };
         /** @description A line item of an order. */
         OrderLine: {
+            /** @description Read-only (set by the store). */
             id: $Read<number>;
+            /** @description May be null. */
             product_id?: number | null;
+            /** @description May be null. */
             variant_id?: number | null;
+            /** @description May be null. */
             current_quantity?: number | null;
+            /** @description May be null. */
             editable_quantity?: number | null;
+            /** @description May be null. */
             fulfillable_quantity?: number | null;
+            /** @description May be null. */
             quantity?: number | null;
             created_at?: components["schemas"]["Timestamp"] | null;
             updated_at?: components["schemas"]["Timestamp"] | null;
+            /** @description May be null. */
             currency?: string | null;
+            /** @description May be null. */
             sku?: string | null;
+            /** @description May be null. */
             product_title?: string | null;
+            /** @description May be null. */
             variant_title?: string | null;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description May be null.
+             */
             product_image?: string | null;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description May be null.
+             */
             product_url?: string | null;
+            /** @description May be null. */
             is_gift_card?: boolean | null;
+            /** @description May be null. */
             is_upsell?: boolean | null;
+            /** @description May be null. */
             requires_shipping?: boolean | null;
             metadata?: components["schemas"]["Metadata"];
             original_price_excl_tax?: components["schemas"]["Decimal"] | null;
@@ -1215,8 +1435,11 @@ export interface components {
             total_cost?: components["schemas"]["Decimal"] | null;
             total_discount?: components["schemas"]["Decimal"] | null;
             unit_cost?: components["schemas"]["Decimal"] | null;
+            /** @description May be null. */
             tax_lines?: components["schemas"]["TaxLine"][] | null;
+            /** @description May be null. */
             report_values?: {
+                /** @description May be null. */
                 currency?: string | null;
                 original_price_excl_tax?: components["schemas"]["Decimal"] | null;
                 original_price_incl_tax?: components["schemas"]["Decimal"] | null;
@@ -1231,86 +1454,138 @@ export interface components {
         /** @description A line item of a fulfillment. */
         FulfillmentLineItem: {
             id: number;
+            /** @description May be null. */
             order_line_id?: number | null;
+            /** @description May be null. */
             product_id?: number | null;
+            /** @description May be null. */
             quantity?: number | null;
+            /** @description May be null. */
             currency?: string | null;
+            /** @description May be null. */
             fulfilled_quantity?: string | null;
+            /** @description May be null. */
             fulfillment_service?: string | null;
             price_excl_tax?: components["schemas"]["Decimal"] | null;
             price_incl_tax?: components["schemas"]["Decimal"] | null;
+            /** @description May be null. */
             product_title?: string | null;
+            /** @description May be null. */
             returnable_quantity?: string | null;
+            /** @description May be null. */
             returned_quantity?: string | null;
+            /** @description May be null. */
             sku?: string | null;
             total_discount?: components["schemas"]["Decimal"] | null;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description May be null.
+             */
             product_image?: string | null;
+            /** @description May be null. */
             requires_shipping?: boolean | null;
+            /** @description May be null. */
             tax_lines?: components["schemas"]["TaxLine"][] | null;
         };
         /** @description A fulfillment (shipment) of an order. */
         Fulfillment: {
             id: number;
+            /** @description May be null. */
             location_id?: number | null;
             created_at?: components["schemas"]["Timestamp"] | null;
             last_event_date?: components["schemas"]["Timestamp"] | null;
+            /** @description May be null. */
             delivery_status?: string | null;
+            /** @description May be null. */
             order_number?: string | null;
+            /** @description May be null. */
             shipping_method?: string | null;
             /**
-             * @description Values seen include `success`; the complete set is not shown.
+             * @description Values seen include `success`; the complete set is not shown. May be null.
              * @example success
              */
             status?: string | null;
+            /** @description May be null. */
             tracking_carrier?: string | null;
+            /** @description May be null. */
             tracking_carriers?: string | null;
+            /** @description May be null. */
             tracking_code?: string | null;
+            /** @description May be null. */
             tracking_codes?: string | null;
+            /** @description May be null. */
             tracking_link?: string | null;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description May be null.
+             */
             tracking_links?: string | null;
+            /** @description May be null. */
             requires_shipping?: boolean | null;
             origin_address?: components["schemas"]["LocationAddress"] | null;
+            /** @description May be null. */
             line_items?: components["schemas"]["FulfillmentLineItem"][] | null;
         };
         /** @description How a transaction was paid. */
         PaymentDetails: {
+            /** @description May be null. */
             bankcard_first_six?: string | null;
+            /** @description May be null. */
             bankcard_last_four?: string | null;
+            /** @description May be null. */
             card_token?: string | null;
+            /** @description May be null. */
             paypal_vault_id?: string | null;
+            /** @description May be null. */
             sca_flow?: string | null;
+            /** @description May be null. */
             is_3ds?: boolean | null;
+            /** @description May be null. */
             optimized_3ds?: boolean | null;
+            /** @description May be null. */
             gateway?: {
                 id: number;
+                /** @description May be null. */
                 name?: string | null;
+                /** @description May be null. */
                 type?: string | null;
             } | null;
         };
         /** @description A payment transaction. */
         Transaction: {
             id: number;
+            /** @description May be null. */
             parent_id?: number | null;
+            /** @description May be null. */
             response_code?: number | null;
             amount?: components["schemas"]["Decimal"] | null;
+            /** @description May be null. */
             auth_code?: string | null;
+            /** @description May be null. */
             currency?: string | null;
+            /** @description May be null. */
             external_id?: string | null;
+            /** @description May be null. */
             network_transaction_id?: string | null;
+            /** @description May be null. */
             payment_method?: string | null;
+            /** @description May be null. */
             statement_descriptor?: string | null;
             /**
-             * @description Values seen include `succeeded`; the complete set is not shown.
+             * @description Values seen include `succeeded`; the complete set is not shown. May be null.
              * @example succeeded
              */
             status?: string | null;
+            /** @description May be null. */
             type?: string | null;
             date_created?: components["schemas"]["Timestamp"] | null;
+            /** @description May be null. */
             is_disputed?: boolean | null;
+            /** @description May be null. */
             is_external?: boolean | null;
+            /** @description May be null. */
             is_initial_retry?: boolean | null;
+            /** @description May be null. */
             is_test?: boolean | null;
             report_values?: components["schemas"]["AmountReportValues"] | null;
             payment_details?: components["schemas"]["PaymentDetails"] | null;
@@ -1318,28 +1593,35 @@ export interface components {
         RefundAmountReportValues: {
             amount_excl_tax?: components["schemas"]["Decimal"] | null;
             amount_incl_tax?: components["schemas"]["Decimal"] | null;
+            /** @description May be null. */
             currency?: string | null;
         };
         /** @description A refund of an order. */
         Refund: {
             id: number;
+            /** @description May be null. */
             user_id?: number | null;
             created_at?: components["schemas"]["Timestamp"] | null;
+            /** @description May be null. */
             note?: string | null;
+            /** @description May be null. */
             order_number?: string | null;
             total_refund_amount?: components["schemas"]["Decimal"] | null;
             total_return_excl_tax?: components["schemas"]["Decimal"] | null;
             total_return_incl_tax?: components["schemas"]["Decimal"] | null;
+            /** @description May be null. */
             report_values?: {
+                /** @description May be null. */
                 currency?: string | null;
                 total_refund_amount?: components["schemas"]["Decimal"] | null;
                 total_return_excl_tax?: components["schemas"]["Decimal"] | null;
                 total_return_incl_tax?: components["schemas"]["Decimal"] | null;
             } | null;
+            /** @description May be null. */
             adjustments?: {
                 id: number;
                 /**
-                 * @description Values seen include `refund_shipping`; the complete set is not shown.
+                 * @description Values seen include `refund_shipping`; the complete set is not shown. May be null.
                  * @example refund_shipping
                  */
                 type?: string | null;
@@ -1347,32 +1629,42 @@ export interface components {
                 amount_incl_tax?: components["schemas"]["Decimal"] | null;
                 report_values?: components["schemas"]["RefundAmountReportValues"] | null;
             }[] | null;
+            /** @description May be null. */
             refund_line_items?: {
                 id: number;
+                /** @description May be null. */
                 line_item_id?: number | null;
+                /** @description May be null. */
                 location_id?: number | null;
+                /** @description May be null. */
                 quantity?: number | null;
                 amount_excl_tax?: components["schemas"]["Decimal"] | null;
                 amount_incl_tax?: components["schemas"]["Decimal"] | null;
                 /**
-                 * @description Values seen include `cancel`; the complete set is not shown.
+                 * @description Values seen include `cancel`; the complete set is not shown. May be null.
                  * @example cancel
                  */
                 restock_type?: string | null;
                 report_values?: components["schemas"]["RefundAmountReportValues"] | null;
             }[] | null;
+            /** @description May be null. */
             transactions?: components["schemas"]["Transaction"][] | null;
         };
         /** @description An offer discount applied to an order. */
         Discount: {
             amount?: components["schemas"]["Decimal"] | null;
+            /** @description May be null. */
             description?: string | null;
+            /** @description May be null. */
             name?: string | null;
         };
         /** @description A voucher discount applied to an order. */
         VoucherDiscount: components["schemas"]["Discount"] & {
+            /** @description May be null. */
             voucher?: {
+                /** @description May be null. */
                 code?: string | null;
+                /** @description May be null. */
                 name?: string | null;
                 start_datetime?: components["schemas"]["Timestamp"] | null;
                 end_datetime?: components["schemas"]["Timestamp"] | null;
@@ -1380,50 +1672,74 @@ export interface components {
         };
         /** @description An order. */
         Order: {
-            /** @description The order number. */
+            /** @description The order number. Read-only (set by the store). */
             number: $Read<string>;
+            /** @description Read-only (set by the store). */
             created_at?: $Read<components["schemas"]["Timestamp"] | null>;
+            /** @description Read-only (set by the store). */
             updated_at?: $Read<components["schemas"]["Timestamp"] | null>;
             date_placed?: components["schemas"]["Timestamp"] | null;
+            /** @description May be null. */
             currency?: string | null;
+            /** @description May be null. */
             is_test?: boolean | null;
+            /** @description May be null. */
             source?: string | null;
-            /** @description The order status; the complete set of values and the transitions are not shown. */
+            /** @description The order status; the complete set of values and the transitions are not shown. May be null. */
             status?: string | null;
+            /** @description May be null. */
             subscription_lifecycle?: string | null;
+            /** @description May be null. */
             display_taxes?: string | null;
+            /** @description May be null. */
             shipping_code?: string | null;
+            /** @description May be null. */
             shipping_method?: string | null;
             /**
-             * @description Values seen include `not_required`; the complete set is not shown.
+             * @description Values seen include `not_required`; the complete set is not shown. May be null.
              * @example not_required
              */
             fulfillment_status?: string | null;
             /**
-             * @description Values seen include `pending`; the complete set is not shown.
+             * @description Values seen include `pending`; the complete set is not shown. May be null.
              * @example pending
              */
             payment_status?: string | null;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description May be null.
+             */
             order_status_url?: string | null;
+            /** @description May be null. */
             supports_post_purchase_upsells?: boolean | null;
             metadata?: components["schemas"]["Metadata"];
+            /** @description May be null. */
             tags?: (string | null)[] | null;
             attribution?: components["schemas"]["Attribution"] | null;
             billing_address?: components["schemas"]["BillingAddress"] | null;
             shipping_address?: components["schemas"]["ShippingAddress"] | null;
             user?: components["schemas"]["UserSummary"];
+            /** @description May be null. */
             lines?: components["schemas"]["OrderLine"][] | null;
+            /** @description May be null. */
             fulfillments?: components["schemas"]["Fulfillment"][] | null;
+            /** @description May be null. */
             refunds?: components["schemas"]["Refund"][] | null;
+            /** @description May be null. */
             transactions?: components["schemas"]["Transaction"][] | null;
+            /** @description May be null. */
             subscriptions?: {
+                /** @description May be null. */
                 billing_cycle?: number | null;
                 id: number;
             }[] | null;
+            /** @description May be null. */
             offer_discounts?: components["schemas"]["Discount"][] | null;
+            /** @description May be null. */
             voucher_discounts?: components["schemas"]["VoucherDiscount"][] | null;
+            /** @description May be null. */
             shipping_tax_lines?: components["schemas"]["TaxLine"][] | null;
+            /** @description May be null. */
             tax_lines?: components["schemas"]["OrderTaxLine"][] | null;
             original_shipping_excl_tax?: components["schemas"]["Decimal"] | null;
             original_shipping_incl_tax?: components["schemas"]["Decimal"] | null;
@@ -1439,7 +1755,9 @@ export interface components {
             total_incl_tax?: components["schemas"]["Decimal"] | null;
             total_outstanding?: components["schemas"]["Decimal"] | null;
             total_tax?: components["schemas"]["Decimal"] | null;
+            /** @description May be null. */
             report_values?: {
+                /** @description May be null. */
                 currency?: string | null;
                 original_shipping_excl_tax?: components["schemas"]["Decimal"] | null;
                 original_shipping_incl_tax?: components["schemas"]["Decimal"] | null;
@@ -1456,88 +1774,128 @@ export interface components {
         };
         /** @description A fulfillment order of an order. */
         FulfillmentOrder: {
+            /** @description Read-only (set by the store). */
             id: $Read<number>;
+            /** @description May be null. */
             order_number?: string | null;
             /**
-             * @description Values seen include `not_required`; the complete set and the transitions are not shown.
+             * @description Values seen include `not_required`; the complete set and the transitions are not shown. May be null.
              * @example not_required
              */
             status?: string | null;
             /**
-             * @description Values seen include `pending`; the complete set is not shown.
+             * @description Values seen include `pending`; the complete set is not shown. May be null.
              * @example pending
              */
             request_status?: string | null;
             assigned_location?: components["schemas"]["Location"] | null;
             shipping_address?: components["schemas"]["ShippingAddress"] | null;
+            /** @description May be null. */
             shipping_method?: {
+                /** @description May be null. */
                 code?: string | null;
+                /** @description May be null. */
                 name?: string | null;
             } | null;
-            /** @description The actions the fulfillment order supports; the element type is not shown. */
+            /** @description The actions the fulfillment order supports; the element type is not shown. May be null. */
             supported_actions?: unknown[] | null;
+            /** @description May be null. */
             fulfillment_holds?: {
                 created_at?: components["schemas"]["Timestamp"] | null;
                 /**
-                 * @description Values seen include `address_incorrect`; the complete set is not shown.
+                 * @description Values seen include `address_incorrect`; the complete set is not shown. May be null.
                  * @example address_incorrect
                  */
                 reason?: string | null;
+                /** @description May be null. */
                 reason_message?: string | null;
             }[] | null;
+            /** @description May be null. */
             merchant_requests?: {
+                /** @description May be null. */
                 message?: string | null;
+                /** @description May be null. */
                 notify?: boolean | null;
                 /**
-                 * @description Values seen include `fulfill_request`; the complete set is not shown.
+                 * @description Values seen include `fulfill_request`; the complete set is not shown. May be null.
                  * @example fulfill_request
                  */
                 type?: string | null;
             }[] | null;
+            /** @description May be null. */
             line_items?: {
                 id: number;
+                /** @description May be null. */
                 fulfillment_order_id?: number | null;
+                /** @description May be null. */
                 order_line_id?: number | null;
+                /** @description May be null. */
                 stockrecord_id?: number | null;
+                /** @description May be null. */
                 product_id?: string | null;
+                /** @description May be null. */
                 quantity?: number | null;
+                /** @description May be null. */
                 currency?: string | null;
+                /** @description May be null. */
                 fulfillable_quantity?: string | null;
                 price_excl_tax?: components["schemas"]["Decimal"] | null;
                 price_incl_tax?: components["schemas"]["Decimal"] | null;
+                /** @description May be null. */
                 product_title?: string | null;
+                /** @description May be null. */
                 sku?: string | null;
                 total_discount?: components["schemas"]["Decimal"] | null;
-                /** Format: uri */
+                /**
+                 * Format: uri
+                 * @description May be null.
+                 */
                 product_image?: string | null;
+                /** @description May be null. */
                 tax_lines?: components["schemas"]["TaxLine"][] | null;
             }[] | null;
         };
         /** @description A subscription. */
         Subscription: {
+            /** @description Read-only (set by the store). */
             id: $Read<number>;
             /**
-             * @description Values seen include `active`; the complete set and the transitions are not shown.
+             * @description Values seen include `active`; the complete set and the transitions are not shown. May be null.
              * @example active
              */
             status?: string | null;
+            /** @description May be null. */
             currency?: string | null;
+            /** @description May be null. */
             frequency?: string | null;
+            /** @description One of `"day"`, `"week"`, `"month"`, `"year"`, `""`, null. */
             interval?: components["schemas"]["ProductInterval"];
+            /** @description May be null. */
             interval_count?: number | null;
+            /** @description May be null. */
             is_test?: boolean | null;
+            /** @description Read-only (set by the store). */
             date_created?: $Read<components["schemas"]["Timestamp"] | null>;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description May be null.
+             */
             next_renewal_date?: string | null;
+            /** @description May be null. */
             num_lines?: number | null;
+            /** @description May be null. */
             num_orders?: number | null;
             total?: components["schemas"]["Decimal"] | null;
             shipping_price?: components["schemas"]["Decimal"] | null;
+            /** @description May be null. */
             shipping_code?: string | null;
+            /** @description May be null. */
             payment_method?: string | null;
+            /** @description May be null. */
             cancel_reason?: string | null;
+            /** @description May be null. */
             cancel_reason_other_message?: string | null;
-            /** @description Free-form payment details. */
+            /** @description Free-form payment details. May be null. */
             payment_details?: {
                 [key: string]: unknown;
             } | null;
@@ -1545,23 +1903,39 @@ export interface components {
             billing_address?: components["schemas"]["BillingAddress"] | null;
             shipping_address?: components["schemas"]["ShippingAddress"] | null;
             user?: components["schemas"]["UserSummary"];
+            /** @description May be null. */
             lines?: {
                 id: number;
+                /** @description May be null. */
                 product_id?: number | null;
+                /** @description May be null. */
                 variant_id?: number | null;
+                /** @description May be null. */
                 quantity?: number | null;
                 metadata?: components["schemas"]["Metadata"];
                 price?: components["schemas"]["Decimal"] | null;
-                /** Format: uri */
+                /**
+                 * Format: uri
+                 * @description May be null.
+                 */
                 product_image?: string | null;
+                /** @description May be null. */
                 product_title?: string | null;
-                /** Format: uri */
+                /**
+                 * Format: uri
+                 * @description May be null.
+                 */
                 product_url?: string | null;
+                /** @description May be null. */
                 sku?: string | null;
+                /** @description May be null. */
                 variant_title?: string | null;
             }[] | null;
+            /** @description May be null. */
             orders?: {
+                /** @description May be null. */
                 billing_cycle?: number | null;
+                /** @description May be null. */
                 order_number?: string | null;
             }[] | null;
         };
@@ -1685,7 +2059,7 @@ export interface components {
          * @description The pagination cursor: the value of the `cursor` query parameter of the
          *     `next` (or `previous`) URL of the page before.
          */
-        Cursor: string;
+        Cursor: string | undefined;
         /** @description Customer id. */
         UserId: number;
         /** @description Dispute id. */
@@ -1709,23 +2083,23 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Filter by email address. */
-                email?: string;
+                email?: string | undefined;
                 /** @description Filter by name. */
-                name?: string;
+                name?: string | undefined;
                 /** @description Filter by phone number. */
-                phone_number?: string;
+                phone_number?: string | undefined;
                 /** @description Filter by language code. */
-                language?: components["schemas"]["LanguageCode"];
+                language?: components["schemas"]["LanguageCode"] | undefined;
                 /** @description Filter by user type (values seen include `customer`; the complete set is not shown). */
-                user_type?: string;
+                user_type?: string | undefined;
                 /** @description Customers who joined on or after this date (YYYY-MM-DD). */
-                date_joined_from?: string;
+                date_joined_from?: string | undefined;
                 /** @description Customers who joined on or before this date (YYYY-MM-DD). */
-                date_joined_to?: string;
+                date_joined_to?: string | undefined;
                 /** @description Filter by blocked status. */
-                is_blocked?: boolean;
+                is_blocked?: boolean | undefined;
                 /** @description Filter by marketing consent. */
-                accepts_marketing?: boolean;
+                accepts_marketing?: boolean | undefined;
                 /**
                  * @description The pagination cursor: the value of the `cursor` query parameter of the
                  *     `next` (or `previous`) URL of the page before.
@@ -1903,21 +2277,21 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Generic search by code, name or email. */
-                search_text?: string;
+                search_text?: string | undefined;
                 /** @description Gift cards created on or after this date (YYYY-MM-DD). */
-                created_from?: string;
+                created_from?: string | undefined;
                 /** @description Gift cards created on or before this date (YYYY-MM-DD). */
-                created_to?: string;
+                created_to?: string | undefined;
                 /** @description Customer id. */
-                customer?: number;
+                customer?: number | undefined;
                 /** @description Gift card status. */
-                status?: components["schemas"]["GiftCardStatus"];
+                status?: components["schemas"]["GiftCardStatus"] | undefined;
                 /** @description Currency code. */
-                currency?: string;
+                currency?: string | undefined;
                 /** @description Lowest amount. */
-                amount_from?: number;
+                amount_from?: number | undefined;
                 /** @description Highest amount. */
-                amount_to?: number;
+                amount_to?: number | undefined;
                 /**
                  * @description The pagination cursor: the value of the `cursor` query parameter of the
                  *     `next` (or `previous`) URL of the page before.

@@ -1,6 +1,8 @@
 /**
  * The tour of the client (`npm start` builds quietly, then runs this), using the built
- * package as a user would. Each step says what it calls and what the answer means.
+ * package as a user would: the operation methods (`store.users.retrieve(id)`), and the path
+ * style where it gives more (`store.paginate.pages` for whole pages). Each step says what it
+ * calls and what the answer means.
  *
  * With no environment it starts the bundled Prism mock on a free port of 127.0.0.1 and
  * runs every step against it. The mock answers with the contract's fixed examples (it
@@ -19,7 +21,6 @@ import {
   type Middleware,
   PermissionDeniedError,
   StoreAdminError,
-  unwrap,
   type StoreAdminClient,
 } from "store-admin-sdk";
 import { startMock, type MockServer } from "./mock.js";
@@ -69,6 +70,7 @@ const mockPages: Middleware = {
 async function tour(store: StoreAdminClient, mode: "mock" | "store"): Promise<void> {
   const ids = idsFor(mode);
 
+  // Pages themselves are the path style's: `store.users.list()` yields the customers, `paginate.pages` the pages.
   step("Page through customers: store.paginate.pages(\"/users/\") requests a page, then follows its next cursor");
   let count = 0;
   let pages = 0;
@@ -87,51 +89,46 @@ async function tour(store: StoreAdminClient, mode: "mock" | "store"): Promise<vo
   console.log(`  ${count} customer(s) on ${pages} page(s)${count >= MAX_CUSTOMERS ? ` (stopped at ${MAX_CUSTOMERS})` : ""}`);
   mockNote(mode, 'page 1 is the contract\'s example "pageWithNext", page 2 its example "lastPage", picked by a Prefer header this tour sends; both hold the same example customer');
 
-  step("Read a customer (GET /users/{id}/)");
+  step("Read a customer: store.users.retrieve(id) (GET /users/{id}/), the customer or a typed error");
   if (firstId === undefined) skip("the store has no customers");
   else {
-    const user = await unwrap(store.GET("/users/{id}/", { params: { path: { id: firstId } } }));
+    const user = await store.users.retrieve(firstId);
     console.log(`  ${user.email ?? "no email"}: ${user.orders_count ?? 0} orders, ${user.total_spent ?? "0"} spent, language ${user.language ?? "unset"}`);
     mockNote(mode, "the contract's example customer, whatever the id");
   }
 
-  step("Read a dispute (GET /disputes/{id}/)");
+  step("Read a dispute: store.disputes.retrieve(id) (GET /disputes/{id}/)");
   const disputeId = Number(ids.disputeId);
   if (!ids.disputeId || !Number.isInteger(disputeId)) skip("set STORE_ADMIN_DISPUTE_ID to read one");
   else {
-    const dispute = await unwrap(store.GET("/disputes/{id}/", { params: { path: { id: disputeId } } }));
+    const dispute = await store.disputes.retrieve(disputeId);
     console.log(`  dispute ${dispute.id}: ${dispute.amount} ${dispute.currency}, status ${dispute.status}, resolution ${dispute.resolution ?? "none"}`);
     mockNote(mode, "the contract's example dispute");
 
-    step('Resolve the dispute (POST /disputes/{id}/resolve/ with { resolution: "won" })');
+    step('Resolve the dispute: store.disputes.resolve(id, { resolution: "won" }) (POST /disputes/{id}/resolve/)');
     if (!allowWrites) skip("writes to a real store need --write");
     else {
-      const resolved = await unwrap(store.POST("/disputes/{id}/resolve/", { params: { path: { id: disputeId } }, body: { resolution: "won" } }));
+      const resolved = await store.disputes.resolve(disputeId, { resolution: "won" });
       console.log(`  dispute ${resolved.id} answered with resolution ${resolved.resolution ?? "none"}`);
       mockNote(mode, "it checked the body against the contract and answered its example dispute, unchanged: a mock stores nothing, a real store answers with the resolution set");
     }
   }
 
-  step("Edit an order line (PATCH /orders/{number}/lines/{lineId}/)");
+  step("Edit an order line: store.orders.lines.update(number, lineId, body) (PATCH /orders/{number}/lines/{lineId}/)");
   const lineId = Number(ids.lineId);
   if (!ids.orderNumber || !Number.isInteger(lineId)) skip("set STORE_ADMIN_ORDER_NUMBER and STORE_ADMIN_LINE_ID to edit one");
   else if (!allowWrites) skip("writes to a real store need --write");
   else {
-    const order = await unwrap(
-      store.PATCH("/orders/{number}/lines/{lineId}/", {
-        params: { path: { number: ids.orderNumber, lineId } },
-        body: { quantity: 1, reason: "Demo: customer asked for one bag" },
-      }),
-    );
+    const order = await store.orders.lines.update(ids.orderNumber, lineId, { quantity: 1, reason: "Demo: customer asked for one bag" });
     console.log(`  order ${order.number}: ${order.lines?.length ?? 0} line(s), total ${order.total_incl_tax} ${order.currency}`);
     mockNote(mode, "the body was valid; the answer is the contract's example order, not recomputed");
   }
 
-  step("Upload a ticket attachment (POST /tickets/attachments/, multipart)");
+  step("Upload a ticket attachment: store.tickets.attachments.create({ files }) (POST /tickets/attachments/, multipart)");
   if (!allowWrites) skip("writes to a real store need --write");
   else {
     const file = new File(["Parcel arrived torn; photo to follow.\n"], "report.txt", { type: "text/plain" });
-    const ticket = await unwrap(store.POST("/tickets/attachments/", { body: { files: file } }));
+    const ticket = await store.tickets.attachments.create({ files: file });
     const attachments = ticket.comments?.flatMap((comment) => comment.attachments ?? []) ?? [];
     console.log(`  ticket ${ticket.id} "${ticket.subject}": ${attachments.length} attachment(s)`);
     mockNote(mode, "the SDK sent the file as multipart/form-data; the answer is the contract's example ticket");

@@ -17,11 +17,14 @@ import { build } from "esbuild";
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
 /**
- * Where the bundle stands today (12,602 B) plus about 1 %: it must not grow unnoticed. Lower it
- * as it shrinks. It was 10,500 B before the client's hardening (response-size cap, header and
+ * Where the bundle stands today plus a little: it must not grow unnoticed. Lower it as it
+ * shrinks. It was 10,500 B before the client's hardening (response-size cap, header and
  * per-call option checks, redaction of what servers send): docs/performance.md, "Bundle size".
+ * It was 12,700 B (for 12,618 B) before the operation methods (`store.users.retrieve(42)`):
+ * their table (generated/method-table.ts) and src/methods.ts measured +933 B min+gz
+ * (12,618 → 13,551 B), so it rose by those 933 B, within the 1 kB they were allowed.
  */
-export const CEILING_GZIP_BYTES = 12_700;
+export const CEILING_GZIP_BYTES = 13_633;
 /** The goal: 8 kB min+gz. Missed today; docs/performance.md says by how much and what the bytes are. */
 export const GOAL_GZIP_BYTES = 8 * 1024;
 /** The package's main entry, built. */

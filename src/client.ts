@@ -1,7 +1,8 @@
 /**
  * `createStoreAdminClient()`: checks the options, makes openapi-fetch's client over the Store
  * Admin API (default `headers` from the caller, `redirect: "manual"`) and routes every method
- * through one call lifecycle (`request.ts`); adds `paginate`.
+ * through one call lifecycle (`request.ts`); adds `paginate` and the operation methods
+ * (`methods.ts`), which call through those.
  */
 import createClient from "openapi-fetch";
 import { tokenSource } from "./auth.js";
@@ -9,6 +10,7 @@ import { clientHeaders, sdkHeaders } from "./headers.js";
 import { deadlineClock, trackMiddleware } from "./internal/fast-path.js";
 import { checkNumberOption } from "./internal/options.js";
 import { sleep as abortableSleep } from "./internal/sleep.js";
+import { attachMethods } from "./methods.js";
 import { createPaginate } from "./paginate.js";
 import { createSend, type ClientContext } from "./request.js";
 import { DEFAULT_MAX_RETRIES } from "./retry-policy.js";
@@ -78,11 +80,13 @@ export function resolveApiRoot(options: { baseUrl?: unknown; apiUrl?: unknown })
  *
  * Every request carries `Authorization: Bearer <token>` and `X-Store-API-Version: 2024-04-01`;
  * failed attempts are retried only when that cannot duplicate work; each attempt is bounded
- * by `timeoutMs`. Calls return openapi-fetch's `{ data, error, response }`.
+ * by `timeoutMs`. The operation methods (`store.users.retrieve(42)`) return the data or throw
+ * a typed error; `GET`, `POST`, … return openapi-fetch's `{ data, error, response }`.
  *
  * @throws TypeError when an option is invalid (the message names it); nothing is sent.
  * @example
  * const store = createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: process.env.STORE_TOKEN! });
+ * const user = await store.users.retrieve(42);
  * const { data, error } = await store.GET("/users/{id}/", { params: { path: { id: 42 } } });
  */
 export function createStoreAdminClient(options: StoreAdminClientOptions): StoreAdminClient {
@@ -145,5 +149,5 @@ export function buildClient(options: StoreAdminClientOptions, internals: ClientI
   methods["request"] = (method: string, path: string, init?: Record<string, unknown>) => send(method.toUpperCase(), path, init);
 
   // The methods above are openapi-fetch's with stricter types (exact bodies, no per-call origin).
-  return Object.assign(client, { paginate: createPaginate(client, apiRoot) }) as unknown as StoreAdminClient;
+  return attachMethods(Object.assign(client, { paginate: createPaginate(client, apiRoot) })) as unknown as StoreAdminClient;
 }

@@ -35,6 +35,7 @@ export type {
   ListItem,
   ListPage,
   ListPath,
+  MethodOptions,
   Middleware,
   Paginate,
   RequestOptions,
@@ -43,5 +44,8 @@ export type {
   paths,
 } from "./types.js";
 export type { operations } from "../generated/schema.js";
+// The operation methods' types: `OperationMethods` (the resources of the client), `UsersMethods`, …,
+// and the query types of the list methods (`ListUsersQuery`, …).
+export type * from "../generated/methods.js";
 // Every schema of the contract by its own name (`User`, `Order`, `UserUpdate`, …) and `Schemas`.
 export type * from "../generated/names.js";

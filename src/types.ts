@@ -3,8 +3,9 @@
  * Nothing here restates a path, field or schema: it is all derived from
  * `generated/schema.ts`.
  */
-import type { Client, FetchOptions, FetchResponse, MaybeOptionalInit, Middleware, ParseAs } from "openapi-fetch";
+import type { Client, FetchOptions, FetchResponse, HeadersOptions, MaybeOptionalInit, Middleware, ParseAs } from "openapi-fetch";
 import type { FilterKeys, RequiredKeysOf } from "openapi-typescript-helpers";
+import type { OperationMethods } from "../generated/methods.js";
 import type { paths as ContractPaths } from "../generated/schema.js";
 import type { Logger } from "./logger.js";
 import type { FetchLike } from "./transport.js";
@@ -110,32 +111,32 @@ interface CommonOptions {
    * either way it must honour the signal it is given (it carries the timeout and the caller's abort).
    * @default globalThis.fetch
    */
-  fetch?: FetchLike;
+  fetch?: FetchLike | undefined;
   /**
    * Per-attempt time limit in milliseconds, covering the response headers and the whole body.
    * @default 30000
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * How many times a failed attempt may be retried when retrying cannot duplicate work
    * (see docs/reliability.md); 0 disables retries.
    * @default 2
    */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /**
    * Extra headers for every request: an object, a `Headers`, a `Map` or an array of
    * `[name, value]` pairs. `Authorization`, `X-Store-API-Version`, `Content-Length`,
    * `Transfer-Encoding` and `Host` are the client's or fetch's: setting one is a `TypeError`.
    */
-  headers?: Record<string, string> | Headers | ReadonlyMap<string, string> | ReadonlyArray<readonly [string, string]>;
+  headers?: Record<string, string> | Headers | ReadonlyMap<string, string> | ReadonlyArray<readonly [string, string]> | undefined;
   /**
    * Largest response body the client reads, in decoded bytes (after gzip and the like),
    * for success and error bodies alike; a larger one fails with `ResponseTooLargeError`.
    * @default 33554432 (32 MiB)
    */
-  maxResponseBytes?: number;
+  maxResponseBytes?: number | undefined;
   /** Called once per attempt with method, path template, status, attempt and duration; never the token. */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /** Options of {@link createStoreAdminClient}: exactly one of `baseUrl` and `apiUrl`. */
@@ -165,16 +166,33 @@ export type CallOptionKey = OpenapiFetchKeys | keyof PerCallLimits;
 
 /**
  * openapi-fetch's options for one call, cut down to the keys the client allows (a homomorphic
- * `Pick`, so a required `params` or `body` stays required).
+ * `Pick`, so a required `params` or `body` stays required). The other keys also take
+ * `undefined`, as if left out, so that a caller's `signal: maybeSignal` compiles under
+ * `exactOptionalPropertyTypes`.
  */
-type AllowedKeys<Init, Keys extends keyof Init> = { [Key in Keys]: Init[Key] };
+type AllowedKeys<Init, Keys extends keyof Init> = { [Key in Keys]: Init[Key] | (Key extends "params" | "body" ? never : undefined) };
 
 /** What the client adds per call on top of openapi-fetch's options. */
 interface PerCallLimits {
   /** Overrides the client's `timeoutMs` for this call (per attempt, headers and body). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Overrides the client's `maxRetries` for this call; 0 sends exactly one request. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
+}
+
+/**
+ * The last argument of every operation method (`store.users.retrieve(42, { signal })`):
+ * exactly `signal`, `headers`, `timeoutMs` and `maxRetries`. Any other key is a compile error
+ * and a `TypeError` naming it at run time, with nothing sent.
+ */
+export interface MethodOptions extends PerCallLimits {
+  /** Aborts the call (every attempt and the wait between them). */
+  signal?: AbortSignal | undefined;
+  /**
+   * Headers added to this call's request. `Authorization`, `X-Store-API-Version`,
+   * `Content-Length`, `Transfer-Encoding` and `Host` are the client's: setting one is a `TypeError`.
+   */
+  headers?: HeadersOptions | undefined;
 }
 
 /**
@@ -230,13 +248,15 @@ type ClientMethod<Method extends HttpMethod> = <
 ) => Promise<FetchResponse<paths[Path][Method] & Record<string | number, any>, Init & { parseAs: ParsedAs<As> }, `${string}/${string}`>>;
 
 /**
- * The client: openapi-fetch's client over the Store Admin API (`GET`, `PUT`, `POST`,
+ * The client: the operation methods by resource (`store.users.retrieve(42)`, generated from
+ * the contract), and openapi-fetch's client over the Store Admin API (`GET`, `PUT`, `POST`,
  * `PATCH`, `use`, …), plus `paginate`.
  */
-export type StoreAdminClient = Omit<Client<paths>, Uppercase<HttpMethod>> & {
-  [Method in HttpMethod as Uppercase<Method>]: ClientMethod<Method>;
-} & {
-  paginate: Paginate;
-};
+export type StoreAdminClient = OperationMethods &
+  Omit<Client<paths>, Uppercase<HttpMethod>> & {
+    [Method in HttpMethod as Uppercase<Method>]: ClientMethod<Method>;
+  } & {
+    paginate: Paginate;
+  };
 
 export type { Middleware };

@@ -1,4 +1,4 @@
-import { createStoreAdminClient, PermissionDeniedError, unwrap } from "store-admin-sdk";
+import { createStoreAdminClient, PermissionDeniedError } from "store-admin-sdk";
 
 const store = createStoreAdminClient({
   baseUrl: "https://shop.example.com",
@@ -6,7 +6,7 @@ const store = createStoreAdminClient({
 });
 
 try {
-  const dispute = await unwrap(store.GET("/disputes/{id}/", { params: { path: { id: 77 } } }));
+  const dispute = await store.disputes.retrieve(77);
   console.log(`Dispute ${dispute.case_number}: ${dispute.status}, ${dispute.amount} ${dispute.currency}, order ${dispute.order}`);
 } catch (error) {
   // The message names the scope the token lacks ("disputes:read").

@@ -5,8 +5,7 @@ const store = createStoreAdminClient({
   accessToken: process.env.STORE_TOKEN!,
 });
 
-const { data: gateway, error } = await store.GET("/gateways/{id}/", { params: { path: { id: 3 } } });
-if (error !== undefined) throw new Error(`Could not read gateway 3: ${JSON.stringify(error)}`);
+const gateway = await store.gateways.retrieve(3);
 
 console.log(`${gateway.name} (${gateway.gateway_type}) active: ${gateway.active}`);
 console.log("Cards:", (gateway.card_types ?? []).map((card) => card.label).join(", "));

@@ -5,10 +5,7 @@ const store = createStoreAdminClient({
   accessToken: process.env.STORE_TOKEN!,
 });
 
-const { data: variant, error } = await store.GET("/products/variants/{id}/", {
-  params: { path: { id: 501 } },
-});
-if (error !== undefined) throw new Error(`Could not read variant 501: ${JSON.stringify(error)}`);
+const variant = await store.products.variants.retrieve(501);
 
 console.log(variant.sku, variant.title, variant.inventory_availability);
 for (const price of variant.prices ?? []) console.log(price.currency, price.price);

@@ -5,8 +5,7 @@ const store = createStoreAdminClient({
   accessToken: process.env.STORE_TOKEN!,
 });
 
-const { data: stock, error } = await store.GET("/stockrecords/{id}/", { params: { path: { id: 3001 } } });
-if (error !== undefined) throw new Error(`Could not read stock record 3001: ${JSON.stringify(error)}`);
+const stock = await store.stockRecords.retrieve(3001);
 
 const available = (stock.num_in_stock ?? 0) - (stock.num_allocated ?? 0);
 console.log(`${stock.product?.sku} at ${stock.location?.name}: ${available} available`);

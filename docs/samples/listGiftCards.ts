@@ -5,12 +5,9 @@ const store = createStoreAdminClient({
   accessToken: process.env.STORE_TOKEN!,
 });
 
-// Active EUR gift cards, one page at a time (`{ next, previous, results }`).
+// Every active EUR gift card of at least 10, following the pages (`cursor`) as it goes.
 let total = 0;
-for await (const page of store.paginate.pages("/gift-cards/", {
-  params: { query: { status: "active", currency: "EUR", amount_from: 10 } },
-})) {
-  for (const card of page.results) total += Number(card.balance ?? 0);
-  console.log(`${page.results.length} cards on this page, more to come: ${Boolean(page.next)}`);
+for await (const card of store.giftCards.list({ status: "active", currency: "EUR", amount_from: 10 })) {
+  total += Number(card.balance ?? 0);
 }
 console.log(`Outstanding balance: ${total.toFixed(2)} EUR`);

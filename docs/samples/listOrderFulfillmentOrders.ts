@@ -6,10 +6,7 @@ const store = createStoreAdminClient({
 });
 
 // Always an array, even when the server sends a single fulfillment order.
-const { data: fulfillmentOrders, error } = await store.GET("/orders/{number}/fulfillment-orders/", {
-  params: { path: { number: "100234" } },
-});
-if (error !== undefined) throw new Error(`Could not read the fulfillment orders: ${JSON.stringify(error)}`);
+const fulfillmentOrders = await store.orders.fulfillmentOrders.list("100234");
 
 for (const fulfillmentOrder of fulfillmentOrders) {
   const items = fulfillmentOrder.line_items?.map((item) => `${item.quantity} × ${item.sku}`).join(", ");

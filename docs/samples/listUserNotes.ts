@@ -6,6 +6,6 @@ const store = createStoreAdminClient({
 });
 
 // The notes kept on customer 42, oldest page first.
-for await (const note of store.paginate("/users/{id}/notes/", { params: { path: { id: 42 } } })) {
+for await (const note of store.users.notes.list(42)) {
   console.log(note.created_at, note.author?.email ?? note.app?.name, note.message);
 }

@@ -1,4 +1,4 @@
-import { ConnectionError, createStoreAdminClient, TimeoutError, unwrap } from "store-admin-sdk";
+import { ConnectionError, createStoreAdminClient, TimeoutError } from "store-admin-sdk";
 
 const store = createStoreAdminClient({
   baseUrl: "https://shop.example.com",
@@ -7,7 +7,7 @@ const store = createStoreAdminClient({
 
 // Each call creates a renewal order, so the SDK never resends this POST on its own.
 try {
-  const subscription = await unwrap(store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } }));
+  const subscription = await store.subscriptions.renew(410);
   console.log(`Subscription ${subscription.id} renewed; next renewal ${subscription.next_renewal_date}`);
 } catch (error) {
   if (error instanceof TimeoutError || error instanceof ConnectionError) {

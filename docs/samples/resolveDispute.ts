@@ -1,4 +1,4 @@
-import { createStoreAdminClient, unwrap } from "store-admin-sdk";
+import { createStoreAdminClient } from "store-admin-sdk";
 
 const store = createStoreAdminClient({
   baseUrl: "https://shop.example.com",
@@ -6,10 +6,5 @@ const store = createStoreAdminClient({
 });
 
 // Every field is optional; `resolution` takes one of the values the contract lists.
-const dispute = await unwrap(
-  store.POST("/disputes/{id}/resolve/", {
-    params: { path: { id: 77 } },
-    body: { resolution: "issued_full_refund", create_external_refund: false },
-  }),
-);
+const dispute = await store.disputes.resolve(77, { resolution: "issued_full_refund", create_external_refund: false });
 console.log(`Dispute ${dispute.id} resolved: ${dispute.resolution}`);

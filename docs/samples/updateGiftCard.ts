@@ -1,4 +1,4 @@
-import { createStoreAdminClient, unwrap } from "store-admin-sdk";
+import { createStoreAdminClient } from "store-admin-sdk";
 
 const store = createStoreAdminClient({
   baseUrl: "https://shop.example.com",
@@ -6,10 +6,5 @@ const store = createStoreAdminClient({
 });
 
 // Extend a gift card by a year and move it to another customer (null detaches it).
-const card = await unwrap(
-  store.PATCH("/gift-cards/{id}/", {
-    params: { path: { id: 88 } },
-    body: { expired_at: "2027-12-31T23:59:59Z", user: 42 },
-  }),
-);
+const card = await store.giftCards.update(88, { expired_at: "2027-12-31T23:59:59Z", user: 42 });
 console.log(`Card …${card.last_four} expires ${card.expired_at}, balance ${card.balance} ${card.currency}`);

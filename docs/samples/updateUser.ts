@@ -1,4 +1,4 @@
-import { createStoreAdminClient, NotFoundError, unwrap } from "store-admin-sdk";
+import { createStoreAdminClient, NotFoundError } from "store-admin-sdk";
 
 const store = createStoreAdminClient({
   baseUrl: "https://shop.example.com",
@@ -7,12 +7,7 @@ const store = createStoreAdminClient({
 
 // Block a customer after a chargeback; only the fields sent are changed.
 try {
-  const customer = await unwrap(
-    store.PATCH("/users/{id}/", {
-      params: { path: { id: 42 } },
-      body: { is_blocked: true, tags: ["chargeback-risk"] },
-    }),
-  );
+  const customer = await store.users.update(42, { is_blocked: true, tags: ["chargeback-risk"] });
   console.log(`${customer.email ?? "(no email)"} blocked: ${customer.is_blocked}`);
 } catch (error) {
   if (error instanceof NotFoundError) console.error("No customer 42 in this store.");

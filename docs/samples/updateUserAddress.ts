@@ -1,4 +1,4 @@
-import { createStoreAdminClient, UnprocessableEntityError, unwrap } from "store-admin-sdk";
+import { createStoreAdminClient, UnprocessableEntityError } from "store-admin-sdk";
 
 const store = createStoreAdminClient({
   baseUrl: "https://shop.example.com",
@@ -7,18 +7,13 @@ const store = createStoreAdminClient({
 
 // country, line1 and line4 (the city) are required.
 try {
-  const address = await unwrap(
-    store.PUT("/users/{id}/addresses/{addressId}/", {
-      params: { path: { id: 42, addressId: 7 } },
-      body: {
-        country: "SE",
-        line1: "Drottninggatan 12",
-        line4: "Stockholm",
-        postcode: "111 51",
-        is_default_for_shipping: true,
-      },
-    }),
-  );
+  const address = await store.users.addresses.update(42, 7, {
+    country: "SE",
+    line1: "Drottninggatan 12",
+    line4: "Stockholm",
+    postcode: "111 51",
+    is_default_for_shipping: true,
+  });
   console.log(`Address ${address.id}: ${address.line1}, ${address.postcode} ${address.line4}`);
 } catch (error) {
   // A 422 lists every rejected field.

@@ -83,6 +83,17 @@ export function clientCalls(client: Caller): Calls {
   };
 }
 
+/** The same two calls through our client's operation methods (`store.users.retrieve(42)`), which unwrap the data. */
+export function methodCalls(store: {
+  users: { retrieve(id: number): Promise<unknown> };
+  products: { create(body: typeof PRODUCT_CREATE): Promise<unknown> };
+}): Calls {
+  return {
+    get: async () => expectId(await store.users.retrieve(42), 42),
+    post: async () => expectId(await store.products.create(PRODUCT_CREATE), 1201),
+  };
+}
+
 export const bareCalls = (createClient: CreateClient, apiUrl: string, fetch: FetchFn): Calls =>
   clientCalls(createClient<paths>({ baseUrl: apiUrl, headers: HEADERS, fetch }));
 

@@ -30,6 +30,8 @@ export interface Change {
 }
 
 /** Keywords that only document: a change in them never changes what is valid. */
+/** The extension that names an operation's method (`store.users.retrieve`); renaming it breaks callers. */
+const SDK_METHOD = "x-sdk-method";
 const DOC_KEYWORDS = new Set(["description", "summary", "title", "example", "examples", "externalDocs", "deprecated", "x-codeSamples", "tags", "operationId", "$comment"]);
 
 /** Upper and lower bounds: [keyword, which way is tighter]. */
@@ -125,6 +127,11 @@ class Differ {
 
   private compareOperation(b: Operation, h: Operation): void {
     this.compareDocs(b.op, h.op, "", "request");
+    const [wasNamed, isNamed] = [b.op.node[SDK_METHOD], h.op.node[SDK_METHOD]];
+    if (wasNamed !== undefined && !same(wasNamed, isNamed)) {
+      const now = isNamed === undefined ? "has no method any more" : `is now \`store.${String(isNamed)}()\``;
+      this.add("method-renamed", child(h.op.ptr, SDK_METHOD), "", "request", `The method \`store.${String(wasNamed)}()\` of ${b.key} ${now}.`);
+    }
     const security = (op: Operation, doc: Node): unknown => op.op.node.security ?? doc.security;
     if (!same(security(b, this.base), security(h, this.head))) {
       this.add("security-changed", child(h.op.ptr, "security"), "", "request", `${b.key} requires other scopes: ${JSON.stringify(security(h, this.head))} (was ${JSON.stringify(security(b, this.base))}).`);
@@ -223,7 +230,7 @@ class Differ {
 
   private compareDocs(b: At, h: At, field: string, direction: Direction): void {
     for (const key of new Set([...Object.keys(b.node), ...Object.keys(h.node)])) {
-      if (!DOC_KEYWORDS.has(key) && !key.startsWith("x-")) continue;
+      if ((!DOC_KEYWORDS.has(key) && !key.startsWith("x-")) || key === SDK_METHOD) continue;
       if (!same(b.node[key], h.node[key])) this.add("docs-changed", child(key in h.node ? h.ptr : b.ptr, key), field, direction, `\`${key}\` changed.`);
     }
   }
@@ -283,7 +290,7 @@ class Differ {
     else {
       const [wrapper, plain, plainRaw] = bNullable !== undefined ? [b, h, undefined] : [h, b, bIn];
       for (const key of Object.keys(wrapper.node)) {
-        if (!DOC_KEYWORDS.has(key) && !key.startsWith("x-")) continue;
+        if ((!DOC_KEYWORDS.has(key) && !key.startsWith("x-")) || key === SDK_METHOD) continue;
         const other = plainRaw !== undefined && key in plainRaw.node ? plainRaw.node[key] : plain.node[key];
         if (!same(wrapper.node[key], other)) this.add("docs-changed", child(wrapper === h ? h.ptr : b.ptr, key), field, direction, `\`${key}\` changed.`);
       }

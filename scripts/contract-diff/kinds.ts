@@ -50,6 +50,9 @@ export const KINDS = {
   "operation-removed": { request: "major", response: "major", typed: true, presence: true, advice: "Stop calling {op}: the API no longer has it.", broken: "Calls to it no longer compile." },
   "operation-added": { request: "minor", response: "minor", typed: true, advice: "Nothing to change; {op} is new." },
   "security-changed": { request: "major", response: "major", typed: false, advice: "Give the access token the scope {op} now requires." },
+  // The operation's method (`x-sdk-method`) has another name: calls of the old one no longer compile.
+  // Not matched to compile errors: the probe calls operations by path, which still compiles.
+  "method-renamed": { request: "major", response: "major", typed: false, advice: "Call {op} by its new method name (see the message): the old one is gone." },
   "parameter-removed": { request: "major", response: "major", typed: true, presence: true, advice: "Stop sending {field} to {op}.", broken: "Calls that send it no longer compile." },
   "parameter-added-required": { request: "major", response: "major", typed: true, presence: true, advice: "Send {field} with every {op} call.", broken: "Calls that leave it out no longer compile." },
   // The parameter's type gains a key: code compiles as before, and may now set it.

@@ -34,19 +34,12 @@ import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
 import { child, deref, fieldPath, isNode, isSuccess, objectView, operations, parameters, preferredMediaType, typesOf, type At, type Node } from "./document.js";
 import { kindRule } from "./kinds.js";
+import { schemaTypeOptions } from "../schema-types.js";
 import type { Change } from "./compare.js";
 
 /** Generate the types of a contract with the options scripts/generate.ts uses (a test compares the two). */
 export async function generateTypes(doc: Node): Promise<string> {
-  const BLOB = ts.factory.createTypeReferenceNode(ts.factory.createIdentifier("Blob"));
-  const ast = await openapiTS(structuredClone(doc) as unknown as Parameters<typeof openapiTS>[0], {
-    readWriteMarkers: true,
-    defaultNonNullable: false,
-    transform(schemaObject) {
-      if (schemaObject.format === "binary") return BLOB;
-      return undefined;
-    },
-  });
+  const ast = await openapiTS(structuredClone(doc) as unknown as Parameters<typeof openapiTS>[0], schemaTypeOptions(doc));
   return astToString(ast);
 }
 

@@ -44,8 +44,8 @@ interface Recorded {
 interface LooseReply {
   status: number;
   body?: unknown;
-  headers?: Record<string, string>;
-  delayMs?: number;
+  headers?: Record<string, string> | undefined;
+  delayMs?: number | undefined;
 }
 
 /**

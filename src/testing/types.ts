@@ -66,9 +66,9 @@ type StatusOf<Key> = Key extends number
 /** What a handler may add to any reply. */
 interface ReplyOptions {
   /** Response headers, e.g. `{ "retry-after": "1" }`. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** Answer after this many milliseconds (the request's signal still aborts the wait). */
-  delayMs?: number;
+  delayMs?: number | undefined;
 }
 
 type ReplyFor<Status, Response> = Response extends { content: { "application/json": infer Body } }

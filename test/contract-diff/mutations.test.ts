@@ -309,6 +309,20 @@ const MUTATIONS: Mutation[] = [
     expect: [{ operation: "GET /disputes/{id}/", kind: "docs-changed", breaking: false, typeBreak: false }],
   },
   {
+    name: "operation method renamed (x-sdk-method)",
+    change: (d) => void ((pathItem(d, "/disputes/{id}/").get as Node)["x-sdk-method"] = "disputes.get"),
+    bump: "major",
+    expect: [{ operation: "GET /disputes/{id}/", kind: "method-renamed", breaking: true, typeBreak: false }],
+    count: 1,
+  },
+  {
+    name: "operation method name removed",
+    change: (d) => void delete (pathItem(d, "/gateways/{id}/").get as Node)["x-sdk-method"],
+    bump: "major",
+    expect: [{ operation: "GET /gateways/{id}/", kind: "method-renamed", breaking: true, typeBreak: false }],
+    count: 1,
+  },
+  {
     name: "component used by no operation added",
     change: (d) => void ((d.components as { schemas: Record<string, unknown> }).schemas.Unused = { type: "object" }),
     bump: "patch",

@@ -166,7 +166,7 @@ describe("docs/guide.md", () => {
 
   it("also compiles the quick start that opens the rendered reference (docs/reference-intro.md)", () => {
     const intro = [...blockFiles.values()].filter((block) => block.source === "docs/reference-intro.md");
-    expect(intro.map((block) => block.code).join("\n")).toContain("store.paginate(");
+    expect(intro.map((block) => block.code).join("\n")).toContain("store.users.list(");
     expect(introBlocks.every((block) => CHECKED_LANGUAGES.has(block.language) || UNCHECKED_LANGUAGES.has(block.language))).toBe(true);
   });
 

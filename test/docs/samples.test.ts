@@ -40,8 +40,8 @@ interface Operation {
  * on the changed line (`code` is what TypeScript 5.9 reports, shown when it does not).
  */
 const BREAKAGES = [
-  { sample: "getUser.ts", find: "{ id: 42 }", replace: '{ id: "42" }', code: "TS2322", what: "a string where an id is a number" },
-  { sample: "updateGiftCard.ts", find: "user: 42", replace: "owner: 42", code: "TS2322", what: "a field the body does not have" },
+  { sample: "getUser.ts", find: "retrieve(42)", replace: 'retrieve("42")', code: "TS2345", what: "a string where an id is a number" },
+  { sample: "updateGiftCard.ts", find: "user: 42", replace: "owner: 42", code: "TS2353", what: "a field the body does not have" },
   { sample: "listGiftCards.ts", find: 'status: "active"', replace: 'status: "archived"', code: "TS2322", what: "a value outside an enum" },
   { sample: "getGateway.ts", find: "gateway.gateway_type", replace: "gateway.gatewayType", code: "TS2551", what: "a misspelt response field" },
 ] as const;

@@ -13,7 +13,7 @@ import { existsSync } from "node:fs";
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, typecheckProject, type ConsumerProject } from "./tarball.js";
+import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, typecheckProject, type Compiler, type ConsumerProject } from "./tarball.js";
 
 const FIXTURE_DIR = join(ROOT, "test", "package", "fixtures", "consumer");
 /** Packing and `npm install` from a warm cache take ~10 s; a cold cache on a slow link more. */
@@ -37,7 +37,7 @@ afterAll(async () => {
   if (project) expect(existsSync(project.dir), `${project.dir} should be removed`).toBe(false);
 });
 
-const typecheck = (tsconfig: string) => typecheckProject(project, tsconfig, TSC_TIMEOUT_MS);
+const typecheck = (tsconfig: string, compiler: Compiler = "typescript") => typecheckProject(project, tsconfig, TSC_TIMEOUT_MS, compiler);
 
 describe("a consumer project with the tarball installed", () => {
   it("has the package from the tarball, not a link to this checkout", () => {
@@ -57,14 +57,28 @@ describe("a consumer project with the tarball installed", () => {
     expect(result.code, describeRun("tsc -p tsconfig.bundler.json", result)).toBe(0);
   }, TSC_TIMEOUT_MS);
 
-  it("names the wrong key in the compiler message: a misspelt body field, a misspelt option", async () => {
-    const result = await typecheck("tsconfig.diagnostics.json");
-    expect(result.code, describeRun("tsc -p tsconfig.diagnostics.json (must fail)", result)).not.toBe(0);
-    const diagnostics = result.stdout.split("\n").filter((line) => line.includes("error TS"));
-    expect(diagnostics, result.stdout).toHaveLength(2);
-    expect(diagnostics[0]).toMatch(/Object literal may only specify known properties, (and|but) 'frist_name' does not exist in type/);
-    expect(diagnostics[1]).toMatch(/Object literal may only specify known properties, (and|but) 'singal' does not exist in type/);
-  }, TSC_TIMEOUT_MS);
+  // TypeScript 7 (the native compiler) type-checks the same files, the @ts-expect-error lines included.
+  for (const tsconfig of ["tsconfig.nodenext.json", "tsconfig.bundler.json"]) {
+    it(`type-checks ${tsconfig} with TypeScript 7`, async () => {
+      const result = await typecheck(tsconfig, "typescript7");
+      expect(result.code, describeRun(`typescript7 tsc -p ${tsconfig}`, result)).toBe(0);
+    }, TSC_TIMEOUT_MS);
+  }
+
+  for (const compiler of ["typescript", "typescript7"] as const) {
+    it(`names the wrong key in the compiler message (${compiler}): a misspelt body field, a misspelt option, by path and by method`, async () => {
+      const result = await typecheck("tsconfig.diagnostics.json", compiler);
+      expect(result.code, describeRun("tsc -p tsconfig.diagnostics.json (must fail)", result)).not.toBe(0);
+      const diagnostics = result.stdout.split("\n").filter((line) => line.includes("error TS"));
+      expect(diagnostics, result.stdout).toHaveLength(4);
+      const excess = (key: string) => new RegExp(`Object literal may only specify known properties, (and|but) '${key}' does not exist in type`);
+      expect(diagnostics[0]).toMatch(excess("frist_name"));
+      expect(diagnostics[1]).toMatch(excess("singal"));
+      expect(diagnostics[2]).toMatch(excess("frist_name"));
+      expect(diagnostics[3]).toMatch(excess("singal"));
+      expect(diagnostics[3]).toMatch(/MethodOptions/);
+    }, TSC_TIMEOUT_MS);
+  }
 
   it("runs with Node against the Prism mock", async () => {
     const entry = join(project!.dir, "out", "main.js");
@@ -78,6 +92,7 @@ describe("a consumer project with the tarball installed", () => {
       "page 1 of /gift-cards/: 1 card(s)",
       "404: NotFoundError status 404 for GET /users/{id}/",
       "openapi-react-query queryOptions user 42: astrid@example.org",
+      "operation methods: 20 of 20 answered",
     ]);
   }, 60_000);
 });

@@ -19,6 +19,12 @@ export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** The project's own TypeScript compiler, run with this Node. */
 export const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
 
+/** TypeScript 7 (the native compiler, installed as the alias `typescript7`), run with this Node. */
+export const TSC7 = join(ROOT, "node_modules", "typescript7", "bin", "tsc");
+
+/** Which TypeScript compiles a consumer project: 5.x (`typescript`) or 7.x (`typescript7`). */
+export type Compiler = "typescript" | "typescript7";
+
 export interface RunResult {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -173,10 +179,19 @@ export interface ConsumerProject {
   remove(): Promise<void>;
 }
 
-/** `tsc -p tsconfig` in a consumer project (plain diagnostics, for the failure message). */
-export function typecheckProject(project: ConsumerProject | undefined, tsconfig: string, timeoutMs: number): Promise<RunResult> {
+/**
+ * `tsc -p tsconfig` in a consumer project (plain diagnostics, for the failure message), with
+ * TypeScript 5.x unless `compiler` says `"typescript7"`.
+ */
+export function typecheckProject(
+  project: ConsumerProject | undefined,
+  tsconfig: string,
+  timeoutMs: number,
+  compiler: Compiler = "typescript",
+): Promise<RunResult> {
   if (!project) throw new Error("the consumer project was not created (see beforeAll)");
-  return run(process.execPath, [TSC, "-p", tsconfig, "--pretty", "false"], { cwd: project.dir, timeoutMs });
+  const tsc = compiler === "typescript7" ? TSC7 : TSC;
+  return run(process.execPath, [tsc, "-p", tsconfig, "--pretty", "false"], { cwd: project.dir, timeoutMs });
 }
 
 /**

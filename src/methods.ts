@@ -1,0 +1,146 @@
+/**
+ * The operation methods (`store.users.retrieve(42)`, `store.disputes.resolve(7, body)`), built
+ * from the table the generator derives from the contract (`generated/method-table.ts`, one row per
+ * operation, named by its `x-sdk-method`).
+ *
+ * A method is a call of the client's own `GET`/`POST`/… or `paginate`, looked up on the client
+ * when it is called, so retries, timeouts, middleware and the typed errors all apply, and a
+ * client whose methods were replaced is the one that sends. Its result goes through `unwrap`:
+ * the data, or the typed error thrown. The resource objects are made once per client, on first
+ * use; the methods themselves are made once, here, shared by every client.
+ */
+import { methodTable, type MethodRow } from "../generated/method-table.js";
+import type { OperationMethods } from "../generated/methods.js";
+import { operations } from "../generated/operations.js";
+import type { FetchResult } from "./request.js";
+import type { MethodOptions } from "./types.js";
+import { unwrap } from "./unwrap.js";
+
+/** The client a resource object calls through: whatever holds the HTTP methods and `paginate`. */
+type Sender = Record<string, unknown>;
+
+/** Where a resource object keeps its client. */
+const CLIENT = Symbol("client");
+
+type Resource = { [CLIENT]: Sender };
+
+/** The keys of {@link MethodOptions}; a method refuses any other, naming it. */
+const METHOD_OPTIONS: Readonly<Record<keyof MethodOptions, true>> = { signal: true, headers: true, timeoutMs: true, maxRetries: true };
+
+/** A row of the table, read once: what a call needs without parsing anything. */
+interface Method {
+  name: string;
+  http: string;
+  path: string;
+  pathParams: readonly string[];
+  rest: MethodRow[3];
+  paginated: boolean;
+}
+
+/** Refuses a call: thrown for a list method (which returns an iterable), a rejection otherwise. */
+function refuse(method: Method, problem: string): Promise<never> {
+  const error = new TypeError(`${method.name}(): ${problem}; the request was not sent.`);
+  if (method.paginated) throw error;
+  return Promise.reject(error);
+}
+
+/** Calls `method`'s operation on `client` with the method's arguments. */
+function call(client: Sender, method: Method, args: unknown[]): unknown {
+  const { pathParams, rest } = method;
+  const count = pathParams.length;
+  const arity = count + (rest ? 1 : 0);
+  if (args.length > arity + 1) {
+    return refuse(method, `takes at most ${arity + 1} arguments (${[...pathParams, rest, "options"].filter(Boolean).join(", ")}), got ${args.length}`);
+  }
+  const init: Record<string, unknown> = {};
+  const options = args[arity] as Record<string, unknown> | undefined;
+  if (options !== undefined) {
+    if (options === null || typeof options !== "object") return refuse(method, "options must be an object: { signal, headers, timeoutMs, maxRetries }");
+    for (const option in options) {
+      if (!(option in METHOD_OPTIONS)) return refuse(method, `unknown option "${option}" (allowed: signal, headers, timeoutMs, maxRetries)`);
+      init[option] = options[option];
+    }
+  }
+  const params: Record<string, unknown> = {};
+  if (count > 0) {
+    const values: Record<string, unknown> = {};
+    for (let i = 0; i < count; i++) values[pathParams[i]!] = args[i];
+    params["path"] = values;
+  }
+  if (rest === "query") params["query"] = args[count];
+  else if (rest === "body" && args[count] !== undefined) init["body"] = args[count];
+  init["params"] = params;
+  if (method.paginated) return (client["paginate"] as (path: string, init: unknown) => unknown)(method.path, init);
+  return unwrap((client[method.http] as (path: string, init: unknown) => Promise<FetchResult>)(method.path, init));
+}
+
+/** Resource prototypes by dotted name (`"users"`, `"users.addresses"`), each holding its methods and sub-resource getters. */
+const prototypes = new Map<string, object>();
+
+/** Makes the resource `name` (its methods call `client`). */
+const makeResource = (name: string, client: Sender): object => Object.create(prototypes.get(name)!, { [CLIENT]: { value: client } }) as object;
+
+/**
+ * The resources made for each client, by name. Kept here rather than on the client, so that a
+ * client derived from it (`Object.create(store)`) never inherits resources bound to the original.
+ */
+const madeFor = new WeakMap<object, Record<string, object>>();
+
+/** The getter of a top-level resource: made for the client it is read on, once. */
+function topLevelGetter(name: string) {
+  return function (this: Sender): object {
+    let made = madeFor.get(this);
+    if (!made) madeFor.set(this, (made = {}));
+    return (made[name] ??= makeResource(name, this));
+  };
+}
+
+/** The getter of a sub-resource (`users.addresses`): made for its resource's client, once, and kept on that resource. */
+function subResourceGetter(name: string, key: string) {
+  return function (this: Resource): object {
+    const resource = makeResource(name, this[CLIENT]);
+    Object.defineProperty(this, key, { value: resource, configurable: true });
+    return resource;
+  };
+}
+
+/** The prototype of the resource `name`, made on first need. */
+function prototypeOf(name: string): object {
+  let prototype = prototypes.get(name);
+  if (!prototype) {
+    prototype = {};
+    prototypes.set(name, prototype);
+    const dot = name.lastIndexOf(".");
+    if (dot > 0) {
+      const key = name.slice(dot + 1);
+      Object.defineProperty(prototypeOf(name.slice(0, dot)), key, { get: subResourceGetter(name, key), configurable: true });
+    }
+  }
+  return prototype;
+}
+
+for (const [name, key, pathParams, rest] of methodTable) {
+  const space = key.indexOf(" ");
+  const method: Method = { name, http: key.slice(0, space), path: key.slice(space + 1), pathParams, rest, paginated: operations[key].paginated === true };
+  const dot = name.lastIndexOf(".");
+  (prototypeOf(name.slice(0, dot)) as Record<string, unknown>)[name.slice(dot + 1)] = function (this: Resource, ...args: unknown[]) {
+    return call(this[CLIENT], method, args);
+  };
+}
+
+/** The top-level resources (`users`, `giftCards`, …). */
+const topLevel = [...prototypes.keys()].filter((name) => !name.includes("."));
+
+/**
+ * Adds the resources (`users`, `giftCards`, …) to a client, as getters that make each resource
+ * on first use for the object they are read on: a client derived with `Object.create(store)`
+ * and its own `GET`/`POST`/… sends through those. The getters are not enumerable, so a copy
+ * made by spreading the client (`{ ...store, GET }`) has no resources until it is given them
+ * with this function, rather than resources that call the original.
+ */
+export function attachMethods<Client extends object>(client: Client): Client & OperationMethods {
+  for (const name of topLevel) {
+    Object.defineProperty(client, name, { get: topLevelGetter(name), configurable: true });
+  }
+  return client as Client & OperationMethods;
+}
