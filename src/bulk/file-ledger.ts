@@ -34,7 +34,7 @@ const MAX_PENDING = 64 * 1024;
 /** Options of {@link fileLedger}. */
 export interface FileLedgerOptions {
   /** Also `fsync` each `sending` record, so that it survives a power loss (slower). Default false. */
-  fsync?: boolean;
+  fsync?: boolean | undefined;
 }
 
 const CRC_TABLE = (() => {
