@@ -202,8 +202,10 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
 
   // ── one item ──
   const message = (error: unknown, slot: Slot): string => {
-    const token = tokenOf(slot);
-    if (token) secrets.add(token);
+    for (const worker of [slot, ...slots]) {
+      const token = tokenOf(worker);
+      if (token) secrets.add(token);
+    }
     const text = error instanceof Error ? error.message : String(error);
     return redact(text, [...secrets]);
   };
