@@ -7,6 +7,8 @@
  *
  *   npm run bench               full run (about 8 minutes), writes docs/performance.md
  *   npm run bench -- --quick    smoke run: fewer, shorter samples; prints, writes nothing
+ *   npm run bench -- --only bulk[,size…]   those benchmarks only: their sections and summary
+ *                               rows of docs/performance.md are replaced, the rest kept
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -23,8 +25,14 @@ console.log("Building dist/ (tsc -p tsconfig.build.json)…");
 const tsc = join(ROOT, "node_modules/typescript/lib/tsc.js");
 execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
 
+const ALL = ["stub", "loopback", "pagination", "retryCost", "size", "startup", "typecheck", "contractDiff", "bulk"];
+const onlyAt = process.argv.indexOf("--only");
+const only = onlyAt < 0 ? undefined : (process.argv[onlyAt + 1] ?? "").split(",").filter(Boolean);
+const unknown = only?.filter((name) => !ALL.includes(name)) ?? [];
+if (only?.length === 0 || unknown.length > 0) throw new Error(`--only takes benchmark names separated by commas: ${ALL.join(", ")}`);
+
 const sections: Section[] = [];
-for (const name of ["stub", "loopback", "pagination", "retryCost", "size", "startup", "typecheck", "contractDiff"]) {
+for (const name of only ?? ALL) {
   console.log(`▶ ${name}`);
   sections.push(await inChild<Section>(name, quick ? "quick" : "full"));
 }
@@ -64,7 +72,44 @@ ${sections.map((s, i) => `## ${i + 1}. ${s.title}\n\n${s.note}\n\n${s.tables.map
 
 console.log(`\n${summary}\n`);
 if (quick) console.log("Quick run: docs/performance.md left as it is.");
-else {
+else if (only) {
+  writeFileSync(join(ROOT, "docs/performance.md"), replaceSections(readFileSync(join(ROOT, "docs/performance.md"), "utf8")));
+  console.log(`Updated ${only.join(", ")} in docs/performance.md`);
+} else {
   writeFileSync(join(ROOT, "docs/performance.md"), report);
   console.log("Wrote docs/performance.md");
+}
+
+/**
+ * The page with these sections put in place of their earlier figures (or added at the end),
+ * each saying when and under what load it was measured, and their summary rows replaced.
+ */
+function replaceSections(page: string): string {
+  let out = page;
+  for (const section of sections) {
+    const rows = section.summary.map((row) => `| ${row.join(" | ")} |`);
+    for (const row of section.summary) {
+      const old = out.split("\n").findIndex((line) => line.startsWith(`| ${row[0]} |`));
+      if (old >= 0) out = out.split("\n").filter((_, i) => i !== old).join("\n");
+    }
+    // New rows go after the summary table's last row.
+    const lines = out.split("\n");
+    const summaryStart = lines.findIndex((line) => line.startsWith("| measure (median) |"));
+    let end = summaryStart;
+    while (end + 1 < lines.length && lines[end + 1]!.startsWith("|")) end++;
+    lines.splice(end + 1, 0, ...rows);
+    out = lines.join("\n");
+
+    const body = `${section.note}\n\nMeasured on its own (\`npm run bench -- --only\`): ${environment}\n\n${section.tables.map(table).join("\n\n")}\n`;
+    const heading = new RegExp(`^## (\\d+)\\. ${section.title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n`, "m");
+    const found = heading.exec(out);
+    if (found) {
+      const next = out.indexOf("\n## ", found.index + found[0].length);
+      out = `${out.slice(0, found.index)}${found[0]}\n${body}${next < 0 ? "" : out.slice(next)}`;
+    } else {
+      const count = (out.match(/^## \d+\. /gm) ?? []).length;
+      out = `${out.trimEnd()}\n\n## ${count + 1}. ${section.title}\n\n${body}`;
+    }
+  }
+  return out;
 }

@@ -4,7 +4,7 @@
  * through one call lifecycle (`request.ts`); adds `paginate` and the operation methods
  * (`methods.ts`), which call through those.
  */
-import createClient from "openapi-fetch";
+import createClient, { type Client } from "openapi-fetch";
 import { tokenSource } from "./auth.js";
 import { clientHeaders, sdkHeaders } from "./headers.js";
 import { deadlineClock, trackMiddleware } from "./internal/fast-path.js";
@@ -15,6 +15,7 @@ import { createPaginate } from "./paginate.js";
 import { createSend, type ClientContext } from "./request.js";
 import { DEFAULT_MAX_RETRIES } from "./retry-policy.js";
 import { DEFAULT_TIMEOUT_MS } from "./timeout.js";
+import type { FetchLike } from "./transport.js";
 import type { paths, StoreAdminClient, StoreAdminClientOptions } from "./types.js";
 
 /** Every path of the API is under this prefix of the store's address (spec part 4). */
@@ -129,7 +130,7 @@ export function buildClient(options: StoreAdminClientOptions, internals: ClientI
   const hasMiddleware = trackMiddleware(client);
 
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const send = createSend({
+  const context: ClientContext = {
     request: client.request as ClientContext["request"],
     // Looked up per call, so that a fetch installed later (a test, a polyfill) is used.
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
@@ -143,11 +144,74 @@ export function buildClient(options: StoreAdminClientOptions, internals: ClientI
     hasMiddleware,
     sleep: internals.sleep ?? abortableSleep,
     random: internals.random ?? Math.random,
-  });
-  const methods = client as unknown as Record<string, unknown>;
+  };
+  return assemble(client, context, apiRoot);
+}
+
+/** What each client was assembled from, for {@link deriveClient}. */
+const assemblies = new WeakMap<object, [ClientContext, string]>();
+
+/**
+ * Routes every method of `target` through one call lifecycle over `context` and adds
+ * `paginate`. Anything a client carries beyond openapi-fetch's methods is attached here, so
+ * that a derived client has it too.
+ */
+function assemble(target: object, context: ClientContext, apiRoot: string): StoreAdminClient {
+  const send = createSend(context);
+  const methods = target as Record<string, unknown>;
   for (const method of HTTP_METHODS) methods[method] = (path: string, init?: Record<string, unknown>) => send(method, path, init);
   methods["request"] = (method: string, path: string, init?: Record<string, unknown>) => send(method.toUpperCase(), path, init);
-
+  methods["paginate"] = createPaginate(target as Client<paths>, apiRoot);
+  assemblies.set(target, [context, apiRoot]);
   // The methods above are openapi-fetch's with stricter types (exact bodies, no per-call origin).
-  return attachMethods(Object.assign(client, { paginate: createPaginate(client, apiRoot) })) as unknown as StoreAdminClient;
+  return attachMethods(target) as unknown as StoreAdminClient;
+}
+
+/** How {@link deriveClient} changes a client: its transport, and a wait before each attempt. */
+export interface ClientDerivation {
+  /** The derived client's `fetch`, made from the original's: called once per attempt that goes on the wire. */
+  fetch: (fetch: FetchLike) => FetchLike;
+  /**
+   * Called before every attempt (the first, and each retry after its backoff), outside the
+   * attempt's `timeoutMs`: a wait here is never a timeout. A promise is awaited (rejecting
+   * fails the call); `undefined` means go ahead now.
+   */
+  beforeAttempt?: (signal: AbortSignal | undefined) => Promise<void> | undefined;
+}
+
+/**
+ * A client that behaves as `client` (same options, token, retries, and the same openapi-fetch
+ * core, so middleware registered with `use()` on either runs on both) but sends through
+ * `derivation.fetch` and waits on `derivation.beforeAttempt`. Not exported from the package's
+ * main entry: the bulk runner uses it to see every request a task sends.
+ * @throws TypeError when `client` was not made by `createStoreAdminClient()`.
+ */
+export function deriveClient(client: StoreAdminClient, derivation: ClientDerivation): StoreAdminClient {
+  const assembly = assemblies.get(client);
+  if (!assembly) throw new TypeError("client must be a client made by createStoreAdminClient().");
+  const [context, apiRoot] = assembly;
+  const { beforeAttempt } = derivation;
+  const derived: ClientContext = { ...context, fetch: derivation.fetch(context.fetch) };
+  if (beforeAttempt) {
+    derived.sleep = async (ms, signal) => {
+      await context.sleep(ms, signal);
+      await beforeAttempt(signal);
+    };
+  }
+  // `use`, `eject` and anything else the client carries are shared; the methods are remade below.
+  const target = assemble({ ...client }, derived, apiRoot) as unknown as Record<string, (...args: never[]) => Promise<unknown>>;
+  if (beforeAttempt) {
+    type Init = { signal?: AbortSignal | null } | undefined;
+    const gated = (init: Init, send: () => Promise<unknown>): Promise<unknown> => {
+      const wait = beforeAttempt(init?.signal ?? undefined);
+      return wait ? wait.then(send) : send();
+    };
+    for (const method of HTTP_METHODS) {
+      const send = target[method] as (path: string, init: Init) => Promise<unknown>;
+      target[method] = (path: string, init: Init) => gated(init, () => send(path, init));
+    }
+    const request = target["request"] as (method: string, path: string, init: Init) => Promise<unknown>;
+    target["request"] = (method: string, path: string, init: Init) => gated(init, () => request(method, path, init));
+  }
+  return target as unknown as StoreAdminClient;
 }

@@ -2,6 +2,7 @@
  * Runs one benchmark in this fresh process (its own JIT state and heap) and sends its result
  * to the parent over IPC. Arguments: the benchmark's name, then its own arguments.
  */
+import { bulkRunner } from "./bulk.js";
 import { contractDiff, size, startup, typecheck } from "./footprint.js";
 import { pagination, timedWalk, type WalkName } from "./pagination.js";
 import { loopback, retryCost, stub } from "./throughput.js";
@@ -16,6 +17,7 @@ const BENCHMARKS: Record<string, (...args: string[]) => Promise<unknown>> = {
   typecheck: (mode) => typecheck(mode === "quick"),
   contractDiff: (mode) => contractDiff(mode === "quick"),
   walk: (name, items) => timedWalk(name as WalkName, Number(items)),
+  bulk: (mode) => bulkRunner(mode === "quick"),
 };
 
 const [name = "", ...args] = process.argv.slice(2);

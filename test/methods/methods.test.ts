@@ -11,6 +11,7 @@ import { methodTable } from "../../generated/method-table.js";
 import { operations, type OperationKey } from "../../generated/operations.js";
 import { mockOperations } from "../../generated/testing/operations.js";
 import { createStoreAdminClient, NotFoundError, PermissionDeniedError, type StoreAdminClient } from "../../src/index.js";
+import { deriveClient } from "../../src/client.js";
 import { attachMethods } from "../../src/methods.js";
 import { servePages } from "../../src/testing/index.js";
 import { mockedClient, TEST_TOKEN } from "../testing/kit.js";
@@ -269,6 +270,25 @@ describe("the resources follow the client they are read on", () => {
     await attached.users.retrieve(42);
     expect(seen).toEqual(["/users/{id}/"]);
     expect(mock.requests).toHaveLength(2);
+  });
+
+  it("a client from deriveClient (the bulk runner's) has methods that send through its transport and wait on its gate", async () => {
+    const { mock, store } = mockedClient();
+    const methods: string[] = [];
+    let gates = 0;
+    const derived = deriveClient(store, {
+      fetch: (fetch) => (input, init) => (methods.push(input instanceof Request ? input.method : String(init?.method)), fetch(input, init)),
+      beforeAttempt: () => (gates++, undefined),
+    });
+    await derived.users.retrieve(42);
+    await derived.giftCards.update(7, { expired_at: null });
+    expect(await all(derived.users.list())).not.toHaveLength(0);
+    expect(methods.slice(0, 2)).toEqual(["GET", "PATCH"]);
+    expect(methods.length).toBe(mock.requests.length);
+    expect(gates).toBe(mock.requests.length);
+    // The original's methods do not go through the derived transport.
+    await store.users.retrieve(42);
+    expect(methods.length).toBe(mock.requests.length - 1);
   });
 
   it("a resource object is made once per client", () => {

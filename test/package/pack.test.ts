@@ -23,12 +23,12 @@ const ALLOWED = [
   // Compiled modules and their declarations; `src/internal/` is compiled too (imported by the rest).
   /^dist\/(src|generated)\/(?:[\w-]+\/)*[\w.-]+\.(js|d\.ts)$/,
   // The docs the README links to, so that its links work in node_modules/store-admin-sdk/.
-  /^docs\/(guide|reliability|performance|architecture|contract-diff)\.md$/,
+  /^docs\/(guide|reliability|performance|architecture|contract-diff|bulk)\.md$/,
   /^CHANGELOG\.md$/,
   /^docs\/samples\/\w+\.ts$/,
 ];
 const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.yaml", "dist/src/index.js", "dist/src/index.d.ts",
-  "docs/guide.md", "docs/reliability.md"];
+  "docs/guide.md", "docs/reliability.md", "dist/src/bulk/index.js", "dist/src/bulk/index.d.ts", "dist/src/cli/main.js", "docs/bulk.md"];
 /**
  * Well above today's size (~165 kB: the testing kit's compiled validators and examples are
  * ~45 kB, the shipped docs and samples ~45 kB): a jump past it means something unintended got packed.
