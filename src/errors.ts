@@ -13,7 +13,7 @@
 
 import { isIdempotent, parseRetryAfterMs } from "./retry-policy.js";
 import { prefix, reasonPhrase, statusMessage, validationIssues, type Operation, type ValidationIssue } from "./internal/error-messages.js";
-import { causeCodes, redact, REDACTED, redactDeep, redactHeaders, sanitizeCause, summarizeCause } from "./internal/redact.js";
+import { causeCodes, clip, redact, REDACTED, redactDeep, redactHeaders, sanitizeCause, summarizeCause } from "./internal/redact.js";
 
 export type { Operation, ValidationIssue };
 
@@ -106,7 +106,7 @@ export class ApiError extends StoreAdminError {
     const secrets = input.secrets ?? [];
     const body = redactDeep(input.body, secrets);
     const headers = redactHeaders(input.headers, secrets);
-    super(statusMessage(input.status, body, headers, input.operation, input.scope, requestedPath(input.url, secrets)), {
+    super(statusMessage(input.status, body, headers, input.operation, input.scope, requestedPath(input.url, secrets), secrets), {
       operation: input.operation,
       secrets,
     });
@@ -230,7 +230,7 @@ export class ConnectionError extends StoreAdminError {
 
   constructor(input: { requestSent: "no" | "maybe" | "yes" } & StoreAdminErrorOptions) {
     const summary = summarizeCause(input.cause);
-    const reason = summary && redact(summary, input.secrets);
+    const reason = summary && clip(summary, input.secrets);
     const what = {
       no: "could not connect; nothing was sent",
       maybe: "the connection failed before a response arrived; the request may have reached the server",

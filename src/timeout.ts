@@ -31,6 +31,32 @@ export interface Deadline {
   stop(): void;
 }
 
+/** The listeners of the calls sharing one caller signal, and the one listener that runs them. */
+const watched = new WeakMap<AbortSignal, { listeners: Set<() => void>; run: () => void }>();
+
+/**
+ * Runs `listener` when `signal` aborts; returns the function that stops it. However many calls
+ * share a caller's signal, the signal holds one listener of theirs, removed with the last:
+ * Node 20 warns past 10 (`MaxListenersExceededWarning`), and a job may run hundreds at once.
+ */
+export function onAbort(signal: AbortSignal, listener: () => void): () => void {
+  let watch = watched.get(signal);
+  if (!watch) {
+    const listeners = new Set<() => void>();
+    watch = { listeners, run: () => listeners.forEach((run) => run()) };
+    watched.set(signal, watch);
+    signal.addEventListener("abort", watch.run, { once: true });
+  }
+  const { listeners, run } = watch;
+  listeners.add(listener);
+  return () => {
+    if (listeners.delete(listener) && listeners.size === 0) {
+      signal.removeEventListener("abort", run);
+      watched.delete(signal);
+    }
+  };
+}
+
 /** The reason a deadline aborts its signal with; the client turns it into a `TimeoutError`. */
 export function timeoutReason(): DOMException {
   return new DOMException("The attempt ran out of timeoutMs.", "TimeoutError");
@@ -47,8 +73,7 @@ export function timeoutReason(): DOMException {
 export function ownDeadline(callerSignal: AbortSignal | undefined, timeoutMs: number): Deadline {
   const controller = new AbortController();
   let timedOut = false;
-  const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
-  callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
+  const unwatch = callerSignal && onAbort(callerSignal, () => controller.abort(callerSignal.reason));
   const timer =
     timeoutMs <= MAX_TIMER_DELAY_MS
       ? setTimeout(() => {
@@ -63,7 +88,7 @@ export function ownDeadline(callerSignal: AbortSignal | undefined, timeoutMs: nu
     },
     stop() {
       clearTimeout(timer);
-      callerSignal?.removeEventListener("abort", onCallerAbort);
+      unwatch?.();
     },
   };
 }
@@ -76,14 +101,14 @@ export function settleWithin<T>(promise: Promise<T>, signal: AbortSignal | undef
   return new Promise<T>((resolve, reject) => {
     const end = (settle: () => void): void => {
       clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
+      unwatch?.();
       settle();
     };
-    const onAbort = (): void => end(() => reject(signal?.reason));
+    const aborted = (): void => end(() => reject(signal?.reason));
     const timer = timeoutMs <= MAX_TIMER_DELAY_MS ? setTimeout(() => end(() => reject(onTimeout())), timeoutMs) : undefined;
     // Handlers go on `promise` first, so that its later rejection is never unhandled.
     promise.then((value) => end(() => resolve(value)), (error: unknown) => end(() => reject(error)));
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener("abort", onAbort, { once: true });
+    const unwatch = signal && !signal.aborted ? onAbort(signal, aborted) : undefined;
+    if (signal?.aborted) aborted();
   });
 }

@@ -3,7 +3,7 @@
  * against `maxResponseBytes`.
  */
 import { InvalidResponseError, RedirectError, ResponseTooLargeError, type Operation } from "./errors.js";
-import { redact } from "./internal/redact.js";
+import { clip } from "./internal/redact.js";
 
 /** The `fetch` signature the client calls: the platform's, or one with the same signature. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -23,15 +23,17 @@ export function expectsJsonBody(method: string, response: Response): boolean {
  * The response with its body counted as it is read: past `maxBytes` decoded bytes the read
  * fails with a `ResponseTooLargeError` and the rest is never fetched, so a compressed body
  * that inflates to gigabytes costs at most `maxBytes` of memory. Counting happens on the
- * stream the runtime decodes into. openapi-fetch reads a body with `text()`, `json()`, `blob()`
- * or `arrayBuffer()`, which this response reads through the counter; a body the caller
- * streams (`parseAs: "stream"`) is a counted stream on a new `Response`.
+ * stream the runtime decodes into. Without middleware, only openapi-fetch reads the body, with
+ * `text()`, `json()`, `blob()` or `arrayBuffer()` (the client refuses any other `parseAs`),
+ * which this response reads through the counter. When `atStream` (a body the caller streams,
+ * or a response middleware may re-wrap, clone or read any way it likes), the body is a counted
+ * stream on a new `Response`, so whatever reads it, or a copy of it, is counted.
  */
-export function limitBody(response: Response, maxBytes: number, operation: Operation, streams: boolean): Response {
+export function limitBody(response: Response, maxBytes: number, operation: Operation, atStream: boolean): Response {
   const { body, status } = response;
   if (body === null || maxBytes === Infinity) return response;
   const tooLarge = (): Error => new ResponseTooLargeError({ status, maxResponseBytes: maxBytes, operation });
-  if (streams) {
+  if (atStream) {
     let total = 0;
     const counted = body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
@@ -81,8 +83,8 @@ async function readAll(body: ReadableStream<Uint8Array>, maxBytes: number, tooLa
   return whole;
 }
 
-/** JSON media types: `application/json` and `application/<anything>+json` (RFC 6839). */
-const JSON_CONTENT_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+/** JSON media types: `application/json` and `application/<anything>+json` (RFC 6839). Anchored: linear. */
+const JSON_CONTENT_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i;
 
 /**
  * What is wrong with a response, judged as soon as its headers arrive and before anything
@@ -92,7 +94,8 @@ const JSON_CONTENT_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
  *   with `redirect: "manual"`): `RedirectError`, naming the target's origin only.
  * - Every 2xx operation of this API declares `application/json`; a 2xx of another declared
  *   type (an HTML page from a proxy) cannot be it: `InvalidResponseError`. A body with no
- *   `Content-Type` is left to the JSON parser: tolerant responses.
+ *   `Content-Type` is left to the JSON parser: tolerant responses. A `Content-Type` a proxy
+ *   repeated is accepted when every value is JSON.
  *
  * The caller cancels the body of a refused response, which frees its connection.
  */
@@ -108,8 +111,9 @@ export function responseHeadProblem(
   }
   if (expectsJsonBody(request.method, response)) {
     const contentType = response.headers.get("content-type");
-    if (contentType && !JSON_CONTENT_TYPE.test(contentType)) {
-      const problem = `its content-type is ${redact(contentType.split(";")[0]!.trim(), secrets)}, not application/json`;
+    // A header a proxy doubled (`application/json, application/json`) is JSON when each of its values is.
+    if (contentType && !contentType.split(",").every((value) => JSON_CONTENT_TYPE.test(value))) {
+      const problem = `its content-type is ${clip(contentType.split(";")[0]!, secrets)}, not application/json`;
       return new InvalidResponseError({ status, problem, operation, secrets });
     }
   }

@@ -5,6 +5,7 @@
  */
 
 import { isIdempotent, parseRetryAfterMs } from "../retry-policy.js";
+import { clip } from "./redact.js";
 
 /** The operation an error belongs to: HTTP method and path template, e.g. `{ method: "GET", path: "/users/{id}/" }`. */
 export interface Operation {
@@ -32,8 +33,7 @@ const REASON_PHRASES: Readonly<Record<number, string>> = {
   503: "Service Unavailable", 504: "Gateway Timeout",
 };
 
-/** Longest server-provided detail copied into a message, and the share of it an HTML page gets. */
-const MAX_DETAIL_CHARS = 300;
+/** The share of a message an HTML page's summary gets (other server text: 300 characters, `clip()`). */
 const MAX_HTML_SUMMARY_CHARS = 80;
 
 export function reasonPhrase(status: number): string {
@@ -51,9 +51,11 @@ export function statusMessage(
   operation: Operation | undefined,
   scope: string | undefined,
   path: string | undefined,
+  secrets: readonly string[],
 ): string {
-  const detail = status === 422 ? validationSummary(body) ?? bodyDetail(body) : bodyDetail(body);
-  const head = `${status} ${reasonPhrase(status)}`.trim() + (detail ? `: ${detail.replace(/\.+$/, "")}` : "");
+  const detail = (status === 422 && validationSummary(body, secrets)) || bodyDetail(body, secrets);
+  // The lookbehind makes the match start only at the first dot of a run: linear.
+  const head = `${status} ${reasonPhrase(status)}`.trim() + (detail ? `: ${detail.replace(/(?<!\.)\.+$/, "")}` : "");
   const next = nextStep(status, headers, operation, scope, path);
   return next ? `${head}. ${next}` : `${head}.`;
 }
@@ -87,20 +89,20 @@ function nextStep(status: number, headers: Headers, operation: Operation | undef
 }
 
 /** A short, single-line detail from an error body: `detail`, `message`, `title` or `error`. */
-function bodyDetail(body: unknown): string | undefined {
+function bodyDetail(body: unknown, secrets: readonly string[]): string | undefined {
   if (typeof body === "string") {
     const text = body.trim();
     if (!text) return undefined;
-    if (/^<(!doctype|!--|html|head|body|title|\?xml)/i.test(text)) return htmlSummary(text);
-    return clip(text);
+    if (/^<(!doctype|!--|html|head|body|title|\?xml)/i.test(text)) return htmlSummary(text, secrets);
+    return clip(text, secrets);
   }
   if (body === null || typeof body !== "object") return undefined;
   const record = body as Record<string, unknown>;
   for (const key of ["detail", "message", "title", "error", "error_description"]) {
     const value = record[key];
-    if (typeof value === "string" && value.trim()) return clip(value);
+    if (typeof value === "string" && value.trim()) return clip(value, secrets);
     if (value && typeof value === "object" && typeof (value as { message?: unknown }).message === "string") {
-      return clip((value as { message: string }).message);
+      return clip((value as { message: string }).message, secrets);
     }
   }
   return undefined;
@@ -121,22 +123,21 @@ export function validationIssues(body: unknown): ValidationIssue[] {
   });
 }
 
-function validationSummary(body: unknown): string | undefined {
+function validationSummary(body: unknown, secrets: readonly string[]): string | undefined {
   const issues = validationIssues(body);
   if (issues.length === 0) return undefined;
-  return clip(issues.map((issue) => `${issue.location.join(".") || "request"}: ${issue.message}`).join("; "));
+  return clip(issues.map((issue) => `${issue.location.join(".") || "request"}: ${issue.message}`).join("; "), secrets);
 }
 
-function clip(text: string, max = MAX_DETAIL_CHARS): string {
-  const oneLine = text.replace(/\s+/g, " ").trim();
-  return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
-}
-
-/** An HTML error page (a proxy's, a login page) in a few words: its title, else its first text. */
-function htmlSummary(html: string): string {
-  const head = html.slice(0, 64 * 1024);
-  const title = /<title[^>]*>([^<]*)</i.exec(head)?.[1];
-  const text = title?.trim() ? title : head.replace(/<(script|style)[\s\S]*?<\/\1>|<[^>]*>/gi, " ");
-  const summary = clip(text.replace(/&nbsp;/g, " "), MAX_HTML_SUMMARY_CHARS);
+/**
+ * An HTML error page (a proxy's, a login page) in a few words: its title, else its first text.
+ * Each pattern is linear: a tag ends at the next `<` or `>`, an unclosed script or style ends
+ * the text, so no position is scanned twice however hostile the page (an error body is at
+ * most 64 K characters: `BODY_BUDGET`).
+ */
+function htmlSummary(html: string, secrets: readonly string[]): string {
+  const title = /<title[^<>]*>([^<]*)/i.exec(html)?.[1];
+  const text = title?.trim() ? title : html.replace(/<(script|style)\b[^]*?(<\/\1\s*>|$)|<[^<>]*>/gi, " ");
+  const summary = clip(text.replace(/&nbsp;/g, " "), secrets, MAX_HTML_SUMMARY_CHARS);
   return summary ? `the server sent an HTML page, not JSON ("${summary}")` : "the server sent an HTML page, not JSON";
 }
