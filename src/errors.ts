@@ -206,7 +206,7 @@ export class TimeoutError extends StoreAdminError {
     super(
       input.waitingForToken
         ? `the accessToken function did not return within timeoutMs (${input.timeoutMs} ms); the request was not sent.`
-        : `timed out after ${input.timeoutMs} ms (timeoutMs, per attempt, includes reading the body). ` +
+        : `timed out after ${input.timeoutMs} ms (timeoutMs per attempt, body included). ` +
         (isIdempotent(method)
           ? "Raise timeoutMs if the server is just slow."
           : "The request may have reached the server: check whether it took effect before calling again."),
@@ -281,8 +281,7 @@ export class InvalidResponseError extends StoreAdminError {
   constructor(input: { status?: number | undefined; problem: string } & StoreAdminErrorOptions) {
     const status = input.status === undefined ? "" : `${input.status} ${reasonPhrase(input.status)} `;
     super(
-      `${status}with a body that is not the declared JSON: ${input.problem}. ` +
-        "Something other than the API may have answered (a proxy, a login page): check baseUrl/apiUrl.",
+      `${status}with a body that is not the declared JSON: ${input.problem}. A proxy or a login page may have answered: check baseUrl/apiUrl.`,
       input,
     );
     this.status = input.status;
@@ -313,8 +312,7 @@ export class ResponseTooLargeError extends StoreAdminError {
 
   constructor(input: { status: number; maxResponseBytes: number } & StoreAdminErrorOptions) {
     super(
-      `${input.status} ${reasonPhrase(input.status)} with a body larger than maxResponseBytes (${input.maxResponseBytes} bytes, decoded); ` +
-        "reading stopped and the request was not resent. Raise maxResponseBytes if such a body is expected.",
+      `${input.status} ${reasonPhrase(input.status)} with a body over maxResponseBytes (${input.maxResponseBytes} bytes, decoded); reading stopped, the request was not resent.`,
       input,
     );
     this.status = input.status;

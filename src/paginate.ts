@@ -17,7 +17,7 @@ import { PaginationError } from "./errors.js";
 import type { FetchResult } from "./request.js";
 import { unwrap } from "./unwrap.js";
 import { itemsOf } from "./internal/fast-path.js";
-import { onAbort } from "./timeout.js";
+import { ownDeadline } from "./timeout.js";
 import type { ListPath, Paginate, paths } from "./types.js";
 
 /** Empty pages in a row, each with a `next` link, after which the walk stops. */
@@ -73,18 +73,11 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
     }
   }
 
-  // Each walk of items sends its pages with a signal of its own, so that leaving the loop
-  // aborts a page still in flight; the caller's signal aborts it too, with its reason.
+  // Each walk of items sends its pages with a signal of its own (which the caller's aborts, with
+  // its reason), so that leaving the loop aborts a page still in flight.
   const items = (path: ListPath, init?: GetInit) => {
-    const walk = new AbortController();
-    const caller = init?.signal as AbortSignal | null | undefined;
-    const abort = (): void => walk.abort(caller?.reason);
-    if (caller?.aborted) abort();
-    const unwatch = caller && onAbort(caller, abort);
-    return itemsOf(pages(path, { ...init, signal: walk.signal }), () => {
-      unwatch?.();
-      walk.abort();
-    });
+    const walk = ownDeadline((init?.signal as AbortSignal | null | undefined) ?? undefined, Infinity);
+    return itemsOf(pages(path, { ...init, signal: walk.signal }), () => walk.abort());
   };
 
   return Object.assign(items, { pages }) as unknown as Paginate;

@@ -204,6 +204,9 @@ const serialized = (body: unknown): unknown => body;
 /** openapi-fetch's `parseAs` values. */
 const PARSE_AS: readonly unknown[] = ["json", "text", "blob", "arrayBuffer", "stream"];
 
+/** Whether openapi-fetch reads the call's body with `json()` or `text()` (the default is JSON). */
+const isJsonOrText = ({ init }: Call): boolean => init.parseAs === undefined || init.parseAs === "json" || init.parseAs === "text";
+
 /**
  * The body as it goes on the wire, computed once per call: form data for the operations the
  * contract marks multipart (even without a file: the operation takes form data), else
@@ -263,14 +266,14 @@ async function runAttempt(call: Call): Promise<Outcome> {
       throw problem;
     }
     // Middleware is handed the Response, and may re-wrap or clone its body: then it is counted at the stream.
-    return (response = limitBody(head, client.maxResponseBytes, operation, call.streams || !call.init.Request));
+    return (response = limitBody(head, client.maxResponseBytes, operation, !call.init.Request || !isJsonOrText(call)));
   };
 
   try {
     const result = await client.request(method, operation.path, { ...call.init, signal: deadline.signal, fetch: fetchOnce });
     // Every 2xx body of the contract is a JSON object or list: `null`, `42` or `"hello"` cannot be one.
     const { data } = result;
-    const json = (call.init.parseAs ?? "json") === "json";
+    const json = isJsonOrText(call) && call.init.parseAs !== "text";
     if (expectsJsonBody(method, result.response) && (data === undefined || (json && (data === null || typeof data !== "object")))) {
       const problem = data === undefined ? "the body is empty" : `it is JSON ${data === null ? "null" : typeof data}, not an object or list`;
       throw new InvalidResponseError({ status: result.response.status, problem, operation, secrets });

@@ -31,6 +31,13 @@ export interface Deadline {
   stop(): void;
 }
 
+/** A deadline of its own, which its owner can also abort (a `paginate()` walk that is left). */
+export interface OwnDeadline extends Deadline {
+  readonly signal: AbortSignal;
+  /** Stops the deadline and aborts its signal. */
+  abort(): void;
+}
+
 /** The listeners of the calls sharing one caller signal, and the one listener that runs them. */
 const watched = new WeakMap<AbortSignal, { listeners: Set<() => void>; run: () => void }>();
 
@@ -70,10 +77,12 @@ export function timeoutReason(): DOMException {
  * https://github.com/denoland/deno/issues/24842), and an uncleared timeout timer lingers for
  * `timeoutMs` after every request.
  */
-export function ownDeadline(callerSignal: AbortSignal | undefined, timeoutMs: number): Deadline {
+export function ownDeadline(callerSignal: AbortSignal | undefined, timeoutMs: number): OwnDeadline {
   const controller = new AbortController();
   let timedOut = false;
-  const unwatch = callerSignal && onAbort(callerSignal, () => controller.abort(callerSignal.reason));
+  const followCaller = (): void => controller.abort(callerSignal?.reason);
+  if (callerSignal?.aborted) followCaller();
+  const unwatch = callerSignal && onAbort(callerSignal, followCaller);
   const timer =
     timeoutMs <= MAX_TIMER_DELAY_MS
       ? setTimeout(() => {
@@ -89,6 +98,10 @@ export function ownDeadline(callerSignal: AbortSignal | undefined, timeoutMs: nu
     stop() {
       clearTimeout(timer);
       unwatch?.();
+    },
+    abort() {
+      this.stop();
+      controller.abort();
     },
   };
 }

@@ -23,11 +23,11 @@ export function expectsJsonBody(method: string, response: Response): boolean {
  * The response with its body counted as it is read: past `maxBytes` decoded bytes the read
  * fails with a `ResponseTooLargeError` and the rest is never fetched, so a compressed body
  * that inflates to gigabytes costs at most `maxBytes` of memory. Counting happens on the
- * stream the runtime decodes into. Without middleware, only openapi-fetch reads the body, with
- * `text()`, `json()`, `blob()` or `arrayBuffer()` (the client refuses any other `parseAs`),
- * which this response reads through the counter. When `atStream` (a body the caller streams,
- * or a response middleware may re-wrap, clone or read any way it likes), the body is a counted
- * stream on a new `Response`, so whatever reads it, or a copy of it, is counted.
+ * stream the runtime decodes into. Without middleware, a JSON or text body is read only by
+ * openapi-fetch, with `text()` or `json()`, which this response reads through the counter.
+ * When `atStream` (any other `parseAs`, or a response middleware may re-wrap, clone or read
+ * any way it likes), the body is a counted stream on a new `Response`, so whatever reads it,
+ * or a copy of it, is counted.
  */
 export function limitBody(response: Response, maxBytes: number, operation: Operation, atStream: boolean): Response {
   const { body, status } = response;
@@ -48,22 +48,15 @@ export function limitBody(response: Response, maxBytes: number, operation: Opera
     Object.defineProperty(limited, "url", { value: response.url });
     return limited;
   }
-  const bytes = (): Promise<Uint8Array> => readAll(body, maxBytes, tooLarge);
-  const text = async (): Promise<string> => utf8.decode(await bytes());
-  return Object.assign(response, {
-    text,
-    json: async (): Promise<unknown> => JSON.parse(await text()),
-    blob: async (): Promise<Blob> => new Blob([(await bytes()) as Uint8Array<ArrayBuffer>], { type: response.headers.get("content-type") ?? "" }),
-    arrayBuffer: async (): Promise<ArrayBuffer> => (await bytes()).slice().buffer,
-  });
+  const text = (): Promise<string> => readText(body, maxBytes, tooLarge);
+  return Object.assign(response, { text, json: async (): Promise<unknown> => JSON.parse(await text()) });
 }
 
-const utf8 = new TextDecoder();
-
-/** Reads a body whole, failing with `tooLarge()` (and cancelling the rest) once it passes `maxBytes`. */
-async function readAll(body: ReadableStream<Uint8Array>, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array> {
+/** Reads a body as UTF-8 text, failing with `tooLarge()` (and cancelling the rest) once it passes `maxBytes`. */
+async function readText(body: ReadableStream<Uint8Array>, maxBytes: number, tooLarge: () => Error): Promise<string> {
   const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
+  const utf8 = new TextDecoder();
+  let text = "";
   let total = 0;
   for (let step = await reader.read(); !step.done; step = await reader.read()) {
     total += step.value.byteLength;
@@ -71,16 +64,9 @@ async function readAll(body: ReadableStream<Uint8Array>, maxBytes: number, tooLa
       await reader.cancel().catch(() => undefined);
       throw tooLarge();
     }
-    chunks.push(step.value);
+    text += utf8.decode(step.value, { stream: true });
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const whole = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    whole.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return whole;
+  return text + utf8.decode();
 }
 
 /** JSON media types: `application/json` and `application/<anything>+json` (RFC 6839). Anchored: linear. */

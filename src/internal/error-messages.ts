@@ -22,15 +22,15 @@ export interface ValidationIssue {
   severity?: string;
 }
 
-/** Reason phrases of RFC 9110 §15 (HTTP/2 sends none, so `statusText` cannot be relied on). */
+/**
+ * Reason phrases of RFC 9110 §15 for the statuses this API and its proxies send (HTTP/2 sends
+ * none, so `statusText` cannot be relied on); any other reads "Client Error" or "Server Error".
+ */
 const REASON_PHRASES: Readonly<Record<number, string>> = {
-  200: "OK", 201: "Created", 202: "Accepted", 203: "Non-Authoritative Information",
+  200: "OK", 201: "Created",
   400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-  405: "Method Not Allowed", 406: "Not Acceptable", 408: "Request Timeout", 409: "Conflict",
-  410: "Gone", 413: "Content Too Large", 415: "Unsupported Media Type",
-  422: "Unprocessable Content", 429: "Too Many Requests",
-  500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway",
-  503: "Service Unavailable", 504: "Gateway Timeout",
+  408: "Request Timeout", 409: "Conflict", 422: "Unprocessable Content", 429: "Too Many Requests",
+  500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
 };
 
 /** The share of a message an HTML page's summary gets (other server text: 300 characters, `clip()`). */

@@ -24,31 +24,28 @@ export const MIN_SECRET_RUN = 8;
 /** Levels of `cause` followed before giving up: a cycle must not hang us. */
 const MAX_DEPTH = 8;
 
-/** The scrubber of each call's secrets, built once: the secrets' 8-character pieces in a set. */
+/** The scrubber of each call's secrets, built once: their pieces of 8 characters in a set. */
 const scrubbers = new WeakMap<readonly string[], (text: string) => string>();
 
 function scrubber(secrets: readonly string[]): (text: string) => string {
+  // A secret shorter than a run is its own piece (a call has one secret: the token).
+  const run = Math.min(MIN_SECRET_RUN, ...secrets.map((secret) => secret.length || MIN_SECRET_RUN));
   const pieces = new Set<string>();
-  const whole: string[] = [];
-  for (const secret of secrets) {
-    if (secret.length < MIN_SECRET_RUN) whole.push(secret);
-    for (let i = 0; i + MIN_SECRET_RUN <= secret.length; i++) pieces.add(secret.slice(i, i + MIN_SECRET_RUN));
-  }
+  for (const secret of secrets) for (let i = 0; i + run <= secret.length; i++) pieces.add(secret.slice(i, i + run));
   return (text) => {
-    for (const secret of whole) if (secret) text = text.split(secret).join(REDACTED);
-    // One pass: each window of 8 characters that is a piece of a secret is marked, and every
-    // run of overlapping or touching marked windows becomes one REDACTED.
+    // One pass: each window that is a piece of a secret is marked, and every run of
+    // overlapping or touching marked windows becomes one REDACTED.
     let out = "";
     let from = 0;
     let start = -1;
     let end = -1;
-    for (let i = 0; pieces.size > 0 && i + MIN_SECRET_RUN <= text.length; i++) {
-      if (!pieces.has(text.slice(i, i + MIN_SECRET_RUN))) continue;
+    for (let i = 0; pieces.size > 0 && i + run <= text.length; i++) {
+      if (!pieces.has(text.slice(i, i + run))) continue;
       if (i > end) {
         if (start >= 0) (out += text.slice(from, start) + REDACTED), (from = end);
         start = i;
       }
-      end = i + MIN_SECRET_RUN;
+      end = i + run;
     }
     if (start >= 0) text = out + text.slice(from, start) + REDACTED + text.slice(end);
     return text.replace(BEARER_CREDENTIALS, `$1 ${REDACTED}`);
@@ -58,7 +55,7 @@ function scrubber(secrets: readonly string[]): (text: string) => string {
 /**
  * `text` with every run of {@link MIN_SECRET_RUN} or more characters of a `secret` (every
  * whole shorter secret) and every `Bearer …` credential replaced by `[REDACTED]`. Linear in
- * the text's length, whatever the secret's.
+ * the text's length, whatever the secret's. Adjacent matches become one `[REDACTED]`.
  */
 export function redact(text: string, secrets: readonly string[] = []): string {
   let scrub = scrubbers.get(secrets);
@@ -103,22 +100,16 @@ export function redactDeep(value: unknown, secrets: readonly string[] = []): unk
     if (typeof item === "string") return text(item);
     if (item === null || typeof item !== "object") return item;
     if (depth === BODY_DEPTH) return `…(nested deeper than ${BODY_DEPTH})`;
-    const list = Array.isArray(item) ? (item as unknown[]) : undefined;
-    const keys = list ? undefined : Object.keys(item);
-    const length = list ? list.length : keys!.length;
-    const to: Record<string, unknown> = list ? ([] as never) : {};
-    let i = 0;
-    for (; i < length && budget > 0; i++) {
-      const key = keys ? keys[i]! : i;
-      Object.defineProperty(to, keys ? text(key as string) : key, {
-        value: copy((item as Record<string, unknown>)[key], depth + 1),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+    const list = Array.isArray(item);
+    const keys: unknown[] = list ? item : Object.keys(item);
+    const kept: unknown[] = [];
+    for (const key of keys) {
+      if (budget <= 0) break;
+      kept.push(list ? copy(key, depth + 1) : [text(key as string), copy((item as Record<string, unknown>)[key as string], depth + 1)]);
     }
-    if (i < length) to[list ? i : "…"] = cut(length, list ? "items" : "keys");
-    return to;
+    if (kept.length < keys.length) kept.push(list ? cut(keys.length, "items") : ["…", cut(keys.length, "keys")]);
+    // fromEntries defines own properties: a key "__proto__" never sets a prototype.
+    return list ? kept : Object.fromEntries(kept as [string, unknown][]);
   };
   return copy(value, 0);
 }
@@ -130,12 +121,12 @@ export function redactHeaders(headers: Headers, secrets: readonly string[]): Hea
   return copy;
 }
 
-/** A thrown value as text, whatever it is: `String()` throws for `Object.create(null)`. */
+/** A thrown value as text, whatever it is: `String()` throws for `Object.create(null)` (then: "object"). */
 export function describe(value: unknown): string {
   try {
     return String(value);
   } catch {
-    return Object.prototype.toString.call(value);
+    return typeof value;
   }
 }
 

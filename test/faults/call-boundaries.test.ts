@@ -84,7 +84,7 @@ describe("with a logger, whatever is thrown reaches the caller as it is", () => 
     await received(1);
     controller.abort(reason);
     expect(await call).toBe(reason);
-    expect(events).toMatchObject([{ error: { name: "object", message: "[object Object]" }, willRetry: false }]);
+    expect(events).toMatchObject([{ error: { name: "object", message: "object" }, willRetry: false }]);
   });
 
   it("an onResponse middleware that throws such a value", async () => {
@@ -99,7 +99,7 @@ describe("with a logger, whatever is thrown reaches the caller as it is", () => 
   it("a fetch that throws such a value: a ConnectionError whose cause says what it was", async () => {
     const error = await rejection(getUser(logged({ fetch: async () => { throw bare(); } })));
     expect(error).toBeInstanceOf(ConnectionError);
-    expect((error as Error).cause).toBe("[object Object]");
+    expect((error as Error).cause).toBe("object");
     expect(events).toHaveLength(1);
   });
 });
@@ -216,7 +216,7 @@ describe("what 2xx bodies and headers the types cannot describe become", () => {
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect((error as Error).message).toBe(
       `[GET /users/{id}/] 200 OK with a body that is not the declared JSON: it is JSON ${type}, not an object or list. ` +
-        "Something other than the API may have answered (a proxy, a login page): check baseUrl/apiUrl.",
+        "A proxy or a login page may have answered: check baseUrl/apiUrl.",
     );
     expect(server().count("GET", "/users/1/")).toBe(1);
   });

@@ -35,7 +35,7 @@ const elsewhere = useFaultServer();
 
 const USER: Operation = { method: "GET", path: "/users/{id}/" };
 const RENEW: Operation = { method: "POST", path: "/subscriptions/{id}/renew/" };
-const NEXT_STEP_PROXY = "Something other than the API may have answered (a proxy, a login page): check baseUrl/apiUrl.";
+const NEXT_STEP_PROXY = "A proxy or a login page may have answered: check baseUrl/apiUrl.";
 
 /** The client as callers make it (2 retries), with a short timeout and the waits recorded, not slept. */
 function client(events: RequestLogEvent[] = [], options: { apiUrl?: string; fetch?: FetchLike } = {}): StoreAdminClient {

@@ -178,7 +178,7 @@ describe("redaction applies to what came from outside, never to the SDK's own wo
     );
     server().enqueue({ hang: true });
     const timeout = await rejection(getUser(client({ accessToken: "e", timeoutMs: 100, maxRetries: 0, logger: (event) => void events.push(event) })));
-    expect((timeout as Error).message).toMatch(/^\[GET \/users\/\{id\}\/\] timed out after 100 ms \(timeoutMs, per attempt, includes reading the body\)\. Raise timeoutMs/);
+    expect((timeout as Error).message).toMatch(/^\[GET \/users\/\{id\}\/\] timed out after 100 ms \(timeoutMs per attempt, body included\)\. Raise timeoutMs/);
     expect(events.at(-1)?.error?.message).toBe((timeout as Error).message);
   });
 });
