@@ -133,18 +133,14 @@ async function prepare(client: ClientContext, method: string, path: string, init
   const where = `[${method} ${path}]`;
   for (const key of Object.keys(init)) {
     if (Object.hasOwn(CALL_OPTIONS, key)) continue;
-    throw new TypeError(
-      key === "baseUrl" || key === "fetch"
-        ? `${where} a per-call \`${key}\` is not supported; set it when creating the client. The request was not sent.`
-        : `${where} unknown per-call option \`${key}\`; a call takes ${Object.keys(CALL_OPTIONS).join(", ")}. The request was not sent.`,
-    );
+    const clientOption = key === "baseUrl" || key === "fetch" ? " (set it when creating the client)" : "";
+    throw new TypeError(`${where} unknown per-call option \`${key}\`${clientOption}; a call takes ${Object.keys(CALL_OPTIONS).join(", ")}. The request was not sent.`);
   }
   const facts = operations[`${method === "HEAD" ? "GET" : method} ${path}` as OperationKey] as OperationFacts | undefined;
   if (!facts) {
-    const dots = path.split("/").some((segment) => segment === "." || segment === "..");
     throw new TypeError(
-      `${where} is not an operation of the API contract${dots ? ' (its path has a "." or ".." segment)' : ""}; the request was not sent. ` +
-        'Pass the path template, such as "/users/{id}/", and the values in params.path.',
+      `${where} is not an operation of the API contract; the request was not sent. ` +
+        'Pass a path template such as "/users/{id}/" and the values in params.path.',
     );
   }
   checkPathParams(method, path, init.params?.path);
@@ -204,8 +200,6 @@ const serialized = (body: unknown): unknown => body;
 /** openapi-fetch's `parseAs` values. */
 const PARSE_AS: readonly unknown[] = ["json", "text", "blob", "arrayBuffer", "stream"];
 
-/** Whether openapi-fetch reads the call's body with `json()` or `text()` (the default is JSON). */
-const isJsonOrText = ({ init }: Call): boolean => init.parseAs === undefined || init.parseAs === "json" || init.parseAs === "text";
 
 /**
  * The body as it goes on the wire, computed once per call: form data for the operations the
@@ -265,18 +259,19 @@ async function runAttempt(call: Call): Promise<Outcome> {
       await head.body?.cancel().catch(() => undefined);
       throw problem;
     }
-    // Middleware is handed the Response, and may re-wrap or clone its body: then it is counted at the stream.
-    return (response = limitBody(head, client.maxResponseBytes, operation, !call.init.Request || !isJsonOrText(call)));
+    // Counted at the stream unless openapi-fetch alone reads it, with json() or text(): middleware
+    // is handed the Response, and may re-wrap, clone or read it any way it likes.
+    const { parseAs, Request } = call.init;
+    const atStream = !Request || (parseAs !== undefined && parseAs !== "json" && parseAs !== "text");
+    return (response = limitBody(head, client.maxResponseBytes, operation, atStream));
   };
 
   try {
     const result = await client.request(method, operation.path, { ...call.init, signal: deadline.signal, fetch: fetchOnce });
-    // Every 2xx body of the contract is a JSON object or list: `null`, `42` or `"hello"` cannot be one.
-    const { data } = result;
-    const json = isJsonOrText(call) && call.init.parseAs !== "text";
-    if (expectsJsonBody(method, result.response) && (data === undefined || (json && (data === null || typeof data !== "object")))) {
-      const problem = data === undefined ? "the body is empty" : `it is JSON ${data === null ? "null" : typeof data}, not an object or list`;
-      throw new InvalidResponseError({ status: result.response.status, problem, operation, secrets });
+    // The body's JSON is checked, not its schema (that would cost every call a walk of its data):
+    // `null`, `42` or `"hello"` is data, as a body that lacks a field is.
+    if (expectsJsonBody(method, result.response) && result.data === undefined) {
+      throw new InvalidResponseError({ status: result.response.status, problem: "the body is empty", operation, secrets });
     }
     return { sent: sent !== undefined, result, startedMs };
   } catch (thrown) {

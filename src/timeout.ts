@@ -39,7 +39,7 @@ export interface OwnDeadline extends Deadline {
 }
 
 /** The listeners of the calls sharing one caller signal, and the one listener that runs them. */
-const watched = new WeakMap<AbortSignal, { listeners: Set<() => void>; run: () => void }>();
+const watched = new WeakMap<AbortSignal, Set<() => void> & { run?: () => void }>();
 
 /**
  * Runs `listener` when `signal` aborts; returns the function that stops it. However many calls
@@ -47,18 +47,17 @@ const watched = new WeakMap<AbortSignal, { listeners: Set<() => void>; run: () =
  * Node 20 warns past 10 (`MaxListenersExceededWarning`), and a job may run hundreds at once.
  */
 export function onAbort(signal: AbortSignal, listener: () => void): () => void {
-  let watch = watched.get(signal);
-  if (!watch) {
-    const listeners = new Set<() => void>();
-    watch = { listeners, run: () => listeners.forEach((run) => run()) };
-    watched.set(signal, watch);
-    signal.addEventListener("abort", watch.run, { once: true });
+  let listeners = watched.get(signal);
+  if (!listeners) {
+    const all: Set<() => void> & { run?: () => void } = new Set();
+    all.run = () => all.forEach((run) => run());
+    watched.set(signal, (listeners = all));
+    signal.addEventListener("abort", all.run, { once: true });
   }
-  const { listeners, run } = watch;
-  listeners.add(listener);
+  const all = listeners.add(listener);
   return () => {
-    if (listeners.delete(listener) && listeners.size === 0) {
-      signal.removeEventListener("abort", run);
+    if (all.delete(listener) && all.size === 0) {
+      signal.removeEventListener("abort", all.run!);
       watched.delete(signal);
     }
   };

@@ -27,10 +27,9 @@ export interface ValidationIssue {
  * none, so `statusText` cannot be relied on); any other reads "Client Error" or "Server Error".
  */
 const REASON_PHRASES: Readonly<Record<number, string>> = {
-  200: "OK", 201: "Created",
-  400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-  408: "Request Timeout", 409: "Conflict", 422: "Unprocessable Content", 429: "Too Many Requests",
-  500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
+  200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+  409: "Conflict", 422: "Unprocessable Content", 429: "Too Many Requests",
+  500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
 };
 
 /** The share of a message an HTML page's summary gets (other server text: 300 characters, `clip()`). */
@@ -114,12 +113,10 @@ export function validationIssues(body: unknown): ValidationIssue[] {
   return list.flatMap((item): ValidationIssue[] => {
     if (!item || typeof item !== "object") return [];
     const { location, message, code, severity } = item as Record<string, unknown>;
-    return [{
-      location: Array.isArray(location) ? location.map(String) : [],
-      message: typeof message === "string" ? message : "invalid",
-      ...(typeof code === "string" || typeof code === "number" ? { code } : {}),
-      ...(typeof severity === "string" ? { severity } : {}),
-    }];
+    const issue: ValidationIssue = { location: Array.isArray(location) ? location.map(String) : [], message: typeof message === "string" ? message : "invalid" };
+    if (typeof code === "string" || typeof code === "number") issue.code = code;
+    if (typeof severity === "string") issue.severity = severity;
+    return [issue];
   });
 }
 
@@ -139,5 +136,5 @@ function htmlSummary(html: string, secrets: readonly string[]): string {
   const title = /<title[^<>]*>([^<]*)/i.exec(html)?.[1];
   const text = title?.trim() ? title : html.replace(/<(script|style)\b[^]*?(<\/\1\s*>|$)|<[^<>]*>/gi, " ");
   const summary = clip(text.replace(/&nbsp;/g, " "), secrets, MAX_HTML_SUMMARY_CHARS);
-  return summary ? `the server sent an HTML page, not JSON ("${summary}")` : "the server sent an HTML page, not JSON";
+  return `the server sent an HTML page, not JSON${summary ? ` ("${summary}")` : ""}`;
 }

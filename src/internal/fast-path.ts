@@ -166,15 +166,16 @@ export function itemsOf<Item>(walk: AsyncGenerator<{ results?: Item[] }, void, u
   let closed = false;
   // The page being fetched: a `next()` called meanwhile waits for it, so items keep their order.
   let fetching: Promise<IteratorResult<Item, void>> | undefined;
+  const DONE: IteratorResult<Item, void> = { value: undefined, done: true };
   const done = (): IteratorResult<Item, void> => {
     closed = true;
     results = [];
     close();
-    return { value: undefined, done: true };
+    return DONE;
   };
   const iterator: AsyncGenerator<Item, void, undefined> = {
     next(): Promise<IteratorResult<Item, void>> {
-      if (closed) return Promise.resolve({ value: undefined, done: true });
+      if (closed) return Promise.resolve(DONE);
       if (fetching) return fetching.then(() => iterator.next());
       if (index < results.length) return Promise.resolve({ value: results[index++]!, done: false });
       fetching = walk.next().then(

@@ -75,13 +75,13 @@ export function clip(text: string, secrets: readonly string[] | undefined, max =
 /**
  * What an error keeps of a body: {@link BODY_BUDGET} characters' worth, counting each value
  * as one and each string and key by its length, in document order, down to {@link BODY_DEPTH}
- * levels. What is cut is marked with its full size (`"…(11184810 items in all)"`), so building
+ * levels. What is cut is marked with its full size (`"…(11184810 items)"`), so building
  * an error costs a bounded walk, whatever the body within `maxResponseBytes`.
  */
 export const BODY_BUDGET = 65_536;
 export const BODY_DEPTH = 32;
 
-const cut = (count: number, unit: string): string => `…(${count} ${unit} in all)`;
+const cut = (count: number, unit: string): string => `…(${count} ${unit})`;
 
 /**
  * A bounded copy (see {@link BODY_BUDGET}) of a parsed body with {@link redact} applied to
@@ -99,7 +99,7 @@ export function redactDeep(value: unknown, secrets: readonly string[] = []): unk
     budget--;
     if (typeof item === "string") return text(item);
     if (item === null || typeof item !== "object") return item;
-    if (depth === BODY_DEPTH) return `…(nested deeper than ${BODY_DEPTH})`;
+    if (depth === BODY_DEPTH) return "…(nested deeper)";
     const list = Array.isArray(item);
     const keys: unknown[] = list ? item : Object.keys(item);
     const kept: unknown[] = [];

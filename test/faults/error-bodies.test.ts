@@ -108,7 +108,7 @@ describe("an error is built from any body within maxResponseBytes for about the 
     const body = (error as ApiError).body as unknown[];
     // What is kept: the items the budget allows, then one marker with the full count.
     expect(body.length).toBeLessThanOrEqual(BODY_BUDGET + 1);
-    expect(body.at(-1)).toBe(`…(${ITEMS} items in all)`);
+    expect(body.at(-1)).toBe(`…(${ITEMS} items)`);
     expect(body[0]).toEqual(JSON.parse(item));
     expect(JSON.stringify(error).length).toBeLessThan(4 * BODY_BUDGET);
     // Building the error costs less than one JSON.parse of the body; nothing of the body's size is allocated.
@@ -124,11 +124,11 @@ describe("an error is built from any body within maxResponseBytes for about the 
     const body = error.body as Record<string, unknown>;
     expect(error.message).toBe("[GET /users/{id}/] 400 Bad Request: bad cursor. Check the request parameters and body.");
     expect(body.detail).toBe("bad cursor");
-    expect(body.padding).toMatch(/^x+…\(1048576 characters in all\)$/);
+    expect(body.padding).toMatch(/^x+…\(1048576 characters\)$/);
     expect((body.padding as string).split("…")[0]!.length).toBeLessThan(BODY_BUDGET);
     // The budget is spent by then: the third key is left out, and the count of keys noted.
     expect(Object.keys(body)).toEqual(["detail", "padding", "…"]);
-    expect(body["…"]).toBe("…(3 keys in all)");
+    expect(body["…"]).toBe("…(3 keys)");
   });
 
   it("an object of 1 M keys keeps the first ones and notes the count", async () => {
@@ -138,7 +138,7 @@ describe("an error is built from any body within maxResponseBytes for about the 
     const body = error.body as Record<string, unknown>;
     expect(error.message).toMatch(/^\[GET \/users\/\{id\}\/\] 409 Conflict: conflict\. /);
     expect(body["k0"]).toBe(0);
-    expect(body["…"]).toBe("…(1000001 keys in all)");
+    expect(body["…"]).toBe("…(1000001 keys)");
     expect(Object.keys(body).length).toBeLessThan(BODY_BUDGET / 2);
   });
 
@@ -170,7 +170,7 @@ describe("a body nested 100,000 deep", () => {
       depth++;
     }
     expect(depth).toBe(BODY_DEPTH);
-    expect(level).toBe(`…(nested deeper than ${BODY_DEPTH})`);
+    expect(level).toBe("…(nested deeper)");
     expect(() => inspect(error, { depth: null })).not.toThrow();
   });
 });

@@ -35,7 +35,7 @@ const elsewhere = useFaultServer();
 
 const USER: Operation = { method: "GET", path: "/users/{id}/" };
 const RENEW: Operation = { method: "POST", path: "/subscriptions/{id}/renew/" };
-const NEXT_STEP_PROXY = "A proxy or a login page may have answered: check baseUrl/apiUrl.";
+const NEXT_STEP_PROXY = "A proxy or login page may have answered: check baseUrl/apiUrl.";
 
 /** The client as callers make it (2 retries), with a short timeout and the waits recorded, not slept. */
 function client(events: RequestLogEvent[] = [], options: { apiUrl?: string; fetch?: FetchLike } = {}): StoreAdminClient {
@@ -181,9 +181,8 @@ describe("hostile 2xx responses", () => {
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).requestSent).toBe("yes");
     expect((error as ConnectionError).message).toBe(
-      "[POST /subscriptions/{id}/renew/] the connection closed while the response body was being read; the server " +
-        "received the request (UND_ERR_SOCKET: other side closed). It was not resent automatically: check whether it " +
-        "took effect before calling again.",
+      "[POST /subscriptions/{id}/renew/] the connection broke while the body was read; the server had the request " +
+        "(UND_ERR_SOCKET: other side closed). It was not resent: check whether it took effect before calling again.",
     );
     expect(server().requests).toHaveLength(1);
   });
@@ -205,8 +204,8 @@ describe("redirects", () => {
       expect((error as RedirectError).status).toBe(status);
       expect((error as RedirectError).targetOrigin).toBe(elsewhere().url);
       expect((error as RedirectError).message).toBe(
-        `[${method} ${template}] ${status} redirect to ${elsewhere().url} was not followed, and the access token was ` +
-          "not sent there. If the API has moved, update baseUrl/apiUrl.",
+        `[${method} ${template}] ${status} redirect to ${elsewhere().url} was not followed; the token was not sent there. ` +
+          "If the API moved, update baseUrl/apiUrl.",
       );
       expect(server().requests).toHaveLength(1);
       expect(server().count(method, path)).toBe(1);

@@ -82,7 +82,7 @@ describe("timeoutMs", () => {
     expect((error as TimeoutError).timeoutMs).toBe(50);
     expect((error as TimeoutError).message).toBe(
       "[GET /users/] timed out after 50 ms (timeoutMs per attempt, body included). " +
-        "Raise timeoutMs if the server is just slow.",
+        "Raise timeoutMs if the server is slow.",
     );
   });
 
@@ -98,7 +98,7 @@ describe("timeoutMs", () => {
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as TimeoutError).message).toBe(
       "[GET /users/{id}/] timed out after 100 ms (timeoutMs per attempt, body included). " +
-        "Raise timeoutMs if the server is just slow.",
+        "Raise timeoutMs if the server is slow.",
     );
     expect(server().requests).toHaveLength(2);
   });
