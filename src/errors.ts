@@ -190,7 +190,7 @@ export class TimeoutError extends StoreAdminError {
     const method = input.operation?.method ?? "";
     super(
       input.waitingForToken
-        ? `timed out after ${input.timeoutMs} ms (timeoutMs) waiting for the accessToken function; the request was not sent.`
+        ? `timed out after ${input.timeoutMs} ms (timeoutMs) waiting for accessToken(); the request was not sent.`
         : `timed out after ${input.timeoutMs} ms (timeoutMs per attempt, body included). ` +
         (isIdempotent(method)
           ? "Raise timeoutMs if the server is slow."
@@ -297,7 +297,7 @@ export class ResponseTooLargeError extends StoreAdminError {
 
   constructor(input: { status: number; maxResponseBytes: number } & StoreAdminErrorOptions) {
     super(
-      `${input.status} ${reasonPhrase(input.status)} with a body over maxResponseBytes (${input.maxResponseBytes} bytes, decoded); reading stopped, the request was not resent.`,
+      `${input.status} ${reasonPhrase(input.status)} with a body over maxResponseBytes (${input.maxResponseBytes} bytes, decoded); reading stopped; not resent.`,
       input,
     );
     this.status = input.status;

@@ -55,6 +55,7 @@ export function limitBody(response: Response, maxBytes: number, operation: Opera
 /** Reads a body as UTF-8 text, failing with `tooLarge()` (and cancelling the rest) once it passes `maxBytes`. */
 async function readText(body: ReadableStream<Uint8Array>, maxBytes: number, tooLarge: () => Error): Promise<string> {
   const reader = body.getReader();
+  // A decoder per body, decoding as the chunks arrive (a multi-byte character may span two).
   const utf8 = new TextDecoder();
   let text = "";
   let total = 0;

@@ -110,7 +110,7 @@ describe("a wait on accessToken() ends with the caller's signal, or after timeou
     const error = await rejection(getUser(store));
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as Error).message).toBe(
-      "[GET /users/{id}/] timed out after 150 ms (timeoutMs) waiting for the accessToken function; the request was not sent.",
+      "[GET /users/{id}/] timed out after 150 ms (timeoutMs) waiting for accessToken(); the request was not sent.",
     );
     expect(server().requests).toHaveLength(0);
   });

@@ -40,7 +40,7 @@ describe("maxResponseBytes", () => {
     const error = await rejection(getUser(client(server().url)));
     expect(error).toBeInstanceOf(ResponseTooLargeError);
     expect((error as Error).message).toBe(
-      "[GET /users/{id}/] 200 OK with a body over maxResponseBytes (33554432 bytes, decoded); reading stopped, the request was not resent.",
+      "[GET /users/{id}/] 200 OK with a body over maxResponseBytes (33554432 bytes, decoded); reading stopped; not resent.",
     );
     expect((error as ResponseTooLargeError).maxResponseBytes).toBe(32 * MIB);
     expect(JSON.parse(JSON.stringify(error))).toMatchObject({ status: 200, maxResponseBytes: 32 * MIB });
