@@ -320,9 +320,8 @@ export class RedirectError extends StoreAdminError {
   constructor(input: { status: number; targetOrigin?: string | undefined } & StoreAdminErrorOptions) {
     // The origin comes from the server's Location header: scrubbed like anything it sends.
     const targetOrigin = input.targetOrigin && redact(input.targetOrigin, input.secrets);
-    const target = targetOrigin ? `to ${targetOrigin}` : "(target hidden)";
     super(
-      `${input.status || "opaque"} redirect ${target} was not followed; the token was not sent there. If the API moved, update baseUrl/apiUrl.`,
+      `${input.status || "opaque"} redirect${targetOrigin ? ` to ${targetOrigin}` : ""} was not followed; the token was not sent there. If the API moved, update baseUrl/apiUrl.`,
       input,
     );
     this.status = input.status;

@@ -62,7 +62,7 @@ export function statusMessage(
 /** What the caller should do next, by status. */
 function nextStep(status: number, headers: Headers, operation: Operation | undefined, scope: string | undefined, path: string | undefined): string {
   switch (status) {
-    case 400: return "Check the request parameters and body.";
+    case 400: return "Check the parameters and body.";
     case 401: return "Check the access token: it is missing, malformed, expired or revoked.";
     case 403:
       return scope
@@ -70,7 +70,7 @@ function nextStep(status: number, headers: Headers, operation: Operation | undef
         : "The access token lacks the scope this operation requires.";
     case 404:
       return `Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address${path ? ` (requested ${path})` : ""}.`;
-    case 409: return "Fetch the resource again and retry with its current state.";
+    case 409: return "Fetch the resource and retry with its current state.";
     case 422: return "Fix the fields named above.";
     case 429: {
       const retryAfterMs = parseRetryAfterMs(headers.get("retry-after"));

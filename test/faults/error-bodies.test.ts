@@ -122,7 +122,7 @@ describe("an error is built from any body within maxResponseBytes for about the 
     server().enqueue({ status: 400, body: { detail: "bad cursor", padding: "x".repeat(MIB), [`k${"y".repeat(100_000)}`]: 1 } });
     const error = (await rejection(unwrap(getUser(client())))) as ApiError;
     const body = error.body as Record<string, unknown>;
-    expect(error.message).toBe("[GET /users/{id}/] 400 Bad Request: bad cursor. Check the request parameters and body.");
+    expect(error.message).toBe("[GET /users/{id}/] 400 Bad Request: bad cursor. Check the parameters and body.");
     expect(body.detail).toBe("bad cursor");
     expect(body.padding).toMatch(/^x+…\(1048576 characters\)$/);
     expect((body.padding as string).split("…")[0]!.length).toBeLessThan(BODY_BUDGET);

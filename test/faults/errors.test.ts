@@ -226,11 +226,11 @@ describe("redirects", () => {
 describe("errorFromResponse", () => {
   const headers = (entries: Record<string, string> = {}): Headers => new Headers(entries);
   const cases: Array<[number, unknown, new (...args: never[]) => ApiError, string]> = [
-    [400, { detail: "cursor is malformed" }, BadRequestError, "400 Bad Request: cursor is malformed. Check the request parameters and body."],
+    [400, { detail: "cursor is malformed" }, BadRequestError, "400 Bad Request: cursor is malformed. Check the parameters and body."],
     [401, { detail: "Invalid token." }, AuthenticationError, "401 Unauthorized: Invalid token. Check the access token: it is missing, malformed, expired or revoked."],
     [403, { detail: "Forbidden" }, PermissionDeniedError, '403 Forbidden: Forbidden. The access token lacks the scope "users:read" this operation requires: use a token that holds it.'],
     [404, { detail: "No User matches the given query." }, NotFoundError, "404 Not Found: No User matches the given query. Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address."],
-    [409, { message: "locked" }, ConflictError, "409 Conflict: locked. Fetch the resource again and retry with its current state."],
+    [409, { message: "locked" }, ConflictError, "409 Conflict: locked. Fetch the resource and retry with its current state."],
     [418, "I'm a teapot", ApiError, "418 Client Error: I'm a teapot."],
     [500, { error: { message: "db down" } }, InternalServerError, "500 Internal Server Error: db down. The server failed; try again later."],
     [502, "<!DOCTYPE html><html><body>Bad gateway</body></html>", InternalServerError, "502 Bad Gateway: the server sent an HTML page, not JSON (\"Bad gateway\"). The server failed; try again later."],
