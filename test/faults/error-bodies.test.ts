@@ -100,7 +100,7 @@ describe("an error is built from any body within maxResponseBytes for about the 
       clearInterval(ticker);
     }
     console.info(
-      `${_name}: ${mb(gzipped.length)} gzipped, ${mb(text.length)} decoded; one JSON.parse ${ms(parseMs)}; ` +
+      `${_name}: ${(gzipped.length / 1024).toFixed(1)} KiB gzipped, ${mb(text.length)} decoded; one JSON.parse ${ms(parseMs)}; ` +
         `building the error ${ms(buildMs)}, RSS +${mb(rssGrowth)}; longest event-loop stall of the call ${ms(longestStall)}`,
     );
     expect(error).toBeInstanceOf(NotFoundError);
