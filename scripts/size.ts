@@ -23,8 +23,11 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
  * It was 12,700 B (for 12,618 B) before the operation methods (`store.users.retrieve(42)`):
  * their table (generated/method-table.ts) and src/methods.ts measured +933 B min+gz
  * (12,618 → 13,551 B), so it rose by those 933 B, within the 1 kB they were allowed.
+ * It was 13,633 B before the bulk runner's derivation hook (a client assembled so that a
+ * derived one shares its context: client.ts `assemble`) and the third hardening (one abort
+ * listener per shared signal, a signal per paginate walk) met in one build: 13,677 B.
  */
-export const CEILING_GZIP_BYTES = 13_633;
+export const CEILING_GZIP_BYTES = 13_680;
 /** The goal: 8 kB min+gz. Missed today; docs/performance.md says by how much and what the bytes are. */
 export const GOAL_GZIP_BYTES = 8 * 1024;
 /** The package's main entry, built. */

@@ -24,7 +24,7 @@ function checkAccessToken(token: unknown, source: string): string {
     throw new TypeError(`${source} starts with "Bearer ": pass the token alone, the client adds the scheme.`);
   }
   if (!HEADER_SAFE_TOKEN.test(token)) {
-    throw new TypeError(`${source} contains white space or control characters, which a header value cannot carry.`);
+    throw new TypeError(`${source} contains white space or control characters.`);
   }
   return token;
 }

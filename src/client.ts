@@ -6,7 +6,7 @@
  */
 import createClient, { type Client } from "openapi-fetch";
 import { tokenSource } from "./auth.js";
-import { clientHeaders, sdkHeaders } from "./headers.js";
+import { clientHeaders } from "./headers.js";
 import { deadlineClock, trackMiddleware } from "./internal/fast-path.js";
 import { checkNumberOption } from "./internal/options.js";
 import { sleep as abortableSleep } from "./internal/sleep.js";
@@ -135,7 +135,6 @@ export function buildClient(options: StoreAdminClientOptions, internals: ClientI
     // Looked up per call, so that a fetch installed later (a test, a polyfill) is used.
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     token,
-    fixedHeaders: token.fixed === undefined ? undefined : sdkHeaders(token.fixed),
     timeoutMs,
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,

@@ -8,32 +8,14 @@
  * <what to do next>`. The secrets of the call are passed in (`secrets`), and everything that
  * came from outside is scrubbed of them where it is put on an error (`internal/redact.ts`):
  * the body, headers, `requestId`, server text in a message, `cause`. The SDK's own words are
- * not, so a short token cannot garble them. `toJSON()` lists the safe fields by name.
+ * not, so a short token cannot garble them. `toJSON()` gives every field but `headers`.
  */
 
 import { isIdempotent, parseRetryAfterMs } from "./retry-policy.js";
 import { prefix, reasonPhrase, statusMessage, validationIssues, type Operation, type ValidationIssue } from "./internal/error-messages.js";
-import { causeCodes, redact, REDACTED, redactDeep, redactHeaders, sanitizeCause, summarizeCause } from "./internal/redact.js";
+import { causeCodes, clip, redact, REDACTED, redactDeep, redactHeaders, sanitizeCause, summarizeCause } from "./internal/redact.js";
 
 export type { Operation, ValidationIssue };
-
-/**
- * The fields of SDK errors that `toJSON()` lists, when an error has them: never `headers`
- * (a response header can carry a cookie) nor anything from the request.
- */
-const SAFE_FIELDS = [
-  "status",
-  "scope",
-  "body",
-  "requestId",
-  "validation",
-  "retryAfterMs",
-  "timeoutMs",
-  "requestSent",
-  "targetOrigin",
-  "pagesRead",
-  "maxResponseBytes",
-] as const;
 
 /** Options shared by every SDK error. */
 interface StoreAdminErrorOptions {
@@ -60,11 +42,14 @@ export class StoreAdminError extends Error {
     this.operation = options.operation;
   }
 
-  /** The fields safe to log or send elsewhere ({@link SAFE_FIELDS}); never a request header or the token. */
+  /**
+   * The name, the message and every field of the error but `headers` (a response header can
+   * carry a cookie). Errors hold nothing of the request, so every other field is safe to log:
+   * a field added to an error class must be too.
+   */
   toJSON(): Record<string, unknown> {
-    const json: Record<string, unknown> = { name: this.name, message: this.message, operation: this.operation };
-    for (const field of SAFE_FIELDS) if (field in this) json[field] = (this as Record<string, unknown>)[field];
-    return json;
+    const { headers: _headers, ...fields } = this as unknown as Record<string, unknown>;
+    return { name: this.name, message: this.message, ...fields };
   }
 }
 
@@ -106,7 +91,7 @@ export class ApiError extends StoreAdminError {
     const secrets = input.secrets ?? [];
     const body = redactDeep(input.body, secrets);
     const headers = redactHeaders(input.headers, secrets);
-    super(statusMessage(input.status, body, headers, input.operation, input.scope, requestedPath(input.url, secrets)), {
+    super(statusMessage(input.status, body, headers, input.operation, input.scope, requestedPath(input.url, secrets), secrets), {
       operation: input.operation,
       secrets,
     });
@@ -205,10 +190,10 @@ export class TimeoutError extends StoreAdminError {
     const method = input.operation?.method ?? "";
     super(
       input.waitingForToken
-        ? `the accessToken function did not return within timeoutMs (${input.timeoutMs} ms); the request was not sent.`
-        : `timed out after ${input.timeoutMs} ms (timeoutMs, per attempt, includes reading the body). ` +
+        ? `timed out after ${input.timeoutMs} ms (timeoutMs) waiting for accessToken(); the request was not sent.`
+        : `timed out after ${input.timeoutMs} ms (timeoutMs per attempt, body included). ` +
         (isIdempotent(method)
-          ? "Raise timeoutMs if the server is just slow."
+          ? "Raise timeoutMs if the server is slow."
           : "The request may have reached the server: check whether it took effect before calling again."),
       input,
     );
@@ -230,18 +215,18 @@ export class ConnectionError extends StoreAdminError {
 
   constructor(input: { requestSent: "no" | "maybe" | "yes" } & StoreAdminErrorOptions) {
     const summary = summarizeCause(input.cause);
-    const reason = summary && redact(summary, input.secrets);
+    const reason = summary && clip(summary, input.secrets);
     const what = {
       no: "could not connect; nothing was sent",
-      maybe: "the connection failed before a response arrived; the request may have reached the server",
-      yes: "the connection closed while the response body was being read; the server received the request",
+      maybe: "the connection broke before a response; the server may have the request",
+      yes: "the connection broke while the body was read; the server had the request",
     }[input.requestSent];
     const next =
       input.requestSent === "no"
-        ? "Check that the API address is right and reachable."
+        ? "Check the API address."
         : isIdempotent(input.operation?.method ?? "")
           ? "It is safe to call again."
-          : "It was not resent automatically: check whether it took effect before calling again.";
+          : "It was not resent: check whether it took effect before calling again.";
     super(`${what}${reason ? ` (${reason})` : ""}. ${next}`, input);
     this.requestSent = input.requestSent;
   }
@@ -281,8 +266,7 @@ export class InvalidResponseError extends StoreAdminError {
   constructor(input: { status?: number | undefined; problem: string } & StoreAdminErrorOptions) {
     const status = input.status === undefined ? "" : `${input.status} ${reasonPhrase(input.status)} `;
     super(
-      `${status}with a body that is not the declared JSON: ${input.problem}. ` +
-        "Something other than the API may have answered (a proxy, a login page): check baseUrl/apiUrl.",
+      `${status}with a body that is not the declared JSON: ${input.problem}. A proxy or login page may have answered: check baseUrl/apiUrl.`,
       input,
     );
     this.status = input.status;
@@ -313,8 +297,7 @@ export class ResponseTooLargeError extends StoreAdminError {
 
   constructor(input: { status: number; maxResponseBytes: number } & StoreAdminErrorOptions) {
     super(
-      `${input.status} ${reasonPhrase(input.status)} with a body larger than maxResponseBytes (${input.maxResponseBytes} bytes, decoded); ` +
-        "reading stopped and the request was not resent. Raise maxResponseBytes if such a body is expected.",
+      `${input.status} ${reasonPhrase(input.status)} with a body over maxResponseBytes (${input.maxResponseBytes} bytes, decoded); reading stopped; not resent.`,
       input,
     );
     this.status = input.status;
@@ -337,10 +320,8 @@ export class RedirectError extends StoreAdminError {
   constructor(input: { status: number; targetOrigin?: string | undefined } & StoreAdminErrorOptions) {
     // The origin comes from the server's Location header: scrubbed like anything it sends.
     const targetOrigin = input.targetOrigin && redact(input.targetOrigin, input.secrets);
-    const target = targetOrigin ? `to ${targetOrigin}` : "(target not readable)";
     super(
-      `${input.status || "opaque"} redirect ${target} was not followed, and the access token was not sent there. ` +
-        "If the API has moved, update baseUrl/apiUrl.",
+      `${input.status || "opaque"} redirect${targetOrigin ? ` to ${targetOrigin}` : ""} was not followed; the token was not sent there. If the API moved, update baseUrl/apiUrl.`,
       input,
     );
     this.status = input.status;

@@ -19,15 +19,15 @@ export function sdkHeaders(accessToken: string): Record<string, string> {
 const OWNED: Readonly<Record<string, string>> = {
   authorization: "the client sets it from accessToken",
   [API_VERSION_HEADER.toLowerCase()]: `the client sends the version it was built for (${API_VERSION})`,
-  "content-length": "fetch computes it from the body; a wrong value stalls every request",
-  "transfer-encoding": "fetch frames the body itself",
+  "content-length": "fetch computes it (a wrong value stalls the request)",
+  "transfer-encoding": "fetch sets it",
   host: "it comes from baseUrl/apiUrl",
 };
 
 /** The header names of a `HeadersInit` (object, `Headers`, `Map` or array of pairs); throws for anything else. */
 function headerNames(value: unknown, where: string): string[] {
   if (value === null || typeof value !== "object") {
-    throw new TypeError(`${where} must be an object of header names and values, a Headers object or an array of [name, value] pairs, got ${value === null ? "null" : typeof value}.`);
+    throw new TypeError(`${where} must be an object, a Headers or an array of [name, value] pairs, got ${value === null ? "null" : typeof value}.`);
   }
   if (value instanceof Headers || value instanceof Map) return [...value.keys()];
   if (Array.isArray(value)) {

@@ -4,7 +4,7 @@
  * string, a body or the token, so they can go to any log sink as they are.
  */
 import { StoreAdminError, type Operation } from "./errors.js";
-import { redact } from "./internal/redact.js";
+import { clip, describe } from "./internal/redact.js";
 import type { RetryDecision } from "./retry-policy.js";
 
 /** One attempt of one request, reported when it ends. */
@@ -41,11 +41,11 @@ export type Logger = (event: RequestLogEvent) => unknown;
 
 const ignore = (): void => undefined;
 
-/** Calls `logger` with `event`, ignoring anything it throws or rejects. */
-export function emitLogEvent(logger: Logger, event: RequestLogEvent): void {
+/** Calls `logger` with the event `report` makes, ignoring anything either throws or rejects. */
+export function emitLogEvent(logger: Logger, report: () => RequestLogEvent): void {
   try {
     // An async logger's rejection would otherwise be unhandled, which ends a Node process.
-    void Promise.resolve(logger(event)).catch(ignore);
+    void Promise.resolve(logger(report())).catch(ignore);
   } catch {
     // A broken logger must not turn a successful request into a failed one.
   }
@@ -80,7 +80,7 @@ interface AttemptReport {
 
 /**
  * The event for one attempt. What the server sent (`x-request-id`) and foreign errors'
- * messages are scrubbed of the token; the SDK's own messages already are.
+ * messages are scrubbed of the token and of control characters; the SDK's own messages already are.
  */
 export function attemptEvent({ operation, attempt, startedMs, response, error, decision, secrets }: AttemptReport): RequestLogEvent {
   const event: RequestLogEvent = {
@@ -93,11 +93,11 @@ export function attemptEvent({ operation, attempt, startedMs, response, error, d
   if (response) {
     event.status = response.status;
     const requestId = response.headers.get("x-request-id");
-    if (requestId) event.requestId = redact(requestId, secrets);
+    if (requestId) event.requestId = clip(requestId, secrets);
   } else {
     const name = error instanceof Error ? error.name : typeof error;
-    const message = error instanceof Error ? error.message : String(error);
-    event.error = { name, message: error instanceof StoreAdminError ? message : redact(message, secrets) };
+    const message = error instanceof Error ? error.message : describe(error);
+    event.error = { name, message: error instanceof StoreAdminError ? message : clip(message, secrets) };
   }
   if (decision.retry) event.retryDelayMs = decision.delayMs;
   return event;

@@ -23,7 +23,7 @@ export function toFormData(body: unknown): FormData {
   for (const [name, value] of Object.entries(body)) {
     if (Array.isArray(value)) for (const item of value) appendValue(form, name, item as FormValue);
     else if (value !== null && typeof value === "object" && !(value instanceof Blob)) {
-      throw new TypeError(`multipart field "${name}" must be a Blob, a File, a string, a number or an array of those.`);
+      throw new TypeError(`multipart field "${name}" must be a Blob, a string, a number or an array of them.`);
     } else appendValue(form, name, value as FormValue);
   }
   return form;

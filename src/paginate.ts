@@ -17,6 +17,7 @@ import { PaginationError } from "./errors.js";
 import type { FetchResult } from "./request.js";
 import { unwrap } from "./unwrap.js";
 import { itemsOf } from "./internal/fast-path.js";
+import { ownDeadline } from "./timeout.js";
 import type { ListPath, Paginate, paths } from "./types.js";
 
 /** Empty pages in a row, each with a `next` link, after which the walk stops. */
@@ -82,8 +83,11 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
     }
   }
 
+  // Each walk of items sends its pages with a signal of its own (which the caller's aborts, with
+  // its reason), so that leaving the loop aborts a page still in flight.
   const items = (path: ListPath, init?: GetInit) => {
-    const walk = itemsOf(pages(path, init));
+    const own = ownDeadline((init?.signal as AbortSignal | null | undefined) ?? undefined, Infinity);
+    const walk = itemsOf(pages(path, { ...init, signal: own.signal }), () => own.abort());
     walks.set(walk, { path, init });
     return walk;
   };

@@ -29,7 +29,8 @@ function problemWith(value: unknown): string | undefined {
   }
   if (typeof value !== "string") return `must be a string or a number, got ${typeof value}`;
   if (value === "") return "must not be empty";
-  if (value === "." || value === "..") return `must not be "${value}", which would change the path`;
+  // It would change the path.
+  if (value === "." || value === "..") return `must not be "${value}"`;
   return undefined;
 }
 

@@ -29,6 +29,7 @@ import { expectsJsonBody, limitBody, responseHeadProblem, type FetchLike } from 
 import { rememberCall } from "./internal/call-info.js";
 import { PlannedRequest, sendRequest, type DeadlineClock } from "./internal/fast-path.js";
 import { checkNumberOption } from "./internal/options.js";
+import { describe } from "./internal/redact.js";
 import type { CallOptionKey } from "./types.js";
 
 /** The result of every client call: openapi-fetch's `{ data, error, response }`. */
@@ -66,8 +67,6 @@ export interface ClientContext {
   timeoutMs: number;
   maxRetries: number;
   maxResponseBytes: number;
-  /** `sdkHeaders()` of a fixed token, made once. */
-  fixedHeaders: Record<string, string> | undefined;
   logger: Logger | undefined;
   startDeadline: DeadlineClock;
   /** Whether middleware is registered with `use()`: it must be shown real `Request`s. */
@@ -121,7 +120,7 @@ export function createSend(client: ClientContext): (method: string, path: string
       });
       if (client.logger) {
         const { operation, secrets } = call;
-        emitLogEvent(client.logger, attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
+        emitLogEvent(client.logger, () => attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
       }
       if (!decision.retry) return finish(call, outcome);
       await client.sleep(decision.delayMs, call.signal);
@@ -134,18 +133,14 @@ async function prepare(client: ClientContext, method: string, path: string, init
   const where = `[${method} ${path}]`;
   for (const key of Object.keys(init)) {
     if (Object.hasOwn(CALL_OPTIONS, key)) continue;
-    throw new TypeError(
-      key === "baseUrl" || key === "fetch"
-        ? `${where} a per-call \`${key}\` is not supported; set it when creating the client. The request was not sent.`
-        : `${where} unknown per-call option \`${key}\`; a call takes ${Object.keys(CALL_OPTIONS).join(", ")}. The request was not sent.`,
-    );
+    const clientOption = key === "baseUrl" || key === "fetch" ? " (set it when creating the client)" : "";
+    throw new TypeError(`${where} unknown per-call option \`${key}\`${clientOption}; a call takes ${Object.keys(CALL_OPTIONS).join(", ")}. The request was not sent.`);
   }
   const facts = operations[`${method === "HEAD" ? "GET" : method} ${path}` as OperationKey] as OperationFacts | undefined;
   if (!facts) {
-    const dots = path.split("/").some((segment) => segment === "." || segment === "..");
     throw new TypeError(
-      `${where} is not an operation of the API contract${dots ? ' (its path has a "." or ".." segment)' : ""}; the request was not sent. ` +
-        'Pass the path template, such as "/users/{id}/", and the values in params.path.',
+      `${where} is not an operation of the API contract; the request was not sent. ` +
+        'Pass a path template such as "/users/{id}/" and the values in params.path.',
     );
   }
   checkPathParams(method, path, init.params?.path);
@@ -156,6 +151,10 @@ async function prepare(client: ClientContext, method: string, path: string, init
   if (init.params?.header !== undefined) checkHeaders(init.params.header, `${where} params.header`);
   checkNumberOption(`${where} timeoutMs`, init.timeoutMs, (n) => n > 0, "a positive number of milliseconds");
   checkNumberOption(`${where} maxRetries`, init.maxRetries, (n) => Number.isInteger(n) && n >= 0, "a whole number ≥ 0");
+  // openapi-fetch calls `response[parseAs]()`: any other name would read the body past the byte count, or call what is no reader.
+  if (init.parseAs !== undefined && !PARSE_AS.includes(init.parseAs)) {
+    throw new TypeError(`${where} parseAs must be one of ${PARSE_AS.join(", ")}, got ${describe(init.parseAs)}. The request was not sent.`);
+  }
 
   const signal = init.signal ?? undefined;
   const timeoutMs = init.timeoutMs ?? client.timeoutMs;
@@ -168,7 +167,8 @@ async function prepare(client: ClientContext, method: string, path: string, init
     token.fixed ??
     (await settleWithin(token.resolve(), signal, timeoutMs, () => new TimeoutError({ timeoutMs, operation, waitingForToken: true })));
   const params = init.params;
-  const header = params?.header === undefined ? (client.fixedHeaders ?? sdkHeaders(accessToken)) : { ...params.header, ...sdkHeaders(accessToken) };
+  // A fresh object per call: middleware may add to params.header, and that must stay this call's.
+  const header = { ...params?.header, ...sdkHeaders(accessToken) };
   return {
     client,
     method,
@@ -196,6 +196,10 @@ async function prepare(client: ClientContext, method: string, path: string, init
 }
 
 const serialized = (body: unknown): unknown => body;
+
+/** openapi-fetch's `parseAs` values. */
+const PARSE_AS: readonly unknown[] = ["json", "text", "blob", "arrayBuffer", "stream"];
+
 
 /**
  * The body as it goes on the wire, computed once per call: form data for the operations the
@@ -255,11 +259,17 @@ async function runAttempt(call: Call): Promise<Outcome> {
       await head.body?.cancel().catch(() => undefined);
       throw problem;
     }
-    return (response = limitBody(head, client.maxResponseBytes, operation, call.streams));
+    // Counted at the stream unless openapi-fetch alone reads it, with json() or text(): middleware
+    // is handed the Response, and may re-wrap, clone or read it any way it likes.
+    const { parseAs, Request } = call.init;
+    const atStream = !Request || (parseAs !== undefined && parseAs !== "json" && parseAs !== "text");
+    return (response = limitBody(head, client.maxResponseBytes, operation, atStream));
   };
 
   try {
     const result = await client.request(method, operation.path, { ...call.init, signal: deadline.signal, fetch: fetchOnce });
+    // The body's JSON is checked, not its schema (that would cost every call a walk of its data):
+    // `null`, `42` or `"hello"` is data, as a body that lacks a field is.
     if (expectsJsonBody(method, result.response) && result.data === undefined) {
       throw new InvalidResponseError({ status: result.response.status, problem: "the body is empty", operation, secrets });
     }

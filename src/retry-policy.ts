@@ -98,7 +98,7 @@ export function isRetryable(method: string, outcome: AttemptOutcome): boolean {
  * https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3
  * Fractional seconds are accepted (some servers and test suites send `0.5`). A date in the
  * past means "now" (0). A header a proxy joined (`3600, 3600`) is read by its first value.
- * Returns `undefined` for a missing, negative or unreadable value.
+ * Returns `undefined` for a missing, negative or unreadable value (digits beyond a double's range included).
  */
 export function parseRetryAfterMs(
   value: string | null | undefined,
@@ -108,7 +108,9 @@ export function parseRetryAfterMs(
   // The first value: up to a comma, except the one inside an HTTP-date ("Wed, 21 Oct 2015 …").
   const text = /^\s*(\w{3},)?[^,]*/.exec(value)![0].trim();
   if (text === "") return undefined;
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  // delay-seconds; a number too large for a double (400 digits) is as unreadable as any other text.
+  const seconds = Number(text);
+  if (/^\d+(\.\d+)?$/.test(text) && seconds < Infinity) return Math.round(seconds * 1000);
   // delay-seconds are digits only, so anything else must be an HTTP-date to be valid.
   if (/^[+-]?[\d.]+$/.test(text)) return undefined;
   const date = Date.parse(text);

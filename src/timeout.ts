@@ -31,6 +31,38 @@ export interface Deadline {
   stop(): void;
 }
 
+/** A deadline of its own, which its owner can also abort (a `paginate()` walk that is left). */
+export interface OwnDeadline extends Deadline {
+  readonly signal: AbortSignal;
+  /** Stops the deadline and aborts its signal. */
+  abort(): void;
+}
+
+/** The listeners of the calls sharing one caller signal, and the one listener that runs them. */
+const watched = new WeakMap<AbortSignal, Set<() => void> & { run?: () => void }>();
+
+/**
+ * Runs `listener` when `signal` aborts; returns the function that stops it. However many calls
+ * share a caller's signal, the signal holds one listener of theirs, removed with the last:
+ * Node 20 warns past 10 (`MaxListenersExceededWarning`), and a job may run hundreds at once.
+ */
+export function onAbort(signal: AbortSignal, listener: () => void): () => void {
+  let listeners = watched.get(signal);
+  if (!listeners) {
+    const all: Set<() => void> & { run?: () => void } = new Set();
+    all.run = () => all.forEach((run) => run());
+    watched.set(signal, (listeners = all));
+    signal.addEventListener("abort", all.run, { once: true });
+  }
+  const all = listeners.add(listener);
+  return () => {
+    if (all.delete(listener) && all.size === 0) {
+      signal.removeEventListener("abort", all.run!);
+      watched.delete(signal);
+    }
+  };
+}
+
 /** The reason a deadline aborts its signal with; the client turns it into a `TimeoutError`. */
 export function timeoutReason(): DOMException {
   return new DOMException("The attempt ran out of timeoutMs.", "TimeoutError");
@@ -44,11 +76,12 @@ export function timeoutReason(): DOMException {
  * https://github.com/denoland/deno/issues/24842), and an uncleared timeout timer lingers for
  * `timeoutMs` after every request.
  */
-export function ownDeadline(callerSignal: AbortSignal | undefined, timeoutMs: number): Deadline {
+export function ownDeadline(callerSignal: AbortSignal | undefined, timeoutMs: number): OwnDeadline {
   const controller = new AbortController();
   let timedOut = false;
-  const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
-  callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
+  const followCaller = (): void => controller.abort(callerSignal?.reason);
+  if (callerSignal?.aborted) followCaller();
+  const unwatch = callerSignal && onAbort(callerSignal, followCaller);
   const timer =
     timeoutMs <= MAX_TIMER_DELAY_MS
       ? setTimeout(() => {
@@ -63,7 +96,11 @@ export function ownDeadline(callerSignal: AbortSignal | undefined, timeoutMs: nu
     },
     stop() {
       clearTimeout(timer);
-      callerSignal?.removeEventListener("abort", onCallerAbort);
+      unwatch?.();
+    },
+    abort() {
+      this.stop();
+      controller.abort();
     },
   };
 }
@@ -76,14 +113,14 @@ export function settleWithin<T>(promise: Promise<T>, signal: AbortSignal | undef
   return new Promise<T>((resolve, reject) => {
     const end = (settle: () => void): void => {
       clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
+      unwatch?.();
       settle();
     };
-    const onAbort = (): void => end(() => reject(signal?.reason));
+    const aborted = (): void => end(() => reject(signal?.reason));
     const timer = timeoutMs <= MAX_TIMER_DELAY_MS ? setTimeout(() => end(() => reject(onTimeout())), timeoutMs) : undefined;
     // Handlers go on `promise` first, so that its later rejection is never unhandled.
     promise.then((value) => end(() => resolve(value)), (error: unknown) => end(() => reject(error)));
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener("abort", onAbort, { once: true });
+    const unwatch = signal && !signal.aborted ? onAbort(signal, aborted) : undefined;
+    if (signal?.aborted) aborted();
   });
 }

@@ -5,6 +5,7 @@
  */
 
 import { isIdempotent, parseRetryAfterMs } from "../retry-policy.js";
+import { clip } from "./redact.js";
 
 /** The operation an error belongs to: HTTP method and path template, e.g. `{ method: "GET", path: "/users/{id}/" }`. */
 export interface Operation {
@@ -21,19 +22,17 @@ export interface ValidationIssue {
   severity?: string;
 }
 
-/** Reason phrases of RFC 9110 §15 (HTTP/2 sends none, so `statusText` cannot be relied on). */
+/**
+ * Reason phrases of RFC 9110 §15 for the statuses this API and its proxies send (HTTP/2 sends
+ * none, so `statusText` cannot be relied on); any other reads "Client Error" or "Server Error".
+ */
 const REASON_PHRASES: Readonly<Record<number, string>> = {
-  200: "OK", 201: "Created", 202: "Accepted", 203: "Non-Authoritative Information",
-  400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-  405: "Method Not Allowed", 406: "Not Acceptable", 408: "Request Timeout", 409: "Conflict",
-  410: "Gone", 413: "Content Too Large", 415: "Unsupported Media Type",
-  422: "Unprocessable Content", 429: "Too Many Requests",
-  500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway",
-  503: "Service Unavailable", 504: "Gateway Timeout",
+  200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+  409: "Conflict", 422: "Unprocessable Content", 429: "Too Many Requests",
+  500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
 };
 
-/** Longest server-provided detail copied into a message, and the share of it an HTML page gets. */
-const MAX_DETAIL_CHARS = 300;
+/** The share of a message an HTML page's summary gets (other server text: 300 characters, `clip()`). */
 const MAX_HTML_SUMMARY_CHARS = 80;
 
 export function reasonPhrase(status: number): string {
@@ -51,9 +50,11 @@ export function statusMessage(
   operation: Operation | undefined,
   scope: string | undefined,
   path: string | undefined,
+  secrets: readonly string[],
 ): string {
-  const detail = status === 422 ? validationSummary(body) ?? bodyDetail(body) : bodyDetail(body);
-  const head = `${status} ${reasonPhrase(status)}`.trim() + (detail ? `: ${detail.replace(/\.+$/, "")}` : "");
+  const detail = (status === 422 && validationSummary(body, secrets)) || bodyDetail(body, secrets);
+  // The lookbehind makes the match start only at the first dot of a run: linear.
+  const head = `${status} ${reasonPhrase(status)}`.trim() + (detail ? `: ${detail.replace(/(?<!\.)\.+$/, "")}` : "");
   const next = nextStep(status, headers, operation, scope, path);
   return next ? `${head}. ${next}` : `${head}.`;
 }
@@ -61,7 +62,7 @@ export function statusMessage(
 /** What the caller should do next, by status. */
 function nextStep(status: number, headers: Headers, operation: Operation | undefined, scope: string | undefined, path: string | undefined): string {
   switch (status) {
-    case 400: return "Check the request parameters and body.";
+    case 400: return "Check the parameters and body.";
     case 401: return "Check the access token: it is missing, malformed, expired or revoked.";
     case 403:
       return scope
@@ -69,7 +70,7 @@ function nextStep(status: number, headers: Headers, operation: Operation | undef
         : "The access token lacks the scope this operation requires.";
     case 404:
       return `Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address${path ? ` (requested ${path})` : ""}.`;
-    case 409: return "Fetch the resource again and retry with its current state.";
+    case 409: return "Fetch the resource and retry with its current state.";
     case 422: return "Fix the fields named above.";
     case 429: {
       const retryAfterMs = parseRetryAfterMs(headers.get("retry-after"));
@@ -87,20 +88,20 @@ function nextStep(status: number, headers: Headers, operation: Operation | undef
 }
 
 /** A short, single-line detail from an error body: `detail`, `message`, `title` or `error`. */
-function bodyDetail(body: unknown): string | undefined {
+function bodyDetail(body: unknown, secrets: readonly string[]): string | undefined {
   if (typeof body === "string") {
     const text = body.trim();
     if (!text) return undefined;
-    if (/^<(!doctype|!--|html|head|body|title|\?xml)/i.test(text)) return htmlSummary(text);
-    return clip(text);
+    if (/^<(!doctype|!--|html|head|body|title|\?xml)/i.test(text)) return htmlSummary(text, secrets);
+    return clip(text, secrets);
   }
   if (body === null || typeof body !== "object") return undefined;
   const record = body as Record<string, unknown>;
   for (const key of ["detail", "message", "title", "error", "error_description"]) {
     const value = record[key];
-    if (typeof value === "string" && value.trim()) return clip(value);
+    if (typeof value === "string" && value.trim()) return clip(value, secrets);
     if (value && typeof value === "object" && typeof (value as { message?: unknown }).message === "string") {
-      return clip((value as { message: string }).message);
+      return clip((value as { message: string }).message, secrets);
     }
   }
   return undefined;
@@ -112,31 +113,28 @@ export function validationIssues(body: unknown): ValidationIssue[] {
   return list.flatMap((item): ValidationIssue[] => {
     if (!item || typeof item !== "object") return [];
     const { location, message, code, severity } = item as Record<string, unknown>;
-    return [{
-      location: Array.isArray(location) ? location.map(String) : [],
-      message: typeof message === "string" ? message : "invalid",
-      ...(typeof code === "string" || typeof code === "number" ? { code } : {}),
-      ...(typeof severity === "string" ? { severity } : {}),
-    }];
+    const issue: ValidationIssue = { location: Array.isArray(location) ? location.map(String) : [], message: typeof message === "string" ? message : "invalid" };
+    if (typeof code === "string" || typeof code === "number") issue.code = code;
+    if (typeof severity === "string") issue.severity = severity;
+    return [issue];
   });
 }
 
-function validationSummary(body: unknown): string | undefined {
+function validationSummary(body: unknown, secrets: readonly string[]): string | undefined {
   const issues = validationIssues(body);
   if (issues.length === 0) return undefined;
-  return clip(issues.map((issue) => `${issue.location.join(".") || "request"}: ${issue.message}`).join("; "));
+  return clip(issues.map((issue) => `${issue.location.join(".") || "request"}: ${issue.message}`).join("; "), secrets);
 }
 
-function clip(text: string, max = MAX_DETAIL_CHARS): string {
-  const oneLine = text.replace(/\s+/g, " ").trim();
-  return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
-}
-
-/** An HTML error page (a proxy's, a login page) in a few words: its title, else its first text. */
-function htmlSummary(html: string): string {
-  const head = html.slice(0, 64 * 1024);
-  const title = /<title[^>]*>([^<]*)</i.exec(head)?.[1];
-  const text = title?.trim() ? title : head.replace(/<(script|style)[\s\S]*?<\/\1>|<[^>]*>/gi, " ");
-  const summary = clip(text.replace(/&nbsp;/g, " "), MAX_HTML_SUMMARY_CHARS);
-  return summary ? `the server sent an HTML page, not JSON ("${summary}")` : "the server sent an HTML page, not JSON";
+/**
+ * An HTML error page (a proxy's, a login page) in a few words: its title, else its first text.
+ * Each pattern is linear: a tag ends at the next `<` or `>`, an unclosed script or style ends
+ * the text, so no position is scanned twice however hostile the page (an error body is at
+ * most 64 K characters: `BODY_BUDGET`).
+ */
+function htmlSummary(html: string, secrets: readonly string[]): string {
+  const title = /<title[^<>]*>([^<]*)/i.exec(html)?.[1];
+  const text = title?.trim() ? title : html.replace(/<(script|style)\b[^]*?(<\/\1\s*>|$)|<[^<>]*>/gi, " ");
+  const summary = clip(text.replace(/&nbsp;/g, " "), secrets, MAX_HTML_SUMMARY_CHARS);
+  return `the server sent an HTML page, not JSON${summary ? ` ("${summary}")` : ""}`;
 }

@@ -1,6 +1,7 @@
 /**
  * Scrubbing credentials out of text, error bodies and `cause` chains before they are put
- * on an error the caller may log, print or serialise. Not exported from the package.
+ * on an error the caller may log, print or serialise, and bounding what an error keeps of a
+ * body. Not exported from the package.
  */
 
 /** What replaces a secret. */
@@ -13,45 +14,104 @@ export const REDACTED = "[REDACTED]";
  */
 const BEARER_CREDENTIALS = /\b(Bearer)\s+[A-Za-z0-9\-._~+/]+=*/gi;
 
+/**
+ * The shortest run of a secret's characters that is scrubbed wherever it appears: a server
+ * may echo part of a token (`Invalid API key provided: sk_live_4eC39HqLyjWDarjt…`). A secret
+ * shorter than this is scrubbed where it appears whole.
+ */
+export const MIN_SECRET_RUN = 8;
+
 /** Levels of `cause` followed before giving up: a cycle must not hang us. */
 const MAX_DEPTH = 8;
 
-/** `text` with every `secret` and every `Bearer …` credential replaced by `[REDACTED]`. */
-export function redact(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret) out = out.split(secret).join(REDACTED);
-  }
-  return out.replace(BEARER_CREDENTIALS, `$1 ${REDACTED}`);
+/** The scrubber of each call's secrets, built once: their pieces of 8 characters in a set. */
+const scrubbers = new WeakMap<readonly string[], (text: string) => string>();
+
+function scrubber(secrets: readonly string[]): (text: string) => string {
+  // A secret shorter than a run is its own piece (a call has one secret: the token).
+  const run = Math.min(MIN_SECRET_RUN, ...secrets.map((secret) => secret.length || MIN_SECRET_RUN));
+  const pieces = new Set<string>();
+  for (const secret of secrets) for (let i = 0; i + run <= secret.length; i++) pieces.add(secret.slice(i, i + run));
+  return (text) => {
+    // One pass: each window that is a piece of a secret is marked, and every run of
+    // overlapping or touching marked windows becomes one REDACTED.
+    let out = "";
+    let from = 0;
+    let start = -1;
+    let end = -1;
+    for (let i = 0; pieces.size > 0 && i + run <= text.length; i++) {
+      if (!pieces.has(text.slice(i, i + run))) continue;
+      if (i > end) {
+        if (start >= 0) (out += text.slice(from, start) + REDACTED), (from = end);
+        start = i;
+      }
+      end = i + run;
+    }
+    if (start >= 0) text = out + text.slice(from, start) + REDACTED + text.slice(end);
+    return text.replace(BEARER_CREDENTIALS, `$1 ${REDACTED}`);
+  };
 }
 
 /**
- * A copy of a parsed JSON value with {@link redact} applied to every string in it, keys
- * included, however deep. Walked with a stack of its own, not recursion, so no nesting depth
- * overflows it; a key `__proto__` stays an own property and never sets a prototype.
+ * `text` with every run of {@link MIN_SECRET_RUN} or more characters of a `secret` (every
+ * whole shorter secret) and every `Bearer …` credential replaced by `[REDACTED]`. Linear in
+ * the text's length, whatever the secret's. Adjacent matches become one `[REDACTED]`.
+ */
+export function redact(text: string, secrets: readonly string[] = []): string {
+  let scrub = scrubbers.get(secrets);
+  if (!scrub) scrubbers.set(secrets, (scrub = scrubber(secrets)));
+  return scrub(text);
+}
+
+/** Control and bidi characters: a terminal or a log viewer acts on them (`\x1b[31m`, U+202E). */
+const CONTROLS = /[\0-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Outside text as it enters a message: one line, without control or bidi characters, at most `max` characters, scrubbed. */
+export function clip(text: string, secrets: readonly string[] | undefined, max = 300): string {
+  const line = text.replace(/\s+/g, " ").replace(CONTROLS, "").trim();
+  return redact(line.length > max ? `${line.slice(0, max)}…` : line, secrets);
+}
+
+/**
+ * What an error keeps of a body: {@link BODY_BUDGET} characters' worth, counting each value
+ * as one and each string and key by its length, in document order, down to {@link BODY_DEPTH}
+ * levels. What is cut is marked with its full size (`"…(11184810 items)"`), so building
+ * an error costs a bounded walk, whatever the body within `maxResponseBytes`.
+ */
+export const BODY_BUDGET = 65_536;
+export const BODY_DEPTH = 32;
+
+const cut = (count: number, unit: string): string => `…(${count} ${unit})`;
+
+/**
+ * A bounded copy (see {@link BODY_BUDGET}) of a parsed body with {@link redact} applied to
+ * every string in it, keys included. A key `__proto__` stays an own property and never sets
+ * a prototype.
  */
 export function redactDeep(value: unknown, secrets: readonly string[] = []): unknown {
-  const copies = new Map<object, object>();
-  const pending: [object, Record<string, unknown>][] = [];
-  const copyOf = (item: unknown): unknown => {
-    if (typeof item === "string") return redact(item, secrets);
-    if (item === null || typeof item !== "object") return item;
-    let copy = copies.get(item);
-    if (!copy) {
-      copy = Array.isArray(item) ? [] : {};
-      copies.set(item, copy);
-      pending.push([item, copy as Record<string, unknown>]);
-    }
-    return copy;
+  let budget = BODY_BUDGET;
+  const text = (item: string): string => {
+    const kept = item.slice(0, Math.max(budget, 0));
+    budget -= kept.length;
+    return redact(kept.length < item.length ? kept + cut(item.length, "characters") : item, secrets);
   };
-  const root = copyOf(value);
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const [from, to] = next;
-    for (const [key, item] of Object.entries(from)) {
-      Object.defineProperty(to, Array.isArray(to) ? key : redact(key, secrets), { value: copyOf(item), enumerable: true, writable: true, configurable: true });
+  const copy = (item: unknown, depth: number): unknown => {
+    budget--;
+    if (typeof item === "string") return text(item);
+    if (item === null || typeof item !== "object") return item;
+    if (depth === BODY_DEPTH) return "…(nested deeper)";
+    const list = Array.isArray(item);
+    const keys: unknown[] = list ? item : Object.keys(item);
+    const kept: unknown[] = [];
+    for (const key of keys) {
+      if (budget <= 0) break;
+      kept.push(list ? copy(key, depth + 1) : [text(key as string), copy((item as Record<string, unknown>)[key as string], depth + 1)]);
     }
-  }
-  return root;
+    if (kept.length < keys.length) kept.push(list ? cut(keys.length, "items") : ["…", cut(keys.length, "keys")]);
+    // fromEntries defines own properties: a key "__proto__" never sets a prototype.
+    return list ? kept : Object.fromEntries(kept as [string, unknown][]);
+  };
+  return copy(value, 0);
 }
 
 /** A copy of response headers with {@link redact} applied to every value (a server may echo the token). */
@@ -59,6 +119,15 @@ export function redactHeaders(headers: Headers, secrets: readonly string[]): Hea
   const copy = new Headers();
   headers.forEach((value, name) => copy.append(name, redact(value, secrets)));
   return copy;
+}
+
+/** A thrown value as text, whatever it is: `String()` throws for `Object.create(null)` (then: "object"). */
+export function describe(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return typeof value;
+  }
 }
 
 /** An `Error` that stands in for a foreign one: same name, message, code and stack, scrubbed. */
@@ -74,7 +143,7 @@ interface SanitizedCause extends Error {
 export function sanitizeCause(value: unknown, secrets: readonly string[] = [], depth = 0): unknown {
   if (value === undefined || value === null) return undefined;
   if (depth >= MAX_DEPTH) return undefined;
-  if (!(value instanceof Error)) return redact(String(value), secrets);
+  if (!(value instanceof Error)) return redact(describe(value), secrets);
   const inner = sanitizeCause((value as { cause?: unknown }).cause, secrets, depth + 1);
   const copy: SanitizedCause = new Error(redact(value.message, secrets), inner === undefined ? undefined : { cause: inner });
   copy.name = value.name;

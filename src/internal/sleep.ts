@@ -5,20 +5,21 @@
  * sleep leaves nothing behind that would keep a process (or a test run) alive.
  * Not exported from the package.
  */
+import { onAbort } from "../timeout.js";
+
 export function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
       return;
     }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
     const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
+      unwatch?.();
       resolve();
     }, Math.max(0, ms));
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const unwatch = signal && onAbort(signal, () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
   });
 }

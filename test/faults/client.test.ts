@@ -101,8 +101,8 @@ describe("the token never reaches another origin", () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RedirectError);
     expect((error as RedirectError).message).toBe(
-      `[GET /users/{id}/] 302 redirect to ${elsewhere().url} was not followed, and the access token was not sent there. ` +
-        "If the API has moved, update baseUrl/apiUrl.",
+      `[GET /users/{id}/] 302 redirect to ${elsewhere().url} was not followed; the token was not sent there. ` +
+        "If the API moved, update baseUrl/apiUrl.",
     );
     expect(server().requests).toHaveLength(1);
     expect(server().requests[0]?.headers.authorization).toBe(`Bearer ${TEST_TOKEN}`);

@@ -35,7 +35,7 @@ const elsewhere = useFaultServer();
 
 const USER: Operation = { method: "GET", path: "/users/{id}/" };
 const RENEW: Operation = { method: "POST", path: "/subscriptions/{id}/renew/" };
-const NEXT_STEP_PROXY = "Something other than the API may have answered (a proxy, a login page): check baseUrl/apiUrl.";
+const NEXT_STEP_PROXY = "A proxy or login page may have answered: check baseUrl/apiUrl.";
 
 /** The client as callers make it (2 retries), with a short timeout and the waits recorded, not slept. */
 function client(events: RequestLogEvent[] = [], options: { apiUrl?: string; fetch?: FetchLike } = {}): StoreAdminClient {
@@ -181,9 +181,8 @@ describe("hostile 2xx responses", () => {
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).requestSent).toBe("yes");
     expect((error as ConnectionError).message).toBe(
-      "[POST /subscriptions/{id}/renew/] the connection closed while the response body was being read; the server " +
-        "received the request (UND_ERR_SOCKET: other side closed). It was not resent automatically: check whether it " +
-        "took effect before calling again.",
+      "[POST /subscriptions/{id}/renew/] the connection broke while the body was read; the server had the request " +
+        "(UND_ERR_SOCKET: other side closed). It was not resent: check whether it took effect before calling again.",
     );
     expect(server().requests).toHaveLength(1);
   });
@@ -205,8 +204,8 @@ describe("redirects", () => {
       expect((error as RedirectError).status).toBe(status);
       expect((error as RedirectError).targetOrigin).toBe(elsewhere().url);
       expect((error as RedirectError).message).toBe(
-        `[${method} ${template}] ${status} redirect to ${elsewhere().url} was not followed, and the access token was ` +
-          "not sent there. If the API has moved, update baseUrl/apiUrl.",
+        `[${method} ${template}] ${status} redirect to ${elsewhere().url} was not followed; the token was not sent there. ` +
+          "If the API moved, update baseUrl/apiUrl.",
       );
       expect(server().requests).toHaveLength(1);
       expect(server().count(method, path)).toBe(1);
@@ -227,11 +226,11 @@ describe("redirects", () => {
 describe("errorFromResponse", () => {
   const headers = (entries: Record<string, string> = {}): Headers => new Headers(entries);
   const cases: Array<[number, unknown, new (...args: never[]) => ApiError, string]> = [
-    [400, { detail: "cursor is malformed" }, BadRequestError, "400 Bad Request: cursor is malformed. Check the request parameters and body."],
+    [400, { detail: "cursor is malformed" }, BadRequestError, "400 Bad Request: cursor is malformed. Check the parameters and body."],
     [401, { detail: "Invalid token." }, AuthenticationError, "401 Unauthorized: Invalid token. Check the access token: it is missing, malformed, expired or revoked."],
     [403, { detail: "Forbidden" }, PermissionDeniedError, '403 Forbidden: Forbidden. The access token lacks the scope "users:read" this operation requires: use a token that holds it.'],
     [404, { detail: "No User matches the given query." }, NotFoundError, "404 Not Found: No User matches the given query. Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address."],
-    [409, { message: "locked" }, ConflictError, "409 Conflict: locked. Fetch the resource again and retry with its current state."],
+    [409, { message: "locked" }, ConflictError, "409 Conflict: locked. Fetch the resource and retry with its current state."],
     [418, "I'm a teapot", ApiError, "418 Client Error: I'm a teapot."],
     [500, { error: { message: "db down" } }, InternalServerError, "500 Internal Server Error: db down. The server failed; try again later."],
     [502, "<!DOCTYPE html><html><body>Bad gateway</body></html>", InternalServerError, "502 Bad Gateway: the server sent an HTML page, not JSON (\"Bad gateway\"). The server failed; try again later."],

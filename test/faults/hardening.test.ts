@@ -110,7 +110,7 @@ describe("a wait on accessToken() ends with the caller's signal, or after timeou
     const error = await rejection(getUser(store));
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as Error).message).toBe(
-      "[GET /users/{id}/] the accessToken function did not return within timeoutMs (150 ms); the request was not sent.",
+      "[GET /users/{id}/] timed out after 150 ms (timeoutMs) waiting for accessToken(); the request was not sent.",
     );
     expect(server().requests).toHaveLength(0);
   });
@@ -178,7 +178,7 @@ describe("redaction applies to what came from outside, never to the SDK's own wo
     );
     server().enqueue({ hang: true });
     const timeout = await rejection(getUser(client({ accessToken: "e", timeoutMs: 100, maxRetries: 0, logger: (event) => void events.push(event) })));
-    expect((timeout as Error).message).toMatch(/^\[GET \/users\/\{id\}\/\] timed out after 100 ms \(timeoutMs, per attempt, includes reading the body\)\. Raise timeoutMs/);
+    expect((timeout as Error).message).toMatch(/^\[GET \/users\/\{id\}\/\] timed out after 100 ms \(timeoutMs per attempt, body included\)\. Raise timeoutMs/);
     expect(events.at(-1)?.error?.message).toBe((timeout as Error).message);
   });
 });
@@ -208,7 +208,7 @@ describe("the client's headers option", () => {
   });
 
   it.each([
-    ["a string", "ab", /^headers must be an object of header names and values, a Headers object or an array of \[name, value\] pairs, got string\.$/],
+    ["a string", "ab", /^headers must be an object, a Headers or an array of \[name, value\] pairs, got string\.$/],
     ["an array that is not of pairs", ["a", "b"], /^headers: each array entry must be a \[name, value\] pair\.$/],
     ["a name a header cannot have", { "bad name": "x" }, /^headers: /],
   ])("refuses %s at creation with a TypeError", (_name, headers, message) => {
@@ -219,8 +219,8 @@ describe("the client's headers option", () => {
   it.each([
     ["Authorization", "Bearer other", "the client sets it from accessToken"],
     ["x-store-api-version", "1999-01-01", "the client sends the version it was built for (2024-04-01)"],
-    ["Content-Length", "0", "fetch computes it from the body; a wrong value stalls every request"],
-    ["Transfer-Encoding", "chunked", "fetch frames the body itself"],
+    ["Content-Length", "0", "fetch computes it (a wrong value stalls the request)"],
+    ["Transfer-Encoding", "chunked", "fetch sets it"],
     ["Host", "evil.example", "it comes from baseUrl/apiUrl"],
   ])("refuses %s at creation, saying why", (name, value, why) => {
     expect(() => client({ headers: { [name]: value } })).toThrow(new TypeError(`headers may not set ${name}: ${why}.`));
@@ -251,8 +251,8 @@ describe("requests that cannot be what the caller meant are refused before sendi
     const store = client();
     await expect(store.GET("/users/../../admin/secrets/" as never)).rejects.toThrow(
       new TypeError(
-        '[GET /users/../../admin/secrets/] is not an operation of the API contract (its path has a "." or ".." segment); the request was not sent. ' +
-          'Pass the path template, such as "/users/{id}/", and the values in params.path.',
+        "[GET /users/../../admin/secrets/] is not an operation of the API contract; the request was not sent. " +
+          'Pass a path template such as "/users/{id}/" and the values in params.path.',
       ),
     );
     await expect(store.GET("/customers/" as never)).rejects.toThrow(/^\[GET \/customers\/\] is not an operation of the API contract; the request was not sent\./);
@@ -371,7 +371,9 @@ describe("per-call options at run time", () => {
 
   it.each(["baseUrl", "fetch"])("a per-call %s is a TypeError that says to set it on the client, and nothing is sent", async (key) => {
     await expect(getUser(client(), { [key]: key === "fetch" ? globalThis.fetch : server().url })).rejects.toThrow(
-      new TypeError(`[GET /users/{id}/] a per-call \`${key}\` is not supported; set it when creating the client. The request was not sent.`),
+      new TypeError(
+        `[GET /users/{id}/] unknown per-call option \`${key}\` (set it when creating the client); a call takes params, body, signal, headers, parseAs, bodySerializer, querySerializer, middleware, timeoutMs, maxRetries. The request was not sent.`,
+      ),
     );
     expect(server().requests).toHaveLength(0);
   });

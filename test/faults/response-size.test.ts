@@ -40,8 +40,7 @@ describe("maxResponseBytes", () => {
     const error = await rejection(getUser(client(server().url)));
     expect(error).toBeInstanceOf(ResponseTooLargeError);
     expect((error as Error).message).toBe(
-      "[GET /users/{id}/] 200 OK with a body larger than maxResponseBytes (33554432 bytes, decoded); " +
-        "reading stopped and the request was not resent. Raise maxResponseBytes if such a body is expected.",
+      "[GET /users/{id}/] 200 OK with a body over maxResponseBytes (33554432 bytes, decoded); reading stopped; not resent.",
     );
     expect((error as ResponseTooLargeError).maxResponseBytes).toBe(32 * MIB);
     expect(JSON.parse(JSON.stringify(error))).toMatchObject({ status: 200, maxResponseBytes: 32 * MIB });
@@ -131,3 +130,111 @@ describe("a gzip bomb", () => {
     expect(peakHeap - (before.heapUsed + before.arrayBuffers)).toBeLessThan(256 * MIB);
   });
 });
+
+describe("maxResponseBytes holds however the body is read", () => {
+  /**
+   * A server that answers every request with an endless JSON body, 64 KiB at a time and only as
+   * fast as the client reads (it waits for "drain"), and counts the bytes it managed to send
+   * before the client went away.
+   */
+  let endless: Server | undefined;
+  const sockets = new Set<Socket>();
+  let sent = 0;
+  let requests = 0;
+  let closed: Promise<void> = Promise.resolve();
+  afterEach(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => (endless ? endless.close(() => resolve()) : resolve()));
+    endless = undefined;
+  });
+
+  async function startEndless(): Promise<string> {
+    sent = 0;
+    requests = 0;
+    const chunk = Buffer.from(`"${"x".repeat(64 * 1024 - 4)}",`);
+    endless = createServer((_req, res) => {
+      requests++;
+      let open = true;
+      closed = new Promise((resolve) => res.on("close", resolve));
+      res.on("close", () => (open = false));
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write("[");
+      const pump = (): void => {
+        while (open) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once("drain", pump);
+        }
+      };
+      pump();
+    });
+    endless.on("connection", (socket) => {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => endless!.listen(0, "127.0.0.1", resolve));
+    return `http://127.0.0.1:${(endless.address() as { port: number }).port}`;
+  }
+
+  /** A client of the endless server with a 1 MiB limit; a read that is not counted runs into timeoutMs. */
+  const limited = (url: string) => client(url, { maxResponseBytes: MIB, timeoutMs: 10_000, maxRetries: 0 });
+
+  /** What the server sent before the client stopped reading, once the connection has closed. */
+  async function sentWhenClosed(): Promise<number> {
+    await closed;
+    return sent;
+  }
+
+  /** Every way of reading ends with ResponseTooLargeError, the server having sent little past the limit. */
+  async function expectStopped(name: string, read: Promise<unknown>): Promise<void> {
+    const error = await rejection(read);
+    const bytes = await sentWhenClosed();
+    console.info(`${name}: ${(error as Error).name}, the server sent ${(bytes / MIB).toFixed(1)} MiB (limit 1 MiB)`);
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect(requests).toBe(1);
+    // The limit, plus what sat in the socket buffers and the decoder when reading stopped.
+    expect(bytes).toBeLessThan(16 * MIB);
+  }
+
+  it.each(["json", "text", "blob", "arrayBuffer"])('parseAs: "%s"', async (parseAs) => {
+    const url = await startEndless();
+    await expectStopped(parseAs, getUserAs(limited(url), { parseAs }));
+  });
+
+  it('parseAs: "stream": the caller\'s read of the stream', async () => {
+    const url = await startEndless();
+    const { data } = await getUserAs(limited(url), { parseAs: "stream" });
+    await expectStopped("stream", new Response(data as ReadableStream).arrayBuffer());
+  });
+
+  it("a middleware that re-wraps the body (new Response(response.body, response))", async () => {
+    const store = limited(await startEndless());
+    store.use({ onResponse: ({ response }) => new Response(response.body, response) });
+    await expectStopped("re-wrapped by middleware", getUser(store));
+  });
+
+  it("a middleware that reads a clone, or the body stream itself", async () => {
+    const store = limited(await startEndless());
+    store.use({ onResponse: async ({ response }) => void (await response.clone().arrayBuffer()) });
+    await expectStopped("a clone read by middleware", getUser(store));
+    const streaming = limited(await startEndless());
+    streaming.use({
+      onResponse: async ({ response }) => {
+        const reader = response.body!.getReader();
+        while (!(await reader.read()).done);
+      },
+    });
+    await expectStopped("the body stream read by middleware", getUser(streaming));
+  });
+
+  it.each(["bytes", "formData", "clone", "body"])('parseAs: "%s" is refused before sending, naming the values it takes', async (parseAs) => {
+    const url = await startEndless();
+    const error = await rejection(getUserAs(limited(url), { parseAs }));
+    expect(error).toEqual(
+      new TypeError(`[GET /users/{id}/] parseAs must be one of json, text, blob, arrayBuffer, stream, got ${parseAs}. The request was not sent.`),
+    );
+    expect(requests).toBe(0);
+  });
+});
+
+const getUserAs = (store: StoreAdminClient, init: Record<string, unknown>) =>
+  store.GET("/users/{id}/", { params: { path: { id: 1 } }, ...init } as never) as Promise<{ data?: unknown }>;

@@ -81,8 +81,8 @@ describe("timeoutMs", () => {
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as TimeoutError).timeoutMs).toBe(50);
     expect((error as TimeoutError).message).toBe(
-      "[GET /users/] timed out after 50 ms (timeoutMs, per attempt, includes reading the body). " +
-        "Raise timeoutMs if the server is just slow.",
+      "[GET /users/] timed out after 50 ms (timeoutMs per attempt, body included). " +
+        "Raise timeoutMs if the server is slow.",
     );
   });
 
@@ -97,8 +97,8 @@ describe("timeoutMs", () => {
     expect(counting.heads()).toBe(2); // the headers arrived: the body timed out
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as TimeoutError).message).toBe(
-      "[GET /users/{id}/] timed out after 100 ms (timeoutMs, per attempt, includes reading the body). " +
-        "Raise timeoutMs if the server is just slow.",
+      "[GET /users/{id}/] timed out after 100 ms (timeoutMs per attempt, body included). " +
+        "Raise timeoutMs if the server is slow.",
     );
     expect(server().requests).toHaveLength(2);
   });
@@ -108,7 +108,7 @@ describe("timeoutMs", () => {
     const error = await rejection(client(50).POST("/subscriptions/{id}/renew/", { params: { path: { id: 7 } } }));
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as TimeoutError).message).toBe(
-      "[POST /subscriptions/{id}/renew/] timed out after 50 ms (timeoutMs, per attempt, includes reading the body). " +
+      "[POST /subscriptions/{id}/renew/] timed out after 50 ms (timeoutMs per attempt, body included). " +
         "The request may have reached the server: check whether it took effect before calling again.",
     );
     // Not sent again. (Under load, 50 ms can run out before the request has even arrived.)

@@ -25,7 +25,7 @@ export interface Fault {
   /** @default 200 */
   status?: number;
   headers?: Record<string, string>;
-  /** A string is sent as is; anything else as JSON (with `content-type: application/json`). No body when absent. */
+  /** A string or bytes (a gzip member, say) are sent as they are; anything else as JSON (with `content-type: application/json`). No body when absent. */
   body?: unknown;
   /** Wait this long before sending anything. */
   delayMs?: number;
@@ -148,8 +148,8 @@ function respond(fault: Fault, res: ServerResponse): void {
     return;
   }
   const status = fault.status ?? 200;
-  const isText = typeof fault.body === "string";
-  const body = fault.body === undefined ? "" : isText ? (fault.body as string) : JSON.stringify(fault.body);
+  const isText = typeof fault.body === "string" || fault.body instanceof Uint8Array;
+  const body = fault.body === undefined ? "" : isText ? (fault.body as string | Uint8Array) : JSON.stringify(fault.body);
   const headers: Record<string, string> = {
     ...(fault.body !== undefined && !isText ? { "content-type": "application/json" } : {}),
     ...fault.headers,
