@@ -3,7 +3,7 @@
  * Admin API (default `headers` from the caller, `redirect: "manual"`) and routes every method
  * through one call lifecycle (`request.ts`); adds `paginate`.
  */
-import createClient from "openapi-fetch";
+import createClient, { type Client } from "openapi-fetch";
 import { tokenSource } from "./auth.js";
 import { clientHeaders, sdkHeaders } from "./headers.js";
 import { deadlineClock, trackMiddleware } from "./internal/fast-path.js";
@@ -13,6 +13,7 @@ import { createPaginate } from "./paginate.js";
 import { createSend, type ClientContext } from "./request.js";
 import { DEFAULT_MAX_RETRIES } from "./retry-policy.js";
 import { DEFAULT_TIMEOUT_MS } from "./timeout.js";
+import type { FetchLike } from "./transport.js";
 import type { paths, StoreAdminClient, StoreAdminClientOptions } from "./types.js";
 
 /** Every path of the API is under this prefix of the store's address (spec part 4). */
@@ -125,7 +126,7 @@ export function buildClient(options: StoreAdminClientOptions, internals: ClientI
   const hasMiddleware = trackMiddleware(client);
 
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const send = createSend({
+  const context: ClientContext = {
     request: client.request as ClientContext["request"],
     // Looked up per call, so that a fetch installed later (a test, a polyfill) is used.
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
@@ -139,11 +140,70 @@ export function buildClient(options: StoreAdminClientOptions, internals: ClientI
     hasMiddleware,
     sleep: internals.sleep ?? abortableSleep,
     random: internals.random ?? Math.random,
-  });
-  const methods = client as unknown as Record<string, unknown>;
+  };
+  return assemble(client, context, apiRoot);
+}
+
+/** What each client was assembled from, for {@link deriveClient}. */
+const assemblies = new WeakMap<object, [ClientContext, string]>();
+
+/**
+ * Routes every method of `target` through one call lifecycle over `context` and adds
+ * `paginate`. Anything a client carries beyond openapi-fetch's methods is attached here, so
+ * that a derived client has it too.
+ */
+function assemble(target: object, context: ClientContext, apiRoot: string): StoreAdminClient {
+  const send = createSend(context);
+  const methods = target as Record<string, unknown>;
   for (const method of HTTP_METHODS) methods[method] = (path: string, init?: Record<string, unknown>) => send(method, path, init);
   methods["request"] = (method: string, path: string, init?: Record<string, unknown>) => send(method.toUpperCase(), path, init);
-
+  methods["paginate"] = createPaginate(target as Client<paths>, apiRoot);
+  assemblies.set(target, [context, apiRoot]);
   // The methods above are openapi-fetch's with stricter types (exact bodies, no per-call origin).
-  return Object.assign(client, { paginate: createPaginate(client, apiRoot) }) as unknown as StoreAdminClient;
+  return target as StoreAdminClient;
+}
+
+/** How {@link deriveClient} changes a client: its transport, and a wait before each attempt. */
+export interface ClientDerivation {
+  /** The derived client's `fetch`, made from the original's: called once per attempt that goes on the wire. */
+  fetch: (fetch: FetchLike) => FetchLike;
+  /**
+   * Awaited before every attempt (the first, and each retry after its backoff), outside the
+   * attempt's `timeoutMs`: a wait here is never a timeout. Rejecting fails the call.
+   */
+  beforeAttempt?: (signal: AbortSignal | undefined) => Promise<void>;
+}
+
+/**
+ * A client that behaves as `client` (same options, token, retries, and the same openapi-fetch
+ * core, so middleware registered with `use()` on either runs on both) but sends through
+ * `derivation.fetch` and waits on `derivation.beforeAttempt`. Not exported from the package's
+ * main entry: the bulk runner uses it to see every request a task sends.
+ * @throws TypeError when `client` was not made by `createStoreAdminClient()`.
+ */
+export function deriveClient(client: StoreAdminClient, derivation: ClientDerivation): StoreAdminClient {
+  const assembly = assemblies.get(client);
+  if (!assembly) throw new TypeError("client must be a client made by createStoreAdminClient().");
+  const [context, apiRoot] = assembly;
+  const { beforeAttempt } = derivation;
+  const derived: ClientContext = { ...context, fetch: derivation.fetch(context.fetch) };
+  if (beforeAttempt) {
+    derived.sleep = async (ms, signal) => {
+      await context.sleep(ms, signal);
+      await beforeAttempt(signal);
+    };
+  }
+  // `use`, `eject` and anything else the client carries are shared; the methods are remade below.
+  const target = assemble({ ...client }, derived, apiRoot) as unknown as Record<string, unknown>;
+  if (beforeAttempt) {
+    for (const method of [...HTTP_METHODS, "request"]) {
+      const send = target[method] as (...args: unknown[]) => Promise<unknown>;
+      target[method] = async (...args: unknown[]) => {
+        const init = args[method === "request" ? 2 : 1] as { signal?: AbortSignal | null } | undefined;
+        await beforeAttempt(init?.signal ?? undefined);
+        return send(...args);
+      };
+    }
+  }
+  return target as unknown as StoreAdminClient;
 }
