@@ -15,6 +15,10 @@ export interface Received {
   /** Arrival time, `Date.now()` of the test process. */
   at: number;
   status: number;
+  /** The sender's `x-worker` header (the test workers send their pid). */
+  worker: string;
+  /** Whether the answer has been sent. */
+  answered: boolean;
 }
 
 /** What the server does with one request; unset fields take the defaults. */
@@ -51,7 +55,8 @@ export async function startCountingServer(token: string): Promise<CountingServer
     const index = requests.length;
     const answer = request.headers.authorization === `Bearer ${token}` ? (decide?.({ method, path, key, index }) ?? {}) : { status: 401 };
     const status = answer.status ?? (method === "POST" ? 201 : 200);
-    const received: Received = { method, path, key, at, status };
+    const worker = String(request.headers["x-worker"] ?? "");
+    const received: Received = { method, path, key, at, status, worker, answered: false };
     requests.push(received);
     request.resume();
     request.once("end", () => {
@@ -59,6 +64,7 @@ export async function startCountingServer(token: string): Promise<CountingServer
         const body = status < 300 ? JSON.stringify({ id: Number(key) || 1 }) : JSON.stringify({ detail: `status ${status}` });
         response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...answer.headers });
         response.end(body);
+        received.answered = true;
       };
       if (answer.delayMs) setTimeout(reply, answer.delayMs);
       else reply();

@@ -31,14 +31,23 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startRedis(): Promise<RedisServer> {
+/**
+ * @param options.persistent append-only file, fsync'd on every write: the data survives a kill
+ *   (for "Redis lost, then back"). Otherwise nothing is saved.
+ */
+export async function startRedis(options: { persistent?: boolean } = {}): Promise<RedisServer> {
   const dir = await mkdtemp(join(tmpdir(), "store-admin-sdk-redis-"));
   const port = await freePort();
   let child: ChildProcess | undefined;
 
   async function start(): Promise<void> {
     if (child) throw new Error(`redis-server on port ${port} is already running (pid ${child.pid})`);
-    const started = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], {
+    const started = spawn("redis-server", [
+      "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir,
+      ...(options.persistent ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]),
+      // DUMP writes strings as they are, so a scan of every key's bytes sees any text in it.
+      "--rdbcompression", "no",
+    ], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     child = started;
