@@ -161,19 +161,23 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
       await redisLedger(redis, ledgerBase).markStarted();
       let batch: Array<{ name: string; data: JobData<Item>; opts: { jobId: string } }> = [];
       let count = 0;
-      for await (const item of items as AsyncIterable<Item>) {
-        const itemKey = key(item);
-        if (typeof itemKey !== "string" || itemKey === "") {
-          throw new TypeError(`add(): key() returned ${JSON.stringify(itemKey)} for item ${count}; it must return a non-empty string. Items before it were queued.`);
+      try {
+        for await (const item of items as AsyncIterable<Item>) {
+          const itemKey = key(item);
+          if (typeof itemKey !== "string" || itemKey === "") {
+            throw new TypeError(`add(): key() returned ${JSON.stringify(itemKey)} for item ${count}; it must return a non-empty string. Items before it were queued.`);
+          }
+          batch.push({ name: "task", data: { key: itemKey, item }, opts: { jobId: jobIdOf(itemKey) } });
+          count += 1;
+          if (batch.length === ADD_BATCH) {
+            await queue.addBulk(batch);
+            batch = [];
+          }
         }
-        batch.push({ name: "task", data: { key: itemKey, item }, opts: { jobId: jobIdOf(itemKey) } });
-        count += 1;
-        if (batch.length === ADD_BATCH) {
-          await queue.addBulk(batch);
-          batch = [];
-        }
+      } finally {
+        // What was read before a bad item (or a failing iterable) is queued, as the error says.
+        if (batch.length > 0) await queue.addBulk(batch);
       }
-      if (batch.length > 0) await queue.addBulk(batch);
       return count;
     },
 
