@@ -5,7 +5,7 @@
  * empty; invalid options are refused with errors that name them.
  */
 import { describe, expect, it } from "vitest";
-import { createBulkQueue } from "../../src/bulk/bullmq/index.js";
+import { createBulkQueue, type BulkProgress } from "../../src/bulk/bullmq/index.js";
 import { createStoreAdminClient } from "../../src/index.js";
 import type { TestItem } from "./fixtures/worker.js";
 import { useQueueEnvironment } from "./helpers/environment.js";
@@ -90,7 +90,7 @@ describe("progress()", () => {
     const bulk = env.queue("progress", { rate: { perSecond: 40 } });
     await bulk.add(Array.from({ length: 40 }, (_, i): TestItem => ({ id: i + 1, method: "GET" })), { key: (item) => String(item.id) });
     const workers = await env.startWorkers("progress", 2, { RATE: 40 });
-    const seen = [];
+    const seen: BulkProgress[] = [];
     for await (const progress of bulk.progress({ intervalMs: 250 })) seen.push(progress);
     expect(seen.length).toBeGreaterThan(2);
     const last = seen.at(-1)!;

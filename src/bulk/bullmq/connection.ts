@@ -69,7 +69,14 @@ export function errorReporter(address: string, onError: (error: Error) => void):
  * at once instead of a promise that waits for Redis.
  */
 export function callerClient(options: RedisOptions, reporter: ReturnType<typeof errorReporter>): Redis {
-  const redis = new Redis({ ...options, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  const redis = new Redis({
+    // Reconnect at most a second apart, so that a call soon after Redis is back finds it.
+    retryStrategy: (times: number) => Math.min(times * 100, 1000),
+    ...options,
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+  });
   redis.on("error", (error: unknown) => reporter.report(error));
   redis.on("ready", () => reporter.ready());
   return redis;

@@ -11,7 +11,7 @@ import type { Redis, RedisOptions } from "ioredis";
 import { deriveClient } from "../../client.js";
 import type { StoreAdminClient } from "../../types.js";
 import type { BulkFailure, BulkProgress, BulkReport, BulkTask } from "../types.js";
-import { callerClient, connected, errorReporter, redisAddress, workerClient } from "./connection.js";
+import { BulkQueueConnectionError, callerClient, connected, errorReporter, isConnectionError, redisAddress, workerClient } from "./connection.js";
 import { runJob } from "./job.js";
 import { redisBudget } from "./redis-budget.js";
 import { redisLedger } from "./redis-ledger.js";
@@ -125,6 +125,10 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
   // The caller's side: fails fast while Redis is away.
   let callerRedis: Redis | undefined;
   let queue: Queue | undefined;
+  /** The caller's error for a Redis that went away mid-call: one that names the address. */
+  const named = (error: unknown): never => {
+    throw isConnectionError(error) && !(error instanceof BulkQueueConnectionError) ? new BulkQueueConnectionError(address, error) : error;
+  };
   const caller = async (): Promise<{ redis: Redis; queue: Queue }> => {
     callerRedis ??= callerClient(connection, reporter);
     await connected(callerRedis, address, connectTimeoutMs);
@@ -142,7 +146,7 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
     const [jobs, ends] = await Promise.all([
       queue.getJobCounts("waiting", "delayed", "prioritized", "active"),
       redisLedger(redis, ledgerBase).counts(),
-    ]);
+    ]).catch(named);
     return {
       waiting: (jobs.waiting ?? 0) + (jobs.delayed ?? 0) + (jobs.prioritized ?? 0),
       active: jobs.active ?? 0,
@@ -158,7 +162,7 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
     async add(items, { key }) {
       if (typeof key !== "function") throw new TypeError("add(items, { key }): key must be a function returning an item's key as a string.");
       const { redis, queue } = await caller();
-      await redisLedger(redis, ledgerBase).markStarted();
+      await redisLedger(redis, ledgerBase).markStarted().catch(named);
       let batch: Array<{ name: string; data: JobData<Item>; opts: { jobId: string } }> = [];
       let count = 0;
       try {
@@ -170,13 +174,13 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
           batch.push({ name: "task", data: { key: itemKey, item }, opts: { jobId: jobIdOf(itemKey) } });
           count += 1;
           if (batch.length === ADD_BATCH) {
-            await queue.addBulk(batch);
+            await queue.addBulk(batch).catch(named);
             batch = [];
           }
         }
       } finally {
         // What was read before a bad item (or a failing iterable) is queued, as the error says.
-        if (batch.length > 0) await queue.addBulk(batch);
+        if (batch.length > 0) await queue.addBulk(batch).catch(named);
       }
       return count;
     },
@@ -294,7 +298,7 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
     async report() {
       const { redis } = await caller();
       const ledger = redisLedger(redis, ledgerBase);
-      const [counts, failures, inDoubtKeys] = await Promise.all([ledger.counts(), ledger.failures(), ledger.inDoubtKeys()]);
+      const [counts, failures, inDoubtKeys] = await Promise.all([ledger.counts(), ledger.failures(), ledger.inDoubtKeys()]).catch(named);
       return {
         runId: name,
         done: counts.done,
@@ -310,8 +314,8 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
 
     async retryFailed() {
       const { redis, queue } = await caller();
-      const count = await redisLedger(redis, ledgerBase).forgetFailed();
-      await queue.retryJobs({ state: "failed" });
+      const count = await redisLedger(redis, ledgerBase).forgetFailed().catch(named);
+      await queue.retryJobs({ state: "failed" }).catch(named);
       return count;
     },
 

@@ -24,6 +24,8 @@ export interface Received {
 /** What the server does with one request; unset fields take the defaults. */
 export interface Answer {
   status?: number;
+  /** The body, as JSON (default: `{"id": key}` for a success, `{"detail": …}` otherwise). */
+  body?: unknown;
   headers?: Record<string, string>;
   delayMs?: number;
 }
@@ -61,7 +63,8 @@ export async function startCountingServer(token: string): Promise<CountingServer
     request.resume();
     request.once("end", () => {
       const reply = (): void => {
-        const body = status < 300 ? JSON.stringify({ id: Number(key) || 1 }) : JSON.stringify({ detail: `status ${status}` });
+        const body =
+          answer.body !== undefined ? JSON.stringify(answer.body) : status < 300 ? JSON.stringify({ id: Number(key) || 1 }) : JSON.stringify({ detail: `status ${status}` });
         response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...answer.headers });
         response.end(body);
         received.answered = true;
