@@ -249,12 +249,14 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
       events.on("completed", poke);
       events.on("failed", poke);
       signal?.addEventListener("abort", poke);
-      const closer = async (): Promise<void> => poke();
-      closers.add(closer);
+      // close() ends a progress() left open: an iterator no one reads holds a connection.
       let closed = false;
-      closers.add(async () => {
+      const closer = async (): Promise<void> => {
         closed = true;
-      });
+        poke();
+        await events.close();
+      };
+      closers.add(closer);
       const history: Array<{ at: number; ended: number }> = [];
       try {
         for (;;) {
