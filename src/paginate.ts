@@ -22,7 +22,7 @@ import type { ListPath, Paginate, paths } from "./types.js";
 /** Empty pages in a row, each with a `next` link, after which the walk stops. */
 const MAX_EMPTY_PAGES = 50;
 
-type Page = { next?: string | null; results?: unknown[] };
+type Page = { next?: string | null; results?: unknown[]; nextCursor?: string | null };
 type GetInit = { params?: { query?: Record<string, unknown>; [location: string]: unknown }; [key: string]: unknown };
 
 /** The `cursor` value of a `next` link; relative links are read against the API root. */
@@ -32,6 +32,14 @@ function cursorOf(next: string, apiRoot: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** What each `paginate()` walk was started with, so that a runner can restart it from a cursor. */
+const walks = new WeakMap<object, { path: ListPath; init: GetInit | undefined }>();
+
+/** The path and options of a `paginate()` walk; `undefined` for any other iterable. Not exported from the package. */
+export function walkOf(items: unknown): { path: ListPath; init: GetInit | undefined } | undefined {
+  return typeof items === "object" && items !== null ? walks.get(items) : undefined;
 }
 
 /** Builds `paginate` (and `paginate.pages`) for a client whose API root is `apiRoot`. */
@@ -57,12 +65,14 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
       if (page === null || typeof page !== "object" || !Array.isArray(page.results)) {
         throw stop("the page has no `results` array");
       }
-      yield page;
+      const last = page.next === undefined || page.next === null || page.next === "";
+      // Where a walk restarts after this page: `params.query.cursor` of a new walk.
+      const nextCursor = last ? null : cursorOf(page.next!, apiRoot);
+      yield Object.assign(page, { nextCursor: nextCursor ?? null });
       pagesRead++;
-      if (page.next === undefined || page.next === null || page.next === "") return;
+      if (last) return;
       emptyInARow = page.results.length === 0 ? emptyInARow + 1 : 0;
       if (emptyInARow === MAX_EMPTY_PAGES) throw stop(`${MAX_EMPTY_PAGES} empty pages in a row, each with a next link`);
-      const nextCursor = cursorOf(page.next, apiRoot);
       if (!nextCursor) throw stop("the page's `next` link carries no `cursor` parameter");
       seen.add(cursor ?? "");
       if (seen.has(nextCursor)) {
@@ -72,7 +82,11 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
     }
   }
 
-  const items = (path: ListPath, init?: GetInit) => itemsOf(pages(path, init));
+  const items = (path: ListPath, init?: GetInit) => {
+    const walk = itemsOf(pages(path, init));
+    walks.set(walk, { path, init });
+    return walk;
+  };
 
   return Object.assign(items, { pages }) as unknown as Paginate;
 }

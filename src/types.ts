@@ -89,8 +89,12 @@ export type ListInitArg<P extends ListPath> = RequiredKeys<NonNullable<ListInit<
 /** `paginate()`: iterate over every item of a list operation, following `next` cursors. */
 export interface Paginate {
   <P extends ListPath>(path: P, ...init: ListInitArg<P>): AsyncGenerator<ListItem<P>, void, undefined>;
-  /** The same walk, one page (`{ next, previous, results }`) at a time. */
-  pages<P extends ListPath>(path: P, ...init: ListInitArg<P>): AsyncGenerator<ListPage<P>, void, undefined>;
+  /**
+   * The same walk, one page (`{ next, previous, results }`) at a time. Each page's `nextCursor`
+   * is where the walk goes on after it (`null` on the last page): save it, and a later walk
+   * given it as `params.query.cursor` starts at the page that follows.
+   */
+  pages<P extends ListPath>(path: P, ...init: ListInitArg<P>): AsyncGenerator<ListPage<P> & { nextCursor: string | null }, void, undefined>;
 }
 
 // ─── Client ─────────────────────────────────────────────────────────────────────────

@@ -55,8 +55,11 @@ export type LedgerEnd =
 
 /** What a ledger holds from earlier runs, handed to the runner when it opens. */
 export interface LedgerResume {
-  /** The checkpoint of a `paginate()` walk: every item before it is done. */
-  cursor?: string;
+  /**
+   * The checkpoint of a `paginate()` walk: every item of the pages before it is done (`null`:
+   * of every page; `undefined`: no checkpoint).
+   */
+  cursor?: string | null;
   /** Keys whose task sent a POST or PATCH and has no recorded end, or ended in doubt. */
   inDoubt: string[];
 }

@@ -3,20 +3,20 @@
  *
  * 1. The ledger is asked about the key (`begin`). A job BullMQ gives back after its worker died
  *    may have ended already, or be in doubt: the task runs only when the ledger has nothing.
- * 2. The task runs with the caller's client seen through `deriveClient`: before every attempt
- *    (retries included) the shared rate budget is awaited; before a POST or PATCH goes to
- *    fetch, the ledger records the key as unsafe, and refuses if this worker lost the job;
- *    a 429 or 503 with `Retry-After` pauses every worker.
- * 3. How it ended is recorded (`end`) and told to BullMQ: done and in doubt complete the job,
+ * 2. The task runs on a client seen through `runBulk`'s own observer (`../observe.ts`): before
+ *    every attempt (retries included) the shared rate budget is awaited; before a POST or PATCH
+ *    goes to fetch the key is marked unsafe in Redis, which refuses if this worker no longer
+ *    holds the job's lock; a 429 or 503 with `Retry-After` pauses every worker.
+ * 3. How it ended is recorded (`end`), with `runBulk`'s rules (a failure while a POST or PATCH
+ *    had no clear answer is in doubt), and told to BullMQ: done and in doubt complete the job,
  *    failed fails it.
  */
 import { UnrecoverableError, type Job } from "bullmq";
-import { deriveClient } from "../../client.js";
 import { redact } from "../../internal/redact.js";
-import { parseRetryAfterMs } from "../../retry-policy.js";
-import type { FetchLike } from "../../transport.js";
 import type { StoreAdminClient } from "../../types.js";
-import type { BulkTask } from "../types.js";
+import { unwrap } from "../../unwrap.js";
+import { observedSlot } from "../observe.js";
+import type { BulkTask, Ledger, RateBudget } from "../types.js";
 import type { RedisBudget } from "./redis-budget.js";
 import type { KeyEnd, RedisLedger, StoredFailure } from "./redis-ledger.js";
 
@@ -25,11 +25,9 @@ export interface JobResult {
   end: "done" | "inDoubt";
 }
 
-/** Methods that create or change something in a way a second send could repeat (as `runBulk`). */
-const UNSAFE = new Set(["POST", "PATCH"]);
-
 interface JobRun<Item> {
   job: Job<{ key: string; item: Item }>;
+  /** The job's lock token, as BullMQ gave it to this worker. */
   token: string;
   signal: AbortSignal | undefined;
   lockKey: string;
@@ -37,6 +35,7 @@ interface JobRun<Item> {
   client: StoreAdminClient;
   ledger: RedisLedger;
   budget: RedisBudget;
+  /** Holds every worker back for `ms` (the Redis-side budget and BullMQ's rate limit). */
   pause: (ms: number) => Promise<void>;
 }
 
@@ -57,61 +56,42 @@ export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
       break;
   }
 
-  // Strings never stored in Redis: the Authorization values this task's requests carried.
-  const secrets = new Set<string>();
-  let unanswered = false;
   const signal = run.signal ?? new AbortController().signal;
-  const client = deriveClient(run.client, {
-    fetch: (fetch: FetchLike): FetchLike => async (input, init) => {
-      const request = input instanceof Request ? input : undefined;
-      const method = (init?.method ?? request?.method ?? "GET").toUpperCase();
-      const authorization = new Headers(init?.headers ?? request?.headers).get("authorization");
-      if (authorization) secrets.add(authorization.replace(/^Bearer\s+/i, ""));
-      const unsafe = UNSAFE.has(method);
-      if (unsafe && !(await ledger.markUnsafe(key, lockKey, token))) {
-        throw new Error(`Another worker took over the job of key ${key}; its ${method} was not sent.`);
+  // The observer calls only `sending` of its ledger: here, the lock-checked marker in Redis.
+  const sending: Pick<Ledger, "sending"> = {
+    async sending(sendingKey) {
+      if (!(await ledger.markUnsafe(sendingKey, lockKey, token))) {
+        throw new Error(`Another worker took over the job of key ${sendingKey}; its request was not sent.`);
       }
-      let response: Response;
-      try {
-        response = await fetch(input, init);
-      } catch (error) {
-        // The request may have reached the server: for a POST or PATCH, nobody knows.
-        if (unsafe) unanswered = true;
-        throw error;
-      }
-      if (response.status === 429 || response.status === 503) {
-        const waitMs = parseRetryAfterMs(response.headers.get("retry-after"));
-        if (waitMs !== undefined && waitMs > 0) await run.pause(waitMs);
-      }
-      return response;
     },
-    beforeAttempt: (attemptSignal) => run.budget.acquire(attemptSignal ?? signal),
-  });
+  };
+  const budget: RateBudget = {
+    acquire: (attemptSignal) => run.budget.acquire(attemptSignal),
+    pauseUntil: (untilMs) => run.pause(untilMs - Date.now()),
+  };
+  const secrets = new Set<string>();
+  const slot = observedSlot(run.client, { ledger: sending as Ledger, budget, hardStop: signal, secrets });
+  slot.key = key;
 
   let failure: StoredFailure | undefined;
+  const message = (error: unknown): string => redact(error instanceof Error ? error.message : String(error), [...secrets]);
   try {
-    const result = await run.task(item, { client, signal, key });
-    failure = failureOf(result, [...secrets]);
+    const result = await run.task(item, { client: slot.client, signal, key });
+    if (isCallResult(result) && !result.response.ok) {
+      const error = await unwrap(result).then(() => undefined, (thrown: unknown) => thrown);
+      failure = { status: result.response.status, error: message(error) };
+    }
   } catch (error) {
-    failure = thrownFailure(error, [...secrets]);
+    const status = (error as { status?: unknown } | null)?.status;
+    failure = { ...(typeof status === "number" ? { status } : {}), error: message(error) };
   }
-  const outcome: KeyEnd = failure === undefined ? "done" : unanswered ? "inDoubt" : "failed";
+  const doubt = failure !== undefined && (slot.doubtful > 0 || slot.pendingUnsafe > 0);
+  const outcome: KeyEnd = failure === undefined ? "done" : doubt ? "inDoubt" : "failed";
   const recorded = await ledger.end(key, outcome, failure);
   if (recorded === "failed") throw new UnrecoverableError(failure?.error ?? "failed");
   return { end: recorded };
 }
 
-/** A call result with an error status is a failure; anything else a task resolves with is done. */
-function failureOf(result: unknown, secrets: readonly string[]): StoredFailure | undefined {
-  if (result === null || typeof result !== "object" || !("response" in result) || !(result.response instanceof Response)) return undefined;
-  const { response } = result;
-  if (response.ok) return undefined;
-  const body = "error" in result && result.error !== undefined ? `: ${JSON.stringify(result.error).slice(0, 500)}` : "";
-  return { status: response.status, error: redact(`HTTP ${response.status}${body}`, secrets) };
-}
-
-function thrownFailure(error: unknown, secrets: readonly string[]): StoredFailure {
-  const status = error !== null && typeof error === "object" && "status" in error && typeof error.status === "number" ? error.status : undefined;
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return { ...(status === undefined ? {} : { status }), error: redact(text, secrets) };
+function isCallResult(value: unknown): value is { response: Response } {
+  return typeof value === "object" && value !== null && (value as { response?: unknown }).response instanceof Response;
 }

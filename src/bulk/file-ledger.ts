@@ -1,0 +1,256 @@
+// Node's file system (Node, Bun and Deno have it); the rest of the bulk entry needs none.
+/// <reference types="node" />
+/**
+ * The file ledger: an append-only log, one checksummed record a line, and an index of it in
+ * memory (`LedgerIndex`). No server, no native module: Node's `fs` (also in Bun and Deno),
+ * loaded when the ledger opens, so that importing the bulk entry needs no file system.
+ *
+ * A line is the CRC-32 of its payload (8 hex digits) and the payload: one letter and JSON.
+ *
+ *     H{"ledger":"store-admin-sdk/bulk","version":1,"runId":"expire-cards"}   the header, first
+ *     s"key"   started          S"key"   about to send a POST or PATCH
+ *     d"key"   done             f["key",422,"message"]   failed     i[…]   ended in doubt
+ *     c"cursor" (or cnull)      the walk's checkpoint
+ *
+ * Crash safety: records are appended in the order they happen. `sending` is written to the file
+ * before it returns (the request goes out after it); other records are written together a
+ * moment later, so a crash may lose the last few, which a resume reads as "not ended" (re-run,
+ * or in doubt after a POST or PATCH): never as done. A process killed mid-write leaves a torn
+ * last line; opening the file drops it (it fails its checksum or has no newline). A bad record
+ * followed by good ones is damage, not a crash, and is refused. With `fsync: true` the
+ * `sending` record also survives the machine losing power.
+ */
+import type { Ledger } from "./types.js";
+import { checkRunId, LedgerIndex } from "./memory-ledger.js";
+
+type Fs = typeof import("node:fs");
+
+const FORMAT = "store-admin-sdk/bulk";
+const VERSION = 1;
+
+/** Bytes of records kept before they are written, at most. */
+const MAX_PENDING = 64 * 1024;
+
+/** Options of {@link fileLedger}. */
+export interface FileLedgerOptions {
+  /** Also `fsync` each `sending` record, so that it survives a power loss (slower). Default false. */
+  fsync?: boolean;
+}
+
+const CRC_TABLE = (() => {
+  const table = new Int32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c;
+  }
+  return table;
+})();
+
+/** CRC-32 (IEEE) of `bytes[start, end)`. */
+export function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
+  let crc = -1;
+  for (let i = start; i < end; i++) crc = CRC_TABLE[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ -1) >>> 0;
+}
+
+const encoder = new TextEncoder();
+
+/** One line of the log: checksum, payload, newline. */
+export function ledgerLine(payload: string): string {
+  return crc32(encoder.encode(payload)).toString(16).padStart(8, "0") + payload + "\n";
+}
+
+/** The key of a `s"key"`-style payload. */
+function keyOf(payload: string): string {
+  return payload.includes("\\") ? (JSON.parse(payload.slice(1)) as string) : payload.slice(2, -1);
+}
+
+/** Reads a log into `index`; returns the run it belongs to and the byte length of its good records. */
+function readLog(bytes: Uint8Array, path: string, index: LedgerIndex): { runId: string | undefined; goodBytes: number } {
+  const text = new TextDecoder();
+  let runId: string | undefined;
+  let goodBytes = 0;
+  let badAt: number | undefined;
+  for (let pos = 0; pos < bytes.length; ) {
+    const newline = bytes.indexOf(10, pos);
+    if (newline < 0) break; // a torn last line
+    const sum = Number.parseInt(text.decode(bytes.subarray(pos, pos + 8)), 16);
+    const good = newline - pos > 8 && sum === crc32(bytes, pos + 8, newline);
+    if (!good) {
+      badAt ??= pos;
+      pos = newline + 1;
+      continue;
+    }
+    if (badAt !== undefined) {
+      throw new Error(`The ledger file ${path} is damaged at byte ${badAt}: a record there fails its checksum and good records follow it. It was not written by a crash alone; it is left as it is.`);
+    }
+    const payload = text.decode(bytes.subarray(pos + 8, newline));
+    pos = newline + 1;
+    goodBytes = pos;
+    const kind = payload[0];
+    if (runId === undefined) {
+      const header = kind === "H" ? (JSON.parse(payload.slice(1)) as { ledger?: string; version?: number; runId?: string }) : undefined;
+      if (header?.ledger !== FORMAT || typeof header.runId !== "string") {
+        throw new Error(`The file ${path} is not a bulk ledger (its first record is not a ledger header); it is left as it is.`);
+      }
+      if (header.version !== VERSION) throw new Error(`The ledger file ${path} has version ${header.version}; this SDK reads version ${VERSION}.`);
+      runId = header.runId;
+      continue;
+    }
+    switch (kind) {
+      case "s":
+        index.set(keyOf(payload), "started");
+        break;
+      case "S":
+        index.set(keyOf(payload), "sending");
+        break;
+      case "d":
+        index.set(keyOf(payload), "done");
+        break;
+      case "f":
+      case "i": {
+        const [key, status, error] = JSON.parse(payload.slice(1)) as [string, number | null, string];
+        index.set(key, kind === "f" ? "failed" : "inDoubt", status ?? undefined, error);
+        break;
+      }
+      case "c":
+        index.cursor = JSON.parse(payload.slice(1)) as string | null;
+        break;
+      default:
+        throw new Error(`The ledger file ${path} has a record of an unknown kind (${JSON.stringify(kind)}) at byte ${goodBytes}: written by a newer SDK?`);
+    }
+  }
+  if (runId === undefined && goodBytes === 0 && bytes.length > 0 && badAt === undefined && bytes.indexOf(10) >= 0) {
+    throw new Error(`The file ${path} is not a bulk ledger; it is left as it is.`);
+  }
+  return { runId, goodBytes };
+}
+
+/** Whether a process with this id is running (so its lock is held). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM";
+  }
+}
+
+/**
+ * A ledger in one file at `path` (created if missing): an append-only log of checksummed
+ * records. A file of another run is refused; a file that a running process holds is refused.
+ */
+export function fileLedger(path: string, options: FileLedgerOptions = {}): Ledger {
+  if (typeof path !== "string" || path === "") throw new TypeError("fileLedger(path) takes the path of the ledger file, a non-empty string.");
+  const index = new LedgerIndex();
+  let fs: Fs | undefined;
+  let fd: number | undefined;
+  let owner: string | undefined;
+  let pending = "";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let failure: unknown;
+  const lockPath = `${path}.lock`;
+
+  const flush = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (pending === "" || failure !== undefined) return;
+    const text = pending;
+    pending = "";
+    try {
+      fs!.writeSync(fd!, text);
+    } catch (error) {
+      failure = error;
+    }
+  };
+
+  const append = (payload: string): void => {
+    if (failure !== undefined) throw failure;
+    if (fd === undefined) throw new Error("The ledger is not open: runBulk opens it.");
+    pending += ledgerLine(payload);
+    if (pending.length >= MAX_PENDING) flush();
+    else timer ??= setTimeout(flush, 0);
+  };
+
+  return {
+    async open(runId) {
+      if (owner !== undefined) {
+        checkRunId(`The ledger file ${path}`, owner, runId);
+        return index.resume();
+      }
+      fs = await import("node:fs");
+      takeLock(fs, lockPath);
+      try {
+        let bytes: Uint8Array | undefined;
+        try {
+          bytes = fs.readFileSync(path);
+        } catch (error) {
+          if ((error as { code?: string }).code !== "ENOENT") throw error;
+        }
+        const log = bytes ? readLog(bytes, path, index) : { runId: undefined, goodBytes: 0 };
+        if (log.runId !== undefined) checkRunId(`The ledger file ${path}`, log.runId, runId);
+        // A torn last record is dropped before anything is appended after it.
+        if (bytes && log.goodBytes < bytes.length) fs.truncateSync(path, log.goodBytes);
+        fd = fs.openSync(path, "a");
+        owner = runId;
+        if (log.runId === undefined) {
+          fs.writeSync(fd, ledgerLine("H" + JSON.stringify({ ledger: FORMAT, version: VERSION, runId })));
+        }
+      } catch (error) {
+        if (fd !== undefined) fs.closeSync(fd);
+        fd = undefined;
+        fs.rmSync(lockPath, { force: true });
+        throw error;
+      }
+      return index.resume();
+    },
+    get: (key) => index.entries.get(key),
+    start(key) {
+      append("s" + JSON.stringify(key));
+      index.set(key, "started");
+    },
+    sending(key) {
+      append("S" + JSON.stringify(key));
+      flush();
+      if (failure !== undefined) throw failure;
+      if (options.fsync) fs!.fsyncSync(fd!);
+      index.set(key, "sending");
+    },
+    end(key, end) {
+      append(end.state === "done" ? "d" + JSON.stringify(key) : (end.state === "failed" ? "f" : "i") + JSON.stringify([key, end.status ?? null, end.error]));
+      index.end(key, end);
+    },
+    checkpoint(cursor) {
+      append("c" + JSON.stringify(cursor));
+      index.cursor = cursor;
+    },
+    async close() {
+      if (fd === undefined) return;
+      flush();
+      fs!.closeSync(fd);
+      fd = undefined;
+      fs!.rmSync(lockPath, { force: true });
+      if (failure !== undefined) throw failure;
+    },
+  };
+}
+
+/** Takes `lockPath` for this process, or throws naming the process that holds it. */
+function takeLock(fs: Fs, lockPath: string): void {
+  for (let tries = 0; tries < 2; tries++) {
+    try {
+      fs.writeFileSync(lockPath, String(process.pid), { flag: "wx" });
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== "EEXIST") throw error;
+      const holder = Number.parseInt(fs.readFileSync(lockPath, "utf8"), 10);
+      if (Number.isInteger(holder) && holder !== process.pid && isRunning(holder)) {
+        throw new Error(`The ledger is in use by process ${holder} (${lockPath}); two runs must not write one ledger at once.`);
+      }
+      // Left by a process that is gone (killed): take it over.
+      fs.rmSync(lockPath, { force: true });
+    }
+  }
+  throw new Error(`Could not take the ledger lock ${lockPath}.`);
+}

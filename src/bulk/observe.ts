@@ -1,0 +1,102 @@
+/**
+ * How the runner sees every request a task sends. Each worker has a client derived from the
+ * caller's (`deriveClient`: same options, token, retries and middleware): before each attempt
+ * (the first and every retry) it waits for the rate budget, outside the attempt's `timeoutMs`;
+ * its transport records a POST or PATCH in the ledger before the request leaves, and pauses the
+ * whole run when an answer is a 429 or 503 with `Retry-After`.
+ */
+import { deriveClient } from "../client.js";
+import { ConnectionError } from "../errors.js";
+import { parseRetryAfterMs } from "../retry-policy.js";
+import type { FetchLike } from "../transport.js";
+import type { StoreAdminClient } from "../types.js";
+import type { Ledger, RateBudget } from "./types.js";
+
+/** Methods whose request may create or change something when sent again: in doubt without an answer. */
+const UNSAFE_METHODS: ReadonlySet<string> = new Set(["POST", "PATCH"]);
+
+/** Statuses after which a POST or PATCH may have been acted on (the client does not retry them either). */
+const isAmbiguousStatus = (status: number): boolean => status === 408 || status >= 500;
+
+/** What a worker's transport learnt about the task it runs now. */
+export interface Slot {
+  /** The key whose task runs on this worker; `undefined` for the runner's own requests (pages). */
+  key: string | undefined;
+  /** Whether `sending` is recorded for the key. */
+  recorded: boolean;
+  /** POST or PATCH requests sent and still waiting for their answer. */
+  pendingUnsafe: number;
+  /** POST or PATCH requests that may have been acted on without a clear answer (no response, a 5xx, a 408). */
+  doubtful: number;
+  /** The worker's client. */
+  client: StoreAdminClient;
+}
+
+/** What the observers of one run share. */
+export interface Observation {
+  ledger: Ledger;
+  budget: RateBudget | undefined;
+  /** Aborted when the run stops hard: waits for the budget end with it. */
+  hardStop: AbortSignal;
+  /** Tokens seen on requests: scrubbed from every message the run keeps. */
+  secrets: Set<string>;
+}
+
+/** The method of what openapi-fetch hands to fetch: a `Request`, or a URL with its init. */
+function methodOf(input: string | URL | Request, init: RequestInit | undefined): string {
+  return (typeof input === "object" && "method" in input ? input.method : (init?.method ?? "GET")).toUpperCase();
+}
+
+function authorizationOf(input: string | URL | Request, init: RequestInit | undefined): string | null {
+  const headers = typeof input === "object" && "headers" in input ? input.headers : init?.headers;
+  return headers instanceof Headers ? headers.get("authorization") : null;
+}
+
+/** A worker: a client derived from `client` whose requests are counted, gated and recorded for `slot.key`. */
+export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
+  const slot = { key: undefined, recorded: false, pendingUnsafe: 0, doubtful: 0 } as unknown as Slot;
+  const { budget, ledger, secrets, hardStop } = run;
+
+  const observe = (fetch: FetchLike): FetchLike => async (input, init) => {
+    const authorization = authorizationOf(input, init);
+    if (authorization?.startsWith("Bearer ")) secrets.add(authorization.slice(7));
+    const unsafe = UNSAFE_METHODS.has(methodOf(input, init));
+    const key = slot.key;
+    if (unsafe && key !== undefined) {
+      if (!slot.recorded) {
+        // Durable before the request leaves: a crash after this line leaves the key in doubt.
+        const written = ledger.sending(key);
+        if (written) await written;
+        slot.recorded = true;
+      }
+      slot.pendingUnsafe++;
+    }
+    let response: Response;
+    try {
+      response = await fetch(input, init);
+    } catch (error) {
+      if (unsafe && key !== undefined) {
+        slot.pendingUnsafe--;
+        // Refused before a byte was sent: the server never saw it.
+        const seen = ConnectionError.from(error, { phase: "request" });
+        if (!(seen instanceof ConnectionError && seen.requestSent === "no")) slot.doubtful++;
+      }
+      throw error;
+    }
+    if (unsafe && key !== undefined) {
+      slot.pendingUnsafe--;
+      if (isAmbiguousStatus(response.status)) slot.doubtful++;
+    }
+    if (budget && (response.status === 429 || response.status === 503)) {
+      const waitMs = parseRetryAfterMs(response.headers.get("retry-after"));
+      if (waitMs !== undefined && waitMs > 0) await budget.pauseUntil(Date.now() + waitMs);
+    }
+    return response;
+  };
+
+  slot.client = deriveClient(client, {
+    fetch: observe,
+    beforeAttempt: budget ? (signal) => budget.acquire(signal ?? hardStop) : undefined,
+  });
+  return slot;
+}

@@ -1,0 +1,372 @@
+/**
+ * `runBulk()`: pulls items as workers free up, runs each key's task once under a concurrency
+ * limit and a rate budget, records each key in the ledger, and reports. One item's life:
+ *
+ * 1. pulled from `items` (never collected), its key computed;
+ * 2. looked up in the ledger: done earlier (skipped), failed earlier (re-run unless
+ *    `retryFailed: false`), in doubt (not re-run unless `rerunInDoubt`), or new;
+ * 3. `start` recorded, the task run on a worker's client (`observe.ts`: budget, `sending`, pauses);
+ * 4. its end recorded: done, failed, or in doubt (failed while a POST or PATCH had no clear answer);
+ * 5. for a `paginate()` walk, the checkpoint moves past every page whose items are all done.
+ */
+import { walkOf } from "../paginate.js";
+import { redact } from "../internal/redact.js";
+import { unwrap } from "../unwrap.js";
+import type { FetchResult } from "../request.js";
+import type { ListPath, StoreAdminClient } from "../types.js";
+import { checkRate, rateBudget } from "./budget.js";
+import { memoryLedger } from "./memory-ledger.js";
+import { observedSlot, type Observation, type Slot } from "./observe.js";
+import type { BulkFailure, BulkProgress, BulkReport, Ledger, LedgerEnd, RateBudget, RunBulkOptions } from "./types.js";
+
+const DEFAULT_CONCURRENCY = 4;
+const DEFAULT_PROGRESS_INTERVAL_MS = 200;
+/** The window `perSecond` is measured over. */
+const PACE_WINDOW_MS = 5_000;
+
+/** A page of a walk, as far as the checkpoint is concerned. */
+interface PageTrack {
+  /** Items of the page not yet finished. */
+  remaining: number;
+  /** An item of the page failed or is in doubt: the checkpoint stops before this page. */
+  blocked: boolean;
+  nextCursor: string | null;
+}
+
+/** One pulled item, with the page it came from when `items` is a walk. */
+interface Pulled<Item> {
+  item: Item;
+  page: PageTrack | undefined;
+}
+
+/** How an item was settled. */
+type Fate = "done" | "failed" | "inDoubt" | "skipped";
+
+function isCallResult(value: unknown): value is FetchResult {
+  return typeof value === "object" && value !== null && (value as { response?: unknown }).response instanceof Response;
+}
+
+function checkOptions<Item>(options: RunBulkOptions<Item>): void {
+  if (options === null || typeof options !== "object") throw new TypeError("runBulk() takes an options object: { client, runId, items, key, task, … }.");
+  const { runId, items, key, task, concurrency, rate, ledger, onProgress, signal, abortInFlight, progressIntervalMs, total } = options;
+  if (typeof runId !== "string" || runId.trim() === "") throw new TypeError("runId must be a non-empty string naming the run (it names the run in the ledger).");
+  if (items === null || typeof items !== "object" || (typeof (items as Iterable<Item>)[Symbol.iterator] !== "function" && typeof (items as AsyncIterable<Item>)[Symbol.asyncIterator] !== "function")) {
+    throw new TypeError("items must be an iterable or an async iterable (an array, a generator, store.paginate(…)).");
+  }
+  if (typeof key !== "function") throw new TypeError("key must be a function returning an item's stable key, e.g. (card) => String(card.id).");
+  if (typeof task !== "function") throw new TypeError("task must be a function (item, { client, signal }) => … running one unit of work.");
+  if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) {
+    throw new TypeError(`concurrency must be a whole number ≥ 1, got ${String(concurrency)}.`);
+  }
+  if (rate !== undefined) {
+    if (rate === null || typeof rate !== "object") throw new TypeError("rate must be { perSecond: number } or a rate budget { acquire, pauseUntil }.");
+    if (!isBudget(rate)) checkRate(rate);
+  }
+  if (ledger !== undefined) {
+    const methods = ["open", "get", "start", "sending", "end", "checkpoint", "close"] as const;
+    const missing = ledger === null || typeof ledger !== "object" ? methods : methods.filter((m) => typeof ledger[m] !== "function");
+    if (missing.length > 0) throw new TypeError(`ledger must be a Ledger (memoryLedger(), fileLedger(path), …); it lacks ${missing.join(", ")}.`);
+  }
+  if (onProgress !== undefined && typeof onProgress !== "function") throw new TypeError("onProgress must be a function receiving the run's counters.");
+  for (const [name, value] of [["signal", signal], ["abortInFlight", abortInFlight]] as const) {
+    if (value !== undefined && !(value instanceof AbortSignal)) throw new TypeError(`${name} must be an AbortSignal.`);
+  }
+  if (progressIntervalMs !== undefined && !(typeof progressIntervalMs === "number" && progressIntervalMs >= 0)) {
+    throw new TypeError("progressIntervalMs must be a number of milliseconds ≥ 0.");
+  }
+  if (total !== undefined && !(Number.isInteger(total) && total >= 0)) throw new TypeError("total must be a whole number ≥ 0.");
+}
+
+function isBudget(rate: object): rate is RateBudget {
+  return typeof (rate as RateBudget).acquire === "function" && typeof (rate as RateBudget).pauseUntil === "function";
+}
+
+const awaitIf = <T>(value: T | Promise<T>): T | Promise<T> => value;
+
+/**
+ * Runs `task` once for each key of `items`, under `concurrency` and `rate`, recording every key
+ * in `ledger`. Resolves with the report once every pulled item has ended (or the run was stopped
+ * and its tasks in flight ended); rejects only for what stops the whole run (an invalid option,
+ * a ledger that cannot be written, `key` or `onProgress` throwing), after the tasks in flight end.
+ */
+export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<BulkReport> {
+  checkOptions(options);
+  const startedAt = performance.now();
+  const { runId, task, signal, onProgress } = options;
+  const keyOf = options.key;
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const retryFailed = options.retryFailed ?? true;
+  const rerunInDoubt = options.rerunInDoubt ?? false;
+  const progressIntervalMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
+  const total = options.total ?? (Array.isArray(options.items) ? options.items.length : undefined);
+
+  let client = options.client;
+  let ledger: Ledger;
+  let budget: RateBudget | undefined;
+  if (options.dryRun) {
+    // Nothing is sent and nothing is recorded: the contract's mock answers, a fresh ledger keeps count.
+    client = await dryRunClient();
+    ledger = memoryLedger();
+  } else {
+    ledger = options.ledger ?? memoryLedger();
+    const { rate } = options;
+    budget = rate !== undefined && isBudget(rate) ? rate : rateBudget(rate);
+  }
+
+  const hard = new AbortController();
+  const onHardStop = () => hard.abort(options.abortInFlight?.reason);
+  if (options.abortInFlight?.aborted) onHardStop();
+  options.abortInFlight?.addEventListener("abort", onHardStop, { once: true });
+
+  const secrets = new Set<string>();
+  const observation: Observation = { ledger, budget, hardStop: hard.signal, secrets };
+  // Made before anything is opened: a client not made by createStoreAdminClient() is refused here.
+  const slots: Slot[] = Array.from({ length: concurrency }, () => observedSlot(client, observation));
+  const runnerSlot = observedSlot(client, observation);
+
+  const resume = await ledger.open(runId);
+  const inDoubtKeys = new Set(resume.inDoubt);
+  const failures: BulkFailure[] = [];
+  // Keys that failed or ended in doubt in this run (few): met again, they are not run again.
+  const failedNow = new Set<string>();
+  const doubtNow = new Set<string>();
+  const inFlight = new Set<string>();
+  let done = 0;
+  let failed = 0;
+  let skipped = 0;
+  let settled = 0;
+  let fatal: { error: unknown } | undefined;
+  let exhausted = false;
+
+  // ── progress ──
+  const pace: Array<[number, number]> = [];
+  let lastProgress = -Infinity;
+  const progress = (force: boolean): void => {
+    if (!onProgress) return;
+    const now = performance.now();
+    if (!force && now - lastProgress < progressIntervalMs) return;
+    lastProgress = now;
+    pace.push([now, settled]);
+    while (pace.length > 2 && now - pace[0]![0] > PACE_WINDOW_MS) pace.shift();
+    const [since, settledThen] = pace[0]!;
+    const perSecond = now - since > 0 ? ((settled - settledThen) * 1000) / (now - since) : 0;
+    const snapshot: BulkProgress = { done, failed, skipped, inDoubt: inDoubtKeys.size, inFlight: inFlight.size, perSecond };
+    if (total !== undefined) {
+      snapshot.total = total;
+      if (perSecond > 0) snapshot.etaMs = Math.round((Math.max(0, total - settled) / perSecond) * 1000);
+    }
+    try {
+      onProgress(snapshot);
+    } catch (error) {
+      fatal ??= { error };
+    }
+  };
+
+  // ── the walk's checkpoint ──
+  const pages: PageTrack[] = [];
+  let checkpointing = Promise.resolve();
+  const advance = (): void => {
+    let cursor: string | null | undefined;
+    while (pages.length > 0 && pages[0]!.remaining === 0 && !pages[0]!.blocked) cursor = pages.shift()!.nextCursor;
+    if (cursor === undefined) return;
+    const moved = cursor;
+    // In order, after the ends recorded before it.
+    checkpointing = checkpointing.then(() => ledger.checkpoint(moved)).catch((error: unknown) => {
+      fatal ??= { error };
+    });
+  };
+  const pageSettled = (page: PageTrack | undefined, fate: Fate): void => {
+    if (!page) return;
+    page.remaining--;
+    if (fate !== "done" && fate !== "skipped") page.blocked = true;
+    advance();
+  };
+
+  // ── the source ──
+  const source = itemsSource(options.items, resume.cursor, runnerSlot.client, pages, advance);
+  let pulling: Promise<unknown> = Promise.resolve();
+  const pull = (): Promise<IteratorResult<Pulled<Item>>> => {
+    const next = pulling.then(() => source.next());
+    pulling = next.catch(() => undefined);
+    return next;
+  };
+  const stopped = (): boolean => fatal !== undefined || signal?.aborted === true || hard.signal.aborted;
+
+  // ── one item ──
+  const message = (error: unknown): string => {
+    const text = error instanceof Error ? error.message : String(error);
+    return redact(text, [...secrets]);
+  };
+
+  const runItem = async (slot: Slot, item: Item, page: PageTrack | undefined): Promise<void> => {
+    const key = keyOf(item);
+    if (typeof key !== "string" || key === "") {
+      throw new TypeError(`key(item) must return a non-empty string; it returned ${typeof key === "string" ? '""' : String(key)}.`);
+    }
+    // A key met again in this run: its first occurrence decides.
+    if (inFlight.has(key) || failedNow.has(key) || doubtNow.has(key)) {
+      skipped++;
+      return pageSettled(page, inFlight.has(key) ? "skipped" : "failed");
+    }
+    const entry = await awaitIf(ledger.get(key));
+    switch (entry?.state) {
+      case "done":
+        skipped++;
+        return pageSettled(page, "skipped");
+      case "failed":
+        if (!retryFailed) {
+          skipped++;
+          return pageSettled(page, "failed");
+        }
+        break;
+      case "sending":
+      case "inDoubt":
+        if (!rerunInDoubt) {
+          inDoubtKeys.add(key);
+          return pageSettled(page, "inDoubt");
+        }
+        break;
+    }
+    inFlight.add(key);
+    inDoubtKeys.delete(key);
+    slot.key = key;
+    slot.recorded = false;
+    slot.pendingUnsafe = 0;
+    slot.doubtful = 0;
+    let end: LedgerEnd;
+    let failure: BulkFailure | undefined;
+    try {
+      const started = ledger.start(key);
+      if (started) await started;
+      const result = await task(item, { client: slot.client, signal: hard.signal, key });
+      if (isCallResult(result) && !result.response.ok) {
+        const error = await unwrap(result).then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+        failure = { key, status: result.response.status, error, message: message(error) };
+      }
+    } catch (error) {
+      const status = (error as { status?: unknown } | null)?.status;
+      failure = { key, status: typeof status === "number" ? status : undefined, error, message: message(error) };
+    }
+    const doubt = failure !== undefined && (slot.doubtful > 0 || slot.pendingUnsafe > 0);
+    slot.key = undefined;
+    if (failure === undefined) end = { state: "done" };
+    else end = { state: doubt ? "inDoubt" : "failed", status: failure.status, error: failure.message };
+    try {
+      const ended = ledger.end(key, end);
+      if (ended) await ended;
+    } finally {
+      inFlight.delete(key);
+    }
+    if (end.state === "done") done++;
+    else if (end.state === "inDoubt") {
+      inDoubtKeys.add(key);
+      doubtNow.add(key);
+    }
+    else {
+      failed++;
+      failedNow.add(key);
+      failures.push(failure!);
+    }
+    settled++;
+    pageSettled(page, end.state);
+    progress(false);
+  };
+
+  const worker = async (slot: Slot): Promise<void> => {
+    try {
+      while (!stopped()) {
+        const next = await pull();
+        if (next.done) {
+          exhausted = true;
+          return;
+        }
+        // Stopped while the item was being pulled: it is left for a resume.
+        if (stopped()) return;
+        await runItem(slot, next.value.item, next.value.page);
+      }
+    } catch (error) {
+      // What stops the whole run: the other workers take no more items.
+      fatal ??= { error };
+    }
+  };
+
+  progress(true);
+  try {
+    await Promise.all(slots.map((slot) => worker(slot)));
+    await checkpointing;
+  } finally {
+    options.abortInFlight?.removeEventListener("abort", onHardStop);
+    await Promise.resolve(source.return?.()).catch(() => undefined);
+    try {
+      await ledger.close();
+    } catch (error) {
+      fatal ??= { error };
+    }
+  }
+  if (fatal) throw fatal.error;
+  progress(true);
+  return {
+    runId,
+    done,
+    failed,
+    skipped,
+    inDoubt: inDoubtKeys.size,
+    durationMs: Math.round(performance.now() - startedAt),
+    failures,
+    inDoubtKeys: [...inDoubtKeys],
+    stopped: !exhausted,
+  };
+}
+
+/** The client of a dry run: the testing kit's in-process mock of the contract, loaded only for it. */
+async function dryRunClient(): Promise<StoreAdminClient> {
+  const [{ createMockStore }, { createStoreAdminClient }] = await Promise.all([import("../testing/index.js"), import("../client.js")]);
+  const mock = createMockStore();
+  return createStoreAdminClient({ apiUrl: mock.url, accessToken: "dry-run", fetch: mock.fetch, maxRetries: 0 });
+}
+
+interface Source<Item> {
+  next(): Promise<IteratorResult<Pulled<Item>>>;
+  return?: () => unknown;
+}
+
+/**
+ * The items to pull. A `paginate()` walk is walked again by the runner, page by page, from the
+ * ledger's checkpoint, so that each item's page is known; anything else is pulled as it is.
+ */
+function itemsSource<Item>(
+  items: Iterable<Item> | AsyncIterable<Item>,
+  cursor: string | null | undefined,
+  client: StoreAdminClient,
+  pages: PageTrack[],
+  advance: () => void,
+): Source<Item> {
+  const walk = walkOf(items);
+  if (walk) {
+    return (async function* () {
+      if (cursor === null) return; // every page was done by an earlier run
+      const init = walk.init;
+      const from = cursor === undefined ? init : { ...init, params: { ...init?.params, query: { ...init?.params?.query, cursor } } };
+      const walkPages = client.paginate.pages as (path: ListPath, init?: unknown) => AsyncGenerator<{ results?: unknown[]; nextCursor: string | null }>;
+      for await (const page of walkPages(walk.path, from)) {
+        const results = (page.results ?? []) as Item[];
+        const track: PageTrack = { remaining: results.length, blocked: false, nextCursor: page.nextCursor };
+        pages.push(track);
+        if (results.length === 0) advance();
+        for (const item of results) yield { item, page: track };
+      }
+    })();
+  }
+  const asyncIterable = (items as AsyncIterable<Item>)[Symbol.asyncIterator];
+  const iterator: Iterator<Item> | AsyncIterator<Item> = asyncIterable ? asyncIterable.call(items) : (items as Iterable<Item>)[Symbol.iterator]();
+  return {
+    async next() {
+      const step = await iterator.next();
+      return step.done ? { done: true, value: undefined } : { done: false, value: { item: step.value, page: undefined } };
+    },
+    return: () => iterator.return?.(),
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * The bulk tests' server: on 127.0.0.1 (a free port), it counts what it receives (per key, per
+ * one-second window) and answers every operation with a small valid body. A test scripts it
+ * with `respond`: a status, headers (a 429 with `Retry-After`), a delay. `GET /gift-cards/`
+ * serves `cards` gift cards in pages of `pageSize`, with real cursors.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface Received {
+  method: string;
+  /** The path without the query. */
+  path: string;
+  query: URLSearchParams;
+  /** The last numeric segment of the path (the item's id), if any. */
+  id: string | undefined;
+  body: string;
+  authorization: string | undefined;
+  /** `Date.now()` when the request's head arrived. */
+  at: number;
+}
+
+export interface Answer {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  delayMs?: number;
+}
+
+export interface BulkServer {
+  /** `http://127.0.0.1:PORT`: pass it as `apiUrl`. */
+  url: string;
+  received: Received[];
+  /** Return an answer to override the default one (undefined: the default). */
+  respond: ((request: Received) => Answer | undefined | Promise<Answer | undefined>) | undefined;
+  /** Gift cards `GET /gift-cards/` serves, and its page size. */
+  cards: number;
+  pageSize: number;
+  /** How many requests with this method reached `id`'s path. */
+  count(method: string, id: string | number): number;
+  /** The most requests (of `method`, or all) that arrived within any `windowMs` (default 1,000). */
+  maxInWindow(method?: string, windowMs?: number): number;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const ID_IN_PATH = /\/(\d+)\/(?:[a-z-]+\/)?$/;
+
+/** Starts a server; stop it with `close()`. */
+export async function startBulkServer(): Promise<BulkServer> {
+  const counts = new Map<string, number>();
+  const state: BulkServer = {
+    url: "",
+    received: [],
+    respond: undefined,
+    cards: 0,
+    pageSize: 50,
+    count: (method, id) => counts.get(`${method} ${id}`) ?? 0,
+    maxInWindow(method, windowMs = 1000) {
+      const times = state.received.filter((r) => method === undefined || r.method === method).map((r) => r.at).sort((a, b) => a - b);
+      let most = 0;
+      for (let i = 0, j = 0; j < times.length; j++) {
+        while (times[j]! - times[i]! >= windowMs) i++;
+        most = Math.max(most, j - i + 1);
+      }
+      return most;
+    },
+    reset() {
+      state.received.length = 0;
+      counts.clear();
+      state.respond = undefined;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+
+  const server: Server = createServer((req, res) => {
+    const at = Date.now();
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      void (async () => {
+        const url = new URL(req.url ?? "/", "http://127.0.0.1");
+        const id = ID_IN_PATH.exec(url.pathname)?.[1];
+        const received: Received = {
+          method: req.method ?? "GET",
+          path: url.pathname,
+          query: url.searchParams,
+          id,
+          body: Buffer.concat(chunks).toString("utf8"),
+          authorization: req.headers.authorization,
+          at,
+        };
+        state.received.push(received);
+        if (id !== undefined) counts.set(`${received.method} ${id}`, (counts.get(`${received.method} ${id}`) ?? 0) + 1);
+        const answer = (await state.respond?.(received)) ?? defaultAnswer(received, state);
+        if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+        if (res.destroyed) return;
+        const status = answer.status ?? 200;
+        const body = answer.body === undefined || status === 204 ? undefined : JSON.stringify(answer.body);
+        res.writeHead(status, { ...(body === undefined ? {} : { "content-type": "application/json" }), ...answer.headers });
+        res.end(body);
+      })();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return state;
+}
+
+/** A gift card as the list serves it. */
+export function card(id: number): Record<string, unknown> {
+  return { id, code: `CARD-${id}`, balance: "10.00", expired_at: null };
+}
+
+function defaultAnswer(request: Received, state: BulkServer): Answer {
+  if (request.method === "GET" && request.path === "/gift-cards/") {
+    const from = Number(request.query.get("cursor") ?? "0");
+    const to = Math.min(state.cards, from + state.pageSize);
+    const results = Array.from({ length: Math.max(0, to - from) }, (_, i) => card(from + i + 1));
+    const next = to < state.cards ? `${state.url}/gift-cards/?cursor=${to}` : null;
+    return { body: { next, previous: null, results } };
+  }
+  const id = Number(request.id ?? 1);
+  return { status: request.method === "POST" ? 201 : 200, body: { id } };
+}
