@@ -7,6 +7,8 @@
  *
  *   npm run bench               full run (about 8 minutes), writes docs/performance.md
  *   npm run bench -- --quick    smoke run: fewer, shorter samples; prints, writes nothing
+ *   npm run bench -- --only bulkQueue[,…]   runs those sections only, and replaces just their
+ *                               section and summary rows in docs/performance.md
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -16,6 +18,12 @@ import { ROOT } from "./bench/fixtures.js";
 import { inChild, type Section } from "./bench/measure.js";
 
 const quick = process.argv.includes("--quick");
+const onlyArg = process.argv.indexOf("--only");
+const only = onlyArg >= 0 ? (process.argv[onlyArg + 1] ?? "").split(",").filter(Boolean) : undefined;
+const ALL = ["stub", "loopback", "pagination", "retryCost", "size", "startup", "typecheck", "contractDiff", "bulkQueue"];
+if (only && (only.length === 0 || only.some((name) => !ALL.includes(name)))) {
+  throw new Error(`--only takes section names separated by commas: ${ALL.join(", ")}`);
+}
 const started = performance.now();
 const loadBefore = loadavg();
 
@@ -24,7 +32,7 @@ const tsc = join(ROOT, "node_modules/typescript/lib/tsc.js");
 execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
 
 const sections: Section[] = [];
-for (const name of ["stub", "loopback", "pagination", "retryCost", "size", "startup", "typecheck", "contractDiff"]) {
+for (const name of only ?? ALL) {
   console.log(`▶ ${name}`);
   sections.push(await inChild<Section>(name, quick ? "quick" : "full"));
 }
@@ -64,7 +72,42 @@ ${sections.map((s, i) => `## ${i + 1}. ${s.title}\n\n${s.note}\n\n${s.tables.map
 
 console.log(`\n${summary}\n`);
 if (quick) console.log("Quick run: docs/performance.md left as it is.");
-else {
+else if (only) {
+  writeFileSync(join(ROOT, "docs/performance.md"), spliceSections(readFileSync(join(ROOT, "docs/performance.md"), "utf8"), sections));
+  console.log(`Replaced ${only.join(", ")} in docs/performance.md`);
+} else {
   writeFileSync(join(ROOT, "docs/performance.md"), report);
   console.log("Wrote docs/performance.md");
+}
+
+/**
+ * docs/performance.md with `sections` measured again: each one's rows of the summary table and
+ * its own part (found by title, or added at the end), with a line saying when it was measured.
+ */
+function spliceSections(doc: string, measured: Section[]): string {
+  let out = doc;
+  for (const section of measured) {
+    const rows = section.summary.map((row) => `| ${row.join(" | ")} |`);
+    const firstCells = new Set(section.summary.map((row) => row[0]));
+    const lines = out.split("\n");
+    const header = lines.findIndex((line) => line.startsWith("| measure (median) |"));
+    let end = header + 2;
+    while (end < lines.length && lines[end]!.startsWith("|")) end++;
+    const kept = lines.slice(header + 2, end).filter((line) => !firstCells.has(line.split(" | ")[0]!.slice(2)));
+    lines.splice(header + 2, end - header - 2, ...kept, ...rows);
+    out = lines.join("\n");
+    const when = `Measured alone (\`npm run bench -- --only\`): ${new Date().toISOString()}, commit \`${git("rev-parse", "--short", "HEAD")}\`${dirty ? " with uncommitted changes" : ""}; load average before ${load(loadBefore)}, after ${load(loadavg())}.`;
+    const body = `${section.note}\n\n${section.tables.map(table).join("\n\n")}\n\n${when}\n`;
+    const heading = new RegExp(`^## (\\d+)\\. ${section.title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\n`, "m");
+    const found = heading.exec(out);
+    if (found) {
+      const start = found.index;
+      const next = out.indexOf("\n## ", start + 1);
+      out = `${out.slice(0, start)}## ${found[1]}. ${section.title}\n\n${body}${next < 0 ? "" : out.slice(next)}`;
+    } else {
+      const numbers = [...out.matchAll(/^## (\d+)\. /gm)].map((m) => Number(m[1]));
+      out = `${out.trimEnd()}\n\n## ${Math.max(0, ...numbers) + 1}. ${section.title}\n\n${body}`;
+    }
+  }
+  return out;
 }

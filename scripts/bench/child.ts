@@ -4,6 +4,7 @@
  */
 import { contractDiff, size, startup, typecheck } from "./footprint.js";
 import { pagination, timedWalk, type WalkName } from "./pagination.js";
+import { bulkQueue } from "./bulk-queue.js";
 import { loopback, retryCost, stub } from "./throughput.js";
 
 const BENCHMARKS: Record<string, (...args: string[]) => Promise<unknown>> = {
@@ -16,6 +17,7 @@ const BENCHMARKS: Record<string, (...args: string[]) => Promise<unknown>> = {
   typecheck: (mode) => typecheck(mode === "quick"),
   contractDiff: (mode) => contractDiff(mode === "quick"),
   walk: (name, items) => timedWalk(name as WalkName, Number(items)),
+  bulkQueue: (mode) => bulkQueue(mode === "quick"),
 };
 
 const [name = "", ...args] = process.argv.slice(2);

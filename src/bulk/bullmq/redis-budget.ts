@@ -3,35 +3,60 @@
  * machine, kept in Redis. BullMQ's limiter counts jobs, and one job may send several requests
  * (a GET then a PATCH, the SDK's own retries), so each request asks this budget first.
  *
- * It is GCRA (the generic cell rate algorithm) with reservations: one Lua script reads Redis's
- * clock, hands the caller the next free slot (`interval` = 1000 / perSecond ms after the last
- * one) and returns how long to wait for it. Every process uses Redis's clock, so machines'
- * clocks do not matter; a caller waits with one timer, never polls. No burst is allowed: any
- * 1-second window holds at most `perSecond` + 1 request starts.
+ * Two Lua scripts, both on Redis's clock (machines' clocks do not matter):
+ * - `reserve` spaces requests evenly (GCRA with reservations): it hands the caller the next free
+ *   slot, `1000 / perSecond` ms after the last one, and says how long to wait for it. A caller
+ *   waits with one timer; nothing polls.
+ * - `commit`, at the slot, starts the request only if fewer than `perSecond` started within the
+ *   last second (plus a margin): a worker whose timer fired late (a busy event loop, a shared
+ *   machine) must not bunch with the requests that follow it. Otherwise it says how long until
+ *   the oldest of them leaves the window.
  *
  * A 429 (or 503) with `Retry-After` pauses the budget: `pause(ms)` sets a key that expires when
- * the server said; no slot is handed out before it, and a caller whose slot falls inside the
- * pause (it was reserved before the 429 arrived) asks again when its slot comes.
+ * the server said, and `commit` starts nothing while it exists (a slot reserved before the 429
+ * is waited out, not used).
  */
 import type { Redis } from "ioredis";
 import { sleep } from "../../internal/sleep.js";
 
+/**
+ * Added to the one-second window `commit` counts in: requests leave in order but reach the
+ * server with a few milliseconds of jitter, so one that left 1,000 ms after another may arrive
+ * 995 ms after it. The same margin as `runBulk`'s in-process budget.
+ */
+const WINDOW_MARGIN_MS = 20;
+
 const SCRIPTS = {
-  // KEYS: tat, pause · ARGV: interval ms (0: no budget, only the pause) → ms to wait
+  // KEYS: tat · ARGV: interval ms → ms to wait for the reserved slot
   sdkBudgetReserve: {
-    numberOfKeys: 2,
+    numberOfKeys: 1,
     lua: `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
-local earliest = now
-local paused = redis.call('PTTL', KEYS[2])
-if paused > 0 then earliest = now + paused end
 local interval = tonumber(ARGV[1])
-if interval <= 0 then return math.ceil(earliest - now) end
-local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
-local slot = math.max(tat, earliest)
+local slot = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), now)
 redis.call('SET', KEYS[1], tostring(slot + interval), 'PX', math.ceil(slot + interval - now) + 1000)
 return math.ceil(slot - now)`,
+  },
+  // KEYS: starts (sorted set), pause · ARGV: capacity (0: none), window ms, member → 0 (go) or ms to wait
+  sdkBudgetCommit: {
+    numberOfKeys: 2,
+    lua: `
+local paused = redis.call('PTTL', KEYS[2])
+if paused > 0 then return paused end
+local capacity = tonumber(ARGV[1])
+if capacity == 0 then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) < capacity then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], math.ceil(window) * 2)
+  return 0
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return math.max(1, math.ceil(tonumber(oldest[2]) + window - now))`,
   },
   // KEYS: pause · ARGV: ms → sets or lengthens the pause
   sdkBudgetPause: {
@@ -58,17 +83,20 @@ export function redisBudget(redis: Redis, base: string, perSecond: number | unde
   }
   const scripts = redis as WithScripts;
   const tat = `${base}:tat`;
+  const starts = `${base}:starts`;
   const pauseKey = `${base}:pause`;
+  // At most `capacity` starts within `windowMs`: perSecond per second, or one per 1/perSecond s.
+  const capacity = perSecond === undefined ? 0 : Math.max(1, Math.floor(perSecond));
+  const windowMs = perSecond === undefined ? 0 : (capacity * 1000) / perSecond + WINDOW_MARGIN_MS;
   const interval = perSecond === undefined ? 0 : 1000 / perSecond;
   return {
     async acquire(signal) {
+      if (signal?.aborted) throw signal.reason;
+      if (interval > 0) await sleep(Number(await scripts.sdkBudgetReserve(tat, interval)), signal);
       for (;;) {
-        const waitMs = Number(await scripts.sdkBudgetReserve(tat, pauseKey, interval));
+        const waitMs = Number(await scripts.sdkBudgetCommit(starts, pauseKey, capacity, windowMs, crypto.randomUUID()));
         if (waitMs <= 0) return;
         await sleep(waitMs, signal);
-        // The slot was reserved before now: a 429 may have paused the budget meanwhile.
-        const paused = await redis.pttl(pauseKey);
-        if (paused <= 0) return;
       }
     },
     async pause(ms) {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll } from "vitest";
 import { createBulkQueue, type BulkQueue, type BulkQueueOptions } from "../../../src/bulk/bullmq/index.js";
 import type { TestItem } from "../fixtures/worker.js";
 import { startCountingServer, type CountingServer } from "./counting-server.js";
-import { startRedis, type RedisServer } from "./redis.js";
+import { startRedis, type RedisServer } from "../../../scripts/redis-server.js";
 import { startWorker, type WorkerEnv, type WorkerProcess } from "./workers.js";
 
 export interface QueueEnvironment {

@@ -1,5 +1,5 @@
 /**
- * A real redis-server for the queue tests: started on a free port of 127.0.0.1 with a
+ * A real redis-server for the queue tests and the queue benchmark: started on a free port of 127.0.0.1 with a
  * temporary directory and no persistence, stopped by its process id. `stop()` and `start()`
  * again on the same port stand for "Redis lost mid-run, then back".
  */
