@@ -66,6 +66,17 @@ function keyOf(payload: string): string {
   return payload.includes("\\") ? (JSON.parse(payload.slice(1)) as string) : payload.slice(2, -1);
 }
 
+const HEADER_START = encoder.encode(`H{"ledger":"${FORMAT}"`);
+
+/** Whether `bytes` is the beginning of a header line cut short (no newline yet). */
+function isTornHeader(bytes: Uint8Array): boolean {
+  if (bytes.indexOf(10) >= 0) return false;
+  const sum = bytes.subarray(0, 8);
+  if (!sum.every((b) => (b >= 48 && b <= 57) || (b >= 97 && b <= 102))) return false;
+  const rest = bytes.subarray(8);
+  return rest.length <= HEADER_START.length ? rest.every((b, i) => b === HEADER_START[i]) : HEADER_START.every((b, i) => b === rest[i]);
+}
+
 /** Reads a log into `index`; returns the run it belongs to and the byte length of its good records. */
 function readLog(bytes: Uint8Array, path: string, index: LedgerIndex): { runId: string | undefined; goodBytes: number } {
   const text = new TextDecoder();
@@ -121,11 +132,15 @@ function readLog(bytes: Uint8Array, path: string, index: LedgerIndex): { runId: 
         throw new Error(`The ledger file ${path} has a record of an unknown kind (${JSON.stringify(kind)}) at byte ${goodBytes}: written by a newer SDK?`);
     }
   }
-  if (runId === undefined && goodBytes === 0 && bytes.length > 0 && badAt === undefined && bytes.indexOf(10) >= 0) {
-    throw new Error(`The file ${path} is not a bulk ledger; it is left as it is.`);
+  // No whole header: only a header torn by a crash may be dropped, never someone else's file.
+  if (runId === undefined && bytes.length > 0 && !isTornHeader(bytes)) {
+    throw new Error(`The file ${path} is not a bulk ledger (it does not start with a ledger header); it is left as it is.`);
   }
   return { runId, goodBytes };
 }
+
+/** Ledger files this process has open (their lock files hold this process's id). */
+const openHere = new Set<string>();
 
 /** Whether a process with this id is running (so its lock is held). */
 function isRunning(pid: number): boolean {
@@ -200,7 +215,7 @@ export function fileLedger(path: string, options: FileLedgerOptions = {}): Ledge
       } catch (error) {
         if (fd !== undefined) fs.closeSync(fd);
         fd = undefined;
-        fs.rmSync(lockPath, { force: true });
+        releaseLock(fs, lockPath);
         throw error;
       }
       return index.resume();
@@ -230,7 +245,7 @@ export function fileLedger(path: string, options: FileLedgerOptions = {}): Ledge
       flush();
       fs!.closeSync(fd);
       fd = undefined;
-      fs!.rmSync(lockPath, { force: true });
+      releaseLock(fs!, lockPath);
       if (failure !== undefined) throw failure;
     },
   };
@@ -241,11 +256,12 @@ function takeLock(fs: Fs, lockPath: string): void {
   for (let tries = 0; tries < 2; tries++) {
     try {
       fs.writeFileSync(lockPath, String(process.pid), { flag: "wx" });
+      openHere.add(lockPath);
       return;
     } catch (error) {
       if ((error as { code?: string }).code !== "EEXIST") throw error;
       const holder = Number.parseInt(fs.readFileSync(lockPath, "utf8"), 10);
-      if (Number.isInteger(holder) && holder !== process.pid && isRunning(holder)) {
+      if (Number.isInteger(holder) && (holder === process.pid ? openHere.has(lockPath) : isRunning(holder))) {
         throw new Error(`The ledger is in use by process ${holder} (${lockPath}); two runs must not write one ledger at once.`);
       }
       // Left by a process that is gone (killed): take it over.
@@ -253,4 +269,9 @@ function takeLock(fs: Fs, lockPath: string): void {
     }
   }
   throw new Error(`Could not take the ledger lock ${lockPath}.`);
+}
+
+function releaseLock(fs: Fs, lockPath: string): void {
+  openHere.delete(lockPath);
+  fs.rmSync(lockPath, { force: true });
 }

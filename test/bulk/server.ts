@@ -33,6 +33,8 @@ export interface BulkServer {
   received: Received[];
   /** Return an answer to override the default one (undefined: the default). */
   respond: ((request: Received) => Answer | undefined | Promise<Answer | undefined>) | undefined;
+  /** The most requests the server was answering at once. */
+  maxConcurrent: number;
   /** Gift cards `GET /gift-cards/` serves, and its page size. */
   cards: number;
   pageSize: number;
@@ -53,6 +55,7 @@ export async function startBulkServer(): Promise<BulkServer> {
     url: "",
     received: [],
     respond: undefined,
+    maxConcurrent: 0,
     cards: 0,
     pageSize: 50,
     count: (method, id) => counts.get(`${method} ${id}`) ?? 0,
@@ -69,6 +72,7 @@ export async function startBulkServer(): Promise<BulkServer> {
       state.received.length = 0;
       counts.clear();
       state.respond = undefined;
+      state.maxConcurrent = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -77,8 +81,12 @@ export async function startBulkServer(): Promise<BulkServer> {
       }),
   };
 
+  let concurrent = 0;
   const server: Server = createServer((req, res) => {
     const at = Date.now();
+    concurrent++;
+    state.maxConcurrent = Math.max(state.maxConcurrent, concurrent);
+    res.on("close", () => concurrent--);
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {

@@ -1,0 +1,199 @@
+/// <reference types="node" />
+/**
+ * `store-admin-sdk bulk METHOD PATH --input FILE …`: `runBulk` over the calls of a file.
+ *
+ * Exit status: 0 when every call is done (or was done by an earlier run), 1 when a call failed
+ * or is in doubt, 2 when the run could not start or stopped on an error (bad arguments, input
+ * or ledger), 130 when Ctrl-C stopped it (run the same command again to go on).
+ */
+import { createWriteStream, type WriteStream } from "node:fs";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { createStoreAdminClient } from "../client.js";
+import { fileLedger } from "../bulk/file-ledger.js";
+import { memoryLedger } from "../bulk/memory-ledger.js";
+import { runBulk } from "../bulk/run.js";
+import type { BulkReport } from "../bulk/types.js";
+import type { StoreAdminClient } from "../types.js";
+import { countCalls, csvRows, formatOf, InputError, jsonLines, operationOf, type InputCall } from "./input.js";
+import { duration, progressOutput } from "./progress.js";
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_ERROR = 2;
+export const EXIT_INTERRUPTED = 130;
+
+interface BulkFlags {
+  input: string;
+  format?: string;
+  key?: string;
+  rate?: number;
+  concurrency: number;
+  ledger?: string;
+  runId?: string;
+  failures?: string;
+  dryRun?: boolean;
+  retryFailed: boolean;
+  rerunInDoubt?: boolean;
+  progress: "auto" | "bar" | "lines" | "none";
+}
+
+const positiveNumber = (name: string, whole: boolean) => (value: string): number => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || (whole && !Number.isInteger(n))) {
+    throw new InvalidArgumentError(`${name} must be a ${whole ? "whole number ≥ 1" : "positive number"}, got ${JSON.stringify(value)}.`);
+  }
+  return n;
+};
+
+/** Adds the `bulk` command to `program`; its action sets `process.exitCode`. */
+export function bulkCommand(program: Command, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Command {
+  return program
+    .command("bulk")
+    .description("Run one operation for every line of a JSON-lines or CSV file: rate-limited, resumable, each call recorded in a ledger.")
+    .argument("<method>", "HTTP method of the operation (POST, PATCH, PUT, GET)")
+    .argument("<path>", "path template of the operation, e.g. /gift-cards/{id}/")
+    .requiredOption("--input <file>", "the calls: JSON lines of { path, query, body }, or CSV with dotted headers (path.id,body.expired_at)")
+    .addOption(new Option("--format <format>", "input format (default: csv for a .csv file, else jsonl)").choices(["jsonl", "csv"]))
+    .option("--key <field>", "dotted field of a call naming its item, e.g. path.id (default: the path values joined)")
+    .option("--rate <n>", "requests started per second, at most", positiveNumber("--rate", false))
+    .option("--concurrency <n>", "calls in flight at most", positiveNumber("--concurrency", true), 4)
+    .option("--ledger <file>", "ledger file: records each call, so that running the same command again resumes")
+    .option("--run-id <id>", "names the run in the ledger (default: METHOD PATH)")
+    .option("--failures <file>", "where failed calls are written, as JSON lines that can be fed back as --input (default: <input>.failures.jsonl)")
+    .option("--dry-run", "check every call against the contract and answer with its examples; send nothing")
+    .option("--no-retry-failed", "on a resume, leave calls that failed before as they are")
+    .option("--rerun-in-doubt", "on a resume, run again calls in doubt (a POST or PATCH that may have been acted on)")
+    .addOption(new Option("--progress <mode>", "progress output on stderr").choices(["auto", "bar", "lines", "none"]).default("auto"))
+    .addHelpText(
+      "after",
+      `
+Environment: STORE_ADMIN_URL (the store's address) or STORE_ADMIN_API_URL (an API root: a mock,
+a proxy), and STORE_ADMIN_TOKEN. Ctrl-C stops taking calls and lets those in flight finish; a
+second Ctrl-C aborts them. Exit status: 0 all done, 1 a call failed or is in doubt, 2 an error,
+130 interrupted (run the same command again to resume).`,
+    )
+    .action(async (method: string, path: string, flags: BulkFlags) => {
+      process.exitCode = await bulk(method, path, flags, io);
+    });
+}
+
+/** The value at a dotted field of a call, as a key. */
+function keyAt(call: InputCall, field: string): string {
+  let value: unknown = call;
+  for (const name of field.split(".")) value = value === null || typeof value !== "object" ? undefined : (value as Record<string, unknown>)[name];
+  if (typeof value === "string" && value !== "") return value;
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  throw new InputError(`line ${call.line}: --key ${field} is ${value === undefined ? "missing" : JSON.stringify(value)}; a key must be a non-empty string or a number.`);
+}
+
+/** The default key: the path values in the template's order, joined with "/". */
+function pathKey(template: string): (call: InputCall) => string {
+  const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+  if (names.length === 0) {
+    return (call) => {
+      throw new InputError(`line ${call.line}: ${template} has no path parameters to key the calls by; pass --key with a field of the calls.`);
+    };
+  }
+  return (call) => names.map((name) => keyAt(call, `path.${name}`)).join("/");
+}
+
+function clientFromEnv(env: NodeJS.ProcessEnv, dryRun: boolean): StoreAdminClient {
+  const baseUrl = env.STORE_ADMIN_URL || undefined;
+  const apiUrl = env.STORE_ADMIN_API_URL || undefined;
+  const accessToken = env.STORE_ADMIN_TOKEN;
+  if (dryRun) return createStoreAdminClient({ apiUrl: "http://127.0.0.1/dry-run", accessToken: "dry-run" });
+  if (!accessToken) throw new InputError("Set STORE_ADMIN_TOKEN to the store's access token.");
+  if (baseUrl === undefined && apiUrl === undefined) throw new InputError("Set STORE_ADMIN_URL to the store's address (or STORE_ADMIN_API_URL to an API root).");
+  if (baseUrl !== undefined && apiUrl !== undefined) throw new InputError("Set STORE_ADMIN_URL or STORE_ADMIN_API_URL, not both.");
+  return apiUrl !== undefined ? createStoreAdminClient({ apiUrl, accessToken }) : createStoreAdminClient({ baseUrl: baseUrl!, accessToken });
+}
+
+async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Promise<number> {
+  const { stdout, stderr } = io;
+  const soft = new AbortController();
+  const hard = new AbortController();
+  let interrupts = 0;
+  const onInterrupt = (): void => {
+    interrupts++;
+    if (interrupts === 1) {
+      soft.abort(new Error("interrupted"));
+      stderr.write("\nStopping: no new calls; waiting for the calls in flight (Ctrl-C again to abort them).\n");
+    } else {
+      hard.abort(new Error("interrupted twice"));
+      stderr.write("\nAborting the calls in flight; a POST or PATCH among them is left in doubt.\n");
+    }
+  };
+  process.on("SIGINT", onInterrupt);
+  let failuresOut: WriteStream | undefined;
+  try {
+    const upper = method.toUpperCase();
+    const operation = operationOf(upper, path);
+    const format = formatOf(flags.input, flags.format);
+    const client = clientFromEnv(io.env, flags.dryRun === true);
+    const total = await countCalls(flags.input, format);
+    const calls = format === "csv" ? csvRows(flags.input, operation) : jsonLines(flags.input);
+    const key = flags.key === undefined ? pathKey(path) : (call: InputCall) => keyAt(call, flags.key!);
+    const mode = flags.progress === "auto" ? (stderr.isTTY ? "bar" : "lines") : flags.progress;
+    const output = mode === "none" ? undefined : progressOutput({ write: (text) => stderr.write(text), terminal: mode === "bar", columns: stderr.columns });
+    // The calls that failed, by key, until the report says which failures stand.
+    const failedCalls = new Map<string, InputCall>();
+    const report: BulkReport = await runBulk({
+      client,
+      runId: flags.runId ?? `${upper} ${path}`,
+      items: calls,
+      key,
+      total,
+      task: async (call, { client: runClient, signal, key: itemKey }) => {
+        const init = { params: { path: call.path, query: call.query }, body: call.body, signal };
+        try {
+          const result = await (runClient.request as (m: string, p: string, i: unknown) => Promise<{ response: Response }>)(upper, path, init);
+          if (!result.response.ok) failedCalls.set(itemKey, call);
+          return result;
+        } catch (error) {
+          failedCalls.set(itemKey, call);
+          throw error;
+        }
+      },
+      concurrency: flags.concurrency,
+      rate: flags.rate === undefined ? undefined : { perSecond: flags.rate },
+      ledger: flags.ledger === undefined || flags.dryRun ? memoryLedger() : fileLedger(flags.ledger),
+      onProgress: output ? (p) => output.update(p) : undefined,
+      signal: soft.signal,
+      abortInFlight: hard.signal,
+      retryFailed: flags.retryFailed,
+      rerunInDoubt: flags.rerunInDoubt === true,
+      dryRun: flags.dryRun === true,
+    });
+    output?.finish();
+
+    const failuresPath = flags.failures ?? `${flags.input}.failures.jsonl`;
+    if (report.failures.length > 0) {
+      failuresOut = createWriteStream(failuresPath, { flags: "w" });
+      for (const failure of report.failures) {
+        const call = failedCalls.get(failure.key);
+        if (!call) continue;
+        const { line: _line, ...parts } = call;
+        failuresOut.write(`${JSON.stringify({ ...parts, failure: { key: failure.key, status: failure.status, message: failure.message } })}\n`);
+      }
+      await new Promise<void>((resolve, reject) => failuresOut!.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    }
+    const verb = flags.dryRun ? "Dry run: " : "";
+    stdout.write(
+      `${verb}${report.done} done, ${report.failed} failed, ${report.skipped} skipped, ${report.inDoubt} in doubt in ${duration(report.durationMs)}` +
+        `${report.stopped ? " (stopped: run the same command again to go on)" : ""}.\n`,
+    );
+    for (const failure of report.failures.slice(0, 10)) stdout.write(`  failed ${failure.key}: ${failure.message}\n`);
+    if (report.failures.length > 10) stdout.write(`  … and ${report.failures.length - 10} more\n`);
+    if (report.failures.length > 0) stdout.write(`Failed calls written to ${failuresPath} (feed it back with --input).\n`);
+    if (report.inDoubt > 0) {
+      stdout.write(`In doubt (a POST or PATCH may have been acted on; check them before --rerun-in-doubt): ${report.inDoubtKeys.slice(0, 20).join(", ")}${report.inDoubt > 20 ? ", …" : ""}\n`);
+    }
+    if (report.failed > 0 || report.inDoubt > 0) return EXIT_FAILED;
+    return report.stopped ? EXIT_INTERRUPTED : EXIT_OK;
+  } catch (error) {
+    stderr.write(`\nstore-admin-sdk bulk: ${(error as Error).message ?? String(error)}\n`);
+    return EXIT_ERROR;
+  } finally {
+    process.off("SIGINT", onInterrupt);
+  }
+}

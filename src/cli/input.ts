@@ -1,0 +1,189 @@
+/// <reference types="node" />
+/**
+ * The command's input: one call a line of JSON, or a row of CSV with dotted column headers
+ * (`path.id,body.expired_at`), read as a stream. CSV cells are text; a body field whose
+ * contract type is not a string is converted as the contract's own validator asks (see
+ * {@link convertCells}).
+ */
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import { parse } from "csv-parse";
+import { operations, type OperationKey } from "../../generated/operations.js";
+import { mockOperations } from "../../generated/testing/operations.js";
+import { validators, type ValidationError } from "../../generated/testing/validators.js";
+
+/** One call of the input: each part optional. `line` is where it came from (1-based, the CSV header is line 1). */
+export interface InputCall {
+  path?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  body?: unknown;
+  line: number;
+}
+
+const PARTS = ["path", "query", "body"] as const;
+/** Keys a JSON line may carry besides the call: a failures file written by the command is valid input. */
+const IGNORED_KEYS: ReadonlySet<string> = new Set(["failure"]);
+
+/** An input error: the message names the file, the line and what is wrong. */
+export class InputError extends Error {
+  override name = "InputError";
+}
+
+/** The operation `METHOD PATH` of the contract, or an error listing what the contract has. */
+export function operationOf(method: string, path: string): OperationKey {
+  const key = `${method.toUpperCase()} ${path}`;
+  if (Object.hasOwn(operations, key)) return key as OperationKey;
+  const known = Object.keys(operations).filter((k) => !k.startsWith("GET ")).join(", ");
+  throw new InputError(`${key} is not an operation of the contract. The operations that change something are: ${known}.`);
+}
+
+export type InputFormat = "jsonl" | "csv";
+
+/** The format named by `--format`, or by the file's extension (`.csv`: CSV, anything else: JSON lines). */
+export function formatOf(file: string, format: string | undefined): InputFormat {
+  if (format === undefined) return file.toLowerCase().endsWith(".csv") ? "csv" : "jsonl";
+  if (format === "jsonl" || format === "csv") return format;
+  throw new InputError(`--format must be jsonl or csv, got ${JSON.stringify(format)}.`);
+}
+
+/** The calls of a JSON-lines file, one a line; empty lines are skipped. */
+export async function* jsonLines(file: string): AsyncGenerator<InputCall> {
+  const lines = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity });
+  let number = 0;
+  for await (const text of lines) {
+    number++;
+    if (text.trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new InputError(`${file}:${number}: not JSON (${(error as Error).message}).`);
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      throw new InputError(`${file}:${number}: a line must be a JSON object { "path": {…}, "query": {…}, "body": {…} }.`);
+    }
+    const call: InputCall = { line: number };
+    for (const [key, part] of Object.entries(value)) {
+      if (IGNORED_KEYS.has(key)) continue;
+      if (!(PARTS as readonly string[]).includes(key)) {
+        throw new InputError(`${file}:${number}: unknown key ${JSON.stringify(key)}; a line has path, query and body, each optional.`);
+      }
+      if (key !== "body" && (part === null || typeof part !== "object" || Array.isArray(part))) {
+        throw new InputError(`${file}:${number}: ${key} must be an object of ${key} parameters.`);
+      }
+      (call as unknown as Record<string, unknown>)[key] = part;
+    }
+    yield call;
+  }
+}
+
+/** The calls of a CSV file whose header names dotted fields (`path.id`, `query.status`, `body.expired_at`). */
+export async function* csvRows(file: string, operation: OperationKey): AsyncGenerator<InputCall> {
+  const parser = createReadStream(file).pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: false }));
+  let header: string[] | undefined;
+  let number = 0;
+  for await (const row of parser as AsyncIterable<string[]>) {
+    number = (parser.info.lines as number) ?? number + 1;
+    if (header === undefined) {
+      header = row.map((column) => column.trim());
+      for (const column of header) {
+        const [part, ...rest] = column.split(".");
+        if (!(PARTS as readonly string[]).includes(part!) || rest.length === 0 || rest.some((segment) => segment === "")) {
+          throw new InputError(`${file}:1: the column ${JSON.stringify(column)} is not a dotted field such as path.id, query.status or body.expired_at.`);
+        }
+      }
+      continue;
+    }
+    const call: InputCall = { line: number };
+    header.forEach((column, index) => {
+      const cell = row[index]!;
+      if (cell === "") return; // an empty cell leaves the field out
+      const [part, ...names] = column.split(".") as [(typeof PARTS)[number], ...string[]];
+      let target = ((call as unknown as Record<string, Record<string, unknown>>)[part] ??= {});
+      for (const name of names.slice(0, -1)) target = (target[name] ??= {}) as Record<string, unknown>;
+      target[names.at(-1)!] = cell;
+    });
+    if (call.body !== undefined) call.body = convertCells(call.body as Record<string, unknown>, operation);
+    yield call;
+  }
+}
+
+/**
+ * The body with its text cells converted where the contract's validator wants another type:
+ * a number or an integer from a number as written (`12`, `-3.5`); a boolean from `true` or
+ * `false`; `null` from `null`; an array or an object from JSON. A cell that fits none stays
+ * text, and the request is refused with the field's name (by the dry run or the server).
+ */
+export function convertCells(body: Record<string, unknown>, operation: OperationKey): Record<string, unknown> {
+  const validator = validators[`${mockOperations[operation].operationId}_body`];
+  if (!validator) return body;
+  // Each round converts the fields the last validation named; a converted object may name more.
+  for (let round = 0; round < 8; round++) {
+    if (validator(body)) return body;
+    const wanted = new Map<string, Set<string>>();
+    for (const error of (validator.errors ?? []) as ValidationError[]) {
+      if (error.keyword !== "type") continue;
+      const types = wanted.get(error.instancePath) ?? new Set<string>();
+      for (const type of String(error.params.type).split(",")) types.add(type);
+      wanted.set(error.instancePath, types);
+    }
+    let changed = false;
+    for (const [pointer, types] of wanted) {
+      const segments = pointer.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+      const field = segments.pop();
+      if (field === undefined) continue;
+      let parent: unknown = body;
+      for (const segment of segments) parent = (parent as Record<string, unknown> | undefined)?.[segment];
+      if (parent === null || typeof parent !== "object") continue;
+      const cell = (parent as Record<string, unknown>)[field];
+      if (typeof cell !== "string") continue;
+      const converted = convertCell(cell, types);
+      if (converted !== undefined) {
+        (parent as Record<string, unknown>)[field] = converted.value;
+        changed = true;
+      }
+    }
+    if (!changed) return body;
+  }
+  return body;
+}
+
+const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+function convertCell(cell: string, types: Set<string>): { value: unknown } | undefined {
+  const text = cell.trim();
+  if (types.has("null") && text === "null") return { value: null };
+  if ((types.has("integer") || types.has("number")) && NUMBER.test(text)) return { value: Number(text) };
+  if (types.has("boolean") && (text === "true" || text === "false")) return { value: text === "true" };
+  if (types.has("array") || types.has("object")) {
+    try {
+      const value: unknown = JSON.parse(text);
+      if ((Array.isArray(value) && types.has("array")) || (value !== null && typeof value === "object" && !Array.isArray(value) && types.has("object"))) {
+        return { value };
+      }
+    } catch {
+      // not JSON: stays text
+    }
+  }
+  return undefined;
+}
+
+/** How many calls a file holds (for the ETA): its non-empty lines, or its CSV rows after the header. */
+export async function countCalls(file: string, format: InputFormat): Promise<number> {
+  if (format === "csv") {
+    let rows = 0;
+    for await (const _ of createReadStream(file).pipe(parse({ bom: true, skip_empty_lines: true }))) rows++;
+    return Math.max(0, rows - 1);
+  }
+  let count = 0;
+  let blank = true;
+  for await (const chunk of createReadStream(file)) {
+    for (const byte of chunk as Buffer) {
+      if (byte === 10) {
+        if (!blank) count++;
+        blank = true;
+      } else if (byte !== 13 && byte !== 32 && byte !== 9) blank = false;
+    }
+  }
+  return blank ? count : count + 1;
+}

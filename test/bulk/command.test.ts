@@ -1,0 +1,230 @@
+/**
+ * `store-admin-sdk bulk` end to end, as a child process against the counting server: JSON
+ * lines and CSV input, the ledger and resume, the failures file fed back, Ctrl-C (SIGINT) once
+ * and twice, the dry run, exit codes, and its progress output with and without a terminal.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startBulkServer, type BulkServer } from "./server.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const MAIN = join(ROOT, "src/cli/main.ts");
+const TOKEN = "sk_command_secret_token";
+
+let server: BulkServer;
+let dir: string;
+let files = 0;
+beforeAll(async () => {
+  server = await startBulkServer();
+  dir = mkdtempSync(join(tmpdir(), "bulk-command-"));
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(() => server.reset());
+
+const file = (name: string, text?: string): string => {
+  const path = join(dir, `${++files}-${name}`);
+  if (text !== undefined) writeFileSync(path, text);
+  return path;
+};
+const jsonl = (rows: unknown[]) => rows.map((row) => JSON.stringify(row)).join("\n") + "\n";
+const cards = (n: number) => Array.from({ length: n }, (_, i) => ({ path: { id: i + 1 }, body: { expired_at: null } }));
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the command; `onStart` may signal the child once it runs. */
+function command(args: string[], options: { env?: NodeJS.ProcessEnv; whileRunning?: (pid: number) => Promise<void> } = {}): Promise<Ran> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "bulk", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, STORE_ADMIN_API_URL: server.url, STORE_ADMIN_TOKEN: TOKEN, STORE_ADMIN_URL: "", ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    void options.whileRunning?.(child.pid!);
+  });
+}
+
+async function receivedAtLeast(count: number): Promise<void> {
+  while (server.received.length < count) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+describe("store-admin-sdk bulk", () => {
+  it("runs a JSON-lines file with a ledger, writes failures that can be fed back, and resumes (exit 1, then 0)", async () => {
+    const input = file("cards.jsonl", jsonl(cards(20)));
+    const ledger = file("cards.ledger");
+    server.respond = (request) => (request.id === "7" ? { status: 422, body: { detail: "card 7 is locked", validation: [{ location: ["body", "expired_at"], message: "locked" }] } } : undefined);
+    const first = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--key", "path.id", "--concurrency", "3"]);
+    expect(first.stderr).not.toContain("store-admin-sdk bulk:");
+    expect(first.code).toBe(1);
+    expect(first.stdout).toContain("19 done, 1 failed, 0 skipped, 0 in doubt");
+    expect(first.stdout).toContain("failed 7:");
+    for (let id = 1; id <= 20; id++) expect(server.count("PATCH", id)).toBe(1);
+    expect(JSON.parse(server.received[0]!.body)).toEqual({ expired_at: null });
+
+    const failures = `${input}.failures.jsonl`;
+    const lines = readFileSync(failures, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    expect(lines).toEqual([{ path: { id: 7 }, body: { expired_at: null }, failure: { key: "7", status: 422, message: expect.stringContaining("expired_at") } }]);
+
+    server.reset();
+    const again = await command(["PATCH", "/gift-cards/{id}/", "--input", failures, "--ledger", ledger, "--key", "path.id"]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("1 done, 0 failed, 0 skipped");
+    expect(server.received.map((r) => r.id)).toEqual(["7"]);
+
+    server.reset();
+    const resumed = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain("0 done, 0 failed, 20 skipped");
+    expect(server.received).toHaveLength(0);
+    const ledgerText = readFileSync(ledger, "utf8");
+    for (const text of [first.stdout, first.stderr, ledgerText, readFileSync(failures, "utf8")]) expect(text).not.toContain(TOKEN);
+  });
+
+  it("reads CSV with dotted headers, converting cells to the contract's types", async () => {
+    const input = file("users.csv", 'path.id,body.first_name,body.is_blocked,body.accepts_marketing\n1,Ada,true,false\n2,"Grace, Admiral",false,\n3,,true,true\n');
+    const ran = await command(["PATCH", "/users/{id}/", "--input", input]);
+    expect(ran.stderr).not.toContain("store-admin-sdk bulk:");
+    expect(ran.code).toBe(0);
+    const bodies = Object.fromEntries(server.received.map((r) => [r.id, JSON.parse(r.body)]));
+    expect(bodies).toEqual({
+      "1": { first_name: "Ada", is_blocked: true, accepts_marketing: false },
+      "2": { first_name: "Grace, Admiral", is_blocked: false },
+      "3": { is_blocked: true, accepts_marketing: true },
+    });
+  });
+
+  it("Ctrl-C once stops taking calls and lets those in flight finish (exit 130); the same command resumes the rest", async () => {
+    const input = file("slow.jsonl", jsonl(cards(30)));
+    const ledger = file("slow.ledger");
+    server.respond = () => ({ delayMs: 150, body: { id: 1 } });
+    const stopped = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--concurrency", "3"], {
+      whileRunning: async (pid) => {
+        await receivedAtLeast(4);
+        process.kill(pid, "SIGINT");
+      },
+    });
+    expect(stopped.stderr).toContain("Stopping: no new calls");
+    expect(stopped.code).toBe(130);
+    const sent = server.received.length;
+    expect(sent).toBeLessThan(30);
+    expect(stopped.stdout).toContain(`${sent} done, 0 failed, 0 skipped, 0 in doubt`);
+
+    const resumed = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--concurrency", "3"]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain(`${30 - sent} done, 0 failed, ${sent} skipped`);
+    for (let id = 1; id <= 30; id++) expect(server.count("PATCH", id)).toBe(1);
+  });
+
+  it("Ctrl-C twice aborts the calls in flight: a renewal on its way is in doubt (exit 1) and a resume does not resend it", async () => {
+    const input = file("renew.jsonl", jsonl(Array.from({ length: 6 }, (_, i) => ({ path: { id: i + 1 } }))));
+    const ledger = file("renew.ledger");
+    server.respond = () => ({ delayMs: 3_000, status: 201, body: { id: 1 } });
+    const aborted = await command(["POST", "/subscriptions/{id}/renew/", "--input", input, "--ledger", ledger, "--concurrency", "2"], {
+      whileRunning: async (pid) => {
+        await receivedAtLeast(2);
+        process.kill(pid, "SIGINT");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        process.kill(pid, "SIGINT");
+      },
+    });
+    expect(aborted.code).toBe(1);
+    expect(aborted.stdout).toContain("0 done, 0 failed, 0 skipped, 2 in doubt");
+    expect(aborted.stdout).toMatch(/In doubt .*: 1, 2/);
+
+    server.reset();
+    const resumed = await command(["POST", "/subscriptions/{id}/renew/", "--input", input, "--ledger", ledger]);
+    expect(resumed.code).toBe(1);
+    expect(resumed.stdout).toContain("4 done, 0 failed, 0 skipped, 2 in doubt");
+    expect(server.count("POST", 1) + server.count("POST", 2)).toBe(0);
+  });
+
+  it("--dry-run sends nothing and names the fields the contract refuses (exit 1)", async () => {
+    const input = file("dry.jsonl", jsonl([{ path: { id: 1 }, body: { expired_at: null } }, { path: { id: 2 }, body: { expired_at: "someday" } }]));
+    const ledger = file("dry.ledger");
+    const ran = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--dry-run", "--ledger", ledger]);
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toContain("Dry run: 1 done, 1 failed");
+    expect(ran.stdout).toMatch(/failed 2: .*expired_at/);
+    expect(server.received).toHaveLength(0);
+    expect(existsSync(ledger)).toBe(false);
+  });
+
+  it.each([
+    [["PATCH", "/gift-cards/{id}/", "--input", "IN", "--concurrency", "0"], /--concurrency must be a whole number ≥ 1/, {}],
+    [["PATCH", "/gift-cards/{id}/", "--input", "IN", "--rate", "fast"], /--rate must be a positive number/, {}],
+    [["PATCH", "/gift-cards/{id}/"], /required option '--input <file>'/, {}],
+    [["DELETE", "/gift-cards/{id}/", "--input", "IN"], /DELETE \/gift-cards\/\{id\}\/ is not an operation of the contract/, {}],
+    [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /Set STORE_ADMIN_TOKEN/, { STORE_ADMIN_TOKEN: "" }],
+    [["PATCH", "/gift-cards/{id}/", "--input", "IN", "--key", "body.nothing"], /line 1: --key body.nothing is missing/, {}],
+    [["PATCH", "/gift-cards/{id}/", "--input", "BAD"], /BAD-FILE:2: not JSON/, {}],
+  ])("%j: a clear error, exit 2, nothing sent", async (args, message, env) => {
+    const input = file("in.jsonl", jsonl(cards(2)));
+    const bad = file("bad.jsonl", `${JSON.stringify(cards(1)[0])}\n{not json\n`);
+    const ran = await command(args.map((arg) => (arg === "IN" ? input : arg === "BAD" ? bad : arg)), { env });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr.replace(bad, "BAD-FILE")).toMatch(message);
+    // A bad line stops the run before it is taken, after the lines before it.
+    expect(server.received.length).toBeLessThanOrEqual(1);
+  });
+
+  it("refuses a ledger of another run and a file that is not a ledger (exit 2)", async () => {
+    const input = file("in.jsonl", jsonl(cards(2)));
+    const ledger = file("other.ledger");
+    expect((await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--run-id", "first"])).code).toBe(0);
+    const other = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--run-id", "second"]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/belongs to the run "first", not "second"/);
+    const notLedger = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", input]);
+    expect(notLedger.code).toBe(2);
+    expect(notLedger.stderr).toMatch(/is not a bulk ledger/);
+  });
+});
+
+describe("progress output", () => {
+  it("without a terminal: plain lines, no carriage returns or escape codes", async () => {
+    const input = file("plain.jsonl", jsonl(cards(12)));
+    server.respond = () => ({ delayMs: 200, body: { id: 1 } });
+    const ran = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--concurrency", "2"]);
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toMatch(/^progress: done \d+ · failed 0 · [\d.]+\/s/m);
+    expect(ran.stderr).toContain("progress: done 12 · failed 0");
+    expect(ran.stderr).not.toMatch(/[\r\x1b]/);
+  });
+
+  it("on a terminal (a pseudo-terminal from script(1)): one line redrawn with a bar, the rate and the ETA", async () => {
+    const input = file("tty.jsonl", jsonl(cards(12)));
+    server.respond = () => ({ delayMs: 150, body: { id: 1 } });
+    const quoted = [process.execPath, "--import", "tsx", MAIN, "bulk", "PATCH", "/gift-cards/{id}/", "--input", input, "--concurrency", "2"].map((arg) => `'${arg}'`).join(" ");
+    const ran = await new Promise<Ran>((resolve) => {
+      const child = spawn("script", ["-qfec", quoted, "/dev/null"], {
+        cwd: ROOT,
+        env: { ...process.env, STORE_ADMIN_API_URL: server.url, STORE_ADMIN_TOKEN: TOKEN, STORE_ADMIN_URL: "", COLUMNS: "120" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+      child.on("close", (code) => resolve({ code, stdout, stderr: "" }));
+    });
+    expect(ran.code).toBe(0);
+    const redraws = ran.stdout.split("\r\x1b[2K").slice(1);
+    expect(redraws.length).toBeGreaterThan(2);
+    expect(redraws.at(-1)).toMatch(/^\[█{24}\] 100% 12\/12 · done 12 · failed 0 · [\d.]+\/s/);
+    expect(ran.stdout).toMatch(/\[█*░+\]\s+\d+% \d+\/12 · done \d+ · failed 0 · [\d.]+\/s · ETA \d+:\d\d/);
+    expect(ran.stdout).toContain("12 done, 0 failed, 0 skipped, 0 in doubt");
+  });
+});
