@@ -23,7 +23,7 @@ const ALLOWED = [
   // Compiled modules and their declarations; `src/internal/` is compiled too (imported by the rest).
   /^dist\/(src|generated)\/(?:[\w-]+\/)*[\w.-]+\.(js|d\.ts)$/,
   // The docs the README links to, so that its links work in node_modules/store-admin-sdk/.
-  /^docs\/(guide|reliability|performance|architecture|contract-diff)\.md$/,
+  /^docs\/(guide|reliability|performance|architecture|contract-diff|bulk)\.md$/,
   /^CHANGELOG\.md$/,
   /^docs\/samples\/\w+\.ts$/,
 ];
