@@ -212,9 +212,11 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
           lockDuration: lockDurationMs,
           stalledInterval: Math.max(500, Math.round(lockDurationMs / 2)),
           maxStalledCount: MAX_STALLED,
-          // With a budget, no more jobs start per second than requests may; without one, a limit
-          // no run reaches, there only so that `rateLimit()` (the 429 pause) applies.
-          limiter: { max: rate ? Math.max(1, Math.ceil(rate.perSecond)) : 1_000_000_000, duration: 1000 },
+          // BullMQ applies `rateLimit()` (the 429 pause) only to workers with a limiter. The budget
+          // counts requests; this counts jobs, so it is set above the budget (twice it), where it
+          // only keeps workers from taking jobs far faster than their requests may start, and
+          // its fixed one-second windows never hold the budget back.
+          limiter: { max: rate ? Math.max(2, Math.ceil(rate.perSecond * 2)) : 1_000_000_000, duration: 1000 },
           skipVersionCheck: true,
         },
       );

@@ -5,8 +5,8 @@
  *
  * Two Lua scripts, both on Redis's clock (machines' clocks do not matter):
  * - `reserve` spaces requests evenly (GCRA with reservations): it hands the caller the next free
- *   slot, `1000 / perSecond` ms after the last one, and says how long to wait for it. A caller
- *   waits with one timer; nothing polls.
+ *   slot, `1000 / perSecond` ms after the last one (slots up to `CATCH_UP_MS` in the past are
+ *   still free), and says how long to wait for it. A caller waits with one timer; nothing polls.
  * - `commit`, at the slot, starts the request only if fewer than `perSecond` started within the
  *   last second (plus a margin): a worker whose timer fired late (a busy event loop, a shared
  *   machine) must not bunch with the requests that follow it. Otherwise it says how long until
@@ -26,15 +26,22 @@ import { sleep } from "../../internal/sleep.js";
  */
 const WINDOW_MARGIN_MS = 20;
 
+/**
+ * How far the even spacing may fall behind Redis's clock and then catch up: a slot no one used
+ * in time (a worker's timer fired late) is handed out again, instead of the budget losing it.
+ * The sliding second of `commit` still holds the ceiling.
+ */
+const CATCH_UP_MS = 100;
+
 const SCRIPTS = {
-  // KEYS: tat · ARGV: interval ms → ms to wait for the reserved slot
+  // KEYS: tat · ARGV: interval ms, catch-up ms → ms to wait for the reserved slot
   sdkBudgetReserve: {
     numberOfKeys: 1,
     lua: `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local interval = tonumber(ARGV[1])
-local slot = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), now)
+local slot = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), now - tonumber(ARGV[2]))
 redis.call('SET', KEYS[1], tostring(slot + interval), 'PX', math.ceil(slot + interval - now) + 1000)
 return math.ceil(slot - now)`,
   },
@@ -92,7 +99,7 @@ export function redisBudget(redis: Redis, base: string, perSecond: number | unde
   return {
     async acquire(signal) {
       if (signal?.aborted) throw signal.reason;
-      if (interval > 0) await sleep(Number(await scripts.sdkBudgetReserve(tat, interval)), signal);
+      if (interval > 0) await sleep(Number(await scripts.sdkBudgetReserve(tat, interval, CATCH_UP_MS)), signal);
       for (;;) {
         const waitMs = Number(await scripts.sdkBudgetCommit(starts, pauseKey, capacity, windowMs, crypto.randomUUID()));
         if (waitMs <= 0) return;
