@@ -3,12 +3,13 @@
  * close to (bare openapi-fetch, raw fetch, a hand-written pagination loop) and writes
  * docs/performance.md, a table per benchmark. The benchmarks are in scripts/bench/:
  * throughput.ts (stub fetch, loopback, retries), pagination.ts, footprint.ts (size, start-up,
- * type-checking, the contract diff); measure.ts says how they sample.
+ * type-checking, the contract diff), bulk.ts (the runner), bulk-queue.ts (the queue across
+ * processes, with redis-server); measure.ts says how they sample.
  *
  *   npm run bench               full run (about 8 minutes), writes docs/performance.md
  *   npm run bench -- --quick    smoke run: fewer, shorter samples; prints, writes nothing
- *   npm run bench -- --only bulkQueue[,…]   runs those sections only, and replaces just their
- *                               section and summary rows in docs/performance.md
+ *   npm run bench -- --only bulk[,size…]   those benchmarks only: their sections and summary
+ *                               rows of docs/performance.md are replaced, the rest kept
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -18,18 +19,18 @@ import { ROOT } from "./bench/fixtures.js";
 import { inChild, type Section } from "./bench/measure.js";
 
 const quick = process.argv.includes("--quick");
-const onlyArg = process.argv.indexOf("--only");
-const only = onlyArg >= 0 ? (process.argv[onlyArg + 1] ?? "").split(",").filter(Boolean) : undefined;
-const ALL = ["stub", "loopback", "pagination", "retryCost", "size", "startup", "typecheck", "contractDiff", "bulkQueue"];
-if (only && (only.length === 0 || only.some((name) => !ALL.includes(name)))) {
-  throw new Error(`--only takes section names separated by commas: ${ALL.join(", ")}`);
-}
 const started = performance.now();
 const loadBefore = loadavg();
 
 console.log("Building dist/ (tsc -p tsconfig.build.json)…");
 const tsc = join(ROOT, "node_modules/typescript/lib/tsc.js");
 execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
+
+const ALL = ["stub", "loopback", "pagination", "retryCost", "size", "startup", "typecheck", "contractDiff", "bulk", "bulkQueue"];
+const onlyAt = process.argv.indexOf("--only");
+const only = onlyAt < 0 ? undefined : (process.argv[onlyAt + 1] ?? "").split(",").filter(Boolean);
+const unknown = only?.filter((name) => !ALL.includes(name)) ?? [];
+if (only?.length === 0 || unknown.length > 0) throw new Error(`--only takes benchmark names separated by commas: ${ALL.join(", ")}`);
 
 const sections: Section[] = [];
 for (const name of only ?? ALL) {
@@ -73,40 +74,42 @@ ${sections.map((s, i) => `## ${i + 1}. ${s.title}\n\n${s.note}\n\n${s.tables.map
 console.log(`\n${summary}\n`);
 if (quick) console.log("Quick run: docs/performance.md left as it is.");
 else if (only) {
-  writeFileSync(join(ROOT, "docs/performance.md"), spliceSections(readFileSync(join(ROOT, "docs/performance.md"), "utf8"), sections));
-  console.log(`Replaced ${only.join(", ")} in docs/performance.md`);
+  writeFileSync(join(ROOT, "docs/performance.md"), replaceSections(readFileSync(join(ROOT, "docs/performance.md"), "utf8")));
+  console.log(`Updated ${only.join(", ")} in docs/performance.md`);
 } else {
   writeFileSync(join(ROOT, "docs/performance.md"), report);
   console.log("Wrote docs/performance.md");
 }
 
 /**
- * docs/performance.md with `sections` measured again: each one's rows of the summary table and
- * its own part (found by title, or added at the end), with a line saying when it was measured.
+ * The page with these sections put in place of their earlier figures (or added at the end),
+ * each saying when and under what load it was measured, and their summary rows replaced.
  */
-function spliceSections(doc: string, measured: Section[]): string {
-  let out = doc;
-  for (const section of measured) {
+function replaceSections(page: string): string {
+  let out = page;
+  for (const section of sections) {
     const rows = section.summary.map((row) => `| ${row.join(" | ")} |`);
-    const firstCells = new Set(section.summary.map((row) => row[0]));
+    for (const row of section.summary) {
+      const old = out.split("\n").findIndex((line) => line.startsWith(`| ${row[0]} |`));
+      if (old >= 0) out = out.split("\n").filter((_, i) => i !== old).join("\n");
+    }
+    // New rows go after the summary table's last row.
     const lines = out.split("\n");
-    const header = lines.findIndex((line) => line.startsWith("| measure (median) |"));
-    let end = header + 2;
-    while (end < lines.length && lines[end]!.startsWith("|")) end++;
-    const kept = lines.slice(header + 2, end).filter((line) => !firstCells.has(line.split(" | ")[0]!.slice(2)));
-    lines.splice(header + 2, end - header - 2, ...kept, ...rows);
+    const summaryStart = lines.findIndex((line) => line.startsWith("| measure (median) |"));
+    let end = summaryStart;
+    while (end + 1 < lines.length && lines[end + 1]!.startsWith("|")) end++;
+    lines.splice(end + 1, 0, ...rows);
     out = lines.join("\n");
-    const when = `Measured alone (\`npm run bench -- --only\`): ${new Date().toISOString()}, commit \`${git("rev-parse", "--short", "HEAD")}\`${dirty ? " with uncommitted changes" : ""}; load average before ${load(loadBefore)}, after ${load(loadavg())}.`;
-    const body = `${section.note}\n\n${section.tables.map(table).join("\n\n")}\n\n${when}\n`;
-    const heading = new RegExp(`^## (\\d+)\\. ${section.title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\n`, "m");
+
+    const body = `${section.note}\n\nMeasured on its own (\`npm run bench -- --only\`): ${environment}\n\n${section.tables.map(table).join("\n\n")}\n`;
+    const heading = new RegExp(`^## (\\d+)\\. ${section.title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n`, "m");
     const found = heading.exec(out);
     if (found) {
-      const start = found.index;
-      const next = out.indexOf("\n## ", start + 1);
-      out = `${out.slice(0, start)}## ${found[1]}. ${section.title}\n\n${body}${next < 0 ? "" : out.slice(next)}`;
+      const next = out.indexOf("\n## ", found.index + found[0].length);
+      out = `${out.slice(0, found.index)}${found[0]}\n${body}${next < 0 ? "" : out.slice(next)}`;
     } else {
-      const numbers = [...out.matchAll(/^## (\d+)\. /gm)].map((m) => Number(m[1]));
-      out = `${out.trimEnd()}\n\n## ${Math.max(0, ...numbers) + 1}. ${section.title}\n\n${body}`;
+      const count = (out.match(/^## \d+\. /gm) ?? []).length;
+      out = `${out.trimEnd()}\n\n## ${count + 1}. ${section.title}\n\n${body}`;
     }
   }
   return out;

@@ -2,9 +2,10 @@
  * Runs one benchmark in this fresh process (its own JIT state and heap) and sends its result
  * to the parent over IPC. Arguments: the benchmark's name, then its own arguments.
  */
+import { bulkRunner } from "./bulk.js";
+import { bulkQueue } from "./bulk-queue.js";
 import { contractDiff, size, startup, typecheck } from "./footprint.js";
 import { pagination, timedWalk, type WalkName } from "./pagination.js";
-import { bulkQueue } from "./bulk-queue.js";
 import { loopback, retryCost, stub } from "./throughput.js";
 
 const BENCHMARKS: Record<string, (...args: string[]) => Promise<unknown>> = {
@@ -17,6 +18,7 @@ const BENCHMARKS: Record<string, (...args: string[]) => Promise<unknown>> = {
   typecheck: (mode) => typecheck(mode === "quick"),
   contractDiff: (mode) => contractDiff(mode === "quick"),
   walk: (name, items) => timedWalk(name as WalkName, Number(items)),
+  bulk: (mode) => bulkRunner(mode === "quick"),
   bulkQueue: (mode) => bulkQueue(mode === "quick"),
 };
 

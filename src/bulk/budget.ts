@@ -12,6 +12,13 @@ import type { RateBudget, RateLimit } from "./types.js";
  */
 const WINDOW_MARGIN_MS = 20;
 
+/**
+ * How far behind its even schedule the budget may fall before it forgets the lag. Timers fire a
+ * millisecond or so late; starts that are due catch up (the one-second window still caps
+ * them), or 200/s spaced 5 ms apart would become 6 ms apart.
+ */
+const CATCH_UP_MS = 100;
+
 const RESOLVED = Promise.resolve();
 
 interface Waiter {
@@ -43,21 +50,23 @@ export function rateBudget(limit?: RateLimit): RateBudget {
   // The last `capacity` start times, as a ring.
   const starts: number[] = [];
   let oldest = 0;
-  let lastStart = -Infinity;
+  // When the last start was due on the even schedule (not when it happened).
+  let lastSlot = -Infinity;
   let pausedUntil = -Infinity; // performance.now() time
   const waiters: Waiter[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   /** The earliest time the next request may start. */
   const nextSlot = (): number => {
-    let at = Math.max(pausedUntil, lastStart + spacingMs);
+    let at = Math.max(pausedUntil, lastSlot + spacingMs);
     if (starts.length === capacity) at = Math.max(at, starts[oldest]! + windowMs);
     return at;
   };
 
-  const record = (now: number): void => {
+  /** A start now, in the slot due at `slot` (≤ now: a waiter whose timer fired late keeps its slot). */
+  const record = (now: number, slot = now): void => {
     if (capacity === Infinity) return;
-    lastStart = now;
+    lastSlot = Math.max(slot, now - CATCH_UP_MS);
     if (starts.length < capacity) starts.push(now);
     else {
       starts[oldest] = now;
@@ -76,7 +85,7 @@ export function rateBudget(limit?: RateLimit): RateBudget {
       }
       const waiter = waiters.shift()!;
       waiter.signal?.removeEventListener("abort", waiter.onAbort);
-      record(now);
+      record(now, at);
       waiter.resolve();
     }
   };

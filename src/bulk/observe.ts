@@ -30,14 +30,17 @@ export interface Slot {
   doubtful: number;
   /** The worker's client. */
   client: StoreAdminClient;
+  /**
+   * Aborted when the run stops hard: the signal of this worker's tasks, and of its waits for the
+   * budget. One per worker, so that no signal gathers a listener per call in flight.
+   */
+  stop: AbortController;
 }
 
 /** What the observers of one run share. */
 export interface Observation {
   ledger: Ledger;
   budget: RateBudget | undefined;
-  /** Aborted when the run stops hard: waits for the budget end with it. */
-  hardStop: AbortSignal;
   /** Tokens seen on requests: scrubbed from every message the run keeps. */
   secrets: Set<string>;
 }
@@ -54,8 +57,8 @@ function authorizationOf(input: string | URL | Request, init: RequestInit | unde
 
 /** A worker: a client derived from `client` whose requests are counted, gated and recorded for `slot.key`. */
 export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
-  const slot = { key: undefined, recorded: false, pendingUnsafe: 0, doubtful: 0 } as unknown as Slot;
-  const { budget, ledger, secrets, hardStop } = run;
+  const slot = { key: undefined, recorded: false, pendingUnsafe: 0, doubtful: 0, stop: new AbortController() } as unknown as Slot;
+  const { budget, ledger, secrets } = run;
 
   const observe = (fetch: FetchLike): FetchLike => async (input, init) => {
     const authorization = authorizationOf(input, init);
@@ -96,7 +99,7 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
 
   slot.client = deriveClient(client, {
     fetch: observe,
-    beforeAttempt: budget ? (signal) => budget.acquire(signal ?? hardStop) : undefined,
+    beforeAttempt: budget ? (signal) => budget.acquire(signal ?? slot.stop.signal) : undefined,
   });
   return slot;
 }

@@ -81,8 +81,6 @@ function isBudget(rate: object): rate is RateBudget {
   return typeof (rate as RateBudget).acquire === "function" && typeof (rate as RateBudget).pauseUntil === "function";
 }
 
-const awaitIf = <T>(value: T | Promise<T>): T | Promise<T> => value;
-
 /**
  * Runs `task` once for each key of `items`, under `concurrency` and `rate`, recording every key
  * in `ledger`. Resolves with the report once every pulled item has ended (or the run was stopped
@@ -113,16 +111,19 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     budget = rate !== undefined && isBudget(rate) ? rate : rateBudget(rate);
   }
 
-  const hard = new AbortController();
-  const onHardStop = () => hard.abort(options.abortInFlight?.reason);
-  if (options.abortInFlight?.aborted) onHardStop();
-  options.abortInFlight?.addEventListener("abort", onHardStop, { once: true });
-
   const secrets = new Set<string>();
-  const observation: Observation = { ledger, budget, hardStop: hard.signal, secrets };
+  const observation: Observation = { ledger, budget, secrets };
   // Made before anything is opened: a client not made by createStoreAdminClient() is refused here.
   const slots: Slot[] = Array.from({ length: concurrency }, () => observedSlot(client, observation));
   const runnerSlot = observedSlot(client, observation);
+
+  let stoppedHard = false;
+  const onHardStop = () => {
+    stoppedHard = true;
+    for (const slot of [...slots, runnerSlot]) slot.stop.abort(options.abortInFlight?.reason);
+  };
+  if (options.abortInFlight?.aborted) onHardStop();
+  options.abortInFlight?.addEventListener("abort", onHardStop, { once: true });
 
   const resume = await ledger.open(runId);
   const inDoubtKeys = new Set(resume.inDoubt);
@@ -184,13 +185,15 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
 
   // ── the source ──
   const source = itemsSource(options.items, resume.cursor, runnerSlot.client, pages, advance);
+  // An async source is asked once at a time (an async generator queues, other iterators may not).
   let pulling: Promise<unknown> = Promise.resolve();
-  const pull = (): Promise<IteratorResult<Pulled<Item>>> => {
+  const pull = (): IteratorResult<Pulled<Item>> | Promise<IteratorResult<Pulled<Item>>> => {
+    if (source.sync) return source.next();
     const next = pulling.then(() => source.next());
     pulling = next.catch(() => undefined);
     return next;
   };
-  const stopped = (): boolean => fatal !== undefined || signal?.aborted === true || hard.signal.aborted;
+  const stopped = (): boolean => fatal !== undefined || signal?.aborted === true || stoppedHard;
 
   // ── one item ──
   const message = (error: unknown): string => {
@@ -208,7 +211,8 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
       skipped++;
       return pageSettled(page, inFlight.has(key) ? "skipped" : "failed");
     }
-    const entry = await awaitIf(ledger.get(key));
+    let entry = ledger.get(key);
+    if (entry instanceof Promise) entry = await entry;
     switch (entry?.state) {
       case "done":
         skipped++;
@@ -238,7 +242,7 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     try {
       const started = ledger.start(key);
       if (started) await started;
-      const result = await task(item, { client: slot.client, signal: hard.signal, key });
+      const result = await task(item, { client: slot.client, signal: slot.stop.signal, key });
       if (isCallResult(result) && !result.response.ok) {
         const error = await unwrap(result).then(
           () => undefined,
@@ -278,7 +282,8 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
   const worker = async (slot: Slot): Promise<void> => {
     try {
       while (!stopped()) {
-        const next = await pull();
+        let next = pull();
+        if (next instanceof Promise) next = await next;
         if (next.done) {
           exhausted = true;
           return;
@@ -328,10 +333,9 @@ async function dryRunClient(): Promise<StoreAdminClient> {
   return createStoreAdminClient({ apiUrl: mock.url, accessToken: "dry-run", fetch: mock.fetch, maxRetries: 0 });
 }
 
-interface Source<Item> {
-  next(): Promise<IteratorResult<Pulled<Item>>>;
-  return?: () => unknown;
-}
+type Source<Item> =
+  | { sync: true; next(): IteratorResult<Pulled<Item>>; return?: () => unknown }
+  | { sync?: false; next(): Promise<IteratorResult<Pulled<Item>>>; return?: () => unknown };
 
 /**
  * The items to pull. A `paginate()` walk is walked again by the runner, page by page, from the
@@ -361,10 +365,21 @@ function itemsSource<Item>(
     })();
   }
   const asyncIterable = (items as AsyncIterable<Item>)[Symbol.asyncIterator];
-  const iterator: Iterator<Item> | AsyncIterator<Item> = asyncIterable ? asyncIterable.call(items) : (items as Iterable<Item>)[Symbol.iterator]();
+  if (asyncIterable) {
+    const iterator = asyncIterable.call(items);
+    return {
+      async next() {
+        const step = await iterator.next();
+        return step.done ? { done: true, value: undefined } : { done: false, value: { item: step.value, page: undefined } };
+      },
+      return: () => iterator.return?.(),
+    };
+  }
+  const iterator = (items as Iterable<Item>)[Symbol.iterator]();
   return {
-    async next() {
-      const step = await iterator.next();
+    sync: true,
+    next() {
+      const step = iterator.next();
       return step.done ? { done: true, value: undefined } : { done: false, value: { item: step.value, page: undefined } };
     },
     return: () => iterator.return?.(),

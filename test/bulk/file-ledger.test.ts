@@ -88,14 +88,14 @@ describe("fileLedger", () => {
     const bytes = readFileSync(path);
     const lastStart = bytes.lastIndexOf(10, bytes.length - 2) + 1;
     const tornTail = Buffer.from(bytes);
-    tornTail[lastStart + 10] ^= 0x01;
+    tornTail[lastStart + 10] = tornTail[lastStart + 10]! ^ 0x01;
     writeFileSync(path, tornTail);
     expect((await stateOf(path, "run-1", keys)).resume.cursor).toBeUndefined();
 
     const damaged = fresh();
     const middle = Buffer.from(bytes);
     const second = middle.indexOf(10) + 1;
-    middle[second + 9] ^= 0x01;
+    middle[second + 9] = middle[second + 9]! ^ 0x01;
     writeFileSync(damaged, middle);
     await expect(fileLedger(damaged).open("run-1")).rejects.toThrow(new RegExp(`The ledger file .* is damaged at byte ${second}: .*good records follow`));
     expect(readFileSync(damaged)).toEqual(middle);
