@@ -56,7 +56,6 @@ export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
       break;
   }
 
-  const signal = run.signal ?? new AbortController().signal;
   // The observer calls only `sending` of its ledger: here, the lock-checked marker in Redis.
   const sending: Pick<Ledger, "sending"> = {
     async sending(sendingKey) {
@@ -70,8 +69,13 @@ export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
     pauseUntil: (untilMs) => run.pause(untilMs - Date.now()),
   };
   const secrets = new Set<string>();
-  const slot = observedSlot(run.client, { ledger: sending as Ledger, budget, hardStop: signal, secrets });
+  const slot = observedSlot(run.client, { ledger: sending as Ledger, budget, secrets });
   slot.key = key;
+  // BullMQ's signal for the job (the worker cancels or closes) stops the task and its waits.
+  const { signal } = slot.stop;
+  const onAbort = (): void => slot.stop.abort(run.signal?.reason);
+  if (run.signal?.aborted) onAbort();
+  else run.signal?.addEventListener("abort", onAbort, { once: true });
 
   let failure: StoredFailure | undefined;
   const message = (error: unknown): string => redact(error instanceof Error ? error.message : String(error), [...secrets]);
@@ -84,6 +88,8 @@ export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
   } catch (error) {
     const status = (error as { status?: unknown } | null)?.status;
     failure = { ...(typeof status === "number" ? { status } : {}), error: message(error) };
+  } finally {
+    run.signal?.removeEventListener("abort", onAbort);
   }
   const doubt = failure !== undefined && (slot.doubtful > 0 || slot.pendingUnsafe > 0);
   const outcome: KeyEnd = failure === undefined ? "done" : doubt ? "inDoubt" : "failed";
