@@ -3,6 +3,7 @@
  * budget of 30 requests per second, counted at the server (every request, the GET before each
  * PUT included). And one 429 with Retry-After pauses every worker, not only the one that got it.
  */
+import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import type { TestItem } from "./fixtures/worker.js";
 import { until, useQueueEnvironment } from "./helpers/environment.js";
@@ -47,6 +48,24 @@ describe("one rate budget across worker processes", () => {
     });
     const three = await env.startWorkers("pause-429", 3, { RATE: 40 });
     await until(() => limited !== undefined, 20_000, "the 429");
+    // The pause lives in Redis, where every worker sees it: BullMQ's rate-limit key (no worker
+    // takes a job) and the budget's pause (no request starts), each expiring with Retry-After.
+    const redis = new Redis({ host: "127.0.0.1", port: env.redis.port });
+    try {
+      await until(() => Date.now() - limited! > 100, 1000, "the 429 to reach its worker");
+      const [limiterTtl, limiterValue, budgetPause] = await Promise.all([
+        redis.pttl("bull:pause-429:limiter"),
+        redis.get("bull:pause-429:limiter"),
+        redis.pttl("bull:sdk-budget:pause-429:pause"),
+      ]);
+      expect(limiterValue, "BullMQ's rateLimit() marks the limiter as full").toBe(String(Number.MAX_SAFE_INTEGER));
+      for (const ttl of [limiterTtl, budgetPause]) {
+        expect(ttl).toBeGreaterThan(1500);
+        expect(ttl).toBeLessThanOrEqual(2000);
+      }
+    } finally {
+      redis.disconnect();
+    }
     await env.settled(bulk, 80);
     expect(await bulk.status()).toEqual({ waiting: 0, active: 0, done: 80, failed: 0, inDoubt: 0 });
     // Requests sent before the 429 reached its worker arrive within a few ms of it; after that,
