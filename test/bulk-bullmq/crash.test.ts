@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { TestItem } from "./fixtures/worker.js";
 import { until, useQueueEnvironment } from "./helpers/environment.js";
+import type { WorkerProcess } from "./helpers/workers.js";
 
 const env = useQueueEnvironment("sk_live_crash_token_0123456789");
 
@@ -58,5 +59,33 @@ describe("a worker killed with SIGKILL mid-run", () => {
     expect(status.done).toBe(80 - report.inDoubtKeys.length);
     expect(others.every((worker) => worker.messages.every((m) => !m.error))).toBe(true);
     await Promise.all(others.map((worker) => worker.kill("SIGTERM")));
+  }, 90_000);
+
+  it("a worker frozen past its lock (SIGSTOP) is refused its POST when it wakes (SIGCONT) while another worker runs its job", async () => {
+    const { server } = env;
+    server.reset();
+    const bulk = env.queue("frozen");
+    // One key: a GET, then the POST that renews. The first GET is answered after 1.5 s, the
+    // second (the other worker's) after 5 s, so that the first worker wakes in the middle of it.
+    server.answer(({ method, index }) => (method === "GET" ? { delayMs: index === 0 ? 1500 : 5000 } : undefined));
+    const [sleeper] = await env.startWorkers("frozen", 1, { LOCK_MS: 2000 });
+    await bulk.add([{ id: 7, method: "POST", gets: 1 }], { key: (item) => String(item.id) });
+    await until(() => server.requests.length === 1, 20_000, "the first worker's GET");
+    process.kill(sleeper!.pid, "SIGSTOP");
+    let other: WorkerProcess | undefined;
+    try {
+      // Its lock runs out; another worker takes the job over and sends its GET.
+      [other] = await env.startWorkers("frozen", 1, { LOCK_MS: 2000 });
+      await until(() => server.requests.length === 2, 20_000, "the other worker's GET");
+      expect(server.requests[1]!.worker).toBe(String(other!.pid));
+    } finally {
+      process.kill(sleeper!.pid, "SIGCONT");
+    }
+    // The first worker wakes, reads its GET's answer and goes for the POST: refused, the job is
+    // the other worker's now, which sends the one POST once its GET is answered.
+    await env.settled(bulk, 1, 30_000);
+    expect(server.requests.filter((r) => r.method === "POST").map((r) => r.worker)).toEqual([String(other!.pid)]);
+    expect(await bulk.status()).toEqual({ waiting: 0, active: 0, done: 1, failed: 0, inDoubt: 0 });
+    expect(sleeper!.stderr).not.toMatch(/unhandled/i);
   }, 90_000);
 });

@@ -57,11 +57,13 @@ export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
   }
 
   // The observer calls only `sending` of its ledger: here, the lock-checked marker in Redis.
+  const takenOver = (): Error => new Error(`Another worker took over the job of key ${key}; this worker leaves it (its POST or PATCH was not sent).`);
+  let lostLock = false;
   const sending: Pick<Ledger, "sending"> = {
-    async sending(sendingKey) {
-      if (!(await ledger.markUnsafe(sendingKey, lockKey, token))) {
-        throw new Error(`Another worker took over the job of key ${sendingKey}; its request was not sent.`);
-      }
+    async sending() {
+      if (await ledger.markUnsafe(key, lockKey, token)) return;
+      lostLock = true;
+      throw takenOver();
     },
   };
   const budget: RateBudget = {
@@ -91,9 +93,12 @@ export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
   } finally {
     run.signal?.removeEventListener("abort", onAbort);
   }
+  // Refused a POST or PATCH for want of the lock: the job is another worker's to end.
+  if (lostLock) throw takenOver();
   const doubt = failure !== undefined && (slot.doubtful > 0 || slot.pendingUnsafe > 0);
   const outcome: KeyEnd = failure === undefined ? "done" : doubt ? "inDoubt" : "failed";
-  const recorded = await ledger.end(key, outcome, failure);
+  const recorded = await ledger.end(key, lockKey, token, outcome, failure);
+  if (recorded === "lostLock") throw takenOver();
   if (recorded === "failed") throw new UnrecoverableError(failure?.error ?? "failed");
   return { end: recorded };
 }

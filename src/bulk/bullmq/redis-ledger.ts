@@ -51,12 +51,15 @@ if state and state ~= 'unsafe' then return -1 end
 redis.call('HSET', KEYS[1], ARGV[1], 'unsafe')
 return 1`,
   },
-  // KEYS: state, failures, inDoubt, meta · ARGV: key, end ("done" | "failed" | "inDoubt"), failure JSON, now
-  // No lock check: the task did end so. A key that another worker already marked in doubt
-  // (this worker lost its lock while the request was out) stays in doubt.
+  // KEYS: state, failures, inDoubt, meta, lock · ARGV: key, end ("done" | "failed" | "inDoubt"), failure JSON, now, token
+  // A worker that lost the job's lock still records how its task ended, unless another worker
+  // holds the job now (that one records its own end). An end recorded earlier is kept: a key
+  // another worker marked in doubt while this one's request was out stays in doubt.
   sdkLedgerEnd: {
-    numberOfKeys: 4,
+    numberOfKeys: 5,
     lua: `
+local lock = redis.call('GET', KEYS[5])
+if lock and lock ~= ARGV[5] then return 'lostLock' end
 local state = redis.call('HGET', KEYS[1], ARGV[1])
 if state and state ~= 'unsafe' then return state end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
@@ -92,8 +95,11 @@ export interface RedisLedger {
   begin(key: string, lockKey: string, token: string): Promise<BeginVerdict>;
   /** Before a POST or PATCH goes to fetch. False: this worker no longer owns the job (send nothing). */
   markUnsafe(key: string, lockKey: string, token: string): Promise<boolean>;
-  /** Records how the task ended; returns the end the ledger holds (an earlier "inDoubt" stays). */
-  end(key: string, outcome: KeyEnd, failure?: StoredFailure): Promise<KeyEnd>;
+  /**
+   * Records how the task ended; returns the end the ledger holds (an earlier end stays), or
+   * "lostLock" when another worker holds the job now.
+   */
+  end(key: string, lockKey: string, token: string, outcome: KeyEnd, failure?: StoredFailure): Promise<KeyEnd | "lostLock">;
   /** Forgets the failed keys' ends, so that their jobs run again; returns how many. */
   forgetFailed(): Promise<number>;
   counts(): Promise<{ done: number; failed: number; inDoubt: number; startedAt?: number; lastEndAt?: number }>;
@@ -117,8 +123,10 @@ export function redisLedger(redis: Redis, base: string): RedisLedger {
       const marked = Number(await scripts.sdkLedgerUnsafe(state, lockKey, key, token));
       return marked === 1;
     },
-    async end(key, outcome, failure) {
-      return (await scripts.sdkLedgerEnd(state, failures, inDoubt, meta, key, outcome, JSON.stringify(failure ?? null), Date.now())) as KeyEnd;
+    async end(key, lockKey, token, outcome, failure) {
+      return (await scripts.sdkLedgerEnd(state, failures, inDoubt, meta, lockKey, key, outcome, JSON.stringify(failure ?? null), Date.now(), token)) as
+        | KeyEnd
+        | "lostLock";
     },
     async forgetFailed() {
       return Number(await scripts.sdkLedgerForgetFailed(state, failures));
