@@ -34,7 +34,7 @@ const MAX_PENDING = 64 * 1024;
 /** Options of {@link fileLedger}. */
 export interface FileLedgerOptions {
   /** Also `fsync` each `sending` record, so that it survives a power loss (slower). Default false. */
-  fsync?: boolean;
+  fsync?: boolean | undefined;
 }
 
 const CRC_TABLE = (() => {
@@ -77,17 +77,49 @@ function isTornHeader(bytes: Uint8Array): boolean {
   return rest.length <= HEADER_START.length ? rest.every((b, i) => b === HEADER_START[i]) : HEADER_START.every((b, i) => b === rest[i]);
 }
 
+/** The value of a hex digit byte, or -1. */
+const hexValue = (byte: number): number => (byte >= 48 && byte <= 57 ? byte - 48 : byte >= 97 && byte <= 102 ? byte - 87 : -1);
+
+/** The 8-hex-digit checksum at `bytes[at]`, or -1. */
+function checksumAt(bytes: Uint8Array, at: number): number {
+  let sum = 0;
+  for (let i = at; i < at + 8; i++) {
+    const digit = hexValue(bytes[i]!);
+    if (digit < 0) return -1;
+    sum = sum * 16 + digit;
+  }
+  return sum;
+}
+
+/** CRC-32 of `bytes[start, end)`, and whether they are all ASCII. */
+function crcOfLine(bytes: Uint8Array, start: number, end: number): { crc: number; ascii: boolean } {
+  let crc = -1;
+  let high = 0;
+  for (let i = start; i < end; i++) {
+    const byte = bytes[i]!;
+    high |= byte;
+    crc = CRC_TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
+  }
+  return { crc: (crc ^ -1) >>> 0, ascii: high < 0x80 };
+}
+
 /** Reads a log into `index`; returns the run it belongs to and the byte length of its good records. */
 function readLog(bytes: Uint8Array, path: string, index: LedgerIndex): { runId: string | undefined; goodBytes: number } {
-  const text = new TextDecoder();
+  const decoder = new TextDecoder();
+  // The whole file decoded once; an ASCII line (most are) is a slice of it, found by its byte offset.
+  const text = decoder.decode(bytes);
   let runId: string | undefined;
   let goodBytes = 0;
   let badAt: number | undefined;
+  let charOffset = 0; // where `pos` is in `text`
   for (let pos = 0; pos < bytes.length; ) {
     const newline = bytes.indexOf(10, pos);
     if (newline < 0) break; // a torn last line
-    const sum = Number.parseInt(text.decode(bytes.subarray(pos, pos + 8)), 16);
-    const good = newline - pos > 8 && sum === crc32(bytes, pos + 8, newline);
+    const line = crcOfLine(bytes, pos + 8, newline);
+    const good = newline - pos > 8 && checksumAt(bytes, pos) === line.crc;
+    const lineChars = line.ascii && checksumAt(bytes, pos) >= 0 ? newline - pos : decoder.decode(bytes.subarray(pos, newline)).length;
+    const payloadStart = charOffset + 8;
+    charOffset += lineChars + 1;
     if (!good) {
       badAt ??= pos;
       pos = newline + 1;
@@ -96,7 +128,7 @@ function readLog(bytes: Uint8Array, path: string, index: LedgerIndex): { runId: 
     if (badAt !== undefined) {
       throw new Error(`The ledger file ${path} is damaged at byte ${badAt}: a record there fails its checksum and good records follow it. It was not written by a crash alone; it is left as it is.`);
     }
-    const payload = text.decode(bytes.subarray(pos + 8, newline));
+    const payload = text.slice(payloadStart, charOffset - 1);
     pos = newline + 1;
     goodBytes = pos;
     const kind = payload[0];

@@ -174,25 +174,25 @@ export interface RunBulkOptions<Item> {
   key: (item: Item) => string;
   task: BulkTask<Item>;
   /** Tasks in flight at most (default 4). */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** Requests started per second across the run, at most (default: no budget); or a shared budget. */
-  rate?: RateLimit | RateBudget;
+  rate?: RateLimit | RateBudget | undefined;
   /** Where progress is kept (default: `memoryLedger()`). */
-  ledger?: Ledger;
+  ledger?: Ledger | undefined;
   /** Called with the counters as they change (at most every `progressIntervalMs`) and once at the end. */
-  onProgress?: (progress: BulkProgress) => void;
+  onProgress?: ((progress: BulkProgress) => void) | undefined;
   /** Milliseconds between two `onProgress` calls, at least (default 200). */
-  progressIntervalMs?: number;
+  progressIntervalMs?: number | undefined;
   /** Items in all, for the ETA (an array's length is used when not given). */
-  total?: number;
+  total?: number | undefined;
   /** Aborting stops taking items; in-flight tasks end and are recorded. See `abortInFlight`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Aborting this one also aborts the tasks in flight (their `signal`). */
-  abortInFlight?: AbortSignal;
+  abortInFlight?: AbortSignal | undefined;
   /** Re-run keys an earlier run recorded as failed (default true). */
-  retryFailed?: boolean;
+  retryFailed?: boolean | undefined;
   /** Re-run keys in doubt (default false: a POST or PATCH may have been acted on). */
-  rerunInDoubt?: boolean;
+  rerunInDoubt?: boolean | undefined;
   /** Send nothing: check each request against the contract and answer with its example. */
-  dryRun?: boolean;
+  dryRun?: boolean | undefined;
 }

@@ -28,7 +28,7 @@ const ALLOWED = [
   /^docs\/samples\/\w+\.ts$/,
 ];
 const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.yaml", "dist/src/index.js", "dist/src/index.d.ts",
-  "docs/guide.md", "docs/reliability.md"];
+  "docs/guide.md", "docs/reliability.md", "dist/src/bulk/index.js", "dist/src/bulk/index.d.ts", "dist/src/cli/main.js", "docs/bulk.md"];
 /**
  * Well above today's size (~165 kB: the testing kit's compiled validators and examples are
  * ~45 kB, the shipped docs and samples ~45 kB): a jump past it means something unintended got packed.
