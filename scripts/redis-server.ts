@@ -34,10 +34,11 @@ export async function freePort(): Promise<number> {
 /**
  * @param options.persistent append-only file, fsync'd on every write: the data survives a kill
  *   (for "Redis lost, then back"). Otherwise nothing is saved.
+ * @param options.port a port to use (default: a free one).
  */
-export async function startRedis(options: { persistent?: boolean } = {}): Promise<RedisServer> {
+export async function startRedis(options: { persistent?: boolean; port?: number } = {}): Promise<RedisServer> {
   const dir = await mkdtemp(join(tmpdir(), "store-admin-sdk-redis-"));
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   let child: ChildProcess | undefined;
 
   async function start(): Promise<void> {

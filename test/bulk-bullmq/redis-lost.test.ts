@@ -1,14 +1,16 @@
 /**
- * Redis lost mid-run, then back: the workers report one clear error naming Redis's address,
+ * Redis lost mid-run, then back (and not there at all at first): the workers report one clear error naming Redis's address,
  * stay alive (no unhandled rejection), do not spin while it is away, and finish the work once
  * it is back; calls such as status() fail at once with an error naming the address. No POST
  * key is sent twice. Redis here keeps an append-only file, so its data survive the kill.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { BulkQueueConnectionError } from "../../src/bulk/bullmq/index.js";
+import { BulkQueueConnectionError, createBulkQueue } from "../../src/bulk/bullmq/index.js";
+import { freePort, startRedis } from "../../scripts/redis-server.js";
 import type { TestItem } from "./fixtures/worker.js";
 import { until, useQueueEnvironment } from "./helpers/environment.js";
+import { startWorker } from "./helpers/workers.js";
 
 const env = useQueueEnvironment("sk_live_lost_token_0123456789", { persistent: true });
 
@@ -64,5 +66,48 @@ describe("Redis lost mid-run and back", () => {
     }
     await Promise.all(workers.map((worker) => worker.kill("SIGTERM")));
     for (const worker of workers) expect((await worker.exited).code).toBe(0);
+  }, 120_000);
+
+  it("Redis not there at all: calls fail within connectTimeoutMs naming the address, a worker waits without spinning and starts when Redis comes up", async () => {
+    const port = await freePort();
+    const address = `127.0.0.1:${port}`;
+    const errors: Error[] = [];
+    const bulk = createBulkQueue<TestItem>({ name: "late-redis", connection: { host: "127.0.0.1", port }, connectTimeoutMs: 1000, onError: (e) => errors.push(e) });
+    try {
+      for (const call of [() => bulk.status(), () => bulk.add([{ id: 1, method: "GET" }], { key: (item) => String(item.id) }), () => bulk.report()]) {
+        const error = await call().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(BulkQueueConnectionError);
+        expect((error as Error).message).toMatch(new RegExp(`^Redis at ${address} is unreachable \\(.*ECONNREFUSED`));
+      }
+      expect(errors.length, "one report for the outage").toBe(1);
+
+      const worker = startWorker({ QUEUE: "late-redis", REDIS_PORT: port, API_URL: env.server.url, STORE_TOKEN: env.token });
+      try {
+        await until(() => worker.messages.some((m) => m.error?.includes(`Redis at ${address} is unreachable`)), 15_000, "the worker's report");
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const before = cpuMs(worker.pid);
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        expect(cpuMs(worker.pid) - before, "CPU ms over 3 s without Redis").toBeLessThan(300);
+        expect(worker.messages.filter((m) => m.error).length).toBeLessThanOrEqual(3);
+
+        const late = await startRedis({ port });
+        try {
+          await worker.ready;
+          env.server.reset();
+          await bulk.add(Array.from({ length: 10 }, (_, i): TestItem => ({ id: i + 1, method: "GET" })), { key: (item) => String(item.id) });
+          await env.settled(bulk, 10, 30_000);
+          expect(await bulk.status()).toEqual({ waiting: 0, active: 0, done: 10, failed: 0, inDoubt: 0 });
+          expect(env.server.requests).toHaveLength(10);
+        } finally {
+          await worker.kill("SIGTERM");
+          await bulk.close();
+          await late.dispose();
+        }
+      } finally {
+        await worker.kill("SIGKILL");
+      }
+    } finally {
+      await bulk.close();
+    }
   }, 120_000);
 });
