@@ -1,8 +1,9 @@
 /**
- * Redis lost mid-run, then back (and not there at all at first): the workers report one clear error naming Redis's address,
- * stay alive (no unhandled rejection), do not spin while it is away, and finish the work once
- * it is back; calls such as status() fail at once with an error naming the address. No POST
- * key is sent twice. Redis here keeps an append-only file, so its data survive the kill.
+ * Redis lost mid-run and back, or not there at first: the workers report one clear error naming
+ * Redis's address, stay alive (no unhandled rejection), do not spin while it is away, and work
+ * once it is there; calls such as status() fail within connectTimeoutMs with an error naming the
+ * address. No POST key is sent twice. Redis here keeps an append-only file, so its data survive
+ * the kill.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
