@@ -5,7 +5,7 @@
  *
  * Two Lua scripts, both on Redis's clock (machines' clocks do not matter):
  * - `reserve` spaces requests evenly (GCRA with reservations): it hands the caller the next free
- *   slot, `1000 / perSecond` ms after the last one (slots up to `CATCH_UP_MS` in the past are
+ *   slot, about `1000 / perSecond` ms after the last one (slots up to `CATCH_UP_MS` in the past are
  *   still free), and says how long to wait for it. A caller waits with one timer; nothing polls.
  * - `commit`, at the slot, starts the request only if fewer than `perSecond` started within the
  *   last second (plus a margin): a worker whose timer fired late (a busy event loop, a shared
@@ -95,7 +95,9 @@ export function redisBudget(redis: Redis, base: string, perSecond: number | unde
   // At most `capacity` starts within `windowMs`: perSecond per second, or one per 1/perSecond s.
   const capacity = perSecond === undefined ? 0 : Math.max(1, Math.floor(perSecond));
   const windowMs = perSecond === undefined ? 0 : (capacity * 1000) / perSecond + WINDOW_MARGIN_MS;
-  const interval = perSecond === undefined ? 0 : 1000 / perSecond;
+  // The even spacing matches the window (`capacity` per `windowMs`), so that a slot reached on
+  // time finds room in it and `commit` rarely has to wait.
+  const interval = perSecond === undefined ? 0 : windowMs / capacity;
   return {
     async acquire(signal) {
       if (signal?.aborted) throw signal.reason;
