@@ -105,6 +105,30 @@ describe("progress()", () => {
   }, 60_000);
 });
 
+describe("progress() that would not end", () => {
+  it("ends when its signal aborts, and close() ends one left open, with jobs still waiting and no worker", async () => {
+    const bulk = env.queue("progress-stop");
+    await bulk.add([{ id: 1, method: "GET" }], { key: (item) => String(item.id) });
+    const stop = new AbortController();
+    const seen: BulkProgress[] = [];
+    const started = Date.now();
+    setTimeout(() => stop.abort(), 300);
+    for await (const progress of bulk.progress({ intervalMs: 5000, signal: stop.signal })) seen.push(progress);
+    // The abort woke it: it did not wait out its 5 s interval.
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(seen.length).toBeGreaterThanOrEqual(1);
+    expect(seen[0]).toMatchObject({ done: 0, inFlight: 0, total: 1 });
+
+    const open = bulk.progress({ intervalMs: 5000 });
+    expect((await open.next()).done).toBe(false);
+    const pending = open.next();
+    await bulk.close();
+    expect((await pending).done).toBe(true);
+    await expect(bulk.status()).rejects.toThrow('The bulk queue "progress-stop" is closed');
+    expect(() => bulk.work(async () => undefined, { client: createStoreAdminClient({ apiUrl: env.server.url, accessToken: "t" }) })).toThrow(/is closed/);
+  }, 30_000);
+});
+
 describe("bad input", () => {
   const connection = { host: "127.0.0.1", port: 1 };
   it("createBulkQueue() names the option that is wrong", () => {

@@ -87,7 +87,7 @@ export interface BulkQueue<Item> {
   report(): Promise<BulkReport>;
   /** Puts the failed keys back in the queue (not those in doubt); resolves with how many. */
   retryFailed(): Promise<number>;
-  /** Closes this process's workers and connections. */
+  /** Closes this process's workers, its open `progress()` iterators and its connections; later calls are refused. */
   close(): Promise<void>;
 }
 
@@ -129,7 +129,9 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
   const named = (error: unknown): never => {
     throw isConnectionError(error) && !(error instanceof BulkQueueConnectionError) ? new BulkQueueConnectionError(address, error) : error;
   };
+  let shut = false;
   const caller = async (): Promise<{ redis: Redis; queue: Queue }> => {
+    if (shut) throw new Error(`The bulk queue "${name}" is closed: create another with createBulkQueue() to use it again.`);
     callerRedis ??= callerClient(connection, reporter);
     await connected(callerRedis, address, connectTimeoutMs);
     if (!queue) {
@@ -186,6 +188,7 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
     },
 
     work(task, workOptions) {
+      if (shut) throw new Error(`The bulk queue "${name}" is closed: create another with createBulkQueue() to work on it.`);
       if (typeof task !== "function") throw new TypeError("work(task, options): task must be a function (item, { client, signal, key }) => …");
       const { client } = workOptions ?? ({} as WorkOptions);
       // Fails here, with a clear message, for anything but a client of createStoreAdminClient().
@@ -291,6 +294,7 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
               setTimeout(resolve, Math.max(0, Math.min(intervalMs, 200) - since));
             };
           });
+          if (closed) return;
         }
       } finally {
         closers.delete(closer);
@@ -324,6 +328,7 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
     },
 
     async close() {
+      shut = true;
       await Promise.all([...closers].map((close) => close()));
       await Promise.all([...workers].map((worker) => worker.close()));
       await queue?.close();
