@@ -168,10 +168,11 @@ export interface ClientDerivation {
   /** The derived client's `fetch`, made from the original's: called once per attempt that goes on the wire. */
   fetch: (fetch: FetchLike) => FetchLike;
   /**
-   * Awaited before every attempt (the first, and each retry after its backoff), outside the
-   * attempt's `timeoutMs`: a wait here is never a timeout. Rejecting fails the call.
+   * Called before every attempt (the first, and each retry after its backoff), outside the
+   * attempt's `timeoutMs`: a wait here is never a timeout. A promise is awaited (rejecting
+   * fails the call); `undefined` means go ahead now.
    */
-  beforeAttempt?: (signal: AbortSignal | undefined) => Promise<void>;
+  beforeAttempt?: (signal: AbortSignal | undefined) => Promise<void> | undefined;
 }
 
 /**
@@ -194,16 +195,19 @@ export function deriveClient(client: StoreAdminClient, derivation: ClientDerivat
     };
   }
   // `use`, `eject` and anything else the client carries are shared; the methods are remade below.
-  const target = assemble({ ...client }, derived, apiRoot) as unknown as Record<string, unknown>;
+  const target = assemble({ ...client }, derived, apiRoot) as unknown as Record<string, (...args: never[]) => Promise<unknown>>;
   if (beforeAttempt) {
-    for (const method of [...HTTP_METHODS, "request"]) {
-      const send = target[method] as (...args: unknown[]) => Promise<unknown>;
-      target[method] = async (...args: unknown[]) => {
-        const init = args[method === "request" ? 2 : 1] as { signal?: AbortSignal | null } | undefined;
-        await beforeAttempt(init?.signal ?? undefined);
-        return send(...args);
-      };
+    type Init = { signal?: AbortSignal | null } | undefined;
+    const gated = (init: Init, send: () => Promise<unknown>): Promise<unknown> => {
+      const wait = beforeAttempt(init?.signal ?? undefined);
+      return wait ? wait.then(send) : send();
+    };
+    for (const method of HTTP_METHODS) {
+      const send = target[method] as (path: string, init: Init) => Promise<unknown>;
+      target[method] = (path: string, init: Init) => gated(init, () => send(path, init));
     }
+    const request = target["request"] as (method: string, path: string, init: Init) => Promise<unknown>;
+    target["request"] = (method: string, path: string, init: Init) => gated(init, () => request(method, path, init));
   }
   return target as unknown as StoreAdminClient;
 }

@@ -90,7 +90,14 @@ export function rateBudget(limit?: RateLimit): RateBudget {
     }
   };
 
-  return {
+  const budget: RateBudget & { now(): boolean } = {
+    /** Takes a start now if one is free without waiting; the runner's fast path before `acquire`. */
+    now() {
+      const now = performance.now();
+      if (waiters.length > 0 || nextSlot() > now) return false;
+      record(now);
+      return true;
+    },
     acquire(signal) {
       if (signal?.aborted) return Promise.reject(signal.reason);
       const now = performance.now();
@@ -126,4 +133,10 @@ export function rateBudget(limit?: RateLimit): RateBudget {
       // A waiter's timer set before the pause fires early and re-arms itself in pump().
     },
   };
+  return budget;
+}
+
+/** Whether `budget` is this module's, with its synchronous fast path. */
+export function isLocalBudget(budget: RateBudget): budget is RateBudget & { now(): boolean } {
+  return typeof (budget as { now?: unknown }).now === "function";
 }

@@ -10,6 +10,7 @@ import { ConnectionError } from "../errors.js";
 import { parseRetryAfterMs } from "../retry-policy.js";
 import type { FetchLike } from "../transport.js";
 import type { StoreAdminClient } from "../types.js";
+import { isLocalBudget } from "./budget.js";
 import type { Ledger, RateBudget } from "./types.js";
 
 /** Methods whose request may create or change something when sent again: in doubt without an answer. */
@@ -30,6 +31,8 @@ export interface Slot {
   doubtful: number;
   /** The worker's client. */
   client: StoreAdminClient;
+  /** What the worker last handed to `fetch`: its token is scrubbed from the messages of the task's failure. */
+  lastRequest: [string | URL | Request, RequestInit | undefined] | undefined;
   /**
    * Aborted when the run stops hard: the signal of this worker's tasks, and of its waits for the
    * budget. One per worker, so that no signal gathers a listener per call in flight.
@@ -41,8 +44,13 @@ export interface Slot {
 export interface Observation {
   ledger: Ledger;
   budget: RateBudget | undefined;
-  /** Tokens seen on requests: scrubbed from every message the run keeps. */
-  secrets: Set<string>;
+}
+
+/** The token of the worker's last request, if it carried one. */
+export function tokenOf(slot: Slot): string | undefined {
+  if (!slot.lastRequest) return undefined;
+  const authorization = authorizationOf(...slot.lastRequest);
+  return authorization?.startsWith("Bearer ") ? authorization.slice(7) : undefined;
 }
 
 /** The method of what openapi-fetch hands to fetch: a `Request`, or a URL with its init. */
@@ -58,11 +66,11 @@ function authorizationOf(input: string | URL | Request, init: RequestInit | unde
 /** A worker: a client derived from `client` whose requests are counted, gated and recorded for `slot.key`. */
 export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
   const slot = { key: undefined, recorded: false, pendingUnsafe: 0, doubtful: 0, stop: new AbortController() } as unknown as Slot;
-  const { budget, ledger, secrets } = run;
+  const { budget, ledger } = run;
 
   const observe = (fetch: FetchLike): FetchLike => async (input, init) => {
-    const authorization = authorizationOf(input, init);
-    if (authorization?.startsWith("Bearer ")) secrets.add(authorization.slice(7));
+    // Read only when a message is kept (`secretsOf`): a header lookup per request costs.
+    slot.lastRequest = [input, init];
     const unsafe = UNSAFE_METHODS.has(methodOf(input, init));
     const key = slot.key;
     if (unsafe && key !== undefined) {
@@ -97,9 +105,10 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
     return response;
   };
 
+  const local = budget !== undefined && isLocalBudget(budget);
   slot.client = deriveClient(client, {
     fetch: observe,
-    beforeAttempt: budget ? (signal) => budget.acquire(signal ?? slot.stop.signal) : undefined,
+    beforeAttempt: budget ? (signal) => (local && budget.now() ? undefined : budget.acquire(signal ?? slot.stop.signal)) : undefined,
   });
   return slot;
 }

@@ -16,7 +16,7 @@ import type { FetchResult } from "../request.js";
 import type { ListPath, StoreAdminClient } from "../types.js";
 import { checkRate, rateBudget } from "./budget.js";
 import { memoryLedger } from "./memory-ledger.js";
-import { observedSlot, type Observation, type Slot } from "./observe.js";
+import { observedSlot, tokenOf, type Observation, type Slot } from "./observe.js";
 import type { BulkFailure, BulkProgress, BulkReport, Ledger, LedgerEnd, RateBudget, RunBulkOptions } from "./types.js";
 
 const DEFAULT_CONCURRENCY = 4;
@@ -111,11 +111,14 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     budget = rate !== undefined && isBudget(rate) ? rate : rateBudget(rate);
   }
 
+  // Tokens the run's requests carried: scrubbed from every message it keeps.
   const secrets = new Set<string>();
-  const observation: Observation = { ledger, budget, secrets };
+  const observation: Observation = { ledger, budget };
   // Made before anything is opened: a client not made by createStoreAdminClient() is refused here.
   const slots: Slot[] = Array.from({ length: concurrency }, () => observedSlot(client, observation));
   const runnerSlot = observedSlot(client, observation);
+
+  const resume = await ledger.open(runId);
 
   let stoppedHard = false;
   const onHardStop = () => {
@@ -124,8 +127,6 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
   };
   if (options.abortInFlight?.aborted) onHardStop();
   options.abortInFlight?.addEventListener("abort", onHardStop, { once: true });
-
-  const resume = await ledger.open(runId);
   const inDoubtKeys = new Set(resume.inDoubt);
   const failures: BulkFailure[] = [];
   // Keys that failed or ended in doubt in this run (few): met again, they are not run again.
@@ -135,7 +136,9 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
   let done = 0;
   let failed = 0;
   let skipped = 0;
+  // Tasks ended (for the pace), and items dealt with in any way (for the ETA).
   let settled = 0;
+  let handled = 0;
   let fatal: { error: unknown } | undefined;
   let exhausted = false;
 
@@ -154,7 +157,7 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     const snapshot: BulkProgress = { done, failed, skipped, inDoubt: inDoubtKeys.size, inFlight: inFlight.size, perSecond };
     if (total !== undefined) {
       snapshot.total = total;
-      if (perSecond > 0) snapshot.etaMs = Math.round((Math.max(0, total - settled) / perSecond) * 1000);
+      if (perSecond > 0) snapshot.etaMs = Math.round((Math.max(0, total - handled) / perSecond) * 1000);
     }
     try {
       onProgress(snapshot);
@@ -176,7 +179,9 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
       fatal ??= { error };
     });
   };
-  const pageSettled = (page: PageTrack | undefined, fate: Fate): void => {
+  /** An item is dealt with: counted, and its page (of a walk) is one item nearer its checkpoint. */
+  const itemSettled = (page: PageTrack | undefined, fate: Fate): void => {
+    handled++;
     if (!page) return;
     page.remaining--;
     if (fate !== "done" && fate !== "skipped") page.blocked = true;
@@ -196,7 +201,11 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
   const stopped = (): boolean => fatal !== undefined || signal?.aborted === true || stoppedHard;
 
   // ── one item ──
-  const message = (error: unknown): string => {
+  const message = (error: unknown, slot: Slot): string => {
+    for (const worker of [slot, ...slots]) {
+      const token = tokenOf(worker);
+      if (token) secrets.add(token);
+    }
     const text = error instanceof Error ? error.message : String(error);
     return redact(text, [...secrets]);
   };
@@ -209,25 +218,25 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     // A key met again in this run: its first occurrence decides.
     if (inFlight.has(key) || failedNow.has(key) || doubtNow.has(key)) {
       skipped++;
-      return pageSettled(page, inFlight.has(key) ? "skipped" : "failed");
+      return itemSettled(page, inFlight.has(key) ? "skipped" : "failed");
     }
     let entry = ledger.get(key);
     if (entry instanceof Promise) entry = await entry;
     switch (entry?.state) {
       case "done":
         skipped++;
-        return pageSettled(page, "skipped");
+        return itemSettled(page, "skipped");
       case "failed":
         if (!retryFailed) {
           skipped++;
-          return pageSettled(page, "failed");
+          return itemSettled(page, "failed");
         }
         break;
       case "sending":
       case "inDoubt":
         if (!rerunInDoubt) {
           inDoubtKeys.add(key);
-          return pageSettled(page, "inDoubt");
+          return itemSettled(page, "inDoubt");
         }
         break;
     }
@@ -248,11 +257,11 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
           () => undefined,
           (thrown: unknown) => thrown,
         );
-        failure = { key, status: result.response.status, error, message: message(error) };
+        failure = { key, status: result.response.status, error, message: message(error, slot) };
       }
     } catch (error) {
       const status = (error as { status?: unknown } | null)?.status;
-      failure = { key, status: typeof status === "number" ? status : undefined, error, message: message(error) };
+      failure = { key, status: typeof status === "number" ? status : undefined, error, message: message(error, slot) };
     }
     const doubt = failure !== undefined && (slot.doubtful > 0 || slot.pendingUnsafe > 0);
     slot.key = undefined;
@@ -275,7 +284,7 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
       failures.push(failure!);
     }
     settled++;
-    pageSettled(page, end.state);
+    itemSettled(page, end.state);
     progress(false);
   };
 

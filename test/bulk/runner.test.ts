@@ -151,7 +151,10 @@ describe("results", () => {
       progressIntervalMs: 0,
       onProgress: (p) => events.push(p),
       task: async (id, context) => {
-        if (id === 4) throw new Error(`no luck with Bearer ${TOKEN}`);
+        if (id === 4) {
+          await expire(id, context);
+          throw new Error(`no luck with ${TOKEN} (raw) or Bearer ${TOKEN}`);
+        }
         if (id === 5) return "a plain value";
         return expire(id, context);
       },
@@ -162,6 +165,7 @@ describe("results", () => {
     expect(byKey["2"]!.error).toBeInstanceOf(UnprocessableEntityError);
     expect(byKey["2"]!.message).toContain("expired_at");
     expect(byKey["4"]!.status).toBeUndefined();
+    expect(byKey["4"]!.message).toBe("no luck with [REDACTED] (raw) or Bearer [REDACTED]");
     expect(JSON.stringify(report.failures.map((f) => f.message))).not.toContain(TOKEN);
     expect(JSON.stringify(events)).not.toContain(TOKEN);
     expect(events.at(-1)).toMatchObject({ done: 3, failed: 2, inFlight: 0, total: 5 });

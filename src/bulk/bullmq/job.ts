@@ -15,7 +15,7 @@ import { UnrecoverableError, type Job } from "bullmq";
 import { redact } from "../../internal/redact.js";
 import type { StoreAdminClient } from "../../types.js";
 import { unwrap } from "../../unwrap.js";
-import { observedSlot } from "../observe.js";
+import { observedSlot, tokenOf } from "../observe.js";
 import type { BulkTask, Ledger, RateBudget } from "../types.js";
 import type { RedisBudget } from "./redis-budget.js";
 import type { KeyEnd, RedisLedger, StoredFailure } from "./redis-ledger.js";
@@ -37,6 +37,17 @@ interface JobRun<Item> {
   budget: RedisBudget;
   /** Holds every worker back for `ms` (the Redis-side budget and BullMQ's rate limit). */
   pause: (ms: number) => Promise<void>;
+  /** The tokens this worker's requests carried lately (a token function may rotate them). */
+  tokens: string[];
+}
+
+/** Tokens kept for scrubbing: the latest few. */
+const REMEMBERED_TOKENS = 4;
+
+function rememberToken(tokens: string[], token: string): void {
+  if (tokens.includes(token)) return;
+  tokens.push(token);
+  if (tokens.length > REMEMBERED_TOKENS) tokens.shift();
 }
 
 export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
@@ -70,8 +81,7 @@ export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
     acquire: (attemptSignal) => run.budget.acquire(attemptSignal),
     pauseUntil: (untilMs) => run.pause(untilMs - Date.now()),
   };
-  const secrets = new Set<string>();
-  const slot = observedSlot(run.client, { ledger: sending as Ledger, budget, secrets });
+  const slot = observedSlot(run.client, { ledger: sending as Ledger, budget });
   slot.key = key;
   // BullMQ's signal for the job (the worker cancels or closes) stops the task and its waits.
   const { signal } = slot.stop;
@@ -80,7 +90,12 @@ export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
   else run.signal?.addEventListener("abort", onAbort, { once: true });
 
   let failure: StoredFailure | undefined;
-  const message = (error: unknown): string => redact(error instanceof Error ? error.message : String(error), [...secrets]);
+  // Scrubbed of the tokens this worker's requests carried (a task may fail before its own first).
+  const message = (error: unknown): string => {
+    const token = tokenOf(slot);
+    if (token !== undefined) rememberToken(run.tokens, token);
+    return redact(error instanceof Error ? error.message : String(error), run.tokens);
+  };
   try {
     const result = await run.task(item, { client: slot.client, signal, key });
     if (isCallResult(result) && !result.response.ok) {

@@ -198,6 +198,7 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
       const lockDurationMs = workOptions.lockDurationMs ?? 30_000;
       if (!Number.isFinite(lockDurationMs) || lockDurationMs < 1000) throw new TypeError(`work(): lockDurationMs must be at least 1000 ms, got ${String(lockDurationMs)}.`);
 
+      const tokens: string[] = [];
       const redis = workerClient(connection, reporter);
       const ledger = redisLedger(redis, ledgerBase);
       const budget = redisBudget(redis, budgetBase, rate?.perSecond);
@@ -207,7 +208,7 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
       const worker: Worker<JobData<Item>> = new Worker<JobData<Item>>(
         name,
         (job: Job<JobData<Item>>, token?: string, signal?: AbortSignal) =>
-          runJob({ job, token: token ?? "", signal, task, client, ledger, budget, lockKey: `${worker.toKey(job.id ?? "")}:lock`, pause }),
+          runJob({ job, token: token ?? "", signal, task, client, ledger, budget, lockKey: `${worker.toKey(job.id ?? "")}:lock`, pause, tokens }),
         {
           connection: bullConnection,
           prefix,
