@@ -4,9 +4,10 @@
  * 1. The ledger is asked about the key (`begin`). A job BullMQ gives back after its worker died
  *    may have ended already, or be in doubt: the task runs only when the ledger has nothing.
  * 2. The task runs on a client seen through `runBulk`'s own observer (`../observe.ts`): before
- *    every attempt (retries included) the shared rate budget is awaited; before a POST or PATCH
- *    goes to fetch the key is marked unsafe in Redis, which refuses if this worker no longer
- *    holds the job's lock; a 429 or 503 with `Retry-After` pauses every worker.
+ *    every attempt (retries included) it waits for its slot of the shared rate budget, and as
+ *    the request goes to fetch the budget counts its start; before a POST or PATCH goes to fetch
+ *    the key is marked unsafe in Redis, which refuses if this worker no longer holds the job's
+ *    lock; a 429 or 503 with `Retry-After` pauses every worker.
  * 3. How it ended is recorded (`end`), with `runBulk`'s rules (a failure while a POST or PATCH
  *    had no clear answer is in doubt), and told to BullMQ: done and in doubt complete the job,
  *    failed fails it.
@@ -15,6 +16,8 @@ import { UnrecoverableError, type Job } from "bullmq";
 import { redact } from "../../internal/redact.js";
 import type { StoreAdminClient } from "../../types.js";
 import { unwrap } from "../../unwrap.js";
+import { deriveClient } from "../../client.js";
+import type { FetchLike } from "../../transport.js";
 import { observedSlot, tokenOf } from "../observe.js";
 import type { BulkTask, Ledger, RateBudget } from "../types.js";
 import type { RedisBudget } from "./redis-budget.js";
@@ -40,6 +43,8 @@ interface JobRun<Item> {
   /** The tokens this worker's requests carried lately (a token function may rotate them). */
   tokens: string[];
 }
+
+const RESOLVED = Promise.resolve();
 
 /** Tokens kept for scrubbing: the latest few. */
 const REMEMBERED_TOKENS = 4;
@@ -77,14 +82,23 @@ export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
       throw takenOver();
     },
   };
-  const budget: RateBudget = {
-    acquire: (attemptSignal) => run.budget.acquire(attemptSignal),
-    pauseUntil: (untilMs) => run.pause(untilMs - Date.now()),
-  };
-  const slot = observedSlot(run.client, { ledger: sending as Ledger, budget });
+  // The observer pauses every worker on a 429; the budget's two steps are placed below.
+  const pauser: RateBudget = { acquire: () => RESOLVED, pauseUntil: (untilMs) => run.pause(untilMs - Date.now()) };
+  const slot = observedSlot(run.client, { ledger: sending as Ledger, budget: pauser });
   slot.key = key;
   // BullMQ's signal for the job (the worker cancels or closes) stops the task and its waits.
   const { signal } = slot.stop;
+  // Before each attempt, outside its timeout: the slot (`reserve`). As the attempt hands its
+  // request to fetch: the start itself (`commit`), then the observer (the unsafe mark for a POST
+  // or PATCH) and fetch. A `commit` wait that the attempt's deadline cuts short comes before the
+  // observer: nothing is marked or counted as possibly sent, because nothing was.
+  const client = deriveClient(slot.client, {
+    fetch: (fetch: FetchLike): FetchLike => async (input, init) => {
+      await run.budget.commit(init?.signal ?? signal);
+      return fetch(input, init);
+    },
+    beforeAttempt: (attemptSignal) => run.budget.reserve(attemptSignal ?? signal),
+  });
   const onAbort = (): void => slot.stop.abort(run.signal?.reason);
   if (run.signal?.aborted) onAbort();
   else run.signal?.addEventListener("abort", onAbort, { once: true });
@@ -97,7 +111,7 @@ export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
     return redact(error instanceof Error ? error.message : String(error), run.tokens);
   };
   try {
-    const result = await run.task(item, { client: slot.client, signal, key });
+    const result = await run.task(item, { client, signal, key });
     if (isCallResult(result) && !result.response.ok) {
       const error = await unwrap(result).then(() => undefined, (thrown: unknown) => thrown);
       failure = { status: result.response.status, error: message(error) };

@@ -7,14 +7,15 @@
  * - `reserve` spaces requests evenly (GCRA with reservations): it hands the caller the next free
  *   slot, about `1000 / perSecond` ms after the last one (slots up to `CATCH_UP_MS` in the past are
  *   still free), and says how long to wait for it. A caller waits with one timer; nothing polls.
- * - `commit`, at the slot, starts the request only if fewer than `perSecond` started within the
- *   last second (plus a margin): a worker whose timer fired late (a busy event loop, a shared
- *   machine) must not bunch with the requests that follow it. Otherwise it says how long until
- *   the oldest of them leaves the window.
+ * - `commit`, the last step before the request is handed to `fetch`, starts it only if fewer than
+ *   `perSecond` started within the last second (plus a margin): a worker whose timer fired late
+ *   (a busy event loop, a shared machine) must not bunch with the requests that follow it.
+ *   Otherwise it says how long until the oldest of them leaves the window. Being the last step,
+ *   it leaves the least time between a start counted and a request sent.
  *
  * A 429 (or 503) with `Retry-After` pauses the budget: `pause(ms)` sets a key that expires when
- * the server said, and `commit` starts nothing while it exists (a slot reserved before the 429
- * is waited out, not used).
+ * the server said: `reserve` hands out no slot inside it, and `commit` starts nothing while it
+ * exists (a slot reserved before the 429 is waited out, not used).
  */
 import type { Redis } from "ioredis";
 import { sleep } from "../../internal/sleep.js";
@@ -34,14 +35,17 @@ const WINDOW_MARGIN_MS = 20;
 const CATCH_UP_MS = 100;
 
 const SCRIPTS = {
-  // KEYS: tat · ARGV: interval ms, catch-up ms → ms to wait for the reserved slot
+  // KEYS: tat, pause · ARGV: interval ms, catch-up ms → ms to wait for the reserved slot
   sdkBudgetReserve: {
-    numberOfKeys: 1,
+    numberOfKeys: 2,
     lua: `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local interval = tonumber(ARGV[1])
-local slot = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), now - tonumber(ARGV[2]))
+local earliest = now - tonumber(ARGV[2])
+local paused = redis.call('PTTL', KEYS[2])
+if paused > 0 then earliest = now + paused end
+local slot = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), earliest)
 redis.call('SET', KEYS[1], tostring(slot + interval), 'PX', math.ceil(slot + interval - now) + 1000)
 return math.ceil(slot - now)`,
   },
@@ -77,8 +81,16 @@ return 1`,
 type WithScripts = Redis & Record<keyof typeof SCRIPTS, (...args: Array<string | number>) => Promise<unknown>>;
 
 export interface RedisBudget {
-  /** Resolves when this process may start one request; rejects with `signal.reason` on abort. */
-  acquire(signal?: AbortSignal): Promise<void>;
+  /**
+   * Waits for this request's slot (and for a pause to end), before the attempt; rejects with
+   * `signal.reason` on abort. No Redis call without a budget.
+   */
+  reserve(signal?: AbortSignal): Promise<void>;
+  /**
+   * Lets the request start, as the last step before `fetch`: resolves once fewer than
+   * `perSecond` started within the window and no pause holds; rejects with `signal.reason`.
+   */
+  commit(signal?: AbortSignal): Promise<void>;
   /** No request of any worker starts for `ms` (a server's `Retry-After`). */
   pause(ms: number): Promise<void>;
 }
@@ -99,9 +111,11 @@ export function redisBudget(redis: Redis, base: string, perSecond: number | unde
   // time finds room in it and `commit` rarely has to wait.
   const interval = perSecond === undefined ? 0 : windowMs / capacity;
   return {
-    async acquire(signal) {
+    async reserve(signal) {
       if (signal?.aborted) throw signal.reason;
-      if (interval > 0) await sleep(Number(await scripts.sdkBudgetReserve(tat, interval, CATCH_UP_MS)), signal);
+      if (interval > 0) await sleep(Number(await scripts.sdkBudgetReserve(tat, pauseKey, interval, CATCH_UP_MS)), signal);
+    },
+    async commit(signal) {
       for (;;) {
         const waitMs = Number(await scripts.sdkBudgetCommit(starts, pauseKey, capacity, windowMs, crypto.randomUUID()));
         if (waitMs <= 0) return;
