@@ -13,11 +13,11 @@ import type { RateBudget, RateLimit } from "./types.js";
 const WINDOW_MARGIN_MS = 20;
 
 /**
- * How far behind its even schedule the budget may fall before it forgets the lag. Timers fire a
- * millisecond or so late; starts that are due catch up (the one-second window still caps
- * them), or 200/s spaced 5 ms apart would become 6 ms apart.
+ * How far behind its even schedule the budget may fall before it forgets the lag. Timers fire
+ * late (a millisecond or so; much more on a busy machine); starts that are due catch up, or
+ * 200/s spaced 5 ms apart would become 6 ms apart. The one-second window still caps them.
  */
-const CATCH_UP_MS = 100;
+const CATCH_UP_MS = 1_000;
 
 const RESOLVED = Promise.resolve();
 

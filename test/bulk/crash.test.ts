@@ -73,15 +73,17 @@ it("kill -9 twice mid-run, then resume: each renewal received at most once, ever
   expect(report.inDoubt).toBeGreaterThan(0);
   expect(report.skipped).toBeGreaterThan(0);
   expect(report.done).toBeGreaterThan(0);
-  // In doubt: renewals the server received whose end the ledger never recorded; never resent.
+  // In doubt: renewals recorded as about to be sent whose end the ledger never recorded. The
+  // server may or may not have received one (the kill may come between the record and the
+  // send); either way it is not resent.
   expect(report.failed).toBe(0);
   for (const key of report.inDoubtKeys) {
     expect(Number(key) % 2).toBe(1);
-    expect(server.count("POST", key)).toBe(1);
+    expect(server.count("POST", key)).toBeLessThanOrEqual(1);
   }
-  // Every renewal is either done (received once) or in doubt.
+  // Every renewal is either received (once) or in doubt: none is lost.
   const renewals = Array.from({ length: ITEMS / 2 }, (_, i) => String(2 * i + 1));
-  const notReceived = renewals.filter((key) => server.count("POST", key) === 0);
-  expect(notReceived).toEqual([]);
+  const lost = renewals.filter((key) => server.count("POST", key) === 0 && !report.inDoubtKeys.includes(key));
+  expect(lost).toEqual([]);
   expect(readFileSync(ledger, "utf8")).not.toContain("sk_crash_secret_token");
 });
