@@ -3,7 +3,8 @@
  * close to (bare openapi-fetch, raw fetch, a hand-written pagination loop) and writes
  * docs/performance.md, a table per benchmark. The benchmarks are in scripts/bench/:
  * throughput.ts (stub fetch, loopback, retries), pagination.ts, footprint.ts (size, start-up,
- * type-checking, the contract diff); measure.ts says how they sample.
+ * type-checking, the contract diff), bulk.ts (the runner), bulk-queue.ts (the queue across
+ * processes, with redis-server); measure.ts says how they sample.
  *
  *   npm run bench               full run (about 8 minutes), writes docs/performance.md
  *   npm run bench -- --quick    smoke run: fewer, shorter samples; prints, writes nothing
@@ -25,7 +26,7 @@ console.log("Building dist/ (tsc -p tsconfig.build.json)…");
 const tsc = join(ROOT, "node_modules/typescript/lib/tsc.js");
 execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
 
-const ALL = ["stub", "loopback", "pagination", "retryCost", "size", "startup", "typecheck", "contractDiff", "bulk"];
+const ALL = ["stub", "loopback", "pagination", "retryCost", "size", "startup", "typecheck", "contractDiff", "bulk", "bulkQueue"];
 const onlyAt = process.argv.indexOf("--only");
 const only = onlyAt < 0 ? undefined : (process.argv[onlyAt + 1] ?? "").split(",").filter(Boolean);
 const unknown = only?.filter((name) => !ALL.includes(name)) ?? [];

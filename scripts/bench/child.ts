@@ -3,6 +3,7 @@
  * to the parent over IPC. Arguments: the benchmark's name, then its own arguments.
  */
 import { bulkRunner } from "./bulk.js";
+import { bulkQueue } from "./bulk-queue.js";
 import { contractDiff, size, startup, typecheck } from "./footprint.js";
 import { pagination, timedWalk, type WalkName } from "./pagination.js";
 import { loopback, retryCost, stub } from "./throughput.js";
@@ -18,6 +19,7 @@ const BENCHMARKS: Record<string, (...args: string[]) => Promise<unknown>> = {
   contractDiff: (mode) => contractDiff(mode === "quick"),
   walk: (name, items) => timedWalk(name as WalkName, Number(items)),
   bulk: (mode) => bulkRunner(mode === "quick"),
+  bulkQueue: (mode) => bulkQueue(mode === "quick"),
 };
 
 const [name = "", ...args] = process.argv.slice(2);

@@ -1,0 +1,137 @@
+/**
+ * One job, on the worker that took it, in the order things happen:
+ *
+ * 1. The ledger is asked about the key (`begin`). A job BullMQ gives back after its worker died
+ *    may have ended already, or be in doubt: the task runs only when the ledger has nothing.
+ * 2. The task runs on a client seen through `runBulk`'s own observer (`../observe.ts`): before
+ *    every attempt (retries included) it waits for its slot of the shared rate budget, and as
+ *    the request goes to fetch the budget counts its start; before a POST or PATCH goes to fetch
+ *    the key is marked unsafe in Redis, which refuses if this worker no longer holds the job's
+ *    lock; a 429 or 503 with `Retry-After` pauses every worker.
+ * 3. How it ended is recorded (`end`), with `runBulk`'s rules (a failure while a POST or PATCH
+ *    had no clear answer is in doubt), and told to BullMQ: done and in doubt complete the job,
+ *    failed fails it.
+ */
+import { UnrecoverableError, type Job } from "bullmq";
+import { redact } from "../../internal/redact.js";
+import type { StoreAdminClient } from "../../types.js";
+import { unwrap } from "../../unwrap.js";
+import { deriveClient } from "../../client.js";
+import type { FetchLike } from "../../transport.js";
+import { observedSlot, tokenOf } from "../observe.js";
+import type { BulkTask, Ledger, RateBudget } from "../types.js";
+import type { RedisBudget } from "./redis-budget.js";
+import type { KeyEnd, RedisLedger, StoredFailure } from "./redis-ledger.js";
+
+/** What a completed job returns to BullMQ. */
+export interface JobResult {
+  end: "done" | "inDoubt";
+}
+
+interface JobRun<Item> {
+  job: Job<{ key: string; item: Item }>;
+  /** The job's lock token, as BullMQ gave it to this worker. */
+  token: string;
+  signal: AbortSignal | undefined;
+  lockKey: string;
+  task: BulkTask<Item>;
+  client: StoreAdminClient;
+  ledger: RedisLedger;
+  budget: RedisBudget;
+  /** Holds every worker back for `ms` (the Redis-side budget and BullMQ's rate limit). */
+  pause: (ms: number) => Promise<void>;
+  /** The tokens this worker's requests carried lately (a token function may rotate them). */
+  tokens: string[];
+}
+
+const RESOLVED = Promise.resolve();
+
+/** Tokens kept for scrubbing: the latest few. */
+const REMEMBERED_TOKENS = 4;
+
+function rememberToken(tokens: string[], token: string): void {
+  if (tokens.includes(token)) return;
+  tokens.push(token);
+  if (tokens.length > REMEMBERED_TOKENS) tokens.shift();
+}
+
+export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
+  const { job, token, lockKey, ledger } = run;
+  const { key, item } = job.data;
+  const verdict = await ledger.begin(key, lockKey, token);
+  switch (verdict) {
+    case "lostLock":
+      throw new Error(`Another worker took over the job of key ${key}; this worker leaves it.`);
+    case "done":
+    case "inDoubt":
+      return { end: verdict };
+    case "failed":
+      // Its failure was recorded before its worker died: it stays failed until retryFailed().
+      throw new UnrecoverableError(`Key ${key} failed earlier; retryFailed() runs it again.`);
+    case "run":
+      break;
+  }
+
+  // The observer calls only `sending` of its ledger: here, the lock-checked marker in Redis.
+  const takenOver = (): Error => new Error(`Another worker took over the job of key ${key}; this worker leaves it (its POST or PATCH was not sent).`);
+  let lostLock = false;
+  const sending: Pick<Ledger, "sending"> = {
+    async sending() {
+      if (await ledger.markUnsafe(key, lockKey, token)) return;
+      lostLock = true;
+      throw takenOver();
+    },
+  };
+  // The observer pauses every worker on a 429; the budget's two steps are placed below.
+  const pauser: RateBudget = { acquire: () => RESOLVED, pauseUntil: (untilMs) => run.pause(untilMs - Date.now()) };
+  const slot = observedSlot(run.client, { ledger: sending as Ledger, budget: pauser });
+  slot.key = key;
+  // BullMQ's signal for the job (the worker cancels or closes) stops the task and its waits.
+  const { signal } = slot.stop;
+  // Before each attempt, outside its timeout: the slot (`reserve`). As the attempt hands its
+  // request to fetch: the start itself (`commit`), then the observer (the unsafe mark for a POST
+  // or PATCH) and fetch. A `commit` wait that the attempt's deadline cuts short comes before the
+  // observer: nothing is marked or counted as possibly sent, because nothing was.
+  const client = deriveClient(slot.client, {
+    fetch: (fetch: FetchLike): FetchLike => async (input, init) => {
+      await run.budget.commit(init?.signal ?? signal);
+      return fetch(input, init);
+    },
+    beforeAttempt: (attemptSignal) => run.budget.reserve(attemptSignal ?? signal),
+  });
+  const onAbort = (): void => slot.stop.abort(run.signal?.reason);
+  if (run.signal?.aborted) onAbort();
+  else run.signal?.addEventListener("abort", onAbort, { once: true });
+
+  let failure: StoredFailure | undefined;
+  // Scrubbed of the tokens this worker's requests carried (a task may fail before its own first).
+  const message = (error: unknown): string => {
+    const token = tokenOf(slot);
+    if (token !== undefined) rememberToken(run.tokens, token);
+    return redact(error instanceof Error ? error.message : String(error), run.tokens);
+  };
+  try {
+    const result = await run.task(item, { client, signal, key });
+    if (isCallResult(result) && !result.response.ok) {
+      const error = await unwrap(result).then(() => undefined, (thrown: unknown) => thrown);
+      failure = { status: result.response.status, error: message(error) };
+    }
+  } catch (error) {
+    const status = (error as { status?: unknown } | null)?.status;
+    failure = { ...(typeof status === "number" ? { status } : {}), error: message(error) };
+  } finally {
+    run.signal?.removeEventListener("abort", onAbort);
+  }
+  // Refused a POST or PATCH for want of the lock: the job is another worker's to end.
+  if (lostLock) throw takenOver();
+  const doubt = failure !== undefined && (slot.doubtful > 0 || slot.pendingUnsafe > 0);
+  const outcome: KeyEnd = failure === undefined ? "done" : doubt ? "inDoubt" : "failed";
+  const recorded = await ledger.end(key, lockKey, token, outcome, failure);
+  if (recorded === "lostLock") throw takenOver();
+  if (recorded === "failed") throw new UnrecoverableError(failure?.error ?? "failed");
+  return { end: recorded };
+}
+
+function isCallResult(value: unknown): value is { response: Response } {
+  return typeof value === "object" && value !== null && (value as { response?: unknown }).response instanceof Response;
+}

@@ -1,0 +1,75 @@
+/**
+ * Tokens never reach Redis: after a run whose server echoes the token back in error bodies (so
+ * that failures carry it if anything does), every key of Redis is read with SCAN and DUMP and
+ * searched for the token's bytes. The scan is checked too: a control item holding the token is
+ * found by it.
+ */
+import { Redis } from "ioredis";
+import { describe, expect, it } from "vitest";
+import type { TestItem } from "./fixtures/worker.js";
+import { useQueueEnvironment } from "./helpers/environment.js";
+
+const TOKEN = "sk_live_scan_token_b2f1c9e8a7d6";
+const env = useQueueEnvironment(TOKEN);
+
+/** Every key of Redis whose DUMP holds `needle`. */
+async function keysHolding(redis: Redis, needle: string): Promise<{ scanned: number; found: string[] }> {
+  const bytes = Buffer.from(needle, "utf8");
+  const found: string[] = [];
+  let scanned = 0;
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "COUNT", 500);
+    cursor = next;
+    for (const key of keys) {
+      scanned += 1;
+      const dump = await redis.dumpBuffer(key);
+      if (dump?.includes(bytes) || key.includes(needle)) found.push(key);
+    }
+  } while (cursor !== "0");
+  return { scanned, found };
+}
+
+describe("the token in Redis", () => {
+  it("is nowhere after a run with a 429 pause, failures and a server that echoes the token; a control item holding it is found", async () => {
+    const { server } = env;
+    server.reset();
+    // Every third key is refused with the token in the body, raw and as a Bearer credential.
+    server.answer(({ key, index }) => {
+      if (index === 5) return { status: 429, headers: { "retry-after": "1" } };
+      if (Number(key) % 3 === 0) return { status: 422, body: { detail: `token ${TOKEN} is not allowed`, echo: `Authorization: Bearer ${TOKEN}` } };
+      return undefined;
+    });
+    const bulk = env.queue("token-scan", { rate: { perSecond: 50 } });
+    const items: TestItem[] = Array.from({ length: 30 }, (_, i) => ({ id: i + 1, method: i % 2 ? "PATCH" : "GET" }));
+    await bulk.add(items, { key: (item) => String(item.id) });
+    const workers = await env.startWorkers("token-scan", 2, { RATE: 50 });
+    await env.settled(bulk, 30);
+    const for10 = (await bulk.progress().next()).value;
+    expect(for10).toMatchObject({ done: 20, failed: 10 });
+    const report = await bulk.report();
+    expect(report.failures).toHaveLength(10);
+    // The failure text went through redaction: the echo is there, the token is not.
+    expect(report.failures[0]!.message).toContain("[REDACTED]");
+    expect(JSON.stringify(report)).not.toContain(TOKEN);
+    await Promise.all(workers.map((worker) => worker.kill("SIGTERM")));
+
+    const redis = new Redis({ host: "127.0.0.1", port: env.redis.port });
+    try {
+      const clean = await keysHolding(redis, TOKEN);
+      // BullMQ's keys (jobs, events stream, limiter, …) and the SDK's (ledger, budget).
+      expect(clean.scanned).toBeGreaterThan(30);
+      expect(clean.found).toEqual([]);
+      const keys = await redis.keys("*");
+      expect(keys).toEqual(expect.arrayContaining(["bull:token-scan:sdk:failures", "bull:token-scan:sdk:state", "bull:sdk-budget:token-scan:tat"]));
+
+      // Control: the same scan finds the token when a job does carry it.
+      const control = env.queue("token-control");
+      await control.add([{ id: 1, method: "GET", note: TOKEN } as TestItem], { key: () => "control" });
+      const dirty = await keysHolding(redis, TOKEN);
+      expect(dirty.found).toEqual(["bull:token-control:key-control"]);
+    } finally {
+      redis.disconnect();
+    }
+  }, 60_000);
+});
