@@ -132,6 +132,9 @@ class Differ {
       const now = isNamed === undefined ? "has no method any more" : `is now \`store.${String(isNamed)}()\``;
       this.add("method-renamed", child(h.op.ptr, SDK_METHOD), "", "request", `The method \`store.${String(wasNamed)}()\` of ${b.key} ${now}.`);
     }
+    if (wasNamed === undefined && isNamed !== undefined) {
+      this.add("method-added", child(h.op.ptr, SDK_METHOD), "", "request", `Callable as \`store.${String(isNamed)}()\`.`);
+    }
     const security = (op: Operation, doc: Node): unknown => op.op.node.security ?? doc.security;
     if (!same(security(b, this.base), security(h, this.head))) {
       this.add("security-changed", child(h.op.ptr, "security"), "", "request", `${b.key} requires other scopes: ${JSON.stringify(security(h, this.head))} (was ${JSON.stringify(security(b, this.base))}).`);

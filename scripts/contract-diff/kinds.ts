@@ -53,6 +53,7 @@ export const KINDS = {
   // The operation's method (`x-sdk-method`) has another name: calls of the old one no longer compile.
   // Not matched to compile errors: the probe calls operations by path, which still compiles.
   "method-renamed": { request: "major", response: "major", typed: false, advice: "Call {op} by its new method name (see the message): the old one is gone." },
+  "method-added": { request: "minor", response: "minor", typed: false, advice: "Nothing to change; {op} also has an operation method now (see the message)." },
   "parameter-removed": { request: "major", response: "major", typed: true, presence: true, advice: "Stop sending {field} to {op}.", broken: "Calls that send it no longer compile." },
   "parameter-added-required": { request: "major", response: "major", typed: true, presence: true, advice: "Send {field} with every {op} call.", broken: "Calls that leave it out no longer compile." },
   // The parameter's type gains a key: code compiles as before, and may now set it.

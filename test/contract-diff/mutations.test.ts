@@ -323,6 +323,14 @@ const MUTATIONS: Mutation[] = [
     count: 1,
   },
   {
+    name: "operation method name added where there was none",
+    setup: (d) => void delete (pathItem(d, "/gateways/{id}/").get as Node)["x-sdk-method"],
+    change: (d) => void ((pathItem(d, "/gateways/{id}/").get as Node)["x-sdk-method"] = "gateways.retrieve"),
+    bump: "minor",
+    expect: [{ operation: "GET /gateways/{id}/", kind: "method-added", breaking: false, typeBreak: false }],
+    count: 1,
+  },
+  {
     name: "component used by no operation added",
     change: (d) => void ((d.components as { schemas: Record<string, unknown> }).schemas.Unused = { type: "object" }),
     bump: "patch",

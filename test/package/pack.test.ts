@@ -30,10 +30,11 @@ const ALLOWED = [
 const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.yaml", "dist/src/index.js", "dist/src/index.d.ts",
   "docs/guide.md", "docs/reliability.md", "dist/src/bulk/index.js", "dist/src/bulk/index.d.ts", "dist/src/cli/main.js", "docs/bulk.md"];
 /**
- * Well above today's size (~165 kB: the testing kit's compiled validators and examples are
- * ~45 kB, the shipped docs and samples ~45 kB): a jump past it means something unintended got packed.
+ * Well above today's size (~257 kB: the testing kit's compiled validators and examples are
+ * ~45 kB, the shipped docs and samples ~55 kB, the bulk runner, its command and the BullMQ
+ * queue ~25 kB): a jump past it means something unintended got packed.
  */
-const MAX_TARBALL_BYTES = 250_000;
+const MAX_TARBALL_BYTES = 300_000;
 
 const PACK_TIMEOUT_MS = 300_000;
 
