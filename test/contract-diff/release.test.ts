@@ -85,28 +85,32 @@ describe("this repository's release", () => {
 /**
  * The gate, checked by mutating what it checks: a copy of the repository's release files
  * (package.json, CHANGELOG.md, the contract and its released snapshots) in a temporary
- * folder, with `Dispute.arn` removed from the working contract after the 0.2.0 release.
+ * folder, as they were right after the 0.2.0 release (its snapshot as the working contract,
+ * version 0.2.0, no changelog entry above 0.2.0's), then `Dispute.arn` removed.
  */
 describe("release:check on a mutated repository", () => {
   const dir = mkdtempSync(join(tmpdir(), "release-check-"));
-  const withoutArn = read("openapi/store-admin.yaml").replace(/^ {8}arn: .*\n/gm, "");
+  const releasedContract = read("openapi/released/store-admin-0.2.0.yaml");
+  const withoutArn = releasedContract.replace(/^ {8}arn: .*\n/gm, "");
   let changes: Change[] = [];
-  const packageJson = (version: string): string => read("package.json").replace(/"version": "0\.2\.0"/, `"version": "${version}"`);
-  const entry = (version: string, text: string): string => read("CHANGELOG.md").replace("## [0.2.0]", `## [${version}] - 2026-12-01\n\n${text}\n\n## [0.2.0]`);
+  const packageJson = (version: string): string => read("package.json").replace(/"version": "[^"]+"/, `"version": "${version}"`);
+  /** CHANGELOG.md as it was at the 0.2.0 release: its preface, then 0.2.0's entry and older. */
+  const releasedChangelog = ((text: string) => text.slice(0, text.indexOf("\n## [") + 1) + text.slice(text.indexOf("## [0.2.0]")))(read("CHANGELOG.md"));
+  const entry = (version: string, text: string): string => releasedChangelog.replace("## [0.2.0]", `## [${version}] - 2026-12-01\n\n${text}\n\n## [0.2.0]`);
 
   beforeAll(async () => {
     mkdirSync(join(dir, "openapi"));
     cpSync(join(root, "openapi/released"), join(dir, "openapi/released"), { recursive: true });
     writeFileSync(join(dir, "openapi/store-admin.yaml"), withoutArn);
-    writeFileSync(join(dir, "package.json"), read("package.json"));
-    writeFileSync(join(dir, "CHANGELOG.md"), read("CHANGELOG.md"));
+    writeFileSync(join(dir, "package.json"), packageJson("0.2.0"));
+    writeFileSync(join(dir, "CHANGELOG.md"), releasedChangelog);
     const released = parseContract(read("openapi/released/store-admin-0.2.0.yaml"), "0.2.0");
     ({ changes } = await diffContracts(released, parseContract(withoutArn, "head")));
   }, 300_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test("the mutation removed the field and its examples, nothing else", () => {
-    expect(read("openapi/store-admin.yaml").length - withoutArn.length).toBeGreaterThan(0);
+    expect(releasedContract.length - withoutArn.length).toBeGreaterThan(0);
     expect(changes.filter((c) => c.breaking).map((c) => [c.operation, c.kind, c.field])).toEqual([
       ["GET /disputes/{id}/", "field-removed", "data.arn"],
       ["POST /disputes/{id}/resolve/", "field-removed", "data.arn"],
