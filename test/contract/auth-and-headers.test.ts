@@ -25,15 +25,7 @@ import {
   useFaultServer,
 } from "../helpers/fault-server.js";
 import { prismUrl } from "../helpers/prism.js";
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: unknown) => error,
-  );
-}
+import { rejection as rejectionOf } from "../helpers/outcome.js";
 
 // ─── No token → 401 ─────────────────────────────────────────────────────────────────
 

@@ -21,16 +21,7 @@ import {
 } from "../../src/index.js";
 import { createTestClient, type PrismValidationEntry, validationOf } from "../helpers/client.js";
 import { type FaultServer, startFaultServer, TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
-
-/** The rejection of `promise`; fails the test if it resolves. */
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    (value) => {
-      throw new Error(`expected a rejection, got ${JSON.stringify(value)?.slice(0, 200)}`);
-    },
-    (error: unknown) => error,
-  );
-}
+import { rejection as rejectionOf } from "../helpers/outcome.js";
 
 /** Whether a validation entry is about `field` of `where` (Prism puts a missing required field in the message). */
 function namesField(entry: PrismValidationEntry, where: "body" | "query", field: string): boolean {

@@ -16,6 +16,7 @@ import type { StoreAdminClient, StoreAdminClientOptions } from "../../src/types.
 import { unwrap } from "../../src/unwrap.js";
 import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 import { recordingSleep } from "../helpers/scripted-fetch.js";
+import { rejection } from "../helpers/outcome.js";
 
 const server = useFaultServer();
 
@@ -28,15 +29,6 @@ function client(overrides: Partial<StoreAdminClientOptions> = {}, sleep = record
 
 const getUser = (store: StoreAdminClient, init: Record<string, unknown> = {}) =>
   store.GET("/users/{id}/", { params: { path: { id: 1 } }, ...init } as never);
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: unknown) => error,
-  );
-}
 
 /** Resolves once the server has received `count` requests. */
 async function received(count: number): Promise<void> {

@@ -22,6 +22,7 @@ import { unwrap, type FetchResult } from "../../src/unwrap.js";
 import { BODY_BUDGET, BODY_DEPTH, redact } from "../../src/internal/redact.js";
 import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 import { recordingSleep } from "../helpers/scripted-fetch.js";
+import { rejection, everyRendering } from "../helpers/outcome.js";
 
 const server = useFaultServer();
 const MIB = 1024 * 1024;
@@ -34,20 +35,6 @@ function client(overrides: Partial<StoreAdminClientOptions> = {}): StoreAdminCli
 }
 
 const getUser = (store: StoreAdminClient) => store.GET("/users/{id}/", { params: { path: { id: 1 } } }) as Promise<FetchResult>;
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: unknown) => error,
-  );
-}
-
-/** Every text a caller could print or send somewhere from an error (and its causes). */
-function everyRendering(error: unknown): string {
-  return [String(error), JSON.stringify(error), inspect(error, { depth: null, showHidden: true }), (error as Error).stack ?? ""].join("\n");
-}
 
 /** The quickest of `runs` timings of `work`, in ms. */
 async function fastest(runs: number, work: () => unknown): Promise<number> {

@@ -29,6 +29,7 @@ import type { FetchLike } from "../../src/transport.js";
 import type { StoreAdminClient } from "../../src/types.js";
 import { closedPortUrl, useFaultServer, TEST_TOKEN } from "../helpers/fault-server.js";
 import { recordingSleep, scriptedFetch } from "../helpers/scripted-fetch.js";
+import { rejection } from "../helpers/outcome.js";
 
 const server = useFaultServer();
 const elsewhere = useFaultServer();
@@ -47,15 +48,6 @@ function client(events: RequestLogEvent[] = [], options: { apiUrl?: string; fetc
 
 const getUser = (store: StoreAdminClient) => store.GET("/users/{id}/", { params: { path: { id: 1 } } });
 const renew = (store: StoreAdminClient) => store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 7 } } });
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: unknown) => error,
-  );
-}
 
 /** A response whose body is a stream that records whether anyone read or cancelled it. */
 function watchedBody(text: string, init: ResponseInit): { response: Response; pulls: () => number; cancelled: () => boolean } {

@@ -24,6 +24,7 @@ import type { StoreAdminClient, StoreAdminClientOptions } from "../../src/types.
 import { unwrap } from "../../src/unwrap.js";
 import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 import { recordingSleep } from "../helpers/scripted-fetch.js";
+import { rejection, everyRendering } from "../helpers/outcome.js";
 
 const server = useFaultServer();
 
@@ -39,25 +40,6 @@ function client(overrides: Overrides = {}): StoreAdminClient {
 
 const getUser = (store: StoreAdminClient, init: Record<string, unknown> = {}) =>
   store.GET("/users/{id}/", { params: { path: { id: 1 } }, ...init } as never);
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: unknown) => error,
-  );
-}
-
-/** Every text a caller could print or send somewhere from an error (and its causes). */
-function everyRendering(error: unknown): string {
-  return [
-    String(error),
-    JSON.stringify(error),
-    inspect(error, { depth: null, showHidden: true }),
-    (error as Error).stack ?? "",
-  ].join("\n");
-}
 
 /** The unhandled rejections seen while a test runs. */
 function useUnhandledRejections(): () => unknown[] {

@@ -12,6 +12,7 @@ import { ResponseTooLargeError } from "../../src/errors.js";
 import type { StoreAdminClient, StoreAdminClientOptions } from "../../src/types.js";
 import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 import { recordingSleep } from "../helpers/scripted-fetch.js";
+import { rejection } from "../helpers/outcome.js";
 
 const MIB = 1024 * 1024;
 const server = useFaultServer();
@@ -24,15 +25,6 @@ function client(apiUrl: string, overrides: Partial<StoreAdminClientOptions> = {}
 }
 
 const getUser = (store: StoreAdminClient) => store.GET("/users/{id}/", { params: { path: { id: 1 } } });
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: unknown) => error,
-  );
-}
 
 describe("maxResponseBytes", () => {
   it("a 2xx body past the default (32 MiB) fails with ResponseTooLargeError naming the limit, and a GET is not resent", async () => {

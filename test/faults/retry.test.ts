@@ -15,6 +15,7 @@ import type { FetchLike } from "../../src/transport.js";
 import type { StoreAdminClient } from "../../src/types.js";
 import { closedPortUrl, TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 import { json, networkError, recordingSleep, scriptedFetch } from "../helpers/scripted-fetch.js";
+import { rejection } from "../helpers/outcome.js";
 
 const server = useFaultServer();
 
@@ -34,16 +35,6 @@ function client(options: ClientOptions = {}): { store: StoreAdminClient; delays:
     { sleep: recorder.sleep, random: () => 0 },
   );
   return { store, delays: recorder.delays };
-}
-
-/** The rejection of a call that must fail. */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: unknown) => error,
-  );
 }
 
 const RENEW = "/subscriptions/7/renew/";

@@ -13,6 +13,7 @@ import type { FetchLike } from "../../src/transport.js";
 import type { StoreAdminClient } from "../../src/types.js";
 import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 import { recordingSleep } from "../helpers/scripted-fetch.js";
+import { rejection } from "../helpers/outcome.js";
 
 const server = useFaultServer();
 
@@ -39,15 +40,6 @@ function headCounting(): { fetch: FetchLike; heads: () => number } {
     return response;
   };
   return { fetch, heads: () => heads };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: unknown) => error,
-  );
 }
 
 /** Active `setTimeout` timers of the process. */

@@ -8,16 +8,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { ConflictError, ConnectionError, TimeoutError, unwrap, type Schemas } from "../../src/index.js";
 import { MockContractError } from "../../src/testing/index.js";
 import { mockedClient } from "./kit.js";
-
-/** The rejection of `promise`; fails the test if it resolves. */
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    (value) => {
-      throw new Error(`expected a rejection, got ${JSON.stringify(value)?.slice(0, 200)}`);
-    },
-    (error: unknown) => error,
-  );
-}
+import { rejection as rejectionOf } from "../helpers/outcome.js";
 
 describe("typed handlers", () => {
   it("receive path and query parameters converted as their schemas say, and their reply reaches the client", async () => {

@@ -10,15 +10,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { ConnectionError, type Schemas } from "../../src/index.js";
 import { MockContractError, MockHandlerError, servePages, type RecordedRequest } from "../../src/testing/index.js";
 import { mockedClient } from "./kit.js";
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    (value) => {
-      throw new Error(`expected a rejection, got ${JSON.stringify(value)?.slice(0, 200)}`);
-    },
-    (error: unknown) => error,
-  );
-}
+import { rejection as rejectionOf } from "../helpers/outcome.js";
 
 describe("a handler's reply at compile time", () => {
   it("a field the contract lacks is an error at that field, at any depth; Response stays an escape hatch", () => {
