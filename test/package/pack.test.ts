@@ -21,7 +21,7 @@ const ALLOWED = [
   // The contract, for `prism mock node_modules/store-admin-sdk/openapi/store-admin.yaml`.
   /^openapi\/store-admin\.yaml$/,
   // One bundle per entry (scripts/build.ts) with its source map, and the declarations of every module.
-  /^dist\/src\/(?:[\w-]+\/)?(index|main)\.js(\.map)?$/,
+  /^dist\/src\/(?:[\w-]+\/)*(index|main)\.js(\.map)?$/,
   /^dist\/(src|generated)\/(?:[\w-]+\/)*[\w.-]+\.d\.ts$/,
   // The code two entries share, so that their classes are one (`instanceof` across subpaths).
   /^dist\/chunks\/[\w-]+\.js(\.map)?$/,
@@ -64,6 +64,20 @@ describe("npm pack", () => {
     expect(entries.filter((path) => !paths.includes(path.replace(/\.js$/, ".d.ts"))), "entries without declarations").toEqual([]);
     expect(paths.filter((path) => path.endsWith(".js") && !paths.includes(`${path}.map`)), "bundles without source maps").toEqual([]);
     expect(paths.some((path) => path.startsWith("dist/generated/")), "dist/generated/ (imported by the declarations)").toBe(true);
+  });
+
+  it("packs every entry of `exports` and `bin` with its declarations (scripts/build.ts ENTRIES builds them)", async () => {
+    const manifest = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as {
+      exports: Record<string, string | { types: string; default: string }>;
+      bin: Record<string, string>;
+    };
+    const paths = new Set(pack.files.map((file) => file.path));
+    const wanted = [
+      ...Object.values(manifest.exports).flatMap((target) => (typeof target === "string" ? [] : [target.default, target.types])),
+      ...Object.values(manifest.bin),
+    ].map((path) => path.replace(/^\.\//, ""));
+    expect(wanted.length).toBeGreaterThanOrEqual(7);
+    expect(wanted.filter((path) => !paths.has(path))).toEqual([]);
   });
 
   it("packs no leftover of an earlier build: every compiled file has its source", () => {
