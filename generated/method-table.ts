@@ -6,29 +6,29 @@
  */
 import type { OperationKey } from "./operations.js";
 
-/** One operation method: its dotted name, its operation, its path parameters in argument order, and what follows them. */
-export type MethodRow = readonly [name: string, operation: OperationKey, pathParams: readonly string[], rest: "query" | "body" | ""];
+/** One operation method: its dotted name, its operation, and what follows its path parameters (the template's, in order). */
+export type MethodRow = readonly [name: string, operation: OperationKey, rest: "query" | "body" | ""];
 
 /** Every operation method. */
 export const methodTable: readonly MethodRow[] = [
-  ["users.list", "GET /users/", [], "query"],
-  ["users.retrieve", "GET /users/{id}/", ["id"], ""],
-  ["users.replace", "PUT /users/{id}/", ["id"], "body"],
-  ["users.update", "PATCH /users/{id}/", ["id"], "body"],
-  ["users.addresses.update", "PUT /users/{id}/addresses/{addressId}/", ["id","addressId"], "body"],
-  ["users.notes.list", "GET /users/{id}/notes/", ["id"], "query"],
-  ["giftCards.list", "GET /gift-cards/", [], "query"],
-  ["giftCards.update", "PATCH /gift-cards/{id}/", ["id"], "body"],
-  ["products.create", "POST /products/", [], "body"],
-  ["products.variants.retrieve", "GET /products/variants/{id}/", ["id"], ""],
-  ["products.images.create", "POST /products/{id}/images/", ["id"], "body"],
-  ["stockRecords.retrieve", "GET /stockrecords/{id}/", ["id"], ""],
-  ["disputes.retrieve", "GET /disputes/{id}/", ["id"], ""],
-  ["disputes.notes.create", "POST /disputes/{id}/notes/", ["id"], "body"],
-  ["disputes.resolve", "POST /disputes/{id}/resolve/", ["id"], "body"],
-  ["gateways.retrieve", "GET /gateways/{id}/", ["id"], ""],
-  ["orders.lines.update", "PATCH /orders/{number}/lines/{lineId}/", ["number","lineId"], "body"],
-  ["orders.fulfillmentOrders.list", "GET /orders/{number}/fulfillment-orders/", ["number"], ""],
-  ["subscriptions.renew", "POST /subscriptions/{id}/renew/", ["id"], ""],
-  ["tickets.attachments.create", "POST /tickets/attachments/", [], "body"],
+  ["users.list", "GET /users/", "query"],
+  ["users.retrieve", "GET /users/{id}/", ""],
+  ["users.replace", "PUT /users/{id}/", "body"],
+  ["users.update", "PATCH /users/{id}/", "body"],
+  ["users.addresses.update", "PUT /users/{id}/addresses/{addressId}/", "body"],
+  ["users.notes.list", "GET /users/{id}/notes/", "query"],
+  ["giftCards.list", "GET /gift-cards/", "query"],
+  ["giftCards.update", "PATCH /gift-cards/{id}/", "body"],
+  ["products.create", "POST /products/", "body"],
+  ["products.variants.retrieve", "GET /products/variants/{id}/", ""],
+  ["products.images.create", "POST /products/{id}/images/", "body"],
+  ["stockRecords.retrieve", "GET /stockrecords/{id}/", ""],
+  ["disputes.retrieve", "GET /disputes/{id}/", ""],
+  ["disputes.notes.create", "POST /disputes/{id}/notes/", "body"],
+  ["disputes.resolve", "POST /disputes/{id}/resolve/", "body"],
+  ["gateways.retrieve", "GET /gateways/{id}/", ""],
+  ["orders.lines.update", "PATCH /orders/{number}/lines/{lineId}/", "body"],
+  ["orders.fulfillmentOrders.list", "GET /orders/{number}/fulfillment-orders/", ""],
+  ["subscriptions.renew", "POST /subscriptions/{id}/renew/", ""],
+  ["tickets.attachments.create", "POST /tickets/attachments/", "body"],
 ];

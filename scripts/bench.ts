@@ -16,15 +16,17 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./bench/fixtures.js";
+import { buildDist } from "./build.js";
 import { inChild, type Section } from "./bench/measure.js";
 
 const quick = process.argv.includes("--quick");
 const started = performance.now();
 const loadBefore = loadavg();
 
-console.log("Building dist/ (tsc -p tsconfig.build.json)…");
+console.log("Building dist/ (tsc -p tsconfig.build.json, then scripts/build.ts)…");
 const tsc = join(ROOT, "node_modules/typescript/lib/tsc.js");
 execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
+await buildDist(ROOT);
 
 const ALL = ["stub", "loopback", "pagination", "retryCost", "size", "startup", "typecheck", "contractDiff", "bulk", "bulkQueue"];
 const onlyAt = process.argv.indexOf("--only");

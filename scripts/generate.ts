@@ -483,10 +483,11 @@ export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = re
   };
   emit(top, "the client");
 
-  // The run-time table: one row per method, `[name, "METHOD /path/", path parameters in
-  // argument order, what comes after them ("query", "body" or "")]`.
+  // The run-time table: one row per method, `[name, "METHOD /path/", what comes after the path
+  // parameters ("query", "body" or "")]`. The path parameters are the template's, in its order:
+  // src/methods.ts reads them from the path (the bundle carries each name once).
   const rows = specs.map(
-    (spec) => `  [${JSON.stringify(spec.name)}, ${JSON.stringify(`${spec.method} ${spec.path}`)}, ${JSON.stringify(spec.pathParams.map((p) => p.name))}, ${JSON.stringify(spec.rest?.kind ?? "")}],`,
+    (spec) => `  [${JSON.stringify(spec.name)}, ${JSON.stringify(`${spec.method} ${spec.path}`)}, ${JSON.stringify(spec.rest?.kind ?? "")}],`,
   );
   return {
     table: `${HEADER}
@@ -496,8 +497,8 @@ export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = re
  */
 import type { OperationKey } from "./operations.js";
 
-/** One operation method: its dotted name, its operation, its path parameters in argument order, and what follows them. */
-export type MethodRow = readonly [name: string, operation: OperationKey, pathParams: readonly string[], rest: "query" | "body" | ""];
+/** One operation method: its dotted name, its operation, and what follows its path parameters (the template's, in order). */
+export type MethodRow = readonly [name: string, operation: OperationKey, rest: "query" | "body" | ""];
 
 /** Every operation method. */
 export const methodTable: readonly MethodRow[] = [

@@ -26,6 +26,7 @@ type Resource = { [CLIENT]: Sender };
 
 /** The keys of {@link MethodOptions}; a method refuses any other, naming it. */
 const METHOD_OPTIONS: Readonly<Record<keyof MethodOptions, true>> = { signal: true, headers: true, timeoutMs: true, maxRetries: true };
+const ALLOWED = Object.keys(METHOD_OPTIONS).join(", ");
 
 /** A row of the table, read once: what a call needs without parsing anything. */
 interface Method {
@@ -33,7 +34,7 @@ interface Method {
   http: string;
   path: string;
   pathParams: readonly string[];
-  rest: MethodRow[3];
+  rest: MethodRow[2];
   paginated: boolean;
 }
 
@@ -55,9 +56,9 @@ function call(client: Sender, method: Method, args: unknown[]): unknown {
   const init: Record<string, unknown> = {};
   const options = args[arity] as Record<string, unknown> | undefined;
   if (options !== undefined) {
-    if (options === null || typeof options !== "object") return refuse(method, "options must be an object: { signal, headers, timeoutMs, maxRetries }");
+    if (options === null || typeof options !== "object") return refuse(method, `options must be an object: { ${ALLOWED} }`);
     for (const option in options) {
-      if (!(option in METHOD_OPTIONS)) return refuse(method, `unknown option "${option}" (allowed: signal, headers, timeoutMs, maxRetries)`);
+      if (!(option in METHOD_OPTIONS)) return refuse(method, `unknown option "${option}" (allowed: ${ALLOWED})`);
       init[option] = options[option];
     }
   }
@@ -119,9 +120,11 @@ function prototypeOf(name: string): object {
   return prototype;
 }
 
-for (const [name, key, pathParams, rest] of methodTable) {
-  const space = key.indexOf(" ");
-  const method: Method = { name, http: key.slice(0, space), path: key.slice(space + 1), pathParams, rest, paginated: operations[key].paginated === true };
+for (const [name, key, rest] of methodTable) {
+  const [http, path] = key.split(" ") as [string, string];
+  // The arguments are the template's parameters in its order (scripts/generate.ts types them so).
+  const pathParams = [...path.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!);
+  const method: Method = { name, http, path, pathParams, rest, paginated: operations[key].paginated === true };
   const dot = name.lastIndexOf(".");
   (prototypeOf(name.slice(0, dot)) as Record<string, unknown>)[name.slice(dot + 1)] = function (this: Resource, ...args: unknown[]) {
     return call(this[CLIENT], method, args);

@@ -29,7 +29,14 @@ export async function size(): Promise<Section> {
       server sends, the bounded wait on a token function and the wording of the new errors. Each
       enforces a guarantee of docs/reliability.md with a test under \`test/faults/\`; most of the
       bytes are messages. The operation methods (\`store.users.retrieve(42)\`: the generated table
-      and \`src/methods.ts\`) added 933 B (ceiling raised from 12,700 to 13,633 B).`),
+      and \`src/methods.ts\`) added 933 B (ceiling raised from 12,700 to 13,633 B). Since \`dist/\` is
+      bundled per entry (scripts/build.ts), the bytes per input are those of the same entry bundled from
+      its TypeScript source. Where the goal of 8 kB stands, measured by ablation on the minified bundle:
+      emptying every message in it (every string or template part of 12 characters or more that is
+      not a name: about 6.1 kB of 36.9 kB minified) leaves about 11.45 kB min+gz, so shorter wording
+      alone cannot reach 8 kB; and rewording does not move the gzip figure much (a phrase repeated in
+      several messages is stored once: building the two base-URL messages from shared parts made the
+      bundle 19 B larger). The rest is the code that keeps the guarantees of docs/reliability.md.`),
     tables: [
       [
         ["bundle", "minified", "min+gz"],
@@ -60,22 +67,33 @@ export async function startup(quick: boolean): Promise<Section> {
   const ours = pathToFileURL(DIST_ENTRY).href;
   const runs = quick ? 5 : 25;
   for (let i = 0; i < 3; i++) coldImportMs(ours), coldImportMs("openapi-fetch"); // the file cache
-  const ms = { ours: [] as number[], bare: [] as number[] };
-  for (let i = 0; i < runs; i++) ms.ours.push(coldImportMs(ours)), ms.bare.push(coldImportMs("openapi-fetch"));
+  // The A/A control: openapi-fetch imported a second time in each round, the resolution of the ratio.
+  const ms = { ours: [] as number[], bare: [] as number[], control: [] as number[] };
+  for (let i = 0; i < runs; i++) {
+    ms.ours.push(coldImportMs(ours)), ms.bare.push(coldImportMs("openapi-fetch")), ms.control.push(coldImportMs("openapi-fetch"));
+  }
   const fixed = (n: number): string => n.toFixed(1);
-  const [oursMs, ratio] = [summarize(ms.ours), pairedRatio(ms.ours, ms.bare)];
+  const [oursMs, ratio, control] = [summarize(ms.ours), pairedRatio(ms.ours, ms.bare), pairedRatio(ms.control, ms.bare)];
   return {
     title: "Start-up",
-    note: `\`await import()\` as the first thing a new \`node\` process does, ${runs} processes each, alternating with openapi-fetch alone.`,
+    note: oneLine(`
+      \`await import()\` as the first thing a new \`node\` process does, ${runs} rounds of three processes:
+      the package, openapi-fetch alone, and openapi-fetch again (the A/A control). \`dist/\` is one bundle
+      per entry with the code entries share in chunks (scripts/build.ts): the main entry reads 4 files
+      of ours, where the per-module build read 24.`),
     tables: [
       [
         ["import", "ms"],
         ["the package (`dist/src/index.js`)", cell(oursMs, fixed)],
         ["openapi-fetch alone", cell(summarize(ms.bare), fixed)],
+        ["A/A control: openapi-fetch alone again", cell(summarize(ms.control), fixed)],
         ["ours ÷ openapi-fetch (paired)", cell(ratio, times)],
+        ["A/A control ÷ openapi-fetch (ideally 1.00×: the resolution)", cell(control, times)],
       ],
     ],
-    summary: [["cold `import()` of the package, ours ÷ openapi-fetch alone", `${times(ratio.median)} (${fixed(oursMs.median)} ms)`, "< 50 ms", status(oursMs.median < 50)]],
+    summary: [
+      ["cold `import()` of the package, ours ÷ openapi-fetch alone", `${times(ratio.median)} (${fixed(oursMs.median)} ms; A/A ${times(control.median)})`, "≤ 1.5×", status(ratio.median <= 1.5)],
+    ],
   };
 }
 
@@ -100,8 +118,9 @@ export async function typecheck(quick: boolean): Promise<Section> {
     ours: ["ours, 20 operations + paginate", read("./typecheck-consumer.ts")],
     methods: ["ours through the methods, 20 operations + a list", read("./typecheck-methods.ts")],
     bare: ["bare openapi-fetch, 20 operations", read("./typecheck-bare.ts")],
+    control: ["A/A control: bare openapi-fetch again", read("./typecheck-bare.ts")],
   };
-  const runs: Record<string, Array<Record<string, number>>> = { ours: [], methods: [], bare: [] };
+  const runs: Record<string, Array<Record<string, number>>> = { ours: [], methods: [], bare: [], control: [] };
   const dir = mkdtempSync(join(tmpdir(), "store-admin-sdk-typecheck-"));
   try {
     typecheckOnce(dir, "ours", files.ours![1]); // the file cache and Node's compile cache
@@ -115,6 +134,9 @@ export async function typecheck(quick: boolean): Promise<Section> {
   const first = (name: string, figure: string): number => runs[name]![0]![figure]!;
   const instantiations = times(first("ours", "Instantiations") / first("bare", "Instantiations"));
   const checkTime = times(check("ours").median / check("bare").median);
+  const oursCheck = pairedRatio(runs.ours!.map((f) => f["Check time"]!), runs.bare!.map((f) => f["Check time"]!));
+  const methodsBare = pairedRatio(runs.methods!.map((f) => f["Check time"]!), runs.bare!.map((f) => f["Check time"]!));
+  const controlCheck = pairedRatio(runs.control!.map((f) => f["Check time"]!), runs.bare!.map((f) => f["Check time"]!));
   // The two styles of our client: methods ÷ path strings (the goal: at most 1.00×).
   const methodsInstantiations = first("methods", "Instantiations") / first("ours", "Instantiations");
   const methodsCheck = pairedRatio(runs.methods!.map((f) => f["Check time"]!), runs.ours!.map((f) => f["Check time"]!));
@@ -132,7 +154,14 @@ export async function typecheck(quick: boolean): Promise<Section> {
         ["file", "check time (s)", "instantiations", "types"],
         ...Object.entries(files).map(([k, [label]]) => [label, cell(check(k), fixed), int(first(k, "Instantiations")), int(first(k, "Types"))]),
       ],
-      [["ours ÷ bare openapi-fetch", "ratio"], ["instantiations", instantiations], ["check time (medians)", checkTime]],
+      [
+        ["ours ÷ bare openapi-fetch", "ratio"],
+        ["instantiations", instantiations],
+        ["check time (medians)", checkTime],
+        ["check time, path strings ÷ bare (paired per run; goal ≤ 1.25×)", cell(oursCheck, times)],
+        ["check time, methods ÷ bare (paired per run; goal ≤ 1.25×)", cell(methodsBare, times)],
+        ["check time, A/A control ÷ bare (ideally 1.00×: the resolution)", cell(controlCheck, times)],
+      ],
       [
         ["methods ÷ path strings (ours)", "ratio"],
         ["instantiations", times(methodsInstantiations)],
@@ -141,6 +170,12 @@ export async function typecheck(quick: boolean): Promise<Section> {
     ],
     summary: [
       ["type-check of 20 operations, ours ÷ bare openapi-fetch: check time, instantiations", `${checkTime}, ${instantiations}`, "reported", "–"],
+      [
+        "type-check of 20 operations, check time ÷ bare openapi-fetch (paired): path strings, methods; A/A control",
+        `${times(oursCheck.median)}, ${times(methodsBare.median)}; A/A ${times(controlCheck.median)}`,
+        "≤ 1.25×",
+        status(oursCheck.median <= 1.25 && methodsBare.median <= 1.25),
+      ],
       [
         "type-check of 20 operations, methods ÷ path strings: check time, instantiations",
         `${times(methodsCheck.median)}, ${times(methodsInstantiations)}`,

@@ -20,8 +20,11 @@ const ALLOWED = [
   /^LICENSE$/,
   // The contract, for `prism mock node_modules/store-admin-sdk/openapi/store-admin.yaml`.
   /^openapi\/store-admin\.yaml$/,
-  // Compiled modules and their declarations; `src/internal/` is compiled too (imported by the rest).
-  /^dist\/(src|generated)\/(?:[\w-]+\/)*[\w.-]+\.(js|d\.ts)$/,
+  // One bundle per entry (scripts/build.ts) with its source map, and the declarations of every module.
+  /^dist\/src\/(?:[\w-]+\/)*(index|main)\.js(\.map)?$/,
+  /^dist\/(src|generated)\/(?:[\w-]+\/)*[\w.-]+\.d\.ts$/,
+  // The code two entries share, so that their classes are one (`instanceof` across subpaths).
+  /^dist\/chunks\/[\w-]+\.js(\.map)?$/,
   // The docs the README links to, so that its links work in node_modules/store-admin-sdk/.
   /^docs\/(guide|reliability|performance|architecture|contract-diff|bulk)\.md$/,
   /^CHANGELOG\.md$/,
@@ -30,9 +33,10 @@ const ALLOWED = [
 const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.yaml", "dist/src/index.js", "dist/src/index.d.ts",
   "docs/guide.md", "docs/reliability.md", "dist/src/bulk/index.js", "dist/src/bulk/index.d.ts", "dist/src/cli/main.js", "docs/bulk.md"];
 /**
- * Well above today's size (~257 kB: the testing kit's compiled validators and examples are
- * ~45 kB, the shipped docs and samples ~55 kB, the bulk runner, its command and the BullMQ
- * queue ~25 kB): a jump past it means something unintended got packed.
+ * Above today's size (~280 kB: the testing kit's compiled validators and examples are ~55 kB
+ * gzipped, the contract, docs and samples ~80 kB, the bulk runner, its command and the BullMQ
+ * queue ~25 kB, the source maps of the bundles ~22 kB): a jump past it means something
+ * unintended got packed.
  */
 const MAX_TARBALL_BYTES = 300_000;
 
@@ -57,16 +61,31 @@ describe("npm pack", () => {
     expect(unexpected, "files users do not need (check `files` in package.json and tsconfig.build.json)").toEqual([]);
     expect(REQUIRED.filter((path) => !paths.includes(path)), "files the package must contain").toEqual([]);
 
-    const modules = paths.filter((path) => path.endsWith(".js"));
-    expect(modules.filter((path) => !paths.includes(path.replace(/\.js$/, ".d.ts"))), "modules without declarations").toEqual([]);
-    expect(modules.some((path) => path.startsWith("dist/generated/")), "dist/generated/ (imported by dist/src/)").toBe(true);
+    const entries = paths.filter((path) => path.startsWith("dist/src/") && path.endsWith(".js"));
+    expect(entries.filter((path) => !paths.includes(path.replace(/\.js$/, ".d.ts"))), "entries without declarations").toEqual([]);
+    expect(paths.filter((path) => path.endsWith(".js") && !paths.includes(`${path}.map`)), "bundles without source maps").toEqual([]);
+    expect(paths.some((path) => path.startsWith("dist/generated/")), "dist/generated/ (imported by the declarations)").toBe(true);
+  });
+
+  it("packs every entry of `exports` and `bin` with its declarations (scripts/build.ts ENTRIES builds them)", async () => {
+    const manifest = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as {
+      exports: Record<string, string | { types: string; default: string }>;
+      bin: Record<string, string>;
+    };
+    const paths = new Set(pack.files.map((file) => file.path));
+    const wanted = [
+      ...Object.values(manifest.exports).flatMap((target) => (typeof target === "string" ? [] : [target.default, target.types])),
+      ...Object.values(manifest.bin),
+    ].map((path) => path.replace(/^\.\//, ""));
+    expect(wanted.length).toBeGreaterThanOrEqual(7);
+    expect(wanted.filter((path) => !paths.has(path))).toEqual([]);
   });
 
   it("packs no leftover of an earlier build: every compiled file has its source", () => {
     const orphans = pack.files
       .map((file) => file.path)
-      .filter((path) => path.startsWith("dist/"))
-      .filter((path) => !existsSync(join(ROOT, path.replace(/^dist\//, "").replace(/(\.d)?\.js$|\.d\.ts$/, ".ts"))));
+      .filter((path) => path.startsWith("dist/") && !path.startsWith("dist/chunks/"))
+      .filter((path) => !existsSync(join(ROOT, path.replace(/^dist\//, "").replace(/\.js(\.map)?$|\.d\.ts$/, ".ts"))));
     expect(orphans, "dist/ files whose source is gone: delete dist/ and build again").toEqual([]);
   });
 
