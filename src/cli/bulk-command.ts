@@ -2,9 +2,10 @@
 /**
  * `store-admin-sdk bulk METHOD PATH --input FILE …`: `runBulk` over the calls of a file.
  *
- * Exit status: 0 when every call is done (or was done by an earlier run), 1 when a call failed
- * or is in doubt, 2 when the run could not start or stopped on an error (bad arguments, input
- * or ledger), 130 when Ctrl-C stopped it (run the same command again to go on).
+ * Exit status: 130 when Ctrl-C stopped it (once or twice, even with calls failed or in doubt:
+ * run the same command again to go on), else 0 when every call is done (or was done by an
+ * earlier run), 1 when a call failed or is in doubt, 2 when the run could not start or stopped
+ * on an error (bad arguments, input or ledger).
  */
 import { createWriteStream, type WriteStream } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
@@ -69,8 +70,8 @@ export function bulkCommand(program: Command, io: { stdout: NodeJS.WriteStream; 
       `
 Environment: STORE_ADMIN_URL (the store's address) or STORE_ADMIN_API_URL (an API root: a mock,
 a proxy), and STORE_ADMIN_TOKEN. Ctrl-C stops taking calls and lets those in flight finish; a
-second Ctrl-C aborts them. Exit status: 0 all done, 1 a call failed or is in doubt, 2 an error,
-130 interrupted (run the same command again to resume).`,
+second Ctrl-C aborts them. Exit status: 130 interrupted by Ctrl-C (run the same command again to
+resume), else 0 all done, 1 a call failed or is in doubt, 2 an error.`,
     )
     .action(async (method: string, path: string, flags: BulkFlags) => {
       process.exitCode = await bulk(method, path, flags, io);
@@ -188,8 +189,9 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     if (report.inDoubt > 0) {
       stdout.write(`In doubt (a POST or PATCH may have been acted on; check them before --rerun-in-doubt): ${report.inDoubtKeys.slice(0, 20).join(", ")}${report.inDoubt > 20 ? ", …" : ""}\n`);
     }
-    if (report.failed > 0 || report.inDoubt > 0) return EXIT_FAILED;
-    return report.stopped ? EXIT_INTERRUPTED : EXIT_OK;
+    // Ctrl-C wins: the operator stopped the run, whatever the calls that ended did.
+    if (report.stopped || interrupts > 0) return EXIT_INTERRUPTED;
+    return report.failed > 0 || report.inDoubt > 0 ? EXIT_FAILED : EXIT_OK;
   } catch (error) {
     stderr.write(`\nstore-admin-sdk bulk: ${(error as Error).message ?? String(error)}\n`);
     return EXIT_ERROR;

@@ -130,7 +130,7 @@ describe("store-admin-sdk bulk", () => {
     for (let id = 1; id <= 30; id++) expect(server.count("PATCH", id)).toBe(1);
   });
 
-  it("Ctrl-C twice aborts the calls in flight: a renewal on its way is in doubt (exit 1) and a resume does not resend it", async () => {
+  it("Ctrl-C twice aborts the calls in flight: a renewal on its way is in doubt, reported, exit 130; and a resume does not resend it", async () => {
     const input = file("renew.jsonl", jsonl(Array.from({ length: 6 }, (_, i) => ({ path: { id: i + 1 } }))));
     const ledger = file("renew.ledger");
     server.respond = () => ({ delayMs: 3_000, status: 201, body: { id: 1 } });
@@ -142,7 +142,7 @@ describe("store-admin-sdk bulk", () => {
         process.kill(pid, "SIGINT");
       },
     });
-    expect(aborted.code).toBe(1);
+    expect(aborted.code).toBe(130);
     expect(aborted.stdout).toContain("0 done, 0 failed, 0 skipped, 2 in doubt");
     expect(aborted.stdout).toMatch(/In doubt .*: 1, 2/);
 
