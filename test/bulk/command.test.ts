@@ -182,6 +182,16 @@ describe("store-admin-sdk bulk", () => {
     expect(server.received.length).toBeLessThanOrEqual(1);
   });
 
+  it("makes the ledger's directory when it does not exist yet (runs/cards.ledger)", async () => {
+    const input = file("in.jsonl", jsonl(cards(2)));
+    const ledger = join(file("runs"), "nested", "cards.ledger");
+    const ran = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger]);
+    expect(ran.stderr).not.toContain("store-admin-sdk bulk:");
+    expect(ran.code).toBe(0);
+    expect(readFileSync(ledger, "utf8")).toContain('"runId":"PATCH /gift-cards/{id}/"');
+    expect(server.received).toHaveLength(2);
+  });
+
   it("refuses a ledger of another run and a file that is not a ledger (exit 2)", async () => {
     const input = file("in.jsonl", jsonl(cards(2)));
     const ledger = file("other.ledger");
