@@ -10,7 +10,7 @@ import { createInterface } from "node:readline";
 import { parse } from "csv-parse";
 import { operations, type OperationKey } from "../../generated/operations.js";
 import { mockOperations } from "../../generated/testing/operations.js";
-import { validators, type ValidationError } from "../../generated/testing/validators.js";
+import { validators, type ValidationError, type Validator } from "../../generated/testing/validators.js";
 
 /** One call of the input: each part optional. `line` is where it came from (1-based, the CSV header is line 1). */
 export interface InputCall {
@@ -111,12 +111,14 @@ export async function* csvRows(file: string, operation: OperationKey): AsyncGene
 /**
  * The body with its text cells converted where the contract's validator wants another type:
  * a number or an integer from a number as written (`12`, `-3.5`); a boolean from `true` or
- * `false`; `null` from `null`; an array or an object from JSON. A cell that fits none stays
+ * `false`; `null` from `null` wherever the field admits null, even a string-or-null field
+ * (see {@link nullCells}); an array or an object from JSON. A cell that fits none stays
  * text, and the request is refused with the field's name (by the dry run or the server).
  */
 export function convertCells(body: Record<string, unknown>, operation: OperationKey): Record<string, unknown> {
   const validator = validators[`${mockOperations[operation].operationId}_body`];
   if (!validator) return body;
+  nullCells(body, body, "", validator);
   // Each round converts the fields the last validation named; a converted object may name more.
   for (let round = 0; round < 8; round++) {
     if (validator(body)) return body;
@@ -146,6 +148,24 @@ export function convertCells(body: Record<string, unknown>, operation: Operation
     if (!changed) return body;
   }
   return body;
+}
+
+/**
+ * Each `null` cell becomes JSON null where the contract admits null for its field — also a
+ * string-or-null field, whose validator would take the text "null" as a string (or refuse it
+ * by its format). Whether null is admitted is asked of the validator itself: the field set to
+ * null must draw no error at its path.
+ */
+function nullCells(root: Record<string, unknown>, object: Record<string, unknown>, pointer: string, validator: Validator): void {
+  for (const [field, cell] of Object.entries(object)) {
+    const at = `${pointer}/${field.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+    if (cell !== null && typeof cell === "object" && !Array.isArray(cell)) nullCells(root, cell as Record<string, unknown>, at, validator);
+    if (typeof cell !== "string" || cell.trim() !== "null") continue;
+    object[field] = null;
+    validator(root);
+    const refused = ((validator.errors ?? []) as ValidationError[]).some((error) => error.instancePath === at || error.instancePath.startsWith(`${at}/`));
+    if (refused) object[field] = cell;
+  }
 }
 
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;

@@ -108,6 +108,22 @@ describe("store-admin-sdk bulk", () => {
     });
   });
 
+  it("a CSV cell null is JSON null where the field admits null (string-or-null too), and text where it does not", async () => {
+    const cardsCsv = file("expire.csv", "path.id,body.expired_at\n1,null\n");
+    const dry = await command(["PATCH", "/gift-cards/{id}/", "--input", cardsCsv, "--dry-run"]);
+    expect(dry.stdout).toContain("Dry run: 1 done, 0 failed");
+    expect(dry.code).toBe(0);
+    const sent = await command(["PATCH", "/gift-cards/{id}/", "--input", cardsCsv]);
+    expect(sent.code).toBe(0);
+    expect(server.received.map((r) => JSON.parse(r.body))).toEqual([{ expired_at: null }]);
+
+    // first_name of PATCH /users/{id}/ is a string that admits no null: the cell stays text.
+    server.reset();
+    const users = file("names.csv", "path.id,body.first_name\n1,null\n");
+    expect((await command(["PATCH", "/users/{id}/", "--input", users])).code).toBe(0);
+    expect(server.received.map((r) => JSON.parse(r.body))).toEqual([{ first_name: "null" }]);
+  });
+
   it("Ctrl-C once stops taking calls and lets those in flight finish (exit 130); the same command resumes the rest", async () => {
     const input = file("slow.jsonl", jsonl(cards(30)));
     const ledger = file("slow.ledger");
