@@ -78,24 +78,37 @@ resume), else 0 all done, 1 a call failed or is in doubt, 2 an error.`,
     });
 }
 
-/** The value at a dotted field of a call, as a key. */
-function keyAt(call: InputCall, field: string): string {
+/** The value at a dotted field of a call, as a key; `flag` is how the message names the option. */
+function keyAt(call: InputCall, field: string, flag: string, file: string): string {
   let value: unknown = call;
   for (const name of field.split(".")) value = value === null || typeof value !== "object" ? undefined : (value as Record<string, unknown>)[name];
   if (typeof value === "string" && value !== "") return value;
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  throw new InputError(`line ${call.line}: --key ${field} is ${value === undefined ? "missing" : JSON.stringify(value)}; a key must be a non-empty string or a number.`);
+  throw new InputError(`${file}:${call.line}: ${flag} is ${value === undefined ? "missing" : JSON.stringify(value)}; a key must be a non-empty string or a number.`);
 }
 
 /** The default key: the path values in the template's order, joined with "/". */
-function pathKey(template: string): (call: InputCall) => string {
+function pathKey(template: string, file: string): (call: InputCall) => string {
   const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-  if (names.length === 0) {
-    return (call) => {
-      throw new InputError(`line ${call.line}: ${template} has no path parameters to key the calls by; pass --key with a field of the calls.`);
-    };
-  }
-  return (call) => names.map((name) => keyAt(call, `path.${name}`)).join("/");
+  if (names.length === 0) throw new InputError(`${template} has no path parameters to key the calls by; pass --key with a field of the calls.`);
+  return (call) => names.map((name) => keyAt(call, `path.${name}`, `--key path.${name} (the default)`, file)).join("/");
+}
+
+/**
+ * The key of a call; a line that is not a call, or has no key, is keyed by its line number and
+ * marked invalid, so that it fails (nothing sent) and the run goes on.
+ */
+function keyOrLine(key: (call: InputCall) => string): (call: InputCall) => string {
+  return (call) => {
+    if (call.invalid === undefined) {
+      try {
+        return key(call);
+      } catch (error) {
+        call.invalid = (error as Error).message;
+      }
+    }
+    return `line ${call.line}`;
+  };
 }
 
 function clientFromEnv(env: NodeJS.ProcessEnv, dryRun: boolean): StoreAdminClient {
@@ -133,7 +146,7 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     const client = clientFromEnv(io.env, flags.dryRun === true);
     const total = await countCalls(flags.input, format);
     const calls = format === "csv" ? csvRows(flags.input, operation) : jsonLines(flags.input);
-    const key = flags.key === undefined ? pathKey(path) : (call: InputCall) => keyAt(call, flags.key!);
+    const key = keyOrLine(flags.key === undefined ? pathKey(path, flags.input) : (call: InputCall) => keyAt(call, flags.key!, `--key ${flags.key}`, flags.input));
     const mode = flags.progress === "auto" ? (stderr.isTTY ? "bar" : "lines") : flags.progress;
     const output = mode === "none" ? undefined : progressOutput({ write: (text) => stderr.write(text), terminal: mode === "bar", columns: stderr.columns });
     // The calls that failed, by key, until the report says which failures stand.
@@ -147,6 +160,7 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
       task: async (call, { client: runClient, signal, key: itemKey }) => {
         const init = { params: { path: call.path, query: call.query }, body: call.body, signal };
         try {
+          if (call.invalid !== undefined) throw new InputError(call.invalid);
           const result = await (runClient.request as (m: string, p: string, i: unknown) => Promise<{ response: Response }>)(upper, path, init);
           if (!result.response.ok) failedCalls.set(itemKey, call);
           return result;
@@ -173,8 +187,8 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
       for (const failure of report.failures) {
         const call = failedCalls.get(failure.key);
         if (!call) continue;
-        const { line: _line, ...parts } = call;
-        failuresOut.write(`${JSON.stringify({ ...parts, failure: { key: failure.key, status: failure.status, message: failure.message } })}\n`);
+        const { line, invalid: _invalid, text, ...parts } = call;
+        failuresOut.write(`${JSON.stringify({ ...parts, failure: { key: failure.key, line, status: failure.status, message: failure.message, text } })}\n`);
       }
       await new Promise<void>((resolve, reject) => failuresOut!.end((error?: Error | null) => (error ? reject(error) : resolve())));
     }

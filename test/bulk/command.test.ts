@@ -78,7 +78,7 @@ describe("store-admin-sdk bulk", () => {
 
     const failures = `${input}.failures.jsonl`;
     const lines = readFileSync(failures, "utf8").trim().split("\n").map((line) => JSON.parse(line));
-    expect(lines).toEqual([{ path: { id: 7 }, body: { expired_at: null }, failure: { key: "7", status: 422, message: expect.stringContaining("expired_at") } }]);
+    expect(lines).toEqual([{ path: { id: 7 }, body: { expired_at: null }, failure: { key: "7", line: 7, status: 422, message: expect.stringContaining("expired_at") } }]);
 
     server.reset();
     const again = await command(["PATCH", "/gift-cards/{id}/", "--input", failures, "--ledger", ledger, "--key", "path.id"]);
@@ -186,16 +186,49 @@ describe("store-admin-sdk bulk", () => {
     [["PATCH", "/gift-cards/{id}/"], /required option '--input <file>'/, {}],
     [["DELETE", "/gift-cards/{id}/", "--input", "IN"], /DELETE \/gift-cards\/\{id\}\/ is not an operation of the contract/, {}],
     [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /Set STORE_ADMIN_TOKEN/, { STORE_ADMIN_TOKEN: "" }],
-    [["PATCH", "/gift-cards/{id}/", "--input", "IN", "--key", "body.nothing"], /line 1: --key body.nothing is missing/, {}],
-    [["PATCH", "/gift-cards/{id}/", "--input", "BAD"], /BAD-FILE:2: not JSON/, {}],
+    [["PATCH", "/gift-cards/{id}/", "--input", "NOPE"], /--input NOPE-FILE: no such file\./, {}],
+    [["POST", "/products/", "--input", "IN"], /POST \/products\/ has no path parameters to key the calls by; pass --key/, {}],
   ])("%j: a clear error, exit 2, nothing sent", async (args, message, env) => {
     const input = file("in.jsonl", jsonl(cards(2)));
-    const bad = file("bad.jsonl", `${JSON.stringify(cards(1)[0])}\n{not json\n`);
-    const ran = await command(args.map((arg) => (arg === "IN" ? input : arg === "BAD" ? bad : arg)), { env });
+    const nope = join(dir, "nope.jsonl");
+    const ran = await command(args.map((arg) => (arg === "IN" ? input : arg === "NOPE" ? nope : arg)), { env });
     expect(ran.code).toBe(2);
-    expect(ran.stderr.replace(bad, "BAD-FILE")).toMatch(message);
-    // A bad line stops the run before it is taken, after the lines before it.
-    expect(server.received.length).toBeLessThanOrEqual(1);
+    expect(ran.stderr.replace(nope, "NOPE-FILE")).toMatch(message);
+    expect(ran.stdout).toBe("");
+    expect(server.received).toHaveLength(0);
+  });
+
+  it("a line that is not a call is a failed item: named with its file and line in the summary and the failures file, the rest sent (exit 1)", async () => {
+    const good = (id: number) => JSON.stringify({ path: { id }, body: { expired_at: null } });
+    const input = file("part.jsonl", `\uFEFF${good(1)}\n{not json\n${good(3)}\n["x"]\n{"body":{"expired_at":null}}\n{"path":{"id":6},"extra":1}\n${good(7)}\n`);
+    const ran = await command(["PATCH", "/gift-cards/{id}/", "--input", input]);
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toContain("3 done, 4 failed, 0 skipped, 0 in doubt");
+    expect(ran.stdout).toContain(`failed line 2: ${input}:2: not JSON`);
+    expect(ran.stdout).toContain(`failed line 5: ${input}:5: --key path.id (the default) is missing`);
+    expect(server.received.map((r) => r.id).sort()).toEqual(["1", "3", "7"]);
+    const failures = readFileSync(`${input}.failures.jsonl`, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    expect(failures.map((f) => [f.failure.key, f.failure.line])).toEqual([["line 2", 2], ["line 4", 4], ["line 5", 5], ["line 6", 6]]);
+    expect(failures[0].failure).toMatchObject({ message: expect.stringContaining(`${input}:2: not JSON`), text: "{not json" });
+    expect(failures[3].failure.message).toContain(`${input}:6: unknown key "extra"`);
+
+    // --key naming a field no line has: every line fails, nothing is sent.
+    server.reset();
+    const keyed = await command(["PATCH", "/gift-cards/{id}/", "--input", file("in.jsonl", jsonl(cards(2))), "--key", "body.nothing"]);
+    expect(keyed.code).toBe(1);
+    expect(keyed.stdout).toContain("0 done, 2 failed");
+    expect(keyed.stdout).toMatch(/in\.jsonl:1: --key body\.nothing is missing/);
+    expect(server.received).toHaveLength(0);
+  });
+
+  it("a CSV row that cannot be read (wrong cell count, an unclosed quote) is a failed item naming the file and line", async () => {
+    const input = file("rows.csv", 'path.id,body.expired_at\n1,null\n2,null,extra\n3,null\n4,"unclosed\n');
+    const ran = await command(["PATCH", "/gift-cards/{id}/", "--input", input]);
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toContain("2 done, 2 failed");
+    expect(ran.stdout).toContain(`${input}:3: Invalid Record Length`);
+    expect(ran.stdout).toContain(`${input}:5: Quote Not Closed`);
+    expect(server.received.map((r) => r.id).sort()).toEqual(["1", "3"]);
   });
 
   it("makes the ledger's directory when it does not exist yet (runs/cards.ledger)", async () => {
