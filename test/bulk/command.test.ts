@@ -187,7 +187,7 @@ describe("store-admin-sdk bulk", () => {
     [["DELETE", "/gift-cards/{id}/", "--input", "IN"], /DELETE \/gift-cards\/\{id\}\/ is not an operation of the contract/, {}],
     [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /Set STORE_ADMIN_TOKEN/, { STORE_ADMIN_TOKEN: "" }],
     [["PATCH", "/gift-cards/{id}/", "--input", "NOPE"], /--input NOPE-FILE: no such file\./, {}],
-    [["POST", "/products/", "--input", "IN"], /POST \/products\/ has no path parameters to key the calls by; pass --key/, {}],
+    [["POST", "/products/", "--input", "IN"], /: \/products\/ has no path parameters to key the calls by; pass --key/, {}],
   ])("%j: a clear error, exit 2, nothing sent", async (args, message, env) => {
     const input = file("in.jsonl", jsonl(cards(2)));
     const nope = join(dir, "nope.jsonl");
