@@ -32,6 +32,7 @@ interface BulkFlags {
   ledger?: string;
   runId?: string;
   failures?: string;
+  inDoubt?: string;
   dryRun?: boolean;
   retryFailed: boolean;
   rerunInDoubt?: boolean;
@@ -61,6 +62,7 @@ export function bulkCommand(program: Command, io: { stdout: NodeJS.WriteStream; 
     .option("--ledger <file>", "ledger file: records each call, so that running the same command again resumes")
     .option("--run-id <id>", "names the run in the ledger (default: METHOD PATH)")
     .option("--failures <file>", "where failed calls are written, as JSON lines that can be fed back as --input (default: <input>.failures.jsonl)")
+    .option("--in-doubt <file>", "where the calls in doubt are written, as JSON lines with their input line (default: <input>.in-doubt.jsonl)")
     .option("--dry-run", "check every call against the contract and answer with its examples; send nothing")
     .option("--no-retry-failed", "on a resume, leave calls that failed before as they are")
     .option("--rerun-in-doubt", "on a resume, run again calls in doubt (a POST or PATCH that may have been acted on)")
@@ -122,6 +124,31 @@ function clientFromEnv(env: NodeJS.ProcessEnv, dryRun: boolean): StoreAdminClien
   return apiUrl !== undefined ? createStoreAdminClient({ apiUrl, accessToken }) : createStoreAdminClient({ baseUrl: baseUrl!, accessToken });
 }
 
+/**
+ * Writes the calls of the keys in doubt to `file`, one JSON line each: the call as it was read
+ * and `inDoubt: { key, line }`. The input is read again rather than kept: a run of millions of
+ * calls holds only the keys in doubt. A key no line has any more is written with its key alone.
+ */
+async function writeInDoubt(file: string, keys: readonly string[], calls: AsyncIterable<InputCall>, key: (call: InputCall) => string): Promise<void> {
+  const left = new Set(keys);
+  const out = createWriteStream(file, { flags: "w" });
+  const write = (text: string) => (out.write(text) ? undefined : new Promise<void>((resolve) => out.once("drain", resolve)));
+  const closed = new Promise<void>((resolve, reject) => {
+    out.once("error", reject);
+    out.once("close", resolve);
+  });
+  for await (const call of calls) {
+    if (left.size === 0) break;
+    const itemKey = key(call);
+    if (!left.delete(itemKey)) continue;
+    const { line, invalid: _invalid, text: _text, ...parts } = call;
+    await write(`${JSON.stringify({ ...parts, inDoubt: { key: itemKey, line } })}\n`);
+  }
+  for (const itemKey of left) await write(`${JSON.stringify({ inDoubt: { key: itemKey } })}\n`);
+  out.end();
+  await closed;
+}
+
 async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Promise<number> {
   const { stdout, stderr } = io;
   const soft = new AbortController();
@@ -145,7 +172,8 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     const format = formatOf(flags.input, flags.format);
     const client = clientFromEnv(io.env, flags.dryRun === true);
     const total = await countCalls(flags.input, format);
-    const calls = format === "csv" ? csvRows(flags.input, operation) : jsonLines(flags.input);
+    const read = () => (format === "csv" ? csvRows(flags.input, operation) : jsonLines(flags.input));
+    const calls = read();
     const key = keyOrLine(flags.key === undefined ? pathKey(path, flags.input) : (call: InputCall) => keyAt(call, flags.key!, `--key ${flags.key}`, flags.input));
     const mode = flags.progress === "auto" ? (stderr.isTTY ? "bar" : "lines") : flags.progress;
     const output = mode === "none" ? undefined : progressOutput({ write: (text) => stderr.write(text), terminal: mode === "bar", columns: stderr.columns });
@@ -201,7 +229,10 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     if (report.failures.length > 10) stdout.write(`  … and ${report.failures.length - 10} more\n`);
     if (report.failures.length > 0) stdout.write(`Failed calls written to ${failuresPath} (feed it back with --input).\n`);
     if (report.inDoubt > 0) {
+      const inDoubtPath = flags.inDoubt ?? `${flags.input}.in-doubt.jsonl`;
+      await writeInDoubt(inDoubtPath, report.inDoubtKeys, read(), key);
       stdout.write(`In doubt (a POST or PATCH may have been acted on; check them before --rerun-in-doubt): ${report.inDoubtKeys.slice(0, 20).join(", ")}${report.inDoubt > 20 ? ", …" : ""}\n`);
+      stdout.write(`All ${report.inDoubt} calls in doubt written to ${inDoubtPath}.\n`);
     }
     // Ctrl-C wins: the operator stopped the run, whatever the calls that ended did.
     if (report.stopped || interrupts > 0) return EXIT_INTERRUPTED;

@@ -25,8 +25,8 @@ export interface InputCall {
 }
 
 const PARTS = ["path", "query", "body"] as const;
-/** Keys a JSON line may carry besides the call: a failures file written by the command is valid input. */
-const IGNORED_KEYS: ReadonlySet<string> = new Set(["failure"]);
+/** Keys a JSON line may carry besides the call: a failures or in-doubt file written by the command is valid input. */
+const IGNORED_KEYS: ReadonlySet<string> = new Set(["failure", "inDoubt"]);
 
 /** An input error: the message names the file, the line and what is wrong. */
 export class InputError extends Error {

@@ -161,12 +161,41 @@ describe("store-admin-sdk bulk", () => {
     expect(aborted.code).toBe(130);
     expect(aborted.stdout).toContain("0 done, 0 failed, 0 skipped, 2 in doubt");
     expect(aborted.stdout).toMatch(/In doubt .*: 1, 2/);
+    expect(aborted.stdout).toContain(`All 2 calls in doubt written to ${input}.in-doubt.jsonl.`);
+    const inDoubt = readFileSync(`${input}.in-doubt.jsonl`, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    expect(inDoubt.sort((x, y) => x.inDoubt.line - y.inDoubt.line)).toEqual([
+      { path: { id: 1 }, inDoubt: { key: "1", line: 1 } },
+      { path: { id: 2 }, inDoubt: { key: "2", line: 2 } },
+    ]);
 
     server.reset();
     const resumed = await command(["POST", "/subscriptions/{id}/renew/", "--input", input, "--ledger", ledger]);
     expect(resumed.code).toBe(1);
     expect(resumed.stdout).toContain("4 done, 0 failed, 0 skipped, 2 in doubt");
     expect(server.count("POST", 1) + server.count("POST", 2)).toBe(0);
+  });
+
+  it("writes every call in doubt to --in-doubt FILE with its input line, not only the 20 the summary shows; the file can be fed back", async () => {
+    const input = file("many.jsonl", jsonl(Array.from({ length: 25 }, (_, i) => ({ path: { id: i + 1 } }))));
+    const ledger = file("many.ledger");
+    const inDoubtFile = file("doubt.jsonl");
+    server.respond = () => ({ status: 503, body: { detail: "down" } });
+    const ran = await command(["POST", "/subscriptions/{id}/renew/", "--input", input, "--ledger", ledger, "--in-doubt", inDoubtFile, "--concurrency", "8"]);
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toContain("0 done, 0 failed, 0 skipped, 25 in doubt");
+    expect(ran.stdout).toMatch(/In doubt .*, …\n/);
+    expect(ran.stdout).toContain(`All 25 calls in doubt written to ${inDoubtFile}.`);
+    const lines = readFileSync(inDoubtFile, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(25);
+    for (const entry of lines) expect(entry).toEqual({ path: { id: entry.inDoubt.line }, inDoubt: { key: String(entry.inDoubt.line), line: entry.inDoubt.line } });
+    expect(new Set(lines.map((entry) => entry.inDoubt.key)).size).toBe(25);
+
+    // Checked by the operator, fed back with --rerun-in-doubt: each sent once more.
+    server.reset();
+    const rerun = await command(["POST", "/subscriptions/{id}/renew/", "--input", inDoubtFile, "--ledger", ledger, "--rerun-in-doubt"]);
+    expect(rerun.code).toBe(0);
+    expect(rerun.stdout).toContain("25 done, 0 failed");
+    for (let id = 1; id <= 25; id++) expect(server.count("POST", id)).toBe(1);
   });
 
   it("--dry-run sends nothing and names the fields the contract refuses (exit 1)", async () => {
