@@ -227,6 +227,8 @@ export function fileLedger(path: string, options: FileLedgerOptions = {}): Ledge
         return index.resume();
       }
       fs = await import("node:fs");
+      // A ledger named in a directory not made yet (`runs/cards.ledger`): make it.
+      fs.mkdirSync((await import("node:path")).dirname(path), { recursive: true });
       takeLock(fs, lockPath);
       try {
         let bytes: Uint8Array | undefined;

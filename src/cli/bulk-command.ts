@@ -2,9 +2,10 @@
 /**
  * `store-admin-sdk bulk METHOD PATH --input FILE …`: `runBulk` over the calls of a file.
  *
- * Exit status: 0 when every call is done (or was done by an earlier run), 1 when a call failed
- * or is in doubt, 2 when the run could not start or stopped on an error (bad arguments, input
- * or ledger), 130 when Ctrl-C stopped it (run the same command again to go on).
+ * Exit status: 130 when Ctrl-C stopped it (once or twice, even with calls failed or in doubt:
+ * run the same command again to go on), else 0 when every call is done (or was done by an
+ * earlier run), 1 when a call failed or is in doubt, 2 when the run could not start or stopped
+ * on an error (bad arguments, input or ledger).
  */
 import { createWriteStream, type WriteStream } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
@@ -31,6 +32,7 @@ interface BulkFlags {
   ledger?: string;
   runId?: string;
   failures?: string;
+  inDoubt?: string;
   dryRun?: boolean;
   retryFailed: boolean;
   rerunInDoubt?: boolean;
@@ -60,6 +62,7 @@ export function bulkCommand(program: Command, io: { stdout: NodeJS.WriteStream; 
     .option("--ledger <file>", "ledger file: records each call, so that running the same command again resumes")
     .option("--run-id <id>", "names the run in the ledger (default: METHOD PATH)")
     .option("--failures <file>", "where failed calls are written, as JSON lines that can be fed back as --input (default: <input>.failures.jsonl)")
+    .option("--in-doubt <file>", "where the calls in doubt are written, as JSON lines with their input line (default: <input>.in-doubt.jsonl)")
     .option("--dry-run", "check every call against the contract and answer with its examples; send nothing")
     .option("--no-retry-failed", "on a resume, leave calls that failed before as they are")
     .option("--rerun-in-doubt", "on a resume, run again calls in doubt (a POST or PATCH that may have been acted on)")
@@ -69,43 +72,93 @@ export function bulkCommand(program: Command, io: { stdout: NodeJS.WriteStream; 
       `
 Environment: STORE_ADMIN_URL (the store's address) or STORE_ADMIN_API_URL (an API root: a mock,
 a proxy), and STORE_ADMIN_TOKEN. Ctrl-C stops taking calls and lets those in flight finish; a
-second Ctrl-C aborts them. Exit status: 0 all done, 1 a call failed or is in doubt, 2 an error,
-130 interrupted (run the same command again to resume).`,
+second Ctrl-C aborts them. Exit status: 130 interrupted by Ctrl-C (run the same command again to
+resume), else 0 all done, 1 a call failed or is in doubt, 2 an error.`,
     )
     .action(async (method: string, path: string, flags: BulkFlags) => {
       process.exitCode = await bulk(method, path, flags, io);
     });
 }
 
-/** The value at a dotted field of a call, as a key. */
-function keyAt(call: InputCall, field: string): string {
+/** The value at a dotted field of a call, as a key; `flag` is how the message names the option. */
+function keyAt(call: InputCall, field: string, flag: string, file: string): string {
   let value: unknown = call;
   for (const name of field.split(".")) value = value === null || typeof value !== "object" ? undefined : (value as Record<string, unknown>)[name];
   if (typeof value === "string" && value !== "") return value;
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  throw new InputError(`line ${call.line}: --key ${field} is ${value === undefined ? "missing" : JSON.stringify(value)}; a key must be a non-empty string or a number.`);
+  throw new InputError(`${file}:${call.line}: ${flag} is ${value === undefined ? "missing" : JSON.stringify(value)}; a key must be a non-empty string or a number.`);
 }
 
 /** The default key: the path values in the template's order, joined with "/". */
-function pathKey(template: string): (call: InputCall) => string {
+function pathKey(template: string, file: string): (call: InputCall) => string {
   const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-  if (names.length === 0) {
-    return (call) => {
-      throw new InputError(`line ${call.line}: ${template} has no path parameters to key the calls by; pass --key with a field of the calls.`);
-    };
-  }
-  return (call) => names.map((name) => keyAt(call, `path.${name}`)).join("/");
+  if (names.length === 0) throw new InputError(`${template} has no path parameters to key the calls by; pass --key with a field of the calls.`);
+  return (call) => names.map((name) => keyAt(call, `path.${name}`, `--key path.${name} (the default)`, file)).join("/");
+}
+
+/**
+ * The key of a call; a line that is not a call, or has no key, is keyed by its line number and
+ * marked invalid, so that it fails (nothing sent) and the run goes on.
+ */
+function keyOrLine(key: (call: InputCall) => string): (call: InputCall) => string {
+  return (call) => {
+    if (call.invalid === undefined) {
+      try {
+        return key(call);
+      } catch (error) {
+        call.invalid = (error as Error).message;
+      }
+    }
+    return `line ${call.line}`;
+  };
 }
 
 function clientFromEnv(env: NodeJS.ProcessEnv, dryRun: boolean): StoreAdminClient {
+  if (dryRun) return createStoreAdminClient({ apiUrl: "http://127.0.0.1/dry-run", accessToken: "dry-run" });
   const baseUrl = env.STORE_ADMIN_URL || undefined;
   const apiUrl = env.STORE_ADMIN_API_URL || undefined;
-  const accessToken = env.STORE_ADMIN_TOKEN;
-  if (dryRun) return createStoreAdminClient({ apiUrl: "http://127.0.0.1/dry-run", accessToken: "dry-run" });
-  if (!accessToken) throw new InputError("Set STORE_ADMIN_TOKEN to the store's access token.");
-  if (baseUrl === undefined && apiUrl === undefined) throw new InputError("Set STORE_ADMIN_URL to the store's address (or STORE_ADMIN_API_URL to an API root).");
+  const accessToken = env.STORE_ADMIN_TOKEN || undefined;
+  // Everything missing is named at once, so that one attempt finds it all.
+  const missing: string[] = [];
+  if (baseUrl === undefined && apiUrl === undefined) missing.push("STORE_ADMIN_URL to the store's address (or STORE_ADMIN_API_URL to an API root)");
+  if (accessToken === undefined) missing.push("STORE_ADMIN_TOKEN to the store's access token");
+  if (missing.length > 0) throw new InputError(`Set ${missing.join(", and ")}.`);
   if (baseUrl !== undefined && apiUrl !== undefined) throw new InputError("Set STORE_ADMIN_URL or STORE_ADMIN_API_URL, not both.");
-  return apiUrl !== undefined ? createStoreAdminClient({ apiUrl, accessToken }) : createStoreAdminClient({ baseUrl: baseUrl!, accessToken });
+  const [name, url] = apiUrl !== undefined ? ["STORE_ADMIN_API_URL", apiUrl] : ["STORE_ADMIN_URL", baseUrl!];
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+    throw new InputError(`${name} must be an absolute http(s) URL such as https://shop.example.com, got ${JSON.stringify(url)}.`);
+  }
+  try {
+    return apiUrl !== undefined ? createStoreAdminClient({ apiUrl, accessToken: accessToken! }) : createStoreAdminClient({ baseUrl: baseUrl!, accessToken: accessToken! });
+  } catch (error) {
+    // The client's own check, in the words of the variable the operator set.
+    throw new InputError(`${name} or STORE_ADMIN_TOKEN: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Writes the calls of the keys in doubt to `file`, one JSON line each: the call as it was read
+ * and `inDoubt: { key, line }`. The input is read again rather than kept: a run of millions of
+ * calls holds only the keys in doubt. A key no line has any more is written with its key alone.
+ */
+async function writeInDoubt(file: string, keys: readonly string[], calls: AsyncIterable<InputCall>, key: (call: InputCall) => string): Promise<void> {
+  const left = new Set(keys);
+  const out = createWriteStream(file, { flags: "w" });
+  const write = (text: string) => (out.write(text) ? undefined : new Promise<void>((resolve) => out.once("drain", resolve)));
+  const closed = new Promise<void>((resolve, reject) => {
+    out.once("error", reject);
+    out.once("close", resolve);
+  });
+  for await (const call of calls) {
+    if (left.size === 0) break;
+    const itemKey = key(call);
+    if (!left.delete(itemKey)) continue;
+    const { line, invalid: _invalid, text: _text, ...parts } = call;
+    await write(`${JSON.stringify({ ...parts, inDoubt: { key: itemKey, line } })}\n`);
+  }
+  for (const itemKey of left) await write(`${JSON.stringify({ inDoubt: { key: itemKey } })}\n`);
+  out.end();
+  await closed;
 }
 
 async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Promise<number> {
@@ -131,8 +184,9 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     const format = formatOf(flags.input, flags.format);
     const client = clientFromEnv(io.env, flags.dryRun === true);
     const total = await countCalls(flags.input, format);
-    const calls = format === "csv" ? csvRows(flags.input, operation) : jsonLines(flags.input);
-    const key = flags.key === undefined ? pathKey(path) : (call: InputCall) => keyAt(call, flags.key!);
+    const read = () => (format === "csv" ? csvRows(flags.input, operation) : jsonLines(flags.input));
+    const calls = read();
+    const key = keyOrLine(flags.key === undefined ? pathKey(path, flags.input) : (call: InputCall) => keyAt(call, flags.key!, `--key ${flags.key}`, flags.input));
     const mode = flags.progress === "auto" ? (stderr.isTTY ? "bar" : "lines") : flags.progress;
     const output = mode === "none" ? undefined : progressOutput({ write: (text) => stderr.write(text), terminal: mode === "bar", columns: stderr.columns });
     // The calls that failed, by key, until the report says which failures stand.
@@ -146,6 +200,7 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
       task: async (call, { client: runClient, signal, key: itemKey }) => {
         const init = { params: { path: call.path, query: call.query }, body: call.body, signal };
         try {
+          if (call.invalid !== undefined) throw new InputError(call.invalid);
           const result = await (runClient.request as (m: string, p: string, i: unknown) => Promise<{ response: Response }>)(upper, path, init);
           if (!result.response.ok) failedCalls.set(itemKey, call);
           return result;
@@ -172,8 +227,8 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
       for (const failure of report.failures) {
         const call = failedCalls.get(failure.key);
         if (!call) continue;
-        const { line: _line, ...parts } = call;
-        failuresOut.write(`${JSON.stringify({ ...parts, failure: { key: failure.key, status: failure.status, message: failure.message } })}\n`);
+        const { line, invalid: _invalid, text, ...parts } = call;
+        failuresOut.write(`${JSON.stringify({ ...parts, failure: { key: failure.key, line, status: failure.status, message: failure.message, text } })}\n`);
       }
       await new Promise<void>((resolve, reject) => failuresOut!.end((error?: Error | null) => (error ? reject(error) : resolve())));
     }
@@ -186,10 +241,14 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     if (report.failures.length > 10) stdout.write(`  … and ${report.failures.length - 10} more\n`);
     if (report.failures.length > 0) stdout.write(`Failed calls written to ${failuresPath} (feed it back with --input).\n`);
     if (report.inDoubt > 0) {
+      const inDoubtPath = flags.inDoubt ?? `${flags.input}.in-doubt.jsonl`;
+      await writeInDoubt(inDoubtPath, report.inDoubtKeys, read(), key);
       stdout.write(`In doubt (a POST or PATCH may have been acted on; check them before --rerun-in-doubt): ${report.inDoubtKeys.slice(0, 20).join(", ")}${report.inDoubt > 20 ? ", …" : ""}\n`);
+      stdout.write(`All ${report.inDoubt} calls in doubt written to ${inDoubtPath}.\n`);
     }
-    if (report.failed > 0 || report.inDoubt > 0) return EXIT_FAILED;
-    return report.stopped ? EXIT_INTERRUPTED : EXIT_OK;
+    // Ctrl-C wins: the operator stopped the run, whatever the calls that ended did.
+    if (report.stopped || interrupts > 0) return EXIT_INTERRUPTED;
+    return report.failed > 0 || report.inDoubt > 0 ? EXIT_FAILED : EXIT_OK;
   } catch (error) {
     stderr.write(`\nstore-admin-sdk bulk: ${(error as Error).message ?? String(error)}\n`);
     return EXIT_ERROR;

@@ -10,7 +10,7 @@ import { createInterface } from "node:readline";
 import { parse } from "csv-parse";
 import { operations, type OperationKey } from "../../generated/operations.js";
 import { mockOperations } from "../../generated/testing/operations.js";
-import { validators, type ValidationError } from "../../generated/testing/validators.js";
+import { validators, type ValidationError, type Validator } from "../../generated/testing/validators.js";
 
 /** One call of the input: each part optional. `line` is where it came from (1-based, the CSV header is line 1). */
 export interface InputCall {
@@ -18,11 +18,15 @@ export interface InputCall {
   query?: Record<string, unknown>;
   body?: unknown;
   line: number;
+  /** Why this line is not a call (`cards.jsonl:31: not JSON …`): it becomes a failed item, nothing is sent. */
+  invalid?: string;
+  /** The line as written, kept for an invalid line so that the failures file shows it. */
+  text?: string;
 }
 
 const PARTS = ["path", "query", "body"] as const;
-/** Keys a JSON line may carry besides the call: a failures file written by the command is valid input. */
-const IGNORED_KEYS: ReadonlySet<string> = new Set(["failure"]);
+/** Keys a JSON line may carry besides the call: a failures or in-doubt file written by the command is valid input. */
+const IGNORED_KEYS: ReadonlySet<string> = new Set(["failure", "inDoubt"]);
 
 /** An input error: the message names the file, the line and what is wrong. */
 export class InputError extends Error {
@@ -46,44 +50,92 @@ export function formatOf(file: string, format: string | undefined): InputFormat 
   throw new InputError(`--format must be jsonl or csv, got ${JSON.stringify(format)}.`);
 }
 
-/** The calls of a JSON-lines file, one a line; empty lines are skipped. */
+/** Opens `file` for reading, or throws an {@link InputError} naming it (a missing file, a directory). */
+async function readable(file: string): Promise<ReturnType<typeof createReadStream>> {
+  const stream = createReadStream(file);
+  await new Promise<void>((resolve, reject) => {
+    stream.once("readable", resolve);
+    stream.once("error", (error: NodeJS.ErrnoException) =>
+      reject(new InputError(error.code === "ENOENT" ? `--input ${file}: no such file.` : `--input ${file}: cannot be read (${error.message}).`)),
+    );
+  });
+  return stream;
+}
+
+/**
+ * The calls of a JSON-lines file, one a line; empty lines are skipped, and a UTF-8 byte order
+ * mark at the start is dropped. A line that is not a call is yielded with `invalid` set, so
+ * that the run counts it as failed and goes on.
+ */
 export async function* jsonLines(file: string): AsyncGenerator<InputCall> {
-  const lines = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity });
+  const input = await readable(file);
+  input.setEncoding("utf8");
+  const lines = createInterface({ input, crlfDelay: Infinity });
   let number = 0;
-  for await (const text of lines) {
+  for await (const read of lines) {
     number++;
+    const text = number === 1 && read.startsWith("\uFEFF") ? read.slice(1) : read;
     if (text.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw new InputError(`${file}:${number}: not JSON (${(error as Error).message}).`);
-    }
-    if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      throw new InputError(`${file}:${number}: a line must be a JSON object { "path": {…}, "query": {…}, "body": {…} }.`);
-    }
-    const call: InputCall = { line: number };
-    for (const [key, part] of Object.entries(value)) {
-      if (IGNORED_KEYS.has(key)) continue;
-      if (!(PARTS as readonly string[]).includes(key)) {
-        throw new InputError(`${file}:${number}: unknown key ${JSON.stringify(key)}; a line has path, query and body, each optional.`);
-      }
-      if (key !== "body" && (part === null || typeof part !== "object" || Array.isArray(part))) {
-        throw new InputError(`${file}:${number}: ${key} must be an object of ${key} parameters.`);
-      }
-      (call as unknown as Record<string, unknown>)[key] = part;
-    }
-    yield call;
+    yield callOf(text, `${file}:${number}`, number);
   }
+}
+
+function callOf(text: string, where: string, number: number): InputCall {
+  const invalid = (why: string): InputCall => ({ line: number, invalid: `${where}: ${why}`, text });
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return invalid(`not JSON (${(error as Error).message}).`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return invalid(`a line must be a JSON object { "path": {…}, "query": {…}, "body": {…} }.`);
+  }
+  const call: InputCall = { line: number };
+  for (const [key, part] of Object.entries(value)) {
+    if (IGNORED_KEYS.has(key)) continue;
+    if (!(PARTS as readonly string[]).includes(key)) {
+      return invalid(`unknown key ${JSON.stringify(key)}; a line has path, query and body, each optional.`);
+    }
+    if (key !== "body" && (part === null || typeof part !== "object" || Array.isArray(part))) {
+      return invalid(`${key} must be an object of ${key} parameters.`);
+    }
+    (call as unknown as Record<string, unknown>)[key] = part;
+  }
+  return call;
 }
 
 /** The calls of a CSV file whose header names dotted fields (`path.id`, `query.status`, `body.expired_at`). */
 export async function* csvRows(file: string, operation: OperationKey): AsyncGenerator<InputCall> {
-  const parser = createReadStream(file).pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: false }));
+  // A row with the wrong number of cells is a failed item (`on_skip`); other CSV errors end the run.
+  const skipped: InputCall[] = [];
+  const parser = (await readable(file)).pipe(
+    parse({
+      bom: true,
+      skip_empty_lines: true,
+      relax_column_count: false,
+      skip_records_with_error: true,
+      on_skip: (error: (Error & { lines?: number }) | undefined, raw?: string) => {
+        const line = error?.lines ?? 0;
+        skipped.push({ line, invalid: `${file}:${line}: ${error?.message ?? "not a CSV row"}`, text: raw?.replace(/\r?\n$/, "") });
+      },
+      raw: true,
+      info: true,
+    }),
+  );
   let header: string[] | undefined;
-  let number = 0;
-  for await (const row of parser as AsyncIterable<string[]>) {
-    number = (parser.info.lines as number) ?? number + 1;
+  let number: number;
+  const rows = (async function* () {
+    try {
+      for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) yield { row: record, lines: info.lines };
+    } catch (error) {
+      const lines = (error as { lines?: number }).lines ?? parser.info.lines;
+      throw new InputError(`${file}:${lines}: ${(error as Error).message}`);
+    }
+  })();
+  for await (const { row, lines } of rows) {
+    if (header !== undefined) yield* skipped.splice(0);
+    number = lines;
     if (header === undefined) {
       header = row.map((column) => column.trim());
       for (const column of header) {
@@ -106,17 +158,20 @@ export async function* csvRows(file: string, operation: OperationKey): AsyncGene
     if (call.body !== undefined) call.body = convertCells(call.body as Record<string, unknown>, operation);
     yield call;
   }
+  yield* skipped.splice(0);
 }
 
 /**
  * The body with its text cells converted where the contract's validator wants another type:
  * a number or an integer from a number as written (`12`, `-3.5`); a boolean from `true` or
- * `false`; `null` from `null`; an array or an object from JSON. A cell that fits none stays
+ * `false`; `null` from `null` wherever the field admits null, even a string-or-null field
+ * (see {@link nullCells}); an array or an object from JSON. A cell that fits none stays
  * text, and the request is refused with the field's name (by the dry run or the server).
  */
 export function convertCells(body: Record<string, unknown>, operation: OperationKey): Record<string, unknown> {
   const validator = validators[`${mockOperations[operation].operationId}_body`];
   if (!validator) return body;
+  nullCells(body, body, "", validator);
   // Each round converts the fields the last validation named; a converted object may name more.
   for (let round = 0; round < 8; round++) {
     if (validator(body)) return body;
@@ -148,6 +203,24 @@ export function convertCells(body: Record<string, unknown>, operation: Operation
   return body;
 }
 
+/**
+ * Each `null` cell becomes JSON null where the contract admits null for its field — also a
+ * string-or-null field, whose validator would take the text "null" as a string (or refuse it
+ * by its format). Whether null is admitted is asked of the validator itself: the field set to
+ * null must draw no error at its path.
+ */
+function nullCells(root: Record<string, unknown>, object: Record<string, unknown>, pointer: string, validator: Validator): void {
+  for (const [field, cell] of Object.entries(object)) {
+    const at = `${pointer}/${field.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+    if (cell !== null && typeof cell === "object" && !Array.isArray(cell)) nullCells(root, cell as Record<string, unknown>, at, validator);
+    if (typeof cell !== "string" || cell.trim() !== "null") continue;
+    object[field] = null;
+    validator(root);
+    const refused = ((validator.errors ?? []) as ValidationError[]).some((error) => error.instancePath === at || error.instancePath.startsWith(`${at}/`));
+    if (refused) object[field] = cell;
+  }
+}
+
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
 function convertCell(cell: string, types: Set<string>): { value: unknown } | undefined {
@@ -168,16 +241,21 @@ function convertCell(cell: string, types: Set<string>): { value: unknown } | und
   return undefined;
 }
 
-/** How many calls a file holds (for the ETA): its non-empty lines, or its CSV rows after the header. */
-export async function countCalls(file: string, format: InputFormat): Promise<number> {
+/** How many calls a file holds (for the ETA): its non-empty lines, or its CSV rows after the header (undefined: not CSV). */
+export async function countCalls(file: string, format: InputFormat): Promise<number | undefined> {
+  const input = await readable(file);
   if (format === "csv") {
     let rows = 0;
-    for await (const _ of createReadStream(file).pipe(parse({ bom: true, skip_empty_lines: true }))) rows++;
+    try {
+      for await (const _ of input.pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: true }))) rows++;
+    } catch {
+      return undefined; // reading the calls reports where the file is broken
+    }
     return Math.max(0, rows - 1);
   }
   let count = 0;
   let blank = true;
-  for await (const chunk of createReadStream(file)) {
+  for await (const chunk of input) {
     for (const byte of chunk as Buffer) {
       if (byte === 10) {
         if (!blank) count++;

@@ -78,7 +78,7 @@ describe("store-admin-sdk bulk", () => {
 
     const failures = `${input}.failures.jsonl`;
     const lines = readFileSync(failures, "utf8").trim().split("\n").map((line) => JSON.parse(line));
-    expect(lines).toEqual([{ path: { id: 7 }, body: { expired_at: null }, failure: { key: "7", status: 422, message: expect.stringContaining("expired_at") } }]);
+    expect(lines).toEqual([{ path: { id: 7 }, body: { expired_at: null }, failure: { key: "7", line: 7, status: 422, message: expect.stringContaining("expired_at") } }]);
 
     server.reset();
     const again = await command(["PATCH", "/gift-cards/{id}/", "--input", failures, "--ledger", ledger, "--key", "path.id"]);
@@ -108,6 +108,22 @@ describe("store-admin-sdk bulk", () => {
     });
   });
 
+  it("a CSV cell null is JSON null where the field admits null (string-or-null too), and text where it does not", async () => {
+    const cardsCsv = file("expire.csv", "path.id,body.expired_at\n1,null\n");
+    const dry = await command(["PATCH", "/gift-cards/{id}/", "--input", cardsCsv, "--dry-run"]);
+    expect(dry.stdout).toContain("Dry run: 1 done, 0 failed");
+    expect(dry.code).toBe(0);
+    const sent = await command(["PATCH", "/gift-cards/{id}/", "--input", cardsCsv]);
+    expect(sent.code).toBe(0);
+    expect(server.received.map((r) => JSON.parse(r.body))).toEqual([{ expired_at: null }]);
+
+    // first_name of PATCH /users/{id}/ is a string that admits no null: the cell stays text.
+    server.reset();
+    const users = file("names.csv", "path.id,body.first_name\n1,null\n");
+    expect((await command(["PATCH", "/users/{id}/", "--input", users])).code).toBe(0);
+    expect(server.received.map((r) => JSON.parse(r.body))).toEqual([{ first_name: "null" }]);
+  });
+
   it("Ctrl-C once stops taking calls and lets those in flight finish (exit 130); the same command resumes the rest", async () => {
     const input = file("slow.jsonl", jsonl(cards(30)));
     const ledger = file("slow.ledger");
@@ -130,7 +146,7 @@ describe("store-admin-sdk bulk", () => {
     for (let id = 1; id <= 30; id++) expect(server.count("PATCH", id)).toBe(1);
   });
 
-  it("Ctrl-C twice aborts the calls in flight: a renewal on its way is in doubt (exit 1) and a resume does not resend it", async () => {
+  it("Ctrl-C twice aborts the calls in flight: a renewal on its way is in doubt, reported, exit 130; and a resume does not resend it", async () => {
     const input = file("renew.jsonl", jsonl(Array.from({ length: 6 }, (_, i) => ({ path: { id: i + 1 } }))));
     const ledger = file("renew.ledger");
     server.respond = () => ({ delayMs: 3_000, status: 201, body: { id: 1 } });
@@ -142,15 +158,44 @@ describe("store-admin-sdk bulk", () => {
         process.kill(pid, "SIGINT");
       },
     });
-    expect(aborted.code).toBe(1);
+    expect(aborted.code).toBe(130);
     expect(aborted.stdout).toContain("0 done, 0 failed, 0 skipped, 2 in doubt");
     expect(aborted.stdout).toMatch(/In doubt .*: 1, 2/);
+    expect(aborted.stdout).toContain(`All 2 calls in doubt written to ${input}.in-doubt.jsonl.`);
+    const inDoubt = readFileSync(`${input}.in-doubt.jsonl`, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    expect(inDoubt.sort((x, y) => x.inDoubt.line - y.inDoubt.line)).toEqual([
+      { path: { id: 1 }, inDoubt: { key: "1", line: 1 } },
+      { path: { id: 2 }, inDoubt: { key: "2", line: 2 } },
+    ]);
 
     server.reset();
     const resumed = await command(["POST", "/subscriptions/{id}/renew/", "--input", input, "--ledger", ledger]);
     expect(resumed.code).toBe(1);
     expect(resumed.stdout).toContain("4 done, 0 failed, 0 skipped, 2 in doubt");
     expect(server.count("POST", 1) + server.count("POST", 2)).toBe(0);
+  });
+
+  it("writes every call in doubt to --in-doubt FILE with its input line, not only the 20 the summary shows; the file can be fed back", async () => {
+    const input = file("many.jsonl", jsonl(Array.from({ length: 25 }, (_, i) => ({ path: { id: i + 1 } }))));
+    const ledger = file("many.ledger");
+    const inDoubtFile = file("doubt.jsonl");
+    server.respond = () => ({ status: 503, body: { detail: "down" } });
+    const ran = await command(["POST", "/subscriptions/{id}/renew/", "--input", input, "--ledger", ledger, "--in-doubt", inDoubtFile, "--concurrency", "8"]);
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toContain("0 done, 0 failed, 0 skipped, 25 in doubt");
+    expect(ran.stdout).toMatch(/In doubt .*, …\n/);
+    expect(ran.stdout).toContain(`All 25 calls in doubt written to ${inDoubtFile}.`);
+    const lines = readFileSync(inDoubtFile, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(25);
+    for (const entry of lines) expect(entry).toEqual({ path: { id: entry.inDoubt.line }, inDoubt: { key: String(entry.inDoubt.line), line: entry.inDoubt.line } });
+    expect(new Set(lines.map((entry) => entry.inDoubt.key)).size).toBe(25);
+
+    // Checked by the operator, fed back with --rerun-in-doubt: each sent once more.
+    server.reset();
+    const rerun = await command(["POST", "/subscriptions/{id}/renew/", "--input", inDoubtFile, "--ledger", ledger, "--rerun-in-doubt"]);
+    expect(rerun.code).toBe(0);
+    expect(rerun.stdout).toContain("25 done, 0 failed");
+    for (let id = 1; id <= 25; id++) expect(server.count("POST", id)).toBe(1);
   });
 
   it("--dry-run sends nothing and names the fields the contract refuses (exit 1)", async () => {
@@ -170,16 +215,63 @@ describe("store-admin-sdk bulk", () => {
     [["PATCH", "/gift-cards/{id}/"], /required option '--input <file>'/, {}],
     [["DELETE", "/gift-cards/{id}/", "--input", "IN"], /DELETE \/gift-cards\/\{id\}\/ is not an operation of the contract/, {}],
     [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /Set STORE_ADMIN_TOKEN/, { STORE_ADMIN_TOKEN: "" }],
-    [["PATCH", "/gift-cards/{id}/", "--input", "IN", "--key", "body.nothing"], /line 1: --key body.nothing is missing/, {}],
-    [["PATCH", "/gift-cards/{id}/", "--input", "BAD"], /BAD-FILE:2: not JSON/, {}],
+    [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /Set STORE_ADMIN_URL to the store's address \(or STORE_ADMIN_API_URL to an API root\), and STORE_ADMIN_TOKEN/, { STORE_ADMIN_TOKEN: "", STORE_ADMIN_API_URL: "" }],
+    [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /STORE_ADMIN_API_URL must be an absolute http\(s\) URL .*, got "notaurl"/, { STORE_ADMIN_API_URL: "notaurl" }],
+    [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /STORE_ADMIN_URL must be an absolute http\(s\) URL .*, got "ftp:\/\/shop"/, { STORE_ADMIN_API_URL: "", STORE_ADMIN_URL: "ftp://shop" }],
+    [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /Set STORE_ADMIN_URL or STORE_ADMIN_API_URL, not both/, { STORE_ADMIN_URL: "https://shop.example.com" }],
+    [["PATCH", "/gift-cards/{id}/", "--input", "NOPE"], /--input NOPE-FILE: no such file\./, {}],
+    [["POST", "/products/", "--input", "IN"], /: \/products\/ has no path parameters to key the calls by; pass --key/, {}],
   ])("%j: a clear error, exit 2, nothing sent", async (args, message, env) => {
     const input = file("in.jsonl", jsonl(cards(2)));
-    const bad = file("bad.jsonl", `${JSON.stringify(cards(1)[0])}\n{not json\n`);
-    const ran = await command(args.map((arg) => (arg === "IN" ? input : arg === "BAD" ? bad : arg)), { env });
+    const nope = join(dir, "nope.jsonl");
+    const ran = await command(args.map((arg) => (arg === "IN" ? input : arg === "NOPE" ? nope : arg)), { env });
     expect(ran.code).toBe(2);
-    expect(ran.stderr.replace(bad, "BAD-FILE")).toMatch(message);
-    // A bad line stops the run before it is taken, after the lines before it.
-    expect(server.received.length).toBeLessThanOrEqual(1);
+    expect(ran.stderr.replace(nope, "NOPE-FILE")).toMatch(message);
+    expect(ran.stdout).toBe("");
+    expect(server.received).toHaveLength(0);
+  });
+
+  it("a line that is not a call is a failed item: named with its file and line in the summary and the failures file, the rest sent (exit 1)", async () => {
+    const good = (id: number) => JSON.stringify({ path: { id }, body: { expired_at: null } });
+    const input = file("part.jsonl", `\uFEFF${good(1)}\n{not json\n${good(3)}\n["x"]\n{"body":{"expired_at":null}}\n{"path":{"id":6},"extra":1}\n${good(7)}\n`);
+    const ran = await command(["PATCH", "/gift-cards/{id}/", "--input", input]);
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toContain("3 done, 4 failed, 0 skipped, 0 in doubt");
+    expect(ran.stdout).toContain(`failed line 2: ${input}:2: not JSON`);
+    expect(ran.stdout).toContain(`failed line 5: ${input}:5: --key path.id (the default) is missing`);
+    expect(server.received.map((r) => r.id).sort()).toEqual(["1", "3", "7"]);
+    const failures = readFileSync(`${input}.failures.jsonl`, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    expect(failures.map((f) => [f.failure.key, f.failure.line])).toEqual([["line 2", 2], ["line 4", 4], ["line 5", 5], ["line 6", 6]]);
+    expect(failures[0].failure).toMatchObject({ message: expect.stringContaining(`${input}:2: not JSON`), text: "{not json" });
+    expect(failures[3].failure.message).toContain(`${input}:6: unknown key "extra"`);
+
+    // --key naming a field no line has: every line fails, nothing is sent.
+    server.reset();
+    const keyed = await command(["PATCH", "/gift-cards/{id}/", "--input", file("in.jsonl", jsonl(cards(2))), "--key", "body.nothing"]);
+    expect(keyed.code).toBe(1);
+    expect(keyed.stdout).toContain("0 done, 2 failed");
+    expect(keyed.stdout).toMatch(/in\.jsonl:1: --key body\.nothing is missing/);
+    expect(server.received).toHaveLength(0);
+  });
+
+  it("a CSV row that cannot be read (wrong cell count, an unclosed quote) is a failed item naming the file and line", async () => {
+    const input = file("rows.csv", 'path.id,body.expired_at\n1,null\n2,null,extra\n3,null\n4,"unclosed\n');
+    const ran = await command(["PATCH", "/gift-cards/{id}/", "--input", input]);
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toContain("2 done, 2 failed");
+    expect(ran.stdout).toContain(`${input}:3: Invalid Record Length`);
+    expect(ran.stdout).toContain(`${input}:5: Quote Not Closed`);
+    expect(server.received.map((r) => r.id).sort()).toEqual(["1", "3"]);
+  });
+
+  it("makes the ledger's directory when it does not exist yet (runs/cards.ledger)", async () => {
+    const input = file("in.jsonl", jsonl(cards(2)));
+    const ledger = join(file("runs"), "nested", "cards.ledger");
+    const ran = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger]);
+    expect(ran.stderr).not.toContain("store-admin-sdk bulk:");
+    expect(ran.code).toBe(0);
+    expect(readFileSync(ledger, "utf8")).toContain('"runId":"PATCH /gift-cards/{id}/"');
+    expect(server.received).toHaveLength(2);
   });
 
   it("refuses a ledger of another run and a file that is not a ledger (exit 2)", async () => {
