@@ -16,8 +16,12 @@ import type { Ledger, RateBudget } from "./types.js";
 /** Methods whose request may create or change something when sent again: in doubt without an answer. */
 const UNSAFE_METHODS: ReadonlySet<string> = new Set(["POST", "PATCH"]);
 
-/** Statuses after which a POST or PATCH may have been acted on (the client does not retry them either). */
-const isAmbiguousStatus = (status: number): boolean => status === 408 || status >= 500;
+/**
+ * Whether an answer to a POST or PATCH says the store did not act on it: a 4xx but a 408. Any
+ * other answer (a 2xx whose body then cannot be read or used, a 408, a 5xx) leaves the key in
+ * doubt if the task fails: the store may have acted.
+ */
+const isRefusal = (status: number): boolean => status >= 400 && status < 500 && status !== 408;
 
 /** What a worker's transport learnt about the task it runs now. */
 export interface Slot {
@@ -27,7 +31,7 @@ export interface Slot {
   recorded: boolean;
   /** POST or PATCH requests sent and still waiting for their answer. */
   pendingUnsafe: number;
-  /** POST or PATCH requests that may have been acted on without a clear answer (no response, a 5xx, a 408). */
+  /** POST or PATCH requests that may have been acted on: no answer, or one that is not a refusal (`isRefusal`). */
   doubtful: number;
   /** The worker's client. */
   client: StoreAdminClient;
@@ -96,7 +100,7 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
     }
     if (unsafe && key !== undefined) {
       slot.pendingUnsafe--;
-      if (isAmbiguousStatus(response.status)) slot.doubtful++;
+      if (!isRefusal(response.status)) slot.doubtful++;
     }
     if (budget && (response.status === 429 || response.status === 503)) {
       const waitMs = parseRetryAfterMs(response.headers.get("retry-after"));

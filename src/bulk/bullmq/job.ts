@@ -8,8 +8,8 @@
  *    the request goes to fetch the budget counts its start; before a POST or PATCH goes to fetch
  *    the key is marked unsafe in Redis, which refuses if this worker no longer holds the job's
  *    lock; a 429 or 503 with `Retry-After` pauses every worker.
- * 3. How it ended is recorded (`end`), with `runBulk`'s rules (a failure while a POST or PATCH
- *    had no clear answer is in doubt), and told to BullMQ: done and in doubt complete the job,
+ * 3. How it ended is recorded (`end`), with `runBulk`'s rules (a failure after a POST or PATCH
+ *    the store did not refuse is in doubt), and told to BullMQ: done and in doubt complete the job,
  *    failed fails it.
  */
 import { UnrecoverableError, type Job } from "bullmq";
