@@ -5,7 +5,7 @@
  * (`methods.ts`), which call through those.
  */
 import createClient, { type Client } from "openapi-fetch";
-import { tokenSource } from "./auth.js";
+import { tokenSource, type TokenSource } from "./auth.js";
 import { clientHeaders } from "./headers.js";
 import { deadlineClock, trackMiddleware } from "./internal/fast-path.js";
 import { checkNumberOption } from "./internal/options.js";
@@ -164,6 +164,15 @@ function assemble(target: object, context: ClientContext, apiRoot: string): Stor
   assemblies.set(target, [context, apiRoot]);
   // The methods above are openapi-fetch's with stricter types (exact bodies, no per-call origin).
   return attachMethods(target) as unknown as StoreAdminClient;
+}
+
+/**
+ * Where `client`'s token comes from (`undefined` for a client not made by
+ * `createStoreAdminClient()`). Not exported from the package's main entry: the bulk runner
+ * scrubs it from the failures it keeps, even those of a task that failed before any request.
+ */
+export function tokenSourceOf(client: StoreAdminClient): TokenSource | undefined {
+  return assemblies.get(client)?.[0].token;
 }
 
 /** How {@link deriveClient} changes a client: its transport, and a wait before each attempt. */

@@ -5,8 +5,10 @@
  * its transport records a POST or PATCH in the ledger before the request leaves, and pauses the
  * whole run when an answer is a 429 or 503 with `Retry-After`.
  */
+import type { TokenSource } from "../auth.js";
 import { deriveClient } from "../client.js";
-import { ConnectionError } from "../errors.js";
+import { ConnectionError, StoreAdminError } from "../errors.js";
+import { redact, sanitizeCause } from "../internal/redact.js";
 import { parseRetryAfterMs } from "../retry-policy.js";
 import type { FetchLike } from "../transport.js";
 import type { StoreAdminClient } from "../types.js";
@@ -55,6 +57,38 @@ export function tokenOf(slot: Slot): string | undefined {
   if (!slot.lastRequest) return undefined;
   const authorization = authorizationOf(...slot.lastRequest);
   return authorization?.startsWith("Bearer ") ? authorization.slice(7) : undefined;
+}
+
+/**
+ * The tokens to scrub from a failure: those the requests carried (`seen`, which grows), and the
+ * client's own. A fixed token is known before any request; a token function is asked once
+ * when nothing has carried a token yet (a task that failed before its first request may hold
+ * the token it was handed), and its failure to answer leaves `seen` as it is.
+ */
+export async function failureSecrets(source: TokenSource | undefined, seen: Set<string>): Promise<string[]> {
+  if (source?.fixed !== undefined) seen.add(source.fixed);
+  else if (source?.resolve && seen.size === 0) {
+    const token = await source.resolve().catch(() => undefined);
+    if (token !== undefined) seen.add(token);
+  }
+  return [...seen];
+}
+
+/**
+ * What a failure keeps of a thrown value: the SDK's own error as it is (built scrubbed of the
+ * call's token, with `status`, `body` and the rest); anything else as a scrubbed copy (an
+ * `Error` with the same name, message, `code`, `status`, stack and `cause` chain, every text
+ * scrubbed of `secrets`), never the raw object, whose properties could hold a token.
+ */
+export function scrubbedError(error: unknown, secrets: readonly string[]): Error {
+  if (error instanceof StoreAdminError) return error;
+  // A thrown plain object with a message (`{ message }`) says more by it than as "[object Object]".
+  const said = (error as { message?: unknown } | null)?.message;
+  const copy = !(error instanceof Error) && typeof said === "string" ? redact(said, secrets) : sanitizeCause(error, secrets);
+  const scrubbed = copy instanceof Error ? copy : new Error(typeof copy === "string" ? copy : redact(String(error), secrets));
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === "number") (scrubbed as Error & { status?: number }).status = status;
+  return scrubbed;
 }
 
 /** The method of what openapi-fetch hands to fetch: a `Request`, or a URL with its init. */

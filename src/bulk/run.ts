@@ -16,7 +16,8 @@ import type { FetchResult } from "../request.js";
 import type { ListPath, StoreAdminClient } from "../types.js";
 import { checkRate, rateBudget } from "./budget.js";
 import { memoryLedger } from "./memory-ledger.js";
-import { observedSlot, tokenOf, type Observation, type Slot } from "./observe.js";
+import { tokenSourceOf } from "../client.js";
+import { failureSecrets, observedSlot, scrubbedError, tokenOf, type Observation, type Slot } from "./observe.js";
 import type { BulkFailure, BulkProgress, BulkReport, Ledger, LedgerEnd, RateBudget, RunBulkOptions } from "./types.js";
 
 const DEFAULT_CONCURRENCY = 4;
@@ -111,8 +112,9 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     budget = rate !== undefined && isBudget(rate) ? rate : rateBudget(rate);
   }
 
-  // Tokens the run's requests carried: scrubbed from every message it keeps.
+  // The client's token and those the run's requests carried: scrubbed from every failure it keeps.
   const secrets = new Set<string>();
+  const tokenSource = tokenSourceOf(options.client);
   const observation: Observation = { ledger, budget };
   // Made before anything is opened: a client not made by createStoreAdminClient() is refused here.
   const slots: Slot[] = Array.from({ length: concurrency }, () => observedSlot(client, observation));
@@ -201,13 +203,14 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
   const stopped = (): boolean => fatal !== undefined || signal?.aborted === true || stoppedHard;
 
   // ── one item ──
-  const message = (error: unknown, slot: Slot): string => {
+  const failureOf = async (key: string, status: number | undefined, thrown: unknown, slot: Slot): Promise<BulkFailure> => {
     for (const worker of [slot, ...slots]) {
       const token = tokenOf(worker);
       if (token) secrets.add(token);
     }
-    const text = error instanceof Error ? error.message : String(error);
-    return redact(text, [...secrets]);
+    const scrub = await failureSecrets(tokenSource, secrets);
+    const error = scrubbedError(thrown, scrub);
+    return { key, status, error, message: redact(error.message, scrub) };
   };
 
   const runItem = async (slot: Slot, item: Item, page: PageTrack | undefined): Promise<void> => {
@@ -257,11 +260,11 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
           () => undefined,
           (thrown: unknown) => thrown,
         );
-        failure = { key, status: result.response.status, error, message: message(error, slot) };
+        failure = await failureOf(key, result.response.status, error, slot);
       }
     } catch (error) {
       const status = (error as { status?: unknown } | null)?.status;
-      failure = { key, status: typeof status === "number" ? status : undefined, error, message: message(error, slot) };
+      failure = await failureOf(key, typeof status === "number" ? status : undefined, error, slot);
     }
     const doubt = failure !== undefined && (slot.doubtful > 0 || slot.pendingUnsafe > 0);
     slot.key = undefined;
