@@ -9,7 +9,7 @@ import { tokenSource, type TokenSource } from "./auth.js";
 import { clientHeaders } from "./headers.js";
 import { deadlineClock, trackMiddleware } from "./internal/fast-path.js";
 import { checkNumberOption } from "./internal/options.js";
-import { sleep as abortableSleep } from "./internal/sleep.js";
+import { sleep as abortableSleep, untilStopped } from "./internal/sleep.js";
 import { attachMethods } from "./methods.js";
 import { createPaginate } from "./paginate.js";
 import { createSend, type ClientContext } from "./request.js";
@@ -185,6 +185,11 @@ export interface ClientDerivation {
    * fails the call); `undefined` means go ahead now.
    */
   beforeAttempt?: (signal: AbortSignal | undefined) => Promise<void> | undefined;
+  /**
+   * Aborting it ends the derived client's waits between attempts (the backoff or `Retry-After`
+   * sleep, and `beforeAttempt` after it) at once, with its reason; a request in flight goes on.
+   */
+  stopWaits?: AbortSignal;
 }
 
 /**
@@ -198,13 +203,14 @@ export function deriveClient(client: StoreAdminClient, derivation: ClientDerivat
   const assembly = assemblies.get(client);
   if (!assembly) throw new TypeError("client must be a client made by createStoreAdminClient().");
   const [context, apiRoot] = assembly;
-  const { beforeAttempt } = derivation;
+  const { beforeAttempt, stopWaits } = derivation;
   const derived: ClientContext = { ...context, fetch: derivation.fetch(context.fetch) };
-  if (beforeAttempt) {
-    derived.sleep = async (ms, signal) => {
+  if (beforeAttempt || stopWaits) {
+    const between = async (ms: number, signal: AbortSignal | undefined): Promise<void> => {
       await context.sleep(ms, signal);
-      await beforeAttempt(signal);
+      await beforeAttempt?.(signal);
     };
+    derived.sleep = stopWaits ? (ms, signal) => untilStopped(signal, stopWaits, (both) => between(ms, both)) : between;
   }
   // `use`, `eject` and anything else the client carries are shared; the methods are remade below.
   const target = assemble({ ...client }, derived, apiRoot) as unknown as Record<string, (...args: never[]) => Promise<unknown>>;

@@ -9,6 +9,7 @@ import type { TokenSource } from "../auth.js";
 import { deriveClient } from "../client.js";
 import { ConnectionError, StoreAdminError } from "../errors.js";
 import { redact, sanitizeCause } from "../internal/redact.js";
+import { untilStopped } from "../internal/sleep.js";
 import { parseRetryAfterMs } from "../retry-policy.js";
 import type { FetchLike } from "../transport.js";
 import type { StoreAdminClient } from "../types.js";
@@ -50,6 +51,11 @@ export interface Slot {
 export interface Observation {
   ledger: Ledger;
   budget: RateBudget | undefined;
+  /**
+   * Aborted when the run stops (its `signal`, or `abortInFlight`): every wait of the run's
+   * clients for the budget, a pause or a retry ends at once; requests in flight go on.
+   */
+  stopWaits?: AbortSignal | undefined;
 }
 
 /** The token of the worker's last request, if it carried one. */
@@ -144,9 +150,13 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
   };
 
   const local = budget !== undefined && isLocalBudget(budget);
+  const { stopWaits } = run;
+  const acquire = (signal: AbortSignal | undefined): Promise<void> =>
+    stopWaits ? untilStopped(signal ?? slot.stop.signal, stopWaits, (both) => budget!.acquire(both)) : budget!.acquire(signal ?? slot.stop.signal);
   slot.client = deriveClient(client, {
     fetch: observe,
-    beforeAttempt: budget ? (signal) => (local && budget.now() ? undefined : budget.acquire(signal ?? slot.stop.signal)) : undefined,
+    beforeAttempt: budget ? (signal) => (local && budget.now() ? undefined : acquire(signal)) : undefined,
+    ...(stopWaits ? { stopWaits } : {}),
   });
   return slot;
 }

@@ -115,7 +115,12 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
   // The client's token and those the run's requests carried: scrubbed from every failure it keeps.
   const secrets = new Set<string>();
   const tokenSource = tokenSourceOf(options.client);
-  const observation: Observation = { ledger, budget };
+  // A stop ends every wait for the budget, a pause or a retry at once (a 429 may ask for minutes);
+  // the task that waited ends with this reason, and is left as it was (see `cutShort`).
+  const stopReason = new DOMException("The run was stopped while this task waited for the rate budget, a pause or a retry.", "AbortError");
+  const waits = new AbortController();
+  const stopWaiting = (): void => waits.abort(stopReason);
+  const observation: Observation = { ledger, budget, stopWaits: waits.signal };
   // Made before anything is opened: a client not made by createStoreAdminClient() is refused here.
   const slots: Slot[] = Array.from({ length: concurrency }, () => observedSlot(client, observation));
   const runnerSlot = observedSlot(client, observation);
@@ -125,10 +130,13 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
   let stoppedHard = false;
   const onHardStop = () => {
     stoppedHard = true;
+    stopWaiting();
     for (const slot of [...slots, runnerSlot]) slot.stop.abort(options.abortInFlight?.reason);
   };
   if (options.abortInFlight?.aborted) onHardStop();
   options.abortInFlight?.addEventListener("abort", onHardStop, { once: true });
+  if (signal?.aborted) stopWaiting();
+  signal?.addEventListener("abort", stopWaiting, { once: true });
   const inDoubtKeys = new Set(resume.inDoubt);
   const failures: BulkFailure[] = [];
   // Keys that failed or ended in doubt in this run (few): met again, they are not run again.
@@ -251,6 +259,7 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     slot.doubtful = 0;
     let end: LedgerEnd;
     let failure: BulkFailure | undefined;
+    let waitCut = false;
     try {
       const started = ledger.start(key);
       if (started) await started;
@@ -263,11 +272,20 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
         failure = await failureOf(key, result.response.status, error, slot);
       }
     } catch (error) {
+      waitCut = error === stopReason;
       const status = (error as { status?: unknown } | null)?.status;
       failure = await failureOf(key, typeof status === "number" ? status : undefined, error, slot);
     }
     const doubt = failure !== undefined && (slot.doubtful > 0 || slot.pendingUnsafe > 0);
     slot.key = undefined;
+    // Stopped while it waited, with nothing sent that the store may have acted on: no end is
+    // recorded, so a resume runs it again (a key that sent a refused POST or PATCH has its
+    // `sending` recorded, which a resume would read as in doubt: it ends failed instead).
+    const cutShort = failure !== undefined && !doubt && waitCut && !slot.recorded;
+    if (cutShort) {
+      inFlight.delete(key);
+      return itemSettled(page, "failed");
+    }
     if (failure === undefined) end = { state: "done" };
     else end = { state: doubt ? "inDoubt" : "failed", status: failure.status, error: failure.message };
     try {
@@ -316,6 +334,7 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     await checkpointing;
   } finally {
     options.abortInFlight?.removeEventListener("abort", onHardStop);
+    signal?.removeEventListener("abort", stopWaiting);
     await Promise.resolve(source.return?.()).catch(() => undefined);
     try {
       await ledger.close();
