@@ -87,7 +87,8 @@ export async function failureSecrets(source: TokenSource | undefined, seen: Set<
  * scrubbed of `secrets`), never the raw object, whose properties could hold a token.
  */
 export function scrubbedError(error: unknown, secrets: readonly string[]): Error {
-  if (error instanceof StoreAdminError) return error;
+  // One the SDK built is scrubbed already; one a task built around the token is copied like any other.
+  if (error instanceof StoreAdminError && redact(error.message, secrets) === error.message) return error;
   // A thrown plain object with a message (`{ message }`) says more by it than as "[object Object]".
   const said = (error as { message?: unknown } | null)?.message;
   const copy = !(error instanceof Error) && typeof said === "string" ? redact(said, secrets) : sanitizeCause(error, secrets);

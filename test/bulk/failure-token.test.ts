@@ -6,7 +6,7 @@
  */
 import { inspect } from "node:util";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createStoreAdminClient, UnprocessableEntityError } from "../../src/index.js";
+import { createStoreAdminClient, StoreAdminError, UnprocessableEntityError } from "../../src/index.js";
 import { runBulk, type BulkReport } from "../../src/bulk/index.js";
 import { startBulkServer, type BulkServer } from "./server.js";
 
@@ -44,6 +44,9 @@ const throwers: Array<[string, (id: number, client: ReturnType<typeof createStor
   }],
   ["a non-Error value", async () => {
     throw { message: `plain object ${TOKEN}`, token: TOKEN };
+  }],
+  ["an SDK error class built around the token", async () => {
+    throw new StoreAdminError(`task's own words: ${TOKEN}`);
   }],
   ["a string", async () => {
     throw `just the token ${TOKEN}`;
