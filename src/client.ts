@@ -5,11 +5,11 @@
  * (`methods.ts`), which call through those.
  */
 import createClient, { type Client } from "openapi-fetch";
-import { tokenSource } from "./auth.js";
+import { tokenSource, type TokenSource } from "./auth.js";
 import { clientHeaders } from "./headers.js";
 import { deadlineClock, trackMiddleware } from "./internal/fast-path.js";
 import { checkNumberOption } from "./internal/options.js";
-import { sleep as abortableSleep } from "./internal/sleep.js";
+import { sleep as abortableSleep, untilStopped } from "./internal/sleep.js";
 import { attachMethods } from "./methods.js";
 import { createPaginate } from "./paginate.js";
 import { createSend, type ClientContext } from "./request.js";
@@ -166,6 +166,15 @@ function assemble(target: object, context: ClientContext, apiRoot: string): Stor
   return attachMethods(target) as unknown as StoreAdminClient;
 }
 
+/**
+ * Where `client`'s token comes from (`undefined` for a client not made by
+ * `createStoreAdminClient()`). Not exported from the package's main entry: the bulk runner
+ * scrubs it from the failures it keeps, even those of a task that failed before any request.
+ */
+export function tokenSourceOf(client: StoreAdminClient): TokenSource | undefined {
+  return assemblies.get(client)?.[0].token;
+}
+
 /** How {@link deriveClient} changes a client: its transport, and a wait before each attempt. */
 export interface ClientDerivation {
   /** The derived client's `fetch`, made from the original's: called once per attempt that goes on the wire. */
@@ -176,6 +185,11 @@ export interface ClientDerivation {
    * fails the call); `undefined` means go ahead now.
    */
   beforeAttempt?: (signal: AbortSignal | undefined) => Promise<void> | undefined;
+  /**
+   * Aborting it ends the derived client's waits between attempts (the backoff or `Retry-After`
+   * sleep, and `beforeAttempt` after it) at once, with its reason; a request in flight goes on.
+   */
+  stopWaits?: AbortSignal;
 }
 
 /**
@@ -189,13 +203,14 @@ export function deriveClient(client: StoreAdminClient, derivation: ClientDerivat
   const assembly = assemblies.get(client);
   if (!assembly) throw new TypeError("client must be a client made by createStoreAdminClient().");
   const [context, apiRoot] = assembly;
-  const { beforeAttempt } = derivation;
+  const { beforeAttempt, stopWaits } = derivation;
   const derived: ClientContext = { ...context, fetch: derivation.fetch(context.fetch) };
-  if (beforeAttempt) {
-    derived.sleep = async (ms, signal) => {
+  if (beforeAttempt || stopWaits) {
+    const between = async (ms: number, signal: AbortSignal | undefined): Promise<void> => {
       await context.sleep(ms, signal);
-      await beforeAttempt(signal);
+      await beforeAttempt?.(signal);
     };
+    derived.sleep = stopWaits ? (ms, signal) => untilStopped(signal, stopWaits, (both) => between(ms, both)) : between;
   }
   // `use`, `eject` and anything else the client carries are shared; the methods are remade below.
   const target = assemble({ ...client }, derived, apiRoot) as unknown as Record<string, (...args: never[]) => Promise<unknown>>;

@@ -296,7 +296,8 @@ function takeLock(fs: Fs, lockPath: string): void {
       if ((error as { code?: string }).code !== "EEXIST") throw error;
       const holder = Number.parseInt(fs.readFileSync(lockPath, "utf8"), 10);
       if (Number.isInteger(holder) && (holder === process.pid ? openHere.has(lockPath) : isRunning(holder))) {
-        throw new Error(`The ledger is in use by process ${holder} (${lockPath}); two runs must not write one ledger at once.`);
+        const who = holder === process.pid ? `already open in this process (process ${holder}): close it, or let the run using it end, before opening it again` : `in use by process ${holder}`;
+        throw new Error(`The ledger is ${who} (${lockPath}); two runs must not write one ledger at once.`);
       }
       // Left by a process that is gone (killed): take it over.
       fs.rmSync(lockPath, { force: true });

@@ -5,8 +5,11 @@
  * its transport records a POST or PATCH in the ledger before the request leaves, and pauses the
  * whole run when an answer is a 429 or 503 with `Retry-After`.
  */
+import type { TokenSource } from "../auth.js";
 import { deriveClient } from "../client.js";
-import { ConnectionError } from "../errors.js";
+import { ConnectionError, StoreAdminError } from "../errors.js";
+import { redact, sanitizeCause } from "../internal/redact.js";
+import { untilStopped } from "../internal/sleep.js";
 import { parseRetryAfterMs } from "../retry-policy.js";
 import type { FetchLike } from "../transport.js";
 import type { StoreAdminClient } from "../types.js";
@@ -16,8 +19,12 @@ import type { Ledger, RateBudget } from "./types.js";
 /** Methods whose request may create or change something when sent again: in doubt without an answer. */
 const UNSAFE_METHODS: ReadonlySet<string> = new Set(["POST", "PATCH"]);
 
-/** Statuses after which a POST or PATCH may have been acted on (the client does not retry them either). */
-const isAmbiguousStatus = (status: number): boolean => status === 408 || status >= 500;
+/**
+ * Whether an answer to a POST or PATCH says the store did not act on it: a 4xx but a 408. Any
+ * other answer (a 2xx whose body then cannot be read or used, a 408, a 5xx) leaves the key in
+ * doubt if the task fails: the store may have acted.
+ */
+const isRefusal = (status: number): boolean => status >= 400 && status < 500 && status !== 408;
 
 /** What a worker's transport learnt about the task it runs now. */
 export interface Slot {
@@ -27,7 +34,7 @@ export interface Slot {
   recorded: boolean;
   /** POST or PATCH requests sent and still waiting for their answer. */
   pendingUnsafe: number;
-  /** POST or PATCH requests that may have been acted on without a clear answer (no response, a 5xx, a 408). */
+  /** POST or PATCH requests that may have been acted on: no answer, or one that is not a refusal (`isRefusal`). */
   doubtful: number;
   /** The worker's client. */
   client: StoreAdminClient;
@@ -44,6 +51,11 @@ export interface Slot {
 export interface Observation {
   ledger: Ledger;
   budget: RateBudget | undefined;
+  /**
+   * Aborted when the run stops (its `signal`, or `abortInFlight`): every wait of the run's
+   * clients for the budget, a pause or a retry ends at once; requests in flight go on.
+   */
+  stopWaits?: AbortSignal | undefined;
 }
 
 /** The token of the worker's last request, if it carried one. */
@@ -51,6 +63,39 @@ export function tokenOf(slot: Slot): string | undefined {
   if (!slot.lastRequest) return undefined;
   const authorization = authorizationOf(...slot.lastRequest);
   return authorization?.startsWith("Bearer ") ? authorization.slice(7) : undefined;
+}
+
+/**
+ * The tokens to scrub from a failure: those the requests carried (`seen`, which grows), and the
+ * client's own. A fixed token is known before any request; a token function is asked once
+ * when nothing has carried a token yet (a task that failed before its first request may hold
+ * the token it was handed), and its failure to answer leaves `seen` as it is.
+ */
+export async function failureSecrets(source: TokenSource | undefined, seen: Set<string>): Promise<string[]> {
+  if (source?.fixed !== undefined) seen.add(source.fixed);
+  else if (source?.resolve && seen.size === 0) {
+    const token = await source.resolve().catch(() => undefined);
+    if (token !== undefined) seen.add(token);
+  }
+  return [...seen];
+}
+
+/**
+ * What a failure keeps of a thrown value: the SDK's own error as it is (built scrubbed of the
+ * call's token, with `status`, `body` and the rest); anything else as a scrubbed copy (an
+ * `Error` with the same name, message, `code`, `status`, stack and `cause` chain, every text
+ * scrubbed of `secrets`), never the raw object, whose properties could hold a token.
+ */
+export function scrubbedError(error: unknown, secrets: readonly string[]): Error {
+  // One the SDK built is scrubbed already; one a task built around the token is copied like any other.
+  if (error instanceof StoreAdminError && redact(error.message, secrets) === error.message) return error;
+  // A thrown plain object with a message (`{ message }`) says more by it than as "[object Object]".
+  const said = (error as { message?: unknown } | null)?.message;
+  const copy = !(error instanceof Error) && typeof said === "string" ? redact(said, secrets) : sanitizeCause(error, secrets);
+  const scrubbed = copy instanceof Error ? copy : new Error(typeof copy === "string" ? copy : redact(String(error), secrets));
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === "number") (scrubbed as Error & { status?: number }).status = status;
+  return scrubbed;
 }
 
 /** The method of what openapi-fetch hands to fetch: a `Request`, or a URL with its init. */
@@ -96,7 +141,7 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
     }
     if (unsafe && key !== undefined) {
       slot.pendingUnsafe--;
-      if (isAmbiguousStatus(response.status)) slot.doubtful++;
+      if (!isRefusal(response.status)) slot.doubtful++;
     }
     if (budget && (response.status === 429 || response.status === 503)) {
       const waitMs = parseRetryAfterMs(response.headers.get("retry-after"));
@@ -106,9 +151,13 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
   };
 
   const local = budget !== undefined && isLocalBudget(budget);
+  const { stopWaits } = run;
+  const acquire = (signal: AbortSignal | undefined): Promise<void> =>
+    stopWaits ? untilStopped(signal ?? slot.stop.signal, stopWaits, (both) => budget!.acquire(both)) : budget!.acquire(signal ?? slot.stop.signal);
   slot.client = deriveClient(client, {
     fetch: observe,
-    beforeAttempt: budget ? (signal) => (local && budget.now() ? undefined : budget.acquire(signal ?? slot.stop.signal)) : undefined,
+    beforeAttempt: budget ? (signal) => (local && budget.now() ? undefined : acquire(signal)) : undefined,
+    ...(stopWaits ? { stopWaits } : {}),
   });
   return slot;
 }

@@ -6,7 +6,7 @@
  * 2. looked up in the ledger: done earlier (skipped), failed earlier (re-run unless
  *    `retryFailed: false`), in doubt (not re-run unless `rerunInDoubt`), or new;
  * 3. `start` recorded, the task run on a worker's client (`observe.ts`: budget, `sending`, pauses);
- * 4. its end recorded: done, failed, or in doubt (failed while a POST or PATCH had no clear answer);
+ * 4. its end recorded: done, failed, or in doubt (failed after a POST or PATCH the store did not refuse);
  * 5. for a `paginate()` walk, the checkpoint moves past every page whose items are all done.
  */
 import { walkOf } from "../paginate.js";
@@ -16,7 +16,8 @@ import type { FetchResult } from "../request.js";
 import type { ListPath, StoreAdminClient } from "../types.js";
 import { checkRate, rateBudget } from "./budget.js";
 import { memoryLedger } from "./memory-ledger.js";
-import { observedSlot, tokenOf, type Observation, type Slot } from "./observe.js";
+import { tokenSourceOf } from "../client.js";
+import { failureSecrets, observedSlot, scrubbedError, tokenOf, type Observation, type Slot } from "./observe.js";
 import type { BulkFailure, BulkProgress, BulkReport, Ledger, LedgerEnd, RateBudget, RunBulkOptions } from "./types.js";
 
 const DEFAULT_CONCURRENCY = 4;
@@ -111,9 +112,15 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     budget = rate !== undefined && isBudget(rate) ? rate : rateBudget(rate);
   }
 
-  // Tokens the run's requests carried: scrubbed from every message it keeps.
+  // The client's token and those the run's requests carried: scrubbed from every failure it keeps.
   const secrets = new Set<string>();
-  const observation: Observation = { ledger, budget };
+  const tokenSource = tokenSourceOf(options.client);
+  // A stop ends every wait for the budget, a pause or a retry at once (a 429 may ask for minutes);
+  // the task that waited ends with this reason, and is left as it was (see `cutShort`).
+  const stopReason = new DOMException("The run was stopped while this task waited for the rate budget, a pause or a retry.", "AbortError");
+  const waits = new AbortController();
+  const stopWaiting = (): void => waits.abort(stopReason);
+  const observation: Observation = { ledger, budget, stopWaits: waits.signal };
   // Made before anything is opened: a client not made by createStoreAdminClient() is refused here.
   const slots: Slot[] = Array.from({ length: concurrency }, () => observedSlot(client, observation));
   const runnerSlot = observedSlot(client, observation);
@@ -123,10 +130,13 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
   let stoppedHard = false;
   const onHardStop = () => {
     stoppedHard = true;
+    stopWaiting();
     for (const slot of [...slots, runnerSlot]) slot.stop.abort(options.abortInFlight?.reason);
   };
   if (options.abortInFlight?.aborted) onHardStop();
   options.abortInFlight?.addEventListener("abort", onHardStop, { once: true });
+  if (signal?.aborted) stopWaiting();
+  signal?.addEventListener("abort", stopWaiting, { once: true });
   const inDoubtKeys = new Set(resume.inDoubt);
   const failures: BulkFailure[] = [];
   // Keys that failed or ended in doubt in this run (few): met again, they are not run again.
@@ -201,13 +211,14 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
   const stopped = (): boolean => fatal !== undefined || signal?.aborted === true || stoppedHard;
 
   // ── one item ──
-  const message = (error: unknown, slot: Slot): string => {
+  const failureOf = async (key: string, status: number | undefined, thrown: unknown, slot: Slot): Promise<BulkFailure> => {
     for (const worker of [slot, ...slots]) {
       const token = tokenOf(worker);
       if (token) secrets.add(token);
     }
-    const text = error instanceof Error ? error.message : String(error);
-    return redact(text, [...secrets]);
+    const scrub = await failureSecrets(tokenSource, secrets);
+    const error = scrubbedError(thrown, scrub);
+    return { key, status, error, message: redact(error.message, scrub) };
   };
 
   const runItem = async (slot: Slot, item: Item, page: PageTrack | undefined): Promise<void> => {
@@ -248,6 +259,7 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     slot.doubtful = 0;
     let end: LedgerEnd;
     let failure: BulkFailure | undefined;
+    let waitCut = false;
     try {
       const started = ledger.start(key);
       if (started) await started;
@@ -257,14 +269,23 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
           () => undefined,
           (thrown: unknown) => thrown,
         );
-        failure = { key, status: result.response.status, error, message: message(error, slot) };
+        failure = await failureOf(key, result.response.status, error, slot);
       }
     } catch (error) {
+      waitCut = error === stopReason;
       const status = (error as { status?: unknown } | null)?.status;
-      failure = { key, status: typeof status === "number" ? status : undefined, error, message: message(error, slot) };
+      failure = await failureOf(key, typeof status === "number" ? status : undefined, error, slot);
     }
     const doubt = failure !== undefined && (slot.doubtful > 0 || slot.pendingUnsafe > 0);
     slot.key = undefined;
+    // Stopped while it waited, with nothing sent that the store may have acted on: no end is
+    // recorded, so a resume runs it again (a key that sent a refused POST or PATCH has its
+    // `sending` recorded, which a resume would read as in doubt: it ends failed instead).
+    const cutShort = failure !== undefined && !doubt && waitCut && !slot.recorded;
+    if (cutShort) {
+      inFlight.delete(key);
+      return itemSettled(page, "failed");
+    }
     if (failure === undefined) end = { state: "done" };
     else end = { state: doubt ? "inDoubt" : "failed", status: failure.status, error: failure.message };
     try {
@@ -313,6 +334,7 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     await checkpointing;
   } finally {
     options.abortInFlight?.removeEventListener("abort", onHardStop);
+    signal?.removeEventListener("abort", stopWaiting);
     await Promise.resolve(source.return?.()).catch(() => undefined);
     try {
       await ledger.close();

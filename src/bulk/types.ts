@@ -138,7 +138,10 @@ export interface BulkFailure {
   key: string;
   /** The HTTP status of the failed call, when there was one. */
   status?: number;
-  /** What the task threw, or the SDK's error for the call's status (never the token). */
+  /**
+   * The SDK's error for the failed call, or a scrubbed copy of what the task threw (an `Error`
+   * with its name, message, `status`, `code` and `cause` chain); never the token, at any depth.
+   */
   error: unknown;
   /** The error's message. */
   message: string;

@@ -23,3 +23,22 @@ export function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
     });
   });
 }
+
+/**
+ * Runs `wait` with a signal that aborts when either `signal` (the call's) or `stop` does, and
+ * removes its listeners after: a wait that must also end when something beyond its call stops.
+ */
+export async function untilStopped(signal: AbortSignal | null | undefined, stop: AbortSignal, wait: (signal: AbortSignal) => Promise<void>): Promise<void> {
+  if (stop.aborted) throw stop.reason;
+  if (!signal) return wait(stop);
+  if (signal.aborted) throw signal.reason;
+  const both = new AbortController();
+  const unwatchCall = onAbort(signal, () => both.abort(signal.reason));
+  const unwatchStop = onAbort(stop, () => both.abort(stop.reason));
+  try {
+    await wait(both.signal);
+  } finally {
+    unwatchCall();
+    unwatchStop();
+  }
+}

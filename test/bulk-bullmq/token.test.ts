@@ -4,6 +4,7 @@
  * searched for the token's bytes. The scan is checked too: a control item holding the token is
  * found by it.
  */
+import { inspect } from "node:util";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import type { TestItem } from "./fixtures/worker.js";
@@ -68,6 +69,31 @@ describe("the token in Redis", () => {
       await control.add([{ id: 1, method: "GET", note: TOKEN } as TestItem], { key: () => "control" });
       const dirty = await keysHolding(redis, TOKEN);
       expect(dirty.found).toEqual(["bull:token-control:key-control"]);
+    } finally {
+      redis.disconnect();
+    }
+  }, 60_000);
+
+  it("a task that throws the token before any request: the report (JSON, inspect) and Redis hold none of it, the error keeps its name and status", async () => {
+    const { server } = env;
+    server.reset();
+    const bulk = env.queue("token-throw");
+    await bulk.add([{ id: 1, method: "THROW" }, { id: 2, method: "GET" }], { key: (item) => String(item.id) });
+    const workers = await env.startWorkers("token-throw", 1);
+    await env.settled(bulk, 2);
+    const report = await bulk.report();
+    await Promise.all(workers.map((worker) => worker.kill("SIGTERM")));
+    expect(report).toMatchObject({ done: 1, failed: 1, inDoubt: 0 });
+    for (const text of [JSON.stringify(report), inspect(report, { depth: null, showHidden: true })]) expect(text).not.toContain(TOKEN);
+    const [failure] = report.failures;
+    expect(failure).toMatchObject({ key: "1", status: 499, message: "before any request, with [REDACTED]" });
+    expect(JSON.parse(JSON.stringify(failure!.error))).toEqual({ name: "CarelessError", message: "before any request, with [REDACTED]", status: 499 });
+    // Key 1 sent nothing; key 2 its GET.
+    expect([...server.countByKey()]).toEqual([["2", 1]]);
+    const redis = new Redis({ host: "127.0.0.1", port: env.redis.port });
+    try {
+      // Nothing but the control job the test above left on purpose.
+      expect((await keysHolding(redis, TOKEN)).found.filter((key) => !key.startsWith("bull:token-control:"))).toEqual([]);
     } finally {
       redis.disconnect();
     }

@@ -119,9 +119,14 @@ describe("fileLedger", () => {
 
     const held = fileLedger(path);
     await held.open("run-1");
-    await expect(fileLedger(path).open("run-1")).rejects.toThrow(/in use by process \d+/);
+    await expect(fileLedger(path).open("run-1")).rejects.toThrow(`The ledger is already open in this process (process ${process.pid})`);
     await held.close();
     expect(existsSync(`${path}.lock`)).toBe(false);
+
+    // Held by another running process (this one's parent): named by its id.
+    writeFileSync(`${path}.lock`, String(process.ppid));
+    await expect(fileLedger(path).open("run-1")).rejects.toThrow(`The ledger is in use by process ${process.ppid} (${path}.lock)`);
+    rmSync(`${path}.lock`);
 
     const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
     writeFileSync(`${path}.lock`, dead.stdout);

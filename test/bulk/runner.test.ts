@@ -152,7 +152,8 @@ describe("results", () => {
       onProgress: (p) => events.push(p),
       task: async (id, context) => {
         if (id === 4) {
-          await expire(id, context);
+          // A GET, not a PATCH: a throw after a PATCH the store did not refuse is in doubt.
+          await context.client.GET("/gift-cards/", { signal: context.signal });
           throw new Error(`no luck with ${TOKEN} (raw) or Bearer ${TOKEN}`);
         }
         if (id === 5) return "a plain value";

@@ -25,6 +25,10 @@ export interface Answer {
   headers?: Record<string, string>;
   body?: unknown;
   delayMs?: number;
+  /** Sent as it is instead of `body` (no content type unless `headers` gives one). */
+  rawBody?: string;
+  /** After the head and the first half of the body, wait this long before the rest. */
+  stallMs?: number;
 }
 
 export interface BulkServer {
@@ -108,8 +112,20 @@ export async function startBulkServer(): Promise<BulkServer> {
         if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
         if (res.destroyed) return;
         const status = answer.status ?? 200;
+        if (answer.rawBody !== undefined) {
+          res.writeHead(status, answer.headers);
+          res.end(answer.rawBody);
+          return;
+        }
         const body = answer.body === undefined || status === 204 ? undefined : JSON.stringify(answer.body);
         res.writeHead(status, { ...(body === undefined ? {} : { "content-type": "application/json" }), ...answer.headers });
+        if (answer.stallMs && body !== undefined) {
+          res.write(body.slice(0, body.length >> 1));
+          await new Promise((resolve) => setTimeout(resolve, answer.stallMs));
+          if (res.destroyed) return;
+          res.end(body.slice(body.length >> 1));
+          return;
+        }
         res.end(body);
       })();
     });

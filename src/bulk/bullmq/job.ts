@@ -8,17 +8,17 @@
  *    the request goes to fetch the budget counts its start; before a POST or PATCH goes to fetch
  *    the key is marked unsafe in Redis, which refuses if this worker no longer holds the job's
  *    lock; a 429 or 503 with `Retry-After` pauses every worker.
- * 3. How it ended is recorded (`end`), with `runBulk`'s rules (a failure while a POST or PATCH
- *    had no clear answer is in doubt), and told to BullMQ: done and in doubt complete the job,
+ * 3. How it ended is recorded (`end`), with `runBulk`'s rules (a failure after a POST or PATCH
+ *    the store did not refuse is in doubt), and told to BullMQ: done and in doubt complete the job,
  *    failed fails it.
  */
 import { UnrecoverableError, type Job } from "bullmq";
 import { redact } from "../../internal/redact.js";
 import type { StoreAdminClient } from "../../types.js";
 import { unwrap } from "../../unwrap.js";
-import { deriveClient } from "../../client.js";
+import { deriveClient, tokenSourceOf } from "../../client.js";
 import type { FetchLike } from "../../transport.js";
-import { observedSlot, tokenOf } from "../observe.js";
+import { failureSecrets, observedSlot, scrubbedError, tokenOf } from "../observe.js";
 import type { BulkTask, Ledger, RateBudget } from "../types.js";
 import type { RedisBudget } from "./redis-budget.js";
 import type { KeyEnd, RedisLedger, StoredFailure } from "./redis-ledger.js";
@@ -104,21 +104,27 @@ export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
   else run.signal?.addEventListener("abort", onAbort, { once: true });
 
   let failure: StoredFailure | undefined;
-  // Scrubbed of the tokens this worker's requests carried (a task may fail before its own first).
-  const message = (error: unknown): string => {
+  // Scrubbed of the client's token and of those this worker's requests carried (a token
+  // function may rotate them; a task may fail before its first request).
+  const failureOf = async (thrown: unknown, fallbackStatus?: number): Promise<StoredFailure> => {
     const token = tokenOf(slot);
     if (token !== undefined) rememberToken(run.tokens, token);
-    return redact(error instanceof Error ? error.message : String(error), run.tokens);
+    const seen = new Set(run.tokens);
+    const secrets = await failureSecrets(tokenSourceOf(run.client), seen);
+    for (const secret of secrets) rememberToken(run.tokens, secret);
+    const error = scrubbedError(thrown, secrets);
+    const own = (error as { status?: unknown }).status;
+    const status = typeof own === "number" ? own : fallbackStatus;
+    return { ...(status === undefined ? {} : { status }), name: error.name, error: redact(error.message, secrets) };
   };
   try {
     const result = await run.task(item, { client, signal, key });
     if (isCallResult(result) && !result.response.ok) {
       const error = await unwrap(result).then(() => undefined, (thrown: unknown) => thrown);
-      failure = { status: result.response.status, error: message(error) };
+      failure = await failureOf(error, result.response.status);
     }
   } catch (error) {
-    const status = (error as { status?: unknown } | null)?.status;
-    failure = { ...(typeof status === "number" ? { status } : {}), error: message(error) };
+    failure = await failureOf(error);
   } finally {
     run.signal?.removeEventListener("abort", onAbort);
   }

@@ -315,7 +315,7 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
         skipped: 0,
         inDoubt: counts.inDoubt,
         durationMs: counts.startedAt !== undefined && counts.lastEndAt !== undefined ? Math.max(0, counts.lastEndAt - counts.startedAt) : 0,
-        failures: failures.map(({ key, status, error }): BulkFailure => ({ key, ...(status === undefined ? {} : { status }), error: new Error(error), message: error })),
+        failures: failures.map(({ key, status, name, error }): BulkFailure => ({ key, ...(status === undefined ? {} : { status }), error: storedError(error, name, status), message: error })),
         inDoubtKeys,
         stopped: false,
       };
@@ -351,4 +351,17 @@ function checkOptions(options: BulkQueueOptions): void {
     throw new TypeError(`createBulkQueue(): rate.perSecond must be a positive number of requests per second, got ${JSON.stringify(rate?.perSecond)}.`);
   }
   if (options.onError !== undefined && typeof options.onError !== "function") throw new TypeError("createBulkQueue(): onError must be a function.");
+}
+
+/**
+ * A failure's error as the report gives it: an `Error` with the stored name, message and status,
+ * all three enumerable so that a failure logged as JSON shows them (the task's own error object
+ * stayed in the worker's process; its scrubbed text is what Redis holds).
+ */
+function storedError(message: string, name: string | undefined, status: number | undefined): Error {
+  const error = new Error(message);
+  Object.defineProperty(error, "message", { enumerable: true });
+  error.name = name ?? "Error";
+  if (status !== undefined) (error as Error & { status?: number }).status = status;
+  return error;
 }

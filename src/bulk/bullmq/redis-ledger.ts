@@ -7,7 +7,7 @@
  *
  * Keys (`<base>` is `<prefix>:<queue name>:sdk`):
  * - `<base>:state`    hash key → "unsafe" | "done" | "failed" | "inDoubt"
- * - `<base>:failures` hash key → JSON `{ status?, error }` of a failed key
+ * - `<base>:failures` hash key → JSON `{ status?, name?, error }` of a failed key
  * - `<base>:inDoubt`  set of the keys in doubt
  * - `<base>:meta`     hash: `done` (count), `startedAt`, `lastEndAt` (ms)
  */
@@ -22,6 +22,8 @@ export type BeginVerdict = "run" | KeyEnd | "lostLock";
 /** A failure as it is stored and reported: the status of the call result, if any, and the error's text. */
 export interface StoredFailure {
   status?: number;
+  /** The error's name (`UnprocessableEntityError`, `TypeError`, …). */
+  name?: string;
   error: string;
 }
 
