@@ -1,9 +1,11 @@
 /**
  * Writes a generator's output files, or with `check` only compares them: `npm test` fails
- * (exit 1) when what is committed under generated/ is not what the contract produces.
+ * (exit 1) when what is committed under generated/ is not what the contract produces. Also
+ * where each generator reads the contract from and writes to.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
+import { resolve as resolvePath } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export async function writeGenerated(outDir: URL, outputs: Record<string, string>, check: boolean): Promise<void> {
   const label = fileURLToPath(outDir).replace(/^.*?(generated\/.*)$/, "$1");
@@ -21,4 +23,11 @@ export async function writeGenerated(outDir: URL, outputs: Record<string, string
     process.exit(1);
   }
   console.log(check ? `${label} is up to date.` : `${label} written.`);
+}
+
+/** `--spec FILE` or `--out DIR` from the command line (tests use them on a changed copy of the contract); `fallback` when absent. */
+export function pathArgument(name: "--spec" | "--out", fallback: URL): URL {
+  const at = process.argv.indexOf(name);
+  const value = at === -1 ? undefined : process.argv[at + 1];
+  return value === undefined ? fallback : pathToFileURL(resolvePath(value) + (name === "--out" ? "/" : ""));
 }

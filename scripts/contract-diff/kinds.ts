@@ -41,6 +41,16 @@ interface KindRule {
   broken?: Said;
 }
 
+/** A field that callers must now send, or may now count on in an answer: added as required, or made so. */
+const NOW_REQUIRED = {
+  request: "major",
+  response: "minor",
+  typed: true,
+  presence: true,
+  advice: { request: "Send {field} in every {op} request.", response: "Nothing to change; {field} is now always in {op}'s answer." },
+  broken: { request: "Code that does not send it no longer compiles.", response: "" },
+} as const satisfies KindRule;
+
 /**
  * One entry per kind. To add a kind, add its entry here (the diff reports it with this
  * entry's bump, advice and proof text; the probe attributes compile errors to it when
@@ -78,22 +88,8 @@ export const KINDS = {
     broken: { request: "Code that sends it no longer compiles.", response: "Code that reads it no longer compiles." },
   },
   "field-added": { request: "minor", response: "minor", typed: true, presence: true, advice: "Nothing to change; {field} of {op} is new and optional." },
-  "field-added-required": {
-    request: "major",
-    response: "minor",
-    typed: true,
-    presence: true,
-    advice: { request: "Send {field} in every {op} request.", response: "Nothing to change; {field} is now always in {op}'s answer." },
-    broken: { request: "Code that does not send it no longer compiles.", response: "" },
-  },
-  "field-made-required": {
-    request: "major",
-    response: "minor",
-    typed: true,
-    presence: true,
-    advice: { request: "Send {field} in every {op} request.", response: "Nothing to change; {field} is now always in {op}'s answer." },
-    broken: { request: "Code that does not send it no longer compiles.", response: "" },
-  },
+  "field-added-required": NOW_REQUIRED,
+  "field-made-required": NOW_REQUIRED,
   "field-made-optional": {
     request: "minor",
     response: "major",
