@@ -2,7 +2,7 @@
  * The access token. A token that is empty or could not be put in a header fails the call
  * before anything is sent, and no message ever contains the token itself.
  */
-import { StoreAdminError } from "./errors.js";
+import { loadOffPath } from "./internal/lazy.js";
 import type { AccessToken } from "./types.js";
 
 /**
@@ -50,7 +50,7 @@ export function tokenSource(accessToken: AccessToken): TokenSource {
       try {
         token = await accessToken();
       } catch (cause) {
-        throw new StoreAdminError("The accessToken function threw, so the request was not sent.", { cause });
+        throw new (await loadOffPath()).StoreAdminError("The accessToken function threw, so the request was not sent.", { cause });
       }
       return checkAccessToken(token, "The token returned by accessToken()");
     },

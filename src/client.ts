@@ -13,7 +13,6 @@ import { sleep as abortableSleep, untilStopped } from "./internal/sleep.js";
 import { attachMethods } from "./methods.js";
 import { createPaginate } from "./paginate.js";
 import { createSend, type ClientContext } from "./request.js";
-import { DEFAULT_MAX_RETRIES } from "./retry-policy.js";
 import { DEFAULT_TIMEOUT_MS } from "./timeout.js";
 import type { FetchLike } from "./transport.js";
 import type { paths, StoreAdminClient, StoreAdminClientOptions } from "./types.js";
@@ -27,6 +26,9 @@ const API_PATH_PREFIX = "/api/admin";
  * gigabytes cannot take the process down.
  */
 const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** Default number of retries after the first attempt (so 3 attempts in all): retry-policy.ts says which and when. */
+export const DEFAULT_MAX_RETRIES = 2;
 
 /** The HTTP methods of openapi-fetch's client, each routed through `send` below. */
 const HTTP_METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;

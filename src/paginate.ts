@@ -13,7 +13,7 @@
  */
 import type { Client } from "openapi-fetch";
 import { operations, type OperationKey } from "../generated/operations.js";
-import { PaginationError } from "./errors.js";
+import { loadOffPath } from "./internal/lazy.js";
 import type { FetchResult } from "./request.js";
 import { unwrap } from "./unwrap.js";
 import { itemsOf } from "./internal/fast-path.js";
@@ -62,9 +62,9 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
       // The path is one of the list paths (checked above); its init type varies by path.
       // A failed page throws the typed error for its status, as unwrap() does for any call.
       const page = (await unwrap((client.GET as (p: string, i?: GetInit) => Promise<FetchResult>)(path, request))) as Page | undefined;
-      const stop = (problem: string) => new PaginationError({ problem, pagesRead, operation });
+      const stop = async (problem: string) => new (await loadOffPath()).PaginationError({ problem, pagesRead, operation });
       if (page === null || typeof page !== "object" || !Array.isArray(page.results)) {
-        throw stop("the page has no `results` array");
+        throw await stop("the page has no `results` array");
       }
       const last = page.next === undefined || page.next === null || page.next === "";
       // Where a walk restarts after this page: `params.query.cursor` of a new walk.
@@ -73,11 +73,11 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
       pagesRead++;
       if (last) return;
       emptyInARow = page.results.length === 0 ? emptyInARow + 1 : 0;
-      if (emptyInARow === MAX_EMPTY_PAGES) throw stop(`${MAX_EMPTY_PAGES} empty pages in a row, each with a next link`);
-      if (!nextCursor) throw stop("the page's `next` link carries no `cursor` parameter");
+      if (emptyInARow === MAX_EMPTY_PAGES) throw await stop(`${MAX_EMPTY_PAGES} empty pages in a row, each with a next link`);
+      if (!nextCursor) throw await stop("the page's `next` link carries no `cursor` parameter");
       seen.add(cursor ?? "");
       if (seen.has(nextCursor)) {
-        throw stop("the server sent the cursor of an earlier page again; stopping instead of looping");
+        throw await stop("the server sent the cursor of an earlier page again; stopping instead of looping");
       }
       cursor = nextCursor;
     }

@@ -18,18 +18,18 @@
 import { defaultBodySerializer } from "openapi-fetch";
 import { operations, type OperationFacts, type OperationKey } from "../generated/operations.js";
 import type { TokenSource } from "./auth.js";
-import { ConnectionError, InvalidResponseError, invalidJson, StoreAdminError, TimeoutError, type Operation } from "./errors.js";
+import type { Operation } from "./errors.js";
 import { checkHeaders, sdkHeaders } from "./headers.js";
-import { attemptEvent, emitLogEvent, type Logger } from "./logger.js";
+import type { Logger } from "./logger.js";
 import { toFormData } from "./multipart.js";
 import { checkPathParams } from "./path-params.js";
-import { decideRetry, type AttemptOutcome } from "./retry-policy.js";
+import type { AttemptOutcome, RetryDecision } from "./retry-policy.js";
 import { settleWithin } from "./timeout.js";
 import { expectsJsonBody, limitBody, responseHeadProblem, type FetchLike } from "./transport.js";
 import { rememberCall } from "./internal/call-info.js";
 import { PlannedRequest, sendRequest, type DeadlineClock } from "./internal/fast-path.js";
 import { checkNumberOption } from "./internal/options.js";
-import { describe } from "./internal/redact.js";
+import { loadOffPath, type OffPath } from "./internal/lazy.js";
 import type { CallOptionKey } from "./types.js";
 
 /** The result of every client call: openapi-fetch's `{ data, error, response }`. */
@@ -108,18 +108,12 @@ export function createSend(client: ClientContext): (method: string, path: string
       const outcome = await runAttempt(call);
       if (!outcome.sent) return finish(call, outcome);
       const response = outcome.result?.response;
-      const decision = decideRetry({
-        method,
-        outcome: response ? { kind: "status", status: response.status } : policyOutcome(outcome.error, call.signal),
-        attempt,
-        maxRetries: call.maxRetries,
-        get retryAfter() {
-          return response?.headers.get("retry-after");
-        },
-        random: client.random,
-      });
+      // A success is never retried: the retry policy is asked of a failed attempt only, and it is
+      // loaded with the errors (`internal/off-path.ts`) when an attempt first fails.
+      const decision = response?.ok ? NOT_RETRIED : await retryDecision(call, outcome, attempt);
       if (client.logger) {
         const { operation, secrets } = call;
+        const { emitLogEvent, attemptEvent } = await loadOffPath();
         emitLogEvent(client.logger, () => attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
       }
       if (!decision.retry) return finish(call, outcome);
@@ -153,6 +147,7 @@ async function prepare(client: ClientContext, method: string, path: string, init
   checkNumberOption(`${where} maxRetries`, init.maxRetries, (n) => Number.isInteger(n) && n >= 0, "a whole number ≥ 0");
   // openapi-fetch calls `response[parseAs]()`: any other name would read the body past the byte count, or call what is no reader.
   if (init.parseAs !== undefined && !PARSE_AS.includes(init.parseAs)) {
+    const { describe } = await loadOffPath();
     throw new TypeError(`${where} parseAs must be one of ${PARSE_AS.join(", ")}, got ${describe(init.parseAs)}. The request was not sent.`);
   }
 
@@ -163,9 +158,7 @@ async function prepare(client: ClientContext, method: string, path: string, init
   // A token function is called once per call: its attempts carry the same token. The caller's
   // signal ends the wait, and so does timeoutMs (a token service that hangs must not hang the call).
   const { token } = client;
-  const accessToken =
-    token.fixed ??
-    (await settleWithin(token.resolve(), signal, timeoutMs, () => new TimeoutError({ timeoutMs, operation, waitingForToken: true })));
+  const accessToken = token.fixed ?? (await tokenWithin(token, signal, timeoutMs, operation));
   const params = init.params;
   // A fresh object per call: middleware may add to params.header, and that must stay this call's.
   const header = { ...params?.header, ...sdkHeaders(accessToken) };
@@ -196,6 +189,18 @@ async function prepare(client: ClientContext, method: string, path: string, init
 }
 
 const serialized = (body: unknown): unknown => body;
+
+/** What a token function answers, unless the caller's signal aborts or `timeoutMs` runs out first. */
+async function tokenWithin(token: TokenSource, signal: AbortSignal | undefined, timeoutMs: number, operation: Operation): Promise<string> {
+  const timedOut = Symbol("timed out");
+  try {
+    // Called only when the token is not fixed: then `resolve` is set.
+    return await settleWithin(token.resolve!(), signal, timeoutMs, () => timedOut);
+  } catch (thrown) {
+    if (thrown === timedOut) throw new (await loadOffPath()).TimeoutError({ timeoutMs, operation, waitingForToken: true });
+    throw thrown;
+  }
+}
 
 /** openapi-fetch's `parseAs` values. */
 const PARSE_AS: readonly unknown[] = ["json", "text", "blob", "arrayBuffer", "stream"];
@@ -251,13 +256,15 @@ async function runAttempt(call: Call): Promise<Outcome> {
       head = await sendRequest(client.fetch, request);
     } catch (error) {
       // Middleware's onError sees what the caller would: the timeout, the abort, or the network error.
-      if (deadline.timedOut) throw new TimeoutError({ timeoutMs, operation, secrets });
-      throw signal?.aborted ? signal.reason : ConnectionError.from(error, { phase: "request", operation, secrets });
+      const { timedOut } = deadline;
+      if (signal?.aborted && !timedOut) throw signal.reason;
+      const errors = await loadOffPath();
+      throw timedOut ? new errors.TimeoutError({ timeoutMs, operation, secrets }) : errors.ConnectionError.from(error, { phase: "request", operation, secrets });
     }
     const problem = responseHeadProblem(head, request, operation, secrets);
     if (problem) {
       await head.body?.cancel().catch(() => undefined);
-      throw problem;
+      throw await problem;
     }
     // Counted at the stream unless openapi-fetch alone reads it, with json() or text(): middleware
     // is handed the Response, and may re-wrap, clone or read it any way it likes.
@@ -271,33 +278,54 @@ async function runAttempt(call: Call): Promise<Outcome> {
     // The body's JSON is checked, not its schema (that would cost every call a walk of its data):
     // `null`, `42` or `"hello"` is data, as a body that lacks a field is.
     if (expectsJsonBody(method, result.response) && result.data === undefined) {
-      throw new InvalidResponseError({ status: result.response.status, problem: "the body is empty", operation, secrets });
+      throw new (await loadOffPath()).InvalidResponseError({ status: result.response.status, problem: "the body is empty", operation, secrets });
     }
     return { sent: sent !== undefined, result, startedMs };
   } catch (thrown) {
     // Nothing was sent (a middleware threw): the error is the caller's own.
     if (sent === undefined) return { sent: false, error: thrown, startedMs };
     // The deadline and the caller's abort come first: whatever fetch threw then is their echo.
-    if (deadline.timedOut) return { sent: true, error: new TimeoutError({ timeoutMs, operation, secrets }), startedMs };
-    if (signal?.aborted) return { sent: true, error: signal.reason, startedMs };
-    return { sent: true, error: attemptError(thrown, response, call), startedMs };
+    const { timedOut } = deadline;
+    if (signal?.aborted && !timedOut) return { sent: true, error: signal.reason, startedMs };
+    const errors = await loadOffPath();
+    if (timedOut) return { sent: true, error: new errors.TimeoutError({ timeoutMs, operation, secrets }), startedMs };
+    return { sent: true, error: attemptError(errors, thrown, response, call), startedMs };
   } finally {
     deadline.stop();
   }
 }
 
 /** The SDK error for what an attempt threw after its request went to `fetch`. */
-function attemptError(thrown: unknown, response: Response | undefined, { operation, secrets }: Call): unknown {
-  if (thrown instanceof StoreAdminError || response === undefined) return thrown;
+function attemptError(errors: OffPath, thrown: unknown, response: Response | undefined, { operation, secrets }: Call): unknown {
+  if (thrown instanceof errors.StoreAdminError || response === undefined) return thrown;
   // openapi-fetch parses a 2xx body with JSON.parse and lets its SyntaxError escape.
-  if (thrown instanceof SyntaxError) return invalidJson(operation, thrown, response.status, secrets);
+  if (thrown instanceof SyntaxError) return errors.invalidJson(operation, thrown, response.status, secrets);
   // What a fetch body throws when the connection breaks mid-body (Fetch standard: TypeError).
-  if (thrown instanceof TypeError) return ConnectionError.from(thrown, { phase: "body", operation, secrets });
+  if (thrown instanceof TypeError) return errors.ConnectionError.from(thrown, { phase: "body", operation, secrets });
   return thrown; // a middleware's own error
 }
 
+/** What a successful attempt is told. */
+const NOT_RETRIED: RetryDecision = { retry: false, reason: "not-retryable" };
+
+/** Whether a failed attempt is retried, and when: the retry policy's answer. */
+async function retryDecision({ client, method, maxRetries, signal }: Call, outcome: Outcome, attempt: number): Promise<RetryDecision> {
+  const offPath = await loadOffPath();
+  const response = outcome.result?.response;
+  return offPath.decideRetry({
+    method,
+    outcome: response ? { kind: "status", status: response.status } : policyOutcome(offPath, outcome.error, signal),
+    attempt,
+    maxRetries,
+    get retryAfter() {
+      return response?.headers.get("retry-after");
+    },
+    random: client.random,
+  });
+}
+
 /** What the retry policy needs to know about an attempt that threw. */
-function policyOutcome(error: unknown, signal: AbortSignal | undefined): AttemptOutcome {
+function policyOutcome({ TimeoutError, ConnectionError }: OffPath, error: unknown, signal: AbortSignal | undefined): AttemptOutcome {
   if (signal?.aborted) return { kind: "other" };
   if (error instanceof TimeoutError) return { kind: "timeout" };
   if (error instanceof ConnectionError) return { kind: "connection", requestSent: error.requestSent };

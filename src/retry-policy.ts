@@ -25,8 +25,6 @@ export const JITTER_RATIO = 0.25;
  */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
-/** Default number of retries after the first attempt (so 3 attempts in all). */
-export const DEFAULT_MAX_RETRIES = 2;
 
 /**
  * Methods that RFC 9110 §9.2.2 defines as idempotent: sending one twice has the same

@@ -109,7 +109,7 @@ export function ownDeadline(callerSignal: AbortSignal | undefined, timeoutMs: nu
  * `promise`, unless `signal` aborts first (rejects with its reason) or `timeoutMs` runs out
  * (rejects with `onTimeout()`). For the wait on a token function, which has no request to abort.
  */
-export function settleWithin<T>(promise: Promise<T>, signal: AbortSignal | undefined, timeoutMs: number, onTimeout: () => Error): Promise<T> {
+export function settleWithin<T>(promise: Promise<T>, signal: AbortSignal | undefined, timeoutMs: number, onTimeout: () => unknown): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const end = (settle: () => void): void => {
       clearTimeout(timer);

@@ -2,8 +2,8 @@
  * What is checked of a response before its body is read, and how its body is read: counted,
  * against `maxResponseBytes`.
  */
-import { InvalidResponseError, RedirectError, ResponseTooLargeError, type Operation } from "./errors.js";
-import { clip } from "./internal/redact.js";
+import type { Operation } from "./errors.js";
+import { loadOffPath } from "./internal/lazy.js";
 
 /** The `fetch` signature the client calls: the platform's, or one with the same signature. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -32,15 +32,17 @@ export function expectsJsonBody(method: string, response: Response): boolean {
 export function limitBody(response: Response, maxBytes: number, operation: Operation, atStream: boolean): Response {
   const { body, status } = response;
   if (body === null || maxBytes === Infinity) return response;
-  const tooLarge = (): Error => new ResponseTooLargeError({ status, maxResponseBytes: maxBytes, operation });
+  const tooLarge = async (): Promise<Error> => new (await loadOffPath()).ResponseTooLargeError({ status, maxResponseBytes: maxBytes, operation });
   if (atStream) {
     let total = 0;
     const counted = body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           total += chunk.byteLength;
-          if (total > maxBytes) controller.error(tooLarge());
-          else controller.enqueue(chunk);
+          // The stream takes no further chunk while the error is built.
+          if (total > maxBytes) return tooLarge().then((error) => controller.error(error));
+          controller.enqueue(chunk);
+          return undefined;
         },
       }),
     );
@@ -56,7 +58,7 @@ export function limitBody(response: Response, maxBytes: number, operation: Opera
 const utf8 = new TextDecoder();
 
 /** Reads a body as UTF-8 text, failing with `tooLarge()` (and cancelling the rest) once it passes `maxBytes`. */
-async function readText(body: ReadableStream<Uint8Array>, maxBytes: number, tooLarge: () => Error): Promise<string> {
+async function readText(body: ReadableStream<Uint8Array>, maxBytes: number, tooLarge: () => Promise<Error>): Promise<string> {
   const reader = body.getReader();
   const chunks: Uint8Array<ArrayBuffer>[] = [];
   let total = 0;
@@ -64,7 +66,7 @@ async function readText(body: ReadableStream<Uint8Array>, maxBytes: number, tooL
     total += step.value.byteLength;
     if (total > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw tooLarge();
+      throw await tooLarge();
     }
     chunks.push(step.value as Uint8Array<ArrayBuffer>);
   }
@@ -86,24 +88,28 @@ const JSON_CONTENT_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i;
  *   `Content-Type` is left to the JSON parser: tolerant responses. A `Content-Type` a proxy
  *   repeated is accepted when every value is JSON.
  *
- * The caller cancels the body of a refused response, which frees its connection.
+ * The caller cancels the body of a refused response, which frees its connection. The error is
+ * built once `errors.ts` is loaded (off the success path: `internal/lazy.ts`).
  */
 export function responseHeadProblem(
   response: Response,
   request: { method: string; url: string },
   operation: Operation,
   secrets: readonly string[],
-): Error | undefined {
+): Promise<Error> | undefined {
   const { status } = response;
   if (response.type === "opaqueredirect" || (status >= 300 && status < 400 && status !== 304)) {
-    return new RedirectError({ status, targetOrigin: originOf(response.headers.get("location"), request.url), operation, secrets });
+    const targetOrigin = originOf(response.headers.get("location"), request.url);
+    return loadOffPath().then(({ RedirectError }) => new RedirectError({ status, targetOrigin, operation, secrets }));
   }
   if (expectsJsonBody(request.method, response)) {
     const contentType = response.headers.get("content-type");
     // A header a proxy doubled (`application/json, application/json`) is JSON when each of its values is.
     if (contentType && !contentType.split(",").every((value) => JSON_CONTENT_TYPE.test(value))) {
-      const problem = `its content-type is ${clip(contentType.split(";")[0]!, secrets)}, not application/json`;
-      return new InvalidResponseError({ status, problem, operation, secrets });
+      return loadOffPath().then(({ InvalidResponseError, clip }) => {
+        const problem = `its content-type is ${clip(contentType.split(";")[0]!, secrets)}, not application/json`;
+        return new InvalidResponseError({ status, problem, operation, secrets });
+      });
     }
   }
   return undefined;

@@ -4,8 +4,8 @@
  * @example
  * const user = await unwrap(store.GET("/users/{id}/", { params: { path: { id: 42 } } }));
  */
-import { errorFromResponse } from "./errors.js";
 import { recallCall } from "./internal/call-info.js";
+import { loadOffPath } from "./internal/lazy.js";
 import type { FetchResult } from "./request.js";
 
 export type { FetchResult };
@@ -22,6 +22,7 @@ export async function unwrap<Result extends FetchResult>(result: Result | Promis
   const { data, error, response } = await result;
   if (response.ok) return data as DataOf<Result>;
   const call = recallCall(response);
+  const { errorFromResponse } = await loadOffPath();
   throw errorFromResponse({
     status: response.status,
     body: error,

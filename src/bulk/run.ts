@@ -16,7 +16,7 @@ import type { FetchResult } from "../request.js";
 import type { ListPath, StoreAdminClient } from "../types.js";
 import { checkRate, rateBudget } from "./budget.js";
 import { memoryLedger } from "./memory-ledger.js";
-import { tokenSourceOf } from "../client.js";
+import { createStoreAdminClient, tokenSourceOf } from "../client.js";
 import { failureSecrets, observedSlot, scrubbedError, tokenOf, type Observation, type Slot } from "./observe.js";
 import type { BulkFailure, BulkProgress, BulkReport, Ledger, LedgerEnd, RateBudget, RunBulkOptions } from "./types.js";
 
@@ -359,7 +359,7 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
 
 /** The client of a dry run: the testing kit's in-process mock of the contract, loaded only for it. */
 async function dryRunClient(): Promise<StoreAdminClient> {
-  const [{ createMockStore }, { createStoreAdminClient }] = await Promise.all([import("../testing/index.js"), import("../client.js")]);
+  const { createMockStore } = await import("../testing/index.js");
   const mock = createMockStore();
   return createStoreAdminClient({ apiUrl: mock.url, accessToken: "dry-run", fetch: mock.fetch, maxRetries: 0 });
 }

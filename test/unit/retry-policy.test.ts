@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_TIMEOUT_MS } from "../../src/timeout.js";
+import { DEFAULT_MAX_RETRIES } from "../../src/client.js";
 import {
   decideRetry,
-  DEFAULT_MAX_RETRIES,
   INITIAL_RETRY_DELAY_MS,
   JITTER_RATIO,
   MAX_RETRY_DELAY_MS,
