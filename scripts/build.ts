@@ -55,8 +55,8 @@ export async function buildDist(root: string): Promise<void> {
 /**
  * Every other entry also imports the main entry's modules. esbuild puts a module in the chunk
  * of the set of entries that reach it, so without this the main entry's modules fell into
- * seven chunks by which subpaths happen to use them, and a cold `import()` of the package read
- * eight files (docs/performance.md, "Start-up"). With it they fall into two: the modules every
+ * five chunks by which subpaths happen to use them, and a cold `import()` of the package read
+ * six files (docs/performance.md, "Start-up"). With it they fall into two: the modules every
  * call needs, and `internal/off-path.ts` with what it loads only when a call fails.
  */
 const sharesMainEntry: Plugin = {

@@ -16,8 +16,8 @@
  *
  * Run after `npm run build`. Exits 1 when the main entry is over {@link CEILING_GZIP_BYTES}.
  */
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build, type Plugin } from "esbuild";
@@ -84,6 +84,22 @@ export async function bundleSize(entry = MAIN_ENTRY, names: readonly string[] = 
       .filter(({ bytes }) => bytes > 0)
       .sort((a, b) => b.bytes - a.bytes),
   };
+}
+
+/** The files of `dist/` that a built `file` imports: statically, and with `import()`. */
+export function distImports(file: string): { static: string[]; dynamic: string[] } {
+  const code = readFileSync(file, "utf8");
+  const at = (pattern: RegExp) => [...code.matchAll(pattern)].map((match) => resolve(dirname(file), match[1]!));
+  return { static: at(/(?:from|^import)\s+"(\.{1,2}\/[^"]+)"/gm), dynamic: at(/import\("(\.{1,2}\/[^"]+)"\)/g) };
+}
+
+/** A built `file` and every file of `dist/` it reaches through static imports: what loading it reads. */
+export function staticClosure(file: string, seen = new Set<string>()): Set<string> {
+  if (!seen.has(file)) {
+    seen.add(file);
+    for (const next of distImports(file).static) staticClosure(next, seen);
+  }
+  return seen;
 }
 
 /** Leaves every dynamic `import()` as it is: what it loads is not loaded with the bundle. */

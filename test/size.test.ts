@@ -5,29 +5,13 @@
  * 8 kB is not met: docs/performance.md says by how much and what the bytes are.
  */
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { bundleSize, CEILING_GZIP_BYTES, GOAL_GZIP_BYTES, MAIN_ENTRY } from "../scripts/size.js";
+import { bundleSize, CEILING_GZIP_BYTES, distImports as importsOf, GOAL_GZIP_BYTES, MAIN_ENTRY, staticClosure } from "../scripts/size.js";
 import { ROOT } from "./package/tarball.js";
 
 /** The modules of `src/internal/off-path.ts`: loaded when a call first fails. */
 const OFF_PATH = ["src/errors.ts", "src/internal/error-messages.ts", "src/internal/redact.ts", "src/logger.ts", "src/retry-policy.ts"];
-
-/** The files of `dist/` that `file` imports, statically or with `import()`. */
-function importsOf(file: string): { static: string[]; dynamic: string[] } {
-  const code = readFileSync(file, "utf8");
-  const at = (pattern: RegExp) => [...code.matchAll(pattern)].map((match) => resolve(dirname(file), match[1]!));
-  return { static: at(/(?:from|^import)\s+"(\.{1,2}\/[^"]+)"/gm), dynamic: at(/import\("(\.{1,2}\/[^"]+)"\)/g) };
-}
-
-/** `file` and every file it reaches through static imports. */
-function staticClosure(file: string, seen = new Set<string>()): Set<string> {
-  if (!seen.has(file)) {
-    seen.add(file);
-    for (const next of importsOf(file).static) staticClosure(next, seen);
-  }
-  return seen;
-}
 
 describe("bundle size (scripts/size.ts)", () => {
   it(`keeps \`import { createStoreAdminClient }\` within ${CEILING_GZIP_BYTES} B min+gz (goal ${GOAL_GZIP_BYTES} B)`, async () => {
