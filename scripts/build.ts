@@ -1,8 +1,18 @@
 /**
- * The JavaScript of `dist/`: one esbuild bundle per package entry, with the code two entries
- * share in chunks of their own (`dist/chunks/`), so that a class exported by the main entry
- * is the same class in `store-admin-sdk/bulk` and `store-admin-sdk/testing` (`instanceof`
- * holds across subpaths). A cold `import()` then reads a few files instead of thirty.
+ * The JavaScript of `dist/`, in two esbuild passes:
+ *
+ * 1. The main entry, bundled whole: `dist/src/index.js` holds every module a call needs, and
+ *    `dist/chunks/` what it loads only when a call fails (`internal/off-path.ts`, a dynamic
+ *    `import()`, which the entry also re-exports: the error classes). A cold `import()` of
+ *    the package reads these two files (docs/performance.md, "Start-up"). The built entry also
+ *    exports, untyped, what the other entries take from its modules (`internal/shared.ts`).
+ * 2. The other entries, with the code they share in chunks of their own. Every import of a
+ *    module of the main entry becomes an import of the package itself (`store-admin-sdk`, a
+ *    package may import itself by name), so that each module exists once: a class exported by
+ *    the main entry is the same class in `store-admin-sdk/bulk` and `store-admin-sdk/testing`
+ *    (`instanceof` holds across subpaths), and the bulk runner finds the clients the main
+ *    entry made.
+ *
  * `tsc -p tsconfig.build.json` writes the declarations (`.d.ts`) beside them, as before.
  * Dependencies and `node:` modules stay imports. The source maps hold positions, not the
  * sources (`sourcesContent` would more than double the tarball, most of it the testing kit's
@@ -11,11 +21,11 @@
  *   npx tsx scripts/build.ts       (`npm run build` runs it after tsc, in the project root)
  */
 import { realpathSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, type Plugin } from "esbuild";
+import { build, type BuildOptions, type Plugin } from "esbuild";
 
-/** Every entry of `exports` and `bin` in package.json, by its source: a new subpath is one line. */
+/** Every entry of `exports` and `bin` in package.json, by its source: a new subpath is one line. The first is the main entry. */
 export const ENTRIES = [
   "src/index.ts",
   "src/testing/index.ts",
@@ -24,14 +34,19 @@ export const ENTRIES = [
   "src/cli/main.ts",
 ];
 
+/** What the built main entry exports beside `src/index.ts`'s exports: see `internal/shared.ts`. */
+const SHARED = "src/internal/shared.ts";
+
+/** The package's own name, by which the other entries import the main entry. */
+const PACKAGE = "store-admin-sdk";
+
 /**
  * Writes the bundles into `root`/dist. The command builds the project it is run in (npm runs
  * scripts in the package root): a copy of the project whose `scripts/` is a link builds its own.
  */
 export async function buildDist(root: string): Promise<void> {
-  await build({
+  const common: BuildOptions = {
     absWorkingDir: root,
-    entryPoints: ENTRIES,
     outbase: ".",
     outdir: "dist",
     chunkNames: "chunks/[name]-[hash]",
@@ -43,36 +58,47 @@ export async function buildDist(root: string): Promise<void> {
     // Constants folded and inlined across modules, dead branches dropped: 43 B less min+gz in an
     // application's bundle (scripts/size.ts). Names and line breaks stay, for reading dist/.
     minifySyntax: true,
-    plugins: [sharesMainEntry],
     packages: "external",
     external: ["node:*"],
     sourcemap: true,
     sourcesContent: false,
+    metafile: true,
     logLevel: "warning",
-  });
+  };
+  const [main, ...others] = ENTRIES as [string, ...string[]];
+  const first = await build({ ...common, entryPoints: [{ in: "main-entry", out: main.replace(/\.ts$/, "") }], plugins: [mainEntry(root, main)] });
+  const inMain = new Set(Object.values(first.metafile!.outputs).flatMap((output) => Object.keys(output.inputs).map((input) => resolve(root, input))));
+  await build({ ...common, entryPoints: others, plugins: [fromMainEntry(inMain)] });
 }
 
-/**
- * Every other entry also imports the main entry's modules. esbuild puts a module in the chunk
- * of the set of entries that reach it, so without this the main entry's modules fell into
- * five chunks by which subpaths happen to use them, and a cold `import()` of the package read
- * six files (docs/performance.md, "Start-up"). With it they fall into two: the modules every
- * call needs, and `internal/off-path.ts` with what it loads only when a call fails.
- */
-const sharesMainEntry: Plugin = {
-  name: "shares-main-entry",
-  setup(build) {
-    const main = `${build.initialOptions.absWorkingDir}/${ENTRIES[0]}`;
-    const specifier = "store-admin-sdk:main-entry";
-    build.onLoad({ filter: /\.ts$/ }, async ({ path }) => {
-      if (path === main || !ENTRIES.some((entry) => path.endsWith(`/${entry}`))) return undefined;
-      const source = await readFile(path, "utf8");
-      // An import esbuild follows when it groups modules into chunks; nothing of it is used, so none stays in the output.
-      return { contents: `${source}\nimport * as mainEntry from ${JSON.stringify(specifier)};\n`, loader: "ts" };
-    });
-    build.onResolve({ filter: /^store-admin-sdk:main-entry$/ }, () => ({ path: main }));
-  },
-};
+/** The main entry's module: its exports and, for the other entries, those of `internal/shared.ts`. */
+function mainEntry(root: string, main: string): Plugin {
+  return {
+    name: "main-entry",
+    setup(build) {
+      build.onResolve({ filter: /^main-entry$/ }, () => ({ path: "main-entry", namespace: "main-entry" }));
+      build.onLoad({ filter: /.*/, namespace: "main-entry" }, () => ({
+        contents: `export * from ${JSON.stringify(`./${main}`)};\nexport * from ${JSON.stringify(`./${SHARED}`)};\n`,
+        resolveDir: root,
+        loader: "js",
+      }));
+    },
+  };
+}
+
+/** Imports of a module the main entry holds (`inMain`: absolute paths) become imports of the package itself. */
+function fromMainEntry(inMain: ReadonlySet<string>): Plugin {
+  return {
+    name: "from-main-entry",
+    setup(build) {
+      build.onResolve({ filter: /^\./ }, async ({ path, importer, resolveDir, kind, pluginData }) => {
+        if (pluginData === "resolving") return undefined;
+        const resolved = await build.resolve(path, { importer, resolveDir, kind, pluginData: "resolving" });
+        return inMain.has(resolved.path) ? { path: PACKAGE, external: true } : undefined;
+      });
+    },
+  };
+}
 
 // Run as a command (through a link too: `realpathSync`), not imported by scripts/bench.ts.
 if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) await buildDist(process.cwd());
