@@ -31,16 +31,18 @@ function scrubber(secrets: readonly string[]): (text: string) => string {
   // A secret shorter than a run is its own piece (a call has one secret: the token).
   const run = Math.min(MIN_SECRET_RUN, ...secrets.map((secret) => secret.length || MIN_SECRET_RUN));
   const pieces = new Set<string>();
-  for (const secret of secrets) for (let i = 0; i + run <= secret.length; i++) pieces.add(secret.slice(i, i + run));
+  for (const secret of secrets) for (let i = 0; i + run <= secret.length; i++) pieces.add(asciiLower(secret.slice(i, i + run)));
   return (text) => {
-    // One pass: each window that is a piece of a secret is marked, and every run of
-    // overlapping or touching marked windows becomes one REDACTED.
+    // One pass: each window that is a piece of a secret, in any letter case (a server may echo
+    // the token upper-cased), is marked, and every run of overlapping or touching marked
+    // windows becomes one REDACTED. Lowering ASCII letters only keeps every position.
+    const lower = pieces.size > 0 ? asciiLower(text) : text;
     let out = "";
     let from = 0;
     let start = -1;
     let end = -1;
     for (let i = 0; pieces.size > 0 && i + run <= text.length; i++) {
-      if (!pieces.has(text.slice(i, i + run))) continue;
+      if (!pieces.has(lower.slice(i, i + run))) continue;
       if (i > end) {
         if (start >= 0) (out += text.slice(from, start) + REDACTED), (from = end);
         start = i;
@@ -52,9 +54,12 @@ function scrubber(secrets: readonly string[]): (text: string) => string {
   };
 }
 
+/** `text` with A–Z lowered and nothing else changed: the same length, so positions hold. */
+const asciiLower = (text: string): string => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+
 /**
- * `text` with every run of {@link MIN_SECRET_RUN} or more characters of a `secret` (every
- * whole shorter secret) and every `Bearer …` credential replaced by `[REDACTED]`. Linear in
+ * `text` with every run of {@link MIN_SECRET_RUN} or more characters of a `secret`, in any
+ * letter case (every whole shorter secret) and every `Bearer …` credential replaced by `[REDACTED]`. Linear in
  * the text's length, whatever the secret's. Adjacent matches become one `[REDACTED]`.
  */
 export function redact(text: string, secrets: readonly string[] = []): string {

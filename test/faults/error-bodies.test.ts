@@ -287,6 +287,24 @@ describe("no run of 8 or more of the token's characters reaches an error or a lo
     expect((thrown as Error).message).toBe(`bad ${TOKEN.slice(12)}`);
   });
 
+  it("a server echoing the token in another letter case: scrubbed all the same, wherever it is", async () => {
+    const events: RequestLogEvent[] = [];
+    const upper = TOKEN.toUpperCase();
+    const mixed = [...TOKEN].map((c, i) => (i % 2 ? c.toUpperCase() : c.toLowerCase())).join("");
+    server().enqueue({
+      status: 401,
+      headers: { "x-request-id": `req-${upper.slice(2, 20)}` },
+      body: { detail: `KEY ${upper} IS NOT VALID`, echo: mixed.slice(4, 30), [TOKEN.toLowerCase().slice(0, 12)]: "as a key" },
+    });
+    const store = client({ accessToken: TOKEN, logger: (event) => void events.push(event) });
+    const error = (await rejection(unwrap(getUser(store)))) as ApiError;
+    expect(error.message).toContain("KEY [REDACTED] IS NOT VALID");
+    expect(error.body).toEqual({ detail: "KEY [REDACTED] IS NOT VALID", echo: "[REDACTED]", "[REDACTED]": "as a key" });
+    expect(error.requestId).toBe("req-[REDACTED]");
+    const seen = `${everyRendering(error)}\n${inspect(error.headers)}\n${JSON.stringify(events)}\n${events.map(formatLogEvent).join("\n")}`.toLowerCase();
+    for (const run of runsOf(TOKEN.toLowerCase())) expect(seen).not.toContain(run);
+  });
+
   it("redaction is one pass over the text, whatever the token's length", async () => {
     const text = `${"abcdefgh".repeat(MIB / 8)}`;
     const shortToken = [TOKEN];
