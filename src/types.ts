@@ -51,8 +51,15 @@ type CallerOperation<Operation> = Operation extends { parameters: infer Params; 
     }
   : Operation;
 
-/** Every path of the API, as the client's methods accept them (see {@link CallerOperation}). */
-export type paths = {
+/**
+ * Every path of the API, as the client's methods accept them (see {@link CallerOperation}).
+ * An interface over the mapped type, so that its members are computed once: a call's
+ * `paths[Path]`, with `Path` still generic, is then a plain lookup instead of the mapping
+ * instantiated anew (which tripled the type instantiations of checking a call).
+ */
+export interface paths extends CallerPaths {}
+
+type CallerPaths = {
   [Path in keyof ContractPaths]: {
     [Key in keyof ContractPaths[Path]]: Key extends HttpMethod
       ? CallerOperation<ContractPaths[Path][Key]>
@@ -72,7 +79,7 @@ export type ListPath = {
 }[GetPath];
 
 /** The item type a list operation yields, e.g. `ListItem<"/users/">` is a User. */
-export type ListItem<P extends ListPath> = NonNullable<SuccessBody<P>["results"]>[number];
+export type ListItem<P extends ListPath> = SuccessBody<P> extends { results?: readonly (infer Item)[] | null | undefined } ? Item : never;
 
 /** One page of a list operation. */
 export type ListPage<P extends ListPath> = SuccessBody<P>;
@@ -243,8 +250,10 @@ type ParsedAs<As> = ParseAs extends As ? undefined : As;
 type ClientMethod<Method extends HttpMethod> = <
   Path extends PathsWithMethod<Method>,
   // openapi-fetch's own options for the path (what MaybeOptionalInit resolves to), never the
-  // caller's literal (see InitArg).
-  Init extends MaybeOptionalInit<paths[Path], Method> = FetchOptions<FilterKeys<paths[Path], Method>>,
+  // caller's literal (see InitArg). Unconstrained, unlike openapi-fetch's: a call only ever takes this
+  // default, and checking `MaybeOptionalInit<paths[Path], Method>` for a generic `Path` on every
+  // call cost more than the rest of the call's types.
+  Init = FetchOptions<FilterKeys<paths[Path], Method>>,
   As extends ParseAs | undefined = undefined,
 >(
   url: Path,
