@@ -6,6 +6,7 @@
 import type { Client, FetchOptions, FetchResponse, HeadersOptions, MaybeOptionalInit, Middleware, ParseAs } from "openapi-fetch";
 import type { FilterKeys, RequiredKeysOf } from "openapi-typescript-helpers";
 import type { OperationMethods } from "../generated/methods.js";
+import type { PaginatedPath } from "../generated/operations.js";
 import type { paths as ContractPaths } from "../generated/schema.js";
 import type { Logger } from "./logger.js";
 import type { FetchLike } from "./transport.js";
@@ -69,14 +70,17 @@ type CallerPaths = {
 
 // ─── Pagination ─────────────────────────────────────────────────────────────────────
 
-type GetPath = { [P in keyof paths]: paths[P] extends { get: object } ? P : never }[keyof paths];
+/**
+ * A list operation's success body: the `data` of its `GET`, the very type a
+ * `store.GET(path, …)` call resolves to (see {@link ClientMethod}), so it is computed once.
+ */
+type SuccessBody<P extends ListPath> = NonNullable<CallResult<P, "get", OpenapiFetchInit<P, "get">, undefined>["data"]>;
 
-type SuccessBody<P extends GetPath> = NonNullable<FetchResponse<paths[P]["get"], {}, "application/json">["data"]>;
-
-/** The paths of the cursor-paginated list operations (`GET` answering `{ next, previous, results }`). */
-export type ListPath = {
-  [P in GetPath]: SuccessBody<P> extends { results?: readonly unknown[] } ? P : never;
-}[GetPath];
+/**
+ * The paths of the cursor-paginated list operations (`GET` taking `cursor` and answering
+ * `{ next, previous, results }`): the generator's, the same fact `paginate()` checks at run time.
+ */
+export type ListPath = PaginatedPath;
 
 /** The item type a list operation yields, e.g. `ListItem<"/users/">` is a User. */
 export type ListItem<P extends ListPath> = SuccessBody<P> extends { results?: readonly (infer Item)[] | null | undefined } ? Item : never;
@@ -87,10 +91,8 @@ export type ListPage<P extends ListPath> = SuccessBody<P>;
 /** The request options of a list operation: those of its `GET` (see {@link RequestOptions}). */
 export type ListInit<P extends ListPath> = RequestOptions<P, "get">;
 
-type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
-
-/** The init argument is optional exactly when the operation needs no parameter. */
-export type ListInitArg<P extends ListPath> = RequiredKeys<NonNullable<ListInit<P>>> extends never
+/** The init argument is optional exactly when the operation needs no parameter (the test of {@link InitArg}). */
+export type ListInitArg<P extends ListPath> = RequiredKeysOf<OpenapiFetchInit<P, "get">> extends never
   ? [init?: ListInit<P>]
   : [init: ListInit<P>];
 
@@ -217,9 +219,14 @@ export interface MethodOptions extends PerCallLimits {
  * `X-Store-API-Version`, `Content-Length`, `Transfer-Encoding` or `Host`: the client owns
  * those, and a call that tries is refused with a `TypeError`.
  */
-export type RequestOptions<Path extends keyof paths, Method extends HttpMethod & keyof paths[Path]> = CallOptions<
-  NonNullable<MaybeOptionalInit<paths[Path], Method>>
->;
+export type RequestOptions<Path extends keyof paths, Method extends HttpMethod & keyof paths[Path]> = CallOptions<OpenapiFetchInit<Path, Method>>;
+
+/**
+ * openapi-fetch's options for one call (what its `MaybeOptionalInit` resolves to, without the
+ * `undefined`), spelt as openapi-fetch spells it inside, so that every use of it (the methods'
+ * `Init`, {@link RequestOptions}, `paginate`'s init) is the one type TypeScript computes once.
+ */
+type OpenapiFetchInit<Path extends keyof paths, Method extends keyof paths[Path]> = FetchOptions<FilterKeys<paths[Path], Method>>;
 
 type CallOptions<Init> = AllowedKeys<Init, OpenapiFetchKeys & keyof Init> & PerCallLimits;
 
@@ -253,12 +260,19 @@ type ClientMethod<Method extends HttpMethod> = <
   // caller's literal (see InitArg). Unconstrained, unlike openapi-fetch's: a call only ever takes this
   // default, and checking `MaybeOptionalInit<paths[Path], Method>` for a generic `Path` on every
   // call cost more than the rest of the call's types.
-  Init = FetchOptions<FilterKeys<paths[Path], Method>>,
+  Init = OpenapiFetchInit<Path, Method>,
   As extends ParseAs | undefined = undefined,
 >(
   url: Path,
   ...init: InitArg<Init, As>
-) => Promise<FetchResponse<paths[Path][Method] & Record<string | number, any>, Init & { parseAs: ParsedAs<As> }, `${string}/${string}`>>;
+) => Promise<CallResult<Path, Method, Init, As>>;
+
+/** What a call resolves to: openapi-fetch's `{ data, error, response }`, `data` following `parseAs`. */
+type CallResult<Path extends keyof paths, Method extends keyof paths[Path], Init, As> = FetchResponse<
+  paths[Path][Method] & Record<string | number, any>,
+  Init & { parseAs: ParsedAs<As> },
+  `${string}/${string}`
+>;
 
 /**
  * The client: the operation methods by resource (`store.users.retrieve(42)`, generated from
