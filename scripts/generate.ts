@@ -5,8 +5,9 @@
  *   (openapi-typescript).
  * - `generated/operations.ts`: the little the client must know about each operation at
  *   run time (its scope, whether it is a paginated list, whether it takes a multipart
- *   body, whether its body may be one object where a list is meant), so `src/` never
- *   lists an operation by hand.
+ *   body, whether its body may be one object where a list is meant), and the list paths as
+ *   a type (`PaginatedPath`, what `paginate()` takes), so `src/` never lists an operation by
+ *   hand.
  * - `generated/names.ts`: one named type per component schema (`User`, `Order`,
  *   `UserUpdate`, …), in the form callers hold: a schema a response carries is its
  *   readable form (what responses are assignable to), a request-only schema its writable
@@ -71,7 +72,7 @@ function jsonSchemaOf200(doc: JsonObject, operation: JsonObject): JsonObject {
   return resolve(doc, (content["application/json"] as JsonObject | undefined)?.schema);
 }
 
-async function generateOperations(doc: JsonObject): Promise<string> {
+export async function generateOperations(doc: JsonObject): Promise<string> {
   const lines: string[] = [];
   const keys: string[] = [];
   const listPaths: string[] = [];
