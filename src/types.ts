@@ -3,7 +3,7 @@
  * Nothing here restates a path, field or schema: it is all derived from
  * `generated/schema.ts`.
  */
-import type { Client, FetchOptions, FetchResponse, HeadersOptions, MaybeOptionalInit, Middleware, ParseAs } from "openapi-fetch";
+import type { Client, FetchOptions, FetchResponse, HeadersOptions, Middleware, ParseAs } from "openapi-fetch";
 import type { FilterKeys, RequiredKeysOf } from "openapi-typescript-helpers";
 import type { OperationMethods } from "../generated/methods.js";
 import type { PaginatedPath } from "../generated/operations.js";
@@ -62,7 +62,7 @@ type CallerOperation<Operation> = {
  * Every path of the API, as the client's methods accept them (see {@link CallerOperation}).
  * An interface over the mapped type, so that its members are computed once: a call's
  * `paths[Path]`, with `Path` still generic, is then a plain lookup instead of the mapping
- * instantiated anew (which tripled the type instantiations of checking a call).
+ * instantiated anew for it (which doubled what type-checking a first call instantiated).
  */
 export interface paths extends CallerPaths {}
 
@@ -245,9 +245,7 @@ type CallOptions<Init> = AllowedKeys<Init, OpenapiFetchKeys & keyof Init> & PerC
  * `parseAs`, so `data` still follows it. Built on openapi-fetch's own `Init`, with the shape
  * of its `InitParam` (the same `RequiredKeysOf` test, from openapi-fetch's own helper
  * package), the method stays assignable to openapi-fetch's `Client<paths>`
- * (openapi-react-query, swr-openapi): test/types/client.ts checks both. Using openapi-fetch's
- * very types (`FetchOptions<FilterKeys<…>>`, `RequiredKeysOf`) also lets TypeScript reuse
- * what it computed for `MaybeOptionalInit`, which keeps type-checking cheap.
+ * (openapi-react-query, swr-openapi): test/types/client.ts checks both.
  */
 type InitArg<Init, As> = RequiredKeysOf<Init> extends never
   ? [init?: NoInfer<CallOptions<Init>> & { parseAs?: As }]
@@ -262,10 +260,10 @@ type ParsedAs<As> = ParseAs extends As ? undefined : As;
 /** openapi-fetch's method signature, with exact per-call options (see {@link RequestOptions}). */
 type ClientMethod<Method extends HttpMethod> = <
   Path extends PathsWithMethod<Method>,
-  // openapi-fetch's own options for the path (what MaybeOptionalInit resolves to), never the
-  // caller's literal (see InitArg). Unconstrained, unlike openapi-fetch's: a call only ever takes this
-  // default, and checking `MaybeOptionalInit<paths[Path], Method>` for a generic `Path` on every
-  // call cost more than the rest of the call's types.
+  // openapi-fetch's own options for the path, never the caller's literal (see InitArg).
+  // Unconstrained, unlike openapi-fetch's `Init extends MaybeOptionalInit<…>`: a call only ever
+  // takes this default, and that constraint, checked for a still generic `Path`, cost more
+  // type instantiations than all the rest of a call.
   Init = OpenapiFetchInit<Path, Method>,
   As extends ParseAs | undefined = undefined,
 >(
