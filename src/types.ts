@@ -3,7 +3,14 @@
  * Nothing here restates a path, field or schema: it is all derived from
  * `generated/schema.ts`.
  */
-import type { Client, FetchOptions, FetchResponse, HeadersOptions, Middleware, ParseAs } from "openapi-fetch";
+import type {
+  Client,
+  FetchResponse,
+  HeadersOptions,
+  Middleware,
+  ParseAs,
+  RequestOptions as OpenapiFetchRequestOptions,
+} from "openapi-fetch";
 import type { FilterKeys, RequiredKeysOf } from "openapi-typescript-helpers";
 import type { OperationMethods } from "../generated/methods.js";
 import type { PaginatedPath } from "../generated/operations.js";
@@ -228,11 +235,17 @@ export interface MethodOptions extends PerCallLimits {
 export type RequestOptions<Path extends keyof paths, Method extends HttpMethod & keyof paths[Path]> = CallOptions<OpenapiFetchInit<Path, Method>>;
 
 /**
- * openapi-fetch's options for one call (what its `MaybeOptionalInit` resolves to, without the
- * `undefined`), spelt as openapi-fetch spells it inside, so that every use of it (the methods'
- * `Init`, {@link RequestOptions}, `paginate`'s init) is the one type TypeScript computes once.
+ * openapi-fetch's options for one call, of the keys a call may pass: its `RequestOptions`
+ * (`params`, `body`, the serializers, …) and fetch's `signal`. That is its `FetchOptions`
+ * (what `MaybeOptionalInit` resolves to) without the other `RequestInit` keys, which
+ * {@link CallOptions} leaves out anyway and whose `RequiredKeysOf` every call would pay for.
+ * One type for the methods' `Init`, {@link RequestOptions} and `paginate`'s init, so
+ * TypeScript computes it once per operation.
  */
-type OpenapiFetchInit<Path extends keyof paths, Method extends keyof paths[Path]> = FetchOptions<FilterKeys<paths[Path], Method>>;
+type OpenapiFetchInit<Path extends keyof paths, Method extends keyof paths[Path]> = OpenapiFetchRequestOptions<
+  FilterKeys<paths[Path], Method>
+> &
+  Pick<RequestInit, "signal">;
 
 type CallOptions<Init> = AllowedKeys<Init, OpenapiFetchKeys & keyof Init> & PerCallLimits;
 
