@@ -38,6 +38,9 @@ export type OperationKey =
   | "POST /subscriptions/{id}/renew/"
   | "POST /tickets/attachments/";
 
+/** The paths whose `GET` is a cursor-paginated list: what `paginate()` takes. */
+export type PaginatedPath = "/users/" | "/users/{id}/notes/" | "/gift-cards/";
+
 /** What the client needs to know at run time about each operation. */
 export const operations: Readonly<Record<OperationKey, OperationFacts>> = {
   "GET /users/": { scope: "users:read", paginated: true }, // listUsers

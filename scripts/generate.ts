@@ -5,8 +5,9 @@
  *   (openapi-typescript).
  * - `generated/operations.ts`: the little the client must know about each operation at
  *   run time (its scope, whether it is a paginated list, whether it takes a multipart
- *   body, whether its body may be one object where a list is meant), so `src/` never
- *   lists an operation by hand.
+ *   body, whether its body may be one object where a list is meant), and the list paths as
+ *   a type (`PaginatedPath`, what `paginate()` takes), so `src/` never lists an operation by
+ *   hand.
  * - `generated/names.ts`: one named type per component schema (`User`, `Order`,
  *   `UserUpdate`, …), in the form callers hold: a schema a response carries is its
  *   readable form (what responses are assignable to), a request-only schema its writable
@@ -71,9 +72,10 @@ function jsonSchemaOf200(doc: JsonObject, operation: JsonObject): JsonObject {
   return resolve(doc, (content["application/json"] as JsonObject | undefined)?.schema);
 }
 
-async function generateOperations(doc: JsonObject): Promise<string> {
+export async function generateOperations(doc: JsonObject): Promise<string> {
   const lines: string[] = [];
   const keys: string[] = [];
+  const listPaths: string[] = [];
   for (const [path, item] of Object.entries(doc.paths as JsonObject)) {
     const pathItem = item as JsonObject;
     for (const method of HTTP_METHODS) {
@@ -96,6 +98,7 @@ async function generateOperations(doc: JsonObject): Promise<string> {
       // Only the flags that are set: this table is in every bundle that imports the client.
       const facts = [`scope: ${JSON.stringify(scopes[0])}`, ...Object.entries(flags).filter(([, on]) => on).map(([flag]) => `${flag}: true`)];
       keys.push(`${method.toUpperCase()} ${path}`);
+      if (method === "get" && flags.paginated) listPaths.push(path);
       lines.push(`  ${JSON.stringify(`${method.toUpperCase()} ${path}`)}: { ${facts.join(", ")} }, // ${operation.operationId as string}`);
     }
   }
@@ -119,6 +122,9 @@ export interface OperationFacts {
 /** The operations, keyed by \`"METHOD /path/template"\`. */
 export type OperationKey =
 ${keys.map((key) => `  | ${JSON.stringify(key)}`).join("\n")};
+
+/** The paths whose \`GET\` is a cursor-paginated list: what \`paginate()\` takes. */
+export type PaginatedPath = ${listPaths.map((path) => JSON.stringify(path)).join(" | ") || "never"};
 
 /** What the client needs to know at run time about each operation. */
 export const operations: Readonly<Record<OperationKey, OperationFacts>> = {

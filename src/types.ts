@@ -3,9 +3,17 @@
  * Nothing here restates a path, field or schema: it is all derived from
  * `generated/schema.ts`.
  */
-import type { Client, FetchOptions, FetchResponse, HeadersOptions, MaybeOptionalInit, Middleware, ParseAs } from "openapi-fetch";
+import type {
+  Client,
+  FetchResponse,
+  HeadersOptions,
+  Middleware,
+  ParseAs,
+  RequestOptions as OpenapiFetchRequestOptions,
+} from "openapi-fetch";
 import type { FilterKeys, RequiredKeysOf } from "openapi-typescript-helpers";
 import type { OperationMethods } from "../generated/methods.js";
+import type { PaginatedPath } from "../generated/operations.js";
 import type { paths as ContractPaths } from "../generated/schema.js";
 import type { Logger } from "./logger.js";
 import type { FetchLike } from "./transport.js";
@@ -44,15 +52,28 @@ type NormalizeResponses<Responses> = {
     : Responses[Status];
 };
 
-type CallerOperation<Operation> = Operation extends { parameters: infer Params; responses: infer Responses }
-  ? Omit<Operation, "parameters" | "responses"> & {
-      parameters: WithoutHeaderParams<Params>;
-      responses: NormalizeResponses<Responses>;
-    }
-  : Operation;
+/**
+ * An operation as callers see it: no header parameters, lists as lists. A homomorphic
+ * mapping (it keeps `requestBody?` optional where the contract's is), cheaper to check than
+ * an `Omit` and an intersection per operation.
+ */
+type CallerOperation<Operation> = {
+  [Key in keyof Operation]: Key extends "parameters"
+    ? WithoutHeaderParams<Operation[Key]>
+    : Key extends "responses"
+      ? NormalizeResponses<Operation[Key]>
+      : Operation[Key];
+};
 
-/** Every path of the API, as the client's methods accept them (see {@link CallerOperation}). */
-export type paths = {
+/**
+ * Every path of the API, as the client's methods accept them (see {@link CallerOperation}).
+ * An interface over the mapped type, so that its members are computed once: a call's
+ * `paths[Path]`, with `Path` still generic, is then a plain lookup instead of the mapping
+ * instantiated anew for it (which doubled what type-checking a first call instantiated).
+ */
+export interface paths extends CallerPaths {}
+
+type CallerPaths = {
   [Path in keyof ContractPaths]: {
     [Key in keyof ContractPaths[Path]]: Key extends HttpMethod
       ? CallerOperation<ContractPaths[Path][Key]>
@@ -62,17 +83,20 @@ export type paths = {
 
 // ─── Pagination ─────────────────────────────────────────────────────────────────────
 
-type GetPath = { [P in keyof paths]: paths[P] extends { get: object } ? P : never }[keyof paths];
+/**
+ * A list operation's success body: the `data` of its `GET`, the very type a
+ * `store.GET(path, …)` call resolves to (see {@link ClientMethod}), so it is computed once.
+ */
+type SuccessBody<P extends ListPath> = NonNullable<CallResult<P, "get", OpenapiFetchInit<P, "get">, undefined>["data"]>;
 
-type SuccessBody<P extends GetPath> = NonNullable<FetchResponse<paths[P]["get"], {}, "application/json">["data"]>;
-
-/** The paths of the cursor-paginated list operations (`GET` answering `{ next, previous, results }`). */
-export type ListPath = {
-  [P in GetPath]: SuccessBody<P> extends { results?: readonly unknown[] } ? P : never;
-}[GetPath];
+/**
+ * The paths of the cursor-paginated list operations (`GET` taking `cursor` and answering
+ * `{ next, previous, results }`): the generator's, the same fact `paginate()` checks at run time.
+ */
+export type ListPath = PaginatedPath;
 
 /** The item type a list operation yields, e.g. `ListItem<"/users/">` is a User. */
-export type ListItem<P extends ListPath> = NonNullable<SuccessBody<P>["results"]>[number];
+export type ListItem<P extends ListPath> = SuccessBody<P> extends { results?: readonly (infer Item)[] | null | undefined } ? Item : never;
 
 /** One page of a list operation. */
 export type ListPage<P extends ListPath> = SuccessBody<P>;
@@ -80,10 +104,8 @@ export type ListPage<P extends ListPath> = SuccessBody<P>;
 /** The request options of a list operation: those of its `GET` (see {@link RequestOptions}). */
 export type ListInit<P extends ListPath> = RequestOptions<P, "get">;
 
-type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
-
-/** The init argument is optional exactly when the operation needs no parameter. */
-export type ListInitArg<P extends ListPath> = RequiredKeys<NonNullable<ListInit<P>>> extends never
+/** The init argument is optional exactly when the operation needs no parameter (the test of {@link InitArg}). */
+export type ListInitArg<P extends ListPath> = RequiredKeysOf<OpenapiFetchInit<P, "get">> extends never
   ? [init?: ListInit<P>]
   : [init: ListInit<P>];
 
@@ -210,9 +232,20 @@ export interface MethodOptions extends PerCallLimits {
  * `X-Store-API-Version`, `Content-Length`, `Transfer-Encoding` or `Host`: the client owns
  * those, and a call that tries is refused with a `TypeError`.
  */
-export type RequestOptions<Path extends keyof paths, Method extends HttpMethod & keyof paths[Path]> = CallOptions<
-  NonNullable<MaybeOptionalInit<paths[Path], Method>>
->;
+export type RequestOptions<Path extends keyof paths, Method extends HttpMethod & keyof paths[Path]> = CallOptions<OpenapiFetchInit<Path, Method>>;
+
+/**
+ * openapi-fetch's options for one call, of the keys a call may pass: its `RequestOptions`
+ * (`params`, `body`, the serializers, …) and fetch's `signal`. That is its `FetchOptions`
+ * (what `MaybeOptionalInit` resolves to) without the other `RequestInit` keys, which
+ * {@link CallOptions} leaves out anyway and whose `RequiredKeysOf` every call would pay for.
+ * One type for the methods' `Init`, {@link RequestOptions} and `paginate`'s init, so
+ * TypeScript computes it once per operation.
+ */
+type OpenapiFetchInit<Path extends keyof paths, Method extends keyof paths[Path]> = OpenapiFetchRequestOptions<
+  FilterKeys<paths[Path], Method>
+> &
+  Pick<RequestInit, "signal">;
 
 type CallOptions<Init> = AllowedKeys<Init, OpenapiFetchKeys & keyof Init> & PerCallLimits;
 
@@ -225,9 +258,7 @@ type CallOptions<Init> = AllowedKeys<Init, OpenapiFetchKeys & keyof Init> & PerC
  * `parseAs`, so `data` still follows it. Built on openapi-fetch's own `Init`, with the shape
  * of its `InitParam` (the same `RequiredKeysOf` test, from openapi-fetch's own helper
  * package), the method stays assignable to openapi-fetch's `Client<paths>`
- * (openapi-react-query, swr-openapi): test/types/client.ts checks both. Using openapi-fetch's
- * very types (`FetchOptions<FilterKeys<…>>`, `RequiredKeysOf`) also lets TypeScript reuse
- * what it computed for `MaybeOptionalInit`, which keeps type-checking cheap.
+ * (openapi-react-query, swr-openapi): test/types/client.ts checks both.
  */
 type InitArg<Init, As> = RequiredKeysOf<Init> extends never
   ? [init?: NoInfer<CallOptions<Init>> & { parseAs?: As }]
@@ -242,14 +273,23 @@ type ParsedAs<As> = ParseAs extends As ? undefined : As;
 /** openapi-fetch's method signature, with exact per-call options (see {@link RequestOptions}). */
 type ClientMethod<Method extends HttpMethod> = <
   Path extends PathsWithMethod<Method>,
-  // openapi-fetch's own options for the path (what MaybeOptionalInit resolves to), never the
-  // caller's literal (see InitArg).
-  Init extends MaybeOptionalInit<paths[Path], Method> = FetchOptions<FilterKeys<paths[Path], Method>>,
+  // openapi-fetch's own options for the path, never the caller's literal (see InitArg).
+  // Unconstrained, unlike openapi-fetch's `Init extends MaybeOptionalInit<…>`: a call only ever
+  // takes this default, and that constraint, checked for a still generic `Path`, cost more
+  // type instantiations than all the rest of a call.
+  Init = OpenapiFetchInit<Path, Method>,
   As extends ParseAs | undefined = undefined,
 >(
   url: Path,
   ...init: InitArg<Init, As>
-) => Promise<FetchResponse<paths[Path][Method] & Record<string | number, any>, Init & { parseAs: ParsedAs<As> }, `${string}/${string}`>>;
+) => Promise<CallResult<Path, Method, Init, As>>;
+
+/** What a call resolves to: openapi-fetch's `{ data, error, response }`, `data` following `parseAs`. */
+type CallResult<Path extends keyof paths, Method extends keyof paths[Path], Init, As> = FetchResponse<
+  paths[Path][Method] & Record<string | number, any>,
+  Init & { parseAs: ParsedAs<As> },
+  `${string}/${string}`
+>;
 
 /**
  * The client: the operation methods by resource (`store.users.retrieve(42)`, generated from

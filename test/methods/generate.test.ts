@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { generateMethods } from "../../scripts/generate.js";
+import { generateMethods, generateOperations } from "../../scripts/generate.js";
 
 type Node = Record<string, any>;
 
@@ -75,4 +75,30 @@ describe("the method generator", () => {
       await expect(generateMethods(doc, samples)).rejects.toThrow(message);
     });
   }
+});
+
+describe("the operations table", () => {
+  const paginatedPath = (source: string) => /^export type PaginatedPath = (.*);$/m.exec(source)?.[1];
+
+  it("types the list paths of the working contract as PaginatedPath, the operations marked paginated", async () => {
+    const source = await generateOperations(contract());
+    expect(paginatedPath(source)).toBe('"/users/" | "/users/{id}/notes/" | "/gift-cards/"');
+    expect(source).toContain('"GET /gift-cards/": { scope: "gift_cards:read", paginated: true },');
+  });
+
+  it("a new list operation (a cursor, a page of results) is a paginated path; one without a cursor is not", async () => {
+    const doc = contract();
+    doc.paths["/coupons/"] = {
+      get: {
+        operationId: "listCoupons",
+        security: [{ storeAdminToken: ["coupons:read"] }],
+        parameters: [{ $ref: "#/components/parameters/Cursor" }],
+        responses: { "200": { description: "One page of gift cards.", content: { "application/json": { schema: { $ref: "#/components/schemas/GiftCardPage" } } } } },
+      },
+    };
+    doc.paths["/gift-cards/"].get.parameters = doc.paths["/gift-cards/"].get.parameters.filter((p: Node) => p.$ref !== "#/components/parameters/Cursor");
+    const source = await generateOperations(doc);
+    expect(paginatedPath(source)).toBe('"/users/" | "/users/{id}/notes/" | "/coupons/"');
+    expect(source).toContain('"GET /gift-cards/": { scope: "gift_cards:read" },');
+  });
 });

@@ -20,10 +20,18 @@ import {
   type User,
   type UserUpdate,
 } from "../../src/index.js";
-import type { Client } from "openapi-fetch";
+import type { Client, FetchResponse } from "openapi-fetch";
 import type { paths } from "../../src/index.js";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/** The GET paths whose success body is a page (`{ next, previous, results }`), from the response types. */
+type PagedGetPath = {
+  [P in keyof paths]: paths[P] extends { get: object }
+    ? NonNullable<FetchResponse<paths[P]["get"], {}, "application/json">["data"]> extends { results: readonly unknown[]; next?: unknown }
+      ? P
+      : never
+    : never;
+}[keyof paths];
 function assertType<T extends true>(_: T): void {}
 
 export async function checks(store: StoreAdminClient): Promise<void> {
@@ -124,6 +132,9 @@ export async function checks(store: StoreAdminClient): Promise<void> {
     assertType<Equal<typeof page.next, string | null | undefined>>(true);
   }
   assertType<Equal<ListPath, "/users/" | "/users/{id}/notes/" | "/gift-cards/">>(true);
+  // ListPath is the generator's list (what paginate() checks at run time); it is exactly the
+  // GET paths whose success body is a page: derived here from the response types, as a check
+  assertType<Equal<ListPath, PagedGetPath>>(true);
   assertType<Equal<ListItem<"/gift-cards/">["balance"], string | null | undefined>>(true);
 
   // ── each of these must be a compile error ──────────────────────────────────────────
