@@ -24,9 +24,8 @@ function checkAccessToken(token: unknown, source: string): string {
     throw new TypeError(`${source} starts with "Bearer ": pass the token alone, the client adds the scheme.`);
   }
   if (!HEADER_SAFE_TOKEN.test(token)) {
-    // Each kind named apart: a token pasted with a curly quote or a non-breaking space is not "white space" to its author.
-    const kind = /[^\x00-\x7f]/.test(token) ? "a character outside ASCII" : "white space or control characters";
-    throw new TypeError(`${source} contains ${kind}: a header carries visible ASCII only.`);
+    // Named apart: a token pasted with a curly quote or a non-breaking space is not "white space" to its author.
+    throw new TypeError(`${source} contains ${/[^\0-\x7f]/.test(token) ? "a non-ASCII character" : "white space or control characters"}.`);
   }
   return token;
 }
