@@ -108,6 +108,8 @@ export function createSend(client: ClientContext): (method: string, path: string
       const outcome = await runAttempt(call);
       if (!outcome.sent) return finish(call, outcome);
       const response = outcome.result?.response;
+      // A 2xx is never retried (retry-policy.ts): with no logger to hear of it, there is nothing to ask.
+      if (response?.ok && !client.logger) return finish(call, outcome);
       const decision = decideRetry({
         method,
         outcome: response ? { kind: "status", status: response.status } : policyOutcome(outcome.error, call.signal),
