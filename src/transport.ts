@@ -68,15 +68,12 @@ async function readText(body: ReadableStream<Uint8Array>, maxBytes: number, tooL
     }
     chunks.push(step.value);
   }
-  if (chunks.length <= 1) return chunks.length === 0 ? "" : utf8.decode(chunks[0]);
+  if (chunks.length === 1) return utf8.decode(chunks[0]);
   // Chunks are joined before one decode (a multi-byte character may span two). Not a Blob: its
   // `text()` is read asynchronously, a wait that made a 100-item page about a tenth slower.
   const joined = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    joined.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  total = 0;
+  for (const chunk of chunks) joined.set(chunk, (total += chunk.byteLength) - chunk.byteLength);
   return utf8.decode(joined);
 }
 
