@@ -40,9 +40,12 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
  * redaction, the retry policy, the logger: `internal/off-path.ts`) then moved behind one
  * dynamic `import()`, loaded on the first failure and counted apart: 13,677 → 10,254 B.
  * Shorter wording would not reach the goal: emptying every message left on the success path
- * leaves about 9.5 kB (docs/performance.md, "Bundle size").
+ * leaves about 9.5 kB (docs/performance.md, "Bundle size"). The success path's speed-ups
+ * (docs/performance.md §§ 2–3: a body's chunks joined instead of read through a Blob, a 2xx
+ * without a logger skipping the retry question, one query serializer per client) and a message
+ * naming a non-ASCII token apart added about 80 B: CEILING_PLACEHOLDER.
  */
-export const CEILING_GZIP_BYTES = 10_300;
+export const CEILING_GZIP_BYTES = 10_340;
 /** The goal: 8 kB min+gz. Missed today; docs/performance.md says by how much and what the bytes are. */
 export const GOAL_GZIP_BYTES = 8 * 1024;
 /** The package's main entry, built. */

@@ -4,7 +4,7 @@
  * through one call lifecycle (`request.ts`); adds `paginate` and the operation methods
  * (`methods.ts`), which call through those.
  */
-import createClient, { type Client } from "openapi-fetch";
+import createClient, { createQuerySerializer, type Client } from "openapi-fetch";
 import { tokenSource, type TokenSource } from "./auth.js";
 import { clientHeaders } from "./headers.js";
 import { deadlineClock, trackMiddleware } from "./internal/fast-path.js";
@@ -127,6 +127,8 @@ export function buildClient(options: StoreAdminClientOptions, internals: ClientI
     headers,
     // Never follow a redirect: the request carries the token (transport.ts refuses the 3xx).
     redirect: "manual",
+    // Its default serializer, made once: openapi-fetch makes one per call unless it is given one.
+    querySerializer: createQuerySerializer(),
   });
 
   const hasMiddleware = trackMiddleware(client);

@@ -108,8 +108,10 @@ export function createSend(client: ClientContext): (method: string, path: string
       const outcome = await runAttempt(call);
       if (!outcome.sent) return finish(call, outcome);
       const response = outcome.result?.response;
-      // A success is never retried: the retry policy is asked of a failed attempt only, and it is
-      // loaded with the errors (`internal/off-path.ts`) when an attempt first fails.
+      // A success is never retried (retry-policy.ts): with no logger to hear of it, there is nothing to ask.
+      if (response?.ok && !client.logger) return finish(call, outcome);
+      // The retry policy is asked of a failed attempt only; it is loaded with the errors
+      // (`internal/off-path.ts`) when an attempt first fails.
       const decision = response?.ok ? NOT_RETRIED : await retryDecision(call, outcome, attempt);
       if (client.logger) {
         const { operation, secrets } = call;

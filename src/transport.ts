@@ -60,7 +60,7 @@ const utf8 = new TextDecoder();
 /** Reads a body as UTF-8 text, failing with `tooLarge()` (and cancelling the rest) once it passes `maxBytes`. */
 async function readText(body: ReadableStream<Uint8Array>, maxBytes: number, tooLarge: () => Promise<Error>): Promise<string> {
   const reader = body.getReader();
-  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  const chunks: Uint8Array[] = [];
   let total = 0;
   for (let step = await reader.read(); !step.done; step = await reader.read()) {
     total += step.value.byteLength;
@@ -68,10 +68,15 @@ async function readText(body: ReadableStream<Uint8Array>, maxBytes: number, tooL
       await reader.cancel().catch(() => undefined);
       throw await tooLarge();
     }
-    chunks.push(step.value as Uint8Array<ArrayBuffer>);
+    chunks.push(step.value);
   }
-  // A body of several chunks is joined by a Blob (a multi-byte character may span two chunks).
-  return chunks.length === 1 ? utf8.decode(chunks[0]) : new Blob(chunks).text();
+  if (chunks.length === 1) return utf8.decode(chunks[0]);
+  // Chunks are joined before one decode (a multi-byte character may span two). Not a Blob: its
+  // `text()` is read asynchronously, a wait that made a 100-item page about a tenth slower.
+  const joined = new Uint8Array(total);
+  total = 0;
+  for (const chunk of chunks) joined.set(chunk, (total += chunk.byteLength) - chunk.byteLength);
+  return utf8.decode(joined);
 }
 
 /** JSON media types: `application/json` and `application/<anything>+json` (RFC 6839). Anchored: linear. */

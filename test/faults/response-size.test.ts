@@ -66,6 +66,29 @@ describe("maxResponseBytes", () => {
     await expect(new Response(data as unknown as ReadableStream).text()).rejects.toBeInstanceOf(ResponseTooLargeError);
   });
 
+  it("a body that arrives in several chunks, split inside a character, reads whole, as json and as text", async () => {
+    const body = Buffer.from(JSON.stringify({ id: 1, first_name: "Åsa", last_name: "Ödmark 🙂" }));
+    const at = [body.indexOf(Buffer.from("Å")) + 1, body.indexOf(Buffer.from("🙂")) + 2];
+    const parts = [body.subarray(0, at[0]), body.subarray(at[0], at[1]), body.subarray(at[1])];
+    const split = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": body.length });
+      // Each part in a write of its own, a few milliseconds apart: the client reads them as separate chunks.
+      const next = (i: number): void => void (i < parts.length ? res.write(parts[i], () => setTimeout(() => next(i + 1), 20)) : res.end());
+      next(0);
+    });
+    await new Promise<void>((resolve) => split.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(split.address() as { port: number }).port}`;
+      const store = client(url, { maxResponseBytes: body.length });
+      expect((await getUser(store)).data).toEqual({ id: 1, first_name: "Åsa", last_name: "Ödmark 🙂" });
+      const { data } = await store.GET("/users/{id}/", { params: { path: { id: 1 } }, parseAs: "text" });
+      expect(data).toBe(body.toString());
+    } finally {
+      split.closeAllConnections();
+      await new Promise((resolve) => split.close(resolve));
+    }
+  });
+
   it("refuses a maxResponseBytes that is not a positive number", () => {
     expect(() => client(server().url, { maxResponseBytes: 0 })).toThrow(new TypeError("maxResponseBytes must be a positive number of bytes, got 0."));
   });

@@ -127,3 +127,24 @@ describe("the client's fetch", () => {
     expect(calls).toHaveLength(2);
   });
 });
+
+describe("the query string", () => {
+  // The client gives openapi-fetch its default query serializer once; a call's own still applies.
+  const listWith = async (init: Record<string, unknown>) => {
+    const { store, calls } = recordingClient();
+    await store.GET("/users/", init as never);
+    return String(calls[0]!.input);
+  };
+
+  it("is openapi-fetch's default form (arrays exploded), and a call's querySerializer options or function still apply", async () => {
+    const query = { email: ["a@example.org", "b@example.org"], cursor: "c 1" };
+    expect(await listWith({ params: { query } })).toBe(
+      "https://store.test/api/admin/users/?email=a%40example.org&email=b%40example.org&cursor=c%201",
+    );
+    expect(await listWith({ params: { query }, querySerializer: { array: { style: "form", explode: false } } })).toBe(
+      "https://store.test/api/admin/users/?email=a%40example.org,b%40example.org&cursor=c%201",
+    );
+    expect(await listWith({ params: { query }, querySerializer: () => "mine=1" })).toBe("https://store.test/api/admin/users/?mine=1");
+    expect(await listWith({ params: { query: { cursor: "x" } } })).toBe("https://store.test/api/admin/users/?cursor=x");
+  });
+});
