@@ -148,7 +148,14 @@ export async function pagination(quick: boolean): Promise<Section> {
       order, each in a fresh process after a 10,000-item warm-up. Live heap: the data heap after forced
       collections every 10 pages, above the heap once the walk is over; one parsed page takes ${kB(page)}.
       The heap goal is met when the median is at most 5 pages and it drifts by at most 1 % of a page per
-      page walked.`),
+      page walked. The walk was 1.18× the hand loop until the counted read stopped joining a page's
+      chunks through a \`Blob\` (each page of 100 users arrives in two chunks on loopback, and a Blob's
+      \`text()\` is read asynchronously: \`node:internal/blob\` was 2 % of the main thread, and the walk's
+      busy time fell from 2,570 to 1,933 ms once the bytes were joined and decoded at once). What remains
+      over bare openapi-fetch, about 35 µs a page, is the per-call cost of § 2 (a walk is 1,000 calls)
+      and each page's own deadline: the walk's signal must abort the page in flight, so a page gets a
+      controller, a timer and a listener of its own (about 7 µs against 1 µs for a shared one). Handing
+      out the items one promise at a time costs 4–17 ms per 100,000 items (under 1 %).`),
     tables: [
       [["walk", "ms per walk", "ms per page"], ...names.map((n) => [label[n], cell(summarize(ms[n]), int), (summarize(ms[n]).median / (items / PAGE_SIZE)).toFixed(2)])],
       [["ratio (paired)", "time"], ["ours ÷ hand (goal ≤ 1.10×)", cell(ratio, times)], ["bare openapi-fetch ÷ hand", cell(pairedRatio(ms.bare, ms.hand), times)]],
