@@ -91,17 +91,18 @@ function replaceSections(page: string): string {
   let out = page;
   for (const section of sections) {
     const rows = section.summary.map((row) => `| ${row.join(" | ")} |`);
-    for (const row of section.summary) {
-      const old = out.split("\n").findIndex((line) => line.startsWith(`| ${row[0]} |`));
-      if (old >= 0) out = out.split("\n").filter((_, i) => i !== old).join("\n");
-    }
-    // New rows go after the summary table's last row.
+    // The rows go where the section's earlier rows were, else after the summary table's last row.
     const lines = out.split("\n");
-    const summaryStart = lines.findIndex((line) => line.startsWith("| measure (median) |"));
-    let end = summaryStart;
-    while (end + 1 < lines.length && lines[end + 1]!.startsWith("|")) end++;
-    lines.splice(end + 1, 0, ...rows);
-    out = lines.join("\n");
+    const isOld = (line: string) => section.summary.some((row) => line.startsWith(`| ${row[0]} |`));
+    let at = lines.findIndex(isOld);
+    if (at < 0) {
+      at = lines.findIndex((line) => line.startsWith("| measure (median) |"));
+      while (at + 1 < lines.length && lines[at + 1]!.startsWith("|")) at++;
+      at++;
+    }
+    const kept = lines.filter((line, i) => i < at || !isOld(line));
+    kept.splice(at, 0, ...rows);
+    out = kept.join("\n");
 
     const body = `${section.note}\n\nMeasured on its own (\`npm run bench -- --only\`): ${environment}\n\n${section.tables.map(table).join("\n\n")}\n`;
     const heading = new RegExp(`^## (\\d+)\\. ${section.title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n`, "m");

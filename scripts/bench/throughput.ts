@@ -161,10 +161,18 @@ export async function loopback(quick: boolean): Promise<Section> {
         the resolution (1.03× wall, 0.99× CPU). The requests are the same bytes on the wire, and raw fetch
         given each way ours calls \`fetch\` differently (a \`Headers\` object, \`redirect: "manual"\`,
         \`method\` and \`body: undefined\` in the init) measured 0.94–1.00× of raw fetch with a timeout.
-        The same openapi-fetch call takes about 15 µs more than raw fetch on the stub fetch but about
-        90 µs more on loopback, which is not explained yet. Reaching 0.97× on GET would take not calling
-        openapi-fetch per call, or dropping the per-call checks that keep the guarantees of
-        docs/reliability.md. Made cheaper in this round: a page's chunks joined without a \`Blob\` (§ 3),
+        An ablation of one GET (\`npx tsx scripts/bench/ablate-loopback.ts\`: the variants interleaved in
+        one process, 20 rounds of 300 calls, medians; 2026-11-23, load average about 1.2) reads, against
+        raw fetch's 274 µs: raw fetch with a timeout 292 µs (+17), bare openapi-fetch 309 µs (+35: its
+        own \`Request\` costs about 20 of them), bare openapi-fetch calling \`fetch(url, init)\` as ours
+        does 289 µs (+14), our client without deadline and byte count 320 µs (+46), and with both 341 µs
+        (+67); a controller per attempt instead of a shared one measured the same. So of the 49 µs ours
+        takes over raw fetch with a timeout, openapi-fetch's call is about 14, our deadline about 6 more
+        than a bare controller and timer, and our own per-call work (the checks of
+        docs/reliability.md, the headers, the counted read) about 30, where the stub fetch of § 1 shows
+        it at under 10: on loopback each step costs more than its CPU time on a stub. Reaching 0.97× on
+        GET (about 8 µs over raw fetch with a timeout) would take not calling openapi-fetch per call and
+        dropping per-call checks that keep the guarantees of docs/reliability.md. Made cheaper in this round: a page's chunks joined without a \`Blob\` (§ 3),
         one query serializer per client, a 2xx without a logger not asking the retry policy, and the
         retry policy and the errors loaded only when a call fails.`),
       tables,
