@@ -20,7 +20,7 @@
  *
  *   npx tsx scripts/build.ts       (`npm run build` runs it after tsc, in the project root)
  */
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type BuildOptions, type Plugin } from "esbuild";
@@ -36,9 +36,6 @@ export const ENTRIES = [
 
 /** What the built main entry exports beside `src/index.ts`'s exports: see `internal/shared.ts`. */
 const SHARED = "src/internal/shared.ts";
-
-/** The package's own name, by which the other entries import the main entry. */
-const PACKAGE = "store-admin-sdk";
 
 /**
  * Writes the bundles into `root`/dist. The command builds the project it is run in (npm runs
@@ -68,7 +65,9 @@ export async function buildDist(root: string): Promise<void> {
   const [main, ...others] = ENTRIES as [string, ...string[]];
   const first = await build({ ...common, entryPoints: [{ in: "main-entry", out: main.replace(/\.ts$/, "") }], plugins: [mainEntry(root, main)] });
   const inMain = new Set(Object.values(first.metafile!.outputs).flatMap((output) => Object.keys(output.inputs).map((input) => resolve(root, input))));
-  await build({ ...common, entryPoints: others, plugins: [fromMainEntry(inMain)] });
+  // The package's own name, by which the other entries import the main entry.
+  const { name } = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as { name: string };
+  await build({ ...common, entryPoints: others, plugins: [fromMainEntry(inMain, name)] });
 }
 
 /** The main entry's module: its exports and, for the other entries, those of `internal/shared.ts`. */
@@ -86,15 +85,19 @@ function mainEntry(root: string, main: string): Plugin {
   };
 }
 
-/** Imports of a module the main entry holds (`inMain`: absolute paths) become imports of the package itself. */
-function fromMainEntry(inMain: ReadonlySet<string>): Plugin {
+/**
+ * Imports of a module the main entry holds (`inMain`: absolute paths) become imports of the
+ * package itself (`name`). A name the built main entry does not export fails when the entry is
+ * loaded, which test/package/ does for every entry.
+ */
+function fromMainEntry(inMain: ReadonlySet<string>, name: string): Plugin {
   return {
     name: "from-main-entry",
     setup(build) {
       build.onResolve({ filter: /^\./ }, async ({ path, importer, resolveDir, kind, pluginData }) => {
         if (pluginData === "resolving") return undefined;
         const resolved = await build.resolve(path, { importer, resolveDir, kind, pluginData: "resolving" });
-        return inMain.has(resolved.path) ? { path: PACKAGE, external: true } : undefined;
+        return inMain.has(resolved.path) ? { path: name, external: true } : undefined;
       });
     },
   };
