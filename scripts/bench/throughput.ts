@@ -154,12 +154,8 @@ export async function loopback(quick: boolean): Promise<Section> {
         are reading the counted body (1.8 %, where raw fetch spends as much in undici's own
         \`parseJSONFromBytes\`: a replacement, not an addition), \`prepare\` (1.1 %) and undici's look at
         the listeners of the attempt's signal (1.0 %; attempts share one signal, and batches of 2, 8 or 16
-        attempts instead of 64 measured no better). Measured apart (variants interleaved in one process,
-        paired, CPU time beside wall time): the GET gap is openapi-fetch's own. Bare openapi-fetch takes
-        1.20–1.22× raw fetch's time per GET, and our client with \`timeoutMs: Infinity,
-        maxResponseBytes: Infinity\` as much (1.20–1.25×): our deadline and byte count add nothing beyond
-        the resolution (1.03× wall, 0.99× CPU). The requests are the same bytes on the wire, and raw fetch
-        given each way ours calls \`fetch\` differently (a \`Headers\` object, \`redirect: "manual"\`,
+        attempts instead of 64 measured no better). The requests are the same bytes on the wire, and raw
+        fetch given each way ours calls \`fetch\` differently (a \`Headers\` object, \`redirect: "manual"\`,
         \`method\` and \`body: undefined\` in the init) measured 0.94–1.00× of raw fetch with a timeout.
         An ablation of one GET (\`npx tsx scripts/bench/ablate-loopback.ts\`: the variants interleaved in
         one process, 20 rounds of 300 calls, medians; 2026-11-23, load average about 1.2) reads, against
