@@ -15,6 +15,7 @@ import { memoryLedger } from "../bulk/memory-ledger.js";
 import { runBulk } from "../bulk/run.js";
 import type { BulkReport } from "../bulk/types.js";
 import type { StoreAdminClient } from "../types.js";
+import { clientOf, storeOptionsFromEnv } from "./environment.js";
 import { countCalls, csvRows, formatOf, InputError, jsonLines, operationOf, type InputCall } from "./input.js";
 import { duration, progressOutput } from "./progress.js";
 
@@ -115,25 +116,7 @@ function keyOrLine(key: (call: InputCall) => string): (call: InputCall) => strin
 
 function clientFromEnv(env: NodeJS.ProcessEnv, dryRun: boolean): StoreAdminClient {
   if (dryRun) return createStoreAdminClient({ apiUrl: "http://127.0.0.1/dry-run", accessToken: "dry-run" });
-  const baseUrl = env.STORE_ADMIN_URL || undefined;
-  const apiUrl = env.STORE_ADMIN_API_URL || undefined;
-  const accessToken = env.STORE_ADMIN_TOKEN || undefined;
-  // Everything missing is named at once, so that one attempt finds it all.
-  const missing: string[] = [];
-  if (baseUrl === undefined && apiUrl === undefined) missing.push("STORE_ADMIN_URL to the store's address (or STORE_ADMIN_API_URL to an API root)");
-  if (accessToken === undefined) missing.push("STORE_ADMIN_TOKEN to the store's access token");
-  if (missing.length > 0) throw new InputError(`Set ${missing.join(", and ")}.`);
-  if (baseUrl !== undefined && apiUrl !== undefined) throw new InputError("Set STORE_ADMIN_URL or STORE_ADMIN_API_URL, not both.");
-  const [name, url] = apiUrl !== undefined ? ["STORE_ADMIN_API_URL", apiUrl] : ["STORE_ADMIN_URL", baseUrl!];
-  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-    throw new InputError(`${name} must be an absolute http(s) URL such as https://shop.example.com, got ${JSON.stringify(url)}.`);
-  }
-  try {
-    return apiUrl !== undefined ? createStoreAdminClient({ apiUrl, accessToken: accessToken! }) : createStoreAdminClient({ baseUrl: baseUrl!, accessToken: accessToken! });
-  } catch (error) {
-    // The client's own check, in the words of the variable the operator set.
-    throw new InputError(`${name} or STORE_ADMIN_TOKEN: ${(error as Error).message}`);
-  }
+  return clientOf(storeOptionsFromEnv(env));
 }
 
 /**

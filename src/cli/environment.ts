@@ -1,0 +1,37 @@
+/// <reference types="node" />
+/**
+ * The store a command talks to, from the environment: `STORE_ADMIN_URL` (the store's address)
+ * or `STORE_ADMIN_API_URL` (an API root: a mock, a proxy), and `STORE_ADMIN_TOKEN`. Shared by
+ * the `bulk` and `mcp` commands; every message names the variable to fix.
+ */
+import { createStoreAdminClient } from "../client.js";
+import type { StoreAdminClient, StoreAdminClientOptions } from "../types.js";
+import { InputError } from "./input.js";
+
+/** The client options the environment gives, or an {@link InputError} naming every variable to set or fix. */
+export function storeOptionsFromEnv(env: NodeJS.ProcessEnv): StoreAdminClientOptions & { variable: string } {
+  const baseUrl = env.STORE_ADMIN_URL || undefined;
+  const apiUrl = env.STORE_ADMIN_API_URL || undefined;
+  const accessToken = env.STORE_ADMIN_TOKEN || undefined;
+  // Everything missing is named at once, so that one attempt finds it all.
+  const missing: string[] = [];
+  if (baseUrl === undefined && apiUrl === undefined) missing.push("STORE_ADMIN_URL to the store's address (or STORE_ADMIN_API_URL to an API root)");
+  if (accessToken === undefined) missing.push("STORE_ADMIN_TOKEN to the store's access token");
+  if (missing.length > 0) throw new InputError(`Set ${missing.join(", and ")}.`);
+  if (baseUrl !== undefined && apiUrl !== undefined) throw new InputError("Set STORE_ADMIN_URL or STORE_ADMIN_API_URL, not both.");
+  const [name, url] = apiUrl !== undefined ? ["STORE_ADMIN_API_URL", apiUrl] : ["STORE_ADMIN_URL", baseUrl!];
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+    throw new InputError(`${name} must be an absolute http(s) URL such as https://shop.example.com, got ${JSON.stringify(url)}.`);
+  }
+  return apiUrl !== undefined ? { apiUrl, accessToken: accessToken!, variable: name } : { baseUrl: baseUrl!, accessToken: accessToken!, variable: name };
+}
+
+/** The client of `options`; the client's own refusal in the words of the variable the operator set. */
+export function clientOf(options: StoreAdminClientOptions & { variable: string }): StoreAdminClient {
+  const { variable, ...store } = options;
+  try {
+    return createStoreAdminClient(store as StoreAdminClientOptions);
+  } catch (error) {
+    throw new InputError(`${variable} or STORE_ADMIN_TOKEN: ${(error as Error).message}`);
+  }
+}
