@@ -20,7 +20,7 @@
  *
  *   npx tsx scripts/build.ts       (`npm run build` runs it after tsc, in the project root)
  */
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type BuildOptions, type Plugin } from "esbuild";
@@ -34,8 +34,11 @@ export const ENTRIES = [
   "src/cli/main.ts",
 ];
 
-/** What the built main entry exports beside `src/index.ts`'s exports: see `internal/shared.ts`. */
+/** What the other entries take from the main entry's modules: see `internal/shared.ts`. */
 const SHARED = "src/internal/shared.ts";
+
+/** How the other entries import {@link SHARED}, built: package.json `imports`, private to the package. */
+export const SHARED_IMPORT = "#shared";
 
 /**
  * Writes the bundles into `root`/dist. The command builds the project it is run in (npm runs
@@ -63,32 +66,15 @@ export async function buildDist(root: string): Promise<void> {
     logLevel: "warning",
   };
   const [main, ...others] = ENTRIES as [string, ...string[]];
-  const first = await build({ ...common, entryPoints: [{ in: "main-entry", out: main.replace(/\.ts$/, "") }], plugins: [mainEntry(root, main)] });
+  const first = await build({ ...common, entryPoints: [main, SHARED] });
   const inMain = new Set(Object.values(first.metafile!.outputs).flatMap((output) => Object.keys(output.inputs).map((input) => resolve(root, input))));
-  // The package's own name, by which the other entries import the main entry.
-  const { name } = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as { name: string };
-  await build({ ...common, entryPoints: others, plugins: [fromMainEntry(inMain, name)] });
-}
-
-/** The main entry's module: its exports and, for the other entries, those of `internal/shared.ts`. */
-function mainEntry(root: string, main: string): Plugin {
-  return {
-    name: "main-entry",
-    setup(build) {
-      build.onResolve({ filter: /^main-entry$/ }, () => ({ path: "main-entry", namespace: "main-entry" }));
-      build.onLoad({ filter: /.*/, namespace: "main-entry" }, () => ({
-        contents: `export * from ${JSON.stringify(`./${main}`)};\nexport * from ${JSON.stringify(`./${SHARED}`)};\n`,
-        resolveDir: root,
-        loader: "js",
-      }));
-    },
-  };
+  await build({ ...common, entryPoints: others, plugins: [fromMainEntry(inMain, SHARED_IMPORT)] });
 }
 
 /**
- * Imports of a module the main entry holds (`inMain`: absolute paths) become imports of the
- * package itself (`name`). A name the built main entry does not export fails when the entry is
- * loaded, which test/package/ does for every entry.
+ * Imports of a module the main entry holds (`inMain`: absolute paths) become imports of
+ * `internal/shared.ts`, built (`name`: {@link SHARED_IMPORT}). A name it does not export fails
+ * when the entry is loaded, which test/package/ does for every entry.
  */
 function fromMainEntry(inMain: ReadonlySet<string>, name: string): Plugin {
   return {
