@@ -3,7 +3,7 @@
  * `store-admin-sdk bulk METHOD PATH --input FILE …`: `runBulk` over the calls of a file.
  *
  * Exit status: 130 when Ctrl-C stopped it (once or twice, even with calls failed or in doubt:
- * run the same command again to go on), else 0 when every call is done (or was done by an
+ * run the same command again to go on from its ledger, `<input>.ledger` by default), else 0 when every call is done (or was done by an
  * earlier run), 1 when a call failed or is in doubt, 2 when the run could not start or stopped
  * on an error (bad arguments, input or ledger).
  */

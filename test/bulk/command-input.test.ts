@@ -251,6 +251,23 @@ describe("writes are safe by default (28.4, 28.6)", () => {
     for (let id = 1; id <= 12; id++) expect(store.count("POST", id)).toBe(1);
   });
 
+  it("the in-doubt file fed back without --ledger shares the input's ledger: nothing is sent until --rerun-in-doubt, then each once", async () => {
+    const input = file("doubt.jsonl", jsonl([{ path: { id: 1 } }, { path: { id: 2 } }]));
+    store.respond = () => ({ status: 503, body: { detail: "down" } });
+    const first = await command(["POST", "/subscriptions/{id}/renew/", "--input", input]);
+    expect(first.stdout).toContain("0 done, 0 failed, 0 skipped, 2 in doubt");
+    expect(first.stdout).toContain(`All 2 calls in doubt written to ${input}.in-doubt.jsonl.`);
+
+    store.reset();
+    const fedBack = await command(["POST", "/subscriptions/{id}/renew/", "--input", `${input}.in-doubt.jsonl`]);
+    expect(fedBack.stdout).toContain("0 done, 0 failed, 0 skipped, 2 in doubt");
+    expect(store.received).toHaveLength(0);
+    const rerun = await command(["POST", "/subscriptions/{id}/renew/", "--input", `${input}.in-doubt.jsonl`, "--rerun-in-doubt"]);
+    expect(rerun.code).toBe(0);
+    expect(rerun.stdout).toContain("2 done, 0 failed");
+    expect([store.count("POST", 1), store.count("POST", 2)]).toEqual([1, 1]);
+  });
+
   it("--no-ledger keeps none, and the summary of a stopped run says that running again sends every call again", async () => {
     const input = file("patch.jsonl", jsonl(Array.from({ length: 12 }, (_, i) => ({ path: { id: i + 1 }, body: { expired_at: null } }))));
     store.respond = () => ({ delayMs: 150, body: { id: 1 } });
