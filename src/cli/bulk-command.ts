@@ -97,12 +97,16 @@ function ledgerPath(flags: BulkFlags): string | undefined {
   return flags.ledger ?? `${flags.input.replace(/\.(dry-run\.)?(failures|in-doubt)\.jsonl$/, "")}.ledger`;
 }
 
-/** A URL as a message may show it: its scheme, host and path, never its user, password, query or fragment. */
+/**
+ * A URL as a message may show it: its scheme, host and path, never its user, password, query or
+ * fragment. A value without a host (`sk_live:…` parses as a URL) is not shown: it may be a token
+ * pasted into the wrong variable.
+ */
 function shownUrl(value: string): string {
-  if (!URL.canParse(value)) return `a value that is not a URL (${value.length} characters, not shown: it may be a secret)`;
-  const url = new URL(value);
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url?.host) return `a value that is not a URL with a host (${value.length} characters, not shown: it may be a secret)`;
   const hidden = url.username || url.password || url.search || url.hash ? " (its credentials, query and fragment not shown)" : "";
-  return /^https?:$/.test(url.protocol) || url.host ? `${url.protocol}//${url.host}${url.pathname}${hidden}` : `a URL with the scheme ${url.protocol}${hidden}`;
+  return `${url.protocol}//${url.host}${url.pathname}${hidden}`;
 }
 
 function clientFromEnv(env: NodeJS.ProcessEnv, dryRun: boolean): StoreAdminClient {

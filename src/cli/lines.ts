@@ -5,6 +5,7 @@
  * line that is not UTF-8 is not turned into U+FFFD (`café` in Latin-1 would become another id).
  * Each line is decoded on its own, strictly, so that a bad line is named and the others go on.
  */
+import { isUtf8 } from "node:buffer";
 import { createReadStream } from "node:fs";
 import { InputError } from "./input-error.js";
 
@@ -33,8 +34,6 @@ export async function readable(file: string): Promise<ReturnType<typeof createRe
  */
 export async function* lines(file: string, maxBytes: number): AsyncGenerator<Line> {
   const input = await readable(file);
-  // fatal: a byte sequence that is not UTF-8 throws instead of becoming U+FFFD.
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   let parts: Buffer[] = [];
   let size = 0;
   let number = 1;
@@ -45,12 +44,10 @@ export async function* lines(file: string, maxBytes: number): AsyncGenerator<Lin
     parts = [];
     size = 0;
     if (length > maxBytes) return { number: line, problem: `the line is ${length} bytes long, over the limit of ${maxBytes} (--max-line-bytes).` };
-    try {
-      const text = decoder.decode(bytes);
-      return { number: line, text: line === 1 && text.startsWith("\uFEFF") ? text.slice(1) : text };
-    } catch {
-      return { number: line, problem: "not valid UTF-8 (save the file as UTF-8: a byte of another encoding would change the call)." };
-    }
+    // Checked before decoding: a byte sequence that is not UTF-8 would become U+FFFD.
+    if (!isUtf8(bytes)) return { number: line, problem: "not valid UTF-8 (save the file as UTF-8: a byte of another encoding would change the call)." };
+    const text = bytes.toString("utf8");
+    return { number: line, text: line === 1 && text.startsWith("\uFEFF") ? text.slice(1) : text };
   };
   for await (const chunk of input as AsyncIterable<Buffer>) {
     let from = 0;

@@ -164,7 +164,8 @@ describe("what the command prints (27.10, 27.11)", () => {
   it.each([
     ["ftp://u:SECRET_PASSWORD@shop.example.com", "SECRET_PASSWORD", /got ftp:\/\/shop\.example\.com\/ \(its credentials, query and fragment not shown\)/],
     ["https://u:SECRET_PASSWORD@shop.example.com", "SECRET_PASSWORD", /STORE_ADMIN_URL or STORE_ADMIN_TOKEN: baseUrl must not contain credentials/],
-    [TOKEN, TOKEN, /got a value that is not a URL \(\d+ characters, not shown/],
+    [TOKEN, TOKEN, /got a value that is not a URL with a host \(\d+ characters, not shown/],
+    [`${TOKEN}:x`, TOKEN, /got a value that is not a URL with a host \(\d+ characters, not shown/],
     [`https://shop.example.com/?token=${TOKEN}`, TOKEN, /must not have a query string/],
   ])("STORE_ADMIN_URL=%s is refused without printing its secret", async (url, secret, message) => {
     const input = file("in.jsonl", jsonl([{ path: { id: 1 } }]));

@@ -216,7 +216,7 @@ describe("store-admin-sdk bulk", () => {
     [["DELETE", "/gift-cards/{id}/", "--input", "IN"], /DELETE \/gift-cards\/\{id\}\/ is not an operation of the contract/, {}],
     [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /Set STORE_ADMIN_TOKEN/, { STORE_ADMIN_TOKEN: "" }],
     [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /Set STORE_ADMIN_URL to the store's address \(or STORE_ADMIN_API_URL to an API root\), and STORE_ADMIN_TOKEN/, { STORE_ADMIN_TOKEN: "", STORE_ADMIN_API_URL: "" }],
-    [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /STORE_ADMIN_API_URL must be an absolute http\(s\) URL .*, got a value that is not a URL \(7 characters, not shown/, { STORE_ADMIN_API_URL: "notaurl" }],
+    [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /STORE_ADMIN_API_URL must be an absolute http\(s\) URL .*, got a value that is not a URL with a host \(7 characters, not shown/, { STORE_ADMIN_API_URL: "notaurl" }],
     [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /STORE_ADMIN_URL must be an absolute http\(s\) URL .*, got ftp:\/\/shop\//, { STORE_ADMIN_API_URL: "", STORE_ADMIN_URL: "ftp://shop" }],
     [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /Set STORE_ADMIN_URL or STORE_ADMIN_API_URL, not both/, { STORE_ADMIN_URL: "https://shop.example.com" }],
     [["PATCH", "/gift-cards/{id}/", "--input", "NOPE"], /--input NOPE-FILE: no such file\./, {}],
