@@ -61,10 +61,10 @@ export function bulkCommand(program: Command, io: { stdout: NodeJS.WriteStream; 
     .argument("<path>", "path template of the operation, e.g. /gift-cards/{id}/")
     .requiredOption("--input <file>", "the calls: JSON lines of { path, query, body }, or CSV with dotted headers (path.id,body.expired_at)")
     .addOption(new Option("--format <format>", "input format (default: csv for a .csv file, else jsonl)").choices(["jsonl", "csv"]))
-    .option("--key <field>", "dotted field of a call naming its item, e.g. path.id (default: the path values, each with % and / escaped, joined with /)")
+    .option("--key <field>", "dotted field of a call naming its item, e.g. path.id (default: the path values joined with /, each escaped when one holds a /)")
     .option("--rate <n>", "requests started per second, at most", positiveNumber("--rate", false))
     .option("--concurrency <n>", "calls in flight at most", positiveNumber("--concurrency", true), 4)
-    .option("--ledger <file>", "ledger file: records each call, so that running the same command again resumes (default: <input>.ledger)")
+    .option("--ledger <file>", "ledger file: records each call, so that running the same command again resumes (default: <input>.ledger; for a failures or in-doubt file, that of its input)")
     .option("--no-ledger", "keep no ledger: running the command again sends every call again")
     .option("--run-id <id>", "names the run in the ledger (default: METHOD PATH)")
     .option("--failures <file>", "where failed calls are written, as JSON lines that can be fed back as --input (default: <input>.failures.jsonl, or <input>.dry-run.failures.jsonl for --dry-run)")
@@ -257,7 +257,8 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     if (report.inDoubt > 0) {
       const inDoubtPath = flags.inDoubt ?? `${flags.input}.in-doubt.jsonl`;
       await writeInDoubt(inDoubtPath, report.inDoubtKeys, read(), key);
-      stdout.write(`In doubt (a POST or PATCH may have been acted on; check them before --rerun-in-doubt): ${report.inDoubtKeys.slice(0, 20).map((itemKey) => shown(itemKey)).join(", ")}${report.inDoubt > 20 ? ", …" : ""}\n`);
+      const check = ledger === undefined ? "check them at the store: with --no-ledger, running again sends them again" : "check them before --rerun-in-doubt";
+      stdout.write(`In doubt (a POST or PATCH may have been acted on; ${check}): ${report.inDoubtKeys.slice(0, 20).map((itemKey) => shown(itemKey)).join(", ")}${report.inDoubt > 20 ? ", …" : ""}\n`);
       stdout.write(`All ${report.inDoubt} calls in doubt written to ${shown(inDoubtPath)}.\n`);
     }
     // Ctrl-C wins: the operator stopped the run, whatever the calls that ended did.

@@ -269,7 +269,7 @@ describe("writes are safe by default (28.4, 28.6)", () => {
     expect([store.count("POST", 1), store.count("POST", 2)]).toEqual([1, 1]);
   });
 
-  it("--no-ledger keeps none, and the summary of a stopped run says that running again sends every call again", async () => {
+  it("--no-ledger keeps none, and the summary of a stopped run (or one with calls in doubt) says that running again sends the calls again", async () => {
     const input = file("patch.jsonl", jsonl(Array.from({ length: 12 }, (_, i) => ({ path: { id: i + 1 }, body: { expired_at: null } }))));
     store.respond = () => ({ delayMs: 150, body: { id: 1 } });
     const stopped = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--no-ledger", "--concurrency", "2"], {
@@ -281,6 +281,11 @@ describe("writes are safe by default (28.4, 28.6)", () => {
     expect(stopped.code).toBe(130);
     expect(stopped.stdout).toContain("(stopped: with --no-ledger, running the same command again sends every call again)");
     expect(existsSync(`${input}.ledger`)).toBe(false);
+
+    const renew = file("renew.jsonl", jsonl([{ path: { id: 1 } }]));
+    store.respond = () => ({ status: 503, body: { detail: "down" } });
+    const doubt = await command(["POST", "/subscriptions/{id}/renew/", "--input", renew, "--no-ledger"]);
+    expect(doubt.stdout).toContain("In doubt (a POST or PATCH may have been acted on; check them at the store: with --no-ledger, running again sends them again): 1");
   });
 
   it("a dry run writes its failures beside a real run's file, never over it", async () => {
