@@ -57,7 +57,7 @@ export function formatOf(file: string, format: string | undefined): InputFormat 
 export async function* jsonLines(file: string, maxLineBytes: number): AsyncGenerator<InputCall> {
   for await (const line of lines(file, maxLineBytes)) {
     if (line.problem !== undefined) yield { line: line.number, invalid: `${file}:${line.number}: ${line.problem}` };
-    else if (line.text.trim() !== "") yield callOf(line.text, `${file}:${line.number}`, line.number);
+    else if (line.text.trim() !== "") yield callOf(line.text.replace(/\r$/, ""), `${file}:${line.number}`, line.number);
   }
 }
 
