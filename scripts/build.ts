@@ -1,15 +1,19 @@
 /**
  * The JavaScript of `dist/`, in two esbuild passes:
  *
- * 1. The main entry, bundled whole: `dist/src/index.js` holds every module a call needs, and
- *    `dist/chunks/` what it loads only when a call fails (`internal/off-path.ts`, a dynamic
- *    `import()`, which the entry also re-exports: the error classes). A cold `import()` of
- *    the package reads these two files (docs/performance.md, "Start-up"). The built entry also
- *    exports, untyped, what the other entries take from its modules (`internal/shared.ts`).
+ * 1. The main entry and what the other entries take from its modules (`internal/shared.ts`,
+ *    built to `dist/src/internal/shared.js`), split: `dist/src/index.js` re-exports the public
+ *    names from the chunk holding every module a call needs, and `dist/chunks/` also holds what
+ *    a call needs only when it fails (`internal/off-path.ts`, a dynamic `import()`, which the
+ *    entry also re-exports: the error classes). A cold `import()` of the package reads three
+ *    files (docs/performance.md, "Start-up"). `internal/shared.ts` is in no entry of the
+ *    package's `exports`: what it holds (the client registry, which reaches a client's token)
+ *    is handed to no importer of a public entry.
  * 2. The other entries, with the code they share in chunks of their own. Every import of a
- *    module of the main entry becomes an import of the package itself (`store-admin-sdk`, a
- *    package may import itself by name), so that each module exists once: a class exported by
- *    the main entry is the same class in `store-admin-sdk/bulk` and `store-admin-sdk/testing`
+ *    module of the main entry becomes an import of `#shared`, a subpath import of the package
+ *    (package.json `imports`: resolvable only from the package's own files) naming
+ *    `dist/src/internal/shared.js`, so that each module exists once: a class exported by the
+ *    main entry is the same class in `store-admin-sdk/bulk` and `store-admin-sdk/testing`
  *    (`instanceof` holds across subpaths), and the bulk runner finds the clients the main
  *    entry made.
  *
