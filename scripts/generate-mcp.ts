@@ -183,9 +183,10 @@ export function mcpTools(doc: Json): ToolRow[] {
       if (querySchema) properties.query = querySchema;
       const requestBody = resolve(doc, operation.requestBody);
       const content = isObject(requestBody.content) ? requestBody.content : {};
-      const mediaType = ["application/json", "multipart/form-data"].find((type) => type in content);
+      // The media type the client sends (JSON where offered, then a form, then multipart), so the tool's schema is that one's.
+      const mediaType = ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"].find((type) => type in content);
       if (Object.keys(content).length > 0 && mediaType === undefined) {
-        throw new Error(`${where}/requestBody: the MCP tools send JSON or multipart bodies; this operation takes ${Object.keys(content).join(", ")}.`);
+        throw new Error(`${where}/requestBody: a tool sends a JSON, form or multipart body; this operation takes ${Object.keys(content).join(", ")}.`);
       }
       if (mediaType !== undefined) {
         properties.body = toolSchema(doc, (content[mediaType] as Json).schema ?? {}, defs);

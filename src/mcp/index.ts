@@ -5,4 +5,4 @@
  */
 export { createStoreAdminMcpServer, DEFAULT_MAX_RESULT_BYTES, type StoreAdminMcpServerOptions } from "./server.js";
 export { VALIDATE_CALL, type ToolFilter } from "./tool-list.js";
-export { mcpTools, MAX_UPLOAD_BYTES, type McpToolRow } from "../../generated/mcp-tools.js";
+export { MAX_UPLOAD_BYTES, type McpToolRow } from "../../generated/mcp-tools.js";
