@@ -70,15 +70,15 @@ describe("version rules", () => {
 });
 
 describe("this repository's release", () => {
-  test("the last released contract is 0.2.0's, kept beside 0.1.0's", () => {
-    expect(releasedContract(root)).toEqual({ path: "openapi/released/store-admin-0.2.0.yaml", version: "0.2.0" });
+  test("the last released contract is 0.3.0's, kept beside 0.2.0's and 0.1.0's", () => {
+    expect(releasedContract(root)).toEqual({ path: "openapi/released/store-admin-0.3.0.yaml", version: "0.3.0" });
     expect(read("openapi/released/store-admin-0.1.0.yaml")).toContain("openapi:");
   });
 
   test("package.json's version and CHANGELOG.md follow the contract's changes since the last released contract (what `npm run release:check` checks)", async () => {
     const check = await checkRelease(root);
     expect(check.problems, check.problems.join("\n")).toEqual([]);
-    expect(check.released).toBe("0.2.0");
+    expect(check.released).toBe("0.3.0");
   }, 300_000);
 });
 
