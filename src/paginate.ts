@@ -9,7 +9,8 @@
  * {@link MAX_EMPTY_PAGES} empty pages that still point to a next one: a store's pages hold
  * items, and a server handing out fresh cursors to nothing would otherwise be asked without
  * end. Breaking out of a `for await` stops fetching: a page is requested only when the
- * previous one is used up.
+ * previous one is used up, and `return()` with a page in flight (of `paginate()` or of
+ * `paginate.pages()`) aborts it.
  */
 import type { Client } from "openapi-fetch";
 import { operations, type OperationKey } from "../generated/operations.js";
@@ -83,14 +84,64 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
     }
   }
 
-  // Each walk of items sends its pages with a signal of its own (which the caller's aborts, with
-  // its reason), so that leaving the loop aborts a page still in flight.
-  const items = (path: ListPath, init?: GetInit) => {
+  // Each walk (of items or of pages) sends its pages with a signal of its own (which the caller's
+  // aborts, with its reason), so that leaving the loop aborts a page still in flight.
+  const ownWalk = (path: ListPath, init: GetInit | undefined) => {
     const own = ownDeadline((init?.signal as AbortSignal | null | undefined) ?? undefined, Infinity);
-    const walk = itemsOf(pages(path, { ...init, signal: own.signal }), () => own.abort());
-    walks.set(walk, { path, init });
-    return walk;
+    return { walk: pages(path, { ...init, signal: own.signal }), close: () => own.abort() };
+  };
+  const items = (path: ListPath, init?: GetInit) => {
+    const { walk, close } = ownWalk(path, init);
+    const itemWalk = itemsOf(walk, close);
+    walks.set(itemWalk, { path, init });
+    return itemWalk;
+  };
+  const pagesOf = (path: ListPath, init?: GetInit) => {
+    const { walk, close } = ownWalk(path, init);
+    return abortOnReturn(walk, close);
   };
 
-  return Object.assign(items, { pages }) as unknown as Paginate;
+  return Object.assign(items, { pages: pagesOf }) as unknown as Paginate;
+}
+
+/**
+ * The walk as callers get it from `paginate.pages()`. An async generator's `return()` waits
+ * for a pending `next()` (the page in flight) to settle; this one calls `close` first, which
+ * aborts that page, and the pending `next()` then ends the walk instead of failing.
+ */
+function abortOnReturn<T>(walk: AsyncGenerator<T, void, undefined>, close: () => void): AsyncGenerator<T, void, undefined> {
+  let closed = false;
+  const DONE: IteratorResult<T, void> = { value: undefined, done: true };
+  const end = (): void => {
+    if (closed) return;
+    closed = true;
+    close();
+  };
+  const iterator: AsyncGenerator<T, void, undefined> = {
+    async next() {
+      if (closed) return DONE;
+      try {
+        const step = await walk.next();
+        if (step.done) end();
+        return closed ? DONE : step;
+      } catch (error) {
+        // After return(), the abort of the page in flight is the walk's end, not an error.
+        if (closed) return DONE;
+        end();
+        throw error;
+      }
+    },
+    return(value?: void | PromiseLike<void>) {
+      end();
+      return walk.return(value as void);
+    },
+    throw(error?: unknown) {
+      end();
+      return walk.throw(error);
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
 }
