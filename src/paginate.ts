@@ -46,7 +46,7 @@ export function walkOf(items: unknown): { path: ListPath; init: GetInit | undefi
 
 /** Builds `paginate` (and `paginate.pages`) for a client whose API root is `apiRoot`. */
 export function createPaginate(client: Client<paths>, apiRoot: string): Paginate {
-  async function* pages(path: ListPath, init?: GetInit): AsyncGenerator<Page, void, undefined> {
+  async function* pages(path: ListPath, init?: GetInit, whole?: boolean): AsyncGenerator<Page, void, undefined> {
     const key = `GET ${path}` as OperationKey;
     const meta = operations[key];
     if (!meta?.paginated) {
@@ -64,13 +64,15 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
       // A failed page throws the typed error for its status, as unwrap() does for any call.
       const page = (await unwrap((client.GET as (p: string, i?: GetInit) => Promise<FetchResult>)(path, request))) as Page | undefined;
       const stop = async (problem: string) => new (await loadOffPath()).PaginationError({ problem, pagesRead, operation });
-      if (page === null || typeof page !== "object" || !Array.isArray(page.results)) {
+      if (!Array.isArray(page?.results)) {
         throw await stop("the page has no `results` array");
       }
-      const last = page.next === undefined || page.next === null || page.next === "";
+      const last = !page.next; // absent, null or ""
       // Where a walk restarts after this page: `params.query.cursor` of a new walk.
       const nextCursor = last ? null : cursorOf(page.next!, apiRoot);
-      yield Object.assign(page, { nextCursor: nextCursor ?? null });
+      Object.assign(page, { nextCursor: nextCursor ?? null });
+      // `whole`: the page as one item of a step, for a walk of pages.
+      yield whole ? { results: [page] } : page;
       pagesRead++;
       if (last) return;
       emptyInARow = page.results.length === 0 ? emptyInARow + 1 : 0;
@@ -84,64 +86,22 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
     }
   }
 
-  // Each walk (of items or of pages) sends its pages with a signal of its own (which the caller's
-  // aborts, with its reason), so that leaving the loop aborts a page still in flight.
-  const ownWalk = (path: ListPath, init: GetInit | undefined) => {
-    const own = ownDeadline((init?.signal as AbortSignal | null | undefined) ?? undefined, Infinity);
-    return { walk: pages(path, { ...init, signal: own.signal }), close: () => own.abort() };
+  // Each walk (of items or of pages) sends its pages with a signal of its own (which the
+  // caller's aborts, with its reason), so that leaving the loop aborts a page still in flight:
+  // itemsOf() aborts it on return() (an async generator's return() would wait for it), and a
+  // walk of pages is a walk of one-page steps.
+  const startWalk = (path: ListPath, init: GetInit | undefined, whole?: boolean) => {
+    // A null signal (openapi-fetch takes one) is as good as none to ownDeadline().
+    const own = ownDeadline(init?.signal as AbortSignal | undefined, Infinity);
+    return itemsOf(pages(path, { ...init, signal: own.signal }, whole), () => own.abort());
   };
   const items = (path: ListPath, init?: GetInit) => {
-    const { walk, close } = ownWalk(path, init);
-    const itemWalk = itemsOf(walk, close);
-    walks.set(itemWalk, { path, init });
-    return itemWalk;
+    const walk = startWalk(path, init);
+    walks.set(walk, { path, init });
+    return walk;
   };
-  const pagesOf = (path: ListPath, init?: GetInit) => {
-    const { walk, close } = ownWalk(path, init);
-    return abortOnReturn(walk, close);
-  };
+  const pagesOf = (path: ListPath, init?: GetInit) => startWalk(path, init, true);
 
   return Object.assign(items, { pages: pagesOf }) as unknown as Paginate;
 }
 
-/**
- * The walk as callers get it from `paginate.pages()`. An async generator's `return()` waits
- * for a pending `next()` (the page in flight) to settle; this one calls `close` first, which
- * aborts that page, and the pending `next()` then ends the walk instead of failing.
- */
-function abortOnReturn<T>(walk: AsyncGenerator<T, void, undefined>, close: () => void): AsyncGenerator<T, void, undefined> {
-  let closed = false;
-  const DONE: IteratorResult<T, void> = { value: undefined, done: true };
-  const end = (): void => {
-    if (closed) return;
-    closed = true;
-    close();
-  };
-  const iterator: AsyncGenerator<T, void, undefined> = {
-    async next() {
-      if (closed) return DONE;
-      try {
-        const step = await walk.next();
-        if (step.done) end();
-        return closed ? DONE : step;
-      } catch (error) {
-        // After return(), the abort of the page in flight is the walk's end, not an error.
-        if (closed) return DONE;
-        end();
-        throw error;
-      }
-    },
-    return(value?: void | PromiseLike<void>) {
-      end();
-      return walk.return(value as void);
-    },
-    throw(error?: unknown) {
-      end();
-      return walk.throw(error);
-    },
-    [Symbol.asyncIterator]() {
-      return iterator;
-    },
-  };
-  return iterator;
-}
