@@ -25,6 +25,11 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { lock } from "proper-lockfile";
 
+// Node ignores SIGXFSZ, so that a write past a file-size limit fails with EFBIG; proper-lockfile's
+// signal-exit listens for it and then kills the process with it, unless another listener exists.
+// This one keeps Node's behaviour: the write fails, and the run says why.
+process.on("SIGXFSZ", () => undefined);
+
 /** How long a lock lives without being renewed; it is renewed every half of it. */
 export const LEASE_MS = 10_000;
 
