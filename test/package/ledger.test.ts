@@ -159,3 +159,38 @@ describe("a ledger write cut short (packed tarball's command)", () => {
 
   }, 120_000);
 });
+
+describe("a reused ledger with a new input file (packed tarball's command)", () => {
+  it("a done key whose call changed is refused naming the ledger, the run and the line; the in-doubt file carries the recorded call of a key in doubt since an earlier input", async () => {
+    server.reset();
+    const main = join(work, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js");
+    const env = { ...process.env, STORE_ADMIN_API_URL: server.url, STORE_ADMIN_TOKEN: "sk_reuse_token", STORE_ADMIN_URL: "" };
+    const ledger = join(work, "ledgers", "cards.ledger");
+    const day = async (name: string, rows: Array<[number, string]>) => {
+      const input = join(work, name);
+      await writeFile(input, rows.map(([id, at]) => JSON.stringify({ path: { id }, body: { expired_at: at } })).join("\n") + "\n");
+      const args = ["bulk", "PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--concurrency", "1", "--progress", "none"];
+      return { input, result: await run(process.execPath, [main, ...args], { cwd: work, env, timeoutMs: 60_000 }) };
+    };
+    // Yesterday: card 2's PATCH gets a 500, so it is in doubt.
+    server.respond = (request) => (request.id === "2" ? { status: 500, body: {} } : undefined);
+    const yesterday = await day("cards-24.jsonl", [[1, "2026-11-24T00:00:00Z"], [2, "2026-11-24T00:00:00Z"], [3, "2026-11-24T00:00:00Z"]]);
+    expect(yesterday.result.stdout, describeRun("yesterday", yesterday.result)).toContain("2 done, 0 failed, 0 skipped, 1 in doubt");
+    server.reset();
+
+    // Today: new bodies for the same keys: refused, nothing sent.
+    const today = await day("cards-25.jsonl", [[3, "2026-11-25T00:00:00Z"], [1, "2026-11-25T00:00:00Z"]]);
+    expect(today.result.code, describeRun("today", today.result)).toBe(2);
+    expect(today.result.stderr).toContain(
+      `${today.input}:1: the ledger file ${ledger} holds the key "3" of the run "PATCH /gift-cards/{id}/" as done with another call than this line's. Nothing was sent for it.`,
+    );
+    expect(server.received.length).toBe(0);
+
+    // New keys only: they run; card 2, in doubt since yesterday, is written with yesterday's call.
+    const other = await day("cards-26.jsonl", [[4, "2026-11-26T00:00:00Z"]]);
+    expect(other.result.stdout, describeRun("new keys", other.result)).toContain("1 done, 0 failed, 0 skipped, 1 in doubt");
+    expect(server.received.map((r) => r.id)).toEqual(["4"]);
+    const inDoubt = (await readFile(`${other.input}.in-doubt.jsonl`, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as unknown);
+    expect(inDoubt).toEqual([{ path: { id: 2 }, body: { expired_at: "2026-11-24T00:00:00Z" }, inDoubt: { key: "2" } }]);
+  }, 120_000);
+});
