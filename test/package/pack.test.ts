@@ -35,10 +35,10 @@ const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.y
 /**
  * Above today's size (~280 kB: the testing kit's compiled validators and examples are ~55 kB
  * gzipped, the contract, docs and samples ~80 kB, the bulk runner, its command and the BullMQ
- * queue ~25 kB, the source maps of the bundles ~22 kB): a jump past it means something
- * unintended got packed.
+ * queue ~25 kB, the source maps of the bundles ~22 kB; ~304 kB since the ledger's lock, call
+ * binding and their docs): a jump past it means something unintended got packed.
  */
-const MAX_TARBALL_BYTES = 300_000;
+const MAX_TARBALL_BYTES = 310_000;
 
 const PACK_TIMEOUT_MS = 300_000;
 
