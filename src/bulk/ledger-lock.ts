@@ -12,9 +12,9 @@
  * (moxystudio/node-proper-lockfile#121). Its `fs` option is where that is closed:
  * - a lock directory is made whole elsewhere, holding a file named by the holder's token, and
  *   renamed into place: a rename onto a lock that exists (never empty) fails;
- * - a lock is removed by renaming it aside first (only one contender can), and only if it is
- *   ours or stale; a live one renamed aside by a slow look is put back, or, if the place was
- *   taken again meanwhile, its holder finds its token gone.
+ * - a stale lock is removed by one contender at a time (`<lock>.takeover`, made with `mkdir`),
+ *   which looks at it again first, and moves it aside before deleting it; a release removes
+ *   only the releaser's own lock.
  * `check()` looks for the token after a record is written and before its request goes out: a
  * run that finds it gone, or whose renewal failed, sends nothing more. A contender reads the
  * ledger only once it holds the lock, so a record written before a successful check is seen.
@@ -66,6 +66,7 @@ export async function lockLedger(path: string, waitMs: number): Promise<LedgerLo
   }
   const token = randomUUID();
   const mine = join(lockPath, token);
+  const takeover = `${lockPath}.takeover`;
   let lost: string | undefined;
   let releasing = false;
   let asides = 0;
@@ -84,9 +85,8 @@ export async function lockLedger(path: string, waitMs: number): Promise<LedgerLo
     }
   };
 
-  const remove = (): void => {
-    // Releasing a lock another run took since: it is theirs now, leave it.
-    if (releasing && !existsSync(mine)) return;
+  /** Moves the lock aside (atomic: one mover wins) and deletes it if `removable`, else puts it back. */
+  const moveAside = (removable: (aside: string) => boolean): void => {
     const aside = `${lockPath}.${token}.${++asides}`;
     try {
       renameSync(lockPath, aside);
@@ -94,17 +94,45 @@ export async function lockLedger(path: string, waitMs: number): Promise<LedgerLo
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
       throw error;
     }
-    if (existsSync(join(aside, token)) || (!releasing && statSync(aside).mtimeMs < Date.now() - LEASE_MS)) {
+    if (removable(aside)) {
       rmSync(aside, { recursive: true, force: true });
       return;
     }
-    // A live lock, taken again since it was seen stale: put it back.
+    // Renewed since it was seen stale (its holder was frozen, not dead): put it back; if the
+    // place was taken meanwhile, its holder finds its token gone and stops.
     try {
       renameSync(aside, lockPath);
     } catch {
       rmSync(aside, { recursive: true, force: true });
     }
     throw held("Lock file is already being held");
+  };
+
+  const isStale = (target: string): boolean => (statSync(target, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < Date.now() - LEASE_MS;
+
+  const remove = (): void => {
+    if (releasing) {
+      // A lock another run took since is theirs now: leave it.
+      if (existsSync(mine)) moveAside((aside) => existsSync(join(aside, token)));
+      return;
+    }
+    // A stale lock is taken over by one contender at a time, which looks again while it holds
+    // the takeover: a contender whose look is older can no longer remove a lock taken since.
+    try {
+      mkdirSync(takeover);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      // Left by a contender killed mid-takeover (a few microseconds' window): cleared once old.
+      if (isStale(takeover)) rmSync(takeover, { recursive: true, force: true });
+      throw held("Lock file is already being held");
+    }
+    try {
+      if (!existsSync(lockPath)) return;
+      if (!isStale(lockPath)) throw held("Lock file is already being held");
+      moveAside(isStale);
+    } finally {
+      rmSync(takeover, { recursive: true, force: true });
+    }
   };
 
   const leaseFs = {
@@ -148,7 +176,9 @@ export async function lockLedger(path: string, waitMs: number): Promise<LedgerLo
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     const held = code === "ELOCKED" && message === "Lock file is already being held";
-    throw refusal(held ? `another run holds it and renews its lease (a process on this machine, or on another sharing the volume${waitMs > 0 ? `; waited ${waitMs} ms` : ""})` : message, error);
+    // ENOENT: the lock just taken was moved by a contender that took it first.
+    const why = held || code === "ENOENT" ? `another run holds it and renews its lease (a process on this machine, or on another sharing the volume${waitMs > 0 ? `; waited ${waitMs} ms` : ""})` : message;
+    throw refusal(why, error);
   }
   heldHere.add(file);
   return {

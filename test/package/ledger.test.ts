@@ -6,6 +6,7 @@
  * - two "containers" sharing the ledger's volume (each process PID 1 of its own PID namespace,
  *   `unshare`): a lock whose lease its holder renews is refused, even past the lease; one whose
  *   holder was killed is taken once its lease has expired;
+ * - with `fsync: true`, a new ledger's directory is synced (strace shows the fsync);
  * - a ledger write cut short (a 1 KiB file-size limit, `ulimit -f`: Node gets EFBIG after a
  *   short write): the command sends no request after it, and a resume sends each POST at most
  *   once and reports in doubt the calls that were sent without a recorded end.
@@ -96,7 +97,7 @@ describe("the ledger lock across processes (packed tarball)", () => {
     }
     expect(takers.filter((n) => n > 1), `takers per trial: ${takers.join(" ")}`).toEqual([]);
     expect(takers.filter((n) => n === 1).length, `takers per trial: ${takers.join(" ")}`).toBeGreaterThan(TRIALS / 2);
-    for (const message of refusals) expect(message).toMatch(/is in use: another run holds it|The run lost the lock of the ledger .*: another run took its lock/);
+    for (const message of refusals) expect(message, message).toMatch(/is in use: another run holds it|The run lost the lock of the ledger .*: another run took its lock/);
     for (const racer of racers) racer.child.stdin.end();
   }, 300_000);
 
@@ -158,6 +159,34 @@ describe("a ledger write cut short (packed tarball's command)", () => {
     expect(limited.stderr).toMatch(/Could not write the ledger file .*limited\.ledger: .*The run stops: no request is sent after a record that is not whole on disk/);
 
   }, 120_000);
+});
+
+describe("fsync: true (packed tarball, under strace)", () => {
+  it("a new ledger's directory is synced, and the file with its sending record", async () => {
+    const ledgers = join(work, "synced");
+    await mkdir(ledgers);
+    const path = join(ledgers, "renewals.ledger");
+    const trace = join(work, "fsync.trace");
+    const traced = await run("strace", ["-f", "-e", "trace=openat,fsync,fdatasync", "-o", trace, process.execPath, "fsync.mjs", path], { cwd: work, timeoutMs: 60_000 });
+    expect(traced.code, describeRun("node fsync.mjs under strace", traced)).toBe(0);
+    const lines = (await readFile(trace, "utf8")).split("\n");
+    /** Whether a descriptor openat returned for `file` was synced before it named another file. */
+    const synced = (file: string): boolean => {
+      const open = new Set<string>();
+      for (const line of lines) {
+        const opened = /openat\(AT_FDCWD, "([^"]*)".*= (\d+)$/.exec(line);
+        if (opened) {
+          if (opened[1] === file) open.add(opened[2]!);
+          else open.delete(opened[2]!);
+        }
+        const sync = /(?:fsync|fdatasync)\((\d+)\)/.exec(line);
+        if (sync && open.has(sync[1]!)) return true;
+      }
+      return false;
+    };
+    expect(synced(ledgers), "the directory's fsync").toBe(true);
+    expect(synced(path), "the ledger file's fsync").toBe(true);
+  }, 60_000);
 });
 
 describe("a reused ledger with a new input file (packed tarball's command)", () => {
