@@ -4,7 +4,8 @@
  *
  * 1. pulled from `items` (never collected), its key computed;
  * 2. looked up in the ledger: done earlier (skipped), failed earlier (re-run unless
- *    `retryFailed: false`), in doubt (not re-run unless `rerunInDoubt`), or new;
+ *    `retryFailed: false`), in doubt (not re-run unless `rerunInDoubt`), or new; a key done or
+ *    in doubt under another `fingerprint` stops the run (`CallChangedError`);
  * 3. `start` recorded, the task run on a worker's client (`observe.ts`: budget, `sending`, pauses);
  * 4. its end recorded: done, failed, or in doubt (failed after a POST or PATCH the store did not refuse);
  * 5. for a `paginate()` walk, the checkpoint moves past every page whose items are all done.
