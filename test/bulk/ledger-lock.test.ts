@@ -4,7 +4,7 @@
  * time (and again after it ends), and a run that loses its lock sends nothing more. Requests
  * are counted at a loopback server. Across processes and containers: test/package/ledger.test.ts.
  */
-import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -107,4 +107,25 @@ describe("a run that loses its lock", () => {
     await expect(run).rejects.toThrow(`The run lost the lock of the ledger ${path}: another run took its lock. It sends nothing more`);
     expect(server.received.map((r) => r.id)).toEqual(["1", "2", "3"]);
   });
+
+  it("stops at its next write when its lease renewal finds the lock changed under it (proper-lockfile's onCompromised)", async () => {
+    const path = fresh();
+    const ledger = fileLedger(path);
+    await ledger.open("renewals");
+    // Another process touched the lock: the next renewal (every 5 s) finds its mtime not ours.
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(`${path}.lock`, hourAgo, hourAgo);
+    let refused: unknown;
+    for (let i = 0; i < 100 && refused === undefined; i++) {
+      try {
+        await ledger.start(`k${i}`);
+        await ledger.sending(`k${i}`);
+      } catch (error) {
+        refused = error;
+      }
+      if (refused === undefined) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(String(refused)).toContain(`The run lost the lock of the ledger ${path}: its lease could not be renewed (Unable to update lock within the stale threshold). It sends nothing more`);
+    await expect(ledger.close()).rejects.toThrow(/The run lost the lock/);
+  }, 30_000);
 });
