@@ -352,11 +352,11 @@ async function methodSpecs(doc: JsonObject, sampleOf: ReadSample): Promise<Metho
         returnsDoc = `An async iterable of every \`${itemName ?? "item"}\`, page after page (as \`paginate\`): a page is requested only when the previous one is used up, and leaving the loop stops fetching.`;
       } else if (variants.length === 2 && variants.some((v) => v.type === "array")) {
         const itemName = schemaName((variants.find((v) => v.type === "array")!).items);
-        returns = `Promise<${itemName ? `${use(itemName)}[]` : fallback}>`;
-        returnsDoc = `Resolves to the list of \`${itemName}\` (an array, also when the store sends one object).`;
+        returns = `ResponsePromise<${itemName ? `${use(itemName)}[]` : fallback}>`;
+        returnsDoc = `Resolves to the list of \`${itemName}\` (an array, also when the store sends one object); \`.withResponse()\` adds the \`Response\` and its request id.`;
       } else {
-        returns = `Promise<${okName ? use(okName) : fallback}>`;
-        returnsDoc = `Resolves to the \`${okName ?? "response body"}\`.`;
+        returns = `ResponsePromise<${okName ? use(okName) : fallback}>`;
+        returnsDoc = `Resolves to the \`${okName ?? "response body"}\`; \`.withResponse()\` adds the \`Response\` and its request id, \`.asResponse()\` gives the \`Response\` unread.`;
       }
       let restType: string | undefined;
       let restDoc: string | undefined;
@@ -509,7 +509,7 @@ ${rows.join("\n")}
  * The types and documentation of the operation methods (\`store.users.retrieve(42)\`), named by
  * each operation's \`x-sdk-method\` in the contract; \`method-table.ts\` is what they run on.
  */
-import type { MethodOptions } from "../src/types.js";
+import type { MethodOptions, ResponsePromise } from "../src/types.js";
 import type { operations } from "./schema.js";
 import type { ${[...names].sort().join(", ")} } from "./names.js";
 

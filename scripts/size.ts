@@ -44,8 +44,10 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
  * (docs/performance.md §§ 2–3: a body's chunks joined instead of read through a Blob, a 2xx
  * without a logger skipping the retry question, one query serializer per client) and a message
  * naming a non-ASCII token apart added about 80 B: CEILING_PLACEHOLDER.
+ * `.withResponse()`/`.asResponse()`, the request id read from `request-id` too, and the
+ * `STORE_ADMIN_LOG` switch measured +290 B (10,325 → 10,615 B), and it rose by those.
  */
-export const CEILING_GZIP_BYTES = 10_340;
+export const CEILING_GZIP_BYTES = 10_630;
 /** The goal: 8 kB min+gz. Missed today; docs/performance.md says by how much and what the bytes are. */
 export const GOAL_GZIP_BYTES = 8 * 1024;
 /** The package's main entry, built. */

@@ -6,6 +6,7 @@
  */
 import createClient, { createQuerySerializer, type Client } from "openapi-fetch";
 import { tokenSource, type TokenSource } from "./auth.js";
+import { envLogger } from "./debug-switch.js";
 import { clientHeaders } from "./headers.js";
 import { deadlineClock, trackMiddleware } from "./internal/fast-path.js";
 import { checkNumberOption } from "./internal/options.js";
@@ -142,7 +143,7 @@ export function buildClient(options: StoreAdminClientOptions, internals: ClientI
     timeoutMs,
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    logger: options.logger,
+    logger: options.logger ?? envLogger(),
     startDeadline: deadlineClock(timeoutMs),
     hasMiddleware,
     sleep: internals.sleep ?? abortableSleep,

@@ -39,8 +39,10 @@ export type {
   Middleware,
   Paginate,
   RequestOptions,
+  ResponsePromise,
   StoreAdminClient,
   StoreAdminClientOptions,
+  WithResponse,
   paths,
 } from "./types.js";
 export type { operations } from "../generated/schema.js";

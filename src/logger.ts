@@ -5,6 +5,7 @@
  */
 import { StoreAdminError, type Operation } from "./errors.js";
 import { clip, describe } from "./internal/redact.js";
+import { requestIdOf } from "./request-id.js";
 import type { RetryDecision } from "./retry-policy.js";
 
 /** One attempt of one request, reported when it ends. */
@@ -25,7 +26,7 @@ export interface RequestLogEvent {
   willRetry: boolean;
   /** How long it waits first, when `willRetry`. */
   retryDelayMs?: number;
-  /** The server's `x-request-id`, when it sent one. */
+  /** The server's `x-request-id` (or `request-id`), when it sent one. */
   requestId?: string;
 }
 
@@ -92,7 +93,7 @@ export function attemptEvent({ operation, attempt, startedMs, response, error, d
   };
   if (response) {
     event.status = response.status;
-    const requestId = response.headers.get("x-request-id");
+    const requestId = requestIdOf(response.headers);
     if (requestId) event.requestId = clip(requestId, secrets);
   } else {
     const name = error instanceof Error ? error.name : typeof error;

@@ -16,6 +16,7 @@ import type { OperationMethods } from "../generated/methods.js";
 import type { PaginatedPath } from "../generated/operations.js";
 import type { paths as ContractPaths } from "../generated/schema.js";
 import type { Logger } from "./logger.js";
+export type { ResponsePromise, WithResponse } from "./response-promise.js";
 import type { FetchLike } from "./transport.js";
 
 // ─── Paths as callers see them ──────────────────────────────────────────────────────
