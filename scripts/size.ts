@@ -45,9 +45,11 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
  * without a logger skipping the retry question, one query serializer per client) and a message
  * naming a non-ASCII token apart added about 80 B: CEILING_PLACEHOLDER.
  * `.withResponse()`/`.asResponse()`, the request id read from `request-id` too, and the
- * `STORE_ADMIN_LOG` switch measured +290 B (10,325 → 10,615 B), and it rose by those.
+ * `STORE_ADMIN_LOG` switch measured +290 B (10,325 → 10,615 B), and it rose by those. The
+ * hooks of the `telemetry` option (the option's loader, a span per call and per attempt, the
+ * bulk run's span; telemetry.ts itself loads only with the option) measured +184 B (→ 10,799 B).
  */
-export const CEILING_GZIP_BYTES = 10_630;
+export const CEILING_GZIP_BYTES = 10_814;
 /** The goal: 8 kB min+gz. Missed today; docs/performance.md says by how much and what the bytes are. */
 export const GOAL_GZIP_BYTES = 8 * 1024;
 /** The package's main entry, built. */
@@ -115,9 +117,17 @@ const dynamicImportsApart: Plugin = {
   },
 };
 
+/** The `telemetry` option's module loads with that option, not on a failure: it counts in neither figure. */
+const telemetryApart: Plugin = {
+  name: "telemetry-apart",
+  setup(build) {
+    build.onResolve({ filter: /telemetry/ }, ({ kind, path }) => (kind === "dynamic-import" ? { path, external: true } : undefined));
+  },
+};
+
 function minified(specifier: string, names: readonly string[], followDynamicImports: boolean) {
   return build({
-    plugins: followDynamicImports ? [] : [dynamicImportsApart],
+    plugins: followDynamicImports ? [telemetryApart] : [dynamicImportsApart],
     stdin: { contents: `export { ${names.join(", ")} } from ${JSON.stringify(specifier)};`, resolveDir: ROOT, loader: "js" },
     bundle: true,
     minify: true,

@@ -42,6 +42,7 @@ export type {
   ResponsePromise,
   StoreAdminClient,
   StoreAdminClientOptions,
+  TelemetryOptions,
   WithResponse,
   paths,
 } from "./types.js";

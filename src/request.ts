@@ -30,6 +30,7 @@ import { rememberCall } from "./internal/call-info.js";
 import { PlannedRequest, sendRequest, type DeadlineClock } from "./internal/fast-path.js";
 import { checkNumberOption } from "./internal/options.js";
 import { loadOffPath, type OffPath } from "./internal/lazy.js";
+import type { CallTelemetry, ClientTelemetry } from "./telemetry.js";
 import type { CallOptionKey } from "./types.js";
 
 /** The result of every client call: openapi-fetch's `{ data, error, response }`. */
@@ -75,6 +76,8 @@ export interface ClientContext {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Random source in [0, 1) for the backoff jitter. */
   random: () => number;
+  /** Spans and metrics (`telemetry.ts`), when the client was created with `telemetry`. */
+  telemetry?: Promise<ClientTelemetry> | undefined;
 }
 
 /** One call, as `prepare()` leaves it for its attempts. */
@@ -92,6 +95,8 @@ interface Call {
   init: Record<string, unknown>;
   /** Whether the attempt streams its body to the caller after the call (its deadline must not be shared). */
   streams: boolean;
+  /** The call's spans, with the `telemetry` option. */
+  telemetry: CallTelemetry | undefined;
 }
 
 /** How one attempt ended. `sent: false`: nothing reached `fetch` (a middleware answered or threw). */
@@ -103,25 +108,33 @@ type Outcome =
 export function createSend(client: ClientContext): (method: string, path: string, init?: CallInit) => Promise<FetchResult> {
   return async function send(method, path, init = {}) {
     const call = await prepare(client, method, path, init);
-    for (let attempt = 1; ; attempt++) {
-      if (call.signal?.aborted) throw call.signal.reason;
-      const outcome = await runAttempt(call);
-      if (!outcome.sent) return finish(call, outcome);
-      const response = outcome.result?.response;
-      // A success is never retried (retry-policy.ts): with no logger to hear of it, there is nothing to ask.
-      if (response?.ok && !client.logger) return finish(call, outcome);
-      // The retry policy is asked of a failed attempt only; it is loaded with the errors
-      // (`internal/off-path.ts`) when an attempt first fails.
-      const decision = response?.ok ? NOT_RETRIED : await retryDecision(call, outcome, attempt);
-      if (client.logger) {
-        const { operation, secrets } = call;
-        const { emitLogEvent, attemptEvent } = await loadOffPath();
-        emitLogEvent(client.logger, () => attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
-      }
-      if (!decision.retry) return finish(call, outcome);
-      await client.sleep(decision.delayMs, call.signal);
-    }
+    return call.telemetry ? call.telemetry.end(attempts(call)) : attempts(call);
   };
+}
+
+/** The attempts of one call, retried as the retry policy says, and its result. */
+async function attempts(call: Call): Promise<FetchResult> {
+  const { client, telemetry } = call;
+  for (let attempt = 1; ; attempt++) {
+    if (call.signal?.aborted) throw call.signal.reason;
+    const outcome = await runAttempt(call, attempt);
+    telemetry?.attemptEnd(outcome.result?.response, outcome.error);
+    if (!outcome.sent) return finish(call, outcome);
+    const response = outcome.result?.response;
+    // A success is never retried (retry-policy.ts): with no logger to hear of it, there is nothing to ask.
+    if (response?.ok && !client.logger) return finish(call, outcome);
+    // The retry policy is asked of a failed attempt only; it is loaded with the errors
+    // (`internal/off-path.ts`) when an attempt first fails.
+    const decision = response?.ok ? NOT_RETRIED : await retryDecision(call, outcome, attempt);
+    if (client.logger) {
+      const { operation, secrets } = call;
+      const { emitLogEvent, attemptEvent } = await loadOffPath();
+      emitLogEvent(client.logger, () => attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
+    }
+    if (!decision.retry) return finish(call, outcome);
+    telemetry?.retry(decision.delayMs, response?.headers.get("retry-after"));
+    await client.sleep(decision.delayMs, call.signal);
+  }
 }
 
 /** Everything checked and computed once per call, before anything is sent. */
@@ -187,6 +200,7 @@ async function prepare(client: ClientContext, method: string, path: string, init
       Request: client.hasMiddleware() || (init.middleware?.length ?? 0) > 0 ? undefined : PlannedRequest,
     },
     streams: init.parseAs === "stream",
+    telemetry: client.telemetry && (await client.telemetry).call(method, path),
   };
 }
 
@@ -239,8 +253,8 @@ function encodeQueryKeys(query: Record<string, unknown>, querySerializer: unknow
   return encode(query);
 }
 
-/** One attempt: one openapi-fetch call under its own deadline. Never throws. */
-async function runAttempt(call: Call): Promise<Outcome> {
+/** One attempt (the `attempt`th): one openapi-fetch call under its own deadline. Never throws. */
+async function runAttempt(call: Call, attempt: number): Promise<Outcome> {
   const { client, method, operation, secrets, signal, timeoutMs } = call;
   const deadline = client.startDeadline(signal, call.streams, timeoutMs);
   // The request as openapi-fetch handed it to fetch, kept reachable until the attempt ends:
@@ -255,7 +269,8 @@ async function runAttempt(call: Call): Promise<Outcome> {
     if (client.logger) startedMs = performance.now();
     let head: Response;
     try {
-      head = await sendRequest(client.fetch, request);
+      const send = () => sendRequest(client.fetch, request);
+      head = await (call.telemetry ? call.telemetry.attempt(attempt, request, send) : send());
     } catch (error) {
       // Middleware's onError sees what the caller would: the timeout, the abort, or the network error.
       const { timedOut } = deadline;

@@ -6,7 +6,7 @@
  * registry for `deriveClient`, one record of walks for `walkOf`, one `StoreAdminError`. They
  * are not part of the API: no declaration names them, and any release may change them.
  */
-export { deriveClient, tokenSourceOf } from "../client.js";
+export { deriveClient, telemetryOf, tokenSourceOf } from "../client.js";
 export { walkOf } from "../paginate.js";
 export { parseRetryAfterMs } from "../retry-policy.js";
 export { redact, sanitizeCause } from "./redact.js";

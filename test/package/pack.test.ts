@@ -36,9 +36,10 @@ const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.y
  * Above today's size (~280 kB: the testing kit's compiled validators and examples are ~55 kB
  * gzipped, the contract, docs and samples ~80 kB, the bulk runner, its command and the BullMQ
  * queue ~25 kB, the source maps of the bundles ~22 kB): a jump past it means something
- * unintended got packed.
+ * unintended got packed. The production features (the telemetry module, the mock command, their
+ * guide sections) took it from 299.7 kB to about 307 kB.
  */
-const MAX_TARBALL_BYTES = 300_000;
+const MAX_TARBALL_BYTES = 320_000;
 
 const PACK_TIMEOUT_MS = 300_000;
 
