@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /// <reference types="node" />
 /**
- * The `store-admin-sdk` command. `store-admin-sdk bulk --help` describes its one subcommand.
+ * The `store-admin-sdk` command: `bulk` and `mock` (`store-admin-sdk <command> --help`).
  */
 import { Command, CommanderError } from "commander";
 import { VERSION } from "../version.js";
 import { bulkCommand, EXIT_ERROR } from "./bulk-command.js";
+import { mockCommand } from "./mock-command.js";
 
 const program = new Command()
   .name("store-admin-sdk")
@@ -14,6 +15,7 @@ const program = new Command()
   // Usage errors exit with 2, like the command's other errors; help and version with 0.
   .exitOverride();
 bulkCommand(program, { stdout: process.stdout, stderr: process.stderr, env: process.env });
+mockCommand(program, { stdout: process.stdout, stderr: process.stderr });
 
 try {
   await program.parseAsync(process.argv);
