@@ -47,9 +47,9 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
  * `.withResponse()`/`.asResponse()`, the request id read from `request-id` too, and the
  * `STORE_ADMIN_LOG` switch measured +290 B (10,325 → 10,615 B), and it rose by those. The
  * hooks of the `telemetry` option (the option's loader, a span per call and per attempt, the
- * bulk run's span; telemetry.ts itself loads only with the option) measured +184 B (→ 10,799 B).
+ * bulk run's span; telemetry.ts itself loads only with the option) measured +195 B (→ 10,810 B).
  */
-export const CEILING_GZIP_BYTES = 10_814;
+export const CEILING_GZIP_BYTES = 10_825;
 /** The goal: 8 kB min+gz. Missed today; docs/performance.md says by how much and what the bytes are. */
 export const GOAL_GZIP_BYTES = 8 * 1024;
 /** The package's main entry, built. */

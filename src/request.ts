@@ -106,39 +106,40 @@ type Outcome =
 
 /** Builds the function every client method calls: `send("GET", "/users/{id}/", init)`. */
 export function createSend(client: ClientContext): (method: string, path: string, init?: CallInit) => Promise<FetchResult> {
-  return async function send(method, path, init = {}) {
-    const call = await prepare(client, method, path, init);
-    return call.telemetry ? call.telemetry.end(attempts(call)) : attempts(call);
+  const send = async (method: string, path: string, init: CallInit = {}, telemetry?: CallTelemetry): Promise<FetchResult> => {
+    const call = await prepare(client, method, path, init, telemetry);
+    for (let attempt = 1; ; attempt++) {
+      if (call.signal?.aborted) throw call.signal.reason;
+      const outcome = await runAttempt(call, attempt);
+      telemetry?.attemptEnd(outcome.result?.response, outcome.error);
+      if (!outcome.sent) return finish(call, outcome);
+      const response = outcome.result?.response;
+      // A success is never retried (retry-policy.ts): with no logger to hear of it, there is nothing to ask.
+      if (response?.ok && !client.logger) return finish(call, outcome);
+      // The retry policy is asked of a failed attempt only; it is loaded with the errors
+      // (`internal/off-path.ts`) when an attempt first fails.
+      const decision = response?.ok ? NOT_RETRIED : await retryDecision(call, outcome, attempt);
+      if (client.logger) {
+        const { operation, secrets } = call;
+        const { emitLogEvent, attemptEvent } = await loadOffPath();
+        emitLogEvent(client.logger, () => attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
+      }
+      if (!decision.retry) return finish(call, outcome);
+      telemetry?.retry(decision.delayMs, response?.headers.get("retry-after"));
+      await client.sleep(decision.delayMs, call.signal);
+    }
+  };
+  // With the `telemetry` option, each call runs within its span (telemetry.ts); without it, nothing of that runs.
+  const { telemetry } = client;
+  if (!telemetry) return send;
+  return async (method, path, init) => {
+    const traced = (await telemetry).call(method, path);
+    return traced.end(send(method, path, init, traced));
   };
 }
 
-/** The attempts of one call, retried as the retry policy says, and its result. */
-async function attempts(call: Call): Promise<FetchResult> {
-  const { client, telemetry } = call;
-  for (let attempt = 1; ; attempt++) {
-    if (call.signal?.aborted) throw call.signal.reason;
-    const outcome = await runAttempt(call, attempt);
-    telemetry?.attemptEnd(outcome.result?.response, outcome.error);
-    if (!outcome.sent) return finish(call, outcome);
-    const response = outcome.result?.response;
-    // A success is never retried (retry-policy.ts): with no logger to hear of it, there is nothing to ask.
-    if (response?.ok && !client.logger) return finish(call, outcome);
-    // The retry policy is asked of a failed attempt only; it is loaded with the errors
-    // (`internal/off-path.ts`) when an attempt first fails.
-    const decision = response?.ok ? NOT_RETRIED : await retryDecision(call, outcome, attempt);
-    if (client.logger) {
-      const { operation, secrets } = call;
-      const { emitLogEvent, attemptEvent } = await loadOffPath();
-      emitLogEvent(client.logger, () => attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
-    }
-    if (!decision.retry) return finish(call, outcome);
-    telemetry?.retry(decision.delayMs, response?.headers.get("retry-after"));
-    await client.sleep(decision.delayMs, call.signal);
-  }
-}
-
 /** Everything checked and computed once per call, before anything is sent. */
-async function prepare(client: ClientContext, method: string, path: string, init: CallInit): Promise<Call> {
+async function prepare(client: ClientContext, method: string, path: string, init: CallInit, telemetry: CallTelemetry | undefined): Promise<Call> {
   const where = `[${method} ${path}]`;
   for (const key of Object.keys(init)) {
     if (Object.hasOwn(CALL_OPTIONS, key)) continue;
@@ -200,7 +201,7 @@ async function prepare(client: ClientContext, method: string, path: string, init
       Request: client.hasMiddleware() || (init.middleware?.length ?? 0) > 0 ? undefined : PlannedRequest,
     },
     streams: init.parseAs === "stream",
-    telemetry: client.telemetry && (await client.telemetry).call(method, path),
+    telemetry,
   };
 }
 

@@ -31,19 +31,25 @@ export interface ResponsePromise<Data> extends Promise<Data> {
 }
 
 /**
- * A {@link ResponsePromise} over one call, which `send(raw)` starts a microtask later, so that
- * an `.asResponse()` chained on the call can still ask for the body unread (`raw`). A real
- * promise: a call nobody reads fails as loudly as before.
+ * A {@link ResponsePromise} over one call, which `send(raw)` starts a turn later, so that an
+ * `.asResponse()` chained on the call can still ask for the body unread (`raw`). A real
+ * promise: a call nobody reads fails as loudly as before. The success path costs one turn more
+ * than a plain `unwrap()` (no promise adopts another on it: each adoption is two more turns).
  */
 export function responsePromise<Data>(send: (raw: boolean) => Promise<FetchResult>): ResponsePromise<Data> {
   let raw: boolean | undefined;
-  const sent = Promise.resolve().then(() => send((raw ??= false)));
-  // With `.asResponse()`, the data comes from a copy of the body (a tee), leaving the caller's unread.
-  const data = sent.then((outcome) => (raw && outcome.response.ok ? outcome.response.clone().json() : unwrap(outcome))) as Promise<Data>;
+  let outcome: FetchResult;
+  const data = (async (): Promise<Data> => {
+    await undefined;
+    outcome = await send((raw ??= false));
+    if (outcome.response.ok && !raw) return outcome.data as Data;
+    // With `.asResponse()`, the data comes from a copy of the body (a tee), leaving the caller's unread.
+    return (raw && outcome.response.ok ? outcome.response.clone().json() : unwrap(outcome)) as Promise<Data>;
+  })();
   return Object.assign(data, {
     withResponse: () =>
       data.then(async (value) => {
-        const { response } = await sent;
+        const { response } = outcome;
         // Read by the module the errors read it with (loaded once, off the path of a plain await).
         return { data: value, response, requestId: (await loadOffPath()).requestIdOf(response.headers) };
       }),
@@ -51,7 +57,7 @@ export function responsePromise<Data>(send: (raw: boolean) => Promise<FetchResul
       if (raw === false) throw new TypeError("asResponse() must be chained on the call");
       raw = true;
       // Resolved once the copy is read: a body past maxResponseBytes, or not JSON, rejects here too.
-      return data.then(async () => (await sent).response);
+      return data.then(() => outcome.response);
     },
   });
 }
