@@ -1,5 +1,5 @@
 /**
- * The `telemetry` option as the package ships it: `@opentelemetry/api` is an optional peer
+ * `.withResponse()`/`.asResponse()` and the `telemetry` option as the package ships them: `@opentelemetry/api` is an optional peer
  * dependency, so a project without it installs, bundles (esbuild, as an application would) and
  * runs the client; only a client created with `telemetry` needs it, and says so. With the API
  * and the SDK installed, the packed client records its spans.
@@ -15,7 +15,7 @@ let project: ConsumerProject | undefined;
 let server: FaultServer;
 
 beforeAll(async () => {
-  server = await startFaultServer(() => ({ body: { id: 42 } }));
+  server = await startFaultServer(() => ({ body: { id: 42 }, headers: { "x-request-id": "req-pkg" } }));
   project = await createConsumerProject();
   await cp(join(ROOT, "test", "production", "fixtures", "telemetry-consumer.mjs"), join(project.dir, "consumer.mjs"));
 }, 300_000);
@@ -43,7 +43,7 @@ describe("@opentelemetry/api, an optional peer dependency", () => {
 
   it("without it: a client runs, an application bundles, and a client with `telemetry` says what to install", async () => {
     expect(await runConsumer()).toEqual([
-      "plain: 42",
+      "plain: 42 req-pkg; raw: 200 false 42",
       "telemetry: The telemetry option needs the package @opentelemetry/api (1.x): install it beside store-admin-sdk.",
     ]);
     const bundled = await build({
@@ -62,6 +62,6 @@ describe("@opentelemetry/api, an optional peer dependency", () => {
   it("with the API and the SDK installed: the packed client's spans", async () => {
     const packages = await Promise.all(["@opentelemetry/api", "@opentelemetry/sdk-trace-base"].map(async (name) => `${name}@${await pinnedVersion(name)}`));
     await runOrThrow("npm install OpenTelemetry", "npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", ...packages], { cwd: project!.dir, env: npmEnv(), timeoutMs: 300_000 });
-    expect(await runConsumer({ WITH_OTEL: "1" })).toEqual(["plain: 42", "spans: GET /users/{id}/, users.retrieve"]);
+    expect(await runConsumer({ WITH_OTEL: "1" })).toEqual(["plain: 42 req-pkg; raw: 200 false 42", "spans: GET /users/{id}/, users.retrieve"]);
   }, 300_000);
 });
