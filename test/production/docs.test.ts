@@ -10,7 +10,7 @@ import { ROOT } from "../package/tarball.js";
 
 const SECTIONS = [
   ["the-raw-response-and-the-request-id", /^### The raw response and the request id$/m],
-  ["debug-logging-store_admin_log", /^### Debug logging: STORE_ADMIN_LOG$/m],
+  ["debug-logging", /^### Debug logging$/m],
   ["opentelemetry", /^### OpenTelemetry$/m],
   ["an-http-mock-for-any-test-runner", /^### An HTTP mock for any test runner$/m],
   ["cloudflare-workers", /^### Cloudflare Workers$/m],
