@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createConsumerProject, describeRun, ROOT, run, type ConsumerProject } from "../package/tarball.js";
 import { startFaultServer, type Fault, type FaultServer } from "../helpers/fault-server.js";
 import { envLogger } from "../../src/debug-switch.js";
+import { BIN_DIR, ensureRuntimes, INSTALL_TIMEOUT_MS, runtimeEnv } from "../runtimes/install.js";
 
 const TOKEN = "sk_live_debugswitch_secret";
 let project: ConsumerProject | undefined;
@@ -23,6 +24,7 @@ beforeAll(async () => {
   });
   project = await createConsumerProject();
   await cp(join(ROOT, "test", "production", "fixtures", "debug-calls.mjs"), join(project.dir, "debug-calls.mjs"));
+  await cp(join(ROOT, "test", "production", "fixtures", "debug-deno.mjs"), join(project.dir, "debug-deno.mjs"));
 }, 300_000);
 
 afterAll(async () => {
@@ -74,6 +76,23 @@ describe("STORE_ADMIN_LOG", () => {
 });
 
 describe("where the environment cannot be read without asking", () => {
+  it("real Deno: without --allow-env (and --no-prompt) the switch is off and nothing fails; with it, the lines are printed", async () => {
+    await ensureRuntimes();
+    const deno = (allowEnv: boolean) =>
+      run(join(BIN_DIR, "deno"), ["run", "--no-lock", "--no-prompt", "--allow-net=127.0.0.1", ...(allowEnv ? ["--allow-env"] : []), "debug-deno.mjs", server.url], {
+        cwd: project!.dir,
+        env: { ...runtimeEnv(), STORE_ADMIN_LOG: "debug" },
+        timeoutMs: 120_000,
+      });
+    const without = await deno(false);
+    expect(without.code, describeRun("deno without --allow-env", without)).toBe(0);
+    expect(without.stdout.trim()).toBe("deno ok");
+    expect(without.stderr).not.toMatch(/attempt 1|NotCapable|PermissionDenied|STORE_ADMIN_LOG/);
+    const granted = await deno(true);
+    expect(granted.code, describeRun("deno --allow-env", granted)).toBe(0);
+    expect(granted.stderr).toMatch(/^GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms/m);
+  }, INSTALL_TIMEOUT_MS);
+
   it("Deno without the env permission: off, and the permission is only queried (never requested)", () => {
     vi.stubEnv("STORE_ADMIN_LOG", "debug");
     const querySync = vi.fn(() => ({ state: "prompt" }));
