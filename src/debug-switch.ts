@@ -1,6 +1,6 @@
 /**
  * `STORE_ADMIN_LOG=debug|info|warn` turns the built-in logger on without a code change
- * (`debug-log.ts` says what each level prints). Read once per client from `process.env`, and
+ * (`printEnvLog` in logger.ts says what each level prints). Read once per client from `process.env`, and
  * only where it can be read without asking: Node, Bun; Deno 2 only with the permission already
  * granted (reading would prompt for it, or throw); browsers and Workers have none, and logging
  * stays off. A `logger` given in code wins.

@@ -9,7 +9,6 @@
  */
 export * from "../errors.js";
 export { clip, describe } from "./redact.js";
-export { attemptEvent, emitLogEvent } from "../logger.js";
-export { printEnvLog } from "../debug-log.js";
+export { attemptEvent, emitLogEvent, printEnvLog } from "../logger.js";
 export { requestIdOf } from "../request-id.js";
 export { decideRetry } from "../retry-policy.js";
