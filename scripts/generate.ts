@@ -181,13 +181,16 @@ async function generateNames(doc: JsonObject): Promise<string> {
   // An object schema is an interface, so that editors show its name (`const user: User`)
   // where a type alias of a mapped type would be shown expanded.
   // (Not one whose further properties are typed: an interface must keep every property within its index signature.)
+  // The second, empty base `Record<never, never>` makes compiler messages name the interface
+  // ("'expird_at' does not exist in type 'GiftCardUpdate'"): an interface with one base and no
+  // members of its own is printed as that base, expanded.
   const isObject = (schema: JsonObject): boolean =>
     (typeof schema.additionalProperties !== "object" || schema.additionalProperties === null) &&
     (schema.type === "object" || (schema.type === undefined && (schema.properties !== undefined || ((schema.allOf as unknown[] | undefined) ?? []).every((part) => isObject(resolve(doc, part))) && schema.allOf !== undefined)));
   const lines = names.map((name) => {
     const form = inResponses.has(name) ? "Readable" : "Writable";
     const type = `${form}<components["schemas"][${JSON.stringify(name)}]>`;
-    const declaration = isObject(schemas[name]!) ? `export interface ${name} extends ${type} {}` : `export type ${name} = ${type};`;
+    const declaration = isObject(schemas[name]!) ? `export interface ${name} extends ${type}, Record<never, never> {}` : `export type ${name} = ${type};`;
     return `${comment(schemas[name]!.description)}${declaration}`;
   });
   return `${HEADER}

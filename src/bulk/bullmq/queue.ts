@@ -12,6 +12,7 @@ import { deriveClient } from "../../client.js";
 import type { StoreAdminClient } from "../../types.js";
 import type { BulkFailure, BulkProgress, BulkReport, BulkTask } from "../types.js";
 import { BulkQueueConnectionError, callerClient, connected, errorReporter, isConnectionError, redisAddress, workerClient } from "./connection.js";
+import type { JsonItem } from "./json-item.js";
 import { runJob } from "./job.js";
 import { redisBudget } from "./redis-budget.js";
 import { itemDigest, redisLedger } from "./redis-ledger.js";
@@ -109,7 +110,12 @@ const ADD_BATCH = 500;
  */
 const MAX_STALLED = 1_000_000;
 
-export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): BulkQueue<Item> {
+/**
+ * A queue of items of type `Item`, which must be what JSON carries unchanged: jobs travel
+ * through Redis as JSON (see {@link JsonItem}). Without a type, an item is any value but
+ * `undefined`, which JSON cannot write.
+ */
+export function createBulkQueue<Item extends { [K in keyof Item]: JsonItem<Item[K]> } = {} | null>(options: BulkQueueOptions): BulkQueue<Item> {
   checkOptions(options);
   const { name, connection, rate } = options;
   const prefix = options.prefix ?? "bull";
