@@ -17,7 +17,8 @@ import type { FetchResult } from "../request.js";
 import type { ListPath, StoreAdminClient } from "../types.js";
 import { checkRate, rateBudget } from "./budget.js";
 import { memoryLedger } from "./memory-ledger.js";
-import { createStoreAdminClient, tokenSourceOf } from "../client.js";
+import { createStoreAdminClient, telemetryOf, tokenSourceOf } from "../client.js";
+import type { RunTelemetry } from "../telemetry.js";
 import { failureSecrets, observedSlot, scrubbedError, tokenOf, type Observation, type Slot } from "./observe.js";
 import type { BulkFailure, BulkProgress, BulkReport, Ledger, LedgerEnd, RateBudget, RunBulkOptions } from "./types.js";
 
@@ -91,6 +92,15 @@ function isBudget(rate: object): rate is RateBudget {
  * a ledger that cannot be written, `key` or `onProgress` throwing), after the tasks in flight end.
  */
 export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<BulkReport> {
+  // A client made with `telemetry`: a span for the run, the parent of each item's calls.
+  const telemetry = options?.dryRun ? undefined : telemetryOf(options?.client);
+  if (!telemetry) return run(options, undefined);
+  const tracing = (await telemetry).bulkRun(String(options.runId));
+  return tracing.end(run(options, tracing));
+}
+
+/** {@link runBulk}, each task run within `tracing` when there is one. */
+async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | undefined): Promise<BulkReport> {
   checkOptions(options);
   const startedAt = performance.now();
   const { runId, task, signal, onProgress } = options;
@@ -271,7 +281,8 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     try {
       const started = fingerprint === undefined ? ledger.start(key) : ledger.start(key, fingerprint);
       if (started) await started;
-      const result = await task(item, { client: slot.client, signal: slot.stop.signal, key });
+      const context = { client: slot.client, signal: slot.stop.signal, key };
+      const result = await (tracing ? tracing.within(() => task(item, context)) : task(item, context));
       if (isCallResult(result) && !result.response.ok) {
         const error = await unwrap(result).then(
           () => undefined,

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /// <reference types="node" />
 /**
- * The `store-admin-sdk` command. `store-admin-sdk bulk --help` and `store-admin-sdk mcp --help` describe its subcommands.
+ * The `store-admin-sdk` command: `bulk`, `mock` and `mcp` (`store-admin-sdk <command> --help`).
  */
 import { Command, CommanderError } from "commander";
 import { VERSION } from "../version.js";
 import { bulkCommand, EXIT_ERROR } from "./bulk-command.js";
 import { mcpCommand } from "./mcp-command.js";
+import { mockCommand } from "./mock-command.js";
 
 const program = new Command()
   .name("store-admin-sdk")
@@ -16,6 +17,7 @@ const program = new Command()
   .exitOverride();
 bulkCommand(program, { stdout: process.stdout, stderr: process.stderr, env: process.env });
 mcpCommand(program, { stderr: process.stderr, env: process.env });
+mockCommand(program, { stdout: process.stdout, stderr: process.stderr });
 
 try {
   await program.parseAsync(process.argv);
