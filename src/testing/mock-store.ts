@@ -25,6 +25,9 @@ import type { MockHandler, MockStore, RecordedRequest, RecordedRequestOf } from 
 const API_ROOT_PATH = "/api/admin";
 let mockCount = 0;
 
+/** The validator suffix of a body in a media type the operation also takes (scripts/generate-testing.ts). */
+const MEDIA_SUFFIX: Readonly<Record<string, string>> = { "application/json": "json", "application/x-www-form-urlencoded": "form", "multipart/form-data": "multipart" };
+
 /** Statuses whose response has no body (Fetch standard's "null body status"). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
@@ -116,17 +119,20 @@ export function createMockStore(): MockStore {
     record.params = params;
     let body: unknown;
     if (operation.body) {
-      const read = await readBody(request, operation.body.mediaType, operation.body.listFields);
+      const accepted = [operation.body.mediaType, ...(operation.body.also ?? [])];
+      const read = await readBody(request, accepted, operation.body.listFields);
       if (read.kind === "unsupported") {
-        return problemResponse(415, `${key} takes ${operation.body.mediaType}, not ${read.contentType || "a body without a content-type"}.`);
+        return problemResponse(415, `${key} takes ${accepted.join(" or ")}, not ${read.contentType || "a body without a content-type"}.`);
       }
       if (read.kind === "malformed") problems.push({ location: ["body"], severity: "Error", code: "parse", message: `the body ${read.message}` });
       if (read.kind === "none" && operation.body.required) {
         problems.push({ location: ["body"], severity: "Error", code: "required", message: "must have a body" });
       }
       if (read.kind === "read") {
-        problems.push(...validate(`${operation.operationId}_body`, read.checked, ["body"]));
-        body = operation.body.mediaType === "multipart/form-data"
+        // The media type the client chooses has `<id>_body`; another one offered, `<id>_body_<json|form|multipart>`.
+        const validator = read.mediaType === operation.body.mediaType ? "body" : `body_${MEDIA_SUFFIX[read.mediaType]}`;
+        problems.push(...validate(`${operation.operationId}_${validator}`, read.checked, ["body"]));
+        body = read.mediaType !== "application/json"
           ? formValue(read.value as Record<string, unknown>, read.checked as Record<string, unknown>)
           : read.value;
       }
