@@ -67,9 +67,9 @@ beforeAll(async () => {
   consumer = join(scratch, "consumer");
   await mkdir(join(consumer, "samples"), { recursive: true });
   const packed = await runOrThrow("npm pack", "npm", ["pack", "--json", "--pack-destination", consumer], { cwd: scratch, env: npmEnv() });
-  const [{ filename }] = JSON.parse(packed.stdout) as Array<{ filename: string }>;
+  const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
   await writeFile(join(consumer, "package.json"), JSON.stringify({ name: "kitchen-sink-consumer", private: true, type: "module" }, null, 2));
-  await runOrThrow("npm install", "npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", join(consumer, filename!), `@types/node@${await pinnedVersion("@types/node")}`], {
+  await runOrThrow("npm install", "npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", join(consumer, filename), `@types/node@${await pinnedVersion("@types/node")}`], {
     cwd: consumer,
     env: npmEnv(),
     timeoutMs: 300_000,
