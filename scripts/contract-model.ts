@@ -17,7 +17,7 @@
  *   one marked `x-sdk-version-header: true`.
  * - Schema names that are not identifiers are mapped to one ({@link typeNameOf}).
  */
-import { requirementInWords, type RequiredScopes } from "../src/internal/required-scopes.js";
+import { requirementInWords, type RequiredScopes } from "../src/internal/error-messages.js";
 
 export { requirementInWords, type RequiredScopes };
 

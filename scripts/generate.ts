@@ -109,26 +109,26 @@ export async function generateOperations(doc: JsonObject): Promise<string> {
 /** The API version this SDK was generated for; sent as \`${header?.name ?? "(no version header)"}\` on every request. */
 export const API_VERSION = ${JSON.stringify(header?.value)};
 
-/** The header the API reads its version from (the contract's; see docs/architecture.md). */
+/** The header the version is sent in. */
 export const API_VERSION_HEADER = ${JSON.stringify(header?.name)};
 
 /** What the client needs to know at run time about one operation. */
 export interface OperationFacts {
-  /** The one scope the access token must hold, when the operation needs exactly one. */
+  /** The scope the token must hold, when exactly one. */
   scope?: string;
-  /** Otherwise what it needs: alternatives, each a set of scopes all needed (\`[]\`: no authentication). */
+  /** Else: alternatives of scope sets (\`[]\`: no authentication). */
   scopes?: string[][];
   /** A cursor-paginated list (\`paginate()\` accepts it). */
   paginated?: true;
   /** Takes a \`multipart/form-data\` body. */
   multipart?: true;
-  /** Takes an \`application/x-www-form-urlencoded\` body. */
+  /** Takes a URL-encoded form. */
   form?: true;
-  /** Also takes \`multipart/form-data\`: a body that holds a file is sent so. */
+  /** Also takes multipart: a body holding a file goes so. */
   filesMultipart?: true;
   /** Its body may be one item where a list is meant; the client always hands over a list. */
   singleOrList?: true;
-  /** Its success response has no content: the call resolves to \`undefined\`. */
+  /** Its success has no content. */
   noContent?: true;
 }
 

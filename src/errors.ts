@@ -12,8 +12,7 @@
  */
 
 import { isIdempotent, parseRetryAfterMs } from "./retry-policy.js";
-import { prefix, reasonPhrase, statusMessage, validationIssues, type Operation, type ValidationIssue } from "./internal/error-messages.js";
-import type { RequiredScopes } from "./internal/required-scopes.js";
+import { prefix, reasonPhrase, statusMessage, validationIssues, type Operation, type RequiredScopes, type ValidationIssue } from "./internal/error-messages.js";
 import { causeCodes, clip, redact, REDACTED, redactDeep, redactHeaders, sanitizeCause, summarizeCause } from "./internal/redact.js";
 
 export type { Operation, ValidationIssue };

@@ -30,7 +30,7 @@ export function formBody(body: unknown, facts: OperationFacts): FormData | URLSe
 }
 
 /** Whether a body is, or holds (as a field or in a list field), a file: then it can only go as multipart. */
-export function holdsFile(body: unknown): boolean {
+function holdsFile(body: unknown): boolean {
   if (body instanceof FormData || body instanceof Blob) return true;
   if (body === null || typeof body !== "object") return false;
   return Object.values(body).some((value) => value instanceof Blob || (Array.isArray(value) && value.some((item) => item instanceof Blob)));
@@ -54,7 +54,7 @@ function fields(body: unknown, media: string): Array<[string, FormValue]> {
 }
 
 /** Builds an `application/x-www-form-urlencoded` body from a plain object of fields (no files). */
-export function toUrlEncoded(body: unknown): URLSearchParams {
+function toUrlEncoded(body: unknown): URLSearchParams {
   const form = new URLSearchParams();
   for (const [name, value] of fields(body, "form")) {
     if (value instanceof Blob) throw new TypeError(`form field "${name}" is a file, which a URL-encoded form cannot carry.`);

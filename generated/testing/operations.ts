@@ -10,15 +10,9 @@ export interface MockOperation {
   operationId: string;
   /** Parameter names by location; header names lower-cased. */
   params: { path: string[]; query: string[]; header: string[] };
-  /**
-   * The request body, when the operation takes one: the media type the client sends, the others
-   * it accepts too (`also`), and a form's `listFields`, which only take lists (a single entry is one).
-   */
+  /** The request body: the media type the client sends, others taken `also`; a form's `listFields` only take lists. */
   body?: { mediaType: BodyMediaType; required: boolean; listFields?: string[]; also?: BodyMediaType[] };
-  /**
-   * Declared responses by status (`"200"`, `"5XX"`): whether the body is JSON, and its first
-   * example; `built` when the contract gives none and the example is the smallest body its schema accepts.
-   */
+  /** Declared responses by status (`"5XX"`): JSON or not, and the example (`built` from the schema when none). */
   responses: Record<string, { json: boolean; example?: unknown; built?: true }>;
   /** Whether the operation requires a bearer token. */
   bearer: boolean;

@@ -6,7 +6,7 @@
  * Not exported from the package.
  */
 import type { Operation } from "../errors.js";
-import type { RequiredScopes } from "./required-scopes.js";
+import type { RequiredScopes } from "./error-messages.js";
 
 interface CallInfo {
   operation: Operation;

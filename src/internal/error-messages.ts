@@ -6,7 +6,6 @@
 
 import { isIdempotent, parseRetryAfterMs } from "../retry-policy.js";
 import { clip } from "./redact.js";
-import { requirementInWords, type RequiredScopes } from "./required-scopes.js";
 
 /** The operation an error belongs to: HTTP method and path template, e.g. `{ method: "GET", path: "/users/{id}/" }`. */
 export interface Operation {
@@ -58,6 +57,23 @@ export function statusMessage(
   const head = `${status} ${reasonPhrase(status)}`.trim() + (detail ? `: ${detail.replace(/(?<!\.)\.+$/, "")}` : "");
   const next = nextStep(status, headers, operation, required, path);
   return next ? `${head}. ${next}` : `${head}.`;
+}
+
+/** What an operation's security asks (OpenAPI): alternatives, each of scopes all needed; `[]` no authentication, `[[]]` a token with no scope. */
+export type RequiredScopes = readonly (readonly string[])[];
+
+/** `a`, `a and b`, `a, b and c`. */
+const all = (words: readonly string[]): string => (words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)!}`);
+
+/**
+ * The requirement in words, each scope written by `quote`: "no authentication", "no scope",
+ * "a", "a and b", "a or b", "a and b, or c". The generators say it so too (scripts/contract-model.ts).
+ */
+export function requirementInWords(required: RequiredScopes, quote: (scope: string) => string = (scope) => `"${scope}"`): string {
+  if (required.length === 0) return "no authentication";
+  if (required.some((scopes) => scopes.length === 0)) return "no scope";
+  const alternatives = required.map((scopes) => all(scopes.map(quote)));
+  return alternatives.join(required.some((scopes) => scopes.length > 1) && required.length > 1 ? ", or " : " or ");
 }
 
 /** What a 403 means, by what the operation requires ("a and b", "a or b", "no scope", "no authentication"). */
