@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { contractModel } from "../../scripts/contract-model.js";
+import { referenceCopy } from "../../scripts/docs.js";
 import { startMock, type MockServer } from "../../scripts/mock.js";
 import { generatedSample, isPaginated } from "../../scripts/samples.js";
 import { describeRun, npmEnv, pinnedVersion, ROOT, run, runOrThrow, TSC, TSC7, type RunResult } from "../package/tarball.js";
@@ -158,6 +159,17 @@ describe("the kitchen-sink contract through the whole pipeline", () => {
       scope: null,
       requiredScopes: [["widgets:write", "audit:write"]],
     });
+  });
+
+  it("renders in the reference with a generated sample per operation and its version header said to be set by the SDK", async () => {
+    const copy = (await referenceCopy(CONTRACT)) as Record<string, any>;
+    const model = contractModel(parse(await readFile(CONTRACT, "utf8")) as Record<string, unknown>);
+    for (const op of model.operations) {
+      const operation = copy.paths[op.path][op.method];
+      expect(operation["x-codeSamples"][0].source, op.key).toContain(`store.${op.methodName}(`);
+      const header = operation.parameters.find((p: { in: string }) => p.in === "header");
+      expect(header.description, op.key).toMatch(/^\*\*Set by the SDK:\*\* the client sends this header/);
+    }
   });
 
   it("calls every operation through Prism serving the same contract", () => {
