@@ -139,6 +139,8 @@ export interface OperationModel {
   path: string;
   /** The `operationId`, or one derived from the method name (`widgets.list` → `widgetsList`). */
   operationId: string;
+  /** The operationId as an identifier (its words camelCased when it is not one): what generated names (`<Id>Body`, validators) are made of. */
+  ident: string;
   /** `x-sdk-method`, or derived by the rule above. */
   methodName: string;
   /** The summary, else the description's first sentence, else `METHOD /path`; no final period. */
@@ -290,6 +292,7 @@ export function contractModel(doc: Json): ContractModel {
   const names = typeNames(doc);
   const operations: OperationModel[] = [];
   const byName = new Map<string, OperationModel>();
+  const byIdent = new Map<string, OperationModel>();
   for (const [path, rawItem] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
     const itemAt = pointer("paths", path);
     const item = resolveRef(doc, rawItem, itemAt);
@@ -349,6 +352,7 @@ export function contractModel(doc: Json): ContractModel {
         method,
         path,
         operationId: explicitId ?? camel(methodName.split(".")),
+        ident: explicitId === undefined ? camel(methodName.split(".")) : /^[A-Za-z_$][\w$]*$/.test(explicitId) ? explicitId : camel(words(explicitId).length > 0 ? words(explicitId) : ["operation"]),
         methodName,
         summary: summary.replace(/\.+$/, ""),
         description: firstParagraph(operation.description),
@@ -366,6 +370,9 @@ export function contractModel(doc: Json): ContractModel {
       const other = byName.get(methodName);
       if (other) throw new ContractError(`${other.at} and ${at} both have the method name ${methodName}; set a different x-sdk-method on one.`);
       byName.set(methodName, model);
+      const sameId = byIdent.get(model.ident);
+      if (sameId) throw new ContractError(`${sameId.at} and ${at} both have the operationId ${JSON.stringify(model.ident)} (as written, or derived); change one.`);
+      byIdent.set(model.ident, model);
       operations.push(model);
     }
   }

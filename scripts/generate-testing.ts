@@ -147,7 +147,8 @@ async function main(): Promise<void> {
 
   const operations: OperationOut[] = [];
   for (const op of model.operations) {
-    const { key, operationId } = op;
+    // Validators are named after the operationId as an identifier (they become exports of one module).
+    const { key, ident: operationId } = op;
     const params: ParamFacts = { path: [], query: [], header: [] };
     const groups: Record<"path" | "query" | "header", { properties: Json; required: string[] }> = {
       path: { properties: {}, required: [] },

@@ -363,7 +363,7 @@ async function methodSpec(model: ContractModel, op: OperationModel, responseName
     returnsDoc = `Resolves to the \`${okName ? typeNames.get(okName) : "response body"}\`.`;
   }
   const rest: RestArgument[] = [];
-  const typeBase = pascal(op.operationId);
+  const typeBase = pascal(op.ident);
   if (op.body) {
     const { mediaType, offered } = op.body;
     const bodySchema = op.body.schemas[mediaType];

@@ -116,7 +116,7 @@ describe("the kitchen-sink contract through the whole pipeline", () => {
     expect(results.methods).toContain("Requires the scopes `widgets:write` and `audit:write`. `POST /widgets/` (`createWidget`).");
     expect(results.methods).toContain("Requires the scope `widgets:read` or `admin`. `GET /widgets/{id}/` (`getWidget`).");
     expect(results.methods).toContain("Requires an access token (no scope). `POST /widgets/{id}/rebuild/` (`rebuildWidget`).");
-    expect(results.methods).toContain("Requires no authentication. `GET /status/` (`getStatus`).");
+    expect(results.methods).toContain("Requires no authentication. `GET /status/` (`get-status`).");
   });
 
   for (const compiler of ["typescript", "typescript7"] as const) {

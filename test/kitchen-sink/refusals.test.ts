@@ -142,6 +142,11 @@ describe("what the generators cannot serve", () => {
     ["a success response that is not JSON", (d) => (d.paths["/status/"].get.responses["200"].content = { "text/csv": { schema: { type: "string" } } }), "#/paths/~1status~1/get/responses/200/content: the client reads only application/json responses"],
     ["a malformed x-sdk-method", (d) => (d.paths["/status/"].get["x-sdk-method"] = "Status"), '#/paths/~1status~1/get/x-sdk-method: must name the method as resource.verb (e.g. "users.retrieve"), got "Status".'],
     ["two operations with one method name", (d) => (d.paths["/status/"].get["x-sdk-method"] = "products.retrieve"), "#/paths/~1products~1{sku}~1/get and #/paths/~1status~1/get both have the method name products.retrieve"],
+    [
+      "two operationIds that are one identifier",
+      (d) => (d.paths["/uploads/"].post.operationId = "getStatus"),
+      '#/paths/~1uploads~1/post and #/paths/~1status~1/get both have the operationId "getStatus" (as written, or derived); change one.',
+    ],
     ["security that is not a list", (d) => (d.paths["/status/"].get.security = { token: [] }), "#/paths/~1status~1/get/security: security must be a list of requirements."],
     ["an undeclared path parameter", (d) => void d.paths["/products/{sku}/"].get.parameters.pop(), "#/paths/~1products~1{sku}~1/get: the path parameter {sku} is not declared in its parameters."],
   ];
