@@ -4,7 +4,8 @@
  *
  * - `generated/testing/operations.ts`: per operation, its parameters by location, its
  *   request body's media type, its responses (status, whether JSON) and the example the mock
- *   answers with when no handler is set (the first example of the first 2xx response).
+ *   answers with when no handler is set (the first example of the first 2xx response, or,
+ *   without one, the smallest body its schema accepts: scripts/samples.ts).
  * - `generated/testing/validators.ts`: Ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1)
  *   validators for every operation's parameters, headers, request body and JSON responses,
  *   compiled here into standalone code, then bundled by esbuild with the few Ajv and
@@ -26,7 +27,7 @@
  * `--spec FILE` and `--out DIR` read another contract and write elsewhere.
  */
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Ajv2020 from "ajv/dist/2020.js";

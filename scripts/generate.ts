@@ -4,19 +4,20 @@
  * - `generated/schema.ts`: the TypeScript types of every path, operation and schema
  *   (openapi-typescript).
  * - `generated/operations.ts`: the little the client must know about each operation at
- *   run time (its scope, whether it is a paginated list, whether it takes a multipart
- *   body, whether its body may be one object where a list is meant), and the list paths as
- *   a type (`PaginatedPath`, what `paginate()` takes), so `src/` never lists an operation by
- *   hand.
+ *   run time (the scopes it needs, whether it is a paginated list, which form its body takes,
+ *   whether its success has no content, whether its body may be one object where a list is
+ *   meant), the version header, and the list paths as a type (`PaginatedPath`, what
+ *   `paginate()` takes), so `src/` never lists an operation by hand.
  * - `generated/names.ts`: one named type per component schema (`User`, `Order`,
  *   `UserUpdate`, …), in the form callers hold: a schema a response carries is its
  *   readable form (what responses are assignable to), a request-only schema its writable
  *   form (what a body takes).
  * - `generated/method-table.ts` and `generated/methods.ts`: the operation methods
- *   (`store.users.retrieve(42)`), named by each operation's `x-sdk-method`: a small run-time
- *   table `src/methods.ts` builds them from, and their types, documented from the contract
- *   (summary, description, scope, parameters, errors) with the operation's sample from
- *   `docs/samples/` as the example.
+ *   (`store.users.retrieve(42)`), named by each operation's `x-sdk-method` (or a name derived
+ *   from it, scripts/contract-model.ts): a small run-time table `src/methods.ts` builds them
+ *   from, and their types, documented from the contract (summary, description, scopes,
+ *   parameters, errors) with the operation's sample from `docs/samples/`, or a generated one,
+ *   as the example.
  *
  * `tsx scripts/generate.ts` writes both files; `--check` writes nothing and exits 1 when
  * either differs from what the contract produces (CI runs that, so `generated/` is never
@@ -56,14 +57,6 @@ type JsonObject = Record<string, unknown>;
 async function generateSchema(doc: JsonObject): Promise<string> {
   const ast = await openapiTS(structuredClone(doc) as unknown as Parameters<typeof openapiTS>[0], schemaTypeOptions(doc));
   return HEADER + astToString(ast);
-}
-
-/** Property names a schema declares, looking through `allOf`. */
-function propertyNames(doc: JsonObject, schema: unknown, at: string): string[] {
-  const s = resolveRef(doc, schema, at);
-  const own = Object.keys((s.properties as JsonObject | undefined) ?? {});
-  const inherited = ((s.allOf as unknown[] | undefined) ?? []).flatMap((part, i) => propertyNames(doc, part, `${at}/allOf/${i}`));
-  return [...own, ...inherited];
 }
 
 /** The success body's `oneOf` branches, resolved. */
@@ -441,7 +434,7 @@ interface Resource {
 
 /**
  * The method table and the methods' types of the contract `doc` (parsed), or an error naming
- * the operation whose `x-sdk-method` is missing, malformed, taken or in the client's way.
+ * the operation whose method name is malformed, taken or in the client's way.
  */
 export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = readSample): Promise<{ table: string; types: string }> {
   const model = contractModel(doc);

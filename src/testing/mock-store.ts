@@ -6,7 +6,7 @@
  *    (400), or parameters and a body that break the contract (422, every problem named) are
  *    answered as the contract's mock server (Prism) answers them;
  * 2. a valid request goes to the operation's handler, or, without one, gets the contract's
- *    example of its first success response;
+ *    example of its first success response (the smallest valid body where it has none);
  * 3. a handler's reply must be a status the operation declares, with a body of that status's
  *    schema; otherwise the call fails with a {@link MockContractError}.
  *
