@@ -155,7 +155,9 @@ async function prepare(client: ClientContext, method: string, path: string, init
   const signal = init.signal ?? undefined;
   const timeoutMs = init.timeoutMs ?? client.timeoutMs;
   const operation: Operation = { method, path };
-  const body = await serializeBody(init, facts);
+  // Forms are built by a module loaded on the first call that may send one: most calls send JSON.
+  const forms = !init.bodySerializer && (facts.multipart || facts.form || facts.filesMultipart);
+  const body = (forms && (await import("./multipart.js")).formBody(init.body, facts)) || serializeBody(init);
   // A token function is called once per call: its attempts carry the same token. The caller's
   // signal ends the wait, and so does timeoutMs (a token service that hangs must not hang the call).
   const { token } = client;
@@ -210,19 +212,12 @@ const PARSE_AS: readonly unknown[] = ["json", "text", "blob", "arrayBuffer", "st
 
 
 /**
- * The body as it goes on the wire, computed once per call, in the media type the contract
- * offers (scripts/contract-model.ts chooses): form data for the operations the contract marks
- * multipart (even without a file: the operation takes form data), and for a body holding a
- * file where multipart is also offered; a URL-encoded form where that is what is offered;
- * else openapi-fetch's own serializer (JSON), or the caller's `bodySerializer`.
+ * The body as it goes on the wire when it is not a form (`formBody()` of src/multipart.ts
+ * builds those, in the media type the contract offers): openapi-fetch's own serializer
+ * (JSON), or the caller's `bodySerializer`. Computed once per call.
  */
-async function serializeBody(init: CallInit, facts: OperationFacts): Promise<unknown> {
+function serializeBody(init: CallInit): unknown {
   if (init.bodySerializer) return init.body === undefined ? undefined : init.bodySerializer(init.body, init.headers);
-  // Forms are built by a module loaded on the first call that may send one: most calls send JSON.
-  if (facts.multipart || facts.form || facts.filesMultipart) {
-    const form = (await import("./multipart.js")).formBody(init.body, facts);
-    if (form !== undefined) return form;
-  }
   if (init.body === undefined) return undefined;
   return (defaultBodySerializer as (body: unknown, headers?: unknown) => unknown)(init.body, init.headers);
 }
