@@ -35,13 +35,14 @@ const ALLOWED = [
 const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.yaml", "dist/src/index.js", "dist/src/index.d.ts",
   "docs/guide.md", "docs/reliability.md", "dist/src/bulk/index.js", "dist/src/bulk/index.d.ts", "dist/src/cli/main.js", "docs/bulk.md", "dist/src/internal/shared.js"];
 /**
- * Above today's size (~314 kB: the testing kit's compiled validators and examples are ~55 kB
+ * Above today's size (~322 kB: the testing kit's compiled validators and examples are ~55 kB
  * gzipped, the contract, docs and samples ~80 kB, the bulk runner, its command and the BullMQ
  * queue ~25 kB, the source maps of the bundles ~22 kB; the command's input checks added ~6.5 kB
- * with their docs, serving any contract (form bodies in a chunk of their own, the rules in
+ * with their docs, the ledger's lock (proper-lockfile's chunk), call binding and their docs
+ * ~14 kB, serving any contract (form bodies in a chunk of their own, the rules in
  * docs/architecture.md) ~6 kB): a jump past it means something unintended got packed.
  */
-const MAX_TARBALL_BYTES = 320_000;
+const MAX_TARBALL_BYTES = 330_000;
 
 const PACK_TIMEOUT_MS = 300_000;
 
