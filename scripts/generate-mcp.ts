@@ -23,6 +23,7 @@
  * `--spec FILE` and `--out DIR` as for the other generators.
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { contractModel, firstParagraph, requirementInWords, schemaRefName } from "./contract-model.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
 
@@ -57,19 +58,6 @@ function resolve(doc: Json, node: unknown): Json {
   return isObject(current) ? current : {};
 }
 
-/** The security requirements as alternatives of scope sets: `[]` none needed, `[[]]` a token with no particular scope. */
-function requirementsOf(doc: Json, operation: Json): string[][] {
-  const security = (operation.security ?? doc.security ?? []) as Json[];
-  return security.map((requirement) => [...new Set(Object.values(requirement).flatMap((scopes) => (Array.isArray(scopes) ? scopes.map(String) : [])))]);
-}
-
-/** What the token needs, in words: "users:read", "a and b", "a or b", "no scope", "no authentication". */
-export function needsInWords(requirements: readonly (readonly string[])[]): string {
-  if (requirements.length === 0) return "no authentication";
-  const one = (scopes: readonly string[]) => (scopes.length === 0 ? "no scope" : scopes.join(" and "));
-  return requirements.length === 1 ? one(requirements[0]!) : requirements.map((r) => (r.length > 1 ? `(${one(r)})` : one(r))).join(" or ");
-}
-
 /**
  * A schema as a tool takes it: component `$ref`s point into `$defs` (collected in `defs`),
  * `readOnly` properties are dropped (a request never sends them), a binary string becomes a
@@ -80,7 +68,7 @@ function toolSchema(doc: Json, node: unknown, defs: Json): unknown {
   if (!isObject(node)) return node;
   if (typeof node.$ref === "string") {
     const ref = node.$ref;
-    const name = ref.startsWith("#/components/schemas/") ? ref.slice("#/components/schemas/".length) : undefined;
+    const name = schemaRefName(node);
     if (name === undefined) return toolSchema(doc, at(doc, ref), defs);
     const key = name.replace(/[^A-Za-z0-9_.-]/g, "_");
     if (!(key in defs)) {
@@ -140,102 +128,89 @@ export interface ToolRow {
   annotations: { title: string; readOnlyHint: boolean; idempotentHint?: boolean; destructiveHint?: boolean; openWorldHint: true };
 }
 
-/** The first paragraph of a description, as one line. */
-const firstParagraph = (text: unknown) => (typeof text === "string" ? (text.trim().split(/\n\s*\n/)[0] ?? "").replace(/\s*\n\s*/g, " ") : "");
-
 export function mcpTools(doc: Json): ToolRow[] {
   const rows: ToolRow[] = [];
   const byName = new Map<string, string>();
-  for (const [path, item] of Object.entries(resolve(doc, { $ref: "#/paths" }))) {
-    const pathItem = resolve(doc, item);
-    for (const method of HTTP_METHODS) {
-      if (!isObject(pathItem[method])) continue;
-      const operation = pathItem[method] as Json;
-      const where = pointer("paths", path, method);
-      const methodName = typeof operation["x-sdk-method"] === "string" ? operation["x-sdk-method"] : String(operation.operationId ?? `${method}${path}`);
-      const name = methodName.replace(/\./g, "_");
-      if (!TOOL_NAME.test(name)) {
-        throw new Error(`${where}: the tool name ${JSON.stringify(name)} (from the method name ${JSON.stringify(methodName)}) is not 1 to 64 letters, digits, "_" or "-", which MCP clients require.`);
-      }
-      if (name === VALIDATE_CALL) throw new Error(`${where}: the method name ${JSON.stringify(methodName)} makes the tool name ${VALIDATE_CALL}, which the server's own tool has.`);
-      const other = byName.get(name);
-      if (other !== undefined) throw new Error(`${other} and ${where} both make the tool name ${JSON.stringify(name)}: give one of them another x-sdk-method.`);
-      byName.set(name, where);
-
-      const parameters = [...((pathItem.parameters as unknown[]) ?? []), ...((operation.parameters as unknown[]) ?? [])].map((p) => resolve(doc, p));
-      const defs: Json = {};
-      const group = (location: "path" | "query"): Json | undefined => {
-        const own = parameters.filter((p) => p.in === location);
-        if (own.length === 0) return undefined;
-        const properties: Json = {};
-        for (const p of own) {
-          const schema = toolSchema(doc, p.schema ?? {}, defs) as Json;
-          properties[String(p.name)] = typeof p.description === "string" && !("$ref" in schema) ? { ...schema, description: firstParagraph(p.description) } : schema;
-        }
-        const required = own.filter((p) => p.required === true || location === "path").map((p) => String(p.name));
-        return { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
-      };
-      const properties: Json = {};
-      const required: string[] = [];
-      const pathSchema = group("path");
-      if (pathSchema) (properties.path = pathSchema), required.push("path");
-      const querySchema = group("query");
-      if (querySchema) properties.query = querySchema;
-      const requestBody = resolve(doc, operation.requestBody);
-      const content = isObject(requestBody.content) ? requestBody.content : {};
-      // The media type the client sends (JSON where offered, then a form, then multipart), so the tool's schema is that one's.
-      const mediaType = ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"].find((type) => type in content);
-      if (Object.keys(content).length > 0 && mediaType === undefined) {
-        throw new Error(`${where}/requestBody: a tool sends a JSON, form or multipart body; this operation takes ${Object.keys(content).join(", ")}.`);
-      }
-      if (mediaType !== undefined) {
-        properties.body = toolSchema(doc, (content[mediaType] as Json).schema ?? {}, defs);
-        if (requestBody.required === true) required.push("body");
-      }
-      const list = method === "get" && parameters.some((p) => p.in === "query" && p.name === "cursor");
-      if (list) {
-        properties.offset = {
-          type: "integer",
-          minimum: 0,
-          description: "Skip this many items of the page: to read the rest of a page that a result had to cut (the result says which offset to ask for).",
-        };
-      }
-      const inputSchema: ToolRow["inputSchema"] = { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
-      if (Object.keys(defs).length > 0) inputSchema.$defs = defs;
-
-      const requirements = requirementsOf(doc, operation);
-      const summary = typeof operation.summary === "string" ? operation.summary.trim() : firstParagraph(operation.description).split(/(?<=\.)\s/)[0] ?? "";
-      const paragraph = firstParagraph(operation.description);
-      const title = summary || `${method.toUpperCase()} ${path}`;
-      const verb = method.toUpperCase();
-      const needs = needsInWords(requirements);
-      const description = [
-        summary,
-        paragraph !== summary ? paragraph : "",
-        `${verb} ${path}. Needs ${requirements.length === 0 ? needs : `the scope ${needs}`}.`,
-        list ? "Answers one page: its items, and `next_cursor` for the next page (pass it as query.cursor)." : "",
-      ]
-        .filter((part) => part !== "")
-        .join("\n\n");
-      const read = method === "get";
-      const destructive = method === "post" ? operation["x-sdk-destructive"] === true : true;
-      rows.push({
-        name,
-        operation: `${verb} ${path}`,
-        method: verb,
-        path,
-        title,
-        description,
-        scopes: requirements,
-        tags: Array.isArray(operation.tags) ? operation.tags.map(String) : [],
-        list,
-        multipart: mediaType === "multipart/form-data",
-        inputSchema,
-        annotations: read
-          ? { title, readOnlyHint: true, openWorldHint: true }
-          : { title, readOnlyHint: false, idempotentHint: method === "put" || method === "delete", destructiveHint: destructive, openWorldHint: true },
-      });
+  for (const op of contractModel(doc).operations) {
+    const { method, path, methodName, at: where } = op;
+    if (!(HTTP_METHODS as readonly string[]).includes(method)) continue;
+    const name = methodName.replace(/\./g, "_");
+    if (!TOOL_NAME.test(name)) {
+      throw new Error(`${where}: the tool name ${JSON.stringify(name)} (from the method name ${JSON.stringify(methodName)}) is not 1 to 64 letters, digits, "_" or "-", which MCP clients require.`);
     }
+    if (name === VALIDATE_CALL) throw new Error(`${where}: the method name ${JSON.stringify(methodName)} makes the tool name ${VALIDATE_CALL}, which the server's own tool has.`);
+    const other = byName.get(name);
+    if (other !== undefined) throw new Error(`${other} and ${where} both make the tool name ${JSON.stringify(name)}: give one of them another x-sdk-method.`);
+    byName.set(name, where);
+
+    const parameters = op.parameters;
+    const defs: Json = {};
+    const group = (location: "path" | "query"): Json | undefined => {
+      const own = parameters.filter((p) => p.in === location);
+      if (own.length === 0) return undefined;
+      const properties: Json = {};
+      for (const p of own) {
+        const schema = toolSchema(doc, p.schema ?? {}, defs) as Json;
+        properties[String(p.name)] = typeof p.description === "string" && !("$ref" in schema) ? { ...schema, description: firstParagraph(p.description) } : schema;
+      }
+      const required = own.filter((p) => p.required === true || location === "path").map((p) => String(p.name));
+      return { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+    };
+    const properties: Json = {};
+    const required: string[] = [];
+    const pathSchema = group("path");
+    if (pathSchema) (properties.path = pathSchema), required.push("path");
+    const querySchema = group("query");
+    if (querySchema) properties.query = querySchema;
+    // The media type the client sends (JSON where offered, then a form, then multipart: the model's choice), so the tool's schema is that one's.
+    const mediaType = op.body?.mediaType;
+    if (op.body !== undefined && mediaType !== undefined) {
+      properties.body = toolSchema(doc, op.body.schemas[mediaType] ?? {}, defs);
+      if (op.body.required) required.push("body");
+    }
+    const list = method === "get" && parameters.some((p) => p.in === "query" && p.name === "cursor");
+    if (list) {
+      properties.offset = {
+        type: "integer",
+        minimum: 0,
+        description: "Skip this many items of the page: to read the rest of a page that a result had to cut (the result says which offset to ask for).",
+      };
+    }
+    const inputSchema: ToolRow["inputSchema"] = { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+    if (Object.keys(defs).length > 0) inputSchema.$defs = defs;
+
+    const requirements = op.security.map((scopes) => [...scopes]);
+    const summary = op.summary;
+    const paragraph = op.description;
+    const title = summary || `${method.toUpperCase()} ${path}`;
+    const verb = method.toUpperCase();
+    const needs = requirementInWords(requirements, (scope) => scope);
+    const description = [
+      summary,
+      paragraph !== summary ? paragraph : "",
+      `${verb} ${path}. Needs ${requirements.length === 0 || needs === "no scope" ? needs : `the scope ${needs}`}.`,
+      list ? "Answers one page: its items, and `next_cursor` for the next page (pass it as query.cursor)." : "",
+    ]
+      .filter((part) => part !== "")
+      .join("\n\n");
+    const read = method === "get";
+    const destructive = method === "post" ? op.operation["x-sdk-destructive"] === true : true;
+    rows.push({
+      name,
+      operation: `${verb} ${path}`,
+      method: verb,
+      path,
+      title,
+      description,
+      scopes: requirements,
+      tags: op.tags,
+      list,
+      multipart: mediaType === "multipart/form-data",
+      inputSchema,
+      annotations: read
+        ? { title, readOnlyHint: true, openWorldHint: true }
+        : { title, readOnlyHint: false, idempotentHint: method === "put" || method === "delete", destructiveHint: destructive, openWorldHint: true },
+    });
   }
   return rows;
 }

@@ -9,7 +9,7 @@
  * the data, or the typed error thrown. The resource objects are made once per client, on first
  * use; the methods themselves are made once, here, shared by every client.
  */
-import { methodTable, type MethodRow } from "../generated/method-table.js";
+import { methodTable } from "../generated/method-table.js";
 import type { OperationMethods } from "../generated/methods.js";
 import { operations } from "../generated/operations.js";
 import type { FetchResult } from "./request.js";
@@ -34,7 +34,8 @@ interface Method {
   http: string;
   path: string;
   pathParams: readonly string[];
-  rest: MethodRow[2];
+  /** What follows the path parameters, in order: `body`, `query`, both or none. */
+  rest: readonly string[];
   paginated: boolean;
 }
 
@@ -49,9 +50,9 @@ function refuse(method: Method, problem: string): Promise<never> {
 function call(client: Sender, method: Method, args: unknown[]): unknown {
   const { pathParams, rest } = method;
   const count = pathParams.length;
-  const arity = count + (rest ? 1 : 0);
+  const arity = count + rest.length;
   if (args.length > arity + 1) {
-    return refuse(method, `takes at most ${arity + 1} arguments (${[...pathParams, rest, "options"].filter(Boolean).join(", ")}), got ${args.length}`);
+    return refuse(method, `takes at most ${arity + 1} arguments (${[...pathParams, ...rest, "options"].join(", ")}), got ${args.length}`);
   }
   const init: Record<string, unknown> = {};
   const options = args[arity] as Record<string, unknown> | undefined;
@@ -69,8 +70,10 @@ function call(client: Sender, method: Method, args: unknown[]): unknown {
     for (let i = 0; i < count; i++) values[pathParams[i]!] = args[i];
     params["path"] = values;
   }
-  if (rest === "query") params["query"] = args[count];
-  else if (rest === "body" && args[count] !== undefined) init["body"] = args[count];
+  for (let i = 0; i < rest.length; i++) {
+    if (rest[i] === "query") params["query"] = args[count + i];
+    else if (args[count + i] !== undefined) init["body"] = args[count + i];
+  }
   init["params"] = params;
   if (method.paginated) return (client["paginate"] as (path: string, init: unknown) => unknown)(method.path, init);
   // `.asResponse()` asks for the body unread: openapi-fetch then hands it over as a stream.
@@ -129,7 +132,7 @@ for (const [name, key, rest] of methodTable) {
   const [http, path] = key.split(" ") as [string, string];
   // The arguments are the template's parameters in its order (scripts/generate.ts types them so).
   const pathParams = [...path.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!);
-  const method: Method = { name, http, path, pathParams, rest, paginated: operations[key].paginated === true };
+  const method: Method = { name, http, path, pathParams, rest: rest ? rest.split("+") : [], paginated: operations[key].paginated === true };
   const dot = name.lastIndexOf(".");
   (prototypeOf(name.slice(0, dot)) as Record<string, unknown>)[name.slice(dot + 1)] = function (this: Resource, ...args: unknown[]) {
     return call(this[CLIENT], method, args);

@@ -21,7 +21,6 @@ import type { TokenSource } from "./auth.js";
 import type { Operation } from "./errors.js";
 import { checkHeaders, sdkHeaders } from "./headers.js";
 import type { Logger } from "./logger.js";
-import { toFormData } from "./multipart.js";
 import { checkPathParams } from "./path-params.js";
 import type { AttemptOutcome, RetryDecision } from "./retry-policy.js";
 import { settleWithin } from "./timeout.js";
@@ -175,14 +174,18 @@ async function prepare(client: ClientContext, method: string, path: string, init
   const signal = init.signal ?? undefined;
   const timeoutMs = init.timeoutMs ?? client.timeoutMs;
   const operation: Operation = { method, path };
-  const body = serializeBody(init, facts.multipart === true);
+  // Forms are built by a module loaded on the first call that may send one: most calls send JSON.
+  const forms = !init.bodySerializer && (facts.multipart || facts.form || facts.filesMultipart);
+  const body = (forms && (await import("./multipart.js")).formBody(init.body, facts)) || serializeBody(init);
   // A token function is called once per call: its attempts carry the same token. The caller's
   // signal ends the wait, and so does timeoutMs (a token service that hangs must not hang the call).
   const { token } = client;
   const accessToken = token.fixed ?? (await tokenWithin(token, signal, timeoutMs, operation));
   const params = init.params;
   // A fresh object per call: middleware may add to params.header, and that must stay this call's.
-  const header = { ...params?.header, ...sdkHeaders(accessToken) };
+  const header: Record<string, unknown> = { ...params?.header, ...sdkHeaders(accessToken) };
+  // openapi-fetch labels every body but FormData as JSON.
+  if (body instanceof URLSearchParams) header["Content-Type"] = "application/x-www-form-urlencoded";
   return {
     client,
     method,
@@ -230,13 +233,12 @@ const PARSE_AS: readonly unknown[] = ["json", "text", "blob", "arrayBuffer", "st
 
 
 /**
- * The body as it goes on the wire, computed once per call: form data for the operations the
- * contract marks multipart (even without a file: the operation takes form data), else
- * openapi-fetch's own serializer (JSON), or the caller's `bodySerializer`.
+ * The body as it goes on the wire when it is not a form (`formBody()` of src/multipart.ts
+ * builds those, in the media type the contract offers): openapi-fetch's own serializer
+ * (JSON), or the caller's `bodySerializer`. Computed once per call.
  */
-function serializeBody(init: CallInit, multipart: boolean): unknown {
+function serializeBody(init: CallInit): unknown {
   if (init.bodySerializer) return init.body === undefined ? undefined : init.bodySerializer(init.body, init.headers);
-  if (multipart) return toFormData(init.body ?? {});
   if (init.body === undefined) return undefined;
   return (defaultBodySerializer as (body: unknown, headers?: unknown) => unknown)(init.body, init.headers);
 }
@@ -302,7 +304,7 @@ async function runAttempt(call: Call, attempt: number): Promise<Outcome> {
     const result = await client.request(method, operation.path, { ...call.init, signal: deadline.signal, fetch: fetchOnce, baseUrl: undefined, pathSerializer: undefined });
     // The body's JSON is checked, not its schema (that would cost every call a walk of its data):
     // `null`, `42` or `"hello"` is data, as a body that lacks a field is.
-    if (expectsJsonBody(method, result.response) && result.data === undefined) {
+    if (expectsJsonBody(method, result.response) && result.data === undefined && !call.facts.noContent) {
       throw new (await loadOffPath()).InvalidResponseError({ status: result.response.status, problem: "the body is empty", operation, secrets });
     }
     return { sent: sent !== undefined, result, startedMs };
@@ -382,6 +384,6 @@ function finish({ facts, operation, secrets }: Call, outcome: Outcome): FetchRes
   if (facts.singleOrList && result.response.ok && result.data != null && !Array.isArray(result.data)) {
     result.data = [result.data];
   }
-  rememberCall(result.response, { operation, scope: facts.scope, secrets });
+  rememberCall(result.response, { operation, scope: facts.scope, requiredScopes: facts.scopes ?? (facts.scope === undefined ? undefined : [[facts.scope]]), secrets });
   return result;
 }

@@ -2,20 +2,23 @@
 
 import type { OperationKey } from "../operations.js";
 
+/** The request media types the kit reads. */
+export type BodyMediaType = "application/json" | "application/x-www-form-urlencoded" | "multipart/form-data";
+
 /** What the testing kit knows about one operation of the contract. */
 export interface MockOperation {
   operationId: string;
   /** Parameter names by location; header names lower-cased. */
   params: { path: string[]; query: string[]; header: string[] };
-  /** The request body, when the operation takes one; a form's `listFields` only take lists (a single entry is one). */
-  body?: { mediaType: "application/json" | "multipart/form-data"; required: boolean; listFields?: string[] };
-  /** Declared responses by status (`"200"`, `"5XX"`): whether the body is JSON, and its first example. */
-  responses: Record<string, { json: boolean; example?: unknown }>;
+  /** The request body: the media type the client sends, others taken `also`; a form's `listFields` only take lists. */
+  body?: { mediaType: BodyMediaType; required: boolean; listFields?: string[]; also?: BodyMediaType[] };
+  /** Declared responses by status (`"5XX"`): JSON or not, and the example (`built` from the schema when none). */
+  responses: Record<string, { json: boolean; example?: unknown; built?: true }>;
   /** Whether the operation requires a bearer token. */
   bearer: boolean;
 }
 
-/** Every operation, keyed by `"METHOD /path/template"`; validators are named `<operationId>_params|headers|body|<status>`. */
+/** Every operation, keyed by `"METHOD /path/template"`; validators are named `<operationId>_params|headers|body|body_<json|form|multipart>|<status>`. */
 export const mockOperations: Readonly<Record<OperationKey, MockOperation>> = {
   "GET /users/": {"operationId":"listUsers","params":{"path":[],"query":["email","name","phone_number","language","user_type","date_joined_from","date_joined_to","is_blocked","accepts_marketing","cursor"],"header":["x-store-api-version"]},"responses":{"200":{"json":true,"example":{"next":null,"previous":null,"results":[{"id":42,"accepts_marketing":true,"addresses":[{"id":7,"country":"SE","first_name":"Astrid","last_name":"Lindgren","line1":"Drottninggatan 12","line2":"","line3":"","line4":"Stockholm","state":"","postcode":"111 51","phone_number":"+46812345678","notes":"Leave at the door","is_default_for_billing":true,"is_default_for_shipping":true}],"date_joined":"2023-03-14T09:26:53Z","email":"astrid@example.org","first_name":"Astrid","last_name":"Lindgren","ip":"203.0.113.24","is_blocked":false,"language":"sv","metadata":{"loyalty_tier":"gold"},"orders_count":12,"phone_number":"+46812345678","subscriptions_count":1,"tags":["vip","newsletter"],"total_spent":"1249.50","user_agent":"Mozilla/5.0 (X11; Linux x86_64)","user_type":"customer"}]}},"401":{"json":true,"example":{"detail":"The access token is missing, malformed, expired or revoked."}},"403":{"json":true,"example":{"detail":"The access token does not hold the scope this operation requires."}},"429":{"json":true,"example":{"detail":"Request was throttled. Try again after the number of seconds in Retry-After."}},"5XX":{"json":true,"example":{"detail":"The server could not complete the request."}}},"bearer":true},
   "GET /users/{id}/": {"operationId":"getUser","params":{"path":["id"],"query":[],"header":["x-store-api-version"]},"responses":{"200":{"json":true,"example":{"id":42,"accepts_marketing":true,"addresses":[{"id":7,"country":"SE","first_name":"Astrid","last_name":"Lindgren","line1":"Drottninggatan 12","line2":"","line3":"","line4":"Stockholm","state":"","postcode":"111 51","phone_number":"+46812345678","notes":"Leave at the door","is_default_for_billing":true,"is_default_for_shipping":true}],"date_joined":"2023-03-14T09:26:53Z","email":"astrid@example.org","first_name":"Astrid","last_name":"Lindgren","ip":"203.0.113.24","is_blocked":false,"language":"sv","metadata":{"loyalty_tier":"gold"},"orders_count":12,"phone_number":"+46812345678","subscriptions_count":1,"tags":["vip","newsletter"],"total_spent":"1249.50","user_agent":"Mozilla/5.0 (X11; Linux x86_64)","user_type":"customer"}},"401":{"json":true,"example":{"detail":"The access token is missing, malformed, expired or revoked."}},"403":{"json":true,"example":{"detail":"The access token does not hold the scope this operation requires."}},"404":{"json":true,"example":{"detail":"Not found."}},"429":{"json":true,"example":{"detail":"Request was throttled. Try again after the number of seconds in Retry-After."}},"5XX":{"json":true,"example":{"detail":"The server could not complete the request."}}},"bearer":true},
