@@ -16,12 +16,19 @@ import type { FetchResult } from "../request.js";
 import type { ListPath, StoreAdminClient } from "../types.js";
 import { checkRate, rateBudget } from "./budget.js";
 import { memoryLedger } from "./memory-ledger.js";
+import { MAX_TIMER_DELAY_MS } from "../timeout.js";
 import { createStoreAdminClient, tokenSourceOf } from "../client.js";
 import { failureSecrets, observedSlot, scrubbedError, tokenOf, type Observation, type Slot } from "./observe.js";
 import type { BulkFailure, BulkProgress, BulkReport, Ledger, LedgerEnd, RateBudget, RunBulkOptions } from "./types.js";
 
 const DEFAULT_CONCURRENCY = 4;
 const DEFAULT_PROGRESS_INTERVAL_MS = 200;
+/**
+ * The longest pause a server's `Retry-After` imposes on a run (10 minutes). A server that asks
+ * for more is saying "come back later": the run stops, with a message saying when, and a resume
+ * goes on from where it stopped.
+ */
+export const DEFAULT_MAX_PAUSE_MS = 600_000;
 /** The window `perSecond` is measured over. */
 const PACE_WINDOW_MS = 5_000;
 
@@ -49,7 +56,7 @@ function isCallResult(value: unknown): value is FetchResult {
 
 function checkOptions<Item>(options: RunBulkOptions<Item>): void {
   if (options === null || typeof options !== "object") throw new TypeError("runBulk() takes an options object: { client, runId, items, key, task, … }.");
-  const { runId, items, key, task, concurrency, rate, ledger, onProgress, signal, abortInFlight, progressIntervalMs, total } = options;
+  const { runId, items, key, task, concurrency, rate, ledger, onProgress, signal, abortInFlight, progressIntervalMs, total, maxPauseMs } = options;
   if (typeof runId !== "string" || runId.trim() === "") throw new TypeError("runId must be a non-empty string naming the run (it names the run in the ledger).");
   if (items === null || typeof items !== "object" || (typeof (items as Iterable<Item>)[Symbol.iterator] !== "function" && typeof (items as AsyncIterable<Item>)[Symbol.asyncIterator] !== "function")) {
     throw new TypeError("items must be an iterable or an async iterable (an array, a generator, store.paginate(…)).");
@@ -76,6 +83,9 @@ function checkOptions<Item>(options: RunBulkOptions<Item>): void {
     throw new TypeError("progressIntervalMs must be a number of milliseconds ≥ 0.");
   }
   if (total !== undefined && !(Number.isInteger(total) && total >= 0)) throw new TypeError("total must be a whole number ≥ 0.");
+  if (maxPauseMs !== undefined && !(typeof maxPauseMs === "number" && maxPauseMs >= 0 && maxPauseMs <= MAX_TIMER_DELAY_MS)) {
+    throw new TypeError(`maxPauseMs must be a number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS} (about 24.8 days), got ${String(maxPauseMs)}.`);
+  }
 }
 
 function isBudget(rate: object): rate is RateBudget {
@@ -120,7 +130,17 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
   const stopReason = new DOMException("The run was stopped while this task waited for the rate budget, a pause or a retry.", "AbortError");
   const waits = new AbortController();
   const stopWaiting = (): void => waits.abort(stopReason);
-  const observation: Observation = { ledger, budget, stopWaits: waits.signal };
+  // A Retry-After beyond maxPauseMs: the run stops as a signal would stop it, and says why.
+  let pauseStop: string | undefined;
+  const maxPauseMs = options.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS;
+  const onLongPause = (waitMs: number, status: number): void => {
+    if (pauseStop !== undefined) return;
+    pauseStop =
+      `The store answered ${status} with a Retry-After of ${duration(waitMs)}, longer than maxPauseMs (${duration(maxPauseMs)}): ` +
+      `the run stopped. Run it again with the same runId and ledger after ${new Date(Date.now() + waitMs).toISOString()} to go on.`;
+    stopWaiting();
+  };
+  const observation: Observation = { ledger, budget, stopWaits: waits.signal, maxPauseMs, onLongPause };
   // Made before anything is opened: a client not made by createStoreAdminClient() is refused here.
   const slots: Slot[] = Array.from({ length: concurrency }, () => observedSlot(client, observation));
   const runnerSlot = observedSlot(client, observation);
@@ -208,7 +228,7 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     pulling = next.catch(() => undefined);
     return next;
   };
-  const stopped = (): boolean => fatal !== undefined || signal?.aborted === true || stoppedHard;
+  const stopped = (): boolean => fatal !== undefined || signal?.aborted === true || stoppedHard || pauseStop !== undefined;
 
   // ── one item ──
   const failureOf = async (key: string, status: number | undefined, thrown: unknown, slot: Slot): Promise<BulkFailure> => {
@@ -354,7 +374,16 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     failures,
     inDoubtKeys: [...inDoubtKeys],
     stopped: !exhausted,
+    ...(pauseStop === undefined ? {} : { stopReason: pauseStop }),
   };
+}
+
+/** `90 s`, `50 min`, `35 days`: a wait as a reader takes it in. */
+function duration(ms: number): string {
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
+  if (ms < 172_800_000) return `${Math.round(ms / 3_600_000)} h`;
+  return `${Math.round(ms / 86_400_000)} days`;
 }
 
 /** The client of a dry run: the testing kit's in-process mock of the contract, loaded only for it. */

@@ -1,22 +1,33 @@
 /**
- * Waits `ms` milliseconds, or rejects with `signal.reason` as soon as `signal` aborts.
- *
- * The timer is cleared and the listener removed on both paths, so an aborted or finished
+ * Abortable waits. The timer is cleared and the listener removed on both paths, so an aborted or finished
  * sleep leaves nothing behind that would keep a process (or a test run) alive.
  * Not exported from the package.
  */
-import { onAbort } from "../timeout.js";
+import { MAX_TIMER_DELAY_MS, onAbort } from "../timeout.js";
 
+/**
+ * Waits `ms` milliseconds, or rejects with `signal.reason` as soon as `signal` aborts. A wait
+ * longer than `setTimeout` can hold (2^31−1 ms, about 24.8 days: beyond it the timer fires at
+ * once, with a `TimeoutOverflowWarning`) is a chain of timers that each hold at most that long.
+ */
 export function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
       return;
     }
-    const timer = setTimeout(() => {
-      unwatch?.();
-      resolve();
-    }, Math.max(0, ms));
+    const until = performance.now() + Math.max(0, ms);
+    let timer: ReturnType<typeof setTimeout>;
+    const arm = (): void => {
+      const left = until - performance.now();
+      if (left > MAX_TIMER_DELAY_MS) timer = setTimeout(arm, MAX_TIMER_DELAY_MS);
+      else
+        timer = setTimeout(() => {
+          unwatch?.();
+          resolve();
+        }, Math.max(0, left));
+    };
+    arm();
     const unwatch = signal && onAbort(signal, () => {
       clearTimeout(timer);
       reject(signal.reason);
