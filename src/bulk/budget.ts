@@ -34,6 +34,13 @@ export const WINDOW_MARGIN_MS = 20;
  */
 const CATCH_UP_MS = 1_000;
 
+/**
+ * The longest pause a server's `Retry-After` imposes on a run (10 minutes). A server that asks
+ * for more is saying "come back later": the run stops, with a message saying when, and a resume
+ * goes on from where it stopped.
+ */
+export const DEFAULT_MAX_PAUSE_MS = 600_000;
+
 const RESOLVED = Promise.resolve();
 
 interface Waiter {
@@ -165,4 +172,12 @@ export function rateBudget(limit?: RateLimit): RateBudget {
 /** Whether `budget` is this module's, with its own steps. */
 export function isLocalBudget(budget: RateBudget): budget is LocalBudget {
   return typeof (budget as { send?: unknown }).send === "function" && typeof (budget as { reserve?: unknown }).reserve === "function";
+}
+
+/** `90 s`, `50 min`, `35 days`: a wait as a reader takes it in. */
+export function durationText(ms: number): string {
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
+  if (ms < 172_800_000) return `${Math.round(ms / 3_600_000)} h`;
+  return `${Math.round(ms / 86_400_000)} days`;
 }

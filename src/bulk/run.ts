@@ -14,7 +14,7 @@ import { redact } from "../internal/redact.js";
 import { unwrap } from "../unwrap.js";
 import type { FetchResult } from "../request.js";
 import type { ListPath, StoreAdminClient } from "../types.js";
-import { checkRate, rateBudget } from "./budget.js";
+import { checkRate, DEFAULT_MAX_PAUSE_MS, durationText, rateBudget } from "./budget.js";
 import { memoryLedger } from "./memory-ledger.js";
 import { MAX_TIMER_DELAY_MS } from "../timeout.js";
 import { createStoreAdminClient, tokenSourceOf } from "../client.js";
@@ -23,12 +23,6 @@ import type { BulkFailure, BulkProgress, BulkReport, Ledger, LedgerEnd, RateBudg
 
 const DEFAULT_CONCURRENCY = 4;
 const DEFAULT_PROGRESS_INTERVAL_MS = 200;
-/**
- * The longest pause a server's `Retry-After` imposes on a run (10 minutes). A server that asks
- * for more is saying "come back later": the run stops, with a message saying when, and a resume
- * goes on from where it stopped.
- */
-export const DEFAULT_MAX_PAUSE_MS = 600_000;
 /** The window `perSecond` is measured over. */
 const PACE_WINDOW_MS = 5_000;
 
@@ -136,7 +130,7 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
   const onLongPause = (waitMs: number, status: number): void => {
     if (pauseStop !== undefined) return;
     pauseStop =
-      `The store answered ${status} with a Retry-After of ${duration(waitMs)}, longer than maxPauseMs (${duration(maxPauseMs)}): ` +
+      `The store answered ${status} with a Retry-After of ${durationText(waitMs)}, longer than maxPauseMs (${durationText(maxPauseMs)}): ` +
       `the run stopped. Run it again with the same runId and ledger after ${new Date(Date.now() + waitMs).toISOString()} to go on.`;
     stopWaiting();
   };
@@ -378,13 +372,6 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
   };
 }
 
-/** `90 s`, `50 min`, `35 days`: a wait as a reader takes it in. */
-function duration(ms: number): string {
-  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
-  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
-  if (ms < 172_800_000) return `${Math.round(ms / 3_600_000)} h`;
-  return `${Math.round(ms / 86_400_000)} days`;
-}
 
 /** The client of a dry run: the testing kit's in-process mock of the contract, loaded only for it. */
 async function dryRunClient(): Promise<StoreAdminClient> {

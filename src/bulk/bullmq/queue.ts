@@ -9,6 +9,8 @@
 import { Queue, QueueEvents, Worker, type ConnectionOptions, type Job } from "bullmq";
 import type { Redis, RedisOptions } from "ioredis";
 import { deriveClient } from "../../client.js";
+import { MAX_TIMER_DELAY_MS } from "../../timeout.js";
+import { DEFAULT_MAX_PAUSE_MS, durationText } from "../budget.js";
 import type { StoreAdminClient } from "../../types.js";
 import type { BulkFailure, BulkProgress, BulkReport, BulkTask } from "../types.js";
 import { BulkQueueConnectionError, callerClient, connected, errorReporter, isConnectionError, redisAddress, workerClient } from "./connection.js";
@@ -36,6 +38,12 @@ export interface BulkQueueOptions {
   onError?: (error: Error) => void;
   /** How long `add()`, `status()` and the other calls wait for Redis before failing (default 5000 ms). */
   connectTimeoutMs?: number;
+  /**
+   * The longest pause a 429 or 503's `Retry-After` imposes on every worker (default 600000: 10
+   * minutes). A longer one pauses them this long and is reported to `onError`; the job that got
+   * it failed (the client does not wait that long), and `retryFailed()` runs it again.
+   */
+  maxPauseMs?: number;
 }
 
 export interface AddOptions<Item> {
@@ -115,6 +123,7 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
   const prefix = options.prefix ?? "bull";
   const address = redisAddress(connection);
   const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+  const maxPauseMs = options.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS;
   const onError = options.onError ?? ((error: Error) => console.warn(`[store-admin-sdk/bulk/bullmq] ${error.message}`));
   const reporter = errorReporter(address, onError);
   const ledgerBase = `${prefix}:${name}:sdk`;
@@ -226,6 +235,10 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
       );
       worker.on("error", (error: unknown) => reporter.report(error));
       async function pause(ms: number): Promise<void> {
+        if (ms > maxPauseMs) {
+          reporter.report(new Error(`The store asked for a pause of ${durationText(ms)} (Retry-After), longer than maxPauseMs (${durationText(maxPauseMs)}): every worker pauses for ${durationText(maxPauseMs)}, then goes on. Nothing is lost: the job that got the answer failed, and retryFailed() runs it again.`));
+          ms = maxPauseMs;
+        }
         await Promise.all([budget.pause(ms), pauser.rateLimit(ms)]);
       }
       let closing: Promise<void> | undefined;
@@ -351,6 +364,10 @@ function checkOptions(options: BulkQueueOptions): void {
     throw new TypeError(`createBulkQueue(): rate.perSecond must be a positive number of requests per second, got ${JSON.stringify(rate?.perSecond)}.`);
   }
   if (options.onError !== undefined && typeof options.onError !== "function") throw new TypeError("createBulkQueue(): onError must be a function.");
+  const { maxPauseMs } = options;
+  if (maxPauseMs !== undefined && !(typeof maxPauseMs === "number" && maxPauseMs >= 0 && maxPauseMs <= MAX_TIMER_DELAY_MS)) {
+    throw new TypeError(`createBulkQueue(): maxPauseMs must be a number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS}, got ${String(maxPauseMs)}.`);
+  }
 }
 
 /**
