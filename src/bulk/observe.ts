@@ -56,6 +56,11 @@ export interface Observation {
    * clients for the budget, a pause or a retry ends at once; requests in flight go on.
    */
   stopWaits?: AbortSignal | undefined;
+  /**
+   * The last step before a request goes to `fetch`, after the ledger's `sending`: a shared
+   * budget's log of send times (the queue's Redis `commit`). Default: the local budget's log.
+   */
+  beforeSend?: ((signal: AbortSignal) => Promise<void>) | undefined;
   /** The longest pause a `Retry-After` may impose; a longer one calls `onLongPause` instead. */
   maxPauseMs?: number | undefined;
   onLongPause?: ((waitMs: number, status: number) => void) | undefined;
@@ -116,8 +121,14 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
   const slot = { key: undefined, recorded: false, pendingUnsafe: 0, doubtful: 0, stop: new AbortController() } as unknown as Slot;
   const { budget, ledger, stopWaits } = run;
   const local = budget !== undefined && isLocalBudget(budget);
-  const wait = (ms: number, signal: AbortSignal | null | undefined): Promise<void> =>
-    stopWaits ? untilStopped(signal, stopWaits, (both) => sleep(ms, both)) : sleep(ms, signal);
+  const wait = (ms: number, signal: AbortSignal): Promise<void> => (stopWaits ? untilStopped(signal, stopWaits, (both) => sleep(ms, both)) : sleep(ms, signal));
+  const beforeSend =
+    run.beforeSend ??
+    (local
+      ? async (signal: AbortSignal): Promise<void> => {
+          for (let waitMs = budget.send(); waitMs > 0; waitMs = budget.send()) await wait(waitMs, signal);
+        }
+      : undefined);
 
   const observe = (fetch: FetchLike): FetchLike => async (input, init) => {
     // Read only when a message is kept (`secretsOf`): a header lookup per request costs.
@@ -134,7 +145,7 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
     }
     // The budget's log of send times, right before the request leaves (rarely a wait: `reserve`
     // spaced the attempts already). A wait cut short here sent nothing.
-    if (local) for (let waitMs = budget.send(); waitMs > 0; waitMs = budget.send()) await wait(waitMs, init?.signal ?? slot.stop.signal);
+    if (beforeSend) await beforeSend(init?.signal ?? slot.stop.signal);
     if (unsafe && key !== undefined) slot.pendingUnsafe++;
     let response: Response;
     try {
