@@ -6,14 +6,15 @@
  * (`redis-budget.ts`), and a key whose task sent a POST or PATCH is never re-run after a crash
  * (`redis-ledger.ts`). Jobs carry the item and its key, never the client or its token.
  */
-import { Queue, QueueEvents, Worker, type ConnectionOptions, type Job } from "bullmq";
+import { Queue, Worker, type ConnectionOptions, type Job } from "bullmq";
 import type { Redis, RedisOptions } from "ioredis";
 import { deriveClient } from "../../client.js";
 import { MAX_TIMER_DELAY_MS } from "../../timeout.js";
 import { DEFAULT_MAX_PAUSE_MS, durationText } from "../budget.js";
+import { sleep } from "../../internal/sleep.js";
 import type { StoreAdminClient } from "../../types.js";
 import type { BulkFailure, BulkProgress, BulkReport, BulkTask } from "../types.js";
-import { BulkQueueConnectionError, callerClient, connected, errorReporter, isConnectionError, redisAddress, workerClient } from "./connection.js";
+import { BulkQueueConnectionError, BulkQueueStateLostError, callerClient, connected, errorReporter, isConnectionError, redisAddress, workerClient } from "./connection.js";
 import { runJob } from "./job.js";
 import { redisBudget } from "./redis-budget.js";
 import { redisLedger } from "./redis-ledger.js";
@@ -88,8 +89,15 @@ export interface BulkQueue<Item> {
   add(items: Iterable<Item> | AsyncIterable<Item>, options: AddOptions<Item>): Promise<number>;
   /** Starts a worker in this process running `task` (the same task as `runBulk`'s). */
   work(task: BulkTask<Item>, options: WorkOptions): BulkWorker;
+  /** The counters now; throws as `progress()` does when Redis is away or lost the queue's state. */
   status(): Promise<BulkQueueStatus>;
-  /** The counters as they change (the shape of `runBulk`'s `onProgress`), until nothing is waiting or running. */
+  /**
+   * The counters every `intervalMs` (default 500; the shape of `runBulk`'s `onProgress`), until
+   * nothing is waiting or running, `signal` aborts or the queue is closed. Throws a
+   * `BulkQueueConnectionError` when Redis does not answer within `connectTimeoutMs` (call it
+   * again once Redis is back), and a `BulkQueueStateLostError` when Redis came back without
+   * the queue's state.
+   */
   progress(options?: { intervalMs?: number; signal?: AbortSignal }): AsyncIterableIterator<BulkProgress>;
   /** What the queue did so far, in `runBulk`'s report shape (`runId` is the queue's name). */
   report(): Promise<BulkReport>;
@@ -141,7 +149,7 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
   let shut = false;
   const caller = async (): Promise<{ redis: Redis; queue: Queue }> => {
     if (shut) throw new Error(`The bulk queue "${name}" is closed: create another with createBulkQueue() to use it again.`);
-    callerRedis ??= callerClient(connection, reporter);
+    callerRedis ??= callerClient(connection, reporter, connectTimeoutMs);
     await connected(callerRedis, address, connectTimeoutMs);
     if (!queue) {
       queue = new Queue(name, { connection: callerRedis, prefix, skipVersionCheck: true });
@@ -152,12 +160,23 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
   const workers = new Set<BulkWorker>();
   const closers = new Set<() => Promise<void>>();
 
+  /**
+   * When the queue's work was first added (the ledger's `startedAt`), as this handle last saw
+   * it: a Redis that comes back without it has lost the queue's state.
+   */
+  let startedAt: number | undefined;
+  const checkState = (now: number | undefined): void => {
+    if (startedAt !== undefined && now !== startedAt) throw new BulkQueueStateLostError(address, name);
+    startedAt = now;
+  };
+
   async function status(): Promise<BulkQueueStatus> {
     const { redis, queue } = await caller();
     const [jobs, ends] = await Promise.all([
       queue.getJobCounts("waiting", "delayed", "prioritized", "active"),
       redisLedger(redis, ledgerBase).counts(),
     ]).catch(named);
+    checkState(ends.startedAt);
     return {
       waiting: (jobs.waiting ?? 0) + (jobs.delayed ?? 0) + (jobs.prioritized ?? 0),
       active: jobs.active ?? 0,
@@ -173,7 +192,10 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
     async add(items, { key }) {
       if (typeof key !== "function") throw new TypeError("add(items, { key }): key must be a function returning an item's key as a string.");
       const { redis, queue } = await caller();
-      await redisLedger(redis, ledgerBase).markStarted().catch(named);
+      const ledger = redisLedger(redis, ledgerBase);
+      await ledger.markStarted().catch(named);
+      // What was added from here on is the state this handle follows (again, after a loss).
+      startedAt = (await ledger.counts().catch(named)).startedAt;
       let batch: Array<{ name: string; data: JobData<Item>; opts: { jobId: string } }> = [];
       let count = 0;
       try {
@@ -234,6 +256,18 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
         },
       );
       worker.on("error", (error: unknown) => reporter.report(error));
+      // Back after an outage: is the queue's state still there? (A Redis without persistence
+      // comes back empty, and the jobs left waiting are gone with it.)
+      let seenStart: string | null = null;
+      const lookAtState = async (): Promise<void> => {
+        const now = await redis.hget(`${ledgerBase}:meta`, "startedAt");
+        if (seenStart !== null && now !== seenStart) reporter.report(new BulkQueueStateLostError(address, name));
+        seenStart = now;
+      };
+      redis.on("ready", () => void lookAtState().catch((error: unknown) => reporter.report(error)));
+      worker.on("completed", () => {
+        if (seenStart === null) void lookAtState().catch((error: unknown) => reporter.report(error));
+      });
       async function pause(ms: number): Promise<void> {
         if (ms > maxPauseMs) {
           reporter.report(new Error(`The store asked for a pause of ${durationText(ms)} (Retry-After), longer than maxPauseMs (${durationText(maxPauseMs)}): every worker pauses for ${durationText(maxPauseMs)}, then goes on. Nothing is lost: the job that got the answer failed, and retryFailed() runs it again.`));
@@ -261,24 +295,20 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
     status,
 
     async *progress({ intervalMs = 500, signal } = {}) {
-      const events = new QueueEvents(name, { connection: bullConnection, prefix, skipVersionCheck: true });
-      events.on("error", (error: unknown) => reporter.report(error));
-      let wake: (() => void) | undefined;
-      const poke = (): void => wake?.();
-      events.on("completed", poke);
-      events.on("failed", poke);
-      signal?.addEventListener("abort", poke);
-      // close() ends a progress() left open: an iterator no one reads holds a connection.
-      let closed = false;
-      const closer = async (): Promise<void> => {
-        closed = true;
-        poke();
-        await events.close();
-      };
+      if (!(typeof intervalMs === "number" && intervalMs >= 0 && intervalMs <= MAX_TIMER_DELAY_MS)) {
+        throw new TypeError(`progress(): intervalMs must be a number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS}, got ${String(intervalMs)}.`);
+      }
+      // close() ends a progress() left open, and so does `signal`: the wait between snapshots ends at once.
+      const stop = new AbortController();
+      const closer = async (): Promise<void> => stop.abort();
       closers.add(closer);
+      const onAbort = (): void => stop.abort();
+      signal?.addEventListener("abort", onAbort);
       const history: Array<{ at: number; ended: number }> = [];
       try {
         for (;;) {
+          // A Redis away or not answering fails this within connectTimeoutMs (BulkQueueConnectionError);
+          // one back without the queue's state, at once (BulkQueueStateLostError).
           const now = await status();
           const ended = now.done + now.failed + now.inDoubt;
           const at = Date.now();
@@ -297,23 +327,15 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
             total: ended + left,
             ...(perSecond > 0 ? { etaMs: Math.round((left / perSecond) * 1000) } : {}),
           };
-          if (left === 0 || closed || signal?.aborted) return;
-          // The next snapshot: after a job ends (QueueEvents), at most every intervalMs.
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, intervalMs);
-            wake = () => {
-              wake = undefined;
-              const since = Date.now() - at;
-              clearTimeout(timer);
-              setTimeout(resolve, Math.max(0, Math.min(intervalMs, 200) - since));
-            };
-          });
-          if (closed) return;
+          if (left === 0 || stop.signal.aborted) return;
+          // The next snapshot, intervalMs after this one.
+          const wait = intervalMs - (Date.now() - at);
+          if (wait > 0) await sleep(wait, stop.signal).catch(() => undefined);
+          if (stop.signal.aborted) return;
         }
       } finally {
         closers.delete(closer);
-        signal?.removeEventListener("abort", poke);
-        await events.close();
+        signal?.removeEventListener("abort", onAbort);
       }
     },
 
