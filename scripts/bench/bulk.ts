@@ -217,14 +217,15 @@ export async function bulkRunner(quick: boolean): Promise<Section> {
       ${speed.rounds} runs each, in rotating order, after a warm-up run of each; the ratio is of items per second,
       paired by round. Budget: ${int(rate.items)} items at \`rate: { perSecond: ${RATE} }\` (concurrency 32) against a
       server in this process that notes when each request arrives: the achieved rate is requests over the time from the
-      first to the last arrival, the fullest window is the most arrivals within any 1,000 ms. Memory: ${int(heap.items)}
+      first to the last arrival, the busiest window is the most arrivals within any 1,000 ms (the budget keeps
+      ${RATE} sends at least 1,050 ms apart: its 50 ms margin absorbs arrival jitter, and costs 5% of the rate). Memory: ${int(heap.items)}
       generated items through a task that makes no call, the heap after forced collections, once with a ledger that keeps
       nothing (the runner's own) and once with \`memoryLedger()\` (which keeps every key). Resume: opening a
       \`fileLedger\` of ${int(opened.keys)} done keys (a start and an end record each, ${mb(opened.bytes)}), against
       reading the same file and splitting its lines.`),
     tables: [
       [["throughput (items/s)", "median (IQR)"], ["`runBulk`", cell(summarize(speed.ours), int)], ["Promise pool", cell(summarize(speed.pool), int)], ["ours ÷ pool (goal ≥ 0.95×)", cell(ratio, times)]],
-      [["budget of 200/s", "result"], ["achieved ÷ budget (goal ≥ 0.95×)", times(achieved)], ["fullest 1-second window ÷ budget (goal ≤ 1.05×)", `${times(fullest)} (${rate.fullest} requests)`]],
+      [["budget of 200/s", "result"], ["achieved ÷ budget (goal ≥ 0.90×; the 50 ms margin caps it at 0.95×)", times(achieved)], ["busiest 1-second arrival window ÷ budget (goal ≤ 1.00×)", `${times(fullest)} (${rate.fullest} requests)`]],
       [
         ["memory over a million items", "heap"],
         ["runner alone, after the run", mb(heap.flat)],
@@ -236,7 +237,7 @@ export async function bulkRunner(quick: boolean): Promise<Section> {
     ],
     summary: [
       [`bulk, ${int(speed.items)} items, no budget: runBulk ÷ Promise pool`, times(ratio.median), "≥ 0.95×", status(ratio.median >= 0.95)],
-      [`bulk at ${RATE}/s: achieved ÷ budget; fullest window ÷ budget`, `${times(achieved)}; ${times(fullest)}`, "≥ 0.95×; ≤ 1.05×", status(achieved >= 0.95 && fullest <= 1.05)],
+      [`bulk at ${RATE}/s: achieved ÷ budget; busiest 1-second arrival window ÷ budget`, `${times(achieved)}; ${times(fullest)}`, "≥ 0.90×; ≤ 1.00×", status(achieved >= 0.9 && fullest <= 1)],
       ["bulk over a million items: runner heap after; peak", `${mb(heap.flat)}; ${mb(heap.flatPeak)}`, "≤ 16 MB; ≤ 64 MB", status(heap.flat <= 16 * 1024 * 1024 && heap.flatPeak <= 64 * 1024 * 1024)],
       ["bulk resume: open a ledger of a million done keys", seconds(openMs.median), "seconds (≤ 5 s)", status(openMs.median <= 5000)],
     ],

@@ -12,10 +12,9 @@
  *   bucket that starts full would send), and it is written when the request really leaves, so a
  *   busy event loop between the two steps cannot bunch requests.
  *
- * No timer is set for more than `setTimeout` can hold: a wait of weeks (a tiny `perSecond`) is
- * re-armed, never clamped to 1 ms.
+ * Its waits are `sleep`'s, which re-arms a wait longer than `setTimeout` can hold: a wait of
+ * weeks (a tiny `perSecond`) is never clamped to 1 ms.
  */
-import { MAX_TIMER_DELAY_MS } from "../timeout.js";
 import { sleep } from "../internal/sleep.js";
 import type { RateBudget, RateLimit } from "./types.js";
 
@@ -88,7 +87,13 @@ export function rateBudget(limit?: RateLimit): RateBudget {
   let lastSlot = -Infinity;
   let pausedUntil = -Infinity; // performance.now() time
   const waiters: Waiter[] = [];
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  // The wait for the next slot: `sleep`, which re-arms a wait longer than a timer can hold.
+  let timer: AbortController | undefined;
+  const wakeIn = (ms: number): void => {
+    const wait = new AbortController();
+    timer = wait;
+    sleep(ms, wait.signal).then(pump, () => undefined);
+  };
 
   const nextSlot = (): number => Math.max(pausedUntil, lastSlot + spacingMs);
   const take = (now: number, slot = now): void => {
@@ -101,7 +106,7 @@ export function rateBudget(limit?: RateLimit): RateBudget {
       const now = performance.now();
       const at = nextSlot();
       if (at > now) {
-        timer = setTimeout(pump, Math.min(Math.ceil(at - now), MAX_TIMER_DELAY_MS));
+        wakeIn(Math.ceil(at - now));
         return;
       }
       const waiter = waiters.shift()!;
@@ -132,7 +137,7 @@ export function rateBudget(limit?: RateLimit): RateBudget {
             if (index >= 0) waiters.splice(index, 1);
             // No one left to wake: a timer set for a long pause must not keep the process alive.
             if (waiters.length === 0 && timer !== undefined) {
-              clearTimeout(timer);
+              timer.abort();
               timer = undefined;
             }
             reject(signal!.reason);

@@ -16,7 +16,6 @@ import type { FetchResult } from "../request.js";
 import type { ListPath, StoreAdminClient } from "../types.js";
 import { checkRate, DEFAULT_MAX_PAUSE_MS, durationText, rateBudget } from "./budget.js";
 import { memoryLedger } from "./memory-ledger.js";
-import { MAX_TIMER_DELAY_MS } from "../timeout.js";
 import { createStoreAdminClient, tokenSourceOf } from "../client.js";
 import { failureSecrets, observedSlot, scrubbedError, tokenOf, type Observation, type Slot } from "./observe.js";
 import type { BulkFailure, BulkProgress, BulkReport, Ledger, LedgerEnd, RateBudget, RunBulkOptions } from "./types.js";
@@ -77,9 +76,7 @@ function checkOptions<Item>(options: RunBulkOptions<Item>): void {
     throw new TypeError("progressIntervalMs must be a number of milliseconds ≥ 0.");
   }
   if (total !== undefined && !(Number.isInteger(total) && total >= 0)) throw new TypeError("total must be a whole number ≥ 0.");
-  if (maxPauseMs !== undefined && !(typeof maxPauseMs === "number" && maxPauseMs >= 0 && maxPauseMs <= MAX_TIMER_DELAY_MS)) {
-    throw new TypeError(`maxPauseMs must be a number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS} (about 24.8 days), got ${String(maxPauseMs)}.`);
-  }
+  if (maxPauseMs !== undefined && !(typeof maxPauseMs === "number" && maxPauseMs >= 0)) throw new TypeError(`maxPauseMs must be a number of milliseconds ≥ 0, got ${String(maxPauseMs)}.`);
 }
 
 function isBudget(rate: object): rate is RateBudget {

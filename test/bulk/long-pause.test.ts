@@ -77,8 +77,8 @@ describe("a Retry-After longer than maxPauseMs", () => {
     const report = await runBulk({ client, runId: "short-pause", items: [1, 2, 3], key: String, concurrency: 1, maxPauseMs: 1500, task: (id, { client: c }) => c.GET("/users/{id}/", { params: { path: { id } } }) });
     expect(report).toMatchObject({ done: 3, failed: 0, stopped: false });
     expect(server.received).toHaveLength(4);
-    for (const bad of [-1, Number.NaN, 2 ** 31, "60000"]) {
-      await expect(runBulk({ client, runId: "bad", items: [], key: String, task: () => undefined, maxPauseMs: bad as number })).rejects.toThrow(/^maxPauseMs must be a number of milliseconds from 0 to 2147483647/);
+    for (const bad of [-1, Number.NaN, "60000"]) {
+      await expect(runBulk({ client, runId: "bad", items: [], key: String, task: () => undefined, maxPauseMs: bad as number })).rejects.toThrow(/^maxPauseMs must be a number of milliseconds ≥ 0, got /);
     }
   });
 });

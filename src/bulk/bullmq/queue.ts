@@ -9,7 +9,6 @@
 import { Queue, Worker, type ConnectionOptions, type Job } from "bullmq";
 import type { Redis, RedisOptions } from "ioredis";
 import { deriveClient } from "../../client.js";
-import { MAX_TIMER_DELAY_MS } from "../../timeout.js";
 import { DEFAULT_MAX_PAUSE_MS, durationText } from "../budget.js";
 import { sleep } from "../../internal/sleep.js";
 import type { StoreAdminClient } from "../../types.js";
@@ -295,9 +294,7 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
     status,
 
     async *progress({ intervalMs = 500, signal } = {}) {
-      if (!(typeof intervalMs === "number" && intervalMs >= 0 && intervalMs <= MAX_TIMER_DELAY_MS)) {
-        throw new TypeError(`progress(): intervalMs must be a number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS}, got ${String(intervalMs)}.`);
-      }
+      if (!(typeof intervalMs === "number" && intervalMs >= 0)) throw new TypeError(`progress(): intervalMs must be a number of milliseconds ≥ 0, got ${String(intervalMs)}.`);
       // close() ends a progress() left open, and so does `signal`: the wait between snapshots ends at once.
       const stop = new AbortController();
       const closer = async (): Promise<void> => stop.abort();
@@ -387,9 +384,7 @@ function checkOptions(options: BulkQueueOptions): void {
   }
   if (options.onError !== undefined && typeof options.onError !== "function") throw new TypeError("createBulkQueue(): onError must be a function.");
   const { maxPauseMs } = options;
-  if (maxPauseMs !== undefined && !(typeof maxPauseMs === "number" && maxPauseMs >= 0 && maxPauseMs <= MAX_TIMER_DELAY_MS)) {
-    throw new TypeError(`createBulkQueue(): maxPauseMs must be a number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS}, got ${String(maxPauseMs)}.`);
-  }
+  if (maxPauseMs !== undefined && !(typeof maxPauseMs === "number" && maxPauseMs >= 0)) throw new TypeError(`createBulkQueue(): maxPauseMs must be a number of milliseconds ≥ 0, got ${String(maxPauseMs)}.`);
 }
 
 /**
