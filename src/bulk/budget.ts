@@ -152,6 +152,11 @@ export function rateBudget(limit?: RateLimit): RateBudget {
       const now = performance.now();
       if (pausedUntil > now) return Math.ceil(pausedUntil - now);
       if (capacity === Infinity) return 0;
+      // After a stall (the machine busy), reservations catch up; here they leave at most twice
+      // as fast as the spacing, never all at once: a burst reaches the server spread out by its
+      // own work, and spills into the next second.
+      const last = sends.length === 0 ? -Infinity : sends[(oldest + sends.length - 1) % capacity]!;
+      if (now < last + spacingMs / 2) return Math.ceil(last + spacingMs / 2 - now);
       if (sends.length < capacity) sends.push(now);
       else {
         const free = sends[oldest]! + windowMs;

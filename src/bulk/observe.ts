@@ -13,7 +13,7 @@ import { sleep, untilStopped } from "../internal/sleep.js";
 import { parseRetryAfterMs } from "../retry-policy.js";
 import type { FetchLike } from "../transport.js";
 import type { StoreAdminClient } from "../types.js";
-import { isLocalBudget } from "./budget.js";
+import { isLocalBudget, type LocalBudget } from "./budget.js";
 import type { Ledger, RateBudget } from "./types.js";
 
 /** Methods whose request may create or change something when sent again: in doubt without an answer. */
@@ -122,11 +122,16 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
   const { budget, ledger, stopWaits } = run;
   const local = budget !== undefined && isLocalBudget(budget);
   const wait = (ms: number, signal: AbortSignal): Promise<void> => (stopWaits ? untilStopped(signal, stopWaits, (both) => sleep(ms, both)) : sleep(ms, signal));
-  const beforeSend =
+  // The local budget's log: no promise at all when the request may leave now (the usual case).
+  const sendLater = async (waitMs: number, signal: AbortSignal): Promise<void> => {
+    for (; waitMs > 0; waitMs = (budget as LocalBudget).send()) await wait(waitMs, signal);
+  };
+  const beforeSend: ((signal: AbortSignal) => Promise<void> | undefined) | undefined =
     run.beforeSend ??
     (local
-      ? async (signal: AbortSignal): Promise<void> => {
-          for (let waitMs = budget.send(); waitMs > 0; waitMs = budget.send()) await wait(waitMs, signal);
+      ? (signal) => {
+          const waitMs = budget.send();
+          return waitMs > 0 ? sendLater(waitMs, signal) : undefined;
         }
       : undefined);
 
@@ -145,7 +150,8 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
     }
     // The budget's log of send times, right before the request leaves (rarely a wait: `reserve`
     // spaced the attempts already). A wait cut short here sent nothing.
-    if (beforeSend) await beforeSend(init?.signal ?? slot.stop.signal);
+    const waiting = beforeSend?.(init?.signal ?? slot.stop.signal);
+    if (waiting) await waiting;
     if (unsafe && key !== undefined) slot.pendingUnsafe++;
     let response: Response;
     try {
