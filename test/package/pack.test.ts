@@ -33,12 +33,12 @@ const ALLOWED = [
 const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.yaml", "dist/src/index.js", "dist/src/index.d.ts",
   "docs/guide.md", "docs/reliability.md", "dist/src/bulk/index.js", "dist/src/bulk/index.d.ts", "dist/src/cli/main.js", "docs/bulk.md"];
 /**
- * Above today's size (~280 kB: the testing kit's compiled validators and examples are ~55 kB
+ * Above today's size (~303 kB: the testing kit's compiled validators and examples are ~55 kB
  * gzipped, the contract, docs and samples ~80 kB, the bulk runner, its command and the BullMQ
- * queue ~25 kB, the source maps of the bundles ~22 kB): a jump past it means something
- * unintended got packed.
+ * queue ~25 kB, the source maps of the bundles ~22 kB; the command's input checks added ~6.5 kB
+ * with their docs): a jump past it means something unintended got packed.
  */
-const MAX_TARBALL_BYTES = 300_000;
+const MAX_TARBALL_BYTES = 310_000;
 
 const PACK_TIMEOUT_MS = 300_000;
 
