@@ -43,9 +43,11 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
  * leaves about 9.5 kB (docs/performance.md, "Bundle size"). The success path's speed-ups
  * (docs/performance.md §§ 2–3: a body's chunks joined instead of read through a Blob, a 2xx
  * without a logger skipping the retry question, one query serializer per client) and a message
- * naming a non-ASCII token apart added about 80 B: CEILING_PLACEHOLDER.
+ * naming a non-ASCII token apart added about 80 B: CEILING_PLACEHOLDER. A `sleep` that chains
+ * waits longer than `setTimeout` can hold (a 35-day `Retry-After` fired a timer every
+ * millisecond) added 22 B: 10,347 B.
  */
-export const CEILING_GZIP_BYTES = 10_340;
+export const CEILING_GZIP_BYTES = 10_347;
 /** The goal: 8 kB min+gz. Missed today; docs/performance.md says by how much and what the bytes are. */
 export const GOAL_GZIP_BYTES = 8 * 1024;
 /** The package's main entry, built. */

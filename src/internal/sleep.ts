@@ -8,7 +8,7 @@ import { MAX_TIMER_DELAY_MS, onAbort } from "../timeout.js";
 /**
  * Waits `ms` milliseconds, or rejects with `signal.reason` as soon as `signal` aborts. A wait
  * longer than `setTimeout` can hold (2^31−1 ms, about 24.8 days: beyond it the timer fires at
- * once, with a `TimeoutOverflowWarning`) is a chain of timers that each hold at most that long.
+ * once, with a `TimeoutOverflowWarning`) is a chain of sleeps that each hold at most that long.
  */
 export function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
   return new Promise<void>((resolve, reject) => {
@@ -16,18 +16,11 @@ export function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
       reject(signal.reason);
       return;
     }
-    const until = performance.now() + Math.max(0, ms);
-    let timer: ReturnType<typeof setTimeout>;
-    const arm = (): void => {
-      const left = until - performance.now();
-      if (left > MAX_TIMER_DELAY_MS) timer = setTimeout(arm, MAX_TIMER_DELAY_MS);
-      else
-        timer = setTimeout(() => {
-          unwatch?.();
-          resolve();
-        }, Math.max(0, left));
-    };
-    arm();
+    const timer = setTimeout(() => {
+      unwatch?.();
+      if (ms > MAX_TIMER_DELAY_MS) sleep(ms - MAX_TIMER_DELAY_MS, signal).then(resolve, reject);
+      else resolve();
+    }, Math.min(Math.max(0, ms), MAX_TIMER_DELAY_MS));
     const unwatch = signal && onAbort(signal, () => {
       clearTimeout(timer);
       reject(signal.reason);

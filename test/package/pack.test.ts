@@ -36,9 +36,10 @@ const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.y
  * Above today's size (~303 kB: the testing kit's compiled validators and examples are ~55 kB
  * gzipped, the contract, docs and samples ~80 kB, the bulk runner, its command and the BullMQ
  * queue ~25 kB, the source maps of the bundles ~22 kB; the command's input checks added ~6.5 kB
- * with their docs): a jump past it means something unintended got packed.
+ * with their docs; the bulk pause ceiling, send log and queue outage handling, with their docs,
+ * took it to 310.2 kB): a jump past it means something unintended got packed.
  */
-const MAX_TARBALL_BYTES = 310_000;
+const MAX_TARBALL_BYTES = 312_000;
 
 const PACK_TIMEOUT_MS = 300_000;
 
