@@ -231,7 +231,18 @@ async function runRedocly(args: string[]): Promise<void> {
   }
 }
 
-/** Applies the rewrites and checks that the page loads nothing from anywhere. */
+/**
+ * How code reads in the page. A sample's long lines wrap instead of hiding behind a
+ * sideways scroll in the narrow right-hand panel, and the code starts below the copy
+ * button's row (the button sits over the block's top right corner, where the `import` line
+ * ended). `!important`: Redoc's own rules are injected at run time, after this one.
+ */
+export const READER_CSS = `
+pre[data-testid="source-code"] { white-space: pre-wrap !important; overflow-wrap: anywhere !important; }
+.code-block-header ~ pre[data-testid="source-code"] { padding-top: 36px !important; }
+`;
+
+/** Applies the rewrites, adds {@link READER_CSS}, and checks that the page loads nothing from anywhere. */
 function makeSelfContained(html: string): string {
   const options = /const __redoc_options = (\{.*?\});/.exec(html)?.[1];
   if (options === undefined) outputChanged("Cannot find __redoc_options in the page, to check that telemetry is off");
@@ -242,6 +253,8 @@ function makeSelfContained(html: string): string {
     if (html.search(find) === -1) outputChanged(`Cannot find ${what} (${find.source}) in the page`);
     html = html.replace(find, () => replace); // a function: no `$&` patterns in `replace`
   }
+  if (!html.includes("</head>")) outputChanged("Cannot find </head> in the page, to add the page's own styles");
+  html = html.replace("</head>", () => `<style>${READER_CSS}</style></head>`);
   const leftover = REDOCLY_SERVICE_HOST.exec(html);
   if (leftover) {
     const context = html.slice(Math.max(0, leftover.index - 200), leftover.index + 100);

@@ -181,13 +181,16 @@ async function generateNames(doc: JsonObject): Promise<string> {
   // An object schema is an interface, so that editors show its name (`const user: User`)
   // where a type alias of a mapped type would be shown expanded.
   // (Not one whose further properties are typed: an interface must keep every property within its index signature.)
+  // The second, empty base `Record<never, never>` makes compiler messages name the interface
+  // ("'expird_at' does not exist in type 'GiftCardUpdate'"): an interface with one base and no
+  // members of its own is printed as that base, expanded.
   const isObject = (schema: JsonObject): boolean =>
     (typeof schema.additionalProperties !== "object" || schema.additionalProperties === null) &&
     (schema.type === "object" || (schema.type === undefined && (schema.properties !== undefined || ((schema.allOf as unknown[] | undefined) ?? []).every((part) => isObject(resolve(doc, part))) && schema.allOf !== undefined)));
   const lines = names.map((name) => {
     const form = inResponses.has(name) ? "Readable" : "Writable";
     const type = `${form}<components["schemas"][${JSON.stringify(name)}]>`;
-    const declaration = isObject(schemas[name]!) ? `export interface ${name} extends ${type} {}` : `export type ${name} = ${type};`;
+    const declaration = isObject(schemas[name]!) ? `export interface ${name} extends ${type}, Record<never, never> {}` : `export type ${name} = ${type};`;
     return `${comment(schemas[name]!.description)}${declaration}`;
   });
   return `${HEADER}
@@ -352,11 +355,11 @@ async function methodSpecs(doc: JsonObject, sampleOf: ReadSample): Promise<Metho
         returnsDoc = `An async iterable of every \`${itemName ?? "item"}\`, page after page (as \`paginate\`): a page is requested only when the previous one is used up, and leaving the loop stops fetching.`;
       } else if (variants.length === 2 && variants.some((v) => v.type === "array")) {
         const itemName = schemaName((variants.find((v) => v.type === "array")!).items);
-        returns = `Promise<${itemName ? `${use(itemName)}[]` : fallback}>`;
-        returnsDoc = `Resolves to the list of \`${itemName}\` (an array, also when the store sends one object).`;
+        returns = `ResponsePromise<${itemName ? `${use(itemName)}[]` : fallback}>`;
+        returnsDoc = `Resolves to the list of \`${itemName}\` (an array, also when the store sends one object); \`.withResponse()\` adds the \`Response\` and its request id.`;
       } else {
-        returns = `Promise<${okName ? use(okName) : fallback}>`;
-        returnsDoc = `Resolves to the \`${okName ?? "response body"}\`.`;
+        returns = `ResponsePromise<${okName ? use(okName) : fallback}>`;
+        returnsDoc = `Resolves to the \`${okName ?? "response body"}\`; \`.withResponse()\` adds the \`Response\` and its request id, \`.asResponse()\` gives the \`Response\` unread.`;
       }
       let restType: string | undefined;
       let restDoc: string | undefined;
@@ -414,7 +417,7 @@ interface Resource {
  * The method table and the methods' types of the contract `doc` (parsed), or an error naming
  * the operation whose `x-sdk-method` is missing, malformed, taken or in the client's way.
  */
-export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = readSample): Promise<{ table: string; types: string }> {
+export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = readSample): Promise<{ table: string; types: string; spanNames: string }> {
   const specs = await methodSpecs(doc, sampleOf);
   const tagDescriptions = new Map(((doc.tags as JsonObject[] | undefined) ?? []).map((tag) => [tag.name as string, tag.description as string]));
   const top: Resource = { path: [], methods: [], children: new Map(), tags: new Set() };
@@ -488,7 +491,16 @@ export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = re
   const rows = specs.map(
     (spec) => `  [${JSON.stringify(spec.name)}, ${JSON.stringify(`${spec.method} ${spec.path}`)}, ${JSON.stringify(spec.rest?.kind ?? "")}],`,
   );
+  // What src/telemetry.ts names each operation's span and records on it; only that module
+  // (loaded with the client's `telemetry` option) imports it, so the main bundle does not grow.
+  const spanRows = specs.map((spec) => `  ${JSON.stringify(`${spec.method} ${spec.path}`)}: [${JSON.stringify(spec.name)}, ${JSON.stringify(spec.operationId)}],`);
   return {
+    spanNames: `${HEADER}
+/** Each operation's method name (its span's name) and \`operationId\`, by \`"METHOD /path/"\`: for src/telemetry.ts. */
+export const spanNames: Readonly<Record<string, readonly [method: string, operationId: string]>> = {
+${spanRows.join("\n")}
+};
+`,
     table: `${HEADER}
 /**
  * The operation methods, named by each operation's \`x-sdk-method\` in the contract:
@@ -509,7 +521,7 @@ ${rows.join("\n")}
  * The types and documentation of the operation methods (\`store.users.retrieve(42)\`), named by
  * each operation's \`x-sdk-method\` in the contract; \`method-table.ts\` is what they run on.
  */
-import type { MethodOptions } from "../src/types.js";
+import type { MethodOptions, ResponsePromise } from "../src/types.js";
 import type { operations } from "./schema.js";
 import type { ${[...names].sort().join(", ")} } from "./names.js";
 
@@ -528,7 +540,7 @@ async function main(): Promise<void> {
     "schema.ts": await generateSchema(doc),
     "operations.ts": await generateOperations(doc),
     "names.ts": await generateNames(doc),
-    ...(await generateMethods(doc).then(({ types, table }) => ({ "methods.ts": types, "method-table.ts": table }))),
+    ...(await generateMethods(doc).then(({ types, table, spanNames }) => ({ "methods.ts": types, "method-table.ts": table, "span-names.ts": spanNames }))),
   };
   await writeGenerated(outDir, outputs, check);
 }

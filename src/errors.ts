@@ -14,6 +14,7 @@
 import { isIdempotent, parseRetryAfterMs } from "./retry-policy.js";
 import { prefix, reasonPhrase, statusMessage, validationIssues, type Operation, type ValidationIssue } from "./internal/error-messages.js";
 import { causeCodes, clip, redact, REDACTED, redactDeep, redactHeaders, sanitizeCause, summarizeCause } from "./internal/redact.js";
+import { requestIdOf } from "./request-id.js";
 
 export type { Operation, ValidationIssue };
 
@@ -96,7 +97,7 @@ export class ApiError extends StoreAdminError {
   readonly headers: Headers;
   /** The scope the operation requires, when known. */
   readonly scope: string | undefined;
-  /** The server's `x-request-id`, to quote to the API's support. */
+  /** The server's `x-request-id` (or `request-id`), to quote to the API's support. */
   readonly requestId: string | undefined;
 
   constructor(input: ErrorResponseInput) {
@@ -111,7 +112,7 @@ export class ApiError extends StoreAdminError {
     this.body = body;
     this.headers = headers;
     this.scope = input.scope;
-    this.requestId = headers.get("x-request-id") ?? undefined;
+    this.requestId = requestIdOf(headers);
   }
 }
 

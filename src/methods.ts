@@ -13,8 +13,8 @@ import { methodTable, type MethodRow } from "../generated/method-table.js";
 import type { OperationMethods } from "../generated/methods.js";
 import { operations } from "../generated/operations.js";
 import type { FetchResult } from "./request.js";
+import { responsePromise } from "./response-promise.js";
 import type { MethodOptions } from "./types.js";
-import { unwrap } from "./unwrap.js";
 
 /** The client a resource object calls through: whatever holds the HTTP methods and `paginate`. */
 type Sender = Record<string, unknown>;
@@ -42,7 +42,7 @@ interface Method {
 function refuse(method: Method, problem: string): Promise<never> {
   const error = new TypeError(`${method.name}(): ${problem}; the request was not sent.`);
   if (method.paginated) throw error;
-  return Promise.reject(error);
+  return responsePromise(() => Promise.reject(error));
 }
 
 /** Calls `method`'s operation on `client` with the method's arguments. */
@@ -73,7 +73,11 @@ function call(client: Sender, method: Method, args: unknown[]): unknown {
   else if (rest === "body" && args[count] !== undefined) init["body"] = args[count];
   init["params"] = params;
   if (method.paginated) return (client["paginate"] as (path: string, init: unknown) => unknown)(method.path, init);
-  return unwrap((client[method.http] as (path: string, init: unknown) => Promise<FetchResult>)(method.path, init));
+  // `.asResponse()` asks for the body unread: openapi-fetch then hands it over as a stream.
+  return responsePromise((raw) => {
+    if (raw) init["parseAs"] = "stream";
+    return (client[method.http] as (path: string, init: unknown) => Promise<FetchResult>)(method.path, init);
+  });
 }
 
 /** Resource prototypes by dotted name (`"users"`, `"users.addresses"`), each holding its methods and sub-resource getters. */

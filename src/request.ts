@@ -31,6 +31,7 @@ import { PlannedRequest, sendRequest, type DeadlineClock } from "./internal/fast
 import { checkNumberOption } from "./internal/options.js";
 import { ownOptions } from "./internal/own.js";
 import { loadOffPath, type OffPath } from "./internal/lazy.js";
+import type { CallTelemetry, ClientTelemetry } from "./telemetry.js";
 import type { CallOptionKey } from "./types.js";
 
 /** The result of every client call: openapi-fetch's `{ data, error, response }`. */
@@ -76,6 +77,8 @@ export interface ClientContext {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Random source in [0, 1) for the backoff jitter. */
   random: () => number;
+  /** Spans and metrics (`telemetry.ts`), when the client was created with `telemetry`. */
+  telemetry?: Promise<ClientTelemetry> | undefined;
 }
 
 /** One call, as `prepare()` leaves it for its attempts. */
@@ -93,6 +96,8 @@ interface Call {
   init: Record<string, unknown>;
   /** Whether the attempt streams its body to the caller after the call (its deadline must not be shared). */
   streams: boolean;
+  /** The call's spans, with the `telemetry` option. */
+  telemetry: CallTelemetry | undefined;
 }
 
 /** How one attempt ended. `sent: false`: nothing reached `fetch` (a middleware answered or threw). */
@@ -102,14 +107,15 @@ type Outcome =
 
 /** Builds the function every client method calls: `send("GET", "/users/{id}/", init)`. */
 export function createSend(client: ClientContext): (method: string, path: string, init?: CallInit) => Promise<FetchResult> {
-  return async function send(method, path, given = {}) {
+  const send = async (method: string, path: string, given: CallInit = {}, telemetry?: CallTelemetry): Promise<FetchResult> => {
     // The caller's own keys only (internal/own.ts), at both levels openapi-fetch reads.
     const init = ownOptions(given);
     if (init?.params) init.params = ownOptions(init.params);
-    const call = await prepare(client, method, path, init);
+    const call = await prepare(client, method, path, init, telemetry);
     for (let attempt = 1; ; attempt++) {
       if (call.signal?.aborted) throw call.signal.reason;
-      const outcome = await runAttempt(call);
+      const outcome = await runAttempt(call, attempt);
+      telemetry?.attemptEnd(outcome.result?.response, outcome.error);
       if (!outcome.sent) return finish(call, outcome);
       const response = outcome.result?.response;
       // A success is never retried (retry-policy.ts): with no logger to hear of it, there is nothing to ask.
@@ -124,13 +130,21 @@ export function createSend(client: ClientContext): (method: string, path: string
         offPath?.emitLogEvent(client.logger, () => offPath.attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
       }
       if (!decision.retry) return finish(call, outcome);
+      telemetry?.retry(decision.delayMs, response?.headers.get("retry-after"));
       await client.sleep(decision.delayMs, call.signal);
     }
+  };
+  // With the `telemetry` option, each call runs within its span (telemetry.ts); without it, nothing of that runs.
+  const { telemetry } = client;
+  if (!telemetry) return send;
+  return async (method, path, init) => {
+    const traced = (await telemetry).call(method, path);
+    return traced.end(send(method, path, init, traced));
   };
 }
 
 /** Everything checked and computed once per call, before anything is sent. */
-async function prepare(client: ClientContext, method: string, path: string, init: CallInit): Promise<Call> {
+async function prepare(client: ClientContext, method: string, path: string, init: CallInit, telemetry: CallTelemetry | undefined): Promise<Call> {
   const where = `[${method} ${path}]`;
   for (const key of Object.keys(init)) {
     if (Object.hasOwn(CALL_OPTIONS, key)) continue;
@@ -193,6 +207,7 @@ async function prepare(client: ClientContext, method: string, path: string, init
       Request: client.hasMiddleware() || (init.middleware?.length ?? 0) > 0 ? undefined : PlannedRequest,
     },
     streams: init.parseAs === "stream",
+    telemetry,
   };
 }
 
@@ -245,8 +260,8 @@ function encodeQueryKeys(query: Record<string, unknown>, querySerializer: unknow
   return encode(query);
 }
 
-/** One attempt: one openapi-fetch call under its own deadline. Never throws. */
-async function runAttempt(call: Call): Promise<Outcome> {
+/** One attempt (the `attempt`th): one openapi-fetch call under its own deadline. Never throws. */
+async function runAttempt(call: Call, attempt: number): Promise<Outcome> {
   const { client, method, operation, secrets, signal, timeoutMs } = call;
   const deadline = client.startDeadline(signal, call.streams, timeoutMs);
   // The request as openapi-fetch handed it to fetch, kept reachable until the attempt ends:
@@ -261,7 +276,8 @@ async function runAttempt(call: Call): Promise<Outcome> {
     if (client.logger) startedMs = performance.now();
     let head: Response;
     try {
-      head = await sendRequest(client.fetch, request);
+      const send = () => sendRequest(client.fetch, request);
+      head = await (call.telemetry ? call.telemetry.attempt(attempt, request, send) : send());
     } catch (error) {
       // Middleware's onError sees what the caller would: the timeout, the abort, or the network error.
       const { timedOut } = deadline;

@@ -20,7 +20,7 @@ describe("the method generator", () => {
     const { table, types } = await generateMethods(contract(), sample);
     expect(table.match(/^ {2}\["/gm)).toHaveLength(20);
     expect(table).toContain('["users.addresses.update", "PUT /users/{id}/addresses/{addressId}/", "body"],');
-    expect(types).toContain("retrieve(id: number, options?: MethodOptions): Promise<User>;");
+    expect(types).toContain("retrieve(id: number, options?: MethodOptions): ResponsePromise<User>;");
     expect(types).toContain("// the sample of getUser");
   });
 
@@ -41,7 +41,7 @@ describe("the method generator", () => {
     const { table, types } = await generateMethods(doc, sample);
     expect(table).toContain('["coupons.retrieve", "GET /coupons/{code}/", ""],');
     expect(types).toContain("readonly coupons: CouponsMethods;");
-    expect(types).toContain("retrieve(code: string, options?: MethodOptions): Promise<GiftCard>;");
+    expect(types).toContain("retrieve(code: string, options?: MethodOptions): ResponsePromise<GiftCard>;");
     expect(types).toContain("Requires the scope `coupons:read`.");
     expect(types).toContain("Returns one coupon.");
     expect(types).not.toContain("A second paragraph");
@@ -53,7 +53,7 @@ describe("the method generator", () => {
     const { table, types } = await generateMethods(doc, sample);
     expect(table).toContain('["disputes.get", "GET /disputes/{id}/", ""],');
     expect(table).not.toContain('"disputes.retrieve"');
-    expect(types).toContain("get(id: number, options?: MethodOptions): Promise<Dispute>;");
+    expect(types).toContain("get(id: number, options?: MethodOptions): ResponsePromise<Dispute>;");
   });
 
   const refusals: Array<[string, (doc: Node) => void, RegExp]> = [

@@ -14,9 +14,10 @@ import { sleep } from "../../internal/sleep.js";
 import type { StoreAdminClient } from "../../types.js";
 import type { BulkFailure, BulkProgress, BulkReport, BulkTask } from "../types.js";
 import { BulkQueueConnectionError, BulkQueueStateLostError, callerClient, connected, errorReporter, isConnectionError, redisAddress, workerClient } from "./connection.js";
+import type { JsonItem } from "./json-item.js";
 import { runJob } from "./job.js";
 import { redisBudget } from "./redis-budget.js";
-import { redisLedger } from "./redis-ledger.js";
+import { itemDigest, redisLedger } from "./redis-ledger.js";
 
 export interface BulkQueueOptions {
   /** The queue's name: every producer and worker of one bulk job uses the same. */
@@ -124,7 +125,12 @@ const ADD_BATCH = 500;
  */
 const MAX_STALLED = 1_000_000;
 
-export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): BulkQueue<Item> {
+/**
+ * A queue of items of type `Item`, which must be what JSON carries unchanged: jobs travel
+ * through Redis as JSON (see {@link JsonItem}). Without a type, an item is any value but
+ * `undefined`, which JSON cannot write.
+ */
+export function createBulkQueue<Item extends { [K in keyof Item]: JsonItem<Item[K]> } = {} | null>(options: BulkQueueOptions): BulkQueue<Item> {
   checkOptions(options);
   const { name, connection, rate } = options;
   const prefix = options.prefix ?? "bull";
@@ -197,6 +203,20 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
       startedAt = (await ledger.counts().catch(named)).startedAt;
       let batch: Array<{ name: string; data: JobData<Item>; opts: { jobId: string } }> = [];
       let count = 0;
+      /** Queues the batch, each key bound to its item first: a key bound to another item is refused. */
+      const queueBatch = async (): Promise<void> => {
+        const jobs = batch;
+        batch = [];
+        const conflict = await ledger.bind(jobs.map((job) => [job.data.key, itemDigest(job.data.item)] as const)).catch(named);
+        const bound = conflict < 0 ? jobs : jobs.slice(0, conflict);
+        if (bound.length > 0) await queue.addBulk(bound).catch(named);
+        if (conflict >= 0) {
+          throw new Error(
+            `add(): the queue "${name}" holds the key ${JSON.stringify(jobs[conflict]!.data.key)} with another item than item ${count - jobs.length + conflict} of this add. ` +
+              "The same key with a different item is a different run: use another queue name, or restore the item as it was. Items before it were queued.",
+          );
+        }
+      };
       try {
         for await (const item of items as AsyncIterable<Item>) {
           const itemKey = key(item);
@@ -205,14 +225,11 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
           }
           batch.push({ name: "task", data: { key: itemKey, item }, opts: { jobId: jobIdOf(itemKey) } });
           count += 1;
-          if (batch.length === ADD_BATCH) {
-            await queue.addBulk(batch).catch(named);
-            batch = [];
-          }
+          if (batch.length === ADD_BATCH) await queueBatch();
         }
       } finally {
         // What was read before a bad item (or a failing iterable) is queued, as the error says.
-        if (batch.length > 0) await queue.addBulk(batch).catch(named);
+        if (batch.length > 0) await queueBatch();
       }
       return count;
     },
