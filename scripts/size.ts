@@ -53,9 +53,10 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
  * `STORE_ADMIN_LOG` switch measured +290 B (10,325 → 10,615 B, before those guarantees); the
  * hooks of the `telemetry` option (the option's loader, a span per call and per attempt, the
  * bulk run's span; telemetry.ts itself loads only with the option) +195 B more (→ 10,810 B).
- * Together with the guarantees: 11,100 B.
+ * Together with the guarantees: 11,100 B. A `sleep` that chains waits longer than `setTimeout`
+ * can hold (a 35-day `Retry-After` fired a timer every millisecond) added about 25 B: 11,128 B measured.
  */
-export const CEILING_GZIP_BYTES = 11_115;
+export const CEILING_GZIP_BYTES = 11_128;
 /** The goal: 8 kB min+gz. Missed today; docs/performance.md says by how much and what the bytes are. */
 export const GOAL_GZIP_BYTES = 8 * 1024;
 /** The package's main entry, built. */
