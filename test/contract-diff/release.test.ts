@@ -210,7 +210,8 @@ describe("npm run release", () => {
 
   beforeAll(() => {
     mkdirSync(join(dir, "openapi/released"), { recursive: true });
-    mkdirSync(join(dir, "src"));
+    // The scripts read the contract through the generators' model, which takes its words from src/.
+    cpSync(join(root, "src"), join(dir, "src"), { recursive: true });
     for (const v of ["0.1.0", "0.2.0"]) cpSync(join(root, `openapi/released/store-admin-${v}.yaml`), join(dir, `openapi/released/store-admin-${v}.yaml`));
     writeFileSync(join(dir, "openapi/store-admin.yaml"), read("openapi/released/store-admin-0.2.0.yaml").replace(/^ {8}arn: .*\n/gm, ""));
     cpSync(join(root, "scripts"), join(dir, "scripts"), { recursive: true });
