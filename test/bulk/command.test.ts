@@ -4,60 +4,27 @@
  * and twice, the dry run, exit codes, and its progress output with and without a terminal.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startBulkServer, type BulkServer } from "./server.js";
+import { describe, expect, it } from "vitest";
+import { jsonl, runCommand, type Ran } from "./run-command.js";
+import { bulkTestBed } from "./server.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = join(ROOT, "src/cli/main.ts");
 const TOKEN = "sk_command_secret_token";
 
-let server: BulkServer;
-let dir: string;
-let files = 0;
-beforeAll(async () => {
-  server = await startBulkServer();
-  dir = mkdtempSync(join(tmpdir(), "bulk-command-"));
-});
-afterAll(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-beforeEach(() => server.reset());
-
-const file = (name: string, text?: string): string => {
-  const path = join(dir, `${++files}-${name}`);
-  if (text !== undefined) writeFileSync(path, text);
-  return path;
-};
-const jsonl = (rows: unknown[]) => rows.map((row) => JSON.stringify(row)).join("\n") + "\n";
+const { server, dir, file } = bulkTestBed("bulk-command-");
 const cards = (n: number) => Array.from({ length: n }, (_, i) => ({ path: { id: i + 1 }, body: { expired_at: null } }));
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the command; `onStart` may signal the child once it runs. */
-function command(args: string[], options: { env?: NodeJS.ProcessEnv; whileRunning?: (pid: number) => Promise<void> } = {}): Promise<Ran> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "bulk", ...args], {
-      cwd: ROOT,
-      env: { ...process.env, STORE_ADMIN_API_URL: server.url, STORE_ADMIN_TOKEN: TOKEN, STORE_ADMIN_URL: "", ...options.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    void options.whileRunning?.(child.pid!);
+/** Runs the command; `whileRunning` may signal the child once it runs. */
+const command = (args: string[], options: { env?: NodeJS.ProcessEnv; whileRunning?: (pid: number) => Promise<void> } = {}): Promise<Ran> =>
+  runCommand(["--import", "tsx", MAIN, "bulk", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, STORE_ADMIN_API_URL: server.url, STORE_ADMIN_TOKEN: TOKEN, STORE_ADMIN_URL: "", ...options.env },
+    whileRunning: options.whileRunning,
   });
-}
 
 async function receivedAtLeast(count: number): Promise<void> {
   while (server.received.length < count) await new Promise((resolve) => setTimeout(resolve, 5));
