@@ -15,6 +15,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createBulkQueue } from "../../src/bulk/bullmq/index.js";
 import type * as BullmqEntry from "../../src/bulk/bullmq/index.js";
 import { carrierOf } from "../../src/bulk/bullmq/job-trace.js";
 import { ensureBuilt, ROOT } from "../package/tarball.js";
@@ -86,6 +87,15 @@ describe("what a worker takes from a job's `trace` field", () => {
     expect(carrierOf({ traceparent, tracestate: "t".repeat(512) })).toEqual({ traceparent, tracestate: "t".repeat(512) });
     for (const field of [undefined, null, 42, traceparent, [traceparent], { traceparent: 5 }, { traceparent: "x".repeat(257) }, { traceparent, tracestate: 1 }, { traceparent, tracestate: "t".repeat(513) }]) {
       expect(carrierOf(field), JSON.stringify(field)?.slice(0, 80)).toEqual({});
+    }
+  });
+});
+
+describe("the queue's telemetry option", () => {
+  it("is refused, named, when it is neither a boolean nor an object", () => {
+    const connection = { host: "127.0.0.1", port: 1 };
+    for (const [telemetry, got] of [["yes", "string"], [1, "number"], [null, "null"]] as const) {
+      expect(() => createBulkQueue({ name: "ok", connection, telemetry: telemetry as never })).toThrow(`createBulkQueue(): telemetry must be true, false or { tracerProvider? }, got ${got}.`);
     }
   });
 });

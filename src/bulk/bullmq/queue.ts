@@ -422,6 +422,10 @@ function checkOptions(options: BulkQueueOptions): void {
     throw new TypeError(`createBulkQueue(): rate.perSecond must be a positive number of requests per second, got ${JSON.stringify(rate?.perSecond)}.`);
   }
   if (options.onError !== undefined && typeof options.onError !== "function") throw new TypeError("createBulkQueue(): onError must be a function.");
+  const { telemetry } = options;
+  if (telemetry !== undefined && typeof telemetry !== "boolean" && (telemetry === null || typeof telemetry !== "object")) {
+    throw new TypeError(`createBulkQueue(): telemetry must be true, false or { tracerProvider? }, got ${telemetry === null ? "null" : typeof telemetry}.`);
+  }
   const { maxPauseMs } = options;
   if (maxPauseMs !== undefined && !(typeof maxPauseMs === "number" && maxPauseMs >= 0)) throw new TypeError(`createBulkQueue(): maxPauseMs must be a number of milliseconds ≥ 0, got ${String(maxPauseMs)}.`);
 }
