@@ -6,9 +6,8 @@
  * run the same command again to go on from its ledger, `<input>.ledger` by default), 75 when the
  * store asked for a pause longer than `--max-pause` (run it again after the time it printed),
  * else 0 when every call is done (or was done by an earlier run), 1 when a call failed or is in
- * doubt, 2 when the run could not start or stopped on an error (bad arguments, input or ledger).
+ * doubt, 2 when the run could not start or stopped on an error (bad arguments, input, ledger or an output file that cannot be written).
  */
-import { createWriteStream, type WriteStream } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { createStoreAdminClient } from "../client.js";
 import { fileLedger } from "../bulk/file-ledger.js";
@@ -21,7 +20,8 @@ import type { StoreAdminClient } from "../types.js";
 import { distinctKeys, keyAt, keyOrLine, legacyPathKey, pathKey, type KeyedCall } from "./call-key.js";
 import { clientOf, storeOptionsFromEnv } from "./environment.js";
 import { countCalls, csvRows, formatOf, InputError, jsonLines, operationOf, type InputCall } from "./input.js";
-import { DEFAULT_MAX_LINE_BYTES } from "./lines.js";
+import { DEFAULT_MAX_LINE_BYTES, regularInput } from "./lines.js";
+import { checkOutputs, writeOutput, type OutputFile } from "./output-file.js";
 import { duration, progressOutput } from "./progress.js";
 
 export const EXIT_OK = 0;
@@ -125,40 +125,34 @@ function callFingerprint(operation: string, call: InputCall): string {
 }
 
 /**
- * Writes the calls of the keys in doubt to `file`, one JSON line each: the call as it was read
+ * Writes the calls of the keys in doubt to `output`, one JSON line each: the call as it was read
  * and `inDoubt: { key, line }`. The input is read again rather than kept: a run of millions of
  * calls holds only the keys in doubt. A key no line has any more (in doubt since an earlier
  * input) is written with the call the ledger recorded for it, or its key alone in a ledger of
  * 0.3.0, which recorded no calls.
  */
 async function writeInDoubt(
-  file: string,
+  output: OutputFile,
   keys: readonly string[],
   calls: AsyncIterable<InputCall>,
   key: (call: InputCall) => string,
   recorded: Readonly<Record<string, string>> = {},
 ): Promise<void> {
   const left = new Set(keys);
-  const out = createWriteStream(file, { flags: "w" });
-  const write = (text: string) => (out.write(text) ? undefined : new Promise<void>((resolve) => out.once("drain", resolve)));
-  const closed = new Promise<void>((resolve, reject) => {
-    out.once("error", reject);
-    out.once("close", resolve);
+  await writeOutput(output, async (write) => {
+    for await (const call of calls) {
+      if (left.size === 0) break;
+      const itemKey = key(call);
+      if (!left.delete(itemKey)) continue;
+      const { line, invalid: _invalid, text: _text, ...parts } = call;
+      await write(`${JSON.stringify({ ...parts, inDoubt: { key: itemKey, line } })}\n`);
+    }
+    for (const itemKey of left) {
+      const fingerprint = recorded[itemKey];
+      const parts = fingerprint === undefined ? {} : (JSON.parse(fingerprint) as [string, object])[1];
+      await write(`${JSON.stringify({ ...parts, inDoubt: { key: itemKey } })}\n`);
+    }
   });
-  for await (const call of calls) {
-    if (left.size === 0) break;
-    const itemKey = key(call);
-    if (!left.delete(itemKey)) continue;
-    const { line, invalid: _invalid, text: _text, ...parts } = call;
-    await write(`${JSON.stringify({ ...parts, inDoubt: { key: itemKey, line } })}\n`);
-  }
-  for (const itemKey of left) {
-    const fingerprint = recorded[itemKey];
-    const parts = fingerprint === undefined ? {} : (JSON.parse(fingerprint) as [string, object])[1];
-    await write(`${JSON.stringify({ ...parts, inDoubt: { key: itemKey } })}\n`);
-  }
-  out.end();
-  await closed;
 }
 
 async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Promise<number> {
@@ -181,16 +175,23 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     }
   };
   process.on("SIGINT", onInterrupt);
-  let failuresOut: WriteStream | undefined;
   try {
     const upper = method.toUpperCase();
     const operation = operationOf(upper, path);
     const format = formatOf(flags.input, flags.format);
     const client = clientFromEnv(io.env, flags.dryRun === true);
+    await regularInput(flags.input);
     const total = await countCalls(flags.input, format, flags.maxLineBytes);
     const read = () => (format === "csv" ? csvRows(flags.input, operation, flags.maxLineBytes) : jsonLines(flags.input, flags.maxLineBytes));
     const key = keyOrLine(flags.key === undefined ? pathKey(path, flags.input) : (call: InputCall) => keyAt(call, flags.key!, `--key ${flags.key}`, flags.input));
     const ledger = flags.dryRun ? undefined : ledgerPath(flags);
+    // A dry run's failures never take the place of a real run's.
+    const failuresFile: OutputFile = { flag: "--failures", path: flags.failures ?? `${flags.input}${flags.dryRun ? ".dry-run" : ""}.failures.jsonl` };
+    const inDoubtFile: OutputFile = { flag: "--in-doubt", path: flags.inDoubt ?? `${flags.input}.in-doubt.jsonl` };
+    await checkOutputs(flags.dryRun ? [failuresFile] : [failuresFile, inDoubtFile], [
+      { flag: "--input", path: flags.input },
+      ...(ledger === undefined ? [] : [{ flag: "--ledger", path: ledger }]),
+    ]);
     const runLedger = ledger === undefined ? memoryLedger() : fileLedger(ledger);
     // Only a ledger kept from an earlier run can hold a key of 0.3.0.
     const legacyKey = flags.key === undefined && ledger !== undefined ? legacyPathKey(path, flags.input) : () => undefined;
@@ -235,18 +236,29 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     });
     output?.finish();
 
-    // A dry run's failures never take the place of a real run's.
-    const failuresPath = flags.failures ?? `${flags.input}${flags.dryRun ? ".dry-run" : ""}.failures.jsonl`;
-    if (report.failures.length > 0) {
-      failuresOut = createWriteStream(failuresPath, { flags: "w" });
-      for (const failure of report.failures) {
-        const call = failedCalls.get(failure.key);
-        if (!call) continue;
-        const { line, invalid: _invalid, text, key: _key, ...parts } = call;
-        failuresOut.write(`${JSON.stringify({ ...parts, failure: { key: failure.key, line, status: failure.status, message: failure.message, text } })}\n`);
-      }
-      await new Promise<void>((resolve, reject) => failuresOut!.end((error?: Error | null) => (error ? reject(error) : resolve())));
-    }
+    // A file that cannot be written (its folder removed or made read-only during the run) is
+    // reported after the summary: the calls were sent, and the ledger records them.
+    const unwritten: string[] = [];
+    const written = (write: () => Promise<void>): Promise<boolean> =>
+      write().then(
+        () => true,
+        (error: unknown) => {
+          unwritten.push((error as Error).message);
+          return false;
+        },
+      );
+    const failuresWritten =
+      report.failures.length > 0 &&
+      (await written(() =>
+        writeOutput(failuresFile, async (write) => {
+          for (const failure of report.failures) {
+            const call = failedCalls.get(failure.key);
+            if (!call) continue;
+            const { line, invalid: _invalid, text, key: _key, ...parts } = call;
+            await write(`${JSON.stringify({ ...parts, failure: { key: failure.key, line, status: failure.status, message: failure.message, text } })}\n`);
+          }
+        }),
+      ));
     const verb = flags.dryRun ? "Dry run: " : "";
     const stopped = flags.dryRun
       ? " (stopped)"
@@ -260,13 +272,20 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     if (report.stopReason !== undefined) stdout.write(`${report.stopReason.replace("maxPauseMs", "--max-pause").replace("the same runId and ledger", "the same command")}\n`);
     for (const failure of report.failures.slice(0, 10)) stdout.write(`  failed ${shown(failure.key)}: ${shown(failure.message, 1000)}\n`);
     if (report.failures.length > 10) stdout.write(`  … and ${report.failures.length - 10} more\n`);
-    if (report.failures.length > 0) stdout.write(`Failed calls written to ${shown(failuresPath)} (feed it back with --input).\n`);
+    if (failuresWritten) stdout.write(`Failed calls written to ${shown(failuresFile.path)} (feed it back with --input).\n`);
     if (report.inDoubt > 0) {
-      const inDoubtPath = flags.inDoubt ?? `${flags.input}.in-doubt.jsonl`;
-      await writeInDoubt(inDoubtPath, report.inDoubtKeys, read(), key, report.inDoubtFingerprints);
+      const inDoubtWritten = await written(() => writeInDoubt(inDoubtFile, report.inDoubtKeys, read(), key, report.inDoubtFingerprints));
       const check = ledger === undefined ? "check them at the store: with --no-ledger, running again sends them again" : "check them before --rerun-in-doubt";
       stdout.write(`In doubt (a POST or PATCH may have been acted on; ${check}): ${report.inDoubtKeys.slice(0, 20).map((itemKey) => shown(itemKey)).join(", ")}${report.inDoubt > 20 ? ", …" : ""}\n`);
-      stdout.write(`All ${report.inDoubt} calls in doubt written to ${shown(inDoubtPath)}.\n`);
+      if (inDoubtWritten) stdout.write(`All ${report.inDoubt} calls in doubt written to ${shown(inDoubtFile.path)}.\n`);
+    }
+    if (unwritten.length > 0) {
+      const again =
+        ledger === undefined
+          ? "The calls are listed above; with --no-ledger, running the same command again sends every call again."
+          : `The ledger ${shown(ledger)} records every call: run the same command again with --failures and --in-doubt in a folder you can write to write them (failed calls are sent again; calls in doubt are not, without --rerun-in-doubt).`;
+      stderr.write(`\nstore-admin-sdk bulk: ${unwritten.map((message) => shown(message, 1000)).join("; ")}. ${again}\n`);
+      return EXIT_ERROR;
     }
     // Ctrl-C wins: the operator stopped the run, whatever the calls that ended did.
     if (interrupts > 0) return EXIT_INTERRUPTED;

@@ -7,6 +7,7 @@
  */
 import { isUtf8 } from "node:buffer";
 import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
 import { InputError } from "./input-error.js";
 
 /** The longest line read by default: far above any call of the contract, far below a string's limit. */
@@ -14,6 +15,21 @@ export const DEFAULT_MAX_LINE_BYTES = 1_048_576;
 
 /** One line: its text (without the line feed; a carriage return stays), or why it cannot be read. */
 export type Line = { number: number; text: string; problem?: undefined } | { number: number; text?: undefined; problem: string };
+
+/**
+ * Refuses an input that is not a regular file (a pipe, `/dev/stdin`, a FIFO, a device, a
+ * socket): the command reads its input twice (to count the calls, then to run them), and a
+ * resume reads it again beside its ledger, so a stream would be run empty or hang. A missing
+ * file or a folder is left to {@link readable}, which names it.
+ */
+export async function regularInput(file: string): Promise<void> {
+  const found = await stat(file).catch(() => undefined);
+  if (found === undefined || found.isFile() || found.isDirectory()) return;
+  const kind = found.isFIFO() ? "a pipe" : found.isCharacterDevice() ? "a character device" : found.isSocket() ? "a socket" : "not a regular file";
+  throw new InputError(
+    `--input ${file} is ${kind}, not a file: the command reads its input more than once (to count the calls, to run them, and again to resume beside its ledger). Write the calls to a file first (… > calls.jsonl) and pass that file.`,
+  );
+}
 
 /** Opens `file` for reading, or throws an {@link InputError} naming it (a missing file, a directory). */
 export async function readable(file: string): Promise<ReturnType<typeof createReadStream>> {
