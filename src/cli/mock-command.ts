@@ -1,15 +1,16 @@
 /// <reference types="node" />
 /**
- * `store-admin-sdk mock [--port N] [--log FILE] [--handlers FILE]`: the testing kit's mock
+ * `store-admin-sdk mock [--port N] [--log FILE] [--handlers FILE] [--grace S]`: the testing kit's mock
  * (`createMockStore()`) served over HTTP on 127.0.0.1, for a test runner in any language or
  * process (as stripe-mock serves Stripe's users). Each request is validated against the
  * contract and answered by a handler or the contract's examples, as in process; each is
- * written to the request log, one JSON line in the order they arrived: method, path, query,
- * body, status, time, never a header (so never the token). SIGTERM or Ctrl-C stops taking
- * requests, answers those in flight, writes their lines, and exits 0.
+ * written to the request log, one JSON line written before its answer is sent (so in the order
+ * of the answers): method, path, query, body, status, time of arrival, never a header (so never
+ * the token). SIGTERM or Ctrl-C stops taking requests, gives those in flight `--grace` seconds,
+ * answers the rest 503, writes their lines, and exits 0.
  */
 import { once } from "node:events";
-import { createWriteStream, type WriteStream } from "node:fs";
+import { closeSync, constants, openSync, writeSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -20,11 +21,21 @@ import type { MockStore } from "../testing/types.js";
 /** Prism's port: a script written for `npm run mock`'s default keeps working. */
 const DEFAULT_PORT = 4010;
 
+/** Seconds the requests in flight get to be answered after SIGTERM, by default. */
+const DEFAULT_GRACE_SECONDS = 5;
+/** How long a --handlers module may take to load and set up before the command gives up on it. */
+const SETUP_TIMEOUT_MS = 10_000;
+/** The largest request body read (413 above it): far above any call of the contract. */
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** The largest body a log line holds; a longer one is logged as its size. */
+const MAX_LOGGED_BODY_BYTES = 1024 * 1024;
+
 /** The API root under the server, as a store serves it: `baseUrl` is the server's address. Requests at the root are served too (as Prism does). */
 const API_ROOT_PATH = "/api/admin";
 
 interface MockFlags {
   port: number;
+  grace: number;
   log?: string;
   handlers?: string;
 }
@@ -36,7 +47,7 @@ export interface MockLogEntry {
   path: string;
   /** The query, a value per name (an array for a repeated name). */
   query: Record<string, string | string[]>;
-  /** The JSON body, parsed; the text of another body; `null` when there was none. */
+  /** The JSON body, parsed; the text of another body; `null` when there was none; a note of its size for a body over 1 MiB. */
   body: unknown;
   status: number;
   /** When the request arrived (ISO 8601). */
@@ -49,24 +60,73 @@ const port = (value: string): number => {
   return n;
 };
 
+const graceSeconds = (value: string): number => {
+  const n = value.trim() === "" ? NaN : Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`--grace must be a number of seconds ≥ 0, got ${JSON.stringify(value)}.`);
+  return n;
+};
+
 /** Adds the `mock` command to `program`. */
 export function mockCommand(program: Command, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Command {
   return program
     .command("mock")
     .description("Serve the testing kit's mock of the API over HTTP on 127.0.0.1: requests checked against the contract, answers from handlers or the contract's examples, a request log.")
     .option("--port <n>", `port on 127.0.0.1 (0: any free port; default ${DEFAULT_PORT})`, port, DEFAULT_PORT)
-    .option("--log <file>", "request log: one JSON line per request, in order (method, path, query, body, status, time)")
+    .option("--log <file>", "request log, emptied at start: one JSON line per request, written before its answer is sent (method, path, query, body, status, time)")
     .option("--handlers <file>", "a JavaScript module whose default export receives the mock and calls mock.on(…)")
+    .option("--grace <seconds>", `on SIGTERM or Ctrl-C, how long the requests in flight may take; the rest are answered 503 (default ${DEFAULT_GRACE_SECONDS})`, graceSeconds, DEFAULT_GRACE_SECONDS)
     .addHelpText(
       "after",
       `
 Point the SDK at it with baseUrl http://127.0.0.1:PORT (or apiUrl http://127.0.0.1:PORT/api/admin).
-SIGTERM or Ctrl-C answers the requests in flight, completes the log, and exits 0; a bad
---handlers module exits 2.`,
+SIGTERM or Ctrl-C stops taking requests, gives those in flight --grace seconds, answers the
+rest 503 (each logged), and exits 0. A --log that cannot be opened, or a --handlers module that
+cannot be loaded, throws, or does not settle within ${SETUP_TIMEOUT_MS / 1000} s, exits 2 before it listens.`,
     )
     .action(async (flags: MockFlags) => {
-      process.exitCode = await serve(flags, io);
+      // Exits at once: a handler still pending (a promise that never settles, a timer) must not
+      // hold the process once the log is complete.
+      process.exit(await serve(flags, io));
     });
+}
+
+/** Loads `--handlers` and runs its default export on `mock`; resolves an error message, or undefined when it is set up. */
+async function setUpHandlers(mock: MockStore, handlers: string): Promise<string | undefined> {
+  const file = resolve(handlers);
+  let setup: unknown;
+  try {
+    setup = ((await import(pathToFileURL(file).href)) as { default?: unknown }).default;
+  } catch (error) {
+    return `--handlers ${handlers}: could not be loaded: ${(error as Error).message}`;
+  }
+  if (typeof setup !== "function") {
+    return `--handlers ${handlers}: its default export must be a function receiving the mock (export default (mock) => mock.on(…)), got ${typeof setup}.`;
+  }
+  try {
+    await (setup as (mock: MockStore) => unknown)(mock);
+  } catch (error) {
+    return `--handlers ${handlers}: its function threw: ${(error as Error).message}`;
+  }
+  return undefined;
+}
+
+/** `--log`: emptied and opened before the server listens, never through a symlink; throws a message naming it. */
+function openLog(file: string): number {
+  try {
+    return openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const why = code === "ENOENT" ? "its folder does not exist" : code === "ELOOP" ? "it is a symlink; give the log's own path" : message;
+    throw new Error(`--log ${file}: cannot be opened (${why}).`);
+  }
+}
+
+/** A request being answered: what its log line needs, and whether the line is written. */
+interface InFlight {
+  entry: Omit<MockLogEntry, "status" | "body">;
+  response: ServerResponse;
+  body: unknown;
+  logged: boolean;
 }
 
 async function serve(flags: MockFlags, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Promise<number> {
@@ -74,33 +134,48 @@ async function serve(flags: MockFlags, io: { stdout: NodeJS.WriteStream; stderr:
   const { createMockStore } = await import("../testing/index.js");
   const mock = createMockStore();
   if (flags.handlers) {
-    const file = resolve(flags.handlers);
-    let setup: unknown;
-    try {
-      setup = ((await import(pathToFileURL(file).href)) as { default?: unknown }).default;
-    } catch (error) {
-      io.stderr.write(`--handlers ${flags.handlers}: could not be loaded: ${(error as Error).message}\n`);
-      return 2;
-    }
-    if (typeof setup !== "function") {
-      io.stderr.write(`--handlers ${flags.handlers}: its default export must be a function receiving the mock (export default (mock) => mock.on(…)), got ${typeof setup}.\n`);
-      return 2;
-    }
-    try {
-      await (setup as (mock: MockStore) => unknown)(mock);
-    } catch (error) {
-      io.stderr.write(`--handlers ${flags.handlers}: its function threw: ${(error as Error).message}\n`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<string>((done) => {
+      timer = setTimeout(() => done(`--handlers ${flags.handlers}: neither loaded nor set up within ${SETUP_TIMEOUT_MS / 1000} s (does its default export return a promise that never settles?).`), SETUP_TIMEOUT_MS);
+    });
+    const problem = await Promise.race([setUpHandlers(mock, flags.handlers), timedOut]);
+    clearTimeout(timer);
+    if (problem !== undefined) {
+      io.stderr.write(`${problem}\n`);
       return 2;
     }
   }
-  const log = flags.log ? createWriteStream(flags.log, { flags: "a" }) : undefined;
-  const ordered = orderedLog(log);
+  let fd: number | undefined;
+  try {
+    fd = flags.log ? openLog(flags.log) : undefined;
+  } catch (error) {
+    io.stderr.write(`${(error as Error).message}\n`);
+    return 2;
+  }
+  let logFailed = false;
+  /** Writes the request's line, once, before its answer is sent: a client that has its answer finds its line. */
+  const log = (request: InFlight, status: number): void => {
+    if (request.logged) return;
+    request.logged = true;
+    if (fd === undefined || logFailed) return;
+    const { method, path, query, time } = request.entry;
+    const entry: MockLogEntry = { method, path, query, body: request.body, status, time };
+    const bytes = Buffer.from(`${JSON.stringify(entry)}\n`);
+    try {
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+    } catch (error) {
+      logFailed = true;
+      io.stderr.write(`mock: --log ${flags.log} could not be written (${(error as Error).message}); no further lines are written.\n`);
+    }
+  };
+  const inFlight = new Set<InFlight>();
+  let drained: (() => void) | undefined;
   const server = createServer((request, response) => {
-    const written = ordered.reserve();
-    handle(mock, request, response).then(written, (error: unknown) => {
-      io.stderr.write(`mock: ${(error as Error).message}\n`);
-      written(undefined);
-    });
+    handle(mock, request, response, inFlight, log)
+      .catch((error: unknown) => io.stderr.write(`mock: ${(error as Error).message}\n`))
+      .finally(() => {
+        if (inFlight.size === 0) drained?.();
+      });
   });
   server.listen(flags.port, "127.0.0.1");
   try {
@@ -117,43 +192,78 @@ async function serve(flags: MockFlags, io: { stdout: NodeJS.WriteStream; stderr:
     process.once("SIGTERM", () => resolveSignal("SIGTERM"));
     process.once("SIGINT", () => resolveSignal("SIGINT"));
   });
-  // No new connection; the requests in flight are answered (their connections then close).
+  // No new connection; the requests in flight get the grace time, then the rest are answered 503.
+  server.close();
   server.closeIdleConnections();
-  await new Promise<void>((closed) => server.close(() => closed()));
-  await ordered.drained();
-  if (log) await new Promise<void>((ended) => log.end(ended));
-  io.stderr.write(`store-admin-sdk mock stopped (${signal})\n`);
+  if (inFlight.size > 0) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([new Promise<void>((done) => (drained = done)), new Promise<void>((done) => (timer = setTimeout(done, flags.grace * 1000)))]);
+    clearTimeout(timer);
+  }
+  for (const request of inFlight) {
+    log(request, 503);
+    if (!request.response.headersSent) {
+      request.response.writeHead(503, { "content-type": "application/json", connection: "close" });
+      request.response.end(JSON.stringify({ detail: `The mock stopped (${signal}) before this request was answered.` }));
+    }
+  }
+  server.closeAllConnections();
+  if (fd !== undefined) closeSync(fd);
+  io.stderr.write(`store-admin-sdk mock stopped (${signal})${inFlight.size > 0 ? `: ${inFlight.size} request(s) not answered within --grace ${flags.grace} s were answered 503` : ""}\n`);
   return 0;
 }
 
-/** Answers one request through the mock; resolves the log entry (undefined when there is none to write). */
-async function handle(mock: MockStore, request: IncomingMessage, response: ServerResponse): Promise<MockLogEntry | undefined> {
-  const time = new Date().toISOString();
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const bytes = Buffer.concat(chunks);
+/**
+ * Answers one request through the mock, writing its line with `log` just before the answer. A
+ * body over {@link MAX_BODY_BYTES} is answered 413 unread. The request is in `inFlight` until it
+ * is answered, so that a shutdown can answer it 503 (then its late answer is dropped).
+ */
+async function handle(mock: MockStore, request: IncomingMessage, response: ServerResponse, inFlight: Set<InFlight>, log: (request: InFlight, status: number) => void): Promise<void> {
   const target = new URL(request.url ?? "/", "http://127.0.0.1");
   const path = target.pathname.startsWith(`${API_ROOT_PATH}/`) ? target.pathname.slice(API_ROOT_PATH.length) : target.pathname;
-  const headers = new Headers();
-  for (let i = 0; i + 1 < request.rawHeaders.length; i += 2) headers.append(request.rawHeaders[i]!, request.rawHeaders[i + 1]!);
   const method = request.method ?? "GET";
-  const hasBody = method !== "GET" && method !== "HEAD" && bytes.byteLength > 0;
-  let answer: Response;
+  const current: InFlight = { entry: { method, path, query: queryOf(target.searchParams), time: new Date().toISOString() }, response, body: null, logged: false };
+  inFlight.add(current);
   try {
-    answer = await mock.fetch(`${mock.url}${path}${target.search}`, { method, headers, body: hasBody ? bytes : undefined });
-  } catch (error) {
-    // A handler that threw is a bug in the test: a 500 saying so. Response.error(): the connection is cut.
-    if (error instanceof TypeError && /Response\.error\(\)/.test(error.message)) {
-      response.destroy();
-      return undefined;
+    const headers = new Headers();
+    for (let i = 0; i + 1 < request.rawHeaders.length; i += 2) headers.append(request.rawHeaders[i]!, request.rawHeaders[i + 1]!);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of request) {
+      size += (chunk as Buffer).byteLength;
+      if (size > MAX_BODY_BYTES) {
+        current.body = `[a body of more than ${MAX_BODY_BYTES} bytes, not read]`;
+        log(current, 413);
+        response.writeHead(413, { "content-type": "application/json", connection: "close" });
+        response.end(JSON.stringify({ detail: `The mock reads request bodies of ${MAX_BODY_BYTES} bytes at most.` }));
+        return;
+      }
+      chunks.push(chunk as Buffer);
     }
-    answer = Response.json({ detail: `The mock failed: ${(error as Error).message}` }, { status: 500 });
+    const bytes = Buffer.concat(chunks);
+    const token = /^Bearer (.+)$/.exec(headers.get("authorization") ?? "")?.[1];
+    current.body = bodyOf(bytes, headers.get("content-type"), token);
+    const hasBody = method !== "GET" && method !== "HEAD" && bytes.byteLength > 0;
+    let answer: Response;
+    try {
+      answer = await mock.fetch(`${mock.url}${path}${target.search}`, { method, headers, body: hasBody ? bytes : undefined });
+    } catch (error) {
+      // A handler that threw is a bug in the test: a 500 saying so. Response.error(): the connection is cut.
+      if (error instanceof TypeError && /Response\.error\(\)/.test(error.message)) {
+        current.logged = true;
+        response.destroy();
+        return;
+      }
+      answer = Response.json({ detail: `The mock failed: ${(error as Error).message}` }, { status: 500 });
+    }
+    const body = Buffer.from(await answer.arrayBuffer());
+    if (current.logged) return; // answered 503 by the shutdown meanwhile
+    log(current, answer.status);
+    response.writeHead(answer.status, Object.fromEntries(answer.headers));
+    response.end(body);
+  } finally {
+    inFlight.delete(current);
   }
-  const body = Buffer.from(await answer.arrayBuffer());
-  response.writeHead(answer.status, Object.fromEntries(answer.headers));
-  response.end(body);
-  const token = /^Bearer (.+)$/.exec(headers.get("authorization") ?? "")?.[1];
-  return { method, path, query: queryOf(target.searchParams), body: bodyOf(bytes, headers.get("content-type"), token), status: answer.status, time };
 }
 
 function queryOf(params: URLSearchParams): Record<string, string | string[]> {
@@ -168,6 +278,7 @@ function queryOf(params: URLSearchParams): Record<string, string | string[]> {
 /** The body as the log keeps it, with the request's token scrubbed should a body carry it. */
 function bodyOf(bytes: Buffer, contentType: string | null, token: string | undefined): unknown {
   if (bytes.byteLength === 0) return null;
+  if (bytes.byteLength > MAX_LOGGED_BODY_BYTES) return `[a body of ${bytes.byteLength} bytes, over the log's limit of ${MAX_LOGGED_BODY_BYTES}]`;
   const text = redact(bytes.toString("utf8"), token ? [token] : []);
   if (/^\s*application\/([\w.-]+\+)?json/i.test(contentType ?? "")) {
     try {
@@ -177,35 +288,4 @@ function bodyOf(bytes: Buffer, contentType: string | null, token: string | undef
     }
   }
   return text;
-}
-
-/**
- * Writes log entries in the order their requests arrived: each request reserves its place on
- * arrival, and a line is written once every earlier one is.
- */
-function orderedLog(log: WriteStream | undefined): { reserve(): (entry: MockLogEntry | undefined) => void; drained(): Promise<void> } {
-  const pending: Array<{ entry?: MockLogEntry | undefined; settled: boolean }> = [];
-  let waiters: Array<() => void> = [];
-  const flush = (): void => {
-    while (pending.length > 0 && pending[0]!.settled) {
-      const { entry } = pending.shift()!;
-      if (entry && log) log.write(`${JSON.stringify(entry)}\n`);
-    }
-    if (pending.length === 0) {
-      for (const waiter of waiters) waiter();
-      waiters = [];
-    }
-  };
-  return {
-    reserve() {
-      const slot: { entry?: MockLogEntry | undefined; settled: boolean } = { settled: false };
-      pending.push(slot);
-      return (entry) => {
-        slot.entry = entry;
-        slot.settled = true;
-        flush();
-      };
-    },
-    drained: () => (pending.length === 0 ? Promise.resolve() : new Promise<void>((done) => waiters.push(done))),
-  };
 }

@@ -18,8 +18,8 @@ export function runCommand(
     child.stdin?.end(options.stdin);
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.on("close", (code) => resolve({ code, stdout, stderr }));
     void options.whileRunning?.(child.pid!);
   });

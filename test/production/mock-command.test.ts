@@ -3,12 +3,16 @@
  * a --handlers module and a request log. The SDK's own client calls it (the baseUrl is the
  * server's address); requests are validated against the contract (a bad body gets the kit's
  * 422 naming the field), answered by the handlers or the contract's examples, logged one JSON
- * line each in the order they arrived, never the token; SIGTERM lets the request in flight
- * finish and its line be written.
+ * line each, written before its answer is sent, never the token; SIGTERM lets the request in
+ * flight finish and its line be written, and answers 503 (and logs) what is still pending after
+ * --grace; a --log or --handlers module that cannot be used exits 2 before listening; a body
+ * too large for the log is logged as its size.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { cp, readFile } from "node:fs/promises";
+import { request } from "node:http";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStoreAdminClient, UnprocessableEntityError } from "../../src/index.js";
@@ -20,6 +24,7 @@ let project: ConsumerProject | undefined;
 beforeAll(async () => {
   project = await createConsumerProject();
   await cp(join(ROOT, "test", "production", "fixtures", "mock-handlers.mjs"), join(project.dir, "handlers.mjs"));
+  await cp(join(ROOT, "test", "production", "fixtures", "mock-handlers-hang.mjs"), join(project.dir, "hang.mjs"));
 }, 300_000);
 
 afterAll(async () => {
@@ -99,5 +104,132 @@ describe("store-admin-sdk mock", () => {
     const result = await run(bin(), ["mock", "--port", "0", "--handlers", "package.json"], { cwd: project!.dir, timeoutMs: 30_000 });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--handlers package\.json: (could not be loaded|its default export must be a function)/);
+  }, 60_000);
+
+  it("each request's line is in the log when its answer arrives, a pending one holding back none; the log is emptied at start", async () => {
+    const log = join(project!.dir, "answered.jsonl");
+    writeFileSync(log, `${JSON.stringify({ method: "GET", path: "/from-an-earlier-run/" })}\n`);
+    const mock = await startMock(["--log", "answered.jsonl", "--handlers", "handlers.mjs", "--grace", "1"]);
+    const lines = () => readFileSync(log, "utf8").trimEnd().split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    try {
+      const store = createStoreAdminClient({ baseUrl: mock.url, accessToken: TOKEN, maxRetries: 0 });
+      const stuck = store.users.retrieve(666).catch((error: unknown) => error);
+      for (let i = 0; i < 300 && !existsSync(join(project!.dir, "stuck.marker")); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      const counts: number[] = [];
+      for (let i = 1; i <= 30; i++) {
+        if (i % 2) await store.users.retrieve(i);
+        else await store.giftCards.update(i, { expired_at: 42 as never }).catch(() => undefined);
+        counts.push(lines().length);
+      }
+      expect(counts).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+      // SIGTERM: the handler that never settles is answered 503 after --grace, and logged.
+      mock.child.kill("SIGTERM");
+      expect(await mock.exited, mock.output()).toBe(0);
+      expect(((await stuck) as { status?: number }).status).toBe(503);
+      expect(mock.output()).toContain("1 request(s) not answered within --grace 1 s were answered 503");
+    } finally {
+      mock.child.kill("SIGKILL");
+    }
+    const logged = lines();
+    expect(logged).toHaveLength(31);
+    expect(logged.some((line) => line.path === "/from-an-earlier-run/")).toBe(false);
+    expect(logged.filter((line) => line.status === 422)).toHaveLength(15);
+    expect(logged.at(-1)).toMatchObject({ method: "GET", path: "/users/666/", status: 503 });
+  }, 60_000);
+
+  it("SIGTERM with a request whose body never finishes arriving: answered 503 after --grace, logged, exit 0", async () => {
+    const mock = await startMock(["--log", "cut.jsonl", "--grace", "1"]);
+    const socket = connect(Number(new URL(mock.url).port), "127.0.0.1");
+    socket.on("error", () => undefined);
+    try {
+      let received = "";
+      socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+      // With Expect: 100-continue the server says when it has the request's head.
+      socket.write(
+        "PATCH /api/admin/gift-cards/1/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n",
+      );
+      for (let i = 0; i < 300 && !received.includes("100 Continue"); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      socket.write('{"expired_at"');
+      mock.child.kill("SIGTERM");
+      expect(await mock.exited, mock.output()).toBe(0);
+    } finally {
+      socket.destroy();
+      mock.child.kill("SIGKILL");
+    }
+    const [line, ...more] = readFileSync(join(project!.dir, "cut.jsonl"), "utf8").trimEnd().split("\n");
+    expect(more).toEqual([]);
+    expect(JSON.parse(line!)).toMatchObject({ method: "PATCH", path: "/gift-cards/1/", status: 503 });
+  }, 60_000);
+
+  it("a body over 1 MiB is logged as its size, not kept whole", async () => {
+    const mock = await startMock(["--log", "big.jsonl"]);
+    try {
+      const response = await fetch(`${mock.url}/api/admin/gift-cards/1/`, {
+        method: "PATCH",
+        headers: { authorization: "Bearer x", "content-type": "application/json" },
+        body: JSON.stringify({ expired_at: "x".repeat(2 * 1024 * 1024) }),
+      });
+      await response.arrayBuffer();
+      mock.child.kill("SIGTERM");
+      expect(await mock.exited, mock.output()).toBe(0);
+    } finally {
+      mock.child.kill("SIGKILL");
+    }
+    const text = readFileSync(join(project!.dir, "big.jsonl"), "utf8");
+    expect(text.length).toBeLessThan(10_000);
+    expect(JSON.parse(text).body).toMatch(/^\[a body of 2097\d{3} bytes, over the log's limit of 1048576\]$/);
+  }, 60_000);
+
+  it("a body over 32 MiB is answered 413 without being read whole, and logged so", async () => {
+    const mock = await startMock(["--log", "huge.jsonl"]);
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const sent = request(`${mock.url}/api/admin/gift-cards/1/`, { method: "PATCH", headers: { authorization: "Bearer x", "content-type": "application/json" } }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        sent.on("error", reject);
+        // Past the limit in chunks of 1 MiB; the answer may come before the last is sent.
+        const chunk = Buffer.alloc(1024 * 1024, 0x20);
+        let left = 34;
+        const more = (): void => {
+          while (left > 0) {
+            left--;
+            if (!sent.write(chunk)) return void sent.once("drain", more);
+          }
+          sent.end();
+        };
+        more();
+      });
+      expect(status).toBe(413);
+      mock.child.kill("SIGTERM");
+      expect(await mock.exited, mock.output()).toBe(0);
+    } finally {
+      mock.child.kill("SIGKILL");
+    }
+    const text = readFileSync(join(project!.dir, "huge.jsonl"), "utf8");
+    expect(JSON.parse(text)).toMatchObject({ method: "PATCH", path: "/gift-cards/1/", status: 413, body: "[a body of more than 33554432 bytes, not read]" });
+  }, 60_000);
+
+  it("a --log it cannot open (a missing folder, a symlink) exits 2 naming it, before listening", async () => {
+    writeFileSync(join(project!.dir, "victim.txt"), "KEEP\n");
+    symlinkSync("victim.txt", join(project!.dir, "linked.jsonl"));
+    for (const [log, why] of [
+      ["missing/requests.jsonl", "its folder does not exist"],
+      ["linked.jsonl", "it is a symlink"],
+    ]) {
+      const result = await run(bin(), ["mock", "--port", "0", "--log", log!], { cwd: project!.dir, timeoutMs: 30_000 });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`--log ${log}: cannot be opened (${why}`);
+      expect(result.stdout).not.toContain("listening");
+    }
+    expect(readFileSync(join(project!.dir, "victim.txt"), "utf8")).toBe("KEEP\n");
+  }, 60_000);
+
+  it("a --handlers module whose setup never settles exits 2 naming it, before listening", async () => {
+    const result = await run(bin(), ["mock", "--port", "0", "--handlers", "hang.mjs"], { cwd: project!.dir, timeoutMs: 40_000 });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--handlers hang.mjs: neither loaded nor set up within 10 s");
+    expect(result.stdout).not.toContain("listening");
   }, 60_000);
 });
