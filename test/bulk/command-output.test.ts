@@ -1,5 +1,6 @@
 /**
- * The files `store-admin-sdk bulk` writes and the input it reads, against the counting server:
+ * The files `store-admin-sdk bulk` writes and the input it reads, from the packed package against
+ * the counting server:
  * a symlink planted at a failures or in-doubt file's name is replaced, its target untouched; an
  * output that is the input or the ledger, or that cannot be written, is refused before anything
  * is sent; one that fails during the run leaves the summary printed and a clear error (exit 2);
@@ -8,19 +9,24 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createConsumerProject, type ConsumerProject } from "../package/tarball.js";
 import { jsonl, runCommand, type Ran } from "./run-command.js";
 import { bulkTestBed } from "./server.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const MAIN = join(ROOT, "src/cli/main.ts");
-
 const { server, file } = bulkTestBed("bulk-output-");
+let project: ConsumerProject | undefined;
+beforeAll(async () => {
+  project = await createConsumerProject();
+}, 300_000);
+afterAll(async () => {
+  await project?.remove();
+});
 
+/** The installed `store-admin-sdk bulk …`. */
 const command = (args: string[], options: { stdin?: string } = {}): Promise<Ran> =>
-  runCommand(["--import", "tsx", MAIN, "bulk", ...args], {
-    cwd: ROOT,
+  runCommand([join(project!.dir, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js"), "bulk", ...args], {
+    cwd: project!.dir,
     env: { ...process.env, STORE_ADMIN_API_URL: server.url, STORE_ADMIN_TOKEN: "sk_output_token", STORE_ADMIN_URL: "" },
     stdin: options.stdin,
   });
