@@ -15,13 +15,12 @@
  * `error.type`, the `Retry-After` of the retry event) goes through the SDK's one redaction
  * (internal/redact.ts) with the token the call carries, as the errors and log events do, so the
  * token is in no attribute, event or metric. Nothing here is imported by the rest of the
- * client: what it needs comes in as arguments, so that no module is shared with the main bundle
- * (redact.ts is shared with the module loaded when a call fails, never with the main bundle).
+ * client: what it needs comes in as arguments, or from the module a failed call loads
+ * (internal/off-path.ts, loaded the same way), so that no module is shared with the main bundle.
  */
 import type * as OpenTelemetry from "@opentelemetry/api";
 import type { Attributes, Histogram, Span } from "@opentelemetry/api";
 import { spanNames } from "../generated/span-names.js";
-import { redact } from "./internal/redact.js";
 
 /** The `telemetry` option: which providers to use; `true` (or either left out) means the global ones. */
 export interface TelemetryOptions {
@@ -117,6 +116,9 @@ export async function createTelemetry(option: TelemetryOptions | true, about: { 
   } catch (cause) {
     throw new Error("The telemetry option needs the package @opentelemetry/api (1.x): install it beside store-admin-sdk.", { cause });
   }
+  // The redaction comes with the module of a failed call: a static import of redact.ts would
+  // make it a chunk of its own, which the main entry would then load at start.
+  const { redact } = await import("./internal/off-path.js");
   const { context, propagation, trace, metrics, SpanKind, SpanStatusCode, ValueType, createContextKey } = api;
   const options = option === true ? {} : option;
   const tracer = ((options.tracerProvider as OpenTelemetry.TracerProvider | undefined) ?? trace.getTracerProvider()).getTracer("store-admin-sdk", about.sdkVersion);
