@@ -282,8 +282,8 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     if (unwritten.length > 0) {
       const again =
         ledger === undefined
-          ? "The calls are listed above; with --no-ledger, running the same command again sends every call again."
-          : `The ledger ${shown(ledger)} records every call: run the same command again with --failures and --in-doubt in a folder you can write to write them (failed calls are sent again; calls in doubt are not, without --rerun-in-doubt).`;
+          ? "Only the summary above is left of those calls; with --no-ledger, running the same command again sends every call again."
+          : `The ledger ${shown(ledger)} records every call: run the same command again with --failures and --in-doubt paths in a folder you can write, and the files are written (failed calls are sent again; calls in doubt are not, without --rerun-in-doubt).`;
       stderr.write(`\nstore-admin-sdk bulk: ${unwritten.map((message) => shown(message, 1000)).join("; ")}. ${again}\n`);
       return EXIT_ERROR;
     }
