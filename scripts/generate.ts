@@ -31,6 +31,7 @@ import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
+import { methodIndexModule, splitOperationFacts } from "./lazy-tables.js";
 import { schemaTypeOptions } from "./schema-types.js";
 
 const root = new URL("../", import.meta.url);
@@ -414,7 +415,7 @@ interface Resource {
  * The method table and the methods' types of the contract `doc` (parsed), or an error naming
  * the operation whose `x-sdk-method` is missing, malformed, taken or in the client's way.
  */
-export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = readSample): Promise<{ table: string; types: string }> {
+export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = readSample): Promise<{ table: string; types: string; index: string }> {
   const specs = await methodSpecs(doc, sampleOf);
   const tagDescriptions = new Map(((doc.tags as JsonObject[] | undefined) ?? []).map((tag) => [tag.name as string, tag.description as string]));
   const top: Resource = { path: [], methods: [], children: new Map(), tags: new Set() };
@@ -489,6 +490,7 @@ export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = re
     (spec) => `  [${JSON.stringify(spec.name)}, ${JSON.stringify(`${spec.method} ${spec.path}`)}, ${JSON.stringify(spec.rest?.kind ?? "")}],`,
   );
   return {
+    index: methodIndexModule(HEADER, specs),
     table: `${HEADER}
 /**
  * The operation methods, named by each operation's \`x-sdk-method\` in the contract:
@@ -526,9 +528,9 @@ async function main(): Promise<void> {
   const doc = loadContractFile(fileURLToPath(specUrl));
   const outputs: Record<string, string> = {
     "schema.ts": await generateSchema(doc),
-    "operations.ts": await generateOperations(doc),
+    ...splitOperationFacts(HEADER, await generateOperations(doc)),
     "names.ts": await generateNames(doc),
-    ...(await generateMethods(doc).then(({ types, table }) => ({ "methods.ts": types, "method-table.ts": table }))),
+    ...(await generateMethods(doc).then(({ types, table, index }) => ({ "methods.ts": types, "method-table.ts": table, "method-index.ts": index }))),
   };
   await writeGenerated(outDir, outputs, check);
 }

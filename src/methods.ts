@@ -1,7 +1,10 @@
 /**
- * The operation methods (`store.users.retrieve(42)`, `store.disputes.resolve(7, body)`), built
- * from the table the generator derives from the contract (`generated/method-table.ts`, one row per
- * operation, named by its `x-sdk-method`).
+ * The operation methods (`store.users.retrieve(42)`, `store.disputes.resolve(7, body)`), named
+ * by each operation's `x-sdk-method`. They are made at start from the names alone
+ * (`generated/method-index.ts`); what each one sends (`generated/method-table.ts`, one row per
+ * operation) loads with the other per-operation tables on the first call (internal/tables.ts),
+ * except a list method's path, which the index holds, since a list method returns its async
+ * iterable at once.
  *
  * A method is a call of the client's own `GET`/`POST`/… or `paginate`, looked up on the client
  * when it is called, so retries, timeouts, middleware and the typed errors all apply, and a
@@ -9,9 +12,10 @@
  * the data, or the typed error thrown. The resource objects are made once per client, on first
  * use; the methods themselves are made once, here, shared by every client.
  */
-import { methodTable, type MethodRow } from "../generated/method-table.js";
+import { methodIndex, type MethodIndex } from "../generated/method-index.js";
+import type { MethodRow } from "../generated/method-table.js";
 import type { OperationMethods } from "../generated/methods.js";
-import { operations } from "../generated/operations.js";
+import { loadTables } from "./internal/tables.js";
 import type { FetchResult } from "./request.js";
 import type { MethodOptions } from "./types.js";
 import { unwrap } from "./unwrap.js";
@@ -120,16 +124,51 @@ function prototypeOf(name: string): object {
   return prototype;
 }
 
-for (const [name, key, rest] of methodTable) {
+/** A method of the table: what a call needs without parsing anything, read from its row. */
+function methodOf(name: string, key: string, rest: MethodRow[2], paginated: boolean): Method {
   const [http, path] = key.split(" ") as [string, string];
   // The arguments are the template's parameters in its order (scripts/generate.ts types them so).
   const pathParams = [...path.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!);
-  const method: Method = { name, http, path, pathParams, rest, paginated: operations[key].paginated === true };
-  const dot = name.lastIndexOf(".");
-  (prototypeOf(name.slice(0, dot)) as Record<string, unknown>)[name.slice(dot + 1)] = function (this: Resource, ...args: unknown[]) {
-    return call(this[CLIENT], method, args);
-  };
+  return { name, http, path, pathParams, rest, paginated };
 }
+
+/** The methods that are not lists, by dotted name: read from the table when it first loads. */
+let rows: Map<string, Method> | undefined;
+
+/** The method `name` (not a list) once the tables are loaded. */
+async function rowOf(name: string): Promise<Method> {
+  if (!rows) {
+    const { methodTable } = await loadTables();
+    rows ??= new Map(methodTable.map(([row, key, rest]) => [row, methodOf(row, key, rest, false)]));
+  }
+  return rows.get(name)!;
+}
+
+/** Adds the methods and sub-resources of `node` to the resource `name`'s prototype. */
+function addMethods(name: string, node: MethodIndex): void {
+  for (const [key, value] of Object.entries(node)) {
+    const dotted = name === "" ? key : `${name}.${key}`;
+    if (typeof value === "object") {
+      addMethods(dotted, value);
+      continue;
+    }
+    const prototype = prototypeOf(name) as Record<string, unknown>;
+    if (typeof value === "string") {
+      // A list: known in full from the index, since its iterable is returned at once.
+      const method = methodOf(dotted, `GET ${value}`, "query", true);
+      prototype[key] = function (this: Resource, ...args: unknown[]) {
+        return call(this[CLIENT], method, args);
+      };
+    } else {
+      prototype[key] = function (this: Resource, ...args: unknown[]) {
+        const client = this[CLIENT];
+        const method = rows?.get(dotted);
+        return method ? call(client, method, args) : rowOf(dotted).then((row) => call(client, row, args));
+      };
+    }
+  }
+}
+addMethods("", methodIndex);
 
 /** The top-level resources (`users`, `giftCards`, …). */
 const topLevel = [...prototypes.keys()].filter((name) => !name.includes("."));

@@ -25,9 +25,11 @@ describe("bundle size (scripts/size.ts)", () => {
     const paths = inputs.map((input) => input.path);
     expect(paths).toContain("src/client.ts");
     expect(paths).toContain("node_modules/openapi-fetch/dist/index.mjs");
-    // The operation methods are part of the client: their table and the function that builds them.
+    // The operation methods are part of the client: their names and the function that builds them;
+    // what each sends, and every operation's facts, load on the first call (src/internal/tables.ts).
     expect(paths).toContain("src/methods.ts");
-    expect(paths).toContain("generated/method-table.ts");
+    expect(paths).toContain("generated/method-index.ts");
+    for (const table of ["generated/method-table.ts", "generated/operation-facts.ts"]) expect(paths).not.toContain(table);
     // What loads only when a call fails is not loaded with the client, and it is measured apart.
     for (const module of OFF_PATH) expect(paths).not.toContain(module);
     expect(lazyGzipBytes).toBeGreaterThan(2_000);
@@ -63,9 +65,12 @@ describe("bundle size (scripts/size.ts)", () => {
       expect(code(loadedAtStart), marker).not.toContain(marker);
       expect(code(later), marker).toContain(marker);
     }
-    // What loads at start is the client: its operation table, and a call's refusal of an unknown option.
-    expect(code(loadedAtStart)).toContain("/users/{id}/");
+    // What loads at start is the client: its methods' names, and a call's refusal of an unknown option;
+    // the operations' table loads with the first call.
+    expect(code(loadedAtStart)).toContain("fulfillmentOrders");
     expect(code(loadedAtStart)).toContain("unknown per-call option");
+    expect(code(loadedAtStart)).not.toContain("/users/{id}/addresses/{addressId}/");
+    expect(code(later)).toContain("/users/{id}/addresses/{addressId}/");
     // And the main entry itself reads two files on a cold import (docs/performance.md, "Start-up").
     expect(staticClosure(join(ROOT, MAIN_ENTRY)).size).toBe(2);
   });

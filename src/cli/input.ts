@@ -8,7 +8,7 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { parse } from "csv-parse";
-import { operations, type OperationKey } from "../../generated/operations.js";
+import type { OperationKey } from "../../generated/operations.js";
 import { mockOperations } from "../../generated/testing/operations.js";
 import { validators, type ValidationError, type Validator } from "../../generated/testing/validators.js";
 
@@ -36,8 +36,8 @@ export class InputError extends Error {
 /** The operation `METHOD PATH` of the contract, or an error listing what the contract has. */
 export function operationOf(method: string, path: string): OperationKey {
   const key = `${method.toUpperCase()} ${path}`;
-  if (Object.hasOwn(operations, key)) return key as OperationKey;
-  const known = Object.keys(operations).filter((k) => !k.startsWith("GET ")).join(", ");
+  if (Object.hasOwn(mockOperations, key)) return key as OperationKey;
+  const known = Object.keys(mockOperations).filter((k) => !k.startsWith("GET ")).join(", ");
   throw new InputError(`${key} is not an operation of the contract. The operations that change something are: ${known}.`);
 }
 

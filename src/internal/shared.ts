@@ -11,4 +11,3 @@ export { walkOf } from "../paginate.js";
 export { parseRetryAfterMs } from "../retry-policy.js";
 export { redact, sanitizeCause } from "./redact.js";
 export { sleep, untilStopped } from "./sleep.js";
-export { operations } from "../../generated/operations.js";

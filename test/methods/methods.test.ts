@@ -8,7 +8,8 @@
  */
 import { describe, expect, inject, it } from "vitest";
 import { methodTable } from "../../generated/method-table.js";
-import { operations, type OperationKey } from "../../generated/operations.js";
+import { operations } from "../../generated/operation-facts.js";
+import type { OperationKey } from "../../generated/operations.js";
 import { mockOperations } from "../../generated/testing/operations.js";
 import { createStoreAdminClient, NotFoundError, PermissionDeniedError, type StoreAdminClient } from "../../src/index.js";
 import { deriveClient } from "../../src/client.js";

@@ -4,7 +4,8 @@
  * and the mock records the request under its operation with converted parameters.
  */
 import { describe, expect, it } from "vitest";
-import { operations, type OperationKey } from "../../generated/operations.js";
+import { operations } from "../../generated/operation-facts.js";
+import type { OperationKey } from "../../generated/operations.js";
 import { mockOperations } from "../../generated/testing/operations.js";
 import type { StoreAdminClient } from "../../src/index.js";
 import { mockedClient } from "./kit.js";
