@@ -2,13 +2,15 @@
  * Generates what the testing kit (`store-admin-sdk/testing`, src/testing/) knows about the
  * contract, `openapi/store-admin.yaml`:
  *
- * - `generated/testing/operations.ts`: per operation, its parameters by location, its
- *   request body's media type, its responses (status, whether JSON) and the example the mock
- *   answers with when no handler is set (the first example of the first 2xx response).
- * - `generated/testing/validators.ts`: Ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1)
- *   validators for every operation's parameters, headers, request body and JSON responses,
- *   compiled here into standalone code, then bundled by esbuild with the few Ajv and
- *   ajv-formats helpers that code calls.
+ * - `generated/testing/operations.ts`: the operations' keys, each with the loader of its module.
+ * - in that module, per operation: its parameters by location, its request body's media type,
+ *   its responses (status, whether JSON) and the example the mock answers with when no handler
+ *   is set (the first example of the first 2xx response).
+ * - `generated/testing/ops/<operationId>.ts` (scripts/testing-modules.ts): per operation, Ajv
+ *   (JSON Schema 2020-12, the dialect of OpenAPI 3.1) validators of its parameters, headers,
+ *   request body and JSON responses, compiled here into standalone code, then bundled by
+ *   esbuild with the few Ajv and ajv-formats helpers that code calls; and its facts. The kit
+ *   loads one on the operation's first request; `operations.ts` holds their loaders.
  *
  * Why compiled here rather than Ajv in `dependencies`: users install no validator library
  * (supply chain: Ajv brings four packages of its own, for every user of the SDK, including
@@ -25,16 +27,12 @@
  * when either differs from what the contract produces (part of `npm run generate:check`).
  * `--spec FILE` and `--out DIR` read another contract and write elsewhere.
  */
-import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Ajv2020 from "ajv/dist/2020.js";
-import standaloneCode from "ajv/dist/standalone/index.js";
 import addFormats from "ajv-formats";
-import { build } from "esbuild";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
+import { operationModules } from "./testing-modules.js";
 
 const root = new URL("../", import.meta.url);
 const specUrl = pathArgument("--spec", new URL("openapi/store-admin.yaml", root));
@@ -238,20 +236,18 @@ async function main(): Promise<void> {
 
   const outputs: Record<string, string> = {
     "operations.ts": operationsModule(operations),
-    "validators.ts": await validatorsModule([
-      standaloneCode.default(converting, convertingIds),
-      standaloneCode.default(form, formIds),
-      standaloneCode.default(exact, exactIds),
-    ]),
+    ...(await operationModules(
+      HEADER,
+      operations.map(({ key: _key, ...facts }) => ({ operationId: facts.operationId, facts })),
+      [[converting, convertingIds], [form, formIds], [exact, exactIds]],
+      root,
+    )),
   };
   await writeGenerated(outDir, outputs, check);
 }
 
 function operationsModule(operations: OperationOut[]): string {
-  const entries = operations.map((op) => {
-    const { key, ...facts } = op;
-    return `  ${JSON.stringify(key)}: ${JSON.stringify(facts)},`;
-  });
+  const entries = operations.map((op) => `  ${JSON.stringify(op.key)}: () => load(import(${JSON.stringify(`./ops/${op.operationId}.js`)})),`);
   return `${HEADER}
 import type { OperationKey } from "../operations.js";
 
@@ -267,40 +263,6 @@ export interface MockOperation {
   /** Whether the operation requires a bearer token. */
   bearer: boolean;
 }
-
-/** Every operation, keyed by \`"METHOD /path/template"\`; validators are named \`<operationId>_params|headers|body|<status>\`. */
-export const mockOperations: Readonly<Record<OperationKey, MockOperation>> = {
-${entries.join("\n")}
-};
-`;
-}
-
-/** Bundles the standalone modules with the Ajv runtime helpers they `require`, as one ES module. */
-async function validatorsModule(modules: string[]): Promise<string> {
-  const cache = new URL(".cache/", root);
-  await mkdir(cache, { recursive: true });
-  const dir = await mkdtemp(join(fileURLToPath(cache), "validators-"));
-  try {
-    for (const [i, code] of modules.entries()) await writeFile(join(dir, `part${i}.mjs`), code);
-    const imports = modules.map((_, i) => `import * as part${i} from "./part${i}.mjs";`).join("\n");
-    await writeFile(join(dir, "entry.mjs"), `${imports}\nexport const validators = { ${modules.map((_, i) => `...part${i}`).join(", ")} };\n`);
-    const result = await build({
-      entryPoints: [join(dir, "entry.mjs")],
-      bundle: true,
-      write: false,
-      format: "iife",
-      globalName: "compiled",
-      platform: "neutral",
-      target: "es2022",
-      minify: true,
-      legalComments: "inline",
-      nodePaths: [fileURLToPath(new URL("node_modules/", root))],
-      logLevel: "silent",
-    });
-    const code = result.outputFiles[0]!.text;
-    return `${HEADER}// Ajv ${ajvVersion()} standalone validators (MIT, Evgeny Poberezkin), with helpers from ajv-formats and fast-deep-equal (MIT).
-// @ts-nocheck
-${code.trim()}
 
 /** One problem an Ajv validator found. */
 export interface ValidationError {
@@ -318,16 +280,22 @@ export interface Validator {
   errors?: ValidationError[] | null;
 }
 
-/** Every validator, by name (\`getUser_params\`, \`updateUser_body\`, \`getUser_200\`, …). */
-export const validators: Readonly<Record<string, Validator>> = compiled.validators;
-`;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+/** One operation's module (\`ops/<operationId>.ts\`): its facts and its validators, named \`<operationId>_params|headers|body|<status>\`. */
+export interface MockOperationModule {
+  operation: MockOperation;
+  validators: Readonly<Record<string, Validator>>;
 }
 
-function ajvVersion(): string {
-  return (JSON.parse(readFileSync(new URL("node_modules/ajv/package.json", root), "utf8")) as { version: string }).version;
+const load = (module: Promise<unknown>) => module as Promise<MockOperationModule>;
+
+/**
+ * Every operation, keyed by \`"METHOD /path/template"\`, with the loader of its module: an
+ * operation's facts and validators load on its first use, not with the kit.
+ */
+export const mockOperations: Readonly<Record<OperationKey, () => Promise<MockOperationModule>>> = {
+${entries.join("\n")}
+};
+`;
 }
 
 await main().catch((error: unknown) => {

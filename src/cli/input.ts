@@ -10,7 +10,8 @@ import { createInterface } from "node:readline";
 import { parse } from "csv-parse";
 import type { OperationKey } from "../../generated/operations.js";
 import { mockOperations } from "../../generated/testing/operations.js";
-import { validators, type ValidationError, type Validator } from "../../generated/testing/validators.js";
+import type { ValidationError, Validator } from "../../generated/testing/operations.js";
+import { loadOperation } from "../testing/operation-modules.js";
 
 /** One call of the input: each part optional. `line` is where it came from (1-based, the CSV header is line 1). */
 export interface InputCall {
@@ -155,7 +156,10 @@ export async function* csvRows(file: string, operation: OperationKey): AsyncGene
       for (const name of names.slice(0, -1)) target = (target[name] ??= {}) as Record<string, unknown>;
       target[names.at(-1)!] = cell;
     });
-    if (call.body !== undefined) call.body = convertCells(call.body as Record<string, unknown>, operation);
+    if (call.body !== undefined) {
+      const { operationId, validators } = await loadOperation(operation);
+      call.body = convertCells(call.body as Record<string, unknown>, validators[`${operationId}_body`]);
+    }
     yield call;
   }
   yield* skipped.splice(0);
@@ -165,11 +169,11 @@ export async function* csvRows(file: string, operation: OperationKey): AsyncGene
  * The body with its text cells converted where the contract's validator wants another type:
  * a number or an integer from a number as written (`12`, `-3.5`); a boolean from `true` or
  * `false`; `null` from `null` wherever the field admits null, even a string-or-null field
- * (see {@link nullCells}); an array or an object from JSON. A cell that fits none stays
+ * (see {@link nullCells}); an array or an object from JSON, as the operation's body
+ * `validator` says. A cell that fits none stays
  * text, and the request is refused with the field's name (by the dry run or the server).
  */
-export function convertCells(body: Record<string, unknown>, operation: OperationKey): Record<string, unknown> {
-  const validator = validators[`${mockOperations[operation].operationId}_body`];
+export function convertCells(body: Record<string, unknown>, validator: Validator | undefined): Record<string, unknown> {
   if (!validator) return body;
   nullCells(body, body, "", validator);
   // Each round converts the fields the last validation named; a converted object may name more.
