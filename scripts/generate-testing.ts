@@ -17,8 +17,8 @@
  * the many who never import the kit); nothing is compiled at run time, so there is no
  * `new Function` (which a strict Content-Security-Policy and some edge runtimes forbid) and
  * no start-up cost (compiling these schemas with Ajv took about 2 s on this machine, loaded;
- * importing the compiled kit takes about a tenth of that). The price is size on disk: about
- * 35 kB gzipped of generated code in the tarball, never in the main entry's bundle.
+ * importing the compiled kit takes about a tenth of that). The price is size on disk, in the
+ * tarball, never in the main entry's bundle, and loaded one operation at a time.
  *
  * Request and response schemas differ where OpenAPI says they do: a `readOnly` property is
  * never required in a request, a `writeOnly` one never in a response.

@@ -12,6 +12,9 @@
  *   `UserUpdate`, …), in the form callers hold: a schema a response carries is its
  *   readable form (what responses are assignable to), a request-only schema its writable
  *   form (what a body takes).
+ * - `generated/method-index.ts` and `generated/operation-facts.ts`: what of the above the
+ *   client loads at start (the methods' names) and on its first call (the operations' facts),
+ *   split off by scripts/lazy-tables.ts.
  * - `generated/method-table.ts` and `generated/methods.ts`: the operation methods
  *   (`store.users.retrieve(42)`), named by each operation's `x-sdk-method`: a small run-time
  *   table `src/methods.ts` builds them from, and their types, documented from the contract
