@@ -37,7 +37,13 @@ describe("store-admin-sdk/testing from the tarball", () => {
     // dist/ is bundled per entry (scripts/build.ts): the validators are compiled into chunks the
     // kit imports, one per operation, loaded on its first request, as the source maps of those files say.
     const entry = join(installed, "dist", "src", "testing", "index.js");
-    const files = [entry, ...[...readFileSync(entry, "utf8").matchAll(/(?:from |import\()"(\.[^"]+)"/g)].map(([, specifier]) => join(dirname(entry), specifier!))];
+    const files = [entry];
+    for (const file of files) {
+      for (const [, specifier] of readFileSync(file, "utf8").matchAll(/(?:from |import\()"(\.[^"]+)"/g)) {
+        const next = join(dirname(file), specifier!);
+        if (!files.includes(next)) files.push(next);
+      }
+    }
     const sources = files.flatMap((file) => (JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] }).sources);
     expect(sources.some((source) => source.endsWith("generated/testing/ops/getUser.ts"))).toBe(true);
     expect(existsSync(join(project!.dir, "node_modules", "ajv")), "ajv is a build-time tool, not a dependency").toBe(false);
