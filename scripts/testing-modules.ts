@@ -62,6 +62,8 @@ export const operation = ${JSON.stringify(facts)};
       entryPoints[operationId] = entry;
     }
     const result = await build({
+      // Paths (and so the chunks' hashes) relative to the folder of the modules, wherever the generator runs from.
+      absWorkingDir: dir,
       entryPoints,
       bundle: true,
       splitting: true,
