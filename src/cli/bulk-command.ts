@@ -3,7 +3,7 @@
  * `store-admin-sdk bulk METHOD PATH --input FILE …`: `runBulk` over the calls of a file.
  *
  * Exit status: 130 when Ctrl-C stopped it (once or twice, even with calls failed or in doubt:
- * run the same command again to go on), else 0 when every call is done (or was done by an
+ * run the same command again to go on from its ledger, `<input>.ledger` by default), else 0 when every call is done (or was done by an
  * earlier run), 1 when a call failed or is in doubt, 2 when the run could not start or stopped
  * on an error (bad arguments, input or ledger).
  */
@@ -14,8 +14,11 @@ import { fileLedger } from "../bulk/file-ledger.js";
 import { memoryLedger } from "../bulk/memory-ledger.js";
 import { runBulk } from "../bulk/run.js";
 import type { BulkReport } from "../bulk/types.js";
+import { clip, describe, redact } from "../internal/redact.js";
 import type { StoreAdminClient } from "../types.js";
+import { distinctKeys, keyAt, keyOrLine, legacyPathKey, pathKey, type KeyedCall } from "./call-key.js";
 import { countCalls, csvRows, formatOf, InputError, jsonLines, operationOf, type InputCall } from "./input.js";
+import { DEFAULT_MAX_LINE_BYTES } from "./lines.js";
 import { duration, progressOutput } from "./progress.js";
 
 export const EXIT_OK = 0;
@@ -29,7 +32,9 @@ interface BulkFlags {
   key?: string;
   rate?: number;
   concurrency: number;
-  ledger?: string;
+  /** A path, `false` for `--no-ledger`, undefined for the default beside the input. */
+  ledger?: string | false;
+  maxLineBytes: number;
   runId?: string;
   failures?: string;
   inDoubt?: string;
@@ -56,14 +61,16 @@ export function bulkCommand(program: Command, io: { stdout: NodeJS.WriteStream; 
     .argument("<path>", "path template of the operation, e.g. /gift-cards/{id}/")
     .requiredOption("--input <file>", "the calls: JSON lines of { path, query, body }, or CSV with dotted headers (path.id,body.expired_at)")
     .addOption(new Option("--format <format>", "input format (default: csv for a .csv file, else jsonl)").choices(["jsonl", "csv"]))
-    .option("--key <field>", "dotted field of a call naming its item, e.g. path.id (default: the path values joined)")
+    .option("--key <field>", "dotted field of a call naming its item, e.g. path.id (default: the path values joined with /, each escaped when one holds a /)")
     .option("--rate <n>", "requests started per second, at most", positiveNumber("--rate", false))
     .option("--concurrency <n>", "calls in flight at most", positiveNumber("--concurrency", true), 4)
-    .option("--ledger <file>", "ledger file: records each call, so that running the same command again resumes")
+    .option("--ledger <file>", "ledger file: records each call, so that running the same command again resumes (default: <input>.ledger; for a failures or in-doubt file, that of its input)")
+    .option("--no-ledger", "keep no ledger: running the command again sends every call again")
     .option("--run-id <id>", "names the run in the ledger (default: METHOD PATH)")
-    .option("--failures <file>", "where failed calls are written, as JSON lines that can be fed back as --input (default: <input>.failures.jsonl)")
+    .option("--failures <file>", "where failed calls are written, as JSON lines that can be fed back as --input (default: <input>.failures.jsonl, or <input>.dry-run.failures.jsonl for --dry-run)")
     .option("--in-doubt <file>", "where the calls in doubt are written, as JSON lines with their input line (default: <input>.in-doubt.jsonl)")
-    .option("--dry-run", "check every call against the contract and answer with its examples; send nothing")
+    .option("--max-line-bytes <n>", "longest input line read, in bytes; a longer line is a failed call", positiveNumber("--max-line-bytes", true), DEFAULT_MAX_LINE_BYTES)
+    .option("--dry-run", "check every call against the contract and answer with its examples; send nothing, record nothing (failures: <input>.dry-run.failures.jsonl)")
     .option("--no-retry-failed", "on a resume, leave calls that failed before as they are")
     .option("--rerun-in-doubt", "on a resume, run again calls in doubt (a POST or PATCH that may have been acted on)")
     .addOption(new Option("--progress <mode>", "progress output on stderr").choices(["auto", "bar", "lines", "none"]).default("auto"))
@@ -73,44 +80,33 @@ export function bulkCommand(program: Command, io: { stdout: NodeJS.WriteStream; 
 Environment: STORE_ADMIN_URL (the store's address) or STORE_ADMIN_API_URL (an API root: a mock,
 a proxy), and STORE_ADMIN_TOKEN. Ctrl-C stops taking calls and lets those in flight finish; a
 second Ctrl-C aborts them. Exit status: 130 interrupted by Ctrl-C (run the same command again to
-resume), else 0 all done, 1 a call failed or is in doubt, 2 an error.`,
+resume from the ledger), else 0 all done, 1 a call failed or is in doubt, 2 an error.`,
     )
     .action(async (method: string, path: string, flags: BulkFlags) => {
       process.exitCode = await bulk(method, path, flags, io);
     });
 }
 
-/** The value at a dotted field of a call, as a key; `flag` is how the message names the option. */
-function keyAt(call: InputCall, field: string, flag: string, file: string): string {
-  let value: unknown = call;
-  for (const name of field.split(".")) value = value === null || typeof value !== "object" ? undefined : (value as Record<string, unknown>)[name];
-  if (typeof value === "string" && value !== "") return value;
-  if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  throw new InputError(`${file}:${call.line}: ${flag} is ${value === undefined ? "missing" : JSON.stringify(value)}; a key must be a non-empty string or a number.`);
-}
-
-/** The default key: the path values in the template's order, joined with "/". */
-function pathKey(template: string, file: string): (call: InputCall) => string {
-  const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-  if (names.length === 0) throw new InputError(`${template} has no path parameters to key the calls by; pass --key with a field of the calls.`);
-  return (call) => names.map((name) => keyAt(call, `path.${name}`, `--key path.${name} (the default)`, file)).join("/");
+/**
+ * The ledger of a run: `--ledger`, or `<input>.ledger` beside the input, so that a write is never
+ * sent twice by running the command again. A failures or in-doubt file written by the command
+ * shares the ledger of the input it came from: fed back, its calls keep their records.
+ */
+function ledgerPath(flags: BulkFlags): string | undefined {
+  if (flags.ledger === false) return undefined;
+  return flags.ledger ?? `${flags.input.replace(/\.(dry-run\.)?(failures|in-doubt)\.jsonl$/, "")}.ledger`;
 }
 
 /**
- * The key of a call; a line that is not a call, or has no key, is keyed by its line number and
- * marked invalid, so that it fails (nothing sent) and the run goes on.
+ * A URL as a message may show it: its scheme, host and path, never its user, password, query or
+ * fragment. A value without a host (`sk_live:…` parses as a URL) is not shown: it may be a token
+ * pasted into the wrong variable.
  */
-function keyOrLine(key: (call: InputCall) => string): (call: InputCall) => string {
-  return (call) => {
-    if (call.invalid === undefined) {
-      try {
-        return key(call);
-      } catch (error) {
-        call.invalid = (error as Error).message;
-      }
-    }
-    return `line ${call.line}`;
-  };
+function shownUrl(value: string): string {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url?.host) return `a value that is not a URL with a host (${value.length} characters, not shown: it may be a secret)`;
+  const hidden = url.username || url.password || url.search || url.hash ? " (its credentials, query and fragment not shown)" : "";
+  return `${url.protocol}//${url.host}${url.pathname}${hidden}`;
 }
 
 function clientFromEnv(env: NodeJS.ProcessEnv, dryRun: boolean): StoreAdminClient {
@@ -126,13 +122,13 @@ function clientFromEnv(env: NodeJS.ProcessEnv, dryRun: boolean): StoreAdminClien
   if (baseUrl !== undefined && apiUrl !== undefined) throw new InputError("Set STORE_ADMIN_URL or STORE_ADMIN_API_URL, not both.");
   const [name, url] = apiUrl !== undefined ? ["STORE_ADMIN_API_URL", apiUrl] : ["STORE_ADMIN_URL", baseUrl!];
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-    throw new InputError(`${name} must be an absolute http(s) URL such as https://shop.example.com, got ${JSON.stringify(url)}.`);
+    throw new InputError(`${name} must be an absolute http(s) URL such as https://shop.example.com, got ${shownUrl(url)}.`);
   }
   try {
     return apiUrl !== undefined ? createStoreAdminClient({ apiUrl, accessToken: accessToken! }) : createStoreAdminClient({ baseUrl: baseUrl!, accessToken: accessToken! });
   } catch (error) {
     // The client's own check, in the words of the variable the operator set.
-    throw new InputError(`${name} or STORE_ADMIN_TOKEN: ${(error as Error).message}`);
+    throw new InputError(`${name} or STORE_ADMIN_TOKEN: ${redact((error as Error).message, [accessToken!])}`);
   }
 }
 
@@ -163,6 +159,10 @@ async function writeInDoubt(file: string, keys: readonly string[], calls: AsyncI
 
 async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Promise<number> {
   const { stdout, stderr } = io;
+  // Text from the input or the environment, as it is echoed: one line, no control or bidi
+  // characters (an `ESC]52` key would write the terminal's clipboard), no token.
+  const secrets = io.env.STORE_ADMIN_TOKEN ? [io.env.STORE_ADMIN_TOKEN] : [];
+  const shown = (text: string, max?: number): string => clip(text, secrets, max);
   const soft = new AbortController();
   const hard = new AbortController();
   let interrupts = 0;
@@ -183,24 +183,32 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     const operation = operationOf(upper, path);
     const format = formatOf(flags.input, flags.format);
     const client = clientFromEnv(io.env, flags.dryRun === true);
-    const total = await countCalls(flags.input, format);
-    const read = () => (format === "csv" ? csvRows(flags.input, operation) : jsonLines(flags.input));
-    const calls = read();
+    const total = await countCalls(flags.input, format, flags.maxLineBytes);
+    const read = () => (format === "csv" ? csvRows(flags.input, operation, flags.maxLineBytes) : jsonLines(flags.input, flags.maxLineBytes));
     const key = keyOrLine(flags.key === undefined ? pathKey(path, flags.input) : (call: InputCall) => keyAt(call, flags.key!, `--key ${flags.key}`, flags.input));
+    const ledger = flags.dryRun ? undefined : ledgerPath(flags);
+    const runLedger = ledger === undefined ? memoryLedger() : fileLedger(ledger);
+    // Only a ledger kept from an earlier run can hold a key of 0.3.0.
+    const legacyKey = flags.key === undefined && ledger !== undefined ? legacyPathKey(path, flags.input) : () => undefined;
     const mode = flags.progress === "auto" ? (stderr.isTTY ? "bar" : "lines") : flags.progress;
     const output = mode === "none" ? undefined : progressOutput({ write: (text) => stderr.write(text), terminal: mode === "bar", columns: stderr.columns });
     // The calls that failed, by key, until the report says which failures stand.
-    const failedCalls = new Map<string, InputCall>();
+    const failedCalls = new Map<string, KeyedCall>();
     const report: BulkReport = await runBulk({
       client,
       runId: flags.runId ?? `${upper} ${path}`,
-      items: calls,
-      key,
+      items: distinctKeys(read(), key, flags.input),
+      key: (call) => call.key,
       total,
       task: async (call, { client: runClient, signal, key: itemKey }) => {
         const init = { params: { path: call.path, query: call.query }, body: call.body, signal };
         try {
           if (call.invalid !== undefined) throw new InputError(call.invalid);
+          const legacy = legacyKey(call);
+          if (legacy !== undefined && (await runLedger.get(legacy)) !== undefined) {
+            // Recorded by 0.3.0 under a key another call may share: which call it was is unknown.
+            throw new InputError(`${flags.input}:${call.line}: the ledger has a record of "${legacy}", the key 0.3.0 gave this call and any other whose path values join the same; check this call at the store, then run it with a new --ledger if it must be sent.`);
+          }
           const result = await (runClient.request as (m: string, p: string, i: unknown) => Promise<{ response: Response }>)(upper, path, init);
           if (!result.response.ok) failedCalls.set(itemKey, call);
           return result;
@@ -211,7 +219,7 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
       },
       concurrency: flags.concurrency,
       rate: flags.rate === undefined ? undefined : { perSecond: flags.rate },
-      ledger: flags.ledger === undefined || flags.dryRun ? memoryLedger() : fileLedger(flags.ledger),
+      ledger: runLedger,
       onProgress: output ? (p) => output.update(p) : undefined,
       signal: soft.signal,
       abortInFlight: hard.signal,
@@ -221,36 +229,43 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     });
     output?.finish();
 
-    const failuresPath = flags.failures ?? `${flags.input}.failures.jsonl`;
+    // A dry run's failures never take the place of a real run's.
+    const failuresPath = flags.failures ?? `${flags.input}${flags.dryRun ? ".dry-run" : ""}.failures.jsonl`;
     if (report.failures.length > 0) {
       failuresOut = createWriteStream(failuresPath, { flags: "w" });
       for (const failure of report.failures) {
         const call = failedCalls.get(failure.key);
         if (!call) continue;
-        const { line, invalid: _invalid, text, ...parts } = call;
+        const { line, invalid: _invalid, text, key: _key, ...parts } = call;
         failuresOut.write(`${JSON.stringify({ ...parts, failure: { key: failure.key, line, status: failure.status, message: failure.message, text } })}\n`);
       }
       await new Promise<void>((resolve, reject) => failuresOut!.end((error?: Error | null) => (error ? reject(error) : resolve())));
     }
     const verb = flags.dryRun ? "Dry run: " : "";
+    const stopped = flags.dryRun
+      ? " (stopped)"
+      : ledger === undefined
+        ? " (stopped: with --no-ledger, running the same command again sends every call again)"
+        : ` (stopped: run the same command again to go on; the ledger ${shown(ledger)} records what was done)`;
     stdout.write(
       `${verb}${report.done} done, ${report.failed} failed, ${report.skipped} skipped, ${report.inDoubt} in doubt in ${duration(report.durationMs)}` +
-        `${report.stopped ? " (stopped: run the same command again to go on)" : ""}.\n`,
+        `${report.stopped ? stopped : ""}.\n`,
     );
-    for (const failure of report.failures.slice(0, 10)) stdout.write(`  failed ${failure.key}: ${failure.message}\n`);
+    for (const failure of report.failures.slice(0, 10)) stdout.write(`  failed ${shown(failure.key)}: ${shown(failure.message, 1000)}\n`);
     if (report.failures.length > 10) stdout.write(`  … and ${report.failures.length - 10} more\n`);
-    if (report.failures.length > 0) stdout.write(`Failed calls written to ${failuresPath} (feed it back with --input).\n`);
+    if (report.failures.length > 0) stdout.write(`Failed calls written to ${shown(failuresPath)} (feed it back with --input).\n`);
     if (report.inDoubt > 0) {
       const inDoubtPath = flags.inDoubt ?? `${flags.input}.in-doubt.jsonl`;
       await writeInDoubt(inDoubtPath, report.inDoubtKeys, read(), key);
-      stdout.write(`In doubt (a POST or PATCH may have been acted on; check them before --rerun-in-doubt): ${report.inDoubtKeys.slice(0, 20).join(", ")}${report.inDoubt > 20 ? ", …" : ""}\n`);
-      stdout.write(`All ${report.inDoubt} calls in doubt written to ${inDoubtPath}.\n`);
+      const check = ledger === undefined ? "check them at the store: with --no-ledger, running again sends them again" : "check them before --rerun-in-doubt";
+      stdout.write(`In doubt (a POST or PATCH may have been acted on; ${check}): ${report.inDoubtKeys.slice(0, 20).map((itemKey) => shown(itemKey)).join(", ")}${report.inDoubt > 20 ? ", …" : ""}\n`);
+      stdout.write(`All ${report.inDoubt} calls in doubt written to ${shown(inDoubtPath)}.\n`);
     }
     // Ctrl-C wins: the operator stopped the run, whatever the calls that ended did.
     if (report.stopped || interrupts > 0) return EXIT_INTERRUPTED;
     return report.failed > 0 || report.inDoubt > 0 ? EXIT_FAILED : EXIT_OK;
   } catch (error) {
-    stderr.write(`\nstore-admin-sdk bulk: ${(error as Error).message ?? String(error)}\n`);
+    stderr.write(`\nstore-admin-sdk bulk: ${shown(describe(error instanceof Error ? error.message : error), 2000)}\n`);
     return EXIT_ERROR;
   } finally {
     process.off("SIGINT", onInterrupt);

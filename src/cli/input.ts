@@ -5,13 +5,16 @@
  * contract type is not a string is converted as the contract's own validator asks (see
  * {@link convertCells}).
  */
-import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
-import { parse } from "csv-parse";
+import { Readable } from "node:stream";
+import { parse, type Options as CsvOptions } from "csv-parse";
 import type { OperationKey } from "../../generated/operations.js";
-import { mockOperations } from "../../generated/testing/operations.js";
-import type { ValidationError, Validator } from "../../generated/testing/operations.js";
+import { mockOperations, type ValidationError, type Validator } from "../../generated/testing/operations.js";
 import { loadOperation } from "../testing/operation-modules.js";
+import { InputError } from "./input-error.js";
+import { lines, readable, type Line } from "./lines.js";
+import { parseData, record, RefusedKeyError, refusedName } from "./plain-data.js";
+
+export { InputError };
 
 /** One call of the input: each part optional. `line` is where it came from (1-based, the CSV header is line 1). */
 export interface InputCall {
@@ -28,11 +31,6 @@ export interface InputCall {
 const PARTS = ["path", "query", "body"] as const;
 /** Keys a JSON line may carry besides the call: a failures or in-doubt file written by the command is valid input. */
 const IGNORED_KEYS: ReadonlySet<string> = new Set(["failure", "inDoubt"]);
-
-/** An input error: the message names the file, the line and what is wrong. */
-export class InputError extends Error {
-  override name = "InputError";
-}
 
 /** The operation `METHOD PATH` of the contract, or an error listing what the contract has. */
 export function operationOf(method: string, path: string): OperationKey {
@@ -51,33 +49,15 @@ export function formatOf(file: string, format: string | undefined): InputFormat 
   throw new InputError(`--format must be jsonl or csv, got ${JSON.stringify(format)}.`);
 }
 
-/** Opens `file` for reading, or throws an {@link InputError} naming it (a missing file, a directory). */
-async function readable(file: string): Promise<ReturnType<typeof createReadStream>> {
-  const stream = createReadStream(file);
-  await new Promise<void>((resolve, reject) => {
-    stream.once("readable", resolve);
-    stream.once("error", (error: NodeJS.ErrnoException) =>
-      reject(new InputError(error.code === "ENOENT" ? `--input ${file}: no such file.` : `--input ${file}: cannot be read (${error.message}).`)),
-    );
-  });
-  return stream;
-}
-
 /**
  * The calls of a JSON-lines file, one a line; empty lines are skipped, and a UTF-8 byte order
- * mark at the start is dropped. A line that is not a call is yielded with `invalid` set, so
- * that the run counts it as failed and goes on.
+ * mark at the start is dropped. A line that is not a call (not JSON, not UTF-8, longer than
+ * `maxLineBytes`) is yielded with `invalid` set, so that the run counts it as failed and goes on.
  */
-export async function* jsonLines(file: string): AsyncGenerator<InputCall> {
-  const input = await readable(file);
-  input.setEncoding("utf8");
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  let number = 0;
-  for await (const read of lines) {
-    number++;
-    const text = number === 1 && read.startsWith("\uFEFF") ? read.slice(1) : read;
-    if (text.trim() === "") continue;
-    yield callOf(text, `${file}:${number}`, number);
+export async function* jsonLines(file: string, maxLineBytes: number): AsyncGenerator<InputCall> {
+  for await (const line of lines(file, maxLineBytes)) {
+    if (line.problem !== undefined) yield { line: line.number, invalid: `${file}:${line.number}: ${line.problem}` };
+    else if (line.text.trim() !== "") yield callOf(line.text.replace(/\r$/, ""), `${file}:${line.number}`, line.number);
   }
 }
 
@@ -85,9 +65,9 @@ function callOf(text: string, where: string, number: number): InputCall {
   const invalid = (why: string): InputCall => ({ line: number, invalid: `${where}: ${why}`, text });
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseData(text);
   } catch (error) {
-    return invalid(`not JSON (${(error as Error).message}).`);
+    return invalid(error instanceof RefusedKeyError ? error.message : `not JSON (${(error as Error).message}).`);
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return invalid(`a line must be a JSON object { "path": {…}, "query": {…}, "body": {…} }.`);
@@ -106,63 +86,110 @@ function callOf(text: string, where: string, number: number): InputCall {
   return call;
 }
 
-/** The calls of a CSV file whose header names dotted fields (`path.id`, `query.status`, `body.expired_at`). */
-export async function* csvRows(file: string, operation: OperationKey): AsyncGenerator<InputCall> {
+/**
+ * The calls of a CSV file whose header names dotted fields (`path.id`, `query.status`,
+ * `body.expired_at`). A row that cannot be read (the wrong number of cells, a physical line
+ * longer than `maxLineBytes` or not UTF-8) is yielded with `invalid` set, in the file's order.
+ */
+export async function* csvRows(file: string, operation: OperationKey, maxLineBytes: number): AsyncGenerator<InputCall> {
   // A row with the wrong number of cells is a failed item (`on_skip`); other CSV errors end the run.
-  const skipped: InputCall[] = [];
-  const parser = (await readable(file)).pipe(
-    parse({
-      bom: true,
-      skip_empty_lines: true,
-      relax_column_count: false,
-      skip_records_with_error: true,
-      on_skip: (error: (Error & { lines?: number }) | undefined, raw?: string) => {
-        const line = error?.lines ?? 0;
-        skipped.push({ line, invalid: `${file}:${line}: ${error?.message ?? "not a CSV row"}`, text: raw?.replace(/\r?\n$/, "") });
-      },
-      raw: true,
-      info: true,
-    }),
-  );
-  let header: string[] | undefined;
-  let number: number;
+  const pending: InputCall[] = [];
+  const parser = csvParser(file, maxLineBytes, (line) => pending.push({ line: line.number, invalid: `${file}:${line.number}: ${line.problem}` }), {
+    skip_records_with_error: true,
+    on_skip: (error: (Error & { lines?: number }) | undefined, raw?: string) => {
+      const line = error?.lines ?? 0;
+      pending.push({ line, invalid: `${file}:${line}: ${error?.message ?? "not a CSV row"}`, text: raw?.replace(/\r?\n$/, "") });
+    },
+    raw: true,
+    info: true,
+  });
+  // What could not be read before `line`, in the file's order.
+  const before = (line: number): InputCall[] => {
+    pending.sort((a, b) => a.line - b.line);
+    const count = pending.findIndex((call) => call.line >= line);
+    return pending.splice(0, count === -1 ? pending.length : count);
+  };
+  let header: string[][] | undefined;
   const rows = (async function* () {
     try {
-      for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) yield { row: record, lines: info.lines };
+      for await (const { record: row, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) yield { row, line: info.lines };
     } catch (error) {
+      if (error instanceof InputError) throw error;
       const lines = (error as { lines?: number }).lines ?? parser.info.lines;
       throw new InputError(`${file}:${lines}: ${(error as Error).message}`);
     }
   })();
-  for await (const { row, lines } of rows) {
-    if (header !== undefined) yield* skipped.splice(0);
-    number = lines;
+  for await (const { row, line } of rows) {
     if (header === undefined) {
-      header = row.map((column) => column.trim());
-      for (const column of header) {
-        const [part, ...rest] = column.split(".");
-        if (!(PARTS as readonly string[]).includes(part!) || rest.length === 0 || rest.some((segment) => segment === "")) {
-          throw new InputError(`${file}:1: the column ${JSON.stringify(column)} is not a dotted field such as path.id, query.status or body.expired_at.`);
-        }
-      }
+      header = headerOf(row, file);
       continue;
     }
-    const call: InputCall = { line: number };
-    header.forEach((column, index) => {
+    yield* before(line);
+    const call: InputCall = { line };
+    header.forEach(([part, ...names], index) => {
       const cell = row[index]!;
       if (cell === "") return; // an empty cell leaves the field out
-      const [part, ...names] = column.split(".") as [(typeof PARTS)[number], ...string[]];
-      let target = ((call as unknown as Record<string, Record<string, unknown>>)[part] ??= {});
-      for (const name of names.slice(0, -1)) target = (target[name] ??= {}) as Record<string, unknown>;
+      const parts = call as unknown as Record<string, Record<string, unknown>>;
+      let target = (parts[part!] ??= record());
+      for (const name of names.slice(0, -1)) target = (target[name] ??= record()) as Record<string, unknown>;
       target[names.at(-1)!] = cell;
     });
-    if (call.body !== undefined) {
-      const { operationId, validators } = await loadOperation(operation);
-      call.body = convertCells(call.body as Record<string, unknown>, validators[`${operationId}_body`]);
+    try {
+      if (call.body !== undefined) {
+        const { operationId, validators } = await loadOperation(operation);
+        call.body = convertCells(call.body as Record<string, unknown>, validators[`${operationId}_body`]);
+      }
+    } catch (error) {
+      if (!(error instanceof RefusedKeyError)) throw error;
+      call.invalid = `${file}:${line}: a cell of JSON: ${error.message}`;
     }
     yield call;
   }
-  yield* skipped.splice(0);
+  yield* before(Infinity);
+}
+
+/**
+ * The header's dotted fields, each split at its dots; a column that is not one, names a
+ * prototype (`query.__proto__.baseUrl`), or holds another column's field (`body.a`, `body.a.b`)
+ * is refused with its column number.
+ */
+function headerOf(row: string[], file: string): string[][] {
+  const fields = row.map((column) => column.trim());
+  const seen = new Set<string>();
+  return fields.map((column, index) => {
+    const where = `${file}:1: column ${index + 1} (${JSON.stringify(column)})`;
+    const [part, ...rest] = column.split(".");
+    if (!(PARTS as readonly string[]).includes(part!) || rest.length === 0 || rest.some((segment) => segment === "")) {
+      throw new InputError(`${where} is not a dotted field such as path.id, query.status or body.expired_at.`);
+    }
+    const refused = rest.map(refusedName).find((why) => why !== undefined);
+    if (refused) throw new InputError(`${where}: ${refused}`);
+    const prefixes = rest.map((_, i) => [part, ...rest.slice(0, i)].join("."));
+    if (seen.has(column) || fields.some((other) => other.startsWith(`${column}.`)) || prefixes.some((prefix) => fields.includes(prefix))) {
+      throw new InputError(`${where} names a field another column names too.`);
+    }
+    seen.add(column);
+    return [part!, ...rest];
+  });
+}
+
+/**
+ * csv-parse over the lines of `file` (see {@link lines}): a line that cannot be read reaches the
+ * parser empty (so that line numbers hold) and is handed to `onProblem`; a bad header line ends
+ * the run.
+ */
+function csvParser(file: string, maxLineBytes: number, onProblem: (line: Line & { problem: string }) => void, options: CsvOptions) {
+  const text = (async function* () {
+    for await (const line of lines(file, maxLineBytes)) {
+      if (line.problem === undefined) yield Buffer.from(`${line.text}\n`);
+      else if (line.number === 1) throw new InputError(`${file}:1: the header ${line.problem}`);
+      else {
+        onProblem(line);
+        yield Buffer.from("\n");
+      }
+    }
+  })();
+  return Readable.from(text).pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: false, ...options }));
 }
 
 /**
@@ -233,30 +260,33 @@ function convertCell(cell: string, types: Set<string>): { value: unknown } | und
   if ((types.has("integer") || types.has("number")) && NUMBER.test(text)) return { value: Number(text) };
   if (types.has("boolean") && (text === "true" || text === "false")) return { value: text === "true" };
   if (types.has("array") || types.has("object")) {
+    let value: unknown;
     try {
-      const value: unknown = JSON.parse(text);
-      if ((Array.isArray(value) && types.has("array")) || (value !== null && typeof value === "object" && !Array.isArray(value) && types.has("object"))) {
-        return { value };
-      }
-    } catch {
-      // not JSON: stays text
+      value = parseData(text);
+    } catch (error) {
+      if (error instanceof RefusedKeyError) throw error;
+      return undefined; // not JSON: stays text
+    }
+    if ((Array.isArray(value) && types.has("array")) || (value !== null && typeof value === "object" && !Array.isArray(value) && types.has("object"))) {
+      return { value };
     }
   }
   return undefined;
 }
 
 /** How many calls a file holds (for the ETA): its non-empty lines, or its CSV rows after the header (undefined: not CSV). */
-export async function countCalls(file: string, format: InputFormat): Promise<number | undefined> {
-  const input = await readable(file);
+export async function countCalls(file: string, format: InputFormat, maxLineBytes: number): Promise<number | undefined> {
   if (format === "csv") {
     let rows = 0;
     try {
-      for await (const _ of input.pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: true }))) rows++;
-    } catch {
+      for await (const _ of csvParser(file, maxLineBytes, () => rows++, { relax_column_count: true })) rows++;
+    } catch (error) {
+      if (error instanceof InputError) throw error;
       return undefined; // reading the calls reports where the file is broken
     }
     return Math.max(0, rows - 1);
   }
+  const input = await readable(file);
   let count = 0;
   let blank = true;
   for await (const chunk of input) {

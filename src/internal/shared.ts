@@ -9,5 +9,5 @@
 export { deriveClient, tokenSourceOf } from "../client.js";
 export { walkOf } from "../paginate.js";
 export { parseRetryAfterMs } from "../retry-policy.js";
-export { redact, sanitizeCause } from "./redact.js";
+export { clip, describe, redact, sanitizeCause } from "./redact.js";
 export { sleep, untilStopped } from "./sleep.js";

@@ -1,0 +1,46 @@
+/**
+ * Objects built from the command's input. A name from a file must never reach a prototype: a
+ * CSV header `query.__proto__.baseUrl` once set `baseUrl` on `Object.prototype` for the whole
+ * process, and every call went to the host in that column with the token. So every object made
+ * from input has no prototype (a `__proto__` key is then a plain property, and nothing inherited
+ * can be read through it), and the names that only such an attack uses are refused outright,
+ * with where they are.
+ */
+
+/** Names refused as a field of the input: they address an object's prototype, never a field of the contract. */
+const PROTOTYPE_NAMES: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+/** A key of a JSON line refused by {@link parseData}. */
+export class RefusedKeyError extends Error {
+  override name = "RefusedKeyError";
+}
+
+/** An empty object without a prototype. */
+export const record = (): Record<string, unknown> => Object.create(null) as Record<string, unknown>;
+
+/** Why `name` cannot be a field name, or undefined when it can. */
+export function refusedName(name: string): string | undefined {
+  return PROTOTYPE_NAMES.has(name) ? `the field name ${JSON.stringify(name)} is refused: it names an object's prototype, not a field of a call.` : undefined;
+}
+
+/** A JSON text's value with every object made without a prototype; a refused key throws, naming its column (1-based). */
+export function parseData(text: string): unknown {
+  return JSON.parse(text, (key: string, value: unknown) => {
+    if (PROTOTYPE_NAMES.has(key)) throw refusedKey(text);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? Object.assign(record(), value) : value;
+  });
+}
+
+/**
+ * The error for the first refused key of valid JSON `text`, in the text's order (the reviver
+ * meets the deepest first), an escaped `"\u005f_proto__"` too. Every string of valid JSON is
+ * matched in order, so none is read from inside another; a string followed by `:` is a key.
+ */
+function refusedKey(text: string): RefusedKeyError {
+  for (const match of text.matchAll(/"(?:[^"\\]|\\.)*"(\s*:)?/g)) {
+    if (match[1] === undefined) continue;
+    const name = JSON.parse(match[0].slice(0, match[0].lastIndexOf('"') + 1)) as string;
+    if (PROTOTYPE_NAMES.has(name)) return new RefusedKeyError(`column ${match.index + 1}: ${refusedName(name)!}`);
+  }
+  return new RefusedKeyError(refusedName("__proto__")!);
+}
