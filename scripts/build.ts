@@ -1,15 +1,19 @@
 /**
  * The JavaScript of `dist/`, in two esbuild passes:
  *
- * 1. The main entry, bundled whole: `dist/src/index.js` holds every module a call needs, and
- *    `dist/chunks/` what it loads only when a call fails (`internal/off-path.ts`, a dynamic
- *    `import()`, which the entry also re-exports: the error classes). A cold `import()` of
- *    the package reads these two files (docs/performance.md, "Start-up"). The built entry also
- *    exports, untyped, what the other entries take from its modules (`internal/shared.ts`).
+ * 1. The main entry and what the other entries take from its modules (`internal/shared.ts`,
+ *    built to `dist/src/internal/shared.js`), split: `dist/src/index.js` re-exports the public
+ *    names from the chunk holding every module a call needs, and `dist/chunks/` also holds what
+ *    a call needs only when it fails (`internal/off-path.ts`, a dynamic `import()`, which the
+ *    entry also re-exports: the error classes). A cold `import()` of the package reads three
+ *    files (docs/performance.md, "Start-up"). `internal/shared.ts` is in no entry of the
+ *    package's `exports`: what it holds (the client registry, which reaches a client's token)
+ *    is handed to no importer of a public entry.
  * 2. The other entries, with the code they share in chunks of their own. Every import of a
- *    module of the main entry becomes an import of the package itself (`store-admin-sdk`, a
- *    package may import itself by name), so that each module exists once: a class exported by
- *    the main entry is the same class in `store-admin-sdk/bulk` and `store-admin-sdk/testing`
+ *    module of the main entry becomes an import of `#shared`, a subpath import of the package
+ *    (package.json `imports`: resolvable only from the package's own files) naming
+ *    `dist/src/internal/shared.js`, so that each module exists once: a class exported by the
+ *    main entry is the same class in `store-admin-sdk/bulk` and `store-admin-sdk/testing`
  *    (`instanceof` holds across subpaths), and the bulk runner finds the clients the main
  *    entry made.
  *
@@ -20,7 +24,7 @@
  *
  *   npx tsx scripts/build.ts       (`npm run build` runs it after tsc, in the project root)
  */
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type BuildOptions, type Plugin } from "esbuild";
@@ -34,8 +38,11 @@ export const ENTRIES = [
   "src/cli/main.ts",
 ];
 
-/** What the built main entry exports beside `src/index.ts`'s exports: see `internal/shared.ts`. */
+/** What the other entries take from the main entry's modules: see `internal/shared.ts`. */
 const SHARED = "src/internal/shared.ts";
+
+/** How the other entries import {@link SHARED}, built: package.json `imports`, private to the package. */
+export const SHARED_IMPORT = "#shared";
 
 /**
  * Writes the bundles into `root`/dist. The command builds the project it is run in (npm runs
@@ -63,32 +70,15 @@ export async function buildDist(root: string): Promise<void> {
     logLevel: "warning",
   };
   const [main, ...others] = ENTRIES as [string, ...string[]];
-  const first = await build({ ...common, entryPoints: [{ in: "main-entry", out: main.replace(/\.ts$/, "") }], plugins: [mainEntry(root, main)] });
+  const first = await build({ ...common, entryPoints: [main, SHARED] });
   const inMain = new Set(Object.values(first.metafile!.outputs).flatMap((output) => Object.keys(output.inputs).map((input) => resolve(root, input))));
-  // The package's own name, by which the other entries import the main entry.
-  const { name } = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as { name: string };
-  await build({ ...common, entryPoints: others, plugins: [fromMainEntry(inMain, name)] });
-}
-
-/** The main entry's module: its exports and, for the other entries, those of `internal/shared.ts`. */
-function mainEntry(root: string, main: string): Plugin {
-  return {
-    name: "main-entry",
-    setup(build) {
-      build.onResolve({ filter: /^main-entry$/ }, () => ({ path: "main-entry", namespace: "main-entry" }));
-      build.onLoad({ filter: /.*/, namespace: "main-entry" }, () => ({
-        contents: `export * from ${JSON.stringify(`./${main}`)};\nexport * from ${JSON.stringify(`./${SHARED}`)};\n`,
-        resolveDir: root,
-        loader: "js",
-      }));
-    },
-  };
+  await build({ ...common, entryPoints: others, plugins: [fromMainEntry(inMain, SHARED_IMPORT)] });
 }
 
 /**
- * Imports of a module the main entry holds (`inMain`: absolute paths) become imports of the
- * package itself (`name`). A name the built main entry does not export fails when the entry is
- * loaded, which test/package/ does for every entry.
+ * Imports of a module the main entry holds (`inMain`: absolute paths) become imports of
+ * `internal/shared.ts`, built (`name`: {@link SHARED_IMPORT}). A name it does not export fails
+ * when the entry is loaded, which test/package/ does for every entry.
  */
 function fromMainEntry(inMain: ReadonlySet<string>, name: string): Plugin {
   return {

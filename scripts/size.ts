@@ -43,9 +43,14 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
  * leaves about 9.5 kB (docs/performance.md, "Bundle size"). The success path's speed-ups
  * (docs/performance.md §§ 2–3: a body's chunks joined instead of read through a Blob, a 2xx
  * without a logger skipping the retry question, one query serializer per client) and a message
- * naming a non-ASCII token apart added about 80 B: CEILING_PLACEHOLDER.
+ * naming a non-ASCII token apart added about 80 B: 10,340 B (for 10,325 B).
+ * Two guarantees then added 292 B, measured by removing each (10,325 → 10,617 B): the fallback
+ * for a lost error chunk (internal/lazy.ts and the retry decision without the policy: 184 B,
+ * within the 200 B it was allowed), and options read as own properties with every option
+ * openapi-fetch reads given explicitly, so that a polluted Object.prototype cannot redirect a
+ * call (108 B, with the main entry split from the modules the other entries share).
  */
-export const CEILING_GZIP_BYTES = 10_340;
+export const CEILING_GZIP_BYTES = 10_632;
 /** The goal: 8 kB min+gz. Missed today; docs/performance.md says by how much and what the bytes are. */
 export const GOAL_GZIP_BYTES = 8 * 1024;
 /** The package's main entry, built. */

@@ -9,6 +9,7 @@ import { tokenSource, type TokenSource } from "./auth.js";
 import { clientHeaders } from "./headers.js";
 import { deadlineClock, trackMiddleware } from "./internal/fast-path.js";
 import { checkNumberOption } from "./internal/options.js";
+import { ownOptions } from "./internal/own.js";
 import { sleep as abortableSleep, untilStopped } from "./internal/sleep.js";
 import { attachMethods } from "./methods.js";
 import { createPaginate } from "./paginate.js";
@@ -103,10 +104,11 @@ interface ClientInternals {
 }
 
 /** {@link createStoreAdminClient} with replaceable internals. */
-export function buildClient(options: StoreAdminClientOptions, internals: ClientInternals): StoreAdminClient {
-  if (options === null || typeof options !== "object") {
+export function buildClient(given: StoreAdminClientOptions, internals: ClientInternals): StoreAdminClient {
+  if (given === null || typeof given !== "object") {
     throw new TypeError("createStoreAdminClient() takes an options object: { baseUrl | apiUrl, accessToken }.");
   }
+  const options = ownOptions(given);
   const apiRoot = resolveApiRoot(options);
   checkNumberOption("timeoutMs", options.timeoutMs, (n) => n > 0, "a positive number of milliseconds");
   checkNumberOption("maxRetries", options.maxRetries, (n) => Number.isInteger(n) && n >= 0, "a whole number ≥ 0");
@@ -129,7 +131,14 @@ export function buildClient(options: StoreAdminClientOptions, internals: ClientI
     redirect: "manual",
     // Its default serializer, made once: openapi-fetch makes one per call unless it is given one.
     querySerializer: createQuerySerializer(),
-  });
+    // openapi-fetch destructures its options, which reads inherited keys: every key it reads is
+    // given here, so that none comes from a polluted Object.prototype (undefined: its default).
+    fetch: undefined,
+    Request: undefined,
+    bodySerializer: undefined,
+    pathSerializer: undefined,
+    requestInitExt: undefined,
+  } as Parameters<typeof createClient<paths>>[0]);
 
   const hasMiddleware = trackMiddleware(client);
 

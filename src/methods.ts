@@ -61,8 +61,9 @@ function call(client: Sender, method: Method, args: unknown[]): unknown {
   const options = args[arity] as Record<string, unknown> | undefined;
   if (options !== undefined) {
     if (options === null || typeof options !== "object") return refuse(method, `options must be an object: { ${ALLOWED} }`);
-    for (const option in options) {
-      if (!(option in METHOD_OPTIONS)) return refuse(method, `unknown option "${option}" (allowed: ${ALLOWED})`);
+    // Own keys only: a key inherited from a polluted Object.prototype is not the caller's option.
+    for (const option of Object.keys(options)) {
+      if (!Object.hasOwn(METHOD_OPTIONS, option)) return refuse(method, `unknown option "${option}" (allowed: ${ALLOWED})`);
       init[option] = options[option];
     }
   }

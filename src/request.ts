@@ -29,6 +29,7 @@ import { expectsJsonBody, limitBody, responseHeadProblem, type FetchLike } from 
 import { rememberCall } from "./internal/call-info.js";
 import { PlannedRequest, sendRequest, type DeadlineClock } from "./internal/fast-path.js";
 import { checkNumberOption } from "./internal/options.js";
+import { ownOptions } from "./internal/own.js";
 import { loadOffPath, type OffPath } from "./internal/lazy.js";
 import { loadedTables, loadTables } from "./internal/tables.js";
 import type { CallOptionKey } from "./types.js";
@@ -102,7 +103,10 @@ type Outcome =
 
 /** Builds the function every client method calls: `send("GET", "/users/{id}/", init)`. */
 export function createSend(client: ClientContext): (method: string, path: string, init?: CallInit) => Promise<FetchResult> {
-  return async function send(method, path, init = {}) {
+  return async function send(method, path, given = {}) {
+    // The caller's own keys only (internal/own.ts), at both levels openapi-fetch reads.
+    const init = ownOptions(given);
+    if (init?.params) init.params = ownOptions(init.params);
     const call = await prepare(client, method, path, init);
     for (let attempt = 1; ; attempt++) {
       if (call.signal?.aborted) throw call.signal.reason;
@@ -116,8 +120,9 @@ export function createSend(client: ClientContext): (method: string, path: string
       const decision = response?.ok ? NOT_RETRIED : await retryDecision(call, outcome, attempt);
       if (client.logger) {
         const { operation, secrets } = call;
-        const { emitLogEvent, attemptEvent } = await loadOffPath();
-        emitLogEvent(client.logger, () => attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
+        // Without the module (internal/lazy.ts), the attempt goes unlogged rather than the call failing.
+        const offPath = await loadOffPath().catch(() => undefined);
+        offPath?.emitLogEvent(client.logger, () => offPath.attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
       }
       if (!decision.retry) return finish(call, outcome);
       await client.sleep(decision.delayMs, call.signal);
@@ -178,7 +183,8 @@ async function prepare(client: ClientContext, method: string, path: string, init
     secrets: [accessToken],
     // openapi-fetch's options for every attempt: the caller's, checked above, with the SDK's headers on top.
     init: {
-      params: { ...params, query: params?.query === undefined ? undefined : encodeQueryKeys(params.query, init.querySerializer), header },
+      // Its query serializer walks the query with `for…in` (inherited keys too), and takes `{}` for none.
+      params: { ...params, path: params?.path, query: ownOptions(params?.query === undefined ? {} : encodeQueryKeys(params.query, init.querySerializer)), header },
       body,
       // The body openapi-fetch is given is already serialized: it is passed through as it is.
       bodySerializer: serialized,
@@ -279,7 +285,8 @@ async function runAttempt(call: Call): Promise<Outcome> {
   };
 
   try {
-    const result = await client.request(method, operation.path, { ...call.init, signal: deadline.signal, fetch: fetchOnce });
+    // `baseUrl` and `pathSerializer` given as undefined (openapi-fetch's defaults), so that none is inherited.
+    const result = await client.request(method, operation.path, { ...call.init, signal: deadline.signal, fetch: fetchOnce, baseUrl: undefined, pathSerializer: undefined });
     // The body's JSON is checked, not its schema (that would cost every call a walk of its data):
     // `null`, `42` or `"hello"` is data, as a body that lacks a field is.
     if (expectsJsonBody(method, result.response) && result.data === undefined) {
@@ -292,7 +299,12 @@ async function runAttempt(call: Call): Promise<Outcome> {
     // The deadline and the caller's abort come first: whatever fetch threw then is their echo.
     const { timedOut } = deadline;
     if (signal?.aborted && !timedOut) return { sent: true, error: signal.reason, startedMs };
-    const errors = await loadOffPath();
+    let errors: OffPath;
+    try {
+      errors = await loadOffPath();
+    } catch (lost) {
+      return { sent: true, error: lost, startedMs };
+    }
     if (timedOut) return { sent: true, error: new errors.TimeoutError({ timeoutMs, operation, secrets }), startedMs };
     return { sent: true, error: attemptError(errors, thrown, response, call), startedMs };
   } finally {
@@ -315,8 +327,15 @@ const NOT_RETRIED: RetryDecision = { retry: false, reason: "not-retryable" };
 
 /** Whether a failed attempt is retried, and when: the retry policy's answer. */
 async function retryDecision({ client, method, maxRetries, signal }: Call, outcome: Outcome, attempt: number): Promise<RetryDecision> {
-  const offPath = await loadOffPath();
   const response = outcome.result?.response;
+  const offPath = await loadOffPath().catch(() => undefined);
+  if (!offPath) {
+    // The policy is lost (internal/lazy.ts): retry what is always safe to, an idempotent method
+    // (not POST or PATCH) that got no answer, 408, 429 or 5xx, backing off from 500 ms.
+    const status = response?.status ?? 500;
+    const retry = method !== "POST" && method !== "PATCH" && attempt <= maxRetries && (status > 499 || status === 408 || status === 429);
+    return retry ? { retry, delayMs: 250 << attempt } : { retry, reason: "not-retryable" };
+  }
   return offPath.decideRetry({
     method,
     outcome: response ? { kind: "status", status: response.status } : policyOutcome(offPath, outcome.error, signal),

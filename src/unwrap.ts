@@ -22,7 +22,7 @@ export async function unwrap<Result extends FetchResult>(result: Result | Promis
   const { data, error, response } = await result;
   if (response.ok) return data as DataOf<Result>;
   const call = recallCall(response);
-  const { errorFromResponse } = await loadOffPath();
+  const { errorFromResponse } = await loadOffPath(response.status);
   throw errorFromResponse({
     status: response.status,
     body: error,

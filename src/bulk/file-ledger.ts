@@ -9,24 +9,31 @@
  *
  *     H{"ledger":"store-admin-sdk/bulk","version":1,"runId":"expire-cards"}   the header, first
  *     s"key"   started          S"key"   about to send a POST or PATCH
+ *     b["key","fingerprint"]     started, with what the task sends (runBulk's `fingerprint`)
  *     d"key"   done             f["key",422,"message"]   failed     i[…]   ended in doubt
  *     c"cursor" (or cnull)      the walk's checkpoint
  *
- * Crash safety: records are appended in the order they happen. `sending` is written to the file
- * before it returns (the request goes out after it); other records are written together a
+ * Crash safety: records are appended in the order they happen. `sending` is written whole to
+ * the file before it returns (the request goes out after it; a short or failed write stops the
+ * run instead); other records are written together a
  * moment later, so a crash may lose the last few, which a resume reads as "not ended" (re-run,
  * or in doubt after a POST or PATCH): never as done. A process killed mid-write leaves a torn
  * last line; opening the file drops it (it fails its checksum or has no newline). A bad record
  * followed by good ones is damage, not a crash, and is refused. With `fsync: true` the
- * `sending` record also survives the machine losing power.
+ * `sending` record also survives the machine losing power (and a new file's name too: its
+ * directory is synced). A `b` record is unknown to 0.3.0, which refuses such a file by name.
  */
 import type { Ledger } from "./types.js";
-import { checkRunId, LedgerIndex } from "./memory-ledger.js";
+import { checkRunId, inUse, LedgerIndex } from "./memory-ledger.js";
+import type { LedgerLock } from "./ledger-lock.js";
 
 type Fs = typeof import("node:fs");
 
 const FORMAT = "store-admin-sdk/bulk";
 const VERSION = 1;
+
+/** How long opening waits for a lock held by another run: past a lease, which a killed run leaves. */
+const DEFAULT_LOCK_WAIT_MS = 12_000;
 
 /** Bytes of records kept before they are written, at most. */
 const MAX_PENDING = 64 * 1024;
@@ -35,6 +42,12 @@ const MAX_PENDING = 64 * 1024;
 export interface FileLedgerOptions {
   /** Also `fsync` each `sending` record, so that it survives a power loss (slower). Default false. */
   fsync?: boolean | undefined;
+  /**
+   * How long opening waits for a lock another run holds, in milliseconds, before refusing.
+   * Default 12000: longer than a lease (10 s), so that a resume right after a crash goes on by
+   * itself once the dead run's lease expires. 0: refuse at once.
+   */
+  lockWaitMs?: number | undefined;
 }
 
 const CRC_TABLE = (() => {
@@ -145,6 +158,11 @@ function readLog(bytes: Uint8Array, path: string, index: LedgerIndex): { runId: 
       case "s":
         index.set(keyOf(payload), "started");
         break;
+      case "b": {
+        const [key, fingerprint] = JSON.parse(payload.slice(1)) as [string, string];
+        index.set(key, "started", undefined, undefined, fingerprint);
+        break;
+      }
       case "S":
         index.set(keyOf(payload), "sending");
         break;
@@ -171,33 +189,34 @@ function readLog(bytes: Uint8Array, path: string, index: LedgerIndex): { runId: 
   return { runId, goodBytes };
 }
 
-/** Ledger files this process has open (their lock files hold this process's id). */
-const openHere = new Set<string>();
-
-/** Whether a process with this id is running (so its lock is held). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === "EPERM";
-  }
-}
-
 /**
  * A ledger in one file at `path` (created if missing): an append-only log of checksummed
- * records. A file of another run is refused; a file that a running process holds is refused.
+ * records. A file of another run is refused; a file another run holds (its lock, see
+ * `ledger-lock.ts`) is refused. One object serves one run at a time, and again after it ends.
  */
 export function fileLedger(path: string, options: FileLedgerOptions = {}): Ledger {
   if (typeof path !== "string" || path === "") throw new TypeError("fileLedger(path) takes the path of the ledger file, a non-empty string.");
-  const index = new LedgerIndex();
+  const lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
+  if (!(Number.isFinite(lockWaitMs) && lockWaitMs >= 0)) throw new TypeError(`fileLedger(path, { lockWaitMs }) takes a number of milliseconds ≥ 0, got ${String(options.lockWaitMs)}.`);
+  let index = new LedgerIndex();
   let fs: Fs | undefined;
   let fd: number | undefined;
-  let owner: string | undefined;
+  let lock: LedgerLock | undefined;
+  let opening = false;
   let pending = "";
   let timer: ReturnType<typeof setTimeout> | undefined;
   let failure: unknown;
-  const lockPath = `${path}.lock`;
+  const where = `the ledger file ${path}`;
+
+  /** Writes `text` whole, or records why not: a short write (a full disk, a file-size limit) is a failure. */
+  const write = (text: string): void => {
+    const bytes = encoder.encode(text);
+    for (let at = 0; at < bytes.length; ) {
+      const wrote = fs!.writeSync(fd!, bytes, at, bytes.length - at);
+      if (wrote <= 0) throw new Error(`the disk took ${at} of ${bytes.length} bytes`);
+      at += wrote;
+    }
+  };
 
   const flush = (): void => {
     if (timer !== undefined) clearTimeout(timer);
@@ -206,64 +225,83 @@ export function fileLedger(path: string, options: FileLedgerOptions = {}): Ledge
     const text = pending;
     pending = "";
     try {
-      fs!.writeSync(fd!, text);
+      // A run that lost the lock writes nothing more.
+      lock!.check();
     } catch (error) {
       failure = error;
+      return;
+    }
+    try {
+      write(text);
+    } catch (error) {
+      failure = new Error(`Could not write ${where}: ${(error as Error).message}. The run stops: no request is sent after a record that is not whole on disk.`, { cause: error });
     }
   };
 
   const append = (payload: string): void => {
     if (failure !== undefined) throw failure;
-    if (fd === undefined) throw new Error("The ledger is not open: runBulk opens it.");
+    if (fd === undefined) throw new Error(`${where} is not open: runBulk opens it.`);
     pending += ledgerLine(payload);
     if (pending.length >= MAX_PENDING) flush();
     else timer ??= setTimeout(flush, 0);
   };
 
   return {
+    name: where,
     async open(runId) {
-      if (owner !== undefined) {
-        checkRunId(`The ledger file ${path}`, owner, runId);
-        return index.resume();
-      }
-      fs = await import("node:fs");
-      // A ledger named in a directory not made yet (`runs/cards.ledger`): make it.
-      fs.mkdirSync((await import("node:path")).dirname(path), { recursive: true });
-      takeLock(fs, lockPath);
+      if (fd !== undefined || opening) throw inUse(`The ledger file ${path}`);
+      opening = true;
       try {
-        let bytes: Uint8Array | undefined;
+        fs = await import("node:fs");
+        const { dirname } = await import("node:path");
+        // A ledger named in a directory not made yet (`runs/cards.ledger`): make it.
+        fs.mkdirSync(dirname(path), { recursive: true });
+        // The lock belongs to the file itself (its real path), so the file exists before it is locked.
+        const created = !fs.existsSync(path);
+        fs.closeSync(fs.openSync(path, "a"));
+        if (created && options.fsync) syncDirectory(fs, dirname(path));
+        lock = await (await import("./ledger-lock.js")).lockLedger(path, lockWaitMs);
+        index = new LedgerIndex();
+        failure = undefined;
         try {
-          bytes = fs.readFileSync(path);
+          const bytes = fs.readFileSync(path);
+          const log = readLog(bytes, path, index);
+          if (log.runId !== undefined) checkRunId(`The ledger file ${path}`, log.runId, runId);
+          // A torn last record is dropped before anything is appended after it.
+          if (log.goodBytes < bytes.length) fs.truncateSync(path, log.goodBytes);
+          fd = fs.openSync(path, "a");
+          if (log.runId === undefined) {
+            write(ledgerLine("H" + JSON.stringify({ ledger: FORMAT, version: VERSION, runId })));
+            if (options.fsync) fs.fsyncSync(fd);
+          }
         } catch (error) {
-          if ((error as { code?: string }).code !== "ENOENT") throw error;
+          if (fd !== undefined) fs.closeSync(fd);
+          fd = undefined;
+          await lock.release();
+          throw error;
         }
-        const log = bytes ? readLog(bytes, path, index) : { runId: undefined, goodBytes: 0 };
-        if (log.runId !== undefined) checkRunId(`The ledger file ${path}`, log.runId, runId);
-        // A torn last record is dropped before anything is appended after it.
-        if (bytes && log.goodBytes < bytes.length) fs.truncateSync(path, log.goodBytes);
-        fd = fs.openSync(path, "a");
-        owner = runId;
-        if (log.runId === undefined) {
-          fs.writeSync(fd, ledgerLine("H" + JSON.stringify({ ledger: FORMAT, version: VERSION, runId })));
-        }
-      } catch (error) {
-        if (fd !== undefined) fs.closeSync(fd);
-        fd = undefined;
-        releaseLock(fs, lockPath);
-        throw error;
+      } finally {
+        opening = false;
       }
       return index.resume();
     },
     get: (key) => index.entries.get(key),
-    start(key) {
-      append("s" + JSON.stringify(key));
-      index.set(key, "started");
+    start(key, fingerprint) {
+      append(fingerprint === undefined ? "s" + JSON.stringify(key) : "b" + JSON.stringify([key, fingerprint]));
+      index.set(key, "started", undefined, undefined, fingerprint);
     },
     sending(key) {
       append("S" + JSON.stringify(key));
       flush();
       if (failure !== undefined) throw failure;
-      if (options.fsync) fs!.fsyncSync(fd!);
+      try {
+        if (options.fsync) fs!.fsyncSync(fd!);
+        // Whole on disk, and still this run's: only then may the request go out.
+        lock!.check();
+      } catch (error) {
+        failure = error;
+        throw error;
+      }
       index.set(key, "sending");
     },
     end(key, end) {
@@ -279,34 +317,18 @@ export function fileLedger(path: string, options: FileLedgerOptions = {}): Ledge
       flush();
       fs!.closeSync(fd);
       fd = undefined;
-      releaseLock(fs!, lockPath);
+      await lock!.release();
       if (failure !== undefined) throw failure;
     },
   };
 }
 
-/** Takes `lockPath` for this process, or throws naming the process that holds it. */
-function takeLock(fs: Fs, lockPath: string): void {
-  for (let tries = 0; tries < 2; tries++) {
-    try {
-      fs.writeFileSync(lockPath, String(process.pid), { flag: "wx" });
-      openHere.add(lockPath);
-      return;
-    } catch (error) {
-      if ((error as { code?: string }).code !== "EEXIST") throw error;
-      const holder = Number.parseInt(fs.readFileSync(lockPath, "utf8"), 10);
-      if (Number.isInteger(holder) && (holder === process.pid ? openHere.has(lockPath) : isRunning(holder))) {
-        const who = holder === process.pid ? `already open in this process (process ${holder}): close it, or let the run using it end, before opening it again` : `in use by process ${holder}`;
-        throw new Error(`The ledger is ${who} (${lockPath}); two runs must not write one ledger at once.`);
-      }
-      // Left by a process that is gone (killed): take it over.
-      fs.rmSync(lockPath, { force: true });
-    }
+/** Makes a new file's name durable: its directory's entry is synced too. */
+function syncDirectory(fs: Fs, directory: string): void {
+  const dirFd = fs.openSync(directory, "r");
+  try {
+    fs.fsyncSync(dirFd);
+  } finally {
+    fs.closeSync(dirFd);
   }
-  throw new Error(`Could not take the ledger lock ${lockPath}.`);
-}
-
-function releaseLock(fs: Fs, lockPath: string): void {
-  openHere.delete(lockPath);
-  fs.rmSync(lockPath, { force: true });
 }

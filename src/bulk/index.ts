@@ -14,7 +14,7 @@
  *   ledger: fileLedger("runs/expire-cards.ledger"),
  * });
  */
-export { runBulk } from "./run.js";
+export { CallChangedError, runBulk } from "./run.js";
 export { memoryLedger } from "./memory-ledger.js";
 export { fileLedger, type FileLedgerOptions } from "./file-ledger.js";
 export { rateBudget } from "./budget.js";

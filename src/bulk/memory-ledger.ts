@@ -1,7 +1,8 @@
 /**
  * The default ledger: a map in memory. It lives as long as the object: a second `runBulk` with
  * the same ledger and `runId` in the same process resumes (after a stop, say), a new process
- * starts afresh. Also the index the file ledger keeps of its log.
+ * starts afresh; two runs at once on one object are refused. Also the index the file ledger
+ * keeps of its log.
  */
 import type { KeyState, Ledger, LedgerEnd, LedgerEntry, LedgerResume } from "./types.js";
 
@@ -17,8 +18,11 @@ export class LedgerIndex {
   readonly entries = new Map<string, LedgerEntry>();
   cursor: string | null | undefined;
 
-  set(key: string, state: KeyState, status?: number, error?: string): void {
-    this.entries.set(key, state === "failed" || state === "inDoubt" ? { state, status, error } : PLAIN[state]);
+  /** A key's new state; the fingerprint recorded at its start stays with it (`start` gives a new one). */
+  set(key: string, state: KeyState, status?: number, error?: string, fingerprint?: string): void {
+    fingerprint ??= state === "started" ? undefined : this.entries.get(key)?.fingerprint;
+    const entry: LedgerEntry = state === "failed" || state === "inDoubt" ? { state, status, error } : PLAIN[state];
+    this.entries.set(key, fingerprint === undefined ? entry : { ...entry, fingerprint });
   }
 
   end(key: string, end: LedgerEnd): void {
@@ -46,23 +50,34 @@ export function checkRunId(where: string, owner: string, runId: string): void {
   }
 }
 
+/** The refusal of a ledger object that a run of this process has open. */
+export function inUse(where: string): Error {
+  return new Error(`${where} is in use by another run of this process (the same ledger object given to two runBulk calls at once): let that run end first, or give this run another ledger.`);
+}
+
 /** A ledger in memory (the default). */
 export function memoryLedger(): Ledger {
   const index = new LedgerIndex();
   let owner: string | undefined;
+  let open = false;
   return {
+    name: "the memory ledger",
     async open(runId) {
+      if (open) throw inUse("This memory ledger");
       if (owner !== undefined) checkRunId("This memory ledger", owner, runId);
       owner = runId;
+      open = true;
       return index.resume();
     },
     get: (key) => index.entries.get(key),
-    start: (key) => index.set(key, "started"),
+    start: (key, fingerprint) => index.set(key, "started", undefined, undefined, fingerprint),
     sending: (key) => index.set(key, "sending"),
     end: (key, end) => index.end(key, end),
     checkpoint: (cursor) => {
       index.cursor = cursor;
     },
-    close: async () => undefined,
+    close: async () => {
+      open = false;
+    },
   };
 }

@@ -4,7 +4,8 @@
  *
  * 1. pulled from `items` (never collected), its key computed;
  * 2. looked up in the ledger: done earlier (skipped), failed earlier (re-run unless
- *    `retryFailed: false`), in doubt (not re-run unless `rerunInDoubt`), or new;
+ *    `retryFailed: false`), in doubt (not re-run unless `rerunInDoubt`), or new; a key done or
+ *    in doubt under another `fingerprint` stops the run (`CallChangedError`);
  * 3. `start` recorded, the task run on a worker's client (`observe.ts`: budget, `sending`, pauses);
  * 4. its end recorded: done, failed, or in doubt (failed after a POST or PATCH the store did not refuse);
  * 5. for a `paginate()` walk, the checkpoint moves past every page whose items are all done.
@@ -49,13 +50,14 @@ function isCallResult(value: unknown): value is FetchResult {
 
 function checkOptions<Item>(options: RunBulkOptions<Item>): void {
   if (options === null || typeof options !== "object") throw new TypeError("runBulk() takes an options object: { client, runId, items, key, task, … }.");
-  const { runId, items, key, task, concurrency, rate, ledger, onProgress, signal, abortInFlight, progressIntervalMs, total } = options;
+  const { runId, items, key, task, concurrency, rate, ledger, onProgress, signal, abortInFlight, progressIntervalMs, total, fingerprint } = options;
   if (typeof runId !== "string" || runId.trim() === "") throw new TypeError("runId must be a non-empty string naming the run (it names the run in the ledger).");
   if (items === null || typeof items !== "object" || (typeof (items as Iterable<Item>)[Symbol.iterator] !== "function" && typeof (items as AsyncIterable<Item>)[Symbol.asyncIterator] !== "function")) {
     throw new TypeError("items must be an iterable or an async iterable (an array, a generator, store.paginate(…)).");
   }
   if (typeof key !== "function") throw new TypeError("key must be a function returning an item's stable key, e.g. (card) => String(card.id).");
   if (typeof task !== "function") throw new TypeError("task must be a function (item, { client, signal }) => … running one unit of work.");
+  if (fingerprint !== undefined && typeof fingerprint !== "function") throw new TypeError("fingerprint must be a function returning what an item's task sends, as text, e.g. (item) => JSON.stringify(item).");
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) {
     throw new TypeError(`concurrency must be a whole number ≥ 1, got ${String(concurrency)}.`);
   }
@@ -233,6 +235,12 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     }
     let entry = ledger.get(key);
     if (entry instanceof Promise) entry = await entry;
+    const fingerprint = options.fingerprint?.(item);
+    if (fingerprint !== undefined && typeof fingerprint !== "string") throw new TypeError(`fingerprint(item) must return a string; it returned ${typeof fingerprint} for the key ${JSON.stringify(key)}.`);
+    // A key the ledger holds as sent (done, or maybe acted on) is bound to what it sent.
+    if (fingerprint !== undefined && entry?.fingerprint !== undefined && entry.fingerprint !== fingerprint && entry.state !== "started" && entry.state !== "failed") {
+      throw new CallChangedError(ledger.name ?? "the ledger", runId, key, entry.state, item);
+    }
     switch (entry?.state) {
       case "done":
         skipped++;
@@ -261,7 +269,7 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     let failure: BulkFailure | undefined;
     let waitCut = false;
     try {
-      const started = ledger.start(key);
+      const started = fingerprint === undefined ? ledger.start(key) : ledger.start(key, fingerprint);
       if (started) await started;
       const result = await task(item, { client: slot.client, signal: slot.stop.signal, key });
       if (isCallResult(result) && !result.response.ok) {
@@ -329,9 +337,18 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
   };
 
   progress(true);
+  const inDoubtFingerprints: Record<string, string> = {};
   try {
     await Promise.all(slots.map((slot) => worker(slot)));
     await checkpointing;
+    // What the keys in doubt sent, as the ledger holds it (the caller may not have the items any more).
+    if (options.fingerprint && !fatal) {
+      for (const key of inDoubtKeys) {
+        let entry = ledger.get(key);
+        if (entry instanceof Promise) entry = await entry;
+        if (entry?.fingerprint !== undefined) inDoubtFingerprints[key] = entry.fingerprint;
+      }
+    }
   } finally {
     options.abortInFlight?.removeEventListener("abort", onHardStop);
     signal?.removeEventListener("abort", stopWaiting);
@@ -354,7 +371,32 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     failures,
     inDoubtKeys: [...inDoubtKeys],
     stopped: !exhausted,
+    ...(options.fingerprint ? { inDoubtFingerprints } : {}),
   };
+}
+
+/**
+ * Thrown by `runBulk` when an item's `fingerprint` differs from the one the ledger recorded for
+ * its key, done or in doubt: the same key with another call (yesterday's ledger, today's file).
+ * Nothing is sent for it; the run stops.
+ */
+export class CallChangedError<Item = unknown> extends Error {
+  override name = "CallChangedError";
+  constructor(
+    /** How the message names the ledger. */
+    readonly ledger: string,
+    readonly runId: string,
+    readonly key: string,
+    /** What the ledger holds of the key: `done`, `sending` or `inDoubt`. */
+    readonly state: string,
+    /** The item whose fingerprint differs. */
+    readonly item: Item,
+  ) {
+    super(
+      `${ledger[0]!.toUpperCase()}${ledger.slice(1)} holds the key ${JSON.stringify(key)} of the run ${JSON.stringify(runId)} as ${state === "done" ? "done" : "in doubt"} with another call than this item's. ` +
+        "The same key with a different call is a different run: give it its own runId (or ledger), or restore the item as it was.",
+    );
+  }
 }
 
 /** The client of a dry run: the testing kit's in-process mock of the contract, loaded only for it. */

@@ -46,6 +46,8 @@ export interface LedgerEntry {
   status?: number;
   /** Why it failed, as a message (never the token). */
   error?: string;
+  /** What the key's task sends, as `runBulk`'s `fingerprint` gave it when the key started. */
+  fingerprint?: string;
 }
 
 /** How a task ended, as the ledger records it. */
@@ -72,22 +74,24 @@ export interface LedgerResume {
  * the same methods against its store.
  */
 export interface Ledger {
+  /** How messages name the ledger, e.g. "the ledger file runs/cards.ledger". */
+  readonly name?: string;
   /**
    * Opens the ledger for `runId`: creates it, or resumes what it holds. Rejects with a clear
-   * error when it belongs to another run.
+   * error when it belongs to another run, or another run has it open.
    */
   open(runId: string): Promise<LedgerResume>;
   /** The key's record, or `undefined` if it was never started. */
   get(key: string): LedgerEntry | undefined | Promise<LedgerEntry | undefined>;
-  /** The key's task starts: recorded before its first request. */
-  start(key: string): void | Promise<void>;
+  /** The key's task starts: recorded before its first request, with its `fingerprint` when the run has one. */
+  start(key: string, fingerprint?: string): void | Promise<void>;
   /** The key's task is about to send a POST or PATCH: durable before the request is sent. */
   sending(key: string): void | Promise<void>;
   /** How the key's task ended. */
   end(key: string, end: LedgerEnd): void | Promise<void>;
   /** The walk's position: every item of the pages before `cursor` is done (`null`: the whole walk). */
   checkpoint(cursor: string | null): void | Promise<void>;
-  /** Writes what is pending and releases the ledger's resources. */
+  /** Writes what is pending and releases the ledger's resources (and its lock: it may be opened again). */
   close(): Promise<void>;
 }
 
@@ -159,6 +163,8 @@ export interface BulkReport {
   failures: BulkFailure[];
   /** Every key in doubt: met in this run or ended in doubt in it (not re-run unless `rerunInDoubt`). */
   inDoubtKeys: string[];
+  /** With `fingerprint`: what each key in doubt sent, as the ledger recorded it (keys of earlier runs too). */
+  inDoubtFingerprints?: Record<string, string>;
   /** Whether `signal` stopped the run before its items were used up. */
   stopped: boolean;
 }
@@ -175,6 +181,13 @@ export interface RunBulkOptions<Item> {
   items: Iterable<Item> | AsyncIterable<Item>;
   /** The stable key of an item: a run does each key once. */
   key: (item: Item) => string;
+  /**
+   * What an item's task sends, as text (e.g. the call's JSON): recorded with its key when it
+   * starts. A key done or in doubt under another fingerprint is refused (`CallChangedError`):
+   * a reused ledger with new items does not skip them as done. Default: none (nothing checked;
+   * items read from the store, such as a `paginate()` walk, change between runs).
+   */
+  fingerprint?: ((item: Item) => string) | undefined;
   task: BulkTask<Item>;
   /** Tasks in flight at most (default 4). */
   concurrency?: number | undefined;

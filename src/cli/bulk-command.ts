@@ -12,7 +12,8 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { createStoreAdminClient } from "../client.js";
 import { fileLedger } from "../bulk/file-ledger.js";
 import { memoryLedger } from "../bulk/memory-ledger.js";
-import { runBulk } from "../bulk/run.js";
+import { canonicalJson } from "../bulk/fingerprint.js";
+import { CallChangedError, runBulk } from "../bulk/run.js";
 import type { BulkReport } from "../bulk/types.js";
 import { clip, describe, redact } from "../internal/redact.js";
 import type { StoreAdminClient } from "../types.js";
@@ -132,12 +133,26 @@ function clientFromEnv(env: NodeJS.ProcessEnv, dryRun: boolean): StoreAdminClien
   }
 }
 
+/** What a call sends, as the ledger binds it to its key: the operation and the call's parts. */
+function callFingerprint(operation: string, call: InputCall): string {
+  const { path, query, body } = call;
+  return canonicalJson([operation, { path, query, body }]);
+}
+
 /**
  * Writes the calls of the keys in doubt to `file`, one JSON line each: the call as it was read
  * and `inDoubt: { key, line }`. The input is read again rather than kept: a run of millions of
- * calls holds only the keys in doubt. A key no line has any more is written with its key alone.
+ * calls holds only the keys in doubt. A key no line has any more (in doubt since an earlier
+ * input) is written with the call the ledger recorded for it, or its key alone in a ledger of
+ * 0.3.0, which recorded no calls.
  */
-async function writeInDoubt(file: string, keys: readonly string[], calls: AsyncIterable<InputCall>, key: (call: InputCall) => string): Promise<void> {
+async function writeInDoubt(
+  file: string,
+  keys: readonly string[],
+  calls: AsyncIterable<InputCall>,
+  key: (call: InputCall) => string,
+  recorded: Readonly<Record<string, string>> = {},
+): Promise<void> {
   const left = new Set(keys);
   const out = createWriteStream(file, { flags: "w" });
   const write = (text: string) => (out.write(text) ? undefined : new Promise<void>((resolve) => out.once("drain", resolve)));
@@ -152,7 +167,11 @@ async function writeInDoubt(file: string, keys: readonly string[], calls: AsyncI
     const { line, invalid: _invalid, text: _text, ...parts } = call;
     await write(`${JSON.stringify({ ...parts, inDoubt: { key: itemKey, line } })}\n`);
   }
-  for (const itemKey of left) await write(`${JSON.stringify({ inDoubt: { key: itemKey } })}\n`);
+  for (const itemKey of left) {
+    const fingerprint = recorded[itemKey];
+    const parts = fingerprint === undefined ? {} : (JSON.parse(fingerprint) as [string, object])[1];
+    await write(`${JSON.stringify({ ...parts, inDoubt: { key: itemKey } })}\n`);
+  }
   out.end();
   await closed;
 }
@@ -199,6 +218,7 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
       runId: flags.runId ?? `${upper} ${path}`,
       items: distinctKeys(read(), key, flags.input),
       key: (call) => call.key,
+      fingerprint: (call) => callFingerprint(`${upper} ${path}`, call),
       total,
       task: async (call, { client: runClient, signal, key: itemKey }) => {
         const init = { params: { path: call.path, query: call.query }, body: call.body, signal };
@@ -256,7 +276,7 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     if (report.failures.length > 0) stdout.write(`Failed calls written to ${shown(failuresPath)} (feed it back with --input).\n`);
     if (report.inDoubt > 0) {
       const inDoubtPath = flags.inDoubt ?? `${flags.input}.in-doubt.jsonl`;
-      await writeInDoubt(inDoubtPath, report.inDoubtKeys, read(), key);
+      await writeInDoubt(inDoubtPath, report.inDoubtKeys, read(), key, report.inDoubtFingerprints);
       const check = ledger === undefined ? "check them at the store: with --no-ledger, running again sends them again" : "check them before --rerun-in-doubt";
       stdout.write(`In doubt (a POST or PATCH may have been acted on; ${check}): ${report.inDoubtKeys.slice(0, 20).map((itemKey) => shown(itemKey)).join(", ")}${report.inDoubt > 20 ? ", …" : ""}\n`);
       stdout.write(`All ${report.inDoubt} calls in doubt written to ${shown(inDoubtPath)}.\n`);
@@ -265,6 +285,14 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     if (report.stopped || interrupts > 0) return EXIT_INTERRUPTED;
     return report.failed > 0 || report.inDoubt > 0 ? EXIT_FAILED : EXIT_OK;
   } catch (error) {
+    if (error instanceof CallChangedError) {
+      const { line } = error.item as InputCall;
+      stderr.write(
+        `\nstore-admin-sdk bulk: ${shown(flags.input)}:${line}: ${shown(error.ledger)} holds the key ${shown(JSON.stringify(error.key))} of the run ${shown(JSON.stringify(error.runId))} ` +
+          `as ${error.state === "done" ? "done" : "in doubt"} with another call than this line's. Nothing was sent for it. A new input is a new run: give it its own --run-id (or --ledger), or restore the line as it was.\n`,
+      );
+      return EXIT_ERROR;
+    }
     stderr.write(`\nstore-admin-sdk bulk: ${shown(describe(error instanceof Error ? error.message : error), 2000)}\n`);
     return EXIT_ERROR;
   } finally {

@@ -27,29 +27,91 @@ const MAX_DEPTH = 8;
 /** The scrubber of each call's secrets, built once: their pieces of 8 characters in a set. */
 const scrubbers = new WeakMap<readonly string[], (text: string) => string>();
 
+/**
+ * A secret as a server may echo it inside a longer base64 string (standard and URL-safe): its
+ * encoding at each of the three byte alignments, less the characters that also depend on the
+ * bytes around it. `btoa` is in every runtime the client supports.
+ */
+function base64Forms(secret: string): string[] {
+  const forms: string[] = [];
+  for (let shift = 0; shift < 3; shift++) {
+    const bytes = "\0".repeat(shift) + secret;
+    let encoded: string;
+    try {
+      encoded = btoa(bytes).slice(Math.ceil((shift * 8) / 6), Math.floor((bytes.length * 8) / 6));
+    } catch {
+      continue; // not Latin-1: a token never is (auth.ts)
+    }
+    forms.push(encoded, encoded.replace(/\+/g, "-").replace(/\//g, "_"));
+  }
+  return forms;
+}
+
+/**
+ * Escapes a server may put a token's characters in: percent-encoding (either letter case),
+ * HTML character references (decimal or hex, leading zeros), JSON `\\u` escapes and `\\/`.
+ */
+const ESCAPES = /%([0-9a-f]{2})|&#(?:x0*([0-9a-f]{1,6})|0*(\d{1,7}));|\\u([0-9a-f]{4})|\\([/"\\])/gi;
+
+/** `text` with {@link ESCAPES} decoded, and where each of its characters came from in `text`. */
+function unescaped(text: string): { text: string; from: number[]; to: number[] } | undefined {
+  let out = "";
+  const from: number[] = [];
+  const to: number[] = [];
+  let last = 0;
+  const keep = (upTo: number): void => {
+    for (; last < upTo; last++) out += text[last], from.push(last), to.push(last + 1);
+  };
+  for (const match of text.matchAll(ESCAPES)) {
+    const [whole, percent, hex, decimal, unicode, plain] = match;
+    const code = parseInt(percent ?? hex ?? unicode ?? decimal ?? "", decimal ? 10 : 16);
+    if (!plain && !(code <= 0x10ffff)) continue;
+    keep(match.index);
+    const char = plain ?? String.fromCodePoint(code);
+    for (let i = 0; i < char.length; i++) out += char[i], from.push(match.index), to.push(match.index + whole.length);
+    last = match.index + whole.length;
+  }
+  if (last === 0) return undefined;
+  keep(text.length);
+  return { text: out, from, to };
+}
+
 function scrubber(secrets: readonly string[]): (text: string) => string {
   // A secret shorter than a run is its own piece (a call has one secret: the token).
   const run = Math.min(MIN_SECRET_RUN, ...secrets.map((secret) => secret.length || MIN_SECRET_RUN));
   const pieces = new Set<string>();
-  for (const secret of secrets) for (let i = 0; i + run <= secret.length; i++) pieces.add(asciiLower(secret.slice(i, i + run)));
+  // Base64 forms of a secret shorter than a run would be a character or two: found everywhere.
+  const forms = secrets.flatMap((secret) => (secret.length >= MIN_SECRET_RUN ? [secret, ...base64Forms(secret)] : [secret]));
+  for (const form of forms) {
+    for (let i = 0; i + run <= form.length; i++) pieces.add(asciiLower(form.slice(i, i + run)));
+  }
+  // Each window of `text` that is a piece of a secret, in any letter case (a server may echo the
+  // token upper-cased): its [start, end). Lowering ASCII letters only keeps every position.
+  const found = (text: string): Array<[number, number]> => {
+    const lower = asciiLower(text);
+    const spans: Array<[number, number]> = [];
+    for (let i = 0; i + run <= text.length; i++) if (pieces.has(lower.slice(i, i + run))) spans.push([i, i + run]);
+    return spans;
+  };
   return (text) => {
-    // One pass: each window that is a piece of a secret, in any letter case (a server may echo
-    // the token upper-cased), is marked, and every run of overlapping or touching marked
-    // windows becomes one REDACTED. Lowering ASCII letters only keeps every position.
-    const lower = pieces.size > 0 ? asciiLower(text) : text;
-    let out = "";
-    let from = 0;
-    let start = -1;
-    let end = -1;
-    for (let i = 0; pieces.size > 0 && i + run <= text.length; i++) {
-      if (!pieces.has(lower.slice(i, i + run))) continue;
-      if (i > end) {
-        if (start >= 0) (out += text.slice(from, start) + REDACTED), (from = end);
-        start = i;
+    if (pieces.size > 0) {
+      // The text as it is, and with its escapes decoded (each span mapped back to the escapes).
+      const spans = found(text);
+      const decoded = unescaped(text);
+      if (decoded) for (const [start, end] of found(decoded.text)) spans.push([decoded.from[start]!, decoded.to[end - 1]!]);
+      spans.sort((a, b) => a[0] - b[0]);
+      // Every run of overlapping or touching spans becomes one REDACTED.
+      let out = "";
+      let from = 0;
+      for (let i = 0; i < spans.length; ) {
+        const start = spans[i]![0];
+        let end = spans[i]![1];
+        for (i++; i < spans.length && spans[i]![0] <= end; i++) end = Math.max(end, spans[i]![1]);
+        out += text.slice(from, start) + REDACTED;
+        from = end;
       }
-      end = i + run;
+      text = out + text.slice(from);
     }
-    if (start >= 0) text = out + text.slice(from, start) + REDACTED + text.slice(end);
     return text.replace(BEARER_CREDENTIALS, `$1 ${REDACTED}`);
   };
 }
@@ -59,8 +121,11 @@ const asciiLower = (text: string): string => text.replace(/[A-Z]+/g, (letters) =
 
 /**
  * `text` with every run of {@link MIN_SECRET_RUN} or more characters of a `secret`, in any
- * letter case (every whole shorter secret) and every `Bearer …` credential replaced by `[REDACTED]`. Linear in
- * the text's length, whatever the secret's. Adjacent matches become one `[REDACTED]`.
+ * letter case (every whole shorter secret), in base64 (standard or URL-safe, at any alignment),
+ * or in escapes (percent, HTML character references, JSON `\\u`), and every `Bearer …`
+ * credential replaced by `[REDACTED]`. Linear in the text's length, whatever the secret's.
+ * Adjacent matches become one `[REDACTED]`. The one redaction of the SDK: the client's errors
+ * and log events, and the bulk runner's failures, reports and ledger all use it.
  */
 export function redact(text: string, secrets: readonly string[] = []): string {
   let scrub = scrubbers.get(secrets);

@@ -1,11 +1,15 @@
 /**
  * What the package's other entries (`store-admin-sdk/bulk`, `/bulk/bullmq`, `/testing` and the
- * command) take from the main entry's modules beyond its public exports. scripts/build.ts
- * exports these from the built main entry too, untyped, and builds the other entries to
- * import the main entry's modules from it, so that there is one copy of each: one client
- * registry for `deriveClient`, one record of walks for `walkOf`, one `StoreAdminError`. They
- * are not part of the API: no declaration names them, and any release may change them.
+ * command) take from the main entry's modules: its public exports, and the client registry and
+ * helpers beyond them. scripts/build.ts builds this file beside the main entry, and the other
+ * entries import it as `#shared` (package.json `imports`, which only the package's own files
+ * can resolve), so that there is one copy of each module: one client registry for
+ * `deriveClient`, one record of walks for `walkOf`, one `StoreAdminError`.
+ *
+ * Not part of the API, and not reachable through the package's `exports`: `tokenSourceOf` and
+ * `deriveClient` reach a client's token, so no public entry may export them (test/package/entry-guarantees.test.ts).
  */
+export * from "../index.js";
 export { deriveClient, tokenSourceOf } from "../client.js";
 export { walkOf } from "../paginate.js";
 export { parseRetryAfterMs } from "../retry-policy.js";

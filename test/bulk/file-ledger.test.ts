@@ -3,8 +3,7 @@
  * a file that opens with every whole record and nothing else; damage, another run's file, a
  * file that is not a ledger and a ledger in use are refused with a clear error.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -101,7 +100,7 @@ describe("fileLedger", () => {
     expect(readFileSync(damaged)).toEqual(middle);
   });
 
-  it("refuses another run's file, a file that is not a ledger, and a ledger in use; takes over a dead process's lock", async () => {
+  it("refuses another run's file, a file that is not a ledger, a ledger in use, and 0.3.0's lock file", async () => {
     const path = fresh();
     await writeRun(fileLedger(path));
     await expect(fileLedger(path).open("run-2")).rejects.toThrow(/belongs to the run "run-1", not "run-2"/);
@@ -119,17 +118,16 @@ describe("fileLedger", () => {
 
     const held = fileLedger(path);
     await held.open("run-1");
-    await expect(fileLedger(path).open("run-1")).rejects.toThrow(`The ledger is already open in this process (process ${process.pid})`);
+    await expect(fileLedger(path).open("run-1")).rejects.toThrow(`The ledger ${path} is in use: it is already open in this process`);
     await held.close();
     expect(existsSync(`${path}.lock`)).toBe(false);
 
-    // Held by another running process (this one's parent): named by its id.
+    // The lock file of 0.3.0 (a process id): refused with what to do, whatever its age.
     writeFileSync(`${path}.lock`, String(process.ppid));
-    await expect(fileLedger(path).open("run-1")).rejects.toThrow(`The ledger is in use by process ${process.ppid} (${path}.lock)`);
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(`${path}.lock`, old, old);
+    await expect(fileLedger(path).open("run-1")).rejects.toThrow(`a lock file of an earlier store-admin-sdk (0.3.0) is there, holding a process id; if no run of that version uses this ledger, delete it (${path}.lock)`);
     rmSync(`${path}.lock`);
-
-    const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
-    writeFileSync(`${path}.lock`, dead.stdout);
     const after = fileLedger(path);
     await after.open("run-1");
     await after.close();

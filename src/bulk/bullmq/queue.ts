@@ -14,7 +14,7 @@ import type { BulkFailure, BulkProgress, BulkReport, BulkTask } from "../types.j
 import { BulkQueueConnectionError, callerClient, connected, errorReporter, isConnectionError, redisAddress, workerClient } from "./connection.js";
 import { runJob } from "./job.js";
 import { redisBudget } from "./redis-budget.js";
-import { redisLedger } from "./redis-ledger.js";
+import { itemDigest, redisLedger } from "./redis-ledger.js";
 
 export interface BulkQueueOptions {
   /** The queue's name: every producer and worker of one bulk job uses the same. */
@@ -164,9 +164,24 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
     async add(items, { key }) {
       if (typeof key !== "function") throw new TypeError("add(items, { key }): key must be a function returning an item's key as a string.");
       const { redis, queue } = await caller();
-      await redisLedger(redis, ledgerBase).markStarted().catch(named);
+      const ledger = redisLedger(redis, ledgerBase);
+      await ledger.markStarted().catch(named);
       let batch: Array<{ name: string; data: JobData<Item>; opts: { jobId: string } }> = [];
       let count = 0;
+      /** Queues the batch, each key bound to its item first: a key bound to another item is refused. */
+      const queueBatch = async (): Promise<void> => {
+        const jobs = batch;
+        batch = [];
+        const conflict = await ledger.bind(jobs.map((job) => [job.data.key, itemDigest(job.data.item)] as const)).catch(named);
+        const bound = conflict < 0 ? jobs : jobs.slice(0, conflict);
+        if (bound.length > 0) await queue.addBulk(bound).catch(named);
+        if (conflict >= 0) {
+          throw new Error(
+            `add(): the queue "${name}" holds the key ${JSON.stringify(jobs[conflict]!.data.key)} with another item than item ${count - jobs.length + conflict} of this add. ` +
+              "The same key with a different item is a different run: use another queue name, or restore the item as it was. Items before it were queued.",
+          );
+        }
+      };
       try {
         for await (const item of items as AsyncIterable<Item>) {
           const itemKey = key(item);
@@ -175,14 +190,11 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
           }
           batch.push({ name: "task", data: { key: itemKey, item }, opts: { jobId: jobIdOf(itemKey) } });
           count += 1;
-          if (batch.length === ADD_BATCH) {
-            await queue.addBulk(batch).catch(named);
-            batch = [];
-          }
+          if (batch.length === ADD_BATCH) await queueBatch();
         }
       } finally {
         // What was read before a bad item (or a failing iterable) is queued, as the error says.
-        if (batch.length > 0) await queue.addBulk(batch).catch(named);
+        if (batch.length > 0) await queueBatch();
       }
       return count;
     },

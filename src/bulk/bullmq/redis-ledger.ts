@@ -10,8 +10,12 @@
  * - `<base>:failures` hash key → JSON `{ status?, name?, error }` of a failed key
  * - `<base>:inDoubt`  set of the keys in doubt
  * - `<base>:meta`     hash: `done` (count), `startedAt`, `lastEndAt` (ms)
+ * - `<base>:calls`    hash key → digest of the item added under it: a key is bound to its item
+ *   (a queue of 0.3.0 has none: its keys are bound by the next `add`)
  */
+import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
+import { canonicalJson } from "../fingerprint.js";
 
 /** How a key ended, as the ledger records it. */
 export type KeyEnd = "done" | "failed" | "inDoubt";
@@ -71,6 +75,19 @@ else redis.call('HSET', KEYS[2], ARGV[1], ARGV[3]) end
 redis.call('HSET', KEYS[4], 'lastEndAt', ARGV[4])
 return ARGV[2]`,
   },
+  // KEYS: calls · ARGV: key, digest, key, digest, … → 0 when every key is bound to its digest
+  // (bound now, or before to the same), else the 1-based index of the first pair bound to
+  // another: the pairs before it are bound, it and the rest are not.
+  sdkLedgerBind: {
+    numberOfKeys: 1,
+    lua: `
+for i = 1, #ARGV, 2 do
+  local bound = redis.call('HGET', KEYS[1], ARGV[i])
+  if bound and bound ~= ARGV[i + 1] then return (i + 1) / 2 end
+  if not bound then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+return 0`,
+  },
   // KEYS: state, failures → how many failed keys were forgotten (so that their jobs run again)
   sdkLedgerForgetFailed: {
     numberOfKeys: 2,
@@ -92,7 +109,15 @@ export function defineLedgerScripts(redis: Redis): void {
   }
 }
 
+/** What a key is bound to: a digest of its item's canonical JSON. */
+export const itemDigest = (item: unknown): string => createHash("sha256").update(canonicalJson(item) ?? "undefined").digest("base64url");
+
 export interface RedisLedger {
+  /**
+   * Binds each key to its item's digest (`[key, digest]` pairs, in order); returns the index of
+   * the first pair whose key is bound to another item (those before it are bound), or -1.
+   */
+  bind(pairs: ReadonlyArray<readonly [string, string]>): Promise<number>;
   /** Called as a worker takes a job: run it, or the end the key already has. */
   begin(key: string, lockKey: string, token: string): Promise<BeginVerdict>;
   /** Before a POST or PATCH goes to fetch. False: this worker no longer owns the job (send nothing). */
@@ -117,7 +142,13 @@ export function redisLedger(redis: Redis, base: string): RedisLedger {
   const failures = `${base}:failures`;
   const inDoubt = `${base}:inDoubt`;
   const meta = `${base}:meta`;
+  const calls = `${base}:calls`;
   return {
+    async bind(pairs) {
+      if (pairs.length === 0) return -1;
+      const conflict = Number(await scripts.sdkLedgerBind(calls, ...pairs.flat()));
+      return conflict - 1;
+    },
     async begin(key, lockKey, token) {
       return (await scripts.sdkLedgerBegin(state, inDoubt, meta, lockKey, key, token, Date.now())) as BeginVerdict;
     },
