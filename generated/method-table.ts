@@ -7,7 +7,7 @@
 import type { OperationKey } from "./operations.js";
 
 /** One operation method: its dotted name, its operation, and what follows its path parameters (the template's, in order). */
-export type MethodRow = readonly [name: string, operation: OperationKey, rest: "query" | "body" | ""];
+export type MethodRow = readonly [name: string, operation: OperationKey, rest: "query" | "body" | "body+query" | ""];
 
 /** Every operation method. */
 export const methodTable: readonly MethodRow[] = [

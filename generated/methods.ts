@@ -4,7 +4,7 @@
  * The types and documentation of the operation methods (`store.users.retrieve(42)`), named by
  * each operation's `x-sdk-method` in the contract; `method-table.ts` is what they run on.
  */
-import type { MethodOptions } from "../src/types.js";
+import type { MethodOptions, ResponsePromise } from "../src/types.js";
 import type { operations } from "./schema.js";
 import type { Address, AddressUpdate, Dispute, DisputeNoteCreate, DisputeResolve, FulfillmentOrder, Gateway, GiftCard, GiftCardUpdate, Note, Order, OrderLineUpdate, Product, ProductCreate, ProductImage, ProductImageCreate, StockRecord, Subscription, Ticket, TicketAttachmentUpload, User, UserUpdate, Variant } from "./names.js";
 
@@ -73,7 +73,7 @@ export interface TicketsAttachmentsMethods {
    *
    * @param body The files to attach, as `multipart/form-data`. `files` is optional and may be repeated to send several files. How the target ticket is identified is not shown by the specification, so this is the most tolerant form that stays useful: further fields of any name are allowed and sent, each a string, a number or a file (e.g. `ticket: 2201`), though none is described. (`TicketAttachmentUpload`, sent as `multipart/form-data`).
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the `Ticket`.
+   * @returns Resolves to the `Ticket`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {NotFoundError} 404: there is no such resource.
@@ -89,7 +89,7 @@ export interface TicketsAttachmentsMethods {
    * const ticket = await store.tickets.attachments.create({ files: [photo, receipt] });
    * console.log(`Ticket ${ticket.id} now has ${ticket.comments?.at(-1)?.attachments?.length ?? 0} attachment(s) on its last comment`);
    */
-  create(body: TicketAttachmentUpload, options?: MethodOptions): Promise<Ticket>;
+  create(body: TicketAttachmentUpload, options?: MethodOptions): ResponsePromise<Ticket>;
 }
 
 /**
@@ -105,7 +105,7 @@ export interface SubscriptionsMethods {
    *
    * @param id Subscription id.
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the `Subscription`.
+   * @returns Resolves to the `Subscription`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {NotFoundError} 404: there is no such resource.
@@ -124,7 +124,7 @@ export interface SubscriptionsMethods {
    *   } else throw error;
    * }
    */
-  renew(id: number, options?: MethodOptions): Promise<Subscription>;
+  renew(id: number, options?: MethodOptions): ResponsePromise<Subscription>;
 }
 
 /**
@@ -154,7 +154,7 @@ export interface OrdersFulfillmentOrdersMethods {
    *
    * @param number The order number (a string).
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the list of `FulfillmentOrder` (an array, also when the store sends one object).
+   * @returns Resolves to the list of `FulfillmentOrder` (an array, also when the store sends one object); `.withResponse()` adds the `Response` and its request id.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {NotFoundError} 404: there is no such resource.
@@ -170,7 +170,7 @@ export interface OrdersFulfillmentOrdersMethods {
    *   console.log(`${fulfillmentOrder.id} from ${fulfillmentOrder.assigned_location?.name}: ${fulfillmentOrder.status} (${items})`);
    * }
    */
-  list(number: string, options?: MethodOptions): Promise<FulfillmentOrder[]>;
+  list(number: string, options?: MethodOptions): ResponsePromise<FulfillmentOrder[]>;
 }
 
 /**
@@ -188,7 +188,7 @@ export interface OrdersLinesMethods {
    * @param lineId Order line id.
    * @param body The edit to make to an order line; all fields optional. (`OrderLineUpdate`).
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the `Order`.
+   * @returns Resolves to the `Order`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {NotFoundError} 404: there is no such resource.
@@ -204,7 +204,7 @@ export interface OrdersLinesMethods {
    * const line = order.lines?.find((item) => item.id === 3301);
    * console.log(`Line ${line?.sku}: ${line?.quantity}; order total ${order.total_incl_tax} ${order.currency}`);
    */
-  update(number: string, lineId: number, body: OrderLineUpdate, options?: MethodOptions): Promise<Order>;
+  update(number: string, lineId: number, body: OrderLineUpdate, options?: MethodOptions): ResponsePromise<Order>;
 }
 
 /**
@@ -220,7 +220,7 @@ export interface GatewaysMethods {
    *
    * @param id Payment gateway id.
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the `Gateway`.
+   * @returns Resolves to the `Gateway`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {NotFoundError} 404: there is no such resource.
@@ -234,7 +234,7 @@ export interface GatewaysMethods {
    * console.log("Cards:", (gateway.card_types ?? []).map((card) => card.label).join(", "));
    * console.log("Currencies:", (gateway.currencies ?? []).map((currency) => currency.code).join(", "));
    */
-  retrieve(id: number, options?: MethodOptions): Promise<Gateway>;
+  retrieve(id: number, options?: MethodOptions): ResponsePromise<Gateway>;
 }
 
 /**
@@ -254,7 +254,7 @@ export interface DisputesMethods {
    *
    * @param id Dispute id.
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the `Dispute`.
+   * @returns Resolves to the `Dispute`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {NotFoundError} 404: there is no such resource.
@@ -271,7 +271,7 @@ export interface DisputesMethods {
    *   else throw error;
    * }
    */
-  retrieve(id: number, options?: MethodOptions): Promise<Dispute>;
+  retrieve(id: number, options?: MethodOptions): ResponsePromise<Dispute>;
   /**
    * Resolve a dispute.
    *
@@ -282,7 +282,7 @@ export interface DisputesMethods {
    * @param id Dispute id.
    * @param body How to resolve a dispute; all fields optional. (`DisputeResolve`).
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the `Dispute`.
+   * @returns Resolves to the `Dispute`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {NotFoundError} 404: there is no such resource.
@@ -294,7 +294,7 @@ export interface DisputesMethods {
    * const dispute = await store.disputes.resolve(77, { resolution: "issued_full_refund", create_external_refund: false });
    * console.log(`Dispute ${dispute.id} resolved: ${dispute.resolution}`);
    */
-  resolve(id: number, body?: DisputeResolve, options?: MethodOptions): Promise<Dispute>;
+  resolve(id: number, body?: DisputeResolve, options?: MethodOptions): ResponsePromise<Dispute>;
 }
 
 /**
@@ -311,7 +311,7 @@ export interface DisputesNotesMethods {
    * @param id Dispute id.
    * @param body A note to add to a dispute. (`DisputeNoteCreate`).
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the `Note`.
+   * @returns Resolves to the `Note`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {NotFoundError} 404: there is no such resource.
@@ -324,7 +324,7 @@ export interface DisputesNotesMethods {
    * });
    * console.log(`Note ${note.id} added at ${note.created_at}`);
    */
-  create(id: number, body: DisputeNoteCreate, options?: MethodOptions): Promise<Note>;
+  create(id: number, body: DisputeNoteCreate, options?: MethodOptions): ResponsePromise<Note>;
 }
 
 /**
@@ -340,7 +340,7 @@ export interface StockRecordsMethods {
    *
    * @param id Stock record id.
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the `StockRecord`.
+   * @returns Resolves to the `StockRecord`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {NotFoundError} 404: there is no such resource.
@@ -354,7 +354,7 @@ export interface StockRecordsMethods {
    * console.log(`${stock.product?.sku} at ${stock.location?.name}: ${available} available`);
    * if (available <= (stock.low_stock_threshold ?? 0)) console.warn("Low stock: reorder.");
    */
-  retrieve(id: number, options?: MethodOptions): Promise<StockRecord>;
+  retrieve(id: number, options?: MethodOptions): ResponsePromise<StockRecord>;
 }
 
 /**
@@ -378,7 +378,7 @@ export interface ProductsMethods {
    *
    * @param body A product to create. `title` is required. The element shapes accepted inside `variants`, `variant_attributes` and `categories` are not shown by the specification: their known fields are typed as in the Product resource and further fields are allowed. (`ProductCreate`).
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the `Product`.
+   * @returns Resolves to the `Product`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {RateLimitError} 429: the store still rate-limits after the retries.
@@ -397,7 +397,7 @@ export interface ProductsMethods {
    * });
    * console.log(`Created product ${product.id} at ${product.url}`);
    */
-  create(body: ProductCreate, options?: MethodOptions): Promise<Product>;
+  create(body: ProductCreate, options?: MethodOptions): ResponsePromise<Product>;
 }
 
 /**
@@ -414,7 +414,7 @@ export interface ProductsImagesMethods {
    * @param id Product id.
    * @param body An image to add: either the file itself (`attachment`, base64) or a URL the store fetches and attaches (`src`). All fields are optional. (`ProductImageCreate`).
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the `ProductImage`.
+   * @returns Resolves to the `ProductImage`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {NotFoundError} 404: there is no such resource.
@@ -431,7 +431,7 @@ export interface ProductsImagesMethods {
    * });
    * console.log(`Image ${image.id}: ${image.src}`);
    */
-  create(id: number, body: ProductImageCreate, options?: MethodOptions): Promise<ProductImage>;
+  create(id: number, body: ProductImageCreate, options?: MethodOptions): ResponsePromise<ProductImage>;
 }
 
 /**
@@ -447,7 +447,7 @@ export interface ProductsVariantsMethods {
    *
    * @param id Variant id.
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the `Variant`.
+   * @returns Resolves to the `Variant`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {NotFoundError} 404: there is no such resource.
@@ -461,7 +461,7 @@ export interface ProductsVariantsMethods {
    * for (const price of variant.prices ?? []) console.log(price.currency, price.price);
    * for (const stock of variant.stockrecords ?? []) console.log(`location ${stock.location_id}: ${stock.num_in_stock} in stock`);
    */
-  retrieve(id: number, options?: MethodOptions): Promise<Variant>;
+  retrieve(id: number, options?: MethodOptions): ResponsePromise<Variant>;
 }
 
 /**
@@ -502,7 +502,7 @@ export interface GiftCardsMethods {
    * @param id Gift card id.
    * @param body The writable fields of a gift card, both optional. (`GiftCardUpdate`).
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the `GiftCard`.
+   * @returns Resolves to the `GiftCard`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {NotFoundError} 404: there is no such resource.
@@ -514,7 +514,7 @@ export interface GiftCardsMethods {
    * const card = await store.giftCards.update(88, { expired_at: "2027-12-31T23:59:59Z", user: 42 });
    * console.log(`Card …${card.last_four} expires ${card.expired_at}, balance ${card.balance} ${card.currency}`);
    */
-  update(id: number, body: GiftCardUpdate, options?: MethodOptions): Promise<GiftCard>;
+  update(id: number, body: GiftCardUpdate, options?: MethodOptions): ResponsePromise<GiftCard>;
 }
 
 /**
@@ -560,7 +560,7 @@ export interface UsersMethods {
    *
    * @param id Customer id.
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the `User`.
+   * @returns Resolves to the `User`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {NotFoundError} 404: there is no such resource.
@@ -578,7 +578,7 @@ export interface UsersMethods {
    *   else throw error;
    * }
    */
-  retrieve(id: number, options?: MethodOptions): Promise<User>;
+  retrieve(id: number, options?: MethodOptions): ResponsePromise<User>;
   /**
    * Update a customer.
    *
@@ -589,7 +589,7 @@ export interface UsersMethods {
    * @param id Customer id.
    * @param body The writable fields of a customer, all optional. Union-typed fields accept their stated type; `language` also accepts the empty string and null. (`UserUpdate`).
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the `User`.
+   * @returns Resolves to the `User`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {NotFoundError} 404: there is no such resource.
@@ -608,7 +608,7 @@ export interface UsersMethods {
    * });
    * console.log(`Saved ${customer.email ?? "(no email)"}`);
    */
-  replace(id: number, body: UserUpdate, options?: MethodOptions): Promise<User>;
+  replace(id: number, body: UserUpdate, options?: MethodOptions): ResponsePromise<User>;
   /**
    * Partially update a customer.
    *
@@ -619,7 +619,7 @@ export interface UsersMethods {
    * @param id Customer id.
    * @param body The writable fields of a customer, all optional. Union-typed fields accept their stated type; `language` also accepts the empty string and null. (`UserUpdate`).
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the `User`.
+   * @returns Resolves to the `User`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {NotFoundError} 404: there is no such resource.
@@ -636,7 +636,7 @@ export interface UsersMethods {
    *   else throw error;
    * }
    */
-  update(id: number, body: UserUpdate, options?: MethodOptions): Promise<User>;
+  update(id: number, body: UserUpdate, options?: MethodOptions): ResponsePromise<User>;
 }
 
 /**
@@ -684,7 +684,7 @@ export interface UsersAddressesMethods {
    * @param addressId A unique integer identifying the user address.
    * @param body A customer address to store. `country`, `line1` and `line4` are required (the specification takes this from its request sample). (`AddressUpdate`).
    * @param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.
-   * @returns Resolves to the `Address`.
+   * @returns Resolves to the `Address`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.
    * @throws {AuthenticationError} 401: the token is missing, expired or wrong.
    * @throws {PermissionDeniedError} 403: the token lacks the scope.
    * @throws {NotFoundError} 404: there is no such resource.
@@ -709,7 +709,7 @@ export interface UsersAddressesMethods {
    *   } else throw error;
    * }
    */
-  update(id: number, addressId: number, body: AddressUpdate, options?: MethodOptions): Promise<Address>;
+  update(id: number, addressId: number, body: AddressUpdate, options?: MethodOptions): ResponsePromise<Address>;
 }
 
 /**

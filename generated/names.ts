@@ -54,19 +54,19 @@ export type Metadata = Readable<components["schemas"]["Metadata"]>;
  * `cursor` query parameter of `next` to get the next page; `next` is null on the
  * last page. The page size is not shown by the specification.
  */
-export interface PageLinks extends Readable<components["schemas"]["PageLinks"]> {}
+export interface PageLinks extends Readable<components["schemas"]["PageLinks"]>, Record<never, never> {}
 /**
  * One page of customers.
  */
-export interface UserPage extends Readable<components["schemas"]["UserPage"]> {}
+export interface UserPage extends Readable<components["schemas"]["UserPage"]>, Record<never, never> {}
 /**
  * One page of customer notes.
  */
-export interface NotePage extends Readable<components["schemas"]["NotePage"]> {}
+export interface NotePage extends Readable<components["schemas"]["NotePage"]>, Record<never, never> {}
 /**
  * One page of gift cards.
  */
-export interface GiftCardPage extends Readable<components["schemas"]["GiftCardPage"]> {}
+export interface GiftCardPage extends Readable<components["schemas"]["GiftCardPage"]>, Record<never, never> {}
 /**
  * The body of an error response. The specification shows no error body, status
  * codes or error codes, so this schema is deliberately tolerant: every property
@@ -75,37 +75,37 @@ export interface GiftCardPage extends Readable<components["schemas"]["GiftCardPa
  * guaranteed. The examples on the error responses are illustrations, not
  * transcriptions.
  */
-export interface ErrorBody extends Readable<components["schemas"]["ErrorBody"]> {}
+export interface ErrorBody extends Readable<components["schemas"]["ErrorBody"]>, Record<never, never> {}
 /**
  * A customer of the store.
  */
-export interface User extends Readable<components["schemas"]["User"]> {}
+export interface User extends Readable<components["schemas"]["User"]>, Record<never, never> {}
 /**
  * The writable fields of a customer, all optional. Union-typed fields accept
  * their stated type; `language` also accepts the empty string and null.
  */
-export interface UserUpdate extends Writable<components["schemas"]["UserUpdate"]> {}
+export interface UserUpdate extends Writable<components["schemas"]["UserUpdate"]>, Record<never, never> {}
 /**
  * The address subset carried by a fulfillment origin and by a location.
  */
-export interface LocationAddress extends Readable<components["schemas"]["LocationAddress"]> {}
+export interface LocationAddress extends Readable<components["schemas"]["LocationAddress"]>, Record<never, never> {}
 /**
  * The address subset embedded in orders and subscriptions as the billing address (no notes, no default flags).
  */
-export interface BillingAddress extends Readable<components["schemas"]["BillingAddress"]> {}
+export interface BillingAddress extends Readable<components["schemas"]["BillingAddress"]>, Record<never, never> {}
 /**
  * The address subset embedded in orders, subscriptions and fulfillment orders as the shipping address (no default flags).
  */
-export interface ShippingAddress extends Readable<components["schemas"]["ShippingAddress"]> {}
+export interface ShippingAddress extends Readable<components["schemas"]["ShippingAddress"]>, Record<never, never> {}
 /**
  * A customer address.
  */
-export interface Address extends Readable<components["schemas"]["Address"]> {}
+export interface Address extends Readable<components["schemas"]["Address"]>, Record<never, never> {}
 /**
  * A customer address to store. `country`, `line1` and `line4` are required (the
  * specification takes this from its request sample).
  */
-export interface AddressUpdate extends Writable<components["schemas"]["AddressUpdate"]> {}
+export interface AddressUpdate extends Writable<components["schemas"]["AddressUpdate"]>, Record<never, never> {}
 /**
  * The customer embedded in gift cards, orders and subscriptions (null when there is none).
  */
@@ -113,92 +113,92 @@ export type UserSummary = Readable<components["schemas"]["UserSummary"]>;
 /**
  * A note on a customer or on a dispute.
  */
-export interface Note extends Readable<components["schemas"]["Note"]> {}
+export interface Note extends Readable<components["schemas"]["Note"]>, Record<never, never> {}
 /**
  * A gift card.
  */
-export interface GiftCard extends Readable<components["schemas"]["GiftCard"]> {}
+export interface GiftCard extends Readable<components["schemas"]["GiftCard"]>, Record<never, never> {}
 /**
  * The writable fields of a gift card, both optional.
  */
-export interface GiftCardUpdate extends Writable<components["schemas"]["GiftCardUpdate"]> {}
+export interface GiftCardUpdate extends Writable<components["schemas"]["GiftCardUpdate"]>, Record<never, never> {}
 /**
  * A product category (deprecated).
  */
-export interface Category extends Readable<components["schemas"]["Category"]> {}
+export interface Category extends Readable<components["schemas"]["Category"]>, Record<never, never> {}
 /**
  * A variant attribute of a product and its values.
  */
-export interface VariantAttribute extends Readable<components["schemas"]["VariantAttribute"]> {}
+export interface VariantAttribute extends Readable<components["schemas"]["VariantAttribute"]>, Record<never, never> {}
 /**
  * A product of the catalogue.
  */
-export interface Product extends Readable<components["schemas"]["Product"]> {}
+export interface Product extends Readable<components["schemas"]["Product"]>, Record<never, never> {}
 /**
  * A product to create. `title` is required. The element shapes accepted inside
  * `variants`, `variant_attributes` and `categories` are not shown by the
  * specification: their known fields are typed as in the Product resource and
  * further fields are allowed.
  */
-export interface ProductCreate extends Writable<components["schemas"]["ProductCreate"]> {}
+export interface ProductCreate extends Writable<components["schemas"]["ProductCreate"]>, Record<never, never> {}
 /**
  * A product category (deprecated). As sent in a product create request (its request form: no `null`).
  */
-export interface ProductCreateCategory extends Writable<components["schemas"]["ProductCreateCategory"]> {}
+export interface ProductCreateCategory extends Writable<components["schemas"]["ProductCreateCategory"]>, Record<never, never> {}
 /**
  * A variant attribute of a product and its values. As sent in a product create request (its request form: no `null`).
  */
-export interface ProductCreateVariantAttribute extends Writable<components["schemas"]["ProductCreateVariantAttribute"]> {}
+export interface ProductCreateVariantAttribute extends Writable<components["schemas"]["ProductCreateVariantAttribute"]>, Record<never, never> {}
 /**
  * A product variant. As sent in a product create request (its request form: no `null`).
  */
-export interface ProductCreateVariant extends Writable<components["schemas"]["ProductCreateVariant"]> {}
+export interface ProductCreateVariant extends Writable<components["schemas"]["ProductCreateVariant"]>, Record<never, never> {}
 /**
  * A product variant.
  */
-export interface Variant extends Readable<components["schemas"]["Variant"]> {}
+export interface Variant extends Readable<components["schemas"]["Variant"]>, Record<never, never> {}
 /**
  * An image of a product. `display_order` 0 marks the primary image.
  */
-export interface ProductImage extends Readable<components["schemas"]["ProductImage"]> {}
+export interface ProductImage extends Readable<components["schemas"]["ProductImage"]>, Record<never, never> {}
 /**
  * An image to add: either the file itself (`attachment`, base64) or a URL the
  * store fetches and attaches (`src`). All fields are optional.
  */
-export interface ProductImageCreate extends Writable<components["schemas"]["ProductImageCreate"]> {}
+export interface ProductImageCreate extends Writable<components["schemas"]["ProductImageCreate"]>, Record<never, never> {}
 /**
  * A stock location.
  */
-export interface Location extends Readable<components["schemas"]["Location"]> {}
+export interface Location extends Readable<components["schemas"]["Location"]>, Record<never, never> {}
 /**
  * The stock of one variant at one location.
  */
-export interface StockRecord extends Readable<components["schemas"]["StockRecord"]> {}
+export interface StockRecord extends Readable<components["schemas"]["StockRecord"]>, Record<never, never> {}
 /**
  * A payment dispute.
  */
-export interface Dispute extends Readable<components["schemas"]["Dispute"]> {}
+export interface Dispute extends Readable<components["schemas"]["Dispute"]>, Record<never, never> {}
 /**
  * A note to add to a dispute.
  */
-export interface DisputeNoteCreate extends Writable<components["schemas"]["DisputeNoteCreate"]> {}
+export interface DisputeNoteCreate extends Writable<components["schemas"]["DisputeNoteCreate"]>, Record<never, never> {}
 /**
  * How to resolve a dispute; all fields optional.
  */
-export interface DisputeResolve extends Writable<components["schemas"]["DisputeResolve"]> {}
-export interface CodeLabel extends Readable<components["schemas"]["CodeLabel"]> {}
+export interface DisputeResolve extends Writable<components["schemas"]["DisputeResolve"]>, Record<never, never> {}
+export interface CodeLabel extends Readable<components["schemas"]["CodeLabel"]>, Record<never, never> {}
 /**
  * A payment gateway.
  */
-export interface Gateway extends Readable<components["schemas"]["Gateway"]> {}
+export interface Gateway extends Readable<components["schemas"]["Gateway"]>, Record<never, never> {}
 /**
  * A comment on a ticket.
  */
-export interface Comment extends Readable<components["schemas"]["Comment"]> {}
+export interface Comment extends Readable<components["schemas"]["Comment"]>, Record<never, never> {}
 /**
  * A support ticket.
  */
-export interface Ticket extends Readable<components["schemas"]["Ticket"]> {}
+export interface Ticket extends Readable<components["schemas"]["Ticket"]>, Record<never, never> {}
 /**
  * The files to attach, as `multipart/form-data`. `files` is optional and may be
  * repeated to send several files. How the target ticket is identified is not
@@ -210,69 +210,69 @@ export type TicketAttachmentUpload = Writable<components["schemas"]["TicketAttac
 /**
  * The edit to make to an order line; all fields optional.
  */
-export interface OrderLineUpdate extends Writable<components["schemas"]["OrderLineUpdate"]> {}
+export interface OrderLineUpdate extends Writable<components["schemas"]["OrderLineUpdate"]>, Record<never, never> {}
 /**
  * An amount converted to the store's reporting currency.
  */
-export interface AmountReportValues extends Readable<components["schemas"]["AmountReportValues"]> {}
-export interface TaxLineBase extends Readable<components["schemas"]["TaxLineBase"]> {}
+export interface AmountReportValues extends Readable<components["schemas"]["AmountReportValues"]>, Record<never, never> {}
+export interface TaxLineBase extends Readable<components["schemas"]["TaxLineBase"]>, Record<never, never> {}
 /**
  * A tax applied to a line, shipping or fulfillment item.
  */
-export interface TaxLine extends Readable<components["schemas"]["TaxLine"]> {}
+export interface TaxLine extends Readable<components["schemas"]["TaxLine"]>, Record<never, never> {}
 /**
  * A tax line of an order, with `id` in place of `tax_id`.
  */
-export interface OrderTaxLine extends Readable<components["schemas"]["OrderTaxLine"]> {}
+export interface OrderTaxLine extends Readable<components["schemas"]["OrderTaxLine"]>, Record<never, never> {}
 /**
  * Marketing attribution of an order or subscription.
  */
-export interface Attribution extends Readable<components["schemas"]["Attribution"]> {}
+export interface Attribution extends Readable<components["schemas"]["Attribution"]>, Record<never, never> {}
 /**
  * A line item of an order.
  */
-export interface OrderLine extends Readable<components["schemas"]["OrderLine"]> {}
+export interface OrderLine extends Readable<components["schemas"]["OrderLine"]>, Record<never, never> {}
 /**
  * A line item of a fulfillment.
  */
-export interface FulfillmentLineItem extends Readable<components["schemas"]["FulfillmentLineItem"]> {}
+export interface FulfillmentLineItem extends Readable<components["schemas"]["FulfillmentLineItem"]>, Record<never, never> {}
 /**
  * A fulfillment (shipment) of an order.
  */
-export interface Fulfillment extends Readable<components["schemas"]["Fulfillment"]> {}
+export interface Fulfillment extends Readable<components["schemas"]["Fulfillment"]>, Record<never, never> {}
 /**
  * How a transaction was paid.
  */
-export interface PaymentDetails extends Readable<components["schemas"]["PaymentDetails"]> {}
+export interface PaymentDetails extends Readable<components["schemas"]["PaymentDetails"]>, Record<never, never> {}
 /**
  * A payment transaction.
  */
-export interface Transaction extends Readable<components["schemas"]["Transaction"]> {}
-export interface RefundAmountReportValues extends Readable<components["schemas"]["RefundAmountReportValues"]> {}
+export interface Transaction extends Readable<components["schemas"]["Transaction"]>, Record<never, never> {}
+export interface RefundAmountReportValues extends Readable<components["schemas"]["RefundAmountReportValues"]>, Record<never, never> {}
 /**
  * A refund of an order.
  */
-export interface Refund extends Readable<components["schemas"]["Refund"]> {}
+export interface Refund extends Readable<components["schemas"]["Refund"]>, Record<never, never> {}
 /**
  * An offer discount applied to an order.
  */
-export interface Discount extends Readable<components["schemas"]["Discount"]> {}
+export interface Discount extends Readable<components["schemas"]["Discount"]>, Record<never, never> {}
 /**
  * A voucher discount applied to an order.
  */
-export interface VoucherDiscount extends Readable<components["schemas"]["VoucherDiscount"]> {}
+export interface VoucherDiscount extends Readable<components["schemas"]["VoucherDiscount"]>, Record<never, never> {}
 /**
  * An order.
  */
-export interface Order extends Readable<components["schemas"]["Order"]> {}
+export interface Order extends Readable<components["schemas"]["Order"]>, Record<never, never> {}
 /**
  * A fulfillment order of an order.
  */
-export interface FulfillmentOrder extends Readable<components["schemas"]["FulfillmentOrder"]> {}
+export interface FulfillmentOrder extends Readable<components["schemas"]["FulfillmentOrder"]>, Record<never, never> {}
 /**
  * A subscription.
  */
-export interface Subscription extends Readable<components["schemas"]["Subscription"]> {}
+export interface Subscription extends Readable<components["schemas"]["Subscription"]>, Record<never, never> {}
 
 /** Every named schema by its contract name, e.g. `Schemas["User"]`. */
 export interface Schemas {

@@ -3,16 +3,27 @@
 /** The API version this SDK was generated for; sent as `X-Store-API-Version` on every request. */
 export const API_VERSION = "2024-04-01";
 
+/** The header the version is sent in. */
+export const API_VERSION_HEADER = "X-Store-API-Version";
+
 /** What the client needs to know at run time about one operation. */
 export interface OperationFacts {
-  /** The scope the access token must hold. */
-  scope: string;
+  /** The scope the token must hold, when exactly one. */
+  scope?: string;
+  /** Else: alternatives of scope sets (`[]`: no authentication). */
+  scopes?: string[][];
   /** A cursor-paginated list (`paginate()` accepts it). */
   paginated?: true;
   /** Takes a `multipart/form-data` body. */
   multipart?: true;
+  /** Takes a URL-encoded form. */
+  form?: true;
+  /** Also takes multipart: a body holding a file goes so. */
+  filesMultipart?: true;
   /** Its body may be one item where a list is meant; the client always hands over a list. */
   singleOrList?: true;
+  /** Its success has no content. */
+  noContent?: true;
 }
 
 /** The operations, keyed by `"METHOD /path/template"`. */

@@ -35,6 +35,7 @@ export const ENTRIES = [
   "src/testing/index.ts",
   "src/bulk/index.ts",
   "src/bulk/bullmq/index.ts",
+  "src/mcp/index.ts",
   "src/cli/main.ts",
 ];
 

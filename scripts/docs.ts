@@ -8,14 +8,15 @@
  * (the contract itself stays the API's description, which Prism and the generator read):
  *
  * - Each operation's `x-codeSamples` is `docs/samples/<operationId>.ts`, the file the
- *   samples test compiles and runs, so the page cannot show a sample that drifted.
+ *   samples test compiles and runs, so the page cannot show a sample that drifted; an
+ *   operation nobody wrote one for shows the one generated from the contract (scripts/samples.ts).
  *   Redoc 3 shows a sample only when its key (its `label`, else its `lang`, lower-cased)
  *   is one of the keys of its `codeSamples.languages` option: both say "TypeScript" here,
  *   passed with `--openapi` (see REDOC_OPTIONS).
  * - The page opens on the SDK's quick start (`docs/reference-intro.md`); the contract's
  *   own description follows under a heading of its own, complete.
- * - The version header and the bearer token are described as set by the SDK; the
- *   contract keeps the header required, as the API requires it.
+ * - The version header (the contract's, see scripts/contract-model.ts) and the bearer token
+ *   are described as set by the SDK; the contract keeps the header required, as the API requires it.
  *
  * The page is one self-contained file that must contact no third party when a reader opens it:
  *
@@ -42,7 +43,9 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
+import { contractModel } from "./contract-model.js";
 import { loadContract } from "./load-contract.js";
+import { generatedSample, isPaginated, writtenSample } from "./samples.js";
 
 export const DEFAULT_SPEC_PATH = fileURLToPath(new URL("../openapi/store-admin.yaml", import.meta.url));
 export const DEFAULT_OUTPUT_PATH = fileURLToPath(new URL("../docs/reference/index.html", import.meta.url));
@@ -64,8 +67,6 @@ const REDOC_OPTIONS = {
   codeSamples: { languages: [{ lang: SAMPLE_LANGUAGE, label: SAMPLE_LANGUAGE }, { lang: "Payload", label: "Payload" }] },
 };
 
-/** The version header: required by the API, sent by the client (`API_VERSION`). */
-const VERSION_HEADER = "x-store-api-version";
 /** Starts what the page says of a header the SDK sets; also keeps a shared (YAML alias) object from getting it twice. */
 const SET_BY_SDK = "**Set by the SDK:**";
 
@@ -140,45 +141,34 @@ export async function buildDocs(options: BuildDocsOptions = {}): Promise<string>
 
 type Json = Record<string, unknown>;
 
-const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
-
 function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
- * The contract as the page shows it: the samples from docs/samples/, the quick start first,
- * the SDK-set headers said to be set by the SDK. Throws, naming what is missing, for an
- * operation without an operationId or a sample, and for a reference to another file (the
- * copy is rendered from a scratch directory, where a relative `$ref` would not resolve).
+ * The contract as the page shows it: the samples from docs/samples/ (generated where none is
+ * written), the quick start first, the SDK-set headers said to be set by the SDK. Throws,
+ * naming what is wrong, for a contract the generators refuse (scripts/contract-model.ts) and
+ * for a reference to another file (the copy is rendered from a scratch directory, where a
+ * relative `$ref` would not resolve).
  */
 export async function referenceCopy(specPath: string): Promise<Json> {
   // Only references within the document, and no alias bomb: Redocly would follow a `$ref` to any URL or file.
   const spec = loadContract(await readFile(specPath, "utf8"), specPath);
-
-  const missing: string[] = [];
-  for (const [path, item] of Object.entries(isObject(spec.paths) ? spec.paths : {})) {
-    if (!isObject(item)) continue;
-    for (const method of HTTP_METHODS) {
-      const operation = item[method];
-      if (!isObject(operation)) continue;
-      const id = operation.operationId;
-      const where = `${method.toUpperCase()} ${path}`;
-      if (typeof id !== "string" || id === "") {
-        missing.push(`${where} has no operationId, so it cannot have a sample`);
-        continue;
-      }
-      const source = await readFile(join(SAMPLES_DIR, `${id}.ts`), "utf8").catch(() => undefined);
-      if (source === undefined) missing.push(`${where} (${id}) has no sample: write docs/samples/${id}.ts`);
-      else operation["x-codeSamples"] = [{ lang: SAMPLE_LANGUAGE, label: SAMPLE_LANGUAGE, source: source.trimEnd() + "\n" }];
-      describeSdkHeaders(operation.parameters);
-    }
-    describeSdkHeaders(item.parameters);
+  const model = contractModel(spec);
+  const versionHeader = model.versionHeader?.name.toLowerCase();
+  const samplesDir = pathToFileURL(SAMPLES_DIR + "/");
+  for (const op of model.operations) {
+    const source = (await writtenSample(samplesDir, op.operationId)) ?? generatedSample(model, op, isPaginated(model, op));
+    op.operation["x-codeSamples"] = [{ lang: SAMPLE_LANGUAGE, label: SAMPLE_LANGUAGE, source: source.trimEnd() + "\n" }];
+    describeSdkHeaders(op.operation.parameters, versionHeader);
   }
-  if (missing.length > 0) throw new Error(`Cannot build the reference:\n- ${missing.join("\n- ")}`);
+  for (const item of Object.values(isObject(spec.paths) ? spec.paths : {})) {
+    if (isObject(item)) describeSdkHeaders(item.parameters, versionHeader);
+  }
 
   const components = isObject(spec.components) ? spec.components : {};
-  describeSdkHeaders(Object.values(isObject(components.parameters) ? components.parameters : {}));
+  describeSdkHeaders(Object.values(isObject(components.parameters) ? components.parameters : {}), versionHeader);
   for (const scheme of Object.values(isObject(components.securitySchemes) ? components.securitySchemes : {})) {
     if (isObject(scheme) && scheme.type === "http" && String(scheme.scheme).toLowerCase() === "bearer" &&
       !String(scheme.description ?? "").startsWith(SET_BY_SDK)) {
@@ -195,11 +185,11 @@ export async function referenceCopy(specPath: string): Promise<Json> {
   return spec;
 }
 
-/** Says, on the version header parameter, that the SDK sends it; it stays required, as the API requires it. */
-function describeSdkHeaders(parameters: unknown): void {
-  if (!Array.isArray(parameters)) return;
+/** Says, on the version header parameter (`name`, lower-cased), that the SDK sends it; it stays required, as the API requires it. */
+function describeSdkHeaders(parameters: unknown, name: string | undefined): void {
+  if (!Array.isArray(parameters) || name === undefined) return;
   for (const parameter of parameters) {
-    if (!isObject(parameter) || parameter.in !== "header" || String(parameter.name).toLowerCase() !== VERSION_HEADER) continue;
+    if (!isObject(parameter) || parameter.in !== "header" || String(parameter.name).toLowerCase() !== name) continue;
     if (String(parameter.description ?? "").startsWith(SET_BY_SDK)) continue;
     parameter.description =
       SET_BY_SDK + " the client sends this header on every request, with the version it was generated " +
@@ -231,7 +221,18 @@ async function runRedocly(args: string[]): Promise<void> {
   }
 }
 
-/** Applies the rewrites and checks that the page loads nothing from anywhere. */
+/**
+ * How code reads in the page. A sample's long lines wrap instead of hiding behind a
+ * sideways scroll in the narrow right-hand panel, and the code starts below the copy
+ * button's row (the button sits over the block's top right corner, where the `import` line
+ * ended). `!important`: Redoc's own rules are injected at run time, after this one.
+ */
+export const READER_CSS = `
+pre[data-testid="source-code"] { white-space: pre-wrap !important; overflow-wrap: anywhere !important; }
+.code-block-header ~ pre[data-testid="source-code"] { padding-top: 36px !important; }
+`;
+
+/** Applies the rewrites, adds {@link READER_CSS}, and checks that the page loads nothing from anywhere. */
 function makeSelfContained(html: string): string {
   const options = /const __redoc_options = (\{.*?\});/.exec(html)?.[1];
   if (options === undefined) outputChanged("Cannot find __redoc_options in the page, to check that telemetry is off");
@@ -242,6 +243,8 @@ function makeSelfContained(html: string): string {
     if (html.search(find) === -1) outputChanged(`Cannot find ${what} (${find.source}) in the page`);
     html = html.replace(find, () => replace); // a function: no `$&` patterns in `replace`
   }
+  if (!html.includes("</head>")) outputChanged("Cannot find </head> in the page, to add the page's own styles");
+  html = html.replace("</head>", () => `<style>${READER_CSS}</style></head>`);
   const leftover = REDOCLY_SERVICE_HOST.exec(html);
   if (leftover) {
     const context = html.slice(Math.max(0, leftover.index - 200), leftover.index + 100);

@@ -4,10 +4,10 @@
  * - `generated/schema.ts`: the TypeScript types of every path, operation and schema
  *   (openapi-typescript).
  * - `generated/operations.ts`: the little the client must know about each operation at
- *   run time (its scope, whether it is a paginated list, whether it takes a multipart
- *   body, whether its body may be one object where a list is meant), and the list paths as
- *   a type (`PaginatedPath`, what `paginate()` takes), so `src/` never lists an operation by
- *   hand.
+ *   run time (the scopes it needs, whether it is a paginated list, which form its body takes,
+ *   whether its success has no content, whether its body may be one object where a list is
+ *   meant), the version header, and the list paths as a type (`PaginatedPath`, what
+ *   `paginate()` takes), so `src/` never lists an operation by hand.
  * - `generated/names.ts`: one named type per component schema (`User`, `Order`,
  *   `UserUpdate`, …), in the form callers hold: a schema a response carries is its
  *   readable form (what responses are assignable to), a request-only schema its writable
@@ -16,10 +16,11 @@
  *   client loads at start (the methods' names) and on its first call (the operations' facts),
  *   split off by scripts/lazy-tables.ts.
  * - `generated/method-table.ts` and `generated/methods.ts`: the operation methods
- *   (`store.users.retrieve(42)`), named by each operation's `x-sdk-method`: a small run-time
- *   table `src/methods.ts` builds them from, and their types, documented from the contract
- *   (summary, description, scope, parameters, errors) with the operation's sample from
- *   `docs/samples/` as the example.
+ *   (`store.users.retrieve(42)`), named by each operation's `x-sdk-method` (or a name derived
+ *   from it, scripts/contract-model.ts): a small run-time table `src/methods.ts` builds them
+ *   from, and their types, documented from the contract (summary, description, scopes,
+ *   parameters, errors) with the operation's sample from `docs/samples/`, or a generated one,
+ *   as the example.
  *
  * `tsx scripts/generate.ts` writes both files; `--check` writes nothing and exits 1 when
  * either differs from what the contract produces (CI runs that, so `generated/` is never
@@ -29,12 +30,24 @@
  * document, no alias bomb), and openapi-typescript is given that object, never the file:
  * given a file, it would follow any `$ref` it finds, to a URL or another file.
  */
-import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
+import {
+  contractModel,
+  firstParagraph,
+  resolveRef,
+  schemaRefName,
+  scopeSentence,
+  type ContractModel,
+  type OperationModel,
+  HTTP_METHODS,
+  FORM_MEDIA,
+  MULTIPART_MEDIA,
+} from "./contract-model.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
 import { methodIndexModule, splitOperationFacts } from "./lazy-tables.js";
+import { generatedSample, isPaginated, writtenSample } from "./samples.js";
 import { schemaTypeOptions } from "./schema-types.js";
 
 const root = new URL("../", import.meta.url);
@@ -50,77 +63,70 @@ async function generateSchema(doc: JsonObject): Promise<string> {
   return HEADER + astToString(ast);
 }
 
-const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
-
-function resolve(doc: JsonObject, node: unknown): JsonObject {
-  let current = node as JsonObject | undefined;
-  while (current && typeof current.$ref === "string") {
-    const path = current.$ref.replace(/^#\//, "").split("/");
-    current = path.reduce<unknown>((obj, key) => (obj as JsonObject)[key], doc) as JsonObject;
-  }
-  return current ?? {};
+/** The success body's `oneOf` branches, resolved. */
+function successVariants(doc: JsonObject, op: OperationModel): JsonObject[] {
+  const at = `${op.at}/responses/${op.success.status}`;
+  return ((resolveRef(doc, op.success.schema, at).oneOf as unknown[] | undefined) ?? []).map((v, i) => resolveRef(doc, v, `${at}/oneOf/${i}`));
 }
 
-/** Property names a schema declares, looking through `allOf`. */
-function propertyNames(doc: JsonObject, schema: unknown): string[] {
-  const s = resolve(doc, schema);
-  const own = Object.keys((s.properties as JsonObject | undefined) ?? {});
-  const inherited = ((s.allOf as unknown[] | undefined) ?? []).flatMap((part) => propertyNames(doc, part));
-  return [...own, ...inherited];
-}
-
-function jsonSchemaOf200(doc: JsonObject, operation: JsonObject): JsonObject {
-  const responses = (operation.responses ?? {}) as JsonObject;
-  const ok = resolve(doc, responses["200"]);
-  const content = (ok.content ?? {}) as JsonObject;
-  return resolve(doc, (content["application/json"] as JsonObject | undefined)?.schema);
+/** The body may be one item where a list is meant (`oneOf: [array of X, X]`); the client wraps it. */
+function isSingleOrList(doc: JsonObject, op: OperationModel): boolean {
+  const variants = successVariants(doc, op);
+  return variants.length === 2 && variants.some((v) => v.type === "array");
 }
 
 export async function generateOperations(doc: JsonObject): Promise<string> {
+  const model = contractModel(doc);
   const lines: string[] = [];
   const keys: string[] = [];
   const listPaths: string[] = [];
-  for (const [path, item] of Object.entries(doc.paths as JsonObject)) {
-    const pathItem = item as JsonObject;
-    for (const method of HTTP_METHODS) {
-      const operation = pathItem[method] as JsonObject | undefined;
-      if (!operation) continue;
-      const security = (operation.security ?? doc.security) as Record<string, string[]>[];
-      const scopes = security.flatMap((requirement) => Object.values(requirement).flat());
-      if (scopes.length !== 1) throw new Error(`${method.toUpperCase()} ${path}: expected exactly one scope, found ${scopes.length}`);
-      const parameters = [...((pathItem.parameters as unknown[]) ?? []), ...((operation.parameters as unknown[]) ?? [])].map((p) => resolve(doc, p));
-      const body = resolve(doc, operation.requestBody);
-      const okSchema = jsonSchemaOf200(doc, operation);
-      const variants = ((okSchema.oneOf as unknown[] | undefined) ?? []).map((v) => resolve(doc, v));
-      const flags = {
-        // A cursor-paginated list: it takes `cursor` and answers `{ next, previous, results }`.
-        paginated: parameters.some((p) => p.in === "query" && p.name === "cursor") && propertyNames(doc, okSchema).includes("results"),
-        multipart: Object.keys((body.content as JsonObject | undefined) ?? {}).includes("multipart/form-data"),
-        // The body may be one item where a list is meant (`oneOf: [array of X, X]`); the client wraps it.
-        singleOrList: variants.length === 2 && variants.some((v) => v.type === "array"),
-      };
-      // Only the flags that are set: this table is in every bundle that imports the client.
-      const facts = [`scope: ${JSON.stringify(scopes[0])}`, ...Object.entries(flags).filter(([, on]) => on).map(([flag]) => `${flag}: true`)];
-      keys.push(`${method.toUpperCase()} ${path}`);
-      if (method === "get" && flags.paginated) listPaths.push(path);
-      lines.push(`  ${JSON.stringify(`${method.toUpperCase()} ${path}`)}: { ${facts.join(", ")} }, // ${operation.operationId as string}`);
-    }
+  for (const op of model.operations) {
+    const paginated = isPaginated(model, op);
+    const body = op.body;
+    const flags = {
+      paginated,
+      multipart: body?.mediaType === MULTIPART_MEDIA,
+      form: body?.mediaType === FORM_MEDIA,
+      // Multipart is offered besides the media type chosen: a body holding a file goes as multipart.
+      filesMultipart: body !== undefined && body.mediaType !== MULTIPART_MEDIA && body.offered.includes(MULTIPART_MEDIA),
+      singleOrList: op.success.content && isSingleOrList(doc, op),
+      noContent: !op.success.content,
+    };
+    // One scope, as most operations need, is a string; anything else the alternatives.
+    const single = op.security.length === 1 && op.security[0]!.length === 1;
+    const scope = single ? `scope: ${JSON.stringify(op.security[0]![0])}` : `scopes: ${JSON.stringify(op.security)}`;
+    // Only the flags that are set: this table is in every bundle that imports the client.
+    const facts = [scope, ...Object.entries(flags).filter(([, on]) => on).map(([flag]) => `${flag}: true`)];
+    keys.push(op.key);
+    if (paginated) listPaths.push(op.path);
+    lines.push(`  ${JSON.stringify(op.key)}: { ${facts.join(", ")} }, // ${op.operationId}`);
   }
-  const version = resolve(doc, { $ref: "#/components/parameters/ApiVersion" }).schema as { enum: string[] };
+  const header = model.versionHeader;
   return `${HEADER}
-/** The API version this SDK was generated for; sent as \`X-Store-API-Version\` on every request. */
-export const API_VERSION = ${JSON.stringify(version.enum[0])};
+/** The API version this SDK was generated for; sent as \`${header?.name ?? "(no version header)"}\` on every request. */
+export const API_VERSION = ${JSON.stringify(header?.value)};
+
+/** The header the version is sent in. */
+export const API_VERSION_HEADER = ${JSON.stringify(header?.name)};
 
 /** What the client needs to know at run time about one operation. */
 export interface OperationFacts {
-  /** The scope the access token must hold. */
-  scope: string;
+  /** The scope the token must hold, when exactly one. */
+  scope?: string;
+  /** Else: alternatives of scope sets (\`[]\`: no authentication). */
+  scopes?: string[][];
   /** A cursor-paginated list (\`paginate()\` accepts it). */
   paginated?: true;
   /** Takes a \`multipart/form-data\` body. */
   multipart?: true;
+  /** Takes a URL-encoded form. */
+  form?: true;
+  /** Also takes multipart: a body holding a file goes so. */
+  filesMultipart?: true;
   /** Its body may be one item where a list is meant; the client always hands over a list. */
   singleOrList?: true;
+  /** Its success has no content. */
+  noContent?: true;
 }
 
 /** The operations, keyed by \`"METHOD /path/template"\`. */
@@ -137,44 +143,42 @@ ${lines.join("\n")}
 `;
 }
 
-/** Names of the component schemas some response reaches through `$ref`s. */
+/** Names of the component schemas some response reaches through \`$ref\`s. */
 function responseSchemaNames(doc: JsonObject): Set<string> {
-  const schemas = ((doc.components as JsonObject).schemas ?? {}) as JsonObject;
-  const refs = (node: unknown, out: string[]): string[] => {
+  const schemas = ((doc.components as JsonObject | undefined)?.schemas ?? {}) as JsonObject;
+  const responses = ((doc.components as JsonObject | undefined)?.responses ?? {}) as JsonObject;
+  const refs = (node: unknown, out: unknown[]): unknown[] => {
     if (Array.isArray(node)) for (const item of node) refs(item, out);
     else if (node && typeof node === "object") {
-      for (const [key, value] of Object.entries(node)) {
-        if (key === "$ref" && typeof value === "string") out.push(value);
-        else if (key !== "examples" && key !== "example") refs(value, out);
-      }
+      if (typeof (node as JsonObject).$ref === "string") out.push(node);
+      for (const [key, value] of Object.entries(node)) if (key !== "examples" && key !== "example") refs(value, out);
     }
     return out;
   };
-  const roots: string[] = [];
+  const roots: unknown[] = [];
   for (const item of Object.values(doc.paths as JsonObject)) {
     for (const method of HTTP_METHODS) refs(((item as JsonObject)[method] as JsonObject | undefined)?.responses, roots);
   }
+  // A \`$ref\` to a response component stands for the schemas that response references.
+  const expand = (ref: unknown): unknown[] => {
+    const target = String((ref as JsonObject).$ref);
+    const name = /^#\/components\/responses\/(.+)$/.exec(target)?.[1];
+    return name !== undefined && responses[name] !== undefined ? refs(responses[name], []) : [ref];
+  };
   const seen = new Set<string>();
-  const todo = roots.map((ref) => resolveRef(doc, ref, refs));
+  const todo = roots.flatMap(expand);
   for (let ref = todo.pop(); ref !== undefined; ref = todo.pop()) {
-    if (!ref.startsWith("#/components/schemas/")) continue;
-    const name = ref.slice("#/components/schemas/".length);
-    if (seen.has(name)) continue;
+    const name = schemaRefName(ref);
+    if (name === undefined || seen.has(name)) continue;
     seen.add(name);
     todo.push(...refs(schemas[name], []));
   }
   return seen;
 }
 
-/** A `$ref` to a response component stands for the schemas that response references. */
-function resolveRef(doc: JsonObject, ref: string, refs: (node: unknown, out: string[]) => string[]): string {
-  if (!ref.startsWith("#/components/responses/")) return ref;
-  const response = resolve(doc, { $ref: ref });
-  return refs(response.content, [])[0] ?? ref;
-}
-
 async function generateNames(doc: JsonObject): Promise<string> {
-  const schemas = ((doc.components as JsonObject).schemas ?? {}) as Record<string, JsonObject>;
+  const { typeNames } = contractModel(doc);
+  const schemas = ((doc.components as JsonObject | undefined)?.schemas ?? {}) as Record<string, JsonObject>;
   const inResponses = responseSchemaNames(doc);
   // The schema's description, as the doc comment of its type.
   const comment = (text: unknown) =>
@@ -182,18 +186,28 @@ async function generateNames(doc: JsonObject): Promise<string> {
       ? `/**\n${text.trim().replace(/\*\//g, "*\\/").split("\n").map((line) => ` * ${line}`.trimEnd()).join("\n")}\n */\n`
       : "";
   const names = Object.keys(schemas);
-  // An object schema is an interface, so that editors show its name (`const user: User`)
+  // An object schema is an interface, so that editors show its name (\`const user: User\`)
   // where a type alias of a mapped type would be shown expanded.
   // (Not one whose further properties are typed: an interface must keep every property within its index signature.)
-  const isObject = (schema: JsonObject): boolean =>
+  // The second, empty base `Record<never, never>` makes compiler messages name the interface
+  // ("'expird_at' does not exist in type 'GiftCardUpdate'"): an interface with one base and no
+  // members of its own is printed as that base, expanded.
+  const isObject = (schema: JsonObject, at: string): boolean =>
     (typeof schema.additionalProperties !== "object" || schema.additionalProperties === null) &&
-    (schema.type === "object" || (schema.type === undefined && (schema.properties !== undefined || ((schema.allOf as unknown[] | undefined) ?? []).every((part) => isObject(resolve(doc, part))) && schema.allOf !== undefined)));
+    (schema.type === "object" ||
+      (schema.type === undefined &&
+        (schema.properties !== undefined ||
+          (((schema.allOf as unknown[] | undefined) ?? []).every((part, i) => isObject(resolveRef(doc, part, `${at}/allOf/${i}`), `${at}/allOf/${i}`)) && schema.allOf !== undefined))));
   const lines = names.map((name) => {
     const form = inResponses.has(name) ? "Readable" : "Writable";
     const type = `${form}<components["schemas"][${JSON.stringify(name)}]>`;
-    const declaration = isObject(schemas[name]!) ? `export interface ${name} extends ${type} {}` : `export type ${name} = ${type};`;
-    return `${comment(schemas[name]!.description)}${declaration}`;
+    const typeName = typeNames.get(name)!;
+    const at = `#/components/schemas/${name}`;
+    const renamed = typeName === name ? "" : `${comment(`The schema ${JSON.stringify(name)}.`).trimEnd()}\n`;
+    const declaration = isObject(schemas[name]!, at) ? `export interface ${typeName} extends ${type}, Record<never, never> {}` : `export type ${typeName} = ${type};`;
+    return `${typeof schemas[name]!.description === "string" ? comment(schemas[name]!.description) : renamed}${declaration}`;
   });
+  const key = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name));
   return `${HEADER}
 /**
  * One named type per schema of the contract. A schema that responses carry is in its
@@ -206,15 +220,12 @@ ${lines.join("\n")}
 
 /** Every named schema by its contract name, e.g. \`Schemas["User"]\`. */
 export interface Schemas {
-${names.map((name) => `  ${name}: ${name};`).join("\n")}
+${names.map((name) => `  ${key(name)}: ${typeNames.get(name)!};`).join("\n")}
 }
 `;
 }
 
 // ─── Operation methods ──────────────────────────────────────────────────────────────
-
-/** A method name: resource path and verb, camelCase words joined by dots (`users.addresses.update`). */
-const METHOD_NAME = /^[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)+$/;
 
 /** Keys of the client itself, which a resource must not shadow. */
 const CLIENT_KEYS = new Set(["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE", "request", "use", "eject", "paginate"]);
@@ -243,46 +254,44 @@ const ERROR_REASON: Record<string, string> = {
   "5XX": "the store keeps failing after the retries",
 };
 
+/** An argument after the path parameters: the body, then the query. */
+interface RestArgument {
+  kind: "query" | "body";
+  required: boolean;
+  type: string;
+  doc: string;
+  /** The type to declare for it (\`XQuery\`, \`XBody\`), when it is not a named schema. */
+  declaration?: string;
+}
+
 interface MethodSpec {
   name: string;
   operationId: string;
   summary: string;
   method: string;
   path: string;
-  /** `type`: the TypeScript type of a plain integer, number or string parameter, written out so editors show it. */
+  /** \`type\`: the TypeScript type of a plain integer, number or string parameter, written out so editors show it. */
   pathParams: { name: string; description: string; type: string | undefined }[];
-  /** What the argument after the path parameters is, if any. */
-  rest: { kind: "query"; required: false } | { kind: "body"; required: boolean; mediaType: string } | undefined;
+  /** What follows the path parameters. */
+  rest: RestArgument[];
   paginated: boolean;
   returns: string;
   /** The types (names) the signature uses from names.ts. */
   namesUsed: string[];
   doc: string;
-  restType: string | undefined;
-  restDoc: string | undefined;
+  tags: string[];
 }
 
-/** `#/components/schemas/X` → `X`, or undefined when the node is not such a `$ref`. */
-function schemaName(node: unknown): string | undefined {
-  const ref = (node as JsonObject | undefined)?.$ref;
-  return typeof ref === "string" && ref.startsWith("#/components/schemas/") ? ref.slice("#/components/schemas/".length) : undefined;
-}
-
-/** A schema's property, looking through `allOf`. */
-function findProperty(doc: JsonObject, schema: unknown, name: string): unknown {
-  const s = resolve(doc, schema);
+/** A schema's property, looking through \`allOf\`. */
+function findProperty(doc: JsonObject, schema: unknown, name: string, at: string): unknown {
+  const s = resolveRef(doc, schema, at);
   const own = ((s.properties as JsonObject | undefined) ?? {})[name];
   if (own !== undefined) return own;
-  for (const part of (s.allOf as unknown[] | undefined) ?? []) {
-    const found = findProperty(doc, part, name);
+  for (const [i, part] of ((s.allOf as unknown[] | undefined) ?? []).entries()) {
+    const found = findProperty(doc, part, name, `${at}/allOf/${i}`);
     if (found !== undefined) return found;
   }
   return undefined;
-}
-
-/** The first paragraph of a description, on one line. */
-function firstParagraph(text: unknown): string {
-  return typeof text === "string" ? text.trim().split(/\n\s*\n/)[0]!.replace(/\s*\n\s*/g, " ") : "";
 }
 
 /** A sample without its import and client set-up: the part that shows the call. */
@@ -293,117 +302,133 @@ function sampleBody(source: string): string {
   return body.replace(/\*\//g, "*\\/");
 }
 
-/** `PascalCase` of an operationId (`listUsers` → `ListUsers`). */
+/** \`PascalCase\` of an operationId (\`listUsers\` → \`ListUsers\`). */
 const pascal = (id: string) => id[0]!.toUpperCase() + id.slice(1);
 
-/** The lines of a doc comment, indented by `indent`. */
+/** The lines of a doc comment, indented by \`indent\`. */
 function docComment(lines: string[], indent: string): string {
   const body = lines.map((line) => `${indent} *${line === "" ? "" : ` ${line.replace(/\*\//g, "*\\/")}`}`).join("\n");
   return `${indent}/**\n${body}\n${indent} */\n`;
 }
 
-/** The source of an operation's sample, `docs/samples/<operationId>.ts`. */
-type ReadSample = (operationId: string) => Promise<string>;
+/** The source of an operation's hand-written sample, \`docs/samples/<operationId>.ts\`; rejects (or resolves to undefined) when there is none. */
+type ReadSample = (operationId: string) => Promise<string | undefined>;
 
-const readSample: ReadSample = (operationId) => readFile(new URL(`docs/samples/${operationId}.ts`, root), "utf8");
+const readSample: ReadSample = (operationId) => writtenSample(new URL("docs/samples/", root), operationId);
 
-async function methodSpecs(doc: JsonObject, sampleOf: ReadSample): Promise<MethodSpec[]> {
-  const specs: MethodSpec[] = [];
-  const responseNames = responseSchemaNames(doc);
-  for (const [path, item] of Object.entries(doc.paths as JsonObject)) {
-    const pathItem = item as JsonObject;
-    for (const method of HTTP_METHODS) {
-      const operation = pathItem[method] as JsonObject | undefined;
-      if (!operation) continue;
-      const where = `${method.toUpperCase()} ${path}`;
-      const name = operation["x-sdk-method"];
-      const operationId = operation.operationId as string;
-      if (typeof name !== "string" || !METHOD_NAME.test(name)) {
-        throw new Error(`${where}: x-sdk-method must name the method as resource.verb (e.g. "users.retrieve"), got ${JSON.stringify(name)}`);
-      }
-      const parameters = [...((pathItem.parameters as unknown[]) ?? []), ...((operation.parameters as unknown[]) ?? [])].map((p) => resolve(doc, p));
-      const order = [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
-      const pathParams = order.map((param) => {
-        const parameter = parameters.find((p) => p.in === "path" && p.name === param);
-        const schema = resolve(doc, parameter?.schema);
-        const plain = Object.keys(schema).every((key) => ["type", "format", "description", "minimum", "maximum", "minLength", "maxLength", "pattern"].includes(key));
-        const type = plain ? ({ integer: "number", number: "number", string: "string" } as Record<string, string>)[schema.type as string] : undefined;
-        return { name: param, description: firstParagraph(parameter?.description), type };
-      });
-      const hasQuery = parameters.some((p) => p.in === "query");
-      const requestBody = resolve(doc, operation.requestBody);
-      const mediaType = Object.keys((requestBody.content as JsonObject | undefined) ?? {})[0];
-      if (hasQuery && mediaType) throw new Error(`${where}: an operation with both query parameters and a body has no method shape yet`);
-      const security = (operation.security ?? doc.security) as Record<string, string[]>[];
-      const scope = security.flatMap((requirement) => Object.values(requirement).flat())[0]!;
-      const responses = (operation.responses ?? {}) as JsonObject;
-      const okStatus = ["200", "201"].find((status) => responses[status] !== undefined);
-      const okSchema = okStatus ? (resolve(doc, (resolve(doc, responses[okStatus]).content as JsonObject | undefined)?.["application/json"]).schema as JsonObject | undefined) : undefined;
-      const namesUsed: string[] = [];
-      const use = (type: string) => (namesUsed.push(type), type);
-      const okName = schemaName(okSchema);
-      const okResolved = resolve(doc, okSchema);
-      const results = okName ? (findProperty(doc, okSchema, "results") as JsonObject | undefined) : undefined;
-      const paginated = hasQuery && parameters.some((p) => p.in === "query" && p.name === "cursor") && results !== undefined;
-      const variants = (okResolved.oneOf as JsonObject[] | undefined) ?? [];
-      const fallback = `NonNullable<operations[${JSON.stringify(operationId)}]["responses"][${okStatus ?? 200}]["content"]["application/json"]>`;
-      let returns: string;
-      let returnsDoc: string;
-      if (paginated) {
-        const itemName = schemaName(results!.items);
-        const itemType = itemName ? use(itemName) : `NonNullable<${use(okName!)}["results"]>[number]`;
-        returns = `AsyncGenerator<${itemType}, void, undefined>`;
-        returnsDoc = `An async iterable of every \`${itemName ?? "item"}\`, page after page (as \`paginate\`): a page is requested only when the previous one is used up, and leaving the loop stops fetching.`;
-      } else if (variants.length === 2 && variants.some((v) => v.type === "array")) {
-        const itemName = schemaName((variants.find((v) => v.type === "array")!).items);
-        returns = `Promise<${itemName ? `${use(itemName)}[]` : fallback}>`;
-        returnsDoc = `Resolves to the list of \`${itemName}\` (an array, also when the store sends one object).`;
-      } else {
-        returns = `Promise<${okName ? use(okName) : fallback}>`;
-        returnsDoc = `Resolves to the \`${okName ?? "response body"}\`.`;
-      }
-      let restType: string | undefined;
-      let restDoc: string | undefined;
-      let rest: MethodSpec["rest"];
-      if (hasQuery) {
-        rest = { kind: "query", required: false };
-        restType = `${pascal(operationId)}Query`;
-        restDoc = paginated ? "Filters, and the `cursor` to start from." : "The query parameters.";
-      } else if (mediaType) {
-        rest = { kind: "body", required: requestBody.required === true, mediaType };
-        const bodySchema = ((requestBody.content as JsonObject)[mediaType] as JsonObject).schema;
-        const bodyName = schemaName(bodySchema);
-        // A schema responses also carry is named in its readable form; a body takes the writable one.
-        restType = bodyName && !responseNames.has(bodyName) ? use(bodyName) : `${pascal(operationId)}Body`;
-        const bodyDoc = firstParagraph(resolve(doc, bodySchema).description);
-        restDoc = `${bodyDoc}${bodyDoc ? " " : ""}(\`${restType}\`${mediaType === "multipart/form-data" ? ", sent as `multipart/form-data`" : ""}).`;
-      }
-      const sample = await sampleOf(operationId).catch(() => {
-        throw new Error(`${where}: docs/samples/${operationId}.ts is missing; every operation has a sample, shown in its method's documentation`);
-      });
-      const description = firstParagraph(operation.description);
-      const throwsLines = Object.keys(responses)
-        .filter((status) => ERROR_BY_STATUS[status])
-        .map((status) => `@throws {${ERROR_BY_STATUS[status]}} ${status === "5XX" ? "5xx" : status}: ${ERROR_REASON[status]}.`);
-      const lines = [
-        `${operation.summary as string}.`,
-        "",
-        ...(description ? [description, ""] : []),
-        `Requires the scope \`${scope}\`. \`${where}\` (\`${operationId}\`).`,
-        "",
-        ...pathParams.map((p) => `@param ${p.name} ${p.description}`),
-        ...(rest ? [`@param ${rest.kind} ${restDoc}`] : []),
-        "@param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.",
-        `@returns ${returnsDoc}`,
-        ...throwsLines,
-        "@throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.",
-        "@example",
-        ...sampleBody(sample).split("\n"),
-      ];
-      specs.push({ name, operationId, summary: operation.summary as string, method: method.toUpperCase(), path, pathParams, rest, paginated, returns, namesUsed, doc: lines.join("\n"), restType, restDoc });
-    }
+/** The TypeScript type of an operation: by its operationId, or by path and method when it has none. */
+const operationType = (op: OperationModel) =>
+  op.operation.operationId === op.operationId ? `operations[${JSON.stringify(op.operationId)}]` : `paths[${JSON.stringify(op.path)}][${JSON.stringify(op.method)}]`;
+
+/** The method's documentation and signature parts, from the operation's model. */
+async function methodSpec(model: ContractModel, op: OperationModel, responseNames: Set<string>, sampleOf: ReadSample): Promise<MethodSpec> {
+  const { doc, typeNames } = model;
+  const namesUsed: string[] = [];
+  const use = (schema: string) => {
+    const type = typeNames.get(schema)!;
+    namesUsed.push(type);
+    return type;
+  };
+  const opType = operationType(op);
+  const pathParams = op.pathParams.map((param) => {
+    const i = op.parameters.findIndex((p) => p.in === "path" && p.name === param);
+    const parameter = op.parameters[i]!;
+    const schema = resolveRef(doc, parameter.schema, `${op.at}/parameters/${i}/schema`);
+    const plain = Object.keys(schema).every((key) => ["type", "format", "description", "minimum", "maximum", "minLength", "maxLength", "pattern", "example", "examples"].includes(key));
+    const type = plain ? ({ integer: "number", number: "number", string: "string" } as Record<string, string>)[schema.type as string] : undefined;
+    return { name: param, description: firstParagraph(parameter.description), type: type ?? `${opType}["parameters"]["path"][${JSON.stringify(param)}]` };
+  });
+  const okAt = `${op.at}/responses/${op.success.status}`;
+  const okName = schemaRefName(op.success.schema);
+  const paginated = isPaginated(model, op);
+  const variants = op.success.content ? successVariants(doc, op) : [];
+  const fallback = `Readable<NonNullable<${opType}["responses"][${/^\d+$/.test(op.success.status) ? op.success.status : JSON.stringify(op.success.status)}]["content"]["application/json"]>>`;
+  let returns: string;
+  let returnsDoc: string;
+  if (paginated) {
+    const results = findProperty(doc, op.success.schema, "results", okAt) as JsonObject;
+    const itemName = schemaRefName(resolveRef(doc, results, `${okAt}/results`).items);
+    const itemType = itemName ? use(itemName) : `NonNullable<${okName ? use(okName) : fallback}["results"]>[number]`;
+    returns = `AsyncGenerator<${itemType}, void, undefined>`;
+    returnsDoc = `An async iterable of every \`${itemName ? typeNames.get(itemName) : "item"}\`, page after page (as \`paginate\`): a page is requested only when the previous one is used up, and leaving the loop stops fetching.`;
+  } else if (!op.success.content) {
+    returns = "ResponsePromise<void>";
+    returnsDoc = `Resolves (to nothing) once the store answers ${op.success.status}, which has no content; \`.withResponse()\` adds the \`Response\` and its request id.`;
+  } else if (variants.length === 2 && variants.some((v) => v.type === "array")) {
+    const itemName = schemaRefName(variants.find((v) => v.type === "array")!.items);
+    returns = `ResponsePromise<${itemName ? `${use(itemName)}[]` : fallback}>`;
+    returnsDoc = `Resolves to the list of \`${itemName ? typeNames.get(itemName) : "item"}\` (an array, also when the store sends one object); \`.withResponse()\` adds the \`Response\` and its request id.`;
+  } else {
+    returns = `ResponsePromise<${okName ? use(okName) : fallback}>`;
+    returnsDoc = `Resolves to the \`${okName ? typeNames.get(okName) : "response body"}\`; \`.withResponse()\` adds the \`Response\` and its request id, \`.asResponse()\` gives the \`Response\` unread.`;
   }
-  return specs;
+  const rest: RestArgument[] = [];
+  const typeBase = pascal(op.ident);
+  if (op.body) {
+    const { mediaType, offered } = op.body;
+    const bodySchema = op.body.schemas[mediaType];
+    const bodyName = schemaRefName(bodySchema);
+    // A schema responses also carry is named in its readable form; a body takes the writable one.
+    const named = bodyName !== undefined && !responseNames.has(bodyName);
+    const type = named ? use(bodyName) : `${typeBase}Body`;
+    const bodyDoc = firstParagraph(resolveRef(doc, bodySchema, `${op.body.at}/content`).description);
+    const files = offered.includes(MULTIPART_MEDIA) && mediaType !== MULTIPART_MEDIA ? ", or as `multipart/form-data` when it holds a file" : "";
+    const media = mediaType === "application/json" && !files ? "" : `, sent as \`${mediaType}\`${files}`;
+    rest.push({
+      kind: "body",
+      required: op.body.required,
+      type,
+      doc: `${bodyDoc}${bodyDoc ? " " : ""}(\`${type}\`${media}).`,
+      ...(named ? {} : { declaration: `export type ${type} = Writable<NonNullable<${opType}["requestBody"]>["content"][${JSON.stringify(mediaType)}]>;` }),
+    });
+  }
+  if (op.hasQuery) {
+    const type = `${typeBase}Query`;
+    rest.push({
+      kind: "query",
+      required: false,
+      type,
+      doc: paginated ? "Filters, and the `cursor` to start from." : "The query parameters.",
+      declaration: `export interface ${type} extends NonNullable<${opType}["parameters"]["query"]> {}`,
+    });
+  }
+  const written = await sampleOf(op.operationId).catch(() => undefined);
+  const sample = written ?? generatedSample(model, op, paginated);
+  const throwsLines = Object.keys(op.responses)
+    .filter((status) => ERROR_BY_STATUS[status])
+    .map((status) => `@throws {${ERROR_BY_STATUS[status]}} ${status === "5XX" ? "5xx" : status}: ${ERROR_REASON[status]}.`);
+  // A summary taken from the description's first sentence is not said twice.
+  const description = op.description.startsWith(`${op.summary}.`) ? op.description.slice(op.summary.length + 1).trim() : op.description;
+  const named = op.operation.operationId === op.operationId ? ` (\`${op.operationId}\`)` : "";
+  const lines = [
+    `${op.summary}.`,
+    "",
+    ...(description ? [description, ""] : []),
+    `${scopeSentence(op.security)} \`${op.key}\`${named}.`,
+    "",
+    ...pathParams.map((p) => `@param ${p.name} ${p.description}`.trimEnd()),
+    ...rest.map((r) => `@param ${r.kind} ${r.doc}`),
+    "@param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`.",
+    `@returns ${returnsDoc}`,
+    ...throwsLines,
+    "@throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.",
+    "@example",
+    ...sampleBody(sample).split("\n"),
+  ];
+  return {
+    name: op.methodName,
+    operationId: op.operationId,
+    summary: op.summary,
+    method: op.method.toUpperCase(),
+    path: op.path,
+    pathParams,
+    rest,
+    paginated,
+    returns,
+    namesUsed,
+    doc: lines.join("\n"),
+    tags: op.tags,
+  };
 }
 
 /** A resource: its methods and sub-resources, by name. */
@@ -416,26 +441,28 @@ interface Resource {
 
 /**
  * The method table and the methods' types of the contract `doc` (parsed), or an error naming
- * the operation whose `x-sdk-method` is missing, malformed, taken or in the client's way.
+ * the operation whose method name is malformed, taken or in the client's way.
  */
-export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = readSample): Promise<{ table: string; types: string; index: string }> {
-  const specs = await methodSpecs(doc, sampleOf);
+export async function generateMethods(
+  doc: JsonObject,
+  sampleOf: ReadSample = readSample,
+): Promise<{ table: string; types: string; spanNames: string; index: string }> {
+  const model = contractModel(doc);
+  const responseNames = responseSchemaNames(doc);
+  const specs: MethodSpec[] = [];
+  for (const op of model.operations) specs.push(await methodSpec(model, op, responseNames, sampleOf));
   const tagDescriptions = new Map(((doc.tags as JsonObject[] | undefined) ?? []).map((tag) => [tag.name as string, tag.description as string]));
   const top: Resource = { path: [], methods: [], children: new Map(), tags: new Set() };
-  const seen = new Map<string, string>();
-  for (const spec of specs) {
-    if (seen.has(spec.name)) throw new Error(`x-sdk-method ${spec.name} names both ${seen.get(spec.name)} and ${spec.operationId}`);
-    seen.set(spec.name, spec.operationId);
+  for (const [i, spec] of specs.entries()) {
     const parts = spec.name.split(".");
-    if (CLIENT_KEYS.has(parts[0]!)) throw new Error(`${spec.operationId}: x-sdk-method ${spec.name} would shadow the client's own ${parts[0]}`);
-    const operation = ((doc.paths as JsonObject)[spec.path] as JsonObject)[spec.method.toLowerCase()] as JsonObject;
+    if (CLIENT_KEYS.has(parts[0]!)) throw new Error(`${model.operations[i]!.at}: the method name ${spec.name} would shadow the client's own ${parts[0]}; set another x-sdk-method.`);
     let node = top;
     for (const part of parts.slice(0, -1)) {
       let child = node.children.get(part);
       if (!child) node.children.set(part, (child = { path: [...node.path, part], methods: [], children: new Map(), tags: new Set() }));
       node = child;
       // A resource is documented by the tags of every operation under it.
-      for (const tag of (operation.tags as string[] | undefined) ?? []) node.tags.add(tag);
+      for (const tag of spec.tags) node.tags.add(tag);
     }
     node.methods.push(spec);
   }
@@ -464,21 +491,14 @@ export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = re
     }
     for (const spec of resource.methods) {
       spec.namesUsed.forEach((n) => names.add(n));
-      const args = spec.pathParams.map((p) => `${p.name}: ${p.type ?? `operations[${JSON.stringify(spec.operationId)}]["parameters"]["path"][${JSON.stringify(p.name)}]`}`);
-      if (spec.rest) args.push(`${spec.rest.kind}${spec.rest.required ? "" : "?"}: ${spec.restType}`);
+      const args = spec.pathParams.map((p) => `${p.name}: ${p.type}`);
+      for (const r of spec.rest) args.push(`${r.kind}${r.required ? "" : "?"}: ${r.type}`);
       args.push("options?: MethodOptions");
       members.push(docComment(spec.doc.split("\n"), "  ") + `  ${verbOf(spec)}(${args.join(", ")}): ${spec.returns};`);
-      if (spec.rest?.kind === "query") {
-        extraTypes.push(
-          docComment([`The query parameters of \`${spec.name}()\` (\`${spec.operationId}\`).`], "") +
-            `export interface ${spec.restType} extends NonNullable<operations[${JSON.stringify(spec.operationId)}]["parameters"]["query"]> {}`,
-        );
-      } else if (spec.rest && spec.restType === `${pascal(spec.operationId)}Body`) {
-        const media = (spec.rest as { mediaType: string }).mediaType;
-        extraTypes.push(
-          docComment([`The body of \`${spec.name}()\` (\`${spec.operationId}\`).`], "") +
-            `export type ${spec.restType} = NonNullable<operations[${JSON.stringify(spec.operationId)}]["requestBody"]>["content"][${JSON.stringify(media)}];`,
-        );
+      for (const r of spec.rest) {
+        if (!r.declaration) continue;
+        const what = r.kind === "query" ? "The query parameters" : "The body";
+        extraTypes.push(docComment([`${what} of \`${spec.name}()\` (\`${spec.operationId}\`).`], "") + r.declaration);
       }
     }
     const title = resource.path.length === 0 ? ["The operation methods of the client, by resource: `store.users.retrieve(42)`."] : [`The methods of ${label}.`];
@@ -487,13 +507,24 @@ export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = re
   emit(top, "the client");
 
   // The run-time table: one row per method, `[name, "METHOD /path/", what comes after the path
-  // parameters ("query", "body" or "")]`. The path parameters are the template's, in its order:
+  // parameters ("query", "body", "body+query" or "")]`. The path parameters are the template's, in its order:
   // src/methods.ts reads them from the path (the bundle carries each name once).
   const rows = specs.map(
-    (spec) => `  [${JSON.stringify(spec.name)}, ${JSON.stringify(`${spec.method} ${spec.path}`)}, ${JSON.stringify(spec.rest?.kind ?? "")}],`,
+    (spec) => `  [${JSON.stringify(spec.name)}, ${JSON.stringify(`${spec.method} ${spec.path}`)}, ${JSON.stringify(spec.rest.map((r) => r.kind).join("+"))}],`,
   );
+  // What src/telemetry.ts names each operation's span and records on it; only that module
+  // (loaded with the client's `telemetry` option) imports it, so the main bundle does not grow.
+  const spanRows = specs.map((spec) => `  ${JSON.stringify(`${spec.method} ${spec.path}`)}: [${JSON.stringify(spec.name)}, ${JSON.stringify(spec.operationId)}],`);
+  const body = `${blocks.reverse().join("\n\n")}\n\n${extraTypes.join("\n\n")}\n`;
+  const fromSchema = ["operations", "paths", "Readable", "Writable"].filter((name) => body.includes(`${name}<`) || body.includes(`${name}[`));
   return {
     index: methodIndexModule(HEADER, specs),
+    spanNames: `${HEADER}
+/** Each operation's method name (its span's name) and \`operationId\`, by \`"METHOD /path/"\`: for src/telemetry.ts. */
+export const spanNames: Readonly<Record<string, readonly [method: string, operationId: string]>> = {
+${spanRows.join("\n")}
+};
+`,
     table: `${HEADER}
 /**
  * The operation methods, named by each operation's \`x-sdk-method\` in the contract:
@@ -502,7 +533,7 @@ export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = re
 import type { OperationKey } from "./operations.js";
 
 /** One operation method: its dotted name, its operation, and what follows its path parameters (the template's, in order). */
-export type MethodRow = readonly [name: string, operation: OperationKey, rest: "query" | "body" | ""];
+export type MethodRow = readonly [name: string, operation: OperationKey, rest: "query" | "body" | "body+query" | ""];
 
 /** Every operation method. */
 export const methodTable: readonly MethodRow[] = [
@@ -514,14 +545,10 @@ ${rows.join("\n")}
  * The types and documentation of the operation methods (\`store.users.retrieve(42)\`), named by
  * each operation's \`x-sdk-method\` in the contract; \`method-table.ts\` is what they run on.
  */
-import type { MethodOptions } from "../src/types.js";
-import type { operations } from "./schema.js";
-import type { ${[...names].sort().join(", ")} } from "./names.js";
-
-${blocks.reverse().join("\n\n")}
-
-${extraTypes.join("\n\n")}
-`,
+import type { MethodOptions, ResponsePromise } from "../src/types.js";
+import type { ${fromSchema.join(", ")} } from "./schema.js";
+${names.size > 0 ? `import type { ${[...names].sort().join(", ")} } from "./names.js";\n` : ""}
+${body}`,
   };
 }
 
@@ -533,7 +560,12 @@ async function main(): Promise<void> {
     "schema.ts": await generateSchema(doc),
     ...splitOperationFacts(HEADER, await generateOperations(doc)),
     "names.ts": await generateNames(doc),
-    ...(await generateMethods(doc).then(({ types, table, index }) => ({ "methods.ts": types, "method-table.ts": table, "method-index.ts": index }))),
+    ...(await generateMethods(doc).then(({ types, table, spanNames, index }) => ({
+      "methods.ts": types,
+      "method-table.ts": table,
+      "method-index.ts": index,
+      "span-names.ts": spanNames,
+    }))),
   };
   await writeGenerated(outDir, outputs, check);
 }

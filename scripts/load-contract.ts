@@ -10,18 +10,25 @@
  *   `/etc/hostname`, `other.yaml#/User`): openapi-typescript and Redocly follow it, which
  *   is a request to any URL, or a read of any local file, from CI. Our contract is one
  *   file; a reference is `#/…` or it is refused, before any tool sees the document. The
- *   same holds for the keywords that make a tool load or resolve elsewhere: `$dynamicRef`
- *   and `$recursiveRef` (like `$ref`), `$id` (changes what `#/…` means) and an example's
- *   `externalValue` (a URL).
+ *   same holds for every keyword that makes a tool load or resolve elsewhere: `$dynamicRef`
+ *   and `$recursiveRef` (like `$ref`), a link's `operationRef`, a `discriminator.mapping`
+ *   value (a bare schema name or `#/…` is accepted, anything else names a file or URL),
+ *   `$id` (changes what `#/…` means), `$schema` and `jsonSchemaDialect` (a dialect a
+ *   validator may fetch; only the two OpenAPI 3.1 uses by default are accepted) and an
+ *   example's `externalValue` (a URL).
  * - YAML aliases (`*name`) that expand into one another: 330 bytes can stand for billions
  *   of nodes. The parser counts alias expansions and stops at `MAX_ALIAS_COUNT` (the `yaml`
  *   package's own default; our contract uses a handful for examples).
  *
- * Runs before anything is built: Node built-ins and the `yaml` parser only.
+ * Then it builds the generators' model of the contract (scripts/contract-model.ts), so that
+ * what they cannot serve is refused here, with a JSON pointer, before any tool runs.
+ *
+ * Runs before anything is built: Node built-ins, the `yaml` parser and our own scripts only.
  */
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { parse } from "yaml";
+import { contractModel, ContractError } from "./contract-model.js";
 
 export type ContractDocument = Record<string, unknown>;
 
@@ -29,9 +36,14 @@ export type ContractDocument = Record<string, unknown>;
 export const MAX_ALIAS_COUNT = 100;
 
 /** Keywords whose string value names another document unless it starts with `#`. */
-const REFERENCE_KEYWORDS = ["$ref", "$dynamicRef", "$recursiveRef"] as const;
+const REFERENCE_KEYWORDS = ["$ref", "$dynamicRef", "$recursiveRef", "operationRef"] as const;
 /** Keywords that point a tool elsewhere whatever their value. */
 const FOREIGN_KEYWORDS = ["$id", "externalValue"] as const;
+/** Keywords naming a JSON Schema dialect; the ones every tool knows without fetching are allowed. */
+const DIALECT_KEYWORDS = ["$schema", "jsonSchemaDialect"] as const;
+const KNOWN_DIALECTS = new Set(["https://spec.openapis.org/oas/3.1/dialect/base", "https://json-schema.org/draft/2020-12/schema"]);
+/** A `discriminator.mapping` value that names a schema of this document: a local reference, or a bare name (no dot or slash, which would make it a file name). */
+const LOCAL_MAPPING = /^(#.*|[\w -]+)$/;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -62,6 +74,17 @@ export function foreignReferences(doc: unknown): Array<{ at: string; keyword: st
     }
     for (const keyword of FOREIGN_KEYWORDS) {
       if (keyword in record && typeof record[keyword] === "string") found.push({ at: `${at}/${pointerSegment(keyword)}`, keyword, value: record[keyword] });
+    }
+    for (const keyword of DIALECT_KEYWORDS) {
+      if (keyword in record && !KNOWN_DIALECTS.has(record[keyword] as string)) found.push({ at: `${at}/${pointerSegment(keyword)}`, keyword, value: record[keyword] });
+    }
+    const mapping = isObject(record.discriminator) ? record.discriminator.mapping : undefined;
+    if (isObject(mapping)) {
+      for (const [name, value] of Object.entries(mapping)) {
+        if (typeof value !== "string" || !LOCAL_MAPPING.test(value)) {
+          found.push({ at: `${at}/discriminator/mapping/${pointerSegment(name)}`, keyword: "discriminator.mapping", value });
+        }
+      }
     }
     for (const [key, value] of Object.entries(record)) stack.push([value, `${at}/${pointerSegment(key)}`]);
   }
@@ -95,6 +118,13 @@ export function loadContract(text: string, source: string): ContractDocument {
       `${source} is refused: it refers outside itself, which no tool here follows (a request to any URL, or a read of any file): ` +
         `${list.join("; ")}${more}. Only references within the document ("#/components/…") are allowed; bundle other files into it first.`,
     );
+  }
+  // What the generators cannot serve (a media type, two names for one type, a reference to nothing, …), refused here first.
+  try {
+    contractModel(raw);
+  } catch (error) {
+    if (error instanceof ContractError) throw new Error(`${source} is refused: ${error.message}`);
+    throw error;
   }
   return raw;
 }

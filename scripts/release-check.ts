@@ -1,15 +1,14 @@
 /**
- * `npm run release:check` (part of `npm test`): does this release say what the contract
- * did since the last release?
+ * `npm run release:check` (part of `npm test`): does the release record agree with itself,
+ * and does it say what the contract did since the last release?
  *
- * Compares the working contract, `openapi/store-admin.yaml`, with the last released one
- * (the newest `openapi/released/store-admin-<version>.yaml`) through the contract diff,
- * compile probe included, and refuses (exit 1, each problem named) when
- *
- * - package.json's version moved less than the diff's bump needs (0.x: a breaking change
- *   moves the minor number), or
- * - CHANGELOG.md has no `## [<version>]` entry for package.json's version, or that entry
- *   does not name every breaking change (its field, e.g. `data.arn`, or its operation).
+ * A version is either released — a dated `## [x.y.z] - YYYY-MM-DD` entry in CHANGELOG.md,
+ * its contract kept as `openapi/released/store-admin-<x.y.z>.yaml`, package.json's version
+ * for the newest, all made by `npm run release` — or not yet, its entries under
+ * `## [Unreleased]`. Refuses (exit 1, each problem named) any mix of the two, and a contract
+ * change since the last release that `## [Unreleased]` does not name (each breaking change,
+ * by its field, e.g. `data.arn`, or its operation). Git tags are not consulted: a fresh
+ * clone may have none.
  *
  * Run in the repository root (npm does). See docs/contract-diff.md, "Releasing".
  */
@@ -17,14 +16,16 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadContractFile } from "./load-contract.js";
-import { releasedContract, releaseProblems } from "./contract-diff/release.js";
+import { recordProblems, releasedContract, releasedSnapshots, unreleasedProblems } from "./contract-diff/release.js";
 import { CONTRACT_PATH } from "./contract-diff/document.js";
+import type { Change } from "./contract-diff/compare.js";
 import type { Bump } from "./contract-diff/kinds.js";
 
 export interface ReleaseCheck {
   released: string;
   packageVersion: string;
   bump: Bump;
+  changes: Change[];
   problems: string[];
 }
 
@@ -38,7 +39,11 @@ export async function checkRelease(root: string): Promise<ReleaseCheck> {
   const { bump, changes } = await diffContracts(base, head);
   const packageVersion = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
   const changelog = readFileSync(join(root, "CHANGELOG.md"), "utf8");
-  return { released: released.version, packageVersion, bump, problems: releaseProblems({ releasedVersion: released.version, bump, packageVersion, changelog, changes }) };
+  const problems = [
+    ...recordProblems({ changelog, snapshots: releasedSnapshots(root), packageVersion }),
+    ...unreleasedProblems({ releasedVersion: released.version, bump, changelog, changes }),
+  ];
+  return { released: released.version, packageVersion, bump, changes, problems };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
@@ -49,7 +54,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
         for (const problem of check.problems) console.error(`- ${problem}`);
         process.exit(1);
       }
-      console.log(`release:check: package.json ${check.packageVersion} and CHANGELOG.md follow the contract since ${check.released} (change: ${check.bump}).`);
+      console.log(`release:check: the last release is ${check.released} (dated, snapshot kept, package.json agrees); CHANGELOG.md's [Unreleased] covers the contract since (change: ${check.bump}).`);
     },
     (error: unknown) => {
       console.error(`release:check: ${(error as Error).message}`);

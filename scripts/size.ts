@@ -49,8 +49,14 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
  * within the 200 B it was allowed), and options read as own properties with every option
  * openapi-fetch reads given explicitly, so that a polluted Object.prototype cannot redirect a
  * call (108 B, with the main entry split from the modules the other entries share).
+ * `.withResponse()`/`.asResponse()`, the request id read from `request-id` too, and the
+ * `STORE_ADMIN_LOG` switch measured +290 B (10,325 → 10,615 B, before those guarantees); the
+ * hooks of the `telemetry` option (the option's loader, a span per call and per attempt, the
+ * bulk run's span; telemetry.ts itself loads only with the option) +195 B more (→ 10,810 B).
+ * Together with the guarantees: 11,100 B. A `sleep` that chains waits longer than `setTimeout`
+ * can hold (a 35-day `Retry-After` fired a timer every millisecond) added about 25 B: 11,128 B measured.
  */
-export const CEILING_GZIP_BYTES = 10_632;
+export const CEILING_GZIP_BYTES = 11_128;
 /** The goal: 8 kB min+gz. Missed today; docs/performance.md says by how much and what the bytes are. */
 export const GOAL_GZIP_BYTES = 8 * 1024;
 /** The package's main entry, built. */
@@ -118,9 +124,17 @@ const dynamicImportsApart: Plugin = {
   },
 };
 
+/** The `telemetry` option's module loads with that option, not on a failure: it counts in neither figure. */
+const telemetryApart: Plugin = {
+  name: "telemetry-apart",
+  setup(build) {
+    build.onResolve({ filter: /telemetry/ }, ({ kind, path }) => (kind === "dynamic-import" ? { path, external: true } : undefined));
+  },
+};
+
 function minified(specifier: string, names: readonly string[], followDynamicImports: boolean) {
   return build({
-    plugins: followDynamicImports ? [] : [dynamicImportsApart],
+    plugins: followDynamicImports ? [telemetryApart] : [dynamicImportsApart],
     stdin: { contents: `export { ${names.join(", ")} } from ${JSON.stringify(specifier)};`, resolveDir: ROOT, loader: "js" },
     bundle: true,
     minify: true,

@@ -6,6 +6,7 @@
  */
 import createClient, { createQuerySerializer, type Client } from "openapi-fetch";
 import { tokenSource, type TokenSource } from "./auth.js";
+import { envLogger } from "./debug-switch.js";
 import { clientHeaders } from "./headers.js";
 import { deadlineClock, trackMiddleware } from "./internal/fast-path.js";
 import { checkNumberOption } from "./internal/options.js";
@@ -15,8 +16,10 @@ import { attachMethods } from "./methods.js";
 import { createPaginate } from "./paginate.js";
 import { createSend, type ClientContext } from "./request.js";
 import { DEFAULT_TIMEOUT_MS } from "./timeout.js";
+import { VERSION } from "./version.js";
+import { API_VERSION } from "../generated/operations.js";
 import type { FetchLike } from "./transport.js";
-import type { paths, StoreAdminClient, StoreAdminClientOptions } from "./types.js";
+import type { paths, StoreAdminClient, StoreAdminClientOptions, TelemetryOptions } from "./types.js";
 
 /** Every path of the API is under this prefix of the store's address (spec part 4). */
 const API_PATH_PREFIX = "/api/admin";
@@ -119,6 +122,7 @@ export function buildClient(given: StoreAdminClientOptions, internals: ClientInt
   if (options.logger !== undefined && typeof options.logger !== "function") {
     throw new TypeError("logger must be a function receiving one event per attempt.");
   }
+  const { telemetry } = options;
   const token = tokenSource(options.accessToken);
 
   const headers = clientHeaders(options.headers);
@@ -151,13 +155,23 @@ export function buildClient(given: StoreAdminClientOptions, internals: ClientInt
     timeoutMs,
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    logger: options.logger,
+    logger: options.logger ?? envLogger(),
     startDeadline: deadlineClock(timeoutMs),
     hasMiddleware,
     sleep: internals.sleep ?? abortableSleep,
     random: internals.random ?? Math.random,
+    // Loaded only with the option (it loads @opentelemetry/api); a failure to load it, or a bad
+    // option, fails each call with its error (telemetry.ts), never the process.
+    telemetry: telemetry ? loadTelemetry(telemetry) : undefined,
   };
   return assemble(client, context, apiRoot);
+}
+
+/** The telemetry module and the client's spans and metrics, loaded on demand. */
+function loadTelemetry(option: TelemetryOptions | true): ClientContext["telemetry"] {
+  const loading = import("./telemetry.js").then(({ createTelemetry }) => createTelemetry(option, { sdkVersion: VERSION, apiVersion: API_VERSION }));
+  loading.catch(() => undefined);
+  return loading;
 }
 
 /** What each client was assembled from, for {@link deriveClient}. */
@@ -186,6 +200,14 @@ function assemble(target: object, context: ClientContext, apiRoot: string): Stor
  */
 export function tokenSourceOf(client: StoreAdminClient): TokenSource | undefined {
   return assemblies.get(client)?.[0].token;
+}
+
+/**
+ * The spans and metrics of `client` (made with the `telemetry` option), or `undefined`. Not
+ * exported from the package's main entry: the bulk runner makes a run's span with it.
+ */
+export function telemetryOf(client: StoreAdminClient): ClientContext["telemetry"] {
+  return assemblies.get(client)?.[0].telemetry;
 }
 
 /** How {@link deriveClient} changes a client: its transport, and a wait before each attempt. */

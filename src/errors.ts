@@ -12,8 +12,9 @@
  */
 
 import { isIdempotent, parseRetryAfterMs } from "./retry-policy.js";
-import { prefix, reasonPhrase, statusMessage, validationIssues, type Operation, type ValidationIssue } from "./internal/error-messages.js";
+import { prefix, reasonPhrase, statusMessage, validationIssues, type Operation, type RequiredScopes, type ValidationIssue } from "./internal/error-messages.js";
 import { causeCodes, clip, redact, REDACTED, redactDeep, redactHeaders, sanitizeCause, summarizeCause } from "./internal/redact.js";
+import { requestIdOf } from "./request-id.js";
 
 export type { Operation, ValidationIssue };
 
@@ -74,8 +75,10 @@ interface ErrorResponseInput {
   /** The response headers (`response.headers`). */
   headers: Headers;
   operation?: Operation | undefined;
-  /** The scope the operation requires, named in the 403 message. */
+  /** The scope the operation requires, when it requires exactly one. */
   scope?: string | undefined;
+  /** What the operation requires, named in the 403 message: alternatives, each a set of scopes all needed (`[["a"]]` when `scope` is "a"). */
+  requiredScopes?: RequiredScopes | undefined;
   /** The URL requested, if known: its path is named in a 404's advice. */
   url?: string | undefined;
   /** The credentials the request carried, scrubbed from everything the server sent. */
@@ -94,24 +97,32 @@ export class ApiError extends StoreAdminError {
   readonly body: unknown;
   /** The response headers (token scrubbed). */
   readonly headers: Headers;
-  /** The scope the operation requires, when known. */
+  /** The scope the operation requires, when known and it requires exactly one (else see `requiredScopes`). */
   readonly scope: string | undefined;
-  /** The server's `x-request-id`, to quote to the API's support. */
+  /**
+   * What the operation requires, when known: alternatives (any one suffices), each a set of
+   * scopes all needed. `[["users:read"]]` for one scope, `[["a", "b"]]` for two together,
+   * `[["a"], ["b"]]` for either, `[[]]` for a token with no particular scope, `[]` for none.
+   */
+  readonly requiredScopes: RequiredScopes | undefined;
+  /** The server's `x-request-id` (or `request-id`), to quote to the API's support. */
   readonly requestId: string | undefined;
 
   constructor(input: ErrorResponseInput) {
     const secrets = input.secrets ?? [];
     const body = redactDeep(input.body, secrets);
     const headers = redactHeaders(input.headers, secrets);
-    super(statusMessage(input.status, body, headers, input.operation, input.scope, requestedPath(input.url, secrets), secrets), {
+    const requiredScopes = input.requiredScopes ?? (input.scope === undefined ? undefined : [[input.scope]]);
+    super(statusMessage(input.status, body, headers, input.operation, requiredScopes, requestedPath(input.url, secrets), secrets), {
       operation: input.operation,
       secrets,
     });
     this.status = input.status;
     this.body = body;
     this.headers = headers;
-    this.scope = input.scope;
-    this.requestId = headers.get("x-request-id") ?? undefined;
+    this.scope = input.scope ?? (requiredScopes?.length === 1 && requiredScopes[0]!.length === 1 ? requiredScopes[0]![0] : undefined);
+    this.requiredScopes = requiredScopes;
+    this.requestId = requestIdOf(headers);
   }
 }
 

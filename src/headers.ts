@@ -1,24 +1,24 @@
 /**
- * The headers of a request: where `Authorization` and `X-Store-API-Version` come from (one
- * function, {@link sdkHeaders}), and the rules for the headers a caller adds.
+ * The headers of a request: where `Authorization` and the version header come from (one
+ * function, {@link sdkHeaders}), and the rules for the headers a caller adds. The version
+ * header's name and value are the contract's (`scripts/contract-model.ts` says how it is found).
  */
-import { API_VERSION } from "../generated/operations.js";
-
-/** The header name the API reads its version from (spec part 4). */
-const API_VERSION_HEADER = "X-Store-API-Version";
+import { API_VERSION, API_VERSION_HEADER } from "../generated/operations.js";
 
 /**
  * The two headers the SDK owns, on every attempt of every call. They go through openapi-fetch's
  * `params.header`, which it merges after the client's and the call's `headers`.
  */
 export function sdkHeaders(accessToken: string): Record<string, string> {
-  return { Authorization: `Bearer ${accessToken}`, [API_VERSION_HEADER]: API_VERSION };
+  const headers: Record<string, string> = { Authorization: `Bearer ${accessToken}` };
+  if (API_VERSION_HEADER !== undefined && API_VERSION !== undefined) headers[API_VERSION_HEADER] = API_VERSION;
+  return headers;
 }
 
 /** Headers a caller may not set, and why. */
 const OWNED: Readonly<Record<string, string>> = {
   authorization: "the client sets it from accessToken",
-  [API_VERSION_HEADER.toLowerCase()]: `the client sends the version it was built for (${API_VERSION})`,
+  ...(API_VERSION_HEADER !== undefined && { [API_VERSION_HEADER.toLowerCase()]: `the client sends the version it was built for (${API_VERSION})` }),
   "content-length": "fetch computes it (a wrong value stalls the request)",
   "transfer-encoding": "fetch sets it",
   host: "it comes from baseUrl/apiUrl",

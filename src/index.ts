@@ -39,8 +39,11 @@ export type {
   Middleware,
   Paginate,
   RequestOptions,
+  ResponsePromise,
   StoreAdminClient,
   StoreAdminClientOptions,
+  TelemetryOptions,
+  WithResponse,
   paths,
 } from "./types.js";
 export type { operations } from "../generated/schema.js";

@@ -5,6 +5,7 @@
  */
 import { StoreAdminError, type Operation } from "./errors.js";
 import { clip, describe } from "./internal/redact.js";
+import { requestIdOf } from "./request-id.js";
 import type { RetryDecision } from "./retry-policy.js";
 
 /** One attempt of one request, reported when it ends. */
@@ -25,7 +26,7 @@ export interface RequestLogEvent {
   willRetry: boolean;
   /** How long it waits first, when `willRetry`. */
   retryDelayMs?: number;
-  /** The server's `x-request-id`, when it sent one. */
+  /** The server's `x-request-id` (or `request-id`), when it sent one. */
   requestId?: string;
 }
 
@@ -92,7 +93,7 @@ export function attemptEvent({ operation, attempt, startedMs, response, error, d
   };
   if (response) {
     event.status = response.status;
-    const requestId = response.headers.get("x-request-id");
+    const requestId = requestIdOf(response.headers);
     if (requestId) event.requestId = clip(requestId, secrets);
   } else {
     const name = error instanceof Error ? error.name : typeof error;
@@ -101,4 +102,32 @@ export function attemptEvent({ operation, attempt, startedMs, response, error, d
   }
   if (decision.retry) event.retryDelayMs = decision.delayMs;
   return event;
+}
+
+/**
+ * What `STORE_ADMIN_LOG` (debug-switch.ts) prints to stderr (`console.error`), one line per attempt in
+ * {@link formatLogEvent}'s format (method, path template, status, attempt, duration,
+ * request id, the error and the retry plan; never a header, a query, a body or the token):
+ *
+ * - `warn`: the attempts that end a call with an error (an error status or a thrown error, no retry left);
+ * - `info`: those, and every attempt that is retried;
+ * - `debug`: every attempt, successes too.
+ *
+ * Any other value prints one warning line, once per process, and nothing else.
+ */
+const LEVELS = ["warn", "info", "debug"];
+
+let warned = false;
+
+/** Prints `event` when `level` asks for it. */
+export function printEnvLog(level: string, event: RequestLogEvent): void {
+  const rank = LEVELS.indexOf(level.trim().toLowerCase());
+  if (rank < 0) {
+    if (!warned) console.error(`store-admin-sdk: STORE_ADMIN_LOG=${JSON.stringify(level)} is not one of ${LEVELS.join(", ")}; nothing is logged.`);
+    warned = true;
+    return;
+  }
+  const failed = event.error !== undefined || (event.status ?? 0) >= 400;
+  const shown = event.willRetry ? 1 : failed ? 0 : 2;
+  if (rank >= shown) console.error(formatLogEvent(event));
 }

@@ -17,8 +17,8 @@ import type { MethodRow } from "../generated/method-table.js";
 import type { OperationMethods } from "../generated/methods.js";
 import { loadTables } from "./internal/tables.js";
 import type { FetchResult } from "./request.js";
+import { responsePromise } from "./response-promise.js";
 import type { MethodOptions } from "./types.js";
-import { unwrap } from "./unwrap.js";
 
 /** The client a resource object calls through: whatever holds the HTTP methods and `paginate`. */
 type Sender = Record<string, unknown>;
@@ -38,32 +38,31 @@ interface Method {
   http: string;
   path: string;
   pathParams: readonly string[];
-  rest: MethodRow[2];
+  /** What follows the path parameters, in order: `body`, `query`, both or none. */
+  rest: readonly string[];
   paginated: boolean;
 }
 
-/** Refuses a call: thrown for a list method (which returns an iterable), a rejection otherwise. */
-function refuse(method: Method, problem: string): Promise<never> {
-  const error = new TypeError(`${method.name}(): ${problem}; the request was not sent.`);
-  if (method.paginated) throw error;
-  return Promise.reject(error);
+/** Refuses a call: a TypeError, thrown (a list method's throws at once; any other's promise rejects with it). */
+function refuse(method: Method, problem: string): never {
+  throw new TypeError(`${method.name}(): ${problem}; the request was not sent.`);
 }
 
-/** Calls `method`'s operation on `client` with the method's arguments. */
-function call(client: Sender, method: Method, args: unknown[]): unknown {
+/** What a call of `method` with `args` hands to the client: the arguments checked and placed. */
+function initOf(method: Method, args: unknown[]): Record<string, unknown> {
   const { pathParams, rest } = method;
   const count = pathParams.length;
-  const arity = count + (rest ? 1 : 0);
+  const arity = count + rest.length;
   if (args.length > arity + 1) {
-    return refuse(method, `takes at most ${arity + 1} arguments (${[...pathParams, rest, "options"].filter(Boolean).join(", ")}), got ${args.length}`);
+    refuse(method, `takes at most ${arity + 1} arguments (${[...pathParams, ...rest, "options"].join(", ")}), got ${args.length}`);
   }
   const init: Record<string, unknown> = {};
   const options = args[arity] as Record<string, unknown> | undefined;
   if (options !== undefined) {
-    if (options === null || typeof options !== "object") return refuse(method, `options must be an object: { ${ALLOWED} }`);
+    if (options === null || typeof options !== "object") refuse(method, `options must be an object: { ${ALLOWED} }`);
     // Own keys only: a key inherited from a polluted Object.prototype is not the caller's option.
     for (const option of Object.keys(options)) {
-      if (!Object.hasOwn(METHOD_OPTIONS, option)) return refuse(method, `unknown option "${option}" (allowed: ${ALLOWED})`);
+      if (!Object.hasOwn(METHOD_OPTIONS, option)) refuse(method, `unknown option "${option}" (allowed: ${ALLOWED})`);
       init[option] = options[option];
     }
   }
@@ -73,11 +72,25 @@ function call(client: Sender, method: Method, args: unknown[]): unknown {
     for (let i = 0; i < count; i++) values[pathParams[i]!] = args[i];
     params["path"] = values;
   }
-  if (rest === "query") params["query"] = args[count];
-  else if (rest === "body" && args[count] !== undefined) init["body"] = args[count];
+  for (let i = 0; i < rest.length; i++) {
+    if (rest[i] === "query") params["query"] = args[count + i];
+    else if (args[count + i] !== undefined) init["body"] = args[count + i];
+  }
   init["params"] = params;
-  if (method.paginated) return (client["paginate"] as (path: string, init: unknown) => unknown)(method.path, init);
-  return unwrap((client[method.http] as (path: string, init: unknown) => Promise<FetchResult>)(method.path, init));
+  return init;
+}
+
+/** Sends a call of `method` (not a list); `.asResponse()` (`raw`) asks for the body unread, which openapi-fetch hands over as a stream. */
+function send(client: Sender, method: Method, args: unknown[], raw: boolean): Promise<FetchResult> {
+  const init = initOf(method, args);
+  if (raw) init["parseAs"] = "stream";
+  return (client[method.http] as (path: string, init: unknown) => Promise<FetchResult>)(method.path, init);
+}
+
+/** Calls `method`'s operation on `client` with the method's arguments. */
+function call(client: Sender, method: Method, args: unknown[]): unknown {
+  if (method.paginated) return (client["paginate"] as (path: string, init: unknown) => unknown)(method.path, initOf(method, args));
+  return responsePromise((raw) => send(client, method, args, raw));
 }
 
 /** Resource prototypes by dotted name (`"users"`, `"users.addresses"`), each holding its methods and sub-resource getters. */
@@ -130,7 +143,7 @@ function methodOf(name: string, key: string, rest: MethodRow[2], paginated: bool
   const [http, path] = key.split(" ") as [string, string];
   // The arguments are the template's parameters in its order (scripts/generate.ts types them so).
   const pathParams = [...path.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!);
-  return { name, http, path, pathParams, rest, paginated };
+  return { name, http, path, pathParams, rest: rest ? rest.split("+") : [], paginated };
 }
 
 /** The methods that are not lists, by dotted name: read from the table when it first loads. */
@@ -164,7 +177,8 @@ function addMethods(name: string, node: MethodIndex): void {
       prototype[key] = function (this: Resource, ...args: unknown[]) {
         const client = this[CLIENT];
         const method = rows?.get(dotted);
-        return method ? call(client, method, args) : rowOf(dotted).then((row) => call(client, row, args));
+        // Before the first call has loaded the table, the promise waits for it (one import, once).
+        return method ? call(client, method, args) : responsePromise(async (raw) => send(client, await rowOf(dotted), args, raw));
       };
     }
   }

@@ -9,7 +9,8 @@
  * {@link MAX_EMPTY_PAGES} empty pages that still point to a next one: a store's pages hold
  * items, and a server handing out fresh cursors to nothing would otherwise be asked without
  * end. Breaking out of a `for await` stops fetching: a page is requested only when the
- * previous one is used up.
+ * previous one is used up, and `return()` with a page in flight (of `paginate()` or of
+ * `paginate.pages()`) aborts it.
  */
 import type { Client } from "openapi-fetch";
 import type { OperationKey } from "../generated/operations.js";
@@ -46,7 +47,7 @@ export function walkOf(items: unknown): { path: ListPath; init: GetInit | undefi
 
 /** Builds `paginate` (and `paginate.pages`) for a client whose API root is `apiRoot`. */
 export function createPaginate(client: Client<paths>, apiRoot: string): Paginate {
-  async function* pages(path: ListPath, init?: GetInit): AsyncGenerator<Page, void, undefined> {
+  async function* pages(path: ListPath, init?: GetInit, whole?: boolean): AsyncGenerator<Page, void, undefined> {
     const key = `GET ${path}` as OperationKey;
     const { operations } = await loadTables();
     const meta = operations[key];
@@ -65,13 +66,15 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
       // A failed page throws the typed error for its status, as unwrap() does for any call.
       const page = (await unwrap((client.GET as (p: string, i?: GetInit) => Promise<FetchResult>)(path, request))) as Page | undefined;
       const stop = async (problem: string) => new (await loadOffPath()).PaginationError({ problem, pagesRead, operation });
-      if (page === null || typeof page !== "object" || !Array.isArray(page.results)) {
+      if (!Array.isArray(page?.results)) {
         throw await stop("the page has no `results` array");
       }
-      const last = page.next === undefined || page.next === null || page.next === "";
+      const last = !page.next; // absent, null or ""
       // Where a walk restarts after this page: `params.query.cursor` of a new walk.
       const nextCursor = last ? null : cursorOf(page.next!, apiRoot);
-      yield Object.assign(page, { nextCursor: nextCursor ?? null });
+      Object.assign(page, { nextCursor: nextCursor ?? null });
+      // `whole`: the page as one item of a step, for a walk of pages.
+      yield whole ? { results: [page] } : page;
       pagesRead++;
       if (last) return;
       emptyInARow = page.results.length === 0 ? emptyInARow + 1 : 0;
@@ -85,14 +88,22 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
     }
   }
 
-  // Each walk of items sends its pages with a signal of its own (which the caller's aborts, with
-  // its reason), so that leaving the loop aborts a page still in flight.
+  // Each walk (of items or of pages) sends its pages with a signal of its own (which the
+  // caller's aborts, with its reason), so that leaving the loop aborts a page still in flight:
+  // itemsOf() aborts it on return() (an async generator's return() would wait for it), and a
+  // walk of pages is a walk of one-page steps.
+  const startWalk = (path: ListPath, init: GetInit | undefined, whole?: boolean) => {
+    // A null signal (openapi-fetch takes one) is as good as none to ownDeadline().
+    const own = ownDeadline(init?.signal as AbortSignal | undefined, Infinity);
+    return itemsOf(pages(path, { ...init, signal: own.signal }, whole), () => own.abort());
+  };
   const items = (path: ListPath, init?: GetInit) => {
-    const own = ownDeadline((init?.signal as AbortSignal | null | undefined) ?? undefined, Infinity);
-    const walk = itemsOf(pages(path, { ...init, signal: own.signal }), () => own.abort());
+    const walk = startWalk(path, init);
     walks.set(walk, { path, init });
     return walk;
   };
+  const pagesOf = (path: ListPath, init?: GetInit) => startWalk(path, init, true);
 
-  return Object.assign(items, { pages }) as unknown as Paginate;
+  return Object.assign(items, { pages: pagesOf }) as unknown as Paginate;
 }
+

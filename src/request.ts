@@ -21,7 +21,6 @@ import type { TokenSource } from "./auth.js";
 import type { Operation } from "./errors.js";
 import { checkHeaders, sdkHeaders } from "./headers.js";
 import type { Logger } from "./logger.js";
-import { toFormData } from "./multipart.js";
 import { checkPathParams } from "./path-params.js";
 import type { AttemptOutcome, RetryDecision } from "./retry-policy.js";
 import { settleWithin } from "./timeout.js";
@@ -32,6 +31,7 @@ import { checkNumberOption } from "./internal/options.js";
 import { ownOptions } from "./internal/own.js";
 import { loadOffPath, type OffPath } from "./internal/lazy.js";
 import { loadedTables, loadTables } from "./internal/tables.js";
+import type { CallTelemetry, ClientTelemetry } from "./telemetry.js";
 import type { CallOptionKey } from "./types.js";
 
 /** The result of every client call: openapi-fetch's `{ data, error, response }`. */
@@ -77,6 +77,8 @@ export interface ClientContext {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Random source in [0, 1) for the backoff jitter. */
   random: () => number;
+  /** Spans and metrics (`telemetry.ts`), when the client was created with `telemetry`. */
+  telemetry?: Promise<ClientTelemetry> | undefined;
 }
 
 /** One call, as `prepare()` leaves it for its attempts. */
@@ -94,6 +96,8 @@ interface Call {
   init: Record<string, unknown>;
   /** Whether the attempt streams its body to the caller after the call (its deadline must not be shared). */
   streams: boolean;
+  /** The call's spans, with the `telemetry` option. */
+  telemetry: CallTelemetry | undefined;
 }
 
 /** How one attempt ended. `sent: false`: nothing reached `fetch` (a middleware answered or threw). */
@@ -103,14 +107,15 @@ type Outcome =
 
 /** Builds the function every client method calls: `send("GET", "/users/{id}/", init)`. */
 export function createSend(client: ClientContext): (method: string, path: string, init?: CallInit) => Promise<FetchResult> {
-  return async function send(method, path, given = {}) {
+  const send = async (method: string, path: string, given: CallInit = {}, telemetry?: CallTelemetry): Promise<FetchResult> => {
     // The caller's own keys only (internal/own.ts), at both levels openapi-fetch reads.
     const init = ownOptions(given);
     if (init?.params) init.params = ownOptions(init.params);
-    const call = await prepare(client, method, path, init);
+    const call = await prepare(client, method, path, init, telemetry);
     for (let attempt = 1; ; attempt++) {
       if (call.signal?.aborted) throw call.signal.reason;
-      const outcome = await runAttempt(call);
+      const outcome = await runAttempt(call, attempt);
+      telemetry?.attemptEnd(outcome.result?.response, outcome.error);
       if (!outcome.sent) return finish(call, outcome);
       const response = outcome.result?.response;
       // A success is never retried (retry-policy.ts): with no logger to hear of it, there is nothing to ask.
@@ -125,13 +130,21 @@ export function createSend(client: ClientContext): (method: string, path: string
         offPath?.emitLogEvent(client.logger, () => offPath.attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
       }
       if (!decision.retry) return finish(call, outcome);
+      telemetry?.retry(decision.delayMs, response?.headers.get("retry-after"));
       await client.sleep(decision.delayMs, call.signal);
     }
+  };
+  // With the `telemetry` option, each call runs within its span (telemetry.ts); without it, nothing of that runs.
+  const { telemetry } = client;
+  if (!telemetry) return send;
+  return async (method, path, init) => {
+    const traced = (await telemetry).call(method, path);
+    return traced.end(send(method, path, init, traced));
   };
 }
 
 /** Everything checked and computed once per call, before anything is sent. */
-async function prepare(client: ClientContext, method: string, path: string, init: CallInit): Promise<Call> {
+async function prepare(client: ClientContext, method: string, path: string, init: CallInit, telemetry: CallTelemetry | undefined): Promise<Call> {
   const where = `[${method} ${path}]`;
   for (const key of Object.keys(init)) {
     if (Object.hasOwn(CALL_OPTIONS, key)) continue;
@@ -164,14 +177,18 @@ async function prepare(client: ClientContext, method: string, path: string, init
   const signal = init.signal ?? undefined;
   const timeoutMs = init.timeoutMs ?? client.timeoutMs;
   const operation: Operation = { method, path };
-  const body = serializeBody(init, facts.multipart === true);
+  // Forms are built by a module loaded on the first call that may send one: most calls send JSON.
+  const forms = !init.bodySerializer && (facts.multipart || facts.form || facts.filesMultipart);
+  const body = (forms && (await import("./multipart.js")).formBody(init.body, facts)) || serializeBody(init);
   // A token function is called once per call: its attempts carry the same token. The caller's
   // signal ends the wait, and so does timeoutMs (a token service that hangs must not hang the call).
   const { token } = client;
   const accessToken = token.fixed ?? (await tokenWithin(token, signal, timeoutMs, operation));
   const params = init.params;
   // A fresh object per call: middleware may add to params.header, and that must stay this call's.
-  const header = { ...params?.header, ...sdkHeaders(accessToken) };
+  const header: Record<string, unknown> = { ...params?.header, ...sdkHeaders(accessToken) };
+  // openapi-fetch labels every body but FormData as JSON.
+  if (body instanceof URLSearchParams) header["Content-Type"] = "application/x-www-form-urlencoded";
   return {
     client,
     method,
@@ -196,6 +213,7 @@ async function prepare(client: ClientContext, method: string, path: string, init
       Request: client.hasMiddleware() || (init.middleware?.length ?? 0) > 0 ? undefined : PlannedRequest,
     },
     streams: init.parseAs === "stream",
+    telemetry,
   };
 }
 
@@ -218,13 +236,12 @@ const PARSE_AS: readonly unknown[] = ["json", "text", "blob", "arrayBuffer", "st
 
 
 /**
- * The body as it goes on the wire, computed once per call: form data for the operations the
- * contract marks multipart (even without a file: the operation takes form data), else
- * openapi-fetch's own serializer (JSON), or the caller's `bodySerializer`.
+ * The body as it goes on the wire when it is not a form (`formBody()` of src/multipart.ts
+ * builds those, in the media type the contract offers): openapi-fetch's own serializer
+ * (JSON), or the caller's `bodySerializer`. Computed once per call.
  */
-function serializeBody(init: CallInit, multipart: boolean): unknown {
+function serializeBody(init: CallInit): unknown {
   if (init.bodySerializer) return init.body === undefined ? undefined : init.bodySerializer(init.body, init.headers);
-  if (multipart) return toFormData(init.body ?? {});
   if (init.body === undefined) return undefined;
   return (defaultBodySerializer as (body: unknown, headers?: unknown) => unknown)(init.body, init.headers);
 }
@@ -248,8 +265,8 @@ function encodeQueryKeys(query: Record<string, unknown>, querySerializer: unknow
   return encode(query);
 }
 
-/** One attempt: one openapi-fetch call under its own deadline. Never throws. */
-async function runAttempt(call: Call): Promise<Outcome> {
+/** One attempt (the `attempt`th): one openapi-fetch call under its own deadline. Never throws. */
+async function runAttempt(call: Call, attempt: number): Promise<Outcome> {
   const { client, method, operation, secrets, signal, timeoutMs } = call;
   const deadline = client.startDeadline(signal, call.streams, timeoutMs);
   // The request as openapi-fetch handed it to fetch, kept reachable until the attempt ends:
@@ -264,7 +281,8 @@ async function runAttempt(call: Call): Promise<Outcome> {
     if (client.logger) startedMs = performance.now();
     let head: Response;
     try {
-      head = await sendRequest(client.fetch, request);
+      const send = () => sendRequest(client.fetch, request);
+      head = await (call.telemetry ? call.telemetry.attempt(attempt, request, send) : send());
     } catch (error) {
       // Middleware's onError sees what the caller would: the timeout, the abort, or the network error.
       const { timedOut } = deadline;
@@ -289,7 +307,7 @@ async function runAttempt(call: Call): Promise<Outcome> {
     const result = await client.request(method, operation.path, { ...call.init, signal: deadline.signal, fetch: fetchOnce, baseUrl: undefined, pathSerializer: undefined });
     // The body's JSON is checked, not its schema (that would cost every call a walk of its data):
     // `null`, `42` or `"hello"` is data, as a body that lacks a field is.
-    if (expectsJsonBody(method, result.response) && result.data === undefined) {
+    if (expectsJsonBody(method, result.response) && result.data === undefined && !call.facts.noContent) {
       throw new (await loadOffPath()).InvalidResponseError({ status: result.response.status, problem: "the body is empty", operation, secrets });
     }
     return { sent: sent !== undefined, result, startedMs };
@@ -369,6 +387,6 @@ function finish({ facts, operation, secrets }: Call, outcome: Outcome): FetchRes
   if (facts.singleOrList && result.response.ok && result.data != null && !Array.isArray(result.data)) {
     result.data = [result.data];
   }
-  rememberCall(result.response, { operation, scope: facts.scope, secrets });
+  rememberCall(result.response, { operation, scope: facts.scope, requiredScopes: facts.scopes ?? (facts.scope === undefined ? undefined : [[facts.scope]]), secrets });
   return result;
 }

@@ -16,6 +16,9 @@ import type { OperationMethods } from "../generated/methods.js";
 import type { PaginatedPath } from "../generated/operations.js";
 import type { paths as ContractPaths } from "../generated/schema.js";
 import type { Logger } from "./logger.js";
+export type { ResponsePromise, WithResponse } from "./response-promise.js";
+import type { TelemetryOptions } from "./telemetry.js";
+export type { TelemetryOptions };
 import type { FetchLike } from "./transport.js";
 
 // ─── Paths as callers see them ──────────────────────────────────────────────────────
@@ -163,6 +166,13 @@ interface CommonOptions {
   maxResponseBytes?: number | undefined;
   /** Called once per attempt with method, path template, status, attempt and duration; never the token. */
   logger?: Logger | undefined;
+  /**
+   * OpenTelemetry spans and metrics (docs/guide.md, "OpenTelemetry"): `true` for the global
+   * providers, or the providers to use. Needs `@opentelemetry/api` 1.x, an optional peer
+   * dependency, loaded only when this is set.
+   * @default off
+   */
+  telemetry?: TelemetryOptions | boolean | undefined;
 }
 
 /** Options of {@link createStoreAdminClient}: exactly one of `baseUrl` and `apiUrl`. */

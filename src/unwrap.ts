@@ -29,6 +29,7 @@ export async function unwrap<Result extends FetchResult>(result: Result | Promis
     headers: response.headers,
     operation: call?.operation,
     scope: call?.scope,
+    requiredScopes: call?.requiredScopes,
     url: response.url,
     secrets: call?.secrets,
   });

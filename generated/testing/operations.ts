@@ -2,15 +2,18 @@
 
 import type { OperationKey } from "../operations.js";
 
+/** The request media types the kit reads. */
+export type BodyMediaType = "application/json" | "application/x-www-form-urlencoded" | "multipart/form-data";
+
 /** What the testing kit knows about one operation of the contract. */
 export interface MockOperation {
   operationId: string;
   /** Parameter names by location; header names lower-cased. */
   params: { path: string[]; query: string[]; header: string[] };
-  /** The request body, when the operation takes one; a form's `listFields` only take lists (a single entry is one). */
-  body?: { mediaType: "application/json" | "multipart/form-data"; required: boolean; listFields?: string[] };
-  /** Declared responses by status (`"200"`, `"5XX"`): whether the body is JSON, and its first example. */
-  responses: Record<string, { json: boolean; example?: unknown }>;
+  /** The request body: the media type the client sends, others taken `also`; a form's `listFields` only take lists. */
+  body?: { mediaType: BodyMediaType; required: boolean; listFields?: string[]; also?: BodyMediaType[] };
+  /** Declared responses by status (`"5XX"`): JSON or not, and the example (`built` from the schema when none). */
+  responses: Record<string, { json: boolean; example?: unknown; built?: true }>;
   /** Whether the operation requires a bearer token. */
   bearer: boolean;
 }
@@ -31,7 +34,7 @@ export interface Validator {
   errors?: ValidationError[] | null;
 }
 
-/** One operation's module (`ops/<operationId>.ts`): its facts and its validators, named `<operationId>_params|headers|body|<status>`. */
+/** One operation's module (`ops/<operationId>.ts`): its facts and its validators, named `<operationId>_params|headers|body|body_<json|form|multipart>|<status>`. */
 export interface MockOperationModule {
   operation: MockOperation;
   validators: Readonly<Record<string, Validator>>;

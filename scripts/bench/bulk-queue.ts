@@ -161,28 +161,29 @@ export async function bulkQueue(quick: boolean): Promise<Section> {
         budget of ${BUDGET} requests/s; the achieved rate is taken from the first arrival to the last, the window
         is the busiest second at the server. The scale rounds (${scaleRounds} × ${scaleItems.toLocaleString("en-US")}
         items, no budget) alternate 1 and 3 workers; all share the machine's 2 cores with Redis and the server.
-        The budget lets at most ${BUDGET} requests start in any 1,020 ms on Redis's clock; a window at the server
-        holds more when a worker process is not scheduled between being let through and sending (its request
-        arrives late, next to the following ones), which grows with the machine's load. With no budget, more
+        The budget lets at most ${BUDGET} requests start in any 1,050 ms on Redis's clock, and logs a start again
+        when Redis's answer took more than 12.5 ms to reach the worker; a window at the server holds more only when
+        a worker process is not scheduled between being let through and sending for longer than the rest of the
+        50 ms margin, which grows with the machine's load. With no budget, more
         worker processes than cores only add contention here: scale-out pays on more cores or machines.`),
       tables: [
         [
           ["measure", "result"],
           ["3 workers, budget 200/s: achieved ÷ budget", cell(achieved, times)],
-          ["3 workers, budget 200/s: busiest 1-second window ÷ budget", cell(window, times)],
+          ["3 workers, budget 200/s: busiest 1-second arrival window ÷ budget (goal ≤ 1.00×)", cell(window, times)],
           ["no budget, 1 worker (jobs/s)", cell(summarize(one), perSecond)],
           ["no budget, 3 workers (jobs/s)", cell(summarize(three), perSecond)],
           ["no budget, 3 workers ÷ 1 worker", cell(scale, times)],
         ],
       ],
       summary: [
-        ["queue, 3 workers on one budget of 200/s: achieved ÷ budget", times(achieved.median), "≥ 0.95×", status(achieved.median >= 0.95)],
+        ["queue, 3 workers on one budget of 200/s: achieved ÷ budget", times(achieved.median), "≥ 0.90×", status(achieved.median >= 0.9)],
         // "No window above": every round's busiest window counts, the worst one decides.
         [
           "queue, 3 workers on one budget of 200/s: busiest 1-second window ÷ budget (worst round)",
           `${times(window.median)} (${times(worstWindow)})`,
-          "≤ 1.05×",
-          status(worstWindow <= 1.05),
+          "≤ 1.00×",
+          status(worstWindow <= 1),
         ],
         ["queue, no budget: 3 workers ÷ 1 worker (jobs/s)", times(scale.median), "reported", "–"],
       ],

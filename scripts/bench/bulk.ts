@@ -5,8 +5,7 @@
  * finished keys.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -81,39 +80,56 @@ async function throughput(bulk: BulkModule, quick: boolean): Promise<{ items: nu
   return { items, rounds, ours: perSecond.ours!, pool: perSecond.pool! };
 }
 
-/** Arrival times at a server of a run under `perSecond`: the achieved rate and the fullest one-second window. */
+/**
+ * The budget's server, in a process of its own: it notes when each request arrives on its own
+ * event loop, which nothing else keeps busy (in this process, the runner's work would delay the
+ * notes and bunch them). `GET /arrivals` answers the notes, in ms, and is not counted.
+ */
+const ARRIVAL_SERVER = `
+const arrivals = [];
+const server = require("node:http").createServer((request, response) => {
+  if (request.url === "/arrivals") return response.end(JSON.stringify(arrivals));
+  arrivals.push(performance.now());
+  request.resume();
+  request.on("end", () => {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(process.env.BODY);
+  });
+});
+server.listen(0, "127.0.0.1", () => console.log(server.address().port));`;
+
+/** Arrival times at a server of a run under `perSecond`: the achieved rate and the busiest one-second window. */
 async function budget(bulk: BulkModule, quick: boolean, perSecond: number): Promise<{ items: number; achieved: number; fullest: number }> {
   const sdk = await loadSdk();
-  const arrivals: number[] = [];
-  const server = createServer((request, response) => {
-    arrivals.push(performance.now());
-    request.resume();
-    request.on("end", () => {
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(USER_JSON);
+  const child = spawn(process.execPath, ["-e", ARRIVAL_SERVER], { env: { ...process.env, BODY: USER_JSON }, stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      child.stdout!.once("data", (chunk: Buffer) => resolve(Number(chunk.toString("utf8").trim())));
+      child.once("exit", (code) => reject(new Error(`the arrival server exited with ${code}`)));
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const client = sdk.createStoreAdminClient({ apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, accessToken: TOKEN });
-  const items = quick ? 3 * perSecond : 15 * perSecond;
-  await bulk.runBulk({
-    client,
-    runId: "budget",
-    items: range(items),
-    key: String,
-    concurrency: 32,
-    rate: { perSecond },
-    task: (id, { client: runClient, signal }) => runClient.GET("/users/{id}/", { params: { path: { id } }, signal }),
-  });
-  server.closeAllConnections();
-  server.close();
-  let fullest = 0;
-  for (let i = 0, j = 0; j < arrivals.length; j++) {
-    while (arrivals[j]! - arrivals[i]! >= 1000) i++;
-    fullest = Math.max(fullest, j - i + 1);
+    const apiUrl = `http://127.0.0.1:${port}`;
+    const client = sdk.createStoreAdminClient({ apiUrl, accessToken: TOKEN });
+    const items = quick ? 3 * perSecond : 15 * perSecond;
+    await bulk.runBulk({
+      client,
+      runId: "budget",
+      items: range(items),
+      key: String,
+      concurrency: 32,
+      rate: { perSecond },
+      task: (id, { client: runClient, signal }) => runClient.GET("/users/{id}/", { params: { path: { id } }, signal }),
+    });
+    const arrivals = (await (await fetch(`${apiUrl}/arrivals`)).json()) as number[];
+    let fullest = 0;
+    for (let i = 0, j = 0; j < arrivals.length; j++) {
+      while (arrivals[j]! - arrivals[i]! >= 1000) i++;
+      fullest = Math.max(fullest, j - i + 1);
+    }
+    const spanS = (arrivals.at(-1)! - arrivals[0]!) / 1000;
+    return { items, achieved: (arrivals.length - 1) / spanS, fullest };
+  } finally {
+    child.kill("SIGKILL");
   }
-  const spanS = (arrivals.at(-1)! - arrivals[0]!) / 1000;
-  return { items, achieved: (arrivals.length - 1) / spanS, fullest };
 }
 
 /** The heap after forced collections, before and after a run of a million items with no calls. */
@@ -216,15 +232,16 @@ export async function bulkRunner(quick: boolean): Promise<Section> {
       pool of ${CONCURRENCY} async workers taking ids from a shared counter, over the same client and the same call;
       ${speed.rounds} runs each, in rotating order, after a warm-up run of each; the ratio is of items per second,
       paired by round. Budget: ${int(rate.items)} items at \`rate: { perSecond: ${RATE} }\` (concurrency 32) against a
-      server in this process that notes when each request arrives: the achieved rate is requests over the time from the
-      first to the last arrival, the fullest window is the most arrivals within any 1,000 ms. Memory: ${int(heap.items)}
+      server in a process of its own that notes when each request arrives: the achieved rate is requests over the time from the
+      first to the last arrival, the busiest window is the most arrivals within any 1,000 ms (the budget keeps
+      ${RATE} sends at least 1,050 ms apart: its 50 ms margin absorbs arrival jitter, and costs 5% of the rate). Memory: ${int(heap.items)}
       generated items through a task that makes no call, the heap after forced collections, once with a ledger that keeps
       nothing (the runner's own) and once with \`memoryLedger()\` (which keeps every key). Resume: opening a
       \`fileLedger\` of ${int(opened.keys)} done keys (a start and an end record each, ${mb(opened.bytes)}), against
       reading the same file and splitting its lines.`),
     tables: [
       [["throughput (items/s)", "median (IQR)"], ["`runBulk`", cell(summarize(speed.ours), int)], ["Promise pool", cell(summarize(speed.pool), int)], ["ours ÷ pool (goal ≥ 0.95×)", cell(ratio, times)]],
-      [["budget of 200/s", "result"], ["achieved ÷ budget (goal ≥ 0.95×)", times(achieved)], ["fullest 1-second window ÷ budget (goal ≤ 1.05×)", `${times(fullest)} (${rate.fullest} requests)`]],
+      [["budget of 200/s", "result"], ["achieved ÷ budget (goal ≥ 0.90×; the 50 ms margin caps it at 0.95×)", times(achieved)], ["busiest 1-second arrival window ÷ budget (goal ≤ 1.00×)", `${times(fullest)} (${rate.fullest} requests)`]],
       [
         ["memory over a million items", "heap"],
         ["runner alone, after the run", mb(heap.flat)],
@@ -236,7 +253,7 @@ export async function bulkRunner(quick: boolean): Promise<Section> {
     ],
     summary: [
       [`bulk, ${int(speed.items)} items, no budget: runBulk ÷ Promise pool`, times(ratio.median), "≥ 0.95×", status(ratio.median >= 0.95)],
-      [`bulk at ${RATE}/s: achieved ÷ budget; fullest window ÷ budget`, `${times(achieved)}; ${times(fullest)}`, "≥ 0.95×; ≤ 1.05×", status(achieved >= 0.95 && fullest <= 1.05)],
+      [`bulk at ${RATE}/s: achieved ÷ budget; busiest 1-second arrival window ÷ budget`, `${times(achieved)}; ${times(fullest)}`, "≥ 0.90×; ≤ 1.00×", status(achieved >= 0.9 && fullest <= 1)],
       ["bulk over a million items: runner heap after; peak", `${mb(heap.flat)}; ${mb(heap.flatPeak)}`, "≤ 16 MB; ≤ 64 MB", status(heap.flat <= 16 * 1024 * 1024 && heap.flatPeak <= 64 * 1024 * 1024)],
       ["bulk resume: open a ledger of a million done keys", seconds(openMs.median), "seconds (≤ 5 s)", status(openMs.median <= 5000)],
     ],

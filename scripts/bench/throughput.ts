@@ -42,8 +42,20 @@ async function measure(
 const both = (r: Record<Method, Summary>): string => `${times(r.get.median)} / ${times(r.post.median)}`;
 const atLeast = (r: Record<Method, Summary>, goal: number): boolean => r.get.median >= goal && r.post.median >= goal;
 
+/**
+ * The `telemetry` option's providers: the real OpenTelemetry SDK, recording every span and
+ * metric but exporting nothing, so that the figure is the SDK's work and OpenTelemetry's, not an
+ * exporter's.
+ */
+async function tracingProviders(): Promise<{ tracerProvider: unknown; meterProvider: unknown }> {
+  const { BasicTracerProvider } = await import("@opentelemetry/sdk-trace-base");
+  const { MeterProvider } = await import("@opentelemetry/sdk-metrics");
+  return { tracerProvider: new BasicTracerProvider(), meterProvider: new MeterProvider() };
+}
+
 export async function stub(quick: boolean): Promise<Section> {
   const sdk = await loadSdk();
+  const telemetry = await tracingProviders();
   // The A/A control is a second, separate copy of bare openapi-fetch: its ratio to the first
   // shows how far apart two equal things measure here, the resolution of every other ratio.
   const [bare, control] = [await loadBareOpenapiFetch(), await loadBareOpenapiFetch("control")];
@@ -54,6 +66,8 @@ export async function stub(quick: boolean): Promise<Section> {
       const store = sdk.createStoreAdminClient({ apiUrl: STUB_API_URL, accessToken: TOKEN, fetch });
       return {
         ours: clientCalls(store)[method],
+        // The same calls with the `telemetry` option: its cost (spans, histogram, traceparent).
+        traced: clientCalls(sdk.createStoreAdminClient({ apiUrl: STUB_API_URL, accessToken: TOKEN, fetch, telemetry } as Parameters<typeof sdk.createStoreAdminClient>[0]))[method],
         // The same client, called through its operation methods (which unwrap the data).
         methods: methodCalls(store)[method],
         bare: bareCalls(bare, STUB_API_URL, fetch)[method],
@@ -63,6 +77,7 @@ export async function stub(quick: boolean): Promise<Section> {
     },
     {
       ours: "ours (`store.GET`, `store.POST`)",
+      traced: "ours with `telemetry` (the OpenTelemetry SDK recording, no exporter)",
       methods: "ours through the methods (`store.users.retrieve(42)`, `store.products.create(body)`)",
       bare: "bare openapi-fetch",
       raw: "raw fetch",
@@ -71,6 +86,7 @@ export async function stub(quick: boolean): Promise<Section> {
     [
       ["ours", "bare", "ours ÷ bare openapi-fetch (goal ≥ 0.90×)"],
       ["methods", "ours", "a method ÷ the same call through `store.GET`/`store.POST` (goal ≥ 0.95×)"],
+      ["traced", "ours", "with `telemetry` ÷ without (its cost; without it, nothing of it runs)"],
       ["ours", "raw", "ours ÷ raw fetch"],
       ["bare", "raw", "bare openapi-fetch ÷ raw fetch"],
       ["control", "bare", "A/A control ÷ bare (ideally 1.00×: the resolution)"],
@@ -78,6 +94,7 @@ export async function stub(quick: boolean): Promise<Section> {
   );
   const r = ratio["ours/bare"]!;
   const m = ratio["methods/ours"]!;
+  const t = ratio["traced/ours"]!;
   return {
     title: "Client overhead on a stub fetch",
     note: oneLine(`
@@ -91,6 +108,7 @@ export async function stub(quick: boolean): Promise<Section> {
     summary: [
       ["stub fetch, ours ÷ bare openapi-fetch (ops/s), GET / POST", both(r), "≥ 0.90×", status(atLeast(r, 0.9))],
       ["stub fetch, a method ÷ `store.GET`/`store.POST` (ops/s), GET / POST", both(m), "≥ 0.95×", status(atLeast(m, 0.95))],
+      ["stub fetch, with `telemetry` ÷ without (ops/s), GET / POST: its cost", both(t), "–", "–"],
     ],
   };
 }

@@ -1,6 +1,6 @@
 /**
- * Release hygiene: which version a contract change needs, and whether package.json and
- * CHANGELOG.md say so.
+ * Release hygiene: which version a contract change needs, and whether the release record
+ * (CHANGELOG.md, openapi/released/, package.json) agrees with itself and with the contract.
  *
  * Each released contract is kept in the repository as
  * `openapi/released/store-admin-<version>.yaml`, so the check works from a fresh clone,
@@ -57,16 +57,39 @@ export function releaseRule(released: string, bump: Bump): string {
   );
 }
 
-/** The last released snapshot (the highest version in openapi/released/): its path (relative to the repository root) and version. */
-export function releasedContract(root: string): { path: string; version: string } {
-  const dir = join(root, RELEASED_DIR);
-  const versions = readdirSync(dir)
+/** The released versions kept in openapi/released/, oldest first. */
+export function releasedSnapshots(root: string): string[] {
+  return readdirSync(join(root, RELEASED_DIR))
     .map((f) => /^store-admin-(\d+\.\d+\.\d+)\.yaml$/.exec(f)?.[1])
     .filter((v): v is string => v !== undefined)
     .sort(compareVersions);
-  const version = versions.at(-1);
+}
+
+/** The last released snapshot (the highest version in openapi/released/): its path (relative to the repository root) and version. */
+export function releasedContract(root: string): { path: string; version: string } {
+  const version = releasedSnapshots(root).at(-1);
   if (version === undefined) throw new Error(`${RELEASED_DIR}/ holds no store-admin-<version>.yaml: keep the contract of each release there.`);
-  return { path: `${RELEASED_DIR}/store-admin-${version}.yaml`, version };
+  return { path: snapshotPath(version), version };
+}
+
+export const snapshotPath = (version: string): string => `${RELEASED_DIR}/store-admin-${version}.yaml`;
+
+/** The heading of the entries not yet released; `npm run release` turns it into a dated one. */
+export const UNRELEASED = "## [Unreleased]";
+
+/** A `## [...]` heading of CHANGELOG.md: its version (`Unreleased` for that section), its date if any, its line (1-based). */
+export interface ChangelogHeading {
+  version: string;
+  date: string | undefined;
+  line: number;
+  text: string;
+}
+
+export function changelogHeadings(changelog: string): ChangelogHeading[] {
+  return changelog.split("\n").flatMap((text, i) => {
+    const match = /^## \[([^\]]*)\](?:\s+-\s+(\S+))?/.exec(text);
+    return match === null ? [] : [{ version: match[1] as string, date: match[2], line: i + 1, text }];
+  });
 }
 
 /** Whether CHANGELOG.md has a `## [x.y.z]` entry for this version. */
@@ -74,10 +97,9 @@ export function hasChangelogEntry(changelog: string, version: string): boolean {
   return changelogEntry(changelog, version) !== undefined;
 }
 
-/** The text of the `## [x.y.z]` entry, up to the next `## ` heading; undefined when there is none. */
+/** The text of the `## [x.y.z]` (or `## [Unreleased]`) entry, up to the next `## ` heading; undefined when there is none. */
 export function changelogEntry(changelog: string, version: string): string | undefined {
-  const escaped = version.replace(/\./g, "\\.");
-  const start = new RegExp(`^## \\[${escaped}\\]`, "m").exec(changelog);
+  const start = new RegExp(`^## \\[${escapeRegExp(version)}\\]`, "m").exec(changelog);
   if (start === null) return undefined;
   const rest = changelog.slice(start.index + start[0].length);
   const next = /^## /m.exec(rest);
@@ -113,34 +135,67 @@ export function uncoveredChanges(entry: string, changes: readonly Change[]): str
 }
 
 /**
- * What is wrong with a release, given the contract's change since the last release: an
- * empty list when package.json's version moved at least as far as `bump` requires, and,
- * when it moved, CHANGELOG.md has its entry and the entry names every breaking change.
- * Each refusal names the changes it is about.
+ * Where the release record disagrees with itself: one released version is a dated
+ * `## [x.y.z] - YYYY-MM-DD` heading in CHANGELOG.md, its snapshot in openapi/released/ and
+ * (for the newest) package.json's version, all made together by `npm run release`; what is
+ * not released yet sits under `## [Unreleased]`, the first heading. Tags are not consulted:
+ * a fresh clone in CI may have none. An empty list when all agree; each problem names the
+ * version, the file and the line.
  */
-export function releaseProblems(input: { releasedVersion: string; bump: Bump; packageVersion: string; changelog: string; changes?: readonly Change[] }): string[] {
-  const { releasedVersion, bump, packageVersion, changelog, changes = [] } = input;
+export function recordProblems(input: { changelog: string; snapshots: readonly string[]; packageVersion: string }): string[] {
+  const { changelog, snapshots, packageVersion } = input;
   const problems: string[] = [];
-  const required = nextVersion(releasedVersion, bump);
-  const breaking = [...new Set(changes.filter((c) => c.breaking).map((c) => `\`${changeName(c)}\` (${c.operation ?? "no operation"}: ${c.kind})`))];
-  const list = (lines: string[]): string => lines.map((l) => `\n  - ${l}`).join("");
-  if (compareVersions(packageVersion, releasedVersion) < 0) {
-    problems.push(`package.json's version ${packageVersion} is older than the last release, ${releasedVersion}.`);
-  } else if (compareVersions(packageVersion, required) < 0) {
+  const headings = changelogHeadings(changelog);
+  const dated: string[] = [];
+  headings.forEach((h, i) => {
+    const at = `CHANGELOG.md line ${h.line} (\`${h.text}\`)`;
+    if (h.version === "Unreleased") {
+      if (i !== 0) problems.push(`${at}: \`${UNRELEASED}\` must be the first entry, above every released version.`);
+      if (h.date !== undefined) problems.push(`${at}: unreleased entries carry no date; \`npm run release\` dates them.`);
+      return;
+    }
+    if (!/^\d+\.\d+\.\d+$/.test(h.version)) return void problems.push(`${at}: "${h.version}" is not a plain x.y.z version.`);
+    if (h.date === undefined || !/^\d{4}-\d{2}-\d{2}$/.test(h.date)) {
+      return void problems.push(`${at}: a version heading is a release and needs its date (\`## [${h.version}] - YYYY-MM-DD\`, written by \`npm run release\`); entries not released yet go under \`${UNRELEASED}\`.`);
+    }
+    if (dated.length > 0 && compareVersions(h.version, dated.at(-1) as string) >= 0) problems.push(`${at}: ${h.version} is listed below ${dated.at(-1)}; releases go newest first.`);
+    if (dated.includes(h.version)) problems.push(`${at}: ${h.version} has a second entry.`);
+    dated.push(h.version);
+    if (!snapshots.includes(h.version)) problems.push(`${at}: ${h.version} is dated, so it was released, but ${snapshotPath(h.version)} is missing: a release keeps the contract it shipped.`);
+  });
+  for (const version of snapshots) {
+    if (!dated.includes(version)) problems.push(`${snapshotPath(version)} is a released contract, but CHANGELOG.md has no dated entry \`## [${version}] - YYYY-MM-DD\` for it.`);
+  }
+  const last = [...dated].sort(compareVersions).at(-1);
+  if (last === undefined) problems.push(`CHANGELOG.md dates no release: each release is a \`## [x.y.z] - YYYY-MM-DD\` heading.`);
+  else if (packageVersion !== last) {
     problems.push(
-      `The contract changed since ${releasedVersion} in a way that needs a ${bump} release, so package.json's version must be at least ${required} (it is ${packageVersion}). ${releaseRule(releasedVersion, bump)} ` +
-        `Run \`npm run contract:diff -- --base ${RELEASED_DIR}/store-admin-${releasedVersion}.yaml --changelog\` for the report and a draft changelog entry.` +
-        (breaking.length > 0 ? ` The breaking changes:${list(breaking)}` : ""),
+      `package.json's version is ${packageVersion}, but the last release (dated in CHANGELOG.md, kept in ${RELEASED_DIR}/) is ${last}: the version changes only with \`npm run release\`, which dates the entry and keeps the snapshot.`,
     );
   }
-  const entry = changelogEntry(changelog, packageVersion);
-  if (entry === undefined) {
-    problems.push(`CHANGELOG.md has no entry "## [${packageVersion}]" for package.json's version.` + (breaking.length > 0 ? ` It must name each breaking change:${list(breaking)}` : ""));
-  } else if (compareVersions(packageVersion, releasedVersion) > 0) {
-    const uncovered = uncoveredChanges(entry, changes);
-    if (uncovered.length > 0) {
-      problems.push(`CHANGELOG.md's entry "## [${packageVersion}]" does not name these breaking changes (name each field in a code span, e.g. \`data.arn\`, or the operation):${list(uncovered)}`);
-    }
-  }
   return problems;
+}
+
+/**
+ * What the changes since the last release need from `## [Unreleased]`: a section that names
+ * every breaking change (see {@link namesChange}). The version is not checked here: it moves
+ * when `npm run release` makes the release, to at least {@link nextVersion}.
+ */
+export function unreleasedProblems(input: { releasedVersion: string; bump: Bump; changelog: string; changes?: readonly Change[] }): string[] {
+  const { releasedVersion, bump, changelog, changes = [] } = input;
+  if (bump === "none") return [];
+  const entry = changelogEntry(changelog, "Unreleased");
+  const list = (lines: string[]): string => lines.map((l) => `\n  - ${l}`).join("");
+  const needs = `The contract changed since ${releasedVersion} (a ${bump} change; the release will be at least ${nextVersion(releasedVersion, bump)}).`;
+  const draft = `Run \`npm run contract:diff -- --base ${snapshotPath(releasedVersion)} --changelog\` for the report and a draft.`;
+  const breaking = uncoveredChanges("", changes);
+  if (entry === undefined) {
+    return [`${needs} CHANGELOG.md has no \`${UNRELEASED}\` section to say so. ${draft}` + (breaking.length > 0 ? ` It must name each breaking change:${list(breaking)}` : "")];
+  }
+  const uncovered = uncoveredChanges(entry, changes);
+  if (uncovered.length > 0) {
+    return [`${needs} CHANGELOG.md's \`${UNRELEASED}\` section does not name these breaking changes (name each field in a code span, e.g. \`data.arn\`, or the operation): ${draft}${list(uncovered)}`];
+  }
+  if (entry.trim() === "") return [`${needs} CHANGELOG.md's \`${UNRELEASED}\` section is empty. ${draft}`];
+  return [];
 }

@@ -101,16 +101,26 @@ export function toChangelog(result: DiffResult, version: string, date: string, b
   }
   const line = (list: Change[]): string => {
     const first = list[0] as Change;
-    const ops = [...new Set(list.map((c) => c.operation ?? "the document"))].join(", ");
+    const opOf = (c: Change): string => c.operation ?? "the document";
+    const ops = [...new Set(list.map(opOf))];
     const leaves = [...new Set(list.map((c) => leafName(c.field)))].filter((f) => f !== "");
-    // Shortest first: `data.email` before `data.results[].email`.
-    const fieldPaths = [...new Set(list.map((c) => c.field))].filter((f) => f !== "").sort((a, b) => a.length - b.length || a.localeCompare(b));
-    const many = new Set(list.map((c) => c.location)).size > 1;
+    // Each operation names the field where its own answer or request has it (a list's
+    // `data.results[].x`, a single resource's `data.x`); operations that share those are told together.
+    const byFields = new Map<string, { ops: string[]; fields: string[] }>();
+    for (const op of ops) {
+      // Shortest first: `data.email` before `data.results[].email`.
+      const fields = [...new Set(list.filter((c) => opOf(c) === op).map((c) => c.field))].filter((f) => f !== "").sort((a, b) => a.length - b.length || a.localeCompare(b));
+      const key = fields.join(" ");
+      byFields.set(key, { ops: [...(byFields.get(key)?.ops ?? []), op], fields });
+    }
+    const many = new Set(list.map((c) => c.location)).size > 1 || byFields.size > 1;
     const what = many ? `${first.kind.replace(/-/g, " ")} in ${ownerOf(first.location)} (${first.direction}): ${leaves.map((f) => `\`${f}\``).join(", ")}.` : first.message;
-    const field = fieldPaths.length === 0 ? "the value" : fieldPaths.map((f) => `\`${f}\``).join(", ");
-    const fill = (text: string): string => text.replaceAll("{op}", ops).replaceAll("{field}", field);
-    const broken = list.some((c) => c.typeBreak) ? fill(brokenCodeFor(first.kind, first.direction)) : "";
-    return `- **${ops}**: ${what}${first.breaking ? ` *What to change:* ${fill(adviceFor(first.kind, first.direction))}${broken === "" ? "" : ` ${broken}`}` : ""}`;
+    const named = (fields: string[]): string => (fields.length === 0 ? "the value" : fields.map((f) => `\`${f}\``).join(", "));
+    const fill = (template: string): string => [...new Set([...byFields.values()].map((g) => template.replaceAll("{op}", g.ops.join(", ")).replaceAll("{field}", named(g.fields))))].join(" ");
+    // What no longer compiles is said once, of every location (the sentence names no operation).
+    const allFields = [...new Set([...byFields.values()].flatMap((g) => g.fields))].sort((a, b) => a.length - b.length || a.localeCompare(b));
+    const broken = list.some((c) => c.typeBreak) ? brokenCodeFor(first.kind, first.direction).replaceAll("{op}", ops.join(", ")).replaceAll("{field}", named(allFields)) : "";
+    return `- **${ops.join(", ")}**: ${what}${first.breaking ? ` *What to change:* ${fill(adviceFor(first.kind, first.direction))}${broken === "" ? "" : ` ${broken}`}` : ""}`;
   };
   const sections: Array<[string, (c: Change) => boolean]> = [
     ["Breaking changes", (c) => c.breaking],

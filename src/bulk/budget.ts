@@ -1,23 +1,45 @@
 /**
- * The in-process rate budget: at most `perSecond` requests started in any window of one second
- * (plus a small margin, so that arrival jitter at the server does not push a window over), spaced
- * evenly rather than in bursts, and a pause every `acquire` waits out. Waiters are served in the
- * order they came.
+ * The in-process rate budget. Its promise is about where requests arrive: no sliding one-second
+ * window at the server holds more than `perSecond` requests, the first second included, as long
+ * as the time from send to arrival varies by less than `WINDOW_MARGIN_MS`.
+ *
+ * Two steps, as in the queue's Redis budget (`bullmq/redis-budget.ts`):
+ * - `reserve` spaces requests evenly (`(1000 + margin) / perSecond` ms apart) and waits out a
+ *   pause; it comes before an attempt, outside its `timeoutMs`. Waiters are served in order.
+ * - `send`, the last step before the request goes to `fetch`, keeps the log of send times: a
+ *   request leaves only if fewer than `perSecond` left within the last `1000 + margin` ms;
+ *   otherwise it says how long to wait. The log starts empty (no burst at the start, as a token
+ *   bucket that starts full would send), and it is written when the request really leaves, so a
+ *   busy event loop between the two steps cannot bunch requests.
+ *
+ * Its waits are `sleep`'s, which re-arms a wait longer than `setTimeout` can hold: a wait of
+ * weeks (a tiny `perSecond`) is never clamped to 1 ms.
  */
+import { sleep } from "../internal/sleep.js";
 import type { RateBudget, RateLimit } from "./types.js";
 
 /**
- * Added to the one-second window: requests leave in order, but reach the server with a few
- * milliseconds of jitter, and one that left 1,000 ms after another may arrive 995 ms after it.
+ * Added to the one-second window of the send log: requests leave in order, but reach the server
+ * with some jitter (the network, the server's event loop, a client machine under load), and one
+ * that left 1,000 ms after another may arrive 970 ms after it. The budget holds at the server
+ * while that jitter stays under this margin; it costs 5% of the rate (`perSecond · 1000 / 1050`
+ * at most, sustained). 20 ms was too little: a loaded machine showed 40 ms at a loopback server.
  */
-const WINDOW_MARGIN_MS = 20;
+export const WINDOW_MARGIN_MS = 50;
 
 /**
- * How far behind its even schedule the budget may fall before it forgets the lag. Timers fire
- * late (a millisecond or so; much more on a busy machine); starts that are due catch up, or
- * 200/s spaced 5 ms apart would become 6 ms apart. The one-second window still caps them.
+ * How far behind its even schedule `reserve` may fall before it forgets the lag. Timers fire
+ * late (a millisecond or so; much more on a busy machine); reservations that are due catch up,
+ * or 200/s spaced 5 ms apart would become 6 ms apart. The send log still holds the ceiling.
  */
 const CATCH_UP_MS = 1_000;
+
+/**
+ * The longest pause a server's `Retry-After` imposes on a run (10 minutes). A server that asks
+ * for more is saying "come back later": the run stops, with a message saying when, and a resume
+ * goes on from where it stopped.
+ */
+export const DEFAULT_MAX_PAUSE_MS = 600_000;
 
 const RESOLVED = Promise.resolve();
 
@@ -26,6 +48,16 @@ interface Waiter {
   reject: (reason: unknown) => void;
   signal: AbortSignal | undefined;
   onAbort: () => void;
+}
+
+/** The budget's own steps, which `runBulk` places around each attempt. */
+export interface LocalBudget extends RateBudget {
+  /** Reserves a slot now if one is free without waiting; the runner's fast path before `reserve`. */
+  now(): boolean;
+  /** Waits for a slot (and for a pause to end); rejects with `signal.reason` if `signal` aborts first. */
+  reserve(signal?: AbortSignal): Promise<void>;
+  /** Logs a send now and returns 0, or returns how many ms to wait before asking again. */
+  send(): number;
 }
 
 /** Checks a `rate` option: `{ perSecond }` with a positive finite number. */
@@ -43,35 +75,29 @@ export function checkRate(rate: RateLimit): void {
 export function rateBudget(limit?: RateLimit): RateBudget {
   if (limit !== undefined) checkRate(limit);
   const perSecond = limit?.perSecond;
-  // At most `capacity` starts within `windowMs`: `perSecond` per second, or one per 1/perSecond s.
+  // At most `capacity` sends within `windowMs`: `perSecond` per second, or one per 1/perSecond s.
   const capacity = perSecond === undefined ? Infinity : Math.max(1, Math.floor(perSecond));
   const windowMs = perSecond === undefined ? 0 : (capacity * 1000) / perSecond + WINDOW_MARGIN_MS;
-  const spacingMs = perSecond === undefined ? 0 : 1000 / perSecond;
-  // The last `capacity` start times, as a ring.
-  const starts: number[] = [];
+  // The even spacing matches the window, so that a slot reached on time finds room in the log.
+  const spacingMs = perSecond === undefined ? 0 : windowMs / capacity;
+  // The last `capacity` send times, as a ring.
+  const sends: number[] = [];
   let oldest = 0;
-  // When the last start was due on the even schedule (not when it happened).
+  // When the last reservation was due on the even schedule (not when it happened).
   let lastSlot = -Infinity;
   let pausedUntil = -Infinity; // performance.now() time
   const waiters: Waiter[] = [];
-  let timer: ReturnType<typeof setTimeout> | undefined;
-
-  /** The earliest time the next request may start. */
-  const nextSlot = (): number => {
-    let at = Math.max(pausedUntil, lastSlot + spacingMs);
-    if (starts.length === capacity) at = Math.max(at, starts[oldest]! + windowMs);
-    return at;
+  // The wait for the next slot: `sleep`, which re-arms a wait longer than a timer can hold.
+  let timer: AbortController | undefined;
+  const wakeIn = (ms: number): void => {
+    const wait = new AbortController();
+    timer = wait;
+    sleep(ms, wait.signal).then(pump, () => undefined);
   };
 
-  /** A start now, in the slot due at `slot` (≤ now: a waiter whose timer fired late keeps its slot). */
-  const record = (now: number, slot = now): void => {
-    if (capacity === Infinity) return;
-    lastSlot = Math.max(slot, now - CATCH_UP_MS);
-    if (starts.length < capacity) starts.push(now);
-    else {
-      starts[oldest] = now;
-      oldest = (oldest + 1) % capacity;
-    }
+  const nextSlot = (): number => Math.max(pausedUntil, lastSlot + spacingMs);
+  const take = (now: number, slot = now): void => {
+    if (spacingMs > 0) lastSlot = Math.max(slot, now - CATCH_UP_MS);
   };
 
   const pump = (): void => {
@@ -80,31 +106,27 @@ export function rateBudget(limit?: RateLimit): RateBudget {
       const now = performance.now();
       const at = nextSlot();
       if (at > now) {
-        timer = setTimeout(pump, Math.ceil(at - now));
+        wakeIn(Math.ceil(at - now));
         return;
       }
       const waiter = waiters.shift()!;
       waiter.signal?.removeEventListener("abort", waiter.onAbort);
-      record(now, at);
+      // A waiter whose timer fired late keeps its slot.
+      take(now, at);
       waiter.resolve();
     }
   };
 
-  const budget: RateBudget & { now(): boolean } = {
-    /** Takes a start now if one is free without waiting; the runner's fast path before `acquire`. */
+  const budget: LocalBudget = {
     now() {
       const now = performance.now();
       if (waiters.length > 0 || nextSlot() > now) return false;
-      record(now);
+      take(now);
       return true;
     },
-    acquire(signal) {
+    reserve(signal) {
       if (signal?.aborted) return Promise.reject(signal.reason);
-      const now = performance.now();
-      if (waiters.length === 0 && nextSlot() <= now) {
-        record(now);
-        return RESOLVED;
-      }
+      if (budget.now()) return RESOLVED;
       return new Promise<void>((resolve, reject) => {
         const waiter: Waiter = {
           resolve,
@@ -115,7 +137,7 @@ export function rateBudget(limit?: RateLimit): RateBudget {
             if (index >= 0) waiters.splice(index, 1);
             // No one left to wake: a timer set for a long pause must not keep the process alive.
             if (waiters.length === 0 && timer !== undefined) {
-              clearTimeout(timer);
+              timer.abort();
               timer = undefined;
             }
             reject(signal!.reason);
@@ -125,6 +147,28 @@ export function rateBudget(limit?: RateLimit): RateBudget {
         waiters.push(waiter);
         if (timer === undefined) pump();
       });
+    },
+    send() {
+      const now = performance.now();
+      if (pausedUntil > now) return Math.ceil(pausedUntil - now);
+      if (capacity === Infinity) return 0;
+      // After a stall (the machine busy), reservations catch up; here they leave at most twice
+      // as fast as the spacing, never all at once: a burst reaches the server spread out by its
+      // own work, and spills into the next second.
+      const last = sends.length === 0 ? -Infinity : sends[(oldest + sends.length - 1) % capacity]!;
+      if (now < last + spacingMs / 2) return Math.ceil(last + spacingMs / 2 - now);
+      if (sends.length < capacity) sends.push(now);
+      else {
+        const free = sends[oldest]! + windowMs;
+        if (free > now) return Math.ceil(free - now);
+        sends[oldest] = now;
+        oldest = (oldest + 1) % capacity;
+      }
+      return 0;
+    },
+    async acquire(signal) {
+      await budget.reserve(signal);
+      for (let waitMs = budget.send(); waitMs > 0; waitMs = budget.send()) await sleep(waitMs, signal);
     },
     pauseUntil(untilMs) {
       const until = performance.now() + (untilMs - Date.now());
@@ -136,7 +180,15 @@ export function rateBudget(limit?: RateLimit): RateBudget {
   return budget;
 }
 
-/** Whether `budget` is this module's, with its synchronous fast path. */
-export function isLocalBudget(budget: RateBudget): budget is RateBudget & { now(): boolean } {
-  return typeof (budget as { now?: unknown }).now === "function";
+/** Whether `budget` is this module's, with its own steps. */
+export function isLocalBudget(budget: RateBudget): budget is LocalBudget {
+  return typeof (budget as { send?: unknown }).send === "function" && typeof (budget as { reserve?: unknown }).reserve === "function";
+}
+
+/** `90 s`, `50 min`, `35 days`: a wait as a reader takes it in. */
+export function durationText(ms: number): string {
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
+  if (ms < 172_800_000) return `${Math.round(ms / 3_600_000)} h`;
+  return `${Math.round(ms / 86_400_000)} days`;
 }

@@ -9,11 +9,11 @@ import type { TokenSource } from "../auth.js";
 import { deriveClient } from "../client.js";
 import { ConnectionError, StoreAdminError } from "../errors.js";
 import { redact, sanitizeCause } from "../internal/redact.js";
-import { untilStopped } from "../internal/sleep.js";
+import { sleep, untilStopped } from "../internal/sleep.js";
 import { parseRetryAfterMs } from "../retry-policy.js";
 import type { FetchLike } from "../transport.js";
 import type { StoreAdminClient } from "../types.js";
-import { isLocalBudget } from "./budget.js";
+import { isLocalBudget, type LocalBudget } from "./budget.js";
 import type { Ledger, RateBudget } from "./types.js";
 
 /** Methods whose request may create or change something when sent again: in doubt without an answer. */
@@ -56,6 +56,14 @@ export interface Observation {
    * clients for the budget, a pause or a retry ends at once; requests in flight go on.
    */
   stopWaits?: AbortSignal | undefined;
+  /**
+   * The last step before a request goes to `fetch`, after the ledger's `sending`: a shared
+   * budget's log of send times (the queue's Redis `commit`). Default: the local budget's log.
+   */
+  beforeSend?: ((signal: AbortSignal) => Promise<void>) | undefined;
+  /** The longest pause a `Retry-After` may impose; a longer one calls `onLongPause` instead. */
+  maxPauseMs?: number | undefined;
+  onLongPause?: ((waitMs: number, status: number) => void) | undefined;
 }
 
 /** The token of the worker's last request, if it carried one. */
@@ -111,7 +119,21 @@ function authorizationOf(input: string | URL | Request, init: RequestInit | unde
 /** A worker: a client derived from `client` whose requests are counted, gated and recorded for `slot.key`. */
 export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
   const slot = { key: undefined, recorded: false, pendingUnsafe: 0, doubtful: 0, stop: new AbortController() } as unknown as Slot;
-  const { budget, ledger } = run;
+  const { budget, ledger, stopWaits } = run;
+  const local = budget !== undefined && isLocalBudget(budget);
+  const wait = (ms: number, signal: AbortSignal): Promise<void> => (stopWaits ? untilStopped(signal, stopWaits, (both) => sleep(ms, both)) : sleep(ms, signal));
+  // The local budget's log: no promise at all when the request may leave now (the usual case).
+  const sendLater = async (waitMs: number, signal: AbortSignal): Promise<void> => {
+    for (; waitMs > 0; waitMs = (budget as LocalBudget).send()) await wait(waitMs, signal);
+  };
+  const beforeSend: ((signal: AbortSignal) => Promise<void> | undefined) | undefined =
+    run.beforeSend ??
+    (local
+      ? (signal) => {
+          const waitMs = budget.send();
+          return waitMs > 0 ? sendLater(waitMs, signal) : undefined;
+        }
+      : undefined);
 
   const observe = (fetch: FetchLike): FetchLike => async (input, init) => {
     // Read only when a message is kept (`secretsOf`): a header lookup per request costs.
@@ -125,8 +147,12 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
         if (written) await written;
         slot.recorded = true;
       }
-      slot.pendingUnsafe++;
     }
+    // The budget's log of send times, right before the request leaves (rarely a wait: `reserve`
+    // spaced the attempts already). A wait cut short here sent nothing.
+    const waiting = beforeSend?.(init?.signal ?? slot.stop.signal);
+    if (waiting) await waiting;
+    if (unsafe && key !== undefined) slot.pendingUnsafe++;
     let response: Response;
     try {
       response = await fetch(input, init);
@@ -145,15 +171,19 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
     }
     if (budget && (response.status === 429 || response.status === 503)) {
       const waitMs = parseRetryAfterMs(response.headers.get("retry-after"));
-      if (waitMs !== undefined && waitMs > 0) await budget.pauseUntil(Date.now() + waitMs);
+      if (waitMs !== undefined && waitMs > 0) {
+        // Longer than the run may pause: the run stops (a resume goes on), nothing waits that long.
+        if (run.maxPauseMs !== undefined && waitMs > run.maxPauseMs) run.onLongPause?.(waitMs, response.status);
+        else await budget.pauseUntil(Date.now() + waitMs);
+      }
     }
     return response;
   };
 
-  const local = budget !== undefined && isLocalBudget(budget);
-  const { stopWaits } = run;
-  const acquire = (signal: AbortSignal | undefined): Promise<void> =>
-    stopWaits ? untilStopped(signal ?? slot.stop.signal, stopWaits, (both) => budget!.acquire(both)) : budget!.acquire(signal ?? slot.stop.signal);
+  const acquire = (signal: AbortSignal | undefined): Promise<void> => {
+    const take = local ? budget.reserve : budget!.acquire;
+    return stopWaits ? untilStopped(signal ?? slot.stop.signal, stopWaits, (both) => take(both)) : take(signal ?? slot.stop.signal);
+  };
   slot.client = deriveClient(client, {
     fetch: observe,
     beforeAttempt: budget ? (signal) => (local && budget.now() ? undefined : acquire(signal)) : undefined,

@@ -15,9 +15,10 @@ import { redact } from "../internal/redact.js";
 import { unwrap } from "../unwrap.js";
 import type { FetchResult } from "../request.js";
 import type { ListPath, StoreAdminClient } from "../types.js";
-import { checkRate, rateBudget } from "./budget.js";
+import { checkRate, DEFAULT_MAX_PAUSE_MS, durationText, rateBudget } from "./budget.js";
 import { memoryLedger } from "./memory-ledger.js";
-import { createStoreAdminClient, tokenSourceOf } from "../client.js";
+import { createStoreAdminClient, telemetryOf, tokenSourceOf } from "../client.js";
+import type { RunTelemetry } from "../telemetry.js";
 import { failureSecrets, observedSlot, scrubbedError, tokenOf, type Observation, type Slot } from "./observe.js";
 import type { BulkFailure, BulkProgress, BulkReport, Ledger, LedgerEnd, RateBudget, RunBulkOptions } from "./types.js";
 
@@ -50,7 +51,7 @@ function isCallResult(value: unknown): value is FetchResult {
 
 function checkOptions<Item>(options: RunBulkOptions<Item>): void {
   if (options === null || typeof options !== "object") throw new TypeError("runBulk() takes an options object: { client, runId, items, key, task, … }.");
-  const { runId, items, key, task, concurrency, rate, ledger, onProgress, signal, abortInFlight, progressIntervalMs, total, fingerprint } = options;
+  const { runId, items, key, task, concurrency, rate, ledger, onProgress, signal, abortInFlight, progressIntervalMs, total, fingerprint, maxPauseMs } = options;
   if (typeof runId !== "string" || runId.trim() === "") throw new TypeError("runId must be a non-empty string naming the run (it names the run in the ledger).");
   if (items === null || typeof items !== "object" || (typeof (items as Iterable<Item>)[Symbol.iterator] !== "function" && typeof (items as AsyncIterable<Item>)[Symbol.asyncIterator] !== "function")) {
     throw new TypeError("items must be an iterable or an async iterable (an array, a generator, store.paginate(…)).");
@@ -78,6 +79,7 @@ function checkOptions<Item>(options: RunBulkOptions<Item>): void {
     throw new TypeError("progressIntervalMs must be a number of milliseconds ≥ 0.");
   }
   if (total !== undefined && !(Number.isInteger(total) && total >= 0)) throw new TypeError("total must be a whole number ≥ 0.");
+  if (maxPauseMs !== undefined && !(typeof maxPauseMs === "number" && maxPauseMs >= 0)) throw new TypeError(`maxPauseMs must be a number of milliseconds ≥ 0, got ${String(maxPauseMs)}.`);
 }
 
 function isBudget(rate: object): rate is RateBudget {
@@ -91,6 +93,15 @@ function isBudget(rate: object): rate is RateBudget {
  * a ledger that cannot be written, `key` or `onProgress` throwing), after the tasks in flight end.
  */
 export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<BulkReport> {
+  // A client made with `telemetry`: a span for the run, the parent of each item's calls.
+  const telemetry = options?.dryRun ? undefined : telemetryOf(options?.client);
+  if (!telemetry) return run(options, undefined);
+  const tracing = (await telemetry).bulkRun(String(options.runId));
+  return tracing.end(run(options, tracing));
+}
+
+/** {@link runBulk}, each task run within `tracing` when there is one. */
+async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | undefined): Promise<BulkReport> {
   checkOptions(options);
   const startedAt = performance.now();
   const { runId, task, signal, onProgress } = options;
@@ -122,7 +133,17 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
   const stopReason = new DOMException("The run was stopped while this task waited for the rate budget, a pause or a retry.", "AbortError");
   const waits = new AbortController();
   const stopWaiting = (): void => waits.abort(stopReason);
-  const observation: Observation = { ledger, budget, stopWaits: waits.signal };
+  // A Retry-After beyond maxPauseMs: the run stops as a signal would stop it, and says why.
+  let pauseStop: string | undefined;
+  const maxPauseMs = options.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS;
+  const onLongPause = (waitMs: number, status: number): void => {
+    if (pauseStop !== undefined) return;
+    pauseStop =
+      `The store answered ${status} with a Retry-After of ${durationText(waitMs)}, longer than maxPauseMs (${durationText(maxPauseMs)}): ` +
+      `the run stopped. Run it again with the same runId and ledger after ${new Date(Date.now() + waitMs).toISOString()} to go on.`;
+    stopWaiting();
+  };
+  const observation: Observation = { ledger, budget, stopWaits: waits.signal, maxPauseMs, onLongPause };
   // Made before anything is opened: a client not made by createStoreAdminClient() is refused here.
   const slots: Slot[] = Array.from({ length: concurrency }, () => observedSlot(client, observation));
   const runnerSlot = observedSlot(client, observation);
@@ -210,7 +231,7 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     pulling = next.catch(() => undefined);
     return next;
   };
-  const stopped = (): boolean => fatal !== undefined || signal?.aborted === true || stoppedHard;
+  const stopped = (): boolean => fatal !== undefined || signal?.aborted === true || stoppedHard || pauseStop !== undefined;
 
   // ── one item ──
   const failureOf = async (key: string, status: number | undefined, thrown: unknown, slot: Slot): Promise<BulkFailure> => {
@@ -271,7 +292,8 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     try {
       const started = fingerprint === undefined ? ledger.start(key) : ledger.start(key, fingerprint);
       if (started) await started;
-      const result = await task(item, { client: slot.client, signal: slot.stop.signal, key });
+      const context = { client: slot.client, signal: slot.stop.signal, key };
+      const result = await (tracing ? tracing.within(() => task(item, context)) : task(item, context));
       if (isCallResult(result) && !result.response.ok) {
         const error = await unwrap(result).then(
           () => undefined,
@@ -371,6 +393,7 @@ export async function runBulk<Item>(options: RunBulkOptions<Item>): Promise<Bulk
     failures,
     inDoubtKeys: [...inDoubtKeys],
     stopped: !exhausted,
+    ...(pauseStop === undefined ? {} : { stopReason: pauseStop }),
     ...(options.fingerprint ? { inDoubtFingerprints } : {}),
   };
 }

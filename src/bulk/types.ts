@@ -165,8 +165,10 @@ export interface BulkReport {
   inDoubtKeys: string[];
   /** With `fingerprint`: what each key in doubt sent, as the ledger recorded it (keys of earlier runs too). */
   inDoubtFingerprints?: Record<string, string>;
-  /** Whether `signal` stopped the run before its items were used up. */
+  /** Whether the run stopped before its items were used up (`signal`, or a pause longer than `maxPauseMs`). */
   stopped: boolean;
+  /** Why the run stopped, when it was not `signal`: a server's `Retry-After` beyond `maxPauseMs`, and when to resume. */
+  stopReason?: string;
 }
 
 // ─── Options ────────────────────────────────────────────────────────────────────────
@@ -209,6 +211,12 @@ export interface RunBulkOptions<Item> {
   retryFailed?: boolean | undefined;
   /** Re-run keys in doubt (default false: a POST or PATCH may have been acted on). */
   rerunInDoubt?: boolean | undefined;
+  /**
+   * The longest pause a 429 or 503's `Retry-After` imposes on the run (default 600000: 10
+   * minutes). A longer one stops the run: tasks waiting end without a record (a resume runs
+   * them), `stopped` is true and `stopReason` says when to resume.
+   */
+  maxPauseMs?: number | undefined;
   /** Send nothing: check each request against the contract and answer with its example. */
   dryRun?: boolean | undefined;
 }

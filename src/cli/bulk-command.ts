@@ -18,6 +18,7 @@ import type { BulkReport } from "../bulk/types.js";
 import { clip, describe, redact } from "../internal/redact.js";
 import type { StoreAdminClient } from "../types.js";
 import { distinctKeys, keyAt, keyOrLine, legacyPathKey, pathKey, type KeyedCall } from "./call-key.js";
+import { clientOf, storeOptionsFromEnv } from "./environment.js";
 import { countCalls, csvRows, formatOf, InputError, jsonLines, operationOf, type InputCall } from "./input.js";
 import { DEFAULT_MAX_LINE_BYTES } from "./lines.js";
 import { duration, progressOutput } from "./progress.js";
@@ -98,39 +99,9 @@ function ledgerPath(flags: BulkFlags): string | undefined {
   return flags.ledger ?? `${flags.input.replace(/\.(dry-run\.)?(failures|in-doubt)\.jsonl$/, "")}.ledger`;
 }
 
-/**
- * A URL as a message may show it: its scheme, host and path, never its user, password, query or
- * fragment. A value without a host (`sk_live:…` parses as a URL) is not shown: it may be a token
- * pasted into the wrong variable.
- */
-function shownUrl(value: string): string {
-  const url = URL.canParse(value) ? new URL(value) : undefined;
-  if (!url?.host) return `a value that is not a URL with a host (${value.length} characters, not shown: it may be a secret)`;
-  const hidden = url.username || url.password || url.search || url.hash ? " (its credentials, query and fragment not shown)" : "";
-  return `${url.protocol}//${url.host}${url.pathname}${hidden}`;
-}
-
 function clientFromEnv(env: NodeJS.ProcessEnv, dryRun: boolean): StoreAdminClient {
   if (dryRun) return createStoreAdminClient({ apiUrl: "http://127.0.0.1/dry-run", accessToken: "dry-run" });
-  const baseUrl = env.STORE_ADMIN_URL || undefined;
-  const apiUrl = env.STORE_ADMIN_API_URL || undefined;
-  const accessToken = env.STORE_ADMIN_TOKEN || undefined;
-  // Everything missing is named at once, so that one attempt finds it all.
-  const missing: string[] = [];
-  if (baseUrl === undefined && apiUrl === undefined) missing.push("STORE_ADMIN_URL to the store's address (or STORE_ADMIN_API_URL to an API root)");
-  if (accessToken === undefined) missing.push("STORE_ADMIN_TOKEN to the store's access token");
-  if (missing.length > 0) throw new InputError(`Set ${missing.join(", and ")}.`);
-  if (baseUrl !== undefined && apiUrl !== undefined) throw new InputError("Set STORE_ADMIN_URL or STORE_ADMIN_API_URL, not both.");
-  const [name, url] = apiUrl !== undefined ? ["STORE_ADMIN_API_URL", apiUrl] : ["STORE_ADMIN_URL", baseUrl!];
-  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-    throw new InputError(`${name} must be an absolute http(s) URL such as https://shop.example.com, got ${shownUrl(url)}.`);
-  }
-  try {
-    return apiUrl !== undefined ? createStoreAdminClient({ apiUrl, accessToken: accessToken! }) : createStoreAdminClient({ baseUrl: baseUrl!, accessToken: accessToken! });
-  } catch (error) {
-    // The client's own check, in the words of the variable the operator set.
-    throw new InputError(`${name} or STORE_ADMIN_TOKEN: ${redact((error as Error).message, [accessToken!])}`);
-  }
+  return clientOf(storeOptionsFromEnv(env));
 }
 
 /** What a call sends, as the ledger binds it to its key: the operation and the call's parts. */

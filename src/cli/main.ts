@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /// <reference types="node" />
 /**
- * The `store-admin-sdk` command. `store-admin-sdk bulk --help` describes its one subcommand.
+ * The `store-admin-sdk` command: `bulk`, `mock` and `mcp` (`store-admin-sdk <command> --help`).
  */
 import { Command, CommanderError } from "commander";
 import { VERSION } from "../version.js";
 import { bulkCommand, EXIT_ERROR } from "./bulk-command.js";
+import { mcpCommand } from "./mcp-command.js";
+import { mockCommand } from "./mock-command.js";
 
 const program = new Command()
   .name("store-admin-sdk")
@@ -14,6 +16,8 @@ const program = new Command()
   // Usage errors exit with 2, like the command's other errors; help and version with 0.
   .exitOverride();
 bulkCommand(program, { stdout: process.stdout, stderr: process.stderr, env: process.env });
+mcpCommand(program, { stderr: process.stderr, env: process.env });
+mockCommand(program, { stdout: process.stdout, stderr: process.stderr });
 
 try {
   await program.parseAsync(process.argv);

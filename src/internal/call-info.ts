@@ -6,10 +6,13 @@
  * Not exported from the package.
  */
 import type { Operation } from "../errors.js";
+import type { RequiredScopes } from "./error-messages.js";
 
 interface CallInfo {
   operation: Operation;
   scope: string | undefined;
+  /** What the operation needs: alternatives of scope sets. */
+  requiredScopes: RequiredScopes | undefined;
   /** Strings never to show in an error or a log line: the token the call carried. */
   secrets: readonly string[];
 }

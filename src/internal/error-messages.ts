@@ -48,26 +48,51 @@ export function statusMessage(
   body: unknown,
   headers: Headers,
   operation: Operation | undefined,
-  scope: string | undefined,
+  required: RequiredScopes | undefined,
   path: string | undefined,
   secrets: readonly string[],
 ): string {
   const detail = (status === 422 && validationSummary(body, secrets)) || bodyDetail(body, secrets);
   // The lookbehind makes the match start only at the first dot of a run: linear.
   const head = `${status} ${reasonPhrase(status)}`.trim() + (detail ? `: ${detail.replace(/(?<!\.)\.+$/, "")}` : "");
-  const next = nextStep(status, headers, operation, scope, path);
+  const next = nextStep(status, headers, operation, required, path);
   return next ? `${head}. ${next}` : `${head}.`;
 }
 
+/** What an operation's security asks (OpenAPI): alternatives, each of scopes all needed; `[]` no authentication, `[[]]` a token with no scope. */
+export type RequiredScopes = readonly (readonly string[])[];
+
+/** `a`, `a and b`, `a, b and c`. */
+const all = (words: readonly string[]): string => (words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)!}`);
+
+/**
+ * The requirement in words, each scope written by `quote`: "no authentication", "no scope",
+ * "a", "a and b", "a or b", "a and b, or c". The generators say it so too (scripts/contract-model.ts).
+ */
+export function requirementInWords(required: RequiredScopes, quote: (scope: string) => string = (scope) => `"${scope}"`): string {
+  if (required.length === 0) return "no authentication";
+  if (required.some((scopes) => scopes.length === 0)) return "no scope";
+  const alternatives = required.map((scopes) => all(scopes.map(quote)));
+  return alternatives.join(required.some((scopes) => scopes.length > 1) && required.length > 1 ? ", or " : " or ");
+}
+
+/** What a 403 means, by what the operation requires ("a and b", "a or b", "no scope", "no authentication"). */
+function forbiddenAdvice(required: RequiredScopes | undefined): string {
+  if (required === undefined) return "The access token lacks the scope this operation requires.";
+  const words = requirementInWords(required);
+  if (required.length === 1 && required[0]!.length === 1) return `The access token lacks the scope ${words} this operation requires: use a token that holds it.`;
+  if (required.length === 0 || words === "no scope") return `The store refused the request, though this operation requires ${words === "no scope" ? "no particular scope" : "no authentication"}: the token may be revoked or barred from this resource.`;
+  const several = required.length === 1;
+  return `The access token lacks the scopes this operation requires (${words}): use a token that holds ${several ? "all of them" : "one of these"}.`;
+}
+
 /** What the caller should do next, by status. */
-function nextStep(status: number, headers: Headers, operation: Operation | undefined, scope: string | undefined, path: string | undefined): string {
+function nextStep(status: number, headers: Headers, operation: Operation | undefined, required: RequiredScopes | undefined, path: string | undefined): string {
   switch (status) {
     case 400: return "Check the parameters and body.";
     case 401: return "Check the access token: it is missing, malformed, expired or revoked.";
     case 403:
-      return scope
-        ? `The access token lacks the scope "${scope}" this operation requires: use a token that holds it.`
-        : "The access token lacks the scope this operation requires.";
+      return forbiddenAdvice(required);
     case 404:
       return `Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address${path ? ` (requested ${path})` : ""}.`;
     case 409: return "Fetch the resource and retry with its current state.";

@@ -1,12 +1,15 @@
 /**
- * Waits `ms` milliseconds, or rejects with `signal.reason` as soon as `signal` aborts.
- *
- * The timer is cleared and the listener removed on both paths, so an aborted or finished
+ * Abortable waits. The timer is cleared and the listener removed on both paths, so an aborted or finished
  * sleep leaves nothing behind that would keep a process (or a test run) alive.
  * Not exported from the package.
  */
-import { onAbort } from "../timeout.js";
+import { MAX_TIMER_DELAY_MS, onAbort } from "../timeout.js";
 
+/**
+ * Waits `ms` milliseconds, or rejects with `signal.reason` as soon as `signal` aborts. A wait
+ * longer than `setTimeout` can hold (2^31−1 ms, about 24.8 days: beyond it the timer fires at
+ * once, with a `TimeoutOverflowWarning`) is a chain of sleeps that each hold at most that long.
+ */
 export function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted) {
@@ -15,8 +18,9 @@ export function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
     }
     const timer = setTimeout(() => {
       unwatch?.();
-      resolve();
-    }, Math.max(0, ms));
+      if (ms > MAX_TIMER_DELAY_MS) sleep(ms - MAX_TIMER_DELAY_MS, signal).then(resolve, reject);
+      else resolve();
+    }, Math.min(Math.max(0, ms), MAX_TIMER_DELAY_MS));
     const unwatch = signal && onAbort(signal, () => {
       clearTimeout(timer);
       reject(signal.reason);

@@ -1,7 +1,7 @@
 /**
  * A request as the mock reads it: which operation it is (its path matched against the
  * contract's path templates), its raw parameters, its headers and its body (JSON, or a
- * `multipart/form-data` form read with the platform's own `Request.formData()`).
+ * `multipart/form-data` or URL-encoded form read with the platform's own `Request.formData()`).
  */
 import type { OperationKey } from "../../generated/operations.js";
 import { mockOperations } from "../../generated/testing/operations.js";
@@ -85,19 +85,21 @@ export function headersOf(headers: Headers): Record<string, string> {
  */
 export type ReadBody =
   | { kind: "none" }
-  | { kind: "read"; value: unknown; checked: unknown }
+  | { kind: "read"; value: unknown; checked: unknown; mediaType: string }
   | { kind: "unsupported"; contentType: string }
   | { kind: "malformed"; message: string };
 
 /**
- * Reads the body the operation takes. Form fields repeated become lists; files reach the
- * handler as Blobs and are validated as the contract's `format: binary` strings.
+ * Reads the body in whichever of the media types the operation takes it came in. Form fields
+ * repeated become lists; files reach the handler as Blobs and are validated as the contract's
+ * `format: binary` strings.
  */
-export async function readBody(request: Request, mediaType: string, listFields: readonly string[] = []): Promise<ReadBody> {
+export async function readBody(request: Request, mediaTypes: readonly string[], listFields: readonly string[] = []): Promise<ReadBody> {
   const contentType = request.headers.get("content-type") ?? "";
   if (request.body === null && contentType === "") return { kind: "none" };
-  if (contentType.split(";")[0]!.trim().toLowerCase() !== mediaType) return { kind: "unsupported", contentType };
-  if (mediaType === "multipart/form-data") {
+  const mediaType = contentType.split(";")[0]!.trim().toLowerCase();
+  if (!mediaTypes.includes(mediaType)) return { kind: "unsupported", contentType };
+  if (mediaType !== "application/json") {
     let form: FormData;
     try {
       form = await request.formData();
@@ -113,14 +115,14 @@ export async function readBody(request: Request, mediaType: string, listFields: 
       value[name] = single ? entries[0] : entries;
       checked[name] = single ? asChecked[0] : asChecked;
     }
-    return { kind: "read", value, checked };
+    return { kind: "read", value, checked, mediaType };
   }
   const text = await request.text();
   if (text === "") return { kind: "none" };
   try {
     // JSON bodies are validated as they are (nothing converted), so both are the same value.
     const value: unknown = JSON.parse(text);
-    return { kind: "read", value, checked: value };
+    return { kind: "read", value, checked: value, mediaType };
   } catch (error) {
     return { kind: "malformed", message: `is not valid JSON (${(error as Error).message})` };
   }

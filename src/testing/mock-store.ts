@@ -6,7 +6,7 @@
  *    (400), or parameters and a body that break the contract (422, every problem named) are
  *    answered as the contract's mock server (Prism) answers them;
  * 2. a valid request goes to the operation's handler, or, without one, gets the contract's
- *    example of its first success response;
+ *    example of its first success response (the smallest valid body where it has none);
  * 3. a handler's reply must be a status the operation declares, with a body of that status's
  *    schema; otherwise the call fails with a {@link MockContractError}.
  *
@@ -25,6 +25,9 @@ import type { MockHandler, MockStore, RecordedRequest, RecordedRequestOf } from 
 /** Where every mock's API root is; `.test` names never resolve (RFC 2606), so nothing leaves the process. */
 const API_ROOT_PATH = "/api/admin";
 let mockCount = 0;
+
+/** The validator suffix of a body in a media type the operation also takes (scripts/generate-testing.ts). */
+const MEDIA_SUFFIX: Readonly<Record<string, string>> = { "application/json": "json", "application/x-www-form-urlencoded": "form", "multipart/form-data": "multipart" };
 
 /** Statuses whose response has no body (Fetch standard's "null body status"). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
@@ -118,17 +121,20 @@ export function createMockStore(): MockStore {
     record.params = params;
     let body: unknown;
     if (operation.body) {
-      const read = await readBody(request, operation.body.mediaType, operation.body.listFields);
+      const accepted = [operation.body.mediaType, ...(operation.body.also ?? [])];
+      const read = await readBody(request, accepted, operation.body.listFields);
       if (read.kind === "unsupported") {
-        return problemResponse(415, `${key} takes ${operation.body.mediaType}, not ${read.contentType || "a body without a content-type"}.`);
+        return problemResponse(415, `${key} takes ${accepted.join(" or ")}, not ${read.contentType || "a body without a content-type"}.`);
       }
       if (read.kind === "malformed") problems.push({ location: ["body"], severity: "Error", code: "parse", message: `the body ${read.message}` });
       if (read.kind === "none" && operation.body.required) {
         problems.push({ location: ["body"], severity: "Error", code: "required", message: "must have a body" });
       }
       if (read.kind === "read") {
-        problems.push(...validate(operation.validators, `${operation.operationId}_body`, read.checked, ["body"]));
-        body = operation.body.mediaType === "multipart/form-data"
+        // The media type the client chooses has `<id>_body`; another one offered, `<id>_body_<json|form|multipart>`.
+        const validator = read.mediaType === operation.body.mediaType ? "body" : `body_${MEDIA_SUFFIX[read.mediaType]}`;
+        problems.push(...validate(operation.validators, `${operation.operationId}_${validator}`, read.checked, ["body"]));
+        body = read.mediaType !== "application/json"
           ? formValue(read.value as Record<string, unknown>, read.checked as Record<string, unknown>)
           : read.value;
       }

@@ -137,6 +137,37 @@ type NoExtraFields<R, T> = R extends Response | Blob | Date
       ? { [P in keyof R]: P extends KeysOf<T> ? NoExtraFields<R[P], NonNullable<ValueAt<T, P>>> : `${P & string} is not in the contract` }
       : unknown;
 
+/** What a field of a reply must be, where the handler's value is not: the compile error names it. */
+export interface Expected<T> {
+  "the contract's type": T;
+}
+
+type RequiredKeysOf<T> = T extends unknown ? { [P in keyof T]-?: {} extends Pick<T, P> ? never : P }[keyof T] : never;
+
+/**
+ * `R` checked against a reply type `T` that it does not match: each value of the wrong type
+ * becomes {@link Expected} of the contract's type (intersected with the value's own type it
+ * would otherwise be `never`, a message that names nothing), each field the contract lacks a
+ * sentence, and each required field missing is asked for.
+ */
+type Mismatch<R, T> = R extends Response | Blob | Date
+  ? unknown
+  : R extends readonly (infer E)[]
+    ? readonly Mismatch<E, T extends readonly (infer F)[] ? F : never>[]
+    : R extends object
+      ? {
+          [P in keyof R]: P extends KeysOf<T>
+            ? R[P] extends ValueAt<T, P>
+              ? unknown
+              : R[P] extends object
+                ? Mismatch<R[P], NonNullable<ValueAt<T, P>>>
+                : Expected<ValueAt<T, P>>
+            : `${P & string} is not in the contract`;
+        } & { [P in Exclude<RequiredKeysOf<T>, keyof R>]: ValueAt<T, P> }
+      : R extends T
+        ? unknown
+        : Expected<T>;
+
 /** The reply types of operation `K` that a status `S` matches (`503` matches the `5XX` reply). */
 type ReplyOfStatus<K extends OperationKey, S> = MockReply<K> extends infer U ? (U extends { status: infer X } ? (S extends X ? U : never) : never) : never;
 
@@ -156,7 +187,9 @@ export type CheckedReply<K extends OperationKey, R> = R extends Promise<infer U>
   : R extends Response
     ? R
     : R extends { status: infer S }
-      ? ReplyOfStatus<K, S> & NoExtraFields<R, ReplyOfStatus<K, S>>
+      ? R extends ReplyOfStatus<K, S>
+        ? ReplyOfStatus<K, S> & NoExtraFields<R, ReplyOfStatus<K, S>>
+        : Mismatch<R, ReplyOfStatus<K, S>>
       : MockReply<K>;
 
 /** One request the mock received, as `mock.requests` lists it; narrow on `operation` for its typed `body` and `params`. */

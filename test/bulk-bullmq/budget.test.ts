@@ -1,40 +1,50 @@
 /**
  * One budget across processes: three worker processes, each with its own client, share a rate
- * budget of 30 requests per second, counted at the server (every request, the GET before each
- * PUT included). And one 429 with Retry-After pauses every worker, not only the one that got it.
+ * budget of 30 requests per second (every request, the GET before each PUT included). It is a
+ * promise about where requests arrive, checked over two runs: in the log of send times (each
+ * worker's `fetch` stamps its request) no window of 1,000 ms holds more than 30, the first
+ * second included; at the server none does either, once the margin is allowed for (the window
+ * shortened by however much the arrival jitter exceeded the margin the send log kept). And one 429 with
+ * Retry-After pauses every worker, not only the one that got it.
  */
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
+import { busiestWindow, windowAtServer } from "../helpers/windows.js";
 import type { TestItem } from "./fixtures/worker.js";
 import { until, useQueueEnvironment } from "./helpers/environment.js";
 
 const env = useQueueEnvironment("sk_live_budget_token_0123456789");
 
 describe("one rate budget across worker processes", () => {
-  it("3 workers, budget 30/s: no 1-second window above 33 requests at the server, every key done", async () => {
-    const { server } = env;
-    server.reset();
-    const bulk = env.queue("budget-30", { rate: { perSecond: 30 } });
-    // 60 keys, two requests each (a GET, then a PUT): the budget counts requests, not jobs.
-    const items: TestItem[] = Array.from({ length: 60 }, (_, i) => ({ id: i + 1, method: "PUT", gets: 1 }));
-    await bulk.add(items, { key: (item) => String(item.id) });
-    const started = Date.now();
-    const three = await env.startWorkers("budget-30", 3, { RATE: 30 });
-    // Nothing but the server runs in this process meanwhile: its clock is the one measured.
-    await until(() => server.requests.length >= 120, 30_000, "120 requests");
-    await env.settled(bulk, 60);
-    const elapsed = Date.now() - started;
-    expect(await bulk.status()).toEqual({ waiting: 0, active: 0, done: 60, failed: 0, inDoubt: 0 });
-    expect(server.requests).toHaveLength(120);
-    console.info(`[budget 30/s] max requests in a 1-second window: ${server.maxInWindow(1000)}, ${elapsed} ms for 120 requests`);
-    expect(server.maxInWindow(1000)).toBeLessThanOrEqual(33);
-    expect(new Set(server.requests.map((r) => r.worker)).size, "all three workers sent requests").toBe(3);
-    expect([...server.countByKey("PUT").values()].every((n) => n === 1)).toBe(true);
-    // The budget was the limit: 120 requests at 30/s take about 4 s.
-    expect(elapsed).toBeGreaterThan(3000);
-    await Promise.all(three.map((worker) => worker.kill("SIGTERM")));
-    expect(three.flatMap((worker) => worker.messages.filter((m) => m.error))).toEqual([]);
-  }, 60_000);
+  for (const run of [1, 2]) {
+    it(`run ${run}: 3 workers, budget 30/s: no window over 30 in the send log nor, margin allowed for, at the server; every key done`, async () => {
+      const { server } = env;
+      server.reset();
+      const name = `budget-30-${run}`;
+      const bulk = env.queue(name, { rate: { perSecond: 30 } });
+      // 45 keys, two requests each (a GET, then a PUT): the budget counts requests, not jobs.
+      const items: TestItem[] = Array.from({ length: 45 }, (_, i) => ({ id: i + 1, method: "PUT", gets: 1 }));
+      await bulk.add(items, { key: (item) => String(item.id) });
+      const three = await env.startWorkers(name, 3, { RATE: 30 });
+      await env.settled(bulk, 45);
+      expect(await bulk.status()).toEqual({ waiting: 0, active: 0, done: 45, failed: 0, inDoubt: 0 });
+      expect(server.requests).toHaveLength(90);
+      const arrivals = server.requests.map((r) => ({ sent: r.sentAt!, arrived: r.arrivedAt }));
+      const sent = arrivals.map((a) => a.sent);
+      const arrived = arrivals.map((a) => a.arrived);
+      const { jitter, tightest, windowMs } = windowAtServer(arrivals, 30);
+      console.info(
+        `[budget 30/s, run ${run}] send log: busiest 1000 ms window ${busiestWindow(sent, 1000)}; server: busiest 1000 ms window ${busiestWindow(arrived, 1000)}, ` +
+          `arrival jitter ${jitter.toFixed(1)} ms, tightest span of the send log ${tightest.toFixed(1)} ms, busiest ${Math.round(windowMs)} ms window ${busiestWindow(arrived, windowMs)}`,
+      );
+      expect(busiestWindow(sent, 1000), "the send log's busiest window").toBeLessThanOrEqual(30);
+      expect(busiestWindow(arrived, windowMs), "the server's busiest window, margin allowed for").toBeLessThanOrEqual(30);
+      expect(new Set(server.requests.map((r) => r.worker)).size, "all three workers sent requests").toBe(3);
+      expect([...server.countByKey("PUT").values()].every((n) => n === 1)).toBe(true);
+      await Promise.all(three.map((worker) => worker.kill("SIGTERM")));
+      expect(three.flatMap((worker) => worker.messages.filter((m) => m.error))).toEqual([]);
+    }, 60_000);
+  }
 
   it("one 429 with Retry-After: 2 pauses all three workers until it has passed; then everything is done", async () => {
     const { server } = env;

@@ -52,4 +52,17 @@ describe("a consumer of store-admin-sdk/bulk/bullmq", () => {
     expect(errors, result.stdout).toHaveLength(1);
     expect(errors[0]).toMatch(/unmarked\.ts\(\d+,\d+\): error TS2322: Type 'number' is not assignable to type 'string'/);
   }, TIMEOUT_MS);
+
+  it("names why an item type JSON cannot carry is refused: a Date arrives as a string", async () => {
+    const source = await readFile(join(project!.dir, "queue.ts"), "utf8");
+    const marker = "  // @ts-expect-error a Date arrives as a string\n";
+    expect(source).toContain(marker);
+    await writeFile(join(project!.dir, "unmarked-date.ts"), source.replace(marker, ""));
+    await writeFile(join(project!.dir, "tsconfig.unmarked-date.json"), JSON.stringify({ extends: "./tsconfig.json", files: ["unmarked-date.ts"] }));
+    const result = await compile(TSC, "tsconfig.unmarked-date.json");
+    expect(result.code).not.toBe(0);
+    const errors = result.stdout.split("\n").filter((line) => line.includes("error TS"));
+    expect(errors, result.stdout).toHaveLength(1);
+    expect(errors[0]).toMatch(/unmarked-date\.ts\(\d+,\d+\): error TS2344: Type '\{ when: Date; \}' does not satisfy the constraint '\{ when: NotJson<"a Date arrives as a string: send date\.toISOString\(\)">; \}'/);
+  }, TIMEOUT_MS);
 });

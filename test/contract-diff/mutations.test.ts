@@ -122,7 +122,13 @@ const MUTATIONS: Mutation[] = [
       { operation: "GET /users/", kind: "enum-value-removed", breaking: true, typeBreak: true },
     ],
     report: ['BREAKING enum-value-removed (compile error): `data.language` no longer admits "fi".'],
-    changelog: ["## [0.3.0]", "no longer sends from the comparisons, `switch` cases and maps over `data.language`, `data.results[].language`.", "has a `case` for one or maps every value no longer compiles."],
+    // Each operation's own location: the list's `data.results[].language`, a user's `data.language`.
+    changelog: [
+      "## [0.3.0]",
+      "Remove the values GET /users/ no longer sends from the comparisons, `switch` cases and maps over `data.results[].language`.",
+      "Remove the values GET /users/{id}/, PUT /users/{id}/, PATCH /users/{id}/ no longer sends from the comparisons, `switch` cases and maps over `data.language`.",
+      "Code that compares `data.language`, `data.results[].language` with a removed value, has a `case` for one or maps every value no longer compiles.",
+    ],
   },
   {
     name: "enum value added: breaking in the response, not in the request",
@@ -183,7 +189,12 @@ const MUTATIONS: Mutation[] = [
       { operation: "GET /users/", kind: "field-removed", breaking: true, typeBreak: true },
     ],
     // Callers read `data.email`; `response` is the raw Response.
-    changelog: ["*What to change:* Stop reading `data.email`", "Code that reads it no longer compiles.", "## [0.3.0]", "Release needed: major. After 0.2.0 that is 0.3.0"],
+    changelog: [
+      "*What to change:* Stop reading `data.results[].email` from GET /users/'s answer: it is no longer there. Stop reading `data.email` from GET /users/{id}/, PUT /users/{id}/, PATCH /users/{id}/'s answer",
+      "Code that reads it no longer compiles.",
+      "## [0.3.0]",
+      "Release needed: major. After 0.2.0 that is 0.3.0",
+    ],
     changelogNot: /`response\./,
   },
   {

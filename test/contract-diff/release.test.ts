@@ -1,16 +1,18 @@
 /**
- * Release hygiene: the version a contract change needs, and the check `npm test` makes
- * that package.json and CHANGELOG.md follow the contract since the last release.
+ * Release hygiene: the version a contract change needs; the check `npm test` makes that the
+ * release record (dated entries, snapshots, package.json) agrees with itself and that
+ * `## [Unreleased]` names the contract's breaking changes since the last release; and
+ * `npm run release`, which makes a release in one step.
  */
-import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Change } from "../../scripts/contract-diff/compare.js";
 import { parseContract } from "../../scripts/contract-diff/document.js";
-import { changelogEntry, hasChangelogEntry, nextVersion, releasedContract, releaseProblems, releaseRule } from "../../scripts/contract-diff/release.js";
+import { changelogEntry, changelogHeadings, hasChangelogEntry, nextVersion, recordProblems, releasedContract, releaseRule, unreleasedProblems } from "../../scripts/contract-diff/release.js";
 import { diffContracts } from "../../scripts/contract-diff/report.js";
 import { checkRelease } from "../../scripts/release-check.js";
 
@@ -32,30 +34,6 @@ describe("version rules", () => {
 
   const changelog = "# Changelog\n\n## [0.2.0] - 2026-11-23\n\n### Breaking changes\n\n## [0.1.1] - 2026-11-20\n\n## [0.1.0] - 2026-11-01\n";
 
-  test("a breaking contract change released as a patch is refused, naming the version it needs", () => {
-    const problems = releaseProblems({ releasedVersion: "0.1.0", bump: "major", packageVersion: "0.1.1", changelog });
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toContain("needs a major release, so package.json's version must be at least 0.2.0 (it is 0.1.1)");
-  });
-
-  test("a breaking change with the version unchanged is refused", () => {
-    expect(releaseProblems({ releasedVersion: "0.1.0", bump: "major", packageVersion: "0.1.0", changelog })).toHaveLength(1);
-  });
-
-  test("a version that moved far enough, with its changelog entry, passes", () => {
-    expect(releaseProblems({ releasedVersion: "0.1.0", bump: "major", packageVersion: "0.2.0", changelog })).toEqual([]);
-    expect(releaseProblems({ releasedVersion: "0.1.0", bump: "minor", packageVersion: "0.1.1", changelog })).toEqual([]);
-  });
-
-  test("a version without a changelog entry is refused", () => {
-    const problems = releaseProblems({ releasedVersion: "0.1.0", bump: "major", packageVersion: "0.3.0", changelog });
-    expect(problems).toEqual(['CHANGELOG.md has no entry "## [0.3.0]" for package.json\'s version.']);
-  });
-
-  test("a version older than the last release is refused", () => {
-    expect(releaseProblems({ releasedVersion: "0.2.0", bump: "none", packageVersion: "0.1.1", changelog })[0]).toContain("older than the last release");
-  });
-
   test("the rule the report and the changelog state: on 0.x a breaking change moves the minor number, anything else the patch number", () => {
     expect(releaseRule("0.2.0", "major")).toContain("After 0.2.0 that is 0.3.0: while the version is 0.x, npm's caret range `^0.2.0` takes every 0.2.x automatically");
     expect(releaseRule("0.2.0", "minor")).toMatch(/^After 0\.2\.0 that is 0\.2\.1: .*a minor or patch change the patch number\.$/);
@@ -70,23 +48,80 @@ describe("version rules", () => {
 });
 
 describe("this repository's release", () => {
-  test("the last released contract is 0.2.0's, kept beside 0.1.0's", () => {
-    expect(releasedContract(root)).toEqual({ path: "openapi/released/store-admin-0.2.0.yaml", version: "0.2.0" });
+  test("the last released contract is 0.3.0's, kept beside 0.2.0's and 0.1.0's", () => {
+    expect(releasedContract(root)).toEqual({ path: "openapi/released/store-admin-0.3.0.yaml", version: "0.3.0" });
     expect(read("openapi/released/store-admin-0.1.0.yaml")).toContain("openapi:");
   });
 
   test("package.json's version and CHANGELOG.md follow the contract's changes since the last released contract (what `npm run release:check` checks)", async () => {
     const check = await checkRelease(root);
     expect(check.problems, check.problems.join("\n")).toEqual([]);
-    expect(check.released).toBe("0.2.0");
+    expect(check.released).toBe("0.3.0");
   }, 300_000);
+});
+
+const heading = (version: string, date = "2026-11-01"): string => `## [${version}] - ${date}`;
+const record = (body: string): string => `# Changelog\n\nPreface.\n\n${body}`;
+
+describe("the release record agrees with itself (recordProblems)", () => {
+  const changelog = record(`## [Unreleased]\n\n- A change.\n\n${heading("0.2.0")}\n\n- b\n\n${heading("0.1.0")}\n\n- a\n`);
+
+  test("dated versions, their snapshots and package.json's version agree: no problem", () => {
+    expect(recordProblems({ changelog, snapshots: ["0.1.0", "0.2.0"], packageVersion: "0.2.0" })).toEqual([]);
+  });
+
+  test("a dated version without its snapshot is refused, naming the line and the missing file", () => {
+    expect(recordProblems({ changelog, snapshots: ["0.1.0"], packageVersion: "0.2.0" })).toEqual([
+      "CHANGELOG.md line 9 (`## [0.2.0] - 2026-11-01`): 0.2.0 is dated, so it was released, but openapi/released/store-admin-0.2.0.yaml is missing: a release keeps the contract it shipped.",
+    ]);
+  });
+
+  test("a snapshot without a dated entry is refused", () => {
+    expect(recordProblems({ changelog, snapshots: ["0.1.0", "0.2.0", "0.3.0"], packageVersion: "0.2.0" })).toContainEqual(
+      "openapi/released/store-admin-0.3.0.yaml is a released contract, but CHANGELOG.md has no dated entry `## [0.3.0] - YYYY-MM-DD` for it.",
+    );
+  });
+
+  test("package.json's version other than the last release is refused, either way", () => {
+    for (const version of ["0.3.0", "0.1.0"]) {
+      const problems = recordProblems({ changelog, snapshots: ["0.1.0", "0.2.0"], packageVersion: version });
+      expect(problems).toEqual([expect.stringContaining(`package.json's version is ${version}, but the last release (dated in CHANGELOG.md, kept in openapi/released/) is 0.2.0`)]);
+    }
+  });
+
+  test("a version heading without a date is neither released nor unreleased: refused", () => {
+    const undated = record(`## [0.3.0]\n\n- c\n\n${heading("0.2.0")}\n\n${heading("0.1.0")}\n`);
+    expect(recordProblems({ changelog: undated, snapshots: ["0.1.0", "0.2.0"], packageVersion: "0.2.0" })).toEqual([
+      expect.stringMatching(/^CHANGELOG\.md line 5 \(`## \[0\.3\.0\]`\): a version heading is a release and needs its date .*entries not released yet go under `## \[Unreleased\]`\.$/),
+    ]);
+  });
+
+  test("[Unreleased] below a release, or dated, is refused", () => {
+    const below = record(`${heading("0.2.0")}\n\n## [Unreleased]\n\n${heading("0.1.0")}\n`);
+    expect(recordProblems({ changelog: below, snapshots: ["0.1.0", "0.2.0"], packageVersion: "0.2.0" })).toEqual([expect.stringContaining("`## [Unreleased]` must be the first entry")]);
+    const dated = record(`## [Unreleased] - 2026-11-02\n\n${heading("0.2.0")}\n\n${heading("0.1.0")}\n`);
+    expect(recordProblems({ changelog: dated, snapshots: ["0.1.0", "0.2.0"], packageVersion: "0.2.0" })).toEqual([expect.stringContaining("unreleased entries carry no date")]);
+  });
+
+  test("releases out of order are refused", () => {
+    const order = record(`${heading("0.1.0")}\n\n${heading("0.2.0")}\n`);
+    expect(recordProblems({ changelog: order, snapshots: ["0.1.0", "0.2.0"], packageVersion: "0.2.0" })).toEqual([expect.stringContaining("0.2.0 is listed below 0.1.0; releases go newest first.")]);
+  });
+
+  test("this repository's CHANGELOG.md: 0.3.0 was dated by 2a5c4fc, and its snapshot is the contract of that commit", () => {
+    const dated = execFileSync("git", ["log", "--format=%H", "-S", "## [0.3.0] - 2026-11-23", "--", "CHANGELOG.md"], { cwd: root, encoding: "utf8" }).trim().split("\n").at(-1);
+    if (dated === undefined || dated === "") throw new Error("the history does not reach the commit that dated 0.3.0 (a shallow clone?)");
+    expect(execFileSync("git", ["show", `${dated}:openapi/store-admin.yaml`], { cwd: root, encoding: "utf8" })).toBe(read("openapi/released/store-admin-0.3.0.yaml"));
+    expect(changelogHeadings(read("CHANGELOG.md")).map((h) => `${h.version} ${h.date ?? ""}`.trim())).toEqual(["Unreleased", "0.3.0 2026-11-23", "0.2.0 2026-11-23", "0.1.0 2026-11-23"]);
+  });
 });
 
 /**
  * The gate, checked by mutating what it checks: a copy of the repository's release files
- * (package.json, CHANGELOG.md, the contract and its released snapshots) in a temporary
- * folder, as they were right after the 0.2.0 release (its snapshot as the working contract,
- * version 0.2.0, no changelog entry above 0.2.0's), then `Dispute.arn` removed.
+ * (package.json, CHANGELOG.md, the contract and its released snapshots up to 0.2.0) in a
+ * temporary folder, as they were right after the 0.2.0 release (its snapshot as the working
+ * contract, version 0.2.0, an empty `## [Unreleased]` above 0.2.0's entry), then
+ * `Dispute.arn` removed.
  */
 describe("release:check on a mutated repository", () => {
   const dir = mkdtempSync(join(tmpdir(), "release-check-"));
@@ -94,13 +129,13 @@ describe("release:check on a mutated repository", () => {
   const withoutArn = releasedContract.replace(/^ {8}arn: .*\n/gm, "");
   let changes: Change[] = [];
   const packageJson = (version: string): string => read("package.json").replace(/"version": "[^"]+"/, `"version": "${version}"`);
-  /** CHANGELOG.md as it was at the 0.2.0 release: its preface, then 0.2.0's entry and older. */
-  const releasedChangelog = ((text: string) => text.slice(0, text.indexOf("\n## [") + 1) + text.slice(text.indexOf("## [0.2.0]")))(read("CHANGELOG.md"));
-  const entry = (version: string, text: string): string => releasedChangelog.replace("## [0.2.0]", `## [${version}] - 2026-12-01\n\n${text}\n\n## [0.2.0]`);
+  /** CHANGELOG.md as it was at the 0.2.0 release: its preface, an empty [Unreleased], then 0.2.0's entry and older. */
+  const releasedChangelog = ((text: string) => text.slice(0, text.indexOf("\n## [") + 1) + "## [Unreleased]\n\n" + text.slice(text.indexOf("## [0.2.0]")))(read("CHANGELOG.md"));
+  const unreleased = (text: string): string => releasedChangelog.replace("## [Unreleased]\n", `## [Unreleased]\n\n${text}\n`);
 
   beforeAll(async () => {
-    mkdirSync(join(dir, "openapi"));
-    cpSync(join(root, "openapi/released"), join(dir, "openapi/released"), { recursive: true });
+    mkdirSync(join(dir, "openapi/released"), { recursive: true });
+    for (const v of ["0.1.0", "0.2.0"]) cpSync(join(root, `openapi/released/store-admin-${v}.yaml`), join(dir, `openapi/released/store-admin-${v}.yaml`));
     writeFileSync(join(dir, "openapi/store-admin.yaml"), withoutArn);
     writeFileSync(join(dir, "package.json"), packageJson("0.2.0"));
     writeFileSync(join(dir, "CHANGELOG.md"), releasedChangelog);
@@ -117,47 +152,111 @@ describe("release:check on a mutated repository", () => {
     ]);
   });
 
-  test("the field removed without a version bump or changelog entry: `npm run release:check` fails, naming the field", () => {
+  test("the field removed and [Unreleased] silent: `npm run release:check` fails, naming the field and the release it will need", () => {
     const result = spawnSync(join(root, "node_modules/.bin/tsx"), [join(root, "scripts/release-check.ts")], { cwd: dir, encoding: "utf8", timeout: 240_000 });
     expect(result.status, result.stdout + result.stderr).toBe(1);
     expect(result.stderr).toContain("release:check: refused (last release 0.2.0, package.json 0.2.0, contract change since: major).");
-    expect(result.stderr).toContain("package.json's version must be at least 0.3.0 (it is 0.2.0)");
+    expect(result.stderr).toContain("The contract changed since 0.2.0 (a major change; the release will be at least 0.3.0).");
     expect(result.stderr).toContain("`data.arn` (GET /disputes/{id}/: field-removed)");
   }, 300_000);
 
-  const problems = (version: string, changelog: string): string[] =>
-    releaseProblems({ releasedVersion: "0.2.0", bump: "major", packageVersion: version, changelog, changes });
+  const problems = (changelog: string): string[] => unreleasedProblems({ releasedVersion: "0.2.0", bump: "major", changelog, changes });
 
-  test("the version bumped without a changelog entry: refused, naming the missing entry and the field it must name", async () => {
-    writeFileSync(join(dir, "package.json"), packageJson("0.3.0"));
-    const check = await checkRelease(dir);
-    expect(check.problems).toHaveLength(1);
-    expect(check.problems[0]).toContain('CHANGELOG.md has no entry "## [0.3.0]" for package.json\'s version. It must name each breaking change:');
-    expect(check.problems[0]).toContain("`data.arn` (POST /disputes/{id}/resolve/: field-removed)");
-  }, 300_000);
+  test("no [Unreleased] section at all: refused, naming the fields it must name", () => {
+    const none = problems(releasedChangelog.replace("## [Unreleased]\n\n", ""));
+    expect(none).toHaveLength(1);
+    expect(none[0]).toContain("CHANGELOG.md has no `## [Unreleased]` section to say so.");
+    expect(none[0]).toContain("`data.arn` (POST /disputes/{id}/resolve/: field-removed)");
+  });
 
-  test("an entry that does not name the removed field is refused, naming it; one that names it passes", () => {
-    const silent = problems("0.3.0", entry("0.3.0", "### Breaking changes\n\n- Disputes changed."));
+  test("an [Unreleased] section that does not name the removed field is refused, naming it; one that names it passes", () => {
+    const silent = problems(unreleased("### Breaking changes\n\n- Disputes changed."));
     expect(silent).toHaveLength(1);
-    expect(silent[0]).toContain('CHANGELOG.md\'s entry "## [0.3.0]" does not name these breaking changes');
+    expect(silent[0]).toContain("CHANGELOG.md's `## [Unreleased]` section does not name these breaking changes");
     expect(silent[0]).toContain("`data.arn` (GET /disputes/{id}/: field-removed)");
     // Another field's name in a code span is not this one's.
-    expect(problems("0.3.0", entry("0.3.0", "- `data.arns` and `barn` changed."))).toHaveLength(1);
+    expect(problems(unreleased("- `data.arns` and `barn` changed."))).toHaveLength(1);
     for (const named of ["- Removed `data.arn`.", "- Removed `Dispute.arn`.", "- `arn` is gone."]) {
-      expect(problems("0.3.0", entry("0.3.0", named)), named).toEqual([]);
+      expect(problems(unreleased(named)), named).toEqual([]);
     }
   });
 
-  test("a bump too small for the change is refused even with an entry", () => {
-    const result = problems("0.2.1", entry("0.2.1", "- Removed `data.arn`."));
-    expect(result).toHaveLength(1);
-    expect(result[0]).toContain("needs a major release, so package.json's version must be at least 0.3.0 (it is 0.2.1)");
-  });
+  test("the version bumped by hand, without a release: refused", async () => {
+    writeFileSync(join(dir, "package.json"), packageJson("0.3.0"));
+    writeFileSync(join(dir, "CHANGELOG.md"), unreleased("- Removed `data.arn`."));
+    const check = await checkRelease(dir);
+    expect(check.problems).toEqual([expect.stringContaining("package.json's version is 0.3.0, but the last release (dated in CHANGELOG.md, kept in openapi/released/) is 0.2.0")]);
+  }, 300_000);
 
-  test("the entry checked is the one for package.json's version, up to the next heading", () => {
-    const changelog = entry("0.3.0", "- Removed `data.arn`.");
-    expect(changelogEntry(changelog, "0.3.0")).toContain("`data.arn`");
-    expect(changelogEntry(changelog, "0.3.0")).not.toContain("## [0.2.0]");
+  test("the entry checked is [Unreleased], up to the next heading", () => {
+    const changelog = unreleased("- Removed `data.arn`.");
+    expect(changelogEntry(changelog, "Unreleased")).toContain("`data.arn`");
+    expect(changelogEntry(changelog, "Unreleased")).not.toContain("## [0.2.0]");
     expect(changelogEntry(changelog, "0.4.0")).toBeUndefined();
   });
+});
+
+/**
+ * `npm run release` in a temporary git repository holding a copy of the release files, the
+ * scripts and src/version.ts, at 0.2.0 with `Dispute.arn` removed and named under
+ * [Unreleased]: one command dates the entry, keeps the snapshot, moves every stated version
+ * and tags the commit, and release:check then passes.
+ */
+describe("npm run release", () => {
+  const dir = mkdtempSync(join(tmpdir(), "release-"));
+  const git = (...args: string[]): string => execFileSync("git", args, { cwd: dir, encoding: "utf8" });
+  const npmRelease = (...args: string[]) => spawnSync("npm", ["run", "-s", "release", "--", ...args], { cwd: dir, encoding: "utf8", timeout: 240_000 });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  beforeAll(() => {
+    mkdirSync(join(dir, "openapi/released"), { recursive: true });
+    // The scripts read the contract through the generators' model, which takes its words from src/.
+    cpSync(join(root, "src"), join(dir, "src"), { recursive: true });
+    for (const v of ["0.1.0", "0.2.0"]) cpSync(join(root, `openapi/released/store-admin-${v}.yaml`), join(dir, `openapi/released/store-admin-${v}.yaml`));
+    writeFileSync(join(dir, "openapi/store-admin.yaml"), read("openapi/released/store-admin-0.2.0.yaml").replace(/^ {8}arn: .*\n/gm, ""));
+    cpSync(join(root, "scripts"), join(dir, "scripts"), { recursive: true });
+    symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
+    writeFileSync(join(dir, ".gitignore"), "node_modules\n");
+    const at020 = (text: string): string => text.replaceAll('"0.3.0"', '"0.2.0"');
+    writeFileSync(join(dir, "package.json"), at020(read("package.json")));
+    writeFileSync(join(dir, "package-lock.json"), at020(read("package-lock.json")));
+    writeFileSync(join(dir, "src/version.ts"), at020(read("src/version.ts")));
+    const changelog = read("CHANGELOG.md");
+    writeFileSync(join(dir, "CHANGELOG.md"), changelog.slice(0, changelog.indexOf("\n## [") + 1) + "## [Unreleased]\n\n### Breaking changes\n\n- Removed `data.arn`.\n\n" + changelog.slice(changelog.indexOf("## [0.2.0]")));
+    git("init", "-q");
+    git("config", "user.email", "test@example.org");
+    git("config", "user.name", "test");
+    git("add", ".");
+    git("commit", "-qm", "0.2.0, then Dispute.arn removed");
+  });
+
+  test("a version below what the contract's change needs is refused, and nothing changes", () => {
+    const result = npmRelease("0.2.1");
+    expect(result.status, result.stdout + result.stderr).toBe(1);
+    expect(result.stderr).toContain("release: refused: 0.2.1 is too low: after 0.2.0 a major contract change needs at least 0.3.0.");
+    expect(git("status", "--porcelain")).toBe("");
+    expect(git("tag", "--list")).toBe("");
+  }, 300_000);
+
+  test("one command: the date, the snapshot, every stated version, a commit and its tag, consistent; release:check passes after it", async () => {
+    const result = npmRelease("--date", "2026-12-01");
+    expect(result.status, result.stdout + result.stderr).toBe(0);
+    const inDir = (path: string): string => readFileSync(join(dir, path), "utf8");
+    expect(inDir("CHANGELOG.md")).toContain("## [Unreleased]\n\n## [0.3.0] - 2026-12-01\n\n### Breaking changes\n\n- Removed `data.arn`.\n\n## [0.2.0]");
+    expect(inDir("openapi/released/store-admin-0.3.0.yaml")).toBe(inDir("openapi/store-admin.yaml"));
+    expect((JSON.parse(inDir("package.json")) as { version: string }).version).toBe("0.3.0");
+    const lock = JSON.parse(inDir("package-lock.json")) as { version: string; packages: Record<string, { version: string }> };
+    expect([lock.version, lock.packages[""]?.version]).toEqual(["0.3.0", "0.3.0"]);
+    expect(inDir("src/version.ts")).toContain('export const VERSION = "0.3.0";');
+    expect(git("status", "--porcelain")).toBe("");
+    expect(git("rev-parse", "v0.3.0^{commit}")).toBe(git("rev-parse", "HEAD"));
+    expect(git("log", "-1", "--format=%s")).toBe("Release 0.3.0\n");
+    expect((await checkRelease(dir)).problems).toEqual([]);
+  }, 300_000);
+
+  test("with nothing under [Unreleased], a second release is refused", () => {
+    const result = npmRelease();
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("CHANGELOG.md's `## [Unreleased]` section is empty: there is nothing to release.");
+  }, 300_000);
 });

@@ -13,6 +13,7 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as sdk from "../../src/index.js";
+import { CHECKED_LANGUAGES, fencedBlocks, PRELUDE, type Block } from "../../scripts/docs-code.js";
 import { ROOT } from "../package/tarball.js";
 import { formatDiagnostic, scratchDir, typecheck, type TypecheckResult } from "./typecheck.js";
 
@@ -20,19 +21,6 @@ const GUIDE = join(ROOT, "docs", "guide.md");
 const REFERENCE_INTRO = join(ROOT, "docs", "reference-intro.md");
 const README = join(ROOT, "README.md");
 
-/** Declarations every block may rely on (documented at the top of the guide). */
-const PRELUDE = `import type { StoreAdminClient } from "store-admin-sdk";
-
-declare global {
-  /** The client created in "Create a client" of docs/guide.md. */
-  const store: StoreAdminClient;
-}
-
-export {};
-`;
-
-/** Fenced languages that are compiled; JavaScript must be written as \`ts\` so that it is checked too. */
-const CHECKED_LANGUAGES = new Set(["ts", "typescript"]);
 const UNCHECKED_LANGUAGES = new Set(["sh", "bash", "shell", "console", "json", "yaml", "text", ""]);
 
 /** The sections the guide must have: one per task a newcomer comes with. */
@@ -46,30 +34,6 @@ const REQUIRED_SECTIONS: Array<[topic: string, heading: RegExp]> = [
   ["testing your own code against the bundled mock", /^## Testing your code against the mock/m],
   ["regenerating after a spec change", /^## Regenerating after a spec change/m],
 ];
-
-interface Block {
-  /** The Markdown file, relative to the project. */
-  source: string;
-  language: string;
-  /** Line of the opening fence in guide.md (1-based); the code starts on the next line. */
-  fenceLine: number;
-  code: string;
-}
-
-function fencedBlocks(markdown: string, source = "docs/guide.md"): Block[] {
-  const blocks: Block[] = [];
-  const lines = markdown.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\S*)\s*$/.exec(lines[i]!);
-    if (!open) continue;
-    const start = i;
-    const body: string[] = [];
-    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
-    if (i >= lines.length) throw new Error(`${source}:${start + 1}: code block is never closed`);
-    blocks.push({ source, language: open[1]!.toLowerCase(), fenceLine: start + 1, code: body.join("\n") });
-  }
-  return blocks;
-}
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
 function anchorOf(heading: string): string {
@@ -87,7 +51,7 @@ let checked: TypecheckResult;
 
 beforeAll(async () => {
   guide = await readFile(GUIDE, "utf8");
-  blocks = fencedBlocks(guide);
+  blocks = fencedBlocks(guide, "docs/guide.md");
   scratch = await scratchDir("guide");
   blockFiles = new Map();
   const files = [join(scratch, "prelude.d.ts")];

@@ -129,6 +129,33 @@ function asEmbedded(text: string): string {
     .replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
 }
 
+/** Serves the built page over HTTP from 127.0.0.1, as readers get it (its router uses the URL hash). */
+async function servePage(): Promise<{ server: Server; origin: string }> {
+  const body = await readFile(htmlPath);
+  const server = createServer((request, response) => {
+    if (request.url === "/") response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body);
+    else response.writeHead(404).end();
+  });
+  await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/**
+ * Opens an operation as a reader does (its tag in the sidebar unless open, then its link)
+ * and returns its heading and its TypeScript sample. Redoc renders a tag's operations only
+ * once the tag is opened.
+ */
+async function showOperation(page: Page, op: Operation): Promise<{ heading: Locator; sample: Locator }> {
+  const sidebar = page.locator(".menu-content");
+  const link = sidebar.getByText(op.summary, { exact: true });
+  if (!(await link.isVisible())) await sidebar.getByRole("link", { name: op.tag, exact: true }).click();
+  await link.click();
+  // By text, not accessible name: Redoc prefixes that with "link to" for the anchor icon.
+  const heading = page.getByRole("heading", { level: 2 }).filter({ hasText: exactly(op.summary) });
+  const panel = page.locator("div").filter({ has: heading }).filter({ has: page.locator('pre[data-testid="source-code"]') }).last();
+  return { heading, sample: panel.locator('pre[data-testid="source-code"]').filter({ hasText: "createStoreAdminClient" }) };
+}
+
 let html = "";
 beforeAll(async () => {
   html = await builtPage();
@@ -224,15 +251,9 @@ describe("the reference in Chromium, with all but the local server blocked", () 
       throw new Error(`No Chromium at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` ` +
         "(Debian) to run the browser test of the API reference.");
     }
-    // Served over HTTP from 127.0.0.1, as readers get it (its router uses the URL hash).
-    const body = await readFile(htmlPath);
-    const local = createServer((request, response) => {
-      if (request.url === "/") response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body);
-      else response.writeHead(404).end();
-    });
-    server = local;
-    await new Promise<void>((listening) => local.listen(0, "127.0.0.1", listening));
-    const origin = `http://127.0.0.1:${(local.address() as AddressInfo).port}`;
+    const served = await servePage();
+    server = served.server;
+    const origin = served.origin;
 
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
     const context = await browser.newContext({ viewport: VIEWPORT });
@@ -346,26 +367,17 @@ describe("the reference in Chromium, with all but the local server blocked", () 
 
   it("renders every operation with its scopes, the version header said to be set by the SDK, and its sample on screen beside it", async () => {
     const page = await opened;
-    const sidebar = page.locator(".menu-content");
     const shown: string[] = [];
     const tagsShot = new Set<string>();
     for (const op of operations) {
       const name = `${op.operationId} (${op.method.toUpperCase()} ${op.path})`;
-      // Redoc renders a tag's operations only once the tag is opened, like a reader
-      // would: open the tag in the sidebar unless it is open, then pick the operation.
-      const link = sidebar.getByText(op.summary, { exact: true });
-      if (!(await link.isVisible())) await sidebar.getByRole("link", { name: op.tag, exact: true }).click();
-      await link.click();
-
-      // By text, not accessible name: Redoc prefixes that with "link to" for the anchor icon.
-      const heading = page.getByRole("heading", { level: 2 }).filter({ hasText: exactly(op.summary) });
+      const { heading, sample } = await showOperation(page, op);
       await expectOnScreen(heading, op.summary, `the heading of ${name}, where the sidebar link leads`);
 
       // The reader has landed on the operation: its sample must be on screen now, beside the
       // heading, in the TypeScript tab, and be docs/samples/<operationId>.ts exactly.
       const source = (await readFile(join(SAMPLES_DIR, `${op.operationId}.ts`), "utf8")).trimEnd();
-      const panel = page.locator("div").filter({ has: heading }).filter({ has: page.locator('pre[data-testid="source-code"]') }).last();
-      const sample = panel.locator('pre[data-testid="source-code"]').filter({ hasText: "createStoreAdminClient" });
+      const panel = page.locator("div").filter({ has: heading }).filter({ has: sample }).last();
       await expectOnScreen(panel.getByText(SAMPLE_LANGUAGE, { exact: true }).first(), SAMPLE_LANGUAGE, `the sample's tab of ${name}`);
       const lines = source.split("\n");
       // The reference shows the method style: the sample calls the operation's method.
@@ -411,4 +423,58 @@ describe("the reference in Chromium, with all but the local server blocked", () 
     expect(blocked).toEqual([]);
     expect(consoleErrors).toEqual([]);
   }, 60_000);
+});
+
+/**
+ * The samples as a reader sees them, in the two-column layout (1400 px) and the stacked one
+ * (1024 px): no sample needs a sideways scroll (its `pre` is no wider than its panel), and
+ * the copy button covers nothing of the first line. A screenshot of one sample at each width
+ * is kept under test-results/.
+ */
+describe("the samples in Chromium at 1400 and 1024 px wide", () => {
+  let served: { server: Server; origin: string } | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    served = await servePage();
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise<void>((closed) => (served ? served.server.close(() => closed()) : closed()));
+  });
+
+  for (const width of [1400, 1024]) {
+    it(`at ${width} px, every sample fits its panel and its first line is clear of the copy button`, async () => {
+      if (browser === undefined || served === undefined) throw new Error("Chromium did not start");
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      await context.route("**/*", (route) => (new URL(route.request().url()).origin === served!.origin ? route.continue() : route.abort("blockedbyclient")));
+      const page = await context.newPage();
+      page.setDefaultTimeout(STEP_TIMEOUT_MS);
+      await page.goto(`${served.origin}/`);
+      await page.getByRole("heading", { level: 1 }).first().waitFor();
+      const problems: string[] = [];
+      for (const op of operations) {
+        const { sample } = await showOperation(page, op);
+        await sample.scrollIntoViewIfNeeded();
+        const measured = await sample.evaluate((pre) => {
+          const firstLine = pre.querySelector('[data-line="1"]') ?? pre;
+          const line = [...firstLine.getClientRects()].filter((r) => r.width > 0);
+          // The copy button of this code block: in the block's own controls, beside the pre.
+          const button = pre.parentElement?.querySelector('[data-testid="copy-button"]')?.getBoundingClientRect();
+          const overlaps = button !== undefined && line.some((r) => r.left < button.right && button.left < r.right && r.top < button.bottom && button.top < r.bottom);
+          return { scrollWidth: pre.scrollWidth, clientWidth: pre.clientWidth, hasButton: button !== undefined, overlaps };
+        });
+        const name = `${op.operationId} at ${width} px`;
+        if (measured.scrollWidth > measured.clientWidth) problems.push(`${name}: the sample is ${measured.scrollWidth} px wide in a ${measured.clientWidth} px panel (a sideways scroll)`);
+        if (!measured.hasButton) problems.push(`${name}: no copy button found beside the sample (did Redoc's markup change?)`);
+        if (measured.overlaps) problems.push(`${name}: the copy button covers the first line`);
+        if (op.operationId === "updateGiftCard") {
+          await mkdir(SCREENSHOT_DIR, { recursive: true });
+          await page.screenshot({ path: join(SCREENSHOT_DIR, `reference-sample-${width}px.png`) });
+        }
+      }
+      await context.close();
+      expect(problems).toEqual([]);
+    }, 300_000);
+  }
 });

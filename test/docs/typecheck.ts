@@ -9,23 +9,8 @@
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
+import { DOCS_COMPILER_OPTIONS } from "../../scripts/docs-code.js";
 import { ensureBuilt, ROOT, run, TSC } from "../package/tarball.js";
-
-/** The compiler options of a strict user project on Node (ESM), close to this project's own. */
-export const DOCS_COMPILER_OPTIONS = {
-  target: "ES2022",
-  module: "NodeNext",
-  moduleResolution: "NodeNext",
-  lib: ["ES2022", "DOM", "DOM.Iterable"],
-  types: ["node"],
-  strict: true,
-  noUncheckedIndexedAccess: true,
-  verbatimModuleSyntax: true,
-  isolatedModules: true,
-  // The package's own declarations are checked by test/package/consumer.test.ts.
-  skipLibCheck: true,
-  noEmit: true,
-} as const;
 
 export interface Diagnostic {
   /** Absolute path of the file. */

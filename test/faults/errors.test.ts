@@ -242,9 +242,29 @@ describe("errorFromResponse", () => {
         operation: USER,
         status,
         scope: "users:read",
+        requiredScopes: [["users:read"]],
         body,
         requestId: "req_1",
       });
+    });
+  }
+
+  // OpenAPI's security: alternatives (any one suffices), each a set of scopes all needed; none at all is no authentication.
+  const requirements: Array<[string, string[][], string, string | undefined]> = [
+    ["one scope", [["users:read"]], 'The access token lacks the scope "users:read" this operation requires: use a token that holds it.', "users:read"],
+    ["two scopes together", [["users:read", "users:write"]], 'The access token lacks the scopes this operation requires ("users:read" and "users:write"): use a token that holds all of them.', undefined],
+    ["either of two scopes", [["users:read"], ["admin"]], 'The access token lacks the scopes this operation requires ("users:read" or "admin"): use a token that holds one of these.', undefined],
+    ["two together, or a third", [["a", "b"], ["c"]], 'The access token lacks the scopes this operation requires ("a" and "b", or "c"): use a token that holds one of these.', undefined],
+    ["no scope", [[]], "The store refused the request, though this operation requires no particular scope: the token may be revoked or barred from this resource.", undefined],
+    ["no authentication", [], "The store refused the request, though this operation requires no authentication: the token may be revoked or barred from this resource.", undefined],
+  ];
+  for (const [what, requiredScopes, advice, scope] of requirements) {
+    it(`says in a 403 what an operation needing ${what} requires, and keeps it in requiredScopes`, () => {
+      const error = errorFromResponse({ status: 403, body: { detail: "Forbidden" }, headers: headers(), operation: USER, requiredScopes });
+      expect(error).toBeInstanceOf(PermissionDeniedError);
+      expect(error.message).toBe(`[GET /users/{id}/] 403 Forbidden: Forbidden. ${advice}`);
+      expect(error.requiredScopes).toEqual(requiredScopes);
+      expect(error.scope).toBe(scope);
     });
   }
 

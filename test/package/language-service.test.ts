@@ -104,13 +104,13 @@ describe("what an editor shows over the packed package (TypeScript language serv
 
   it("hover on a method: summary, description, scope, parameters, the named return type, errors and an example", async () => {
     const info = quickInfo("retrieve");
-    expect(info.display).toBe("(method) UsersMethods.retrieve(id: number, options?: MethodOptions): Promise<User>");
+    expect(info.display).toBe("(method) UsersMethods.retrieve(id: number, options?: MethodOptions): ResponsePromise<User>");
     expect(info.documentation).toContain("Retrieve a customer.");
     expect(info.documentation).toContain("Returns one customer with their addresses.");
     expect(info.documentation).toContain("Requires the scope `users:read`.");
     expect(info.tags).toContain("@param id Customer id.");
     expect(info.tags.some((tag) => tag.startsWith("@param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`"))).toBe(true);
-    expect(info.tags).toContain("@returns Resolves to the `User`.");
+    expect(info.tags).toContain("@returns Resolves to the `User`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.");
     expect(info.tags).toContain("@throws {NotFoundError} 404: there is no such resource.");
     expect(info.tags).toContain("@throws {PermissionDeniedError} 403: the token lacks the scope.");
     // The example is the operation's sample from docs/samples/, without its set-up.
@@ -194,6 +194,6 @@ describe("what an editor shows over the packed package (TypeScript language serv
     expect(help!.argumentIndex).toBe(1);
     expect(text(item.parameters[1]!.documentation)).toBe("A unique integer identifying the user address.");
     expect(text(item.documentation)).toContain("Update a customer address.");
-    expect(text(item.suffixDisplayParts)).toBe("): Promise<Address>");
+    expect(text(item.suffixDisplayParts)).toBe("): ResponsePromise<Address>");
   });
 });

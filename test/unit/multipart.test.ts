@@ -1,7 +1,7 @@
 /** Multipart bodies: what a Blob-carrying body becomes on the wire, built once per call. */
 import { describe, expect, it } from "vitest";
 import { createStoreAdminClient } from "../../src/client.js";
-import { toFormData } from "../../src/multipart.js";
+import { formBody, toFormData } from "../../src/multipart.js";
 
 /** A client whose fetch records each attempt as a Request and answers the next status (a 429 is retried). */
 function recordingClient(statuses: number[]) {
@@ -17,6 +17,32 @@ function recordingClient(statuses: number[]) {
   });
   return { store, sent };
 }
+
+describe("formBody: the one media type a call is sent in", () => {
+  const json = { filesMultipart: true } as const;
+  it("sends JSON where JSON is chosen, multipart as soon as the body holds a file, a Blob in a list or is a FormData", () => {
+    expect(formBody({ text: "hi" }, json)).toBeUndefined();
+    expect(formBody({ text: "hi", attachment: new Blob(["x"]) }, json)).toBeInstanceOf(FormData);
+    expect(formBody({ files: ["a", new File(["x"], "x.txt")] }, json)).toBeInstanceOf(FormData);
+    const form = new FormData();
+    form.append("text", "hi");
+    expect(formBody(form, json)).toBe(form);
+    // Without multipart offered, a file is no reason to change: the caller's body goes as the contract says.
+    expect(formBody({ text: "hi", attachment: new Blob(["x"]) }, {})).toBeUndefined();
+  });
+
+  it("sends a URL-encoded form where that is the form offered, refusing a file it cannot carry", () => {
+    const encoded = formBody({ colour: "red", count: 2, tags: ["a", "b"], gone: undefined }, { form: true });
+    expect(encoded).toBeInstanceOf(URLSearchParams);
+    expect(String(encoded)).toBe("colour=red&count=2&tags=a&tags=b");
+    expect(() => formBody({ colour: new Blob(["x"]) }, { form: true })).toThrow('form field "colour" is a file, which a URL-encoded form cannot carry.');
+  });
+
+  it("sends multipart where multipart is chosen, with or without a file", () => {
+    expect(formBody({ note: "n" }, { multipart: true })).toBeInstanceOf(FormData);
+    expect(formBody(undefined, { multipart: true })).toBeInstanceOf(FormData);
+  });
+});
 
 describe("toFormData", () => {
   it("keeps a File's name and repeats the field for an array, naming a bare Blob after its field", async () => {

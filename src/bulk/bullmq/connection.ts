@@ -17,6 +17,23 @@ export class BulkQueueConnectionError extends Error {
   }
 }
 
+/**
+ * Redis came back without the queue's data (restarted with no persistence, flushed, failed over
+ * to an empty replica): the jobs not yet run and the ledger are gone.
+ */
+export class BulkQueueStateLostError extends Error {
+  override name = "BulkQueueStateLostError";
+  readonly address: string;
+  constructor(address: string, queue: string) {
+    super(
+      `Redis at ${address} no longer holds the state of the bulk queue "${queue}" (it came back empty, or was flushed): ` +
+        "the jobs not yet done and the ledger are lost. Add the items again to finish them; a key whose POST or PATCH was sent " +
+        "before may be sent again, since the ledger that knew it is gone.",
+    );
+    this.address = address;
+  }
+}
+
 /** Where `options` point, for messages: `host:port`, a socket path, or a URL without its password. */
 export function redisAddress(options: RedisOptions & { url?: string }): string {
   if (options.path) return `unix:${options.path}`;
@@ -38,7 +55,7 @@ export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string" && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN)$/.test(code)) return true;
-  return /Connection is closed|Stream isn't writeable|connect ETIMEDOUT|ECONNREFUSED|ECONNRESET|Reached the max retries/i.test(error.message);
+  return /Connection is closed|Stream isn't writeable|connect ETIMEDOUT|ECONNREFUSED|ECONNRESET|Reached the max retries|Command timed out/i.test(error.message);
 }
 
 /**
@@ -54,7 +71,7 @@ export function errorReporter(address: string, onError: (error: Error) => void):
         down = true;
         onError(error instanceof BulkQueueConnectionError ? error : new BulkQueueConnectionError(address, error));
       } else {
-        onError(error instanceof Error ? error : new Error(String(error)));
+        onError(explained(error instanceof Error ? error : new Error(String(error))));
       }
     },
     ready() {
@@ -64,14 +81,33 @@ export function errorReporter(address: string, onError: (error: Error) => void):
 }
 
 /**
+ * BullMQ's own messages, with what they mean for the work. A lock not renewed (a worker too
+ * busy, or Redis away, for `lockDurationMs`) lets another worker take the job over: the ledger
+ * makes that safe, and says so.
+ */
+function explained(error: Error): Error {
+  if (/could not renew lock|Missing lock for job|Lock mismatch/i.test(error.message)) {
+    return new Error(
+      `${error.message}. Nothing is lost or sent twice: another worker may take the job over, but the ledger runs a key's ` +
+        "task only once, a POST or PATCH leaves only while this worker holds the job's lock, and a key that sent one is never re-run.",
+      { cause: error },
+    );
+  }
+  return error;
+}
+
+/**
  * A client for calls made on behalf of a caller (`add`, `status`, `report`): it does not queue
  * commands while Redis is away (`enableOfflineQueue: false`), so the caller gets a clear error
- * at once instead of a promise that waits for Redis.
+ * at once instead of a promise that waits for Redis, and one that gets no answer fails within `timeoutMs`.
  */
-export function callerClient(options: RedisOptions, reporter: ReturnType<typeof errorReporter>): Redis {
+export function callerClient(options: RedisOptions, reporter: ReturnType<typeof errorReporter>, timeoutMs: number): Redis {
   const redis = new Redis({
     // Reconnect at most a second apart, so that a call soon after Redis is back finds it.
     retryStrategy: (times: number) => Math.min(times * 100, 1000),
+    // A Redis that holds the connection open but does not answer (frozen, overloaded) fails a
+    // call within this time instead of leaving it waiting for ever.
+    commandTimeout: timeoutMs,
     ...options,
     lazyConnect: true,
     enableOfflineQueue: false,

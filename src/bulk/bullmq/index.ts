@@ -18,5 +18,5 @@ export {
   type BulkWorker,
   type WorkOptions,
 } from "./queue.js";
-export { BulkQueueConnectionError } from "./connection.js";
+export { BulkQueueConnectionError, BulkQueueStateLostError } from "./connection.js";
 export type { BulkFailure, BulkProgress, BulkReport, BulkTask, TaskContext } from "../types.js";

@@ -84,19 +84,17 @@ export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
   };
   // The observer pauses every worker on a 429; the budget's two steps are placed below.
   const pauser: RateBudget = { acquire: () => RESOLVED, pauseUntil: (untilMs) => run.pause(untilMs - Date.now()) };
-  const slot = observedSlot(run.client, { ledger: sending as Ledger, budget: pauser });
+  // The budget's start (`commit`) is the observer's last step before fetch, after the unsafe mark.
+  const slot = observedSlot(run.client, { ledger: sending as Ledger, budget: pauser, beforeSend: (signal) => run.budget.commit(signal) });
   slot.key = key;
   // BullMQ's signal for the job (the worker cancels or closes) stops the task and its waits.
   const { signal } = slot.stop;
   // Before each attempt, outside its timeout: the slot (`reserve`). As the attempt hands its
-  // request to fetch: the start itself (`commit`), then the observer (the unsafe mark for a POST
-  // or PATCH) and fetch. A `commit` wait that the attempt's deadline cuts short comes before the
-  // observer: nothing is marked or counted as possibly sent, because nothing was.
+  // request to fetch: the observer (the unsafe mark for a POST or PATCH), the start itself
+  // (`commit`, as late as can be, so that the budget's log holds send times), then fetch. A
+  // `commit` wait that the attempt's deadline cuts short sent nothing: the key is failed, not in doubt.
   const client = deriveClient(slot.client, {
-    fetch: (fetch: FetchLike): FetchLike => async (input, init) => {
-      await run.budget.commit(init?.signal ?? signal);
-      return fetch(input, init);
-    },
+    fetch: (fetch: FetchLike): FetchLike => fetch,
     beforeAttempt: (attemptSignal) => run.budget.reserve(attemptSignal ?? signal),
   });
   const onAbort = (): void => slot.stop.abort(run.signal?.reason);

@@ -6,12 +6,15 @@
  * (`redis-budget.ts`), and a key whose task sent a POST or PATCH is never re-run after a crash
  * (`redis-ledger.ts`). Jobs carry the item and its key, never the client or its token.
  */
-import { Queue, QueueEvents, Worker, type ConnectionOptions, type Job } from "bullmq";
+import { Queue, Worker, type ConnectionOptions, type Job } from "bullmq";
 import type { Redis, RedisOptions } from "ioredis";
 import { deriveClient } from "../../client.js";
+import { DEFAULT_MAX_PAUSE_MS, durationText } from "../budget.js";
+import { sleep } from "../../internal/sleep.js";
 import type { StoreAdminClient } from "../../types.js";
 import type { BulkFailure, BulkProgress, BulkReport, BulkTask } from "../types.js";
-import { BulkQueueConnectionError, callerClient, connected, errorReporter, isConnectionError, redisAddress, workerClient } from "./connection.js";
+import { BulkQueueConnectionError, BulkQueueStateLostError, callerClient, connected, errorReporter, isConnectionError, redisAddress, workerClient } from "./connection.js";
+import type { JsonItem } from "./json-item.js";
 import { runJob } from "./job.js";
 import { redisBudget } from "./redis-budget.js";
 import { itemDigest, redisLedger } from "./redis-ledger.js";
@@ -36,6 +39,12 @@ export interface BulkQueueOptions {
   onError?: (error: Error) => void;
   /** How long `add()`, `status()` and the other calls wait for Redis before failing (default 5000 ms). */
   connectTimeoutMs?: number;
+  /**
+   * The longest pause a 429 or 503's `Retry-After` imposes on every worker (default 600000: 10
+   * minutes). A longer one pauses them this long and is reported to `onError`; the job that got
+   * it failed (the client does not wait that long), and `retryFailed()` runs it again.
+   */
+  maxPauseMs?: number;
 }
 
 export interface AddOptions<Item> {
@@ -80,8 +89,15 @@ export interface BulkQueue<Item> {
   add(items: Iterable<Item> | AsyncIterable<Item>, options: AddOptions<Item>): Promise<number>;
   /** Starts a worker in this process running `task` (the same task as `runBulk`'s). */
   work(task: BulkTask<Item>, options: WorkOptions): BulkWorker;
+  /** The counters now; throws as `progress()` does when Redis is away or lost the queue's state. */
   status(): Promise<BulkQueueStatus>;
-  /** The counters as they change (the shape of `runBulk`'s `onProgress`), until nothing is waiting or running. */
+  /**
+   * The counters every `intervalMs` (default 500; the shape of `runBulk`'s `onProgress`), until
+   * nothing is waiting or running, `signal` aborts or the queue is closed. Throws a
+   * `BulkQueueConnectionError` when Redis does not answer within `connectTimeoutMs` (call it
+   * again once Redis is back), and a `BulkQueueStateLostError` when Redis came back without
+   * the queue's state.
+   */
   progress(options?: { intervalMs?: number; signal?: AbortSignal }): AsyncIterableIterator<BulkProgress>;
   /** What the queue did so far, in `runBulk`'s report shape (`runId` is the queue's name). */
   report(): Promise<BulkReport>;
@@ -109,12 +125,18 @@ const ADD_BATCH = 500;
  */
 const MAX_STALLED = 1_000_000;
 
-export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): BulkQueue<Item> {
+/**
+ * A queue of items of type `Item`, which must be what JSON carries unchanged: jobs travel
+ * through Redis as JSON (see {@link JsonItem}). Without a type, an item is any value but
+ * `undefined`, which JSON cannot write.
+ */
+export function createBulkQueue<Item extends { [K in keyof Item]: JsonItem<Item[K]> } = {} | null>(options: BulkQueueOptions): BulkQueue<Item> {
   checkOptions(options);
   const { name, connection, rate } = options;
   const prefix = options.prefix ?? "bull";
   const address = redisAddress(connection);
   const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+  const maxPauseMs = options.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS;
   const onError = options.onError ?? ((error: Error) => console.warn(`[store-admin-sdk/bulk/bullmq] ${error.message}`));
   const reporter = errorReporter(address, onError);
   const ledgerBase = `${prefix}:${name}:sdk`;
@@ -132,7 +154,7 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
   let shut = false;
   const caller = async (): Promise<{ redis: Redis; queue: Queue }> => {
     if (shut) throw new Error(`The bulk queue "${name}" is closed: create another with createBulkQueue() to use it again.`);
-    callerRedis ??= callerClient(connection, reporter);
+    callerRedis ??= callerClient(connection, reporter, connectTimeoutMs);
     await connected(callerRedis, address, connectTimeoutMs);
     if (!queue) {
       queue = new Queue(name, { connection: callerRedis, prefix, skipVersionCheck: true });
@@ -143,12 +165,23 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
   const workers = new Set<BulkWorker>();
   const closers = new Set<() => Promise<void>>();
 
+  /**
+   * When the queue's work was first added (the ledger's `startedAt`), as this handle last saw
+   * it: a Redis that comes back without it has lost the queue's state.
+   */
+  let startedAt: number | undefined;
+  const checkState = (now: number | undefined): void => {
+    if (startedAt !== undefined && now !== startedAt) throw new BulkQueueStateLostError(address, name);
+    startedAt = now;
+  };
+
   async function status(): Promise<BulkQueueStatus> {
     const { redis, queue } = await caller();
     const [jobs, ends] = await Promise.all([
       queue.getJobCounts("waiting", "delayed", "prioritized", "active"),
       redisLedger(redis, ledgerBase).counts(),
     ]).catch(named);
+    checkState(ends.startedAt);
     return {
       waiting: (jobs.waiting ?? 0) + (jobs.delayed ?? 0) + (jobs.prioritized ?? 0),
       active: jobs.active ?? 0,
@@ -166,6 +199,8 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
       const { redis, queue } = await caller();
       const ledger = redisLedger(redis, ledgerBase);
       await ledger.markStarted().catch(named);
+      // What was added from here on is the state this handle follows (again, after a loss).
+      startedAt = (await ledger.counts().catch(named)).startedAt;
       let batch: Array<{ name: string; data: JobData<Item>; opts: { jobId: string } }> = [];
       let count = 0;
       /** Queues the batch, each key bound to its item first: a key bound to another item is refused. */
@@ -237,7 +272,23 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
         },
       );
       worker.on("error", (error: unknown) => reporter.report(error));
+      // Back after an outage: is the queue's state still there? (A Redis without persistence
+      // comes back empty, and the jobs left waiting are gone with it.)
+      let seenStart: string | null = null;
+      const lookAtState = async (): Promise<void> => {
+        const now = await redis.hget(`${ledgerBase}:meta`, "startedAt");
+        if (seenStart !== null && now !== seenStart) reporter.report(new BulkQueueStateLostError(address, name));
+        seenStart = now;
+      };
+      redis.on("ready", () => void lookAtState().catch((error: unknown) => reporter.report(error)));
+      worker.on("completed", () => {
+        if (seenStart === null) void lookAtState().catch((error: unknown) => reporter.report(error));
+      });
       async function pause(ms: number): Promise<void> {
+        if (ms > maxPauseMs) {
+          reporter.report(new Error(`The store asked for a pause of ${durationText(ms)} (Retry-After), longer than maxPauseMs (${durationText(maxPauseMs)}): every worker pauses for ${durationText(maxPauseMs)}, then goes on. Nothing is lost: the job that got the answer failed, and retryFailed() runs it again.`));
+          ms = maxPauseMs;
+        }
         await Promise.all([budget.pause(ms), pauser.rateLimit(ms)]);
       }
       let closing: Promise<void> | undefined;
@@ -260,24 +311,18 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
     status,
 
     async *progress({ intervalMs = 500, signal } = {}) {
-      const events = new QueueEvents(name, { connection: bullConnection, prefix, skipVersionCheck: true });
-      events.on("error", (error: unknown) => reporter.report(error));
-      let wake: (() => void) | undefined;
-      const poke = (): void => wake?.();
-      events.on("completed", poke);
-      events.on("failed", poke);
-      signal?.addEventListener("abort", poke);
-      // close() ends a progress() left open: an iterator no one reads holds a connection.
-      let closed = false;
-      const closer = async (): Promise<void> => {
-        closed = true;
-        poke();
-        await events.close();
-      };
+      if (!(typeof intervalMs === "number" && intervalMs >= 0)) throw new TypeError(`progress(): intervalMs must be a number of milliseconds ≥ 0, got ${String(intervalMs)}.`);
+      // close() ends a progress() left open, and so does `signal`: the wait between snapshots ends at once.
+      const stop = new AbortController();
+      const closer = async (): Promise<void> => stop.abort();
       closers.add(closer);
+      const onAbort = (): void => stop.abort();
+      signal?.addEventListener("abort", onAbort);
       const history: Array<{ at: number; ended: number }> = [];
       try {
         for (;;) {
+          // A Redis away or not answering fails this within connectTimeoutMs (BulkQueueConnectionError);
+          // one back without the queue's state, at once (BulkQueueStateLostError).
           const now = await status();
           const ended = now.done + now.failed + now.inDoubt;
           const at = Date.now();
@@ -296,23 +341,15 @@ export function createBulkQueue<Item = unknown>(options: BulkQueueOptions): Bulk
             total: ended + left,
             ...(perSecond > 0 ? { etaMs: Math.round((left / perSecond) * 1000) } : {}),
           };
-          if (left === 0 || closed || signal?.aborted) return;
-          // The next snapshot: after a job ends (QueueEvents), at most every intervalMs.
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, intervalMs);
-            wake = () => {
-              wake = undefined;
-              const since = Date.now() - at;
-              clearTimeout(timer);
-              setTimeout(resolve, Math.max(0, Math.min(intervalMs, 200) - since));
-            };
-          });
-          if (closed) return;
+          if (left === 0 || stop.signal.aborted) return;
+          // The next snapshot, intervalMs after this one.
+          const wait = intervalMs - (Date.now() - at);
+          if (wait > 0) await sleep(wait, stop.signal).catch(() => undefined);
+          if (stop.signal.aborted) return;
         }
       } finally {
         closers.delete(closer);
-        signal?.removeEventListener("abort", poke);
-        await events.close();
+        signal?.removeEventListener("abort", onAbort);
       }
     },
 
@@ -363,6 +400,8 @@ function checkOptions(options: BulkQueueOptions): void {
     throw new TypeError(`createBulkQueue(): rate.perSecond must be a positive number of requests per second, got ${JSON.stringify(rate?.perSecond)}.`);
   }
   if (options.onError !== undefined && typeof options.onError !== "function") throw new TypeError("createBulkQueue(): onError must be a function.");
+  const { maxPauseMs } = options;
+  if (maxPauseMs !== undefined && !(typeof maxPauseMs === "number" && maxPauseMs >= 0)) throw new TypeError(`createBulkQueue(): maxPauseMs must be a number of milliseconds ≥ 0, got ${String(maxPauseMs)}.`);
 }
 
 /**

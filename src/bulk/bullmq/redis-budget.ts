@@ -19,13 +19,9 @@
  */
 import type { Redis } from "ioredis";
 import { sleep } from "../../internal/sleep.js";
+// The same margin as the in-process budget: added to the one-second window `commit` counts in.
+import { WINDOW_MARGIN_MS } from "../budget.js";
 
-/**
- * Added to the one-second window `commit` counts in: requests leave in order but reach the
- * server with a few milliseconds of jitter, so one that left 1,000 ms after another may arrive
- * 995 ms after it. The same margin as `runBulk`'s in-process budget.
- */
-const WINDOW_MARGIN_MS = 20;
 
 /**
  * How far the even spacing may fall behind Redis's clock and then catch up: a slot no one used
@@ -33,6 +29,13 @@ const WINDOW_MARGIN_MS = 20;
  * The sliding second of `commit` still holds the ceiling.
  */
 const CATCH_UP_MS = 100;
+
+/**
+ * The longest round trip of `commit` whose start is sent as logged. Redis logs a start when it
+ * runs the script; the request leaves when the answer reaches the worker. Longer, and the log
+ * could be that much ahead of the sends: the start is logged again. Well under the margin.
+ */
+const MAX_COMMIT_ROUND_TRIP_MS = WINDOW_MARGIN_MS / 4;
 
 const SCRIPTS = {
   // KEYS: tat, pause · ARGV: interval ms, catch-up ms → ms to wait for the reserved slot
@@ -49,7 +52,8 @@ local slot = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), earliest)
 redis.call('SET', KEYS[1], tostring(slot + interval), 'PX', math.ceil(slot + interval - now) + 1000)
 return math.ceil(slot - now)`,
   },
-  // KEYS: starts (sorted set), pause · ARGV: capacity (0: none), window ms, member → 0 (go) or ms to wait
+  // KEYS: starts (sorted set), pause · ARGV: capacity (0: none), window ms, member (a start of its own
+  // logged earlier is taken back first) → 0 (go) or ms to wait
   sdkBudgetCommit: {
     numberOfKeys: 2,
     lua: `
@@ -60,6 +64,7 @@ if capacity == 0 then return 0 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local window = tonumber(ARGV[2])
+redis.call('ZREM', KEYS[1], ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 if redis.call('ZCARD', KEYS[1]) < capacity then
   redis.call('ZADD', KEYS[1], now, ARGV[3])
@@ -116,10 +121,15 @@ export function redisBudget(redis: Redis, base: string, perSecond: number | unde
       if (interval > 0) await sleep(Number(await scripts.sdkBudgetReserve(tat, pauseKey, interval, CATCH_UP_MS)), signal);
     },
     async commit(signal) {
+      const member = crypto.randomUUID();
       for (;;) {
-        const waitMs = Number(await scripts.sdkBudgetCommit(starts, pauseKey, capacity, windowMs, crypto.randomUUID()));
-        if (waitMs <= 0) return;
-        await sleep(waitMs, signal);
+        if (signal?.aborted) throw signal.reason;
+        const asked = performance.now();
+        const waitMs = Number(await scripts.sdkBudgetCommit(starts, pauseKey, capacity, windowMs, member));
+        if (waitMs > 0) await sleep(waitMs, signal);
+        // Logged on Redis's clock, sent when the answer arrives: an answer that took long (a busy
+        // worker, a busy Redis) may arrive with others, so the start is logged again, now.
+        else if (performance.now() - asked <= MAX_COMMIT_ROUND_TRIP_MS || capacity === 0) return;
       }
     },
     async pause(ms) {

@@ -14,6 +14,9 @@ export interface Received {
   key: string;
   /** Arrival time, `Date.now()` of the test process. */
   at: number;
+  /** Arrival and send time (the sender's `x-sent-at` header, if any), `performance.timeOrigin + performance.now()` of each process. */
+  arrivedAt: number;
+  sentAt: number | undefined;
   status: number;
   /** The sender's `x-worker` header (the test workers send their pid). */
   worker: string;
@@ -51,6 +54,8 @@ export async function startCountingServer(token: string): Promise<CountingServer
 
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const at = Date.now();
+    const arrivedAt = performance.timeOrigin + performance.now();
+    const sentAt = request.headers["x-sent-at"] === undefined ? undefined : Number(request.headers["x-sent-at"]);
     const method = request.method ?? "GET";
     const path = (request.url ?? "/").split("?")[0]!;
     const key = /\/(\d+)\//.exec(path)?.[1] ?? "";
@@ -58,7 +63,7 @@ export async function startCountingServer(token: string): Promise<CountingServer
     const answer = request.headers.authorization === `Bearer ${token}` ? (decide?.({ method, path, key, index }) ?? {}) : { status: 401 };
     const status = answer.status ?? (method === "POST" ? 201 : 200);
     const worker = String(request.headers["x-worker"] ?? "");
-    const received: Received = { method, path, key, at, status, worker, answered: false };
+    const received: Received = { method, path, key, at, arrivedAt, sentAt, status, worker, answered: false };
     requests.push(received);
     request.resume();
     request.once("end", () => {

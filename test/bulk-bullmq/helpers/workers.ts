@@ -27,6 +27,7 @@ export interface WorkerEnv {
   RATE?: number;
   CONCURRENCY?: number;
   LOCK_MS?: number;
+  MAX_PAUSE_MS?: number;
 }
 
 export function startWorker(settings: WorkerEnv): WorkerProcess {

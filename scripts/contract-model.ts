@@ -1,0 +1,390 @@
+/**
+ * The contract as the generators see it: one model per operation, built once from the parsed
+ * document (after scripts/load-contract.ts), read by `generate.ts`, `generate-testing.ts` and
+ * `docs.ts`. Each rule below is what docs/architecture.md ("What the generators accept, map
+ * and refuse") states; a construct none of them can serve is refused with a sentence naming
+ * its JSON pointer, never a crash further on.
+ *
+ * - Method names: `x-sdk-method` when given; otherwise derived from the `operationId`
+ *   (`listWidgets` → `widgets.list`: the first word is the verb, the rest the resource), or,
+ *   without one, from the method and path (`GET /widgets/{id}/parts/` → `widgets.parts.list`).
+ * - Security: `security` (else the document's) lists alternatives, each a set of scopes all
+ *   needed; `[]` is no authentication; {@link requirementInWords} says it in words.
+ * - Request media type: JSON where offered; else form-urlencoded; else multipart. A body
+ *   holding a file goes as multipart wherever multipart is offered (the client decides per call).
+ * - The version header: the required header parameter with a single `const` or `enum` value
+ *   that every operation declares (inline, in its path item or through `components`), or the
+ *   one marked `x-sdk-version-header: true`.
+ * - Schema names that are not identifiers are mapped to one ({@link typeNameOf}).
+ */
+import { requirementInWords, type RequiredScopes } from "../src/internal/error-messages.js";
+
+export { requirementInWords, type RequiredScopes };
+
+type Json = Record<string, unknown>;
+
+export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+
+export const JSON_MEDIA = "application/json";
+export const FORM_MEDIA = "application/x-www-form-urlencoded";
+export const MULTIPART_MEDIA = "multipart/form-data";
+/** The request media types the client can send, in the order it prefers them. */
+export const REQUEST_MEDIA_TYPES = [JSON_MEDIA, FORM_MEDIA, MULTIPART_MEDIA] as const;
+
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** `#/a/b` of JSON pointer segments (`~` and `/` escaped). */
+export const pointer = (...segments: Array<string | number>): string =>
+  ["#", ...segments.map((s) => String(s).replace(/~/g, "~0").replace(/\//g, "~1"))].join("/");
+
+/** The segments of a local reference (`#/components/schemas/Product%20` → components, schemas, "Product "). */
+function refSegments(ref: string): string[] {
+  return ref.replace(/^#\/?/, "").split("/").filter((s, i, all) => s !== "" || i < all.length - 1).map((segment) => {
+    let text = segment;
+    try {
+      text = decodeURIComponent(segment);
+    } catch {
+      // Not percent-encoded: as written.
+    }
+    return text.replace(/~1/g, "/").replace(/~0/g, "~");
+  });
+}
+
+/** The component schema a `$ref` names, when it names one (`#/components/schemas/X` → `X`). */
+export function schemaRefName(node: unknown): string | undefined {
+  const ref = isObject(node) ? node.$ref : undefined;
+  if (typeof ref !== "string") return undefined;
+  const segments = refSegments(ref);
+  return segments.length === 3 && segments[0] === "components" && segments[1] === "schemas" ? segments[2] : undefined;
+}
+
+/** Refusal of the contract: a sentence naming where (a JSON pointer). */
+export class ContractError extends Error {
+  override name = "ContractError";
+}
+
+/**
+ * `node`, or what its `$ref` chain leads to; `at` is where `node` is written, for the message
+ * when a reference leads nowhere or in a circle.
+ */
+export function resolveRef(doc: Json, node: unknown, at: string): Json {
+  let current = node;
+  const seen = new Set<string>();
+  while (isObject(current) && typeof current.$ref === "string") {
+    const ref = current.$ref;
+    if (seen.has(ref)) throw new ContractError(`${at}: the reference ${JSON.stringify(ref)} leads back to itself.`);
+    seen.add(ref);
+    let target: unknown = doc;
+    for (const segment of refSegments(ref)) target = isObject(target) || Array.isArray(target) ? (target as Json)[segment] : undefined;
+    if (target === undefined) throw new ContractError(`${at}/$ref: ${JSON.stringify(ref)} refers to nothing in the document.`);
+    current = target;
+  }
+  return isObject(current) ? current : {};
+}
+
+// ─── Names ──────────────────────────────────────────────────────────────────────────
+
+const RESERVED_WORDS = new Set(
+  ("break case catch class const continue debugger default delete do else enum export extends false finally for function if import in " +
+    "instanceof new null return super switch this throw true try typeof var void while with implements interface let package private " +
+    "protected public static yield any boolean number string symbol object never unknown undefined bigint").split(" "),
+);
+/** Names the generated modules use themselves: a schema may not take them. */
+const GENERATED_NAMES = new Set(["Promise", "AsyncGenerator", "Blob", "NonNullable", "MethodOptions", "Readable", "Writable", "Schemas", "components", "operations", "paths"]);
+
+/** `line-item` → `LineItem`, `Product ` → `Product`, `2fa code` → `Schema2faCode`: words, each capitalised, joined. */
+const pascalWords = (text: string): string => {
+  const joined = text.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
+  return /^[A-Za-z]/.test(joined) ? joined : `Schema${joined}`;
+};
+
+/**
+ * The TypeScript name of a component schema: its own name when that is an identifier (and
+ * no reserved word), else its words (runs of ASCII letters and digits) capitalised and joined,
+ * prefixed `Schema` when that would start with a digit.
+ */
+export function typeNameOf(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) && !RESERVED_WORDS.has(name) ? name : pascalWords(name);
+}
+
+/** Schema name → type name, refusing two schemas that map to one name, or a name the generated code uses. */
+function typeNames(doc: Json): Map<string, string> {
+  const schemas = isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {};
+  const byType = new Map<string, string>();
+  const out = new Map<string, string>();
+  for (const name of Object.keys(schemas)) {
+    const type = typeNameOf(name);
+    const at = JSON.stringify(pointer("components", "schemas", name));
+    if (GENERATED_NAMES.has(type)) throw new ContractError(`${at}: the schema name ${JSON.stringify(name)} is one the generated code uses itself (${[...GENERATED_NAMES].join(", ")}); rename it.`);
+    const taken = byType.get(type);
+    if (taken !== undefined) {
+      throw new ContractError(`${JSON.stringify(pointer("components", "schemas", taken))} and ${at} both map to the type name ${type}; rename one of them.`);
+    }
+    byType.set(type, name);
+    out.set(name, type);
+  }
+  return out;
+}
+
+// ─── Operations ─────────────────────────────────────────────────────────────────────
+
+/** One operation, as every generator reads it. */
+export interface OperationModel {
+  /** `"GET /widgets/{id}/"`. */
+  key: string;
+  /** `#/paths/~1widgets~1{id}~1/get`. */
+  at: string;
+  /** Lower case, as in the document. */
+  method: (typeof HTTP_METHODS)[number];
+  path: string;
+  /** The `operationId`, or one derived from the method name (`widgets.list` → `widgetsList`). */
+  operationId: string;
+  /** The operationId as an identifier (its words camelCased when it is not one): what generated names (`<Id>Body`, validators) are made of. */
+  ident: string;
+  /** `x-sdk-method`, or derived by the rule above. */
+  methodName: string;
+  /** The summary, else the description's first sentence, else `METHOD /path`; no final period. */
+  summary: string;
+  /** The description's first paragraph, on one line ("" when none). */
+  description: string;
+  /** Alternatives of scope sets ({@link RequiredScopes}). */
+  security: RequiredScopes;
+  /** Whether a bearer token is sent for it (some alternative names a scheme). */
+  authenticated: boolean;
+  /** Parameters, resolved; an operation's override its path item's of the same name and place. */
+  parameters: Json[];
+  /** Path parameter names, in the template's order. */
+  pathParams: string[];
+  hasQuery: boolean;
+  /** The request body: the media type a call is sent as, every one offered, and their schemas. */
+  body?: { mediaType: string; offered: string[]; required: boolean; schemas: Record<string, unknown>; at: string };
+  /** The first 2xx response: its status, and its JSON schema when it has content. */
+  success: { status: string; content: boolean; schema?: unknown };
+  responses: Record<string, Json>;
+  tags: string[];
+  /** The operation object itself. */
+  operation: Json;
+}
+
+export interface ContractModel {
+  doc: Json;
+  operations: OperationModel[];
+  /** The version header the client sends, when the contract has one ({@link versionHeaderOf}). */
+  versionHeader: { name: string; value: string } | undefined;
+  /** Component schema name → its TypeScript name. */
+  typeNames: Map<string, string>;
+}
+
+/** Words of an identifier: `listWidgets`, `list_widgets`, `list-widgets` → list, widgets. */
+const words = (text: string): string[] => text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").split(/[^A-Za-z0-9]+/).filter(Boolean);
+const camel = (parts: string[]): string => parts.map((w, i) => (i === 0 ? w[0]!.toLowerCase() + w.slice(1) : w[0]!.toUpperCase() + w.slice(1))).join("");
+
+/** What a method without `x-sdk-method` or `operationId` does, by its HTTP method (and, for GET, whether the path ends in a parameter). */
+function verbOf(method: string, path: string): string {
+  const onItem = /\}\/?$/.test(path);
+  return ({ get: onItem ? "retrieve" : "list", post: "create", put: "replace", patch: "update", delete: "delete" } as Record<string, string>)[method] ?? method;
+}
+
+/** The literal segments of a path, each camelCased: `/gift-cards/{id}/lines/` → giftCards, lines. */
+const pathResources = (path: string): string[] => path.split("/").filter((s) => s !== "" && !s.startsWith("{")).map((s) => camel(words(s))).filter(Boolean);
+
+/**
+ * The method name of an operation without `x-sdk-method`: from its operationId, the first
+ * word the verb and the rest the resource (`listWidgets` → `widgets.list`, `create_line_item`
+ * → `lineItem.create`; a one-word id takes the path's first segment as resource); without an
+ * operationId, the path's segments and a verb for the HTTP method (`POST /widgets/{id}/parts/`
+ * → `widgets.parts.create`).
+ */
+export function derivedMethodName(method: string, path: string, operationId: string | undefined): string {
+  if (operationId !== undefined) {
+    const [verb, ...rest] = words(operationId);
+    if (verb !== undefined) {
+      const resource = rest.length > 0 ? camel(rest) : (pathResources(path)[0] ?? "api");
+      return `${resource}.${camel([verb])}`;
+    }
+  }
+  const resources = pathResources(path);
+  return `${(resources.length > 0 ? resources : ["api"]).join(".")}.${verbOf(method, path)}`;
+}
+
+/** A method name: resource path and verb, camelCase words joined by dots (`users.addresses.update`). */
+export const METHOD_NAME = /^[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)+$/;
+
+/** The first paragraph of a description, on one line. */
+export function firstParagraph(text: unknown): string {
+  return typeof text === "string" ? text.trim().split(/\n\s*\n/)[0]!.replace(/\s*\n\s*/g, " ") : "";
+}
+
+/** The first sentence of a text: up to the first period followed by a space, or all of its first paragraph. */
+const firstSentence = (text: unknown): string => firstParagraph(text).split(/(?<=\.)\s/)[0]!;
+
+/** `security` as alternatives of scope sets; `at` names it in a refusal. */
+function requirementsOf(security: unknown, at: string): { required: RequiredScopes; authenticated: boolean } {
+  if (security === undefined) return { required: [], authenticated: false };
+  if (!Array.isArray(security)) throw new ContractError(`${at}: security must be a list of requirements.`);
+  const required: string[][] = [];
+  let authenticated = false;
+  for (const [i, requirement] of security.entries()) {
+    if (!isObject(requirement)) throw new ContractError(`${at}/${i}: a security requirement must map scheme names to lists of scopes.`);
+    // `{}` among the alternatives: no authentication is one of them, so none is needed.
+    if (Object.keys(requirement).length === 0) return { required: [], authenticated: false };
+    authenticated = true;
+    const scopes = Object.entries(requirement).flatMap(([scheme, list]) => {
+      if (!Array.isArray(list) || list.some((s) => typeof s !== "string")) throw new ContractError(`${at}/${i}/${scheme}: must be a list of scope names.`);
+      return list as string[];
+    });
+    required.push([...new Set(scopes)]);
+  }
+  return { required, authenticated };
+}
+
+/** Which offered media type a call is sent as; refuses a body none of them can carry. */
+function chosenMediaType(offered: string[], at: string): string {
+  const chosen = REQUEST_MEDIA_TYPES.find((type) => offered.includes(type));
+  if (chosen === undefined) {
+    throw new ContractError(`${at}: the request body is offered as ${offered.map((t) => JSON.stringify(t)).join(", ") || "nothing"}; the client sends only ${REQUEST_MEDIA_TYPES.join(", ")}.`);
+  }
+  return chosen;
+}
+
+/**
+ * The version header ({@link ContractModel.versionHeader}): the header marked
+ * `x-sdk-version-header: true`, else the required header parameter of one `const` or
+ * `enum` value that every operation declares; none when no header qualifies.
+ */
+function versionHeaderOf(doc: Json, operations: OperationModel[]): ContractModel["versionHeader"] {
+  const single = (schema: Json): string | undefined => {
+    const values = schema.const !== undefined ? [schema.const] : Array.isArray(schema.enum) ? schema.enum : [];
+    return values.length === 1 && typeof values[0] === "string" ? values[0] : undefined;
+  };
+  const candidates = new Map<string, { name: string; value: string | undefined; count: number; marked: boolean; at: string }>();
+  for (const op of operations) {
+    for (const [i, parameter] of op.parameters.entries()) {
+      if (parameter.in !== "header" || typeof parameter.name !== "string") continue;
+      const name = parameter.name.toLowerCase();
+      const value = single(resolveRef(doc, parameter.schema, `${op.at}/parameters/${i}/schema`));
+      const marked = parameter["x-sdk-version-header"] === true;
+      const seen = candidates.get(name) ?? { name: parameter.name, value, count: 0, marked: false, at: `${op.at} (header ${parameter.name})` };
+      if (marked && value === undefined) throw new ContractError(`${op.at}: the header ${parameter.name} is marked x-sdk-version-header but its schema has no single const or enum value.`);
+      if (seen.value !== value) seen.value = undefined;
+      seen.count += parameter.required === true ? 1 : 0;
+      seen.marked ||= marked;
+      candidates.set(name, seen);
+    }
+  }
+  const all = [...candidates.values()];
+  const marked = all.filter((c) => c.marked);
+  const found = marked.length > 0 ? marked : all.filter((c) => c.value !== undefined && c.count === operations.length && operations.length > 0);
+  if (found.length > 1) {
+    throw new ContractError(`${found.map((c) => c.at).join(" and ")}: more than one header could be the version header; mark the one with x-sdk-version-header: true.`);
+  }
+  const header = found[0];
+  if (header?.value === undefined) return undefined;
+  return { name: header.name, value: header.value };
+}
+
+const cache = new WeakMap<object, ContractModel>();
+
+/** The model of a parsed contract (memoised per document), or a {@link ContractError} naming what cannot be served. */
+export function contractModel(doc: Json): ContractModel {
+  const known = cache.get(doc);
+  if (known) return known;
+  const names = typeNames(doc);
+  const operations: OperationModel[] = [];
+  const byName = new Map<string, OperationModel>();
+  const byIdent = new Map<string, OperationModel>();
+  for (const [path, rawItem] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
+    const itemAt = pointer("paths", path);
+    const item = resolveRef(doc, rawItem, itemAt);
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (operation === undefined) continue;
+      const at = pointer("paths", path, method);
+      if (!isObject(operation)) throw new ContractError(`${at}: an operation must be an object.`);
+      const key = `${method.toUpperCase()} ${path}`;
+      const explicitId = typeof operation.operationId === "string" && operation.operationId !== "" ? operation.operationId : undefined;
+      const given = operation["x-sdk-method"];
+      const methodName = given === undefined ? derivedMethodName(method, path, explicitId) : given;
+      if (typeof methodName !== "string" || !METHOD_NAME.test(methodName)) {
+        throw new ContractError(
+          given === undefined
+            ? `${at}: no method name can be derived from ${explicitId === undefined ? "its path" : `the operationId ${JSON.stringify(explicitId)}`} (got ${JSON.stringify(methodName)}); set x-sdk-method.`
+            : `${at}/x-sdk-method: must name the method as resource.verb (e.g. "users.retrieve"), got ${JSON.stringify(given)}.`,
+        );
+      }
+      const byPlace = new Map<string, Json>();
+      for (const [where, list] of [[`${itemAt}/parameters`, item.parameters], [`${at}/parameters`, operation.parameters]] as const) {
+        for (const [i, p] of (Array.isArray(list) ? list : []).entries()) {
+          const parameter = resolveRef(doc, p, `${where}/${i}`);
+          if (typeof parameter.name !== "string" || typeof parameter.in !== "string") throw new ContractError(`${where}/${i}: a parameter needs a name and an in.`);
+          byPlace.set(`${parameter.in}:${parameter.name}`, parameter);
+        }
+      }
+      const parameters = [...byPlace.values()];
+      const pathParams = [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
+      for (const name of pathParams) {
+        if (!byPlace.has(`path:${name}`)) throw new ContractError(`${at}: the path parameter {${name}} is not declared in its parameters.`);
+      }
+      let body: OperationModel["body"];
+      if (operation.requestBody !== undefined) {
+        const bodyAt = `${at}/requestBody`;
+        const requestBody = resolveRef(doc, operation.requestBody, bodyAt);
+        const content = isObject(requestBody.content) ? requestBody.content : {};
+        const offered = Object.keys(content).map((type) => type.split(";")[0]!.trim().toLowerCase());
+        const schemas = Object.fromEntries(Object.entries(content).map(([type, media]) => [type.split(";")[0]!.trim().toLowerCase(), isObject(media) ? media.schema : undefined]));
+        body = { mediaType: chosenMediaType(offered, `${bodyAt}/content`), offered, required: requestBody.required === true, schemas, at: bodyAt };
+      }
+      const responses = Object.fromEntries(
+        Object.entries(isObject(operation.responses) ? operation.responses : {}).map(([status, r]) => [status, resolveRef(doc, r, `${at}/responses/${pointer(status).slice(2)}`)]),
+      );
+      const successStatus = Object.keys(responses).find((status) => /^2(\d\d|XX)$/.test(status));
+      if (successStatus === undefined) throw new ContractError(`${at}/responses: declares no 2xx response.`);
+      const successContent = isObject(responses[successStatus]!.content) ? (responses[successStatus]!.content as Json) : {};
+      const json = successContent[JSON_MEDIA];
+      if (Object.keys(successContent).length > 0 && !isObject(json)) {
+        throw new ContractError(`${at}/responses/${successStatus}/content: the client reads only ${JSON_MEDIA} responses, not ${Object.keys(successContent).join(", ")}.`);
+      }
+      const { required, authenticated } = requirementsOf(operation.security ?? doc.security, operation.security !== undefined ? `${at}/security` : "#/security");
+      const summary = (typeof operation.summary === "string" && operation.summary.trim()) || firstSentence(operation.description) || key;
+      const model: OperationModel = {
+        key,
+        at,
+        method,
+        path,
+        operationId: explicitId ?? camel(methodName.split(".")),
+        ident: explicitId === undefined ? camel(methodName.split(".")) : /^[A-Za-z_$][\w$]*$/.test(explicitId) ? explicitId : camel(words(explicitId).length > 0 ? words(explicitId) : ["operation"]),
+        methodName,
+        summary: summary.replace(/\.+$/, ""),
+        description: firstParagraph(operation.description),
+        security: required,
+        authenticated,
+        parameters,
+        pathParams,
+        hasQuery: parameters.some((p) => p.in === "query"),
+        ...(body ? { body } : {}),
+        success: { status: successStatus, content: isObject(json), ...(isObject(json) ? { schema: json.schema } : {}) },
+        responses,
+        tags: Array.isArray(operation.tags) ? operation.tags.filter((t): t is string => typeof t === "string") : [],
+        operation,
+      };
+      const other = byName.get(methodName);
+      if (other) throw new ContractError(`${other.at} and ${at} both have the method name ${methodName}; set a different x-sdk-method on one.`);
+      byName.set(methodName, model);
+      const sameId = byIdent.get(model.ident);
+      if (sameId) throw new ContractError(`${sameId.at} and ${at} both have the operationId ${JSON.stringify(model.ident)} (as written, or derived); change one.`);
+      byIdent.set(model.ident, model);
+      operations.push(model);
+    }
+  }
+  const model: ContractModel = { doc, operations, versionHeader: versionHeaderOf(doc, operations), typeNames: names };
+  cache.set(doc, model);
+  return model;
+}
+
+/** What an operation needs, as a sentence for a reader: "Requires the scope `a`.", "… the scopes `a` and `b`.", "… the scope `a` or `b`.", "Requires an access token (no scope).", "Requires no authentication." */
+export function scopeSentence(security: RequiredScopes): string {
+  const words = requirementInWords(security, (scope) => `\`${scope}\``);
+  if (words === "no authentication") return "Requires no authentication.";
+  if (words === "no scope") return "Requires an access token (no scope).";
+  return `Requires the scope${security.some((scopes) => scopes.length > 1) ? "s" : ""} ${words}.`;
+}

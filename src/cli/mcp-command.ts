@@ -1,0 +1,95 @@
+/// <reference types="node" />
+/**
+ * `store-admin-sdk mcp`: the Model Context Protocol server over stdio, for an MCP client (an AI
+ * agent's host) to start. Reads only unless `--allow-writes`; see docs/mcp.md.
+ *
+ * Exit status: 0 when the client closes the connection, 2 when the server cannot start (the
+ * environment, a flag, or `@modelcontextprotocol/sdk` not installed).
+ */
+import { Command, InvalidArgumentError } from "commander";
+import { storeOptionsFromEnv } from "./environment.js";
+import { InputError } from "./input.js";
+
+const EXIT_ERROR = 2;
+/** The peer dependency the server is built on, and the range the package declares. */
+const MCP_SDK = "@modelcontextprotocol/sdk";
+
+interface McpFlags {
+  allowWrites?: boolean;
+  scopes?: string[];
+  tools?: string[];
+  maxResultBytes?: number;
+}
+
+const list = (flag: string) => (value: string, previous: string[] | undefined): string[] => {
+  const items = value.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  if (items.length === 0) throw new InvalidArgumentError(`${flag} takes a comma-separated list, got ${JSON.stringify(value)}.`);
+  return [...(previous ?? []), ...items];
+};
+
+/** Adds the `mcp` command to `program`. */
+export function mcpCommand(program: Command, io: { stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Command {
+  return program
+    .command("mcp")
+    .description("Serve the Store Admin API to an AI agent as Model Context Protocol tools over stdio: reads only unless --allow-writes.")
+    .option("--allow-writes", "also list the tools that change data (POST, PUT, PATCH, DELETE)")
+    .option("--scopes <list>", "list only the tools these scopes allow, e.g. users:read,gift_cards:read", list("--scopes"))
+    .option("--tools <list>", "list only these tools: names or tags, * matches any run of characters, e.g. giftCards_*,Orders", list("--tools"))
+    .option("--max-result-bytes <n>", "the most one result may hold, text and structured copy together (default 32768)", (value: string) => {
+      const n = Number(value);
+      if (!Number.isSafeInteger(n) || n < 1024) throw new InvalidArgumentError(`--max-result-bytes must be a whole number ≥ 1024, got ${JSON.stringify(value)}.`);
+      return n;
+    })
+    .addHelpText(
+      "after",
+      `
+Environment: STORE_ADMIN_URL (the store's address) or STORE_ADMIN_API_URL (an API root), and
+STORE_ADMIN_TOKEN. Needs ${MCP_SDK} installed beside this package:
+  npx -y -p store-admin-sdk -p ${MCP_SDK} store-admin-sdk mcp`,
+    )
+    .action(async (flags: McpFlags) => {
+      process.exitCode = await serve(flags, io);
+    });
+}
+
+async function serve(flags: McpFlags, io: { stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Promise<number> {
+  let store;
+  try {
+    store = storeOptionsFromEnv(io.env);
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    io.stderr.write(`store-admin-sdk mcp: ${error.message}\n`);
+    return EXIT_ERROR;
+  }
+  let modules;
+  try {
+    modules = await Promise.all([import("../mcp/server.js"), import("@modelcontextprotocol/sdk/server/stdio.js")]);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND" || !String((error as Error).message).includes(MCP_SDK)) throw error;
+    io.stderr.write(
+      `store-admin-sdk mcp: the MCP server is built on ${MCP_SDK}, which is not installed. Install it beside store-admin-sdk ` +
+        `(npm install ${MCP_SDK}@^1.32), or run: npx -y -p store-admin-sdk -p ${MCP_SDK} store-admin-sdk mcp\n`,
+    );
+    return EXIT_ERROR;
+  }
+  const [{ createStoreAdminMcpServer }, { StdioServerTransport }] = modules;
+  const { variable, ...options } = store;
+  let server;
+  try {
+    server = createStoreAdminMcpServer({ store: options, allowWrites: flags.allowWrites, scopes: flags.scopes, tools: flags.tools, maxResultBytes: flags.maxResultBytes });
+  } catch (error) {
+    io.stderr.write(`store-admin-sdk mcp: ${(error as Error).message}\n`);
+    return EXIT_ERROR;
+  }
+  const closed = new Promise<void>((resolve) => (server.onclose = resolve));
+  await server.connect(new StdioServerTransport());
+  // The origin only: never a URL's credentials, never the token.
+  const url = new URL(String(io.env[variable]));
+  io.stderr.write(`store-admin-sdk mcp: serving ${url.protocol}//${url.host} over stdio, ${flags.allowWrites ? "reads and writes" : "reads only"}.\n`);
+  const close = () => void server.close();
+  process.stdin.once("end", close);
+  process.once("SIGTERM", close);
+  process.once("SIGINT", close);
+  await closed;
+  return 0;
+}

@@ -1,0 +1,141 @@
+/**
+ * The Model Context Protocol server: the generated tools (generated/mcp-tools.ts), filtered,
+ * each call sent through the SDK's own client, and `validate_call`, which checks a proposed
+ * call against the contract with the testing kit and sends nothing.
+ *
+ * Built on the official SDK's low-level `Server` (`@modelcontextprotocol/sdk`, an optional
+ * peer dependency): the tools carry JSON Schema derived from the contract, which its
+ * higher-level `McpServer` would want as zod schemas.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { createStoreAdminClient } from "../client.js";
+import { StoreAdminError } from "../errors.js";
+import { redact } from "../internal/redact.js";
+import type { StoreAdminClient, StoreAdminClientOptions } from "../types.js";
+import { VERSION } from "../version.js";
+import { listedTools, toolListing, toolNamed, VALIDATE_CALL, whyNotListed, type ToolFilter } from "./tool-list.js";
+import { checkArguments, errorResult, resultOf, send, ToolArgumentError, type CallArguments, type ToolResult } from "./tool-call.js";
+import { mcpTools, type McpToolRow } from "../../generated/mcp-tools.js";
+
+export interface StoreAdminMcpServerOptions extends ToolFilter {
+  /** How to reach the store: the options of `createStoreAdminClient` (`baseUrl` or `apiUrl`, `accessToken`, …). */
+  store: StoreAdminClientOptions;
+  /** The most a result may hold, its JSON text and `structuredContent` together, in bytes. @default 32768 */
+  maxResultBytes?: number | undefined;
+}
+
+/** Default result cap: well under the 64 KB at which stdio clients break, text and structured copy together. */
+export const DEFAULT_MAX_RESULT_BYTES = 32_768;
+/** The smallest cap: one short page and its note must fit. */
+const MIN_RESULT_BYTES = 1_024;
+
+/** Most of an error body a result quotes: enough for a model to see which field the store refused. */
+const MAX_QUOTED_BODY = 2_000;
+
+/** The SDK's message, and what the store said (its body, scrubbed by the client), for a model to act on. */
+function apiErrorText(error: StoreAdminError): string {
+  const body = (error as { body?: unknown }).body;
+  if (body === undefined || body === null || body === "") return error.message;
+  const quoted = typeof body === "string" ? body : JSON.stringify(body);
+  return `${error.message}\nThe store answered: ${quoted.length > MAX_QUOTED_BODY ? `${quoted.slice(0, MAX_QUOTED_BODY)}… [cut]` : quoted}`;
+}
+
+/**
+ * Builds the server; connect it to a transport (`StdioServerTransport`, a Streamable HTTP one)
+ * with `server.connect(transport)`.
+ */
+export function createStoreAdminMcpServer(options: StoreAdminMcpServerOptions): Server {
+  if (options === null || typeof options !== "object" || options.store === null || typeof options.store !== "object") {
+    throw new TypeError("createStoreAdminMcpServer() takes { store: { baseUrl | apiUrl, accessToken }, allowWrites?, scopes?, tools?, maxResultBytes? }.");
+  }
+  const maxBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < MIN_RESULT_BYTES) {
+    throw new TypeError(`maxResultBytes must be a whole number ≥ ${MIN_RESULT_BYTES}, got ${JSON.stringify(options.maxResultBytes)}.`);
+  }
+  const filter: ToolFilter = { allowWrites: options.allowWrites, scopes: options.scopes, tools: options.tools };
+  for (const name of ["scopes", "tools"] as const) {
+    const value = filter[name];
+    if (value !== undefined && (!Array.isArray(value) || !value.every((item) => typeof item === "string" && item !== ""))) {
+      throw new TypeError(`${name} must be an array of non-empty strings, got ${JSON.stringify(value)}.`);
+    }
+  }
+  const listed = listedTools(filter);
+  if (filter.tools !== undefined && listed.length === 0) throw new TypeError(`tools (${filter.tools.join(", ")}) names no tool this server may list.`);
+
+  // Every token the client sends is scrubbed from what leaves the server, in every encoding the SDK's redaction knows.
+  let secrets: readonly string[] = typeof options.store.accessToken === "string" ? [options.store.accessToken] : [];
+  const clean = (text: string) => redact(text, secrets);
+  const baseFetch = options.store.fetch ?? globalThis.fetch;
+  const client = createStoreAdminClient({
+    ...options.store,
+    fetch: (input: Request | string | URL, init?: RequestInit) => {
+      const credential = new Headers(input instanceof Request ? input.headers : init?.headers).get("authorization")?.replace(/^Bearer\s+/i, "");
+      if (credential && !secrets.includes(credential)) secrets = [...secrets, credential];
+      return baseFetch(input as Request, init);
+    },
+  } as StoreAdminClientOptions);
+  let checker: Promise<StoreAdminClient> | undefined;
+  // The testing kit's client: the contract's validators answer, nothing leaves the process. Loaded on first use.
+  const contractChecker = () =>
+    (checker ??= import("../testing/index.js").then(({ createMockStore }) => {
+      const mock = createMockStore();
+      return createStoreAdminClient({ apiUrl: mock.url, accessToken: "contract-check", fetch: mock.fetch, maxRetries: 0 });
+    }));
+
+  /** `undefined` when the call matches the contract, else why not (the testing kit's words). */
+  async function contractProblem(tool: McpToolRow, args: CallArguments): Promise<string | undefined> {
+    try {
+      await send(await contractChecker(), tool, { path: args.path, query: args.query, body: args.body });
+      return undefined;
+    } catch (error) {
+      if (error instanceof ToolArgumentError) return error.message;
+      const status = (error as { status?: unknown }).status;
+      if (status === 400 || status === 415 || status === 422) return (error as Error).message;
+      return undefined; // the kit answers every valid call; another failure is no verdict on the call
+    }
+  }
+
+  const server = new Server({ name: "store-admin-sdk", version: VERSION }, { capabilities: { tools: {} } });
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListing(listed) }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<ToolResult> => {
+    const { name, arguments: input } = request.params;
+    if (name === VALIDATE_CALL) return validateCall(input);
+    const tool = toolNamed(name);
+    if (!tool) return errorResult(`There is no tool ${JSON.stringify(name)}. The tools: ${[...listed.map((t) => t.name), VALIDATE_CALL].join(", ")}.`, clean);
+    const refused = whyNotListed(tool, filter);
+    if (refused !== undefined) return errorResult(`Not sent: ${refused}`, clean);
+    try {
+      const args = checkArguments(tool, input);
+      const problem = await contractProblem(tool, args);
+      if (problem !== undefined) return errorResult(`Not sent: the call does not match the contract. ${problem}`, clean);
+      const data = await send(client, tool, args, extra.signal);
+      return resultOf(tool, data, args.offset ?? 0, maxBytes, clean);
+    } catch (error) {
+      if (error instanceof ToolArgumentError) return errorResult(`Not sent: ${error.message}`, clean);
+      if (error instanceof StoreAdminError) return errorResult(apiErrorText(error), clean);
+      return errorResult(`${tool.name} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`, clean);
+    }
+  });
+
+  async function validateCall(input: Record<string, unknown> | undefined): Promise<ToolResult> {
+    const name = input?.tool;
+    const tool = typeof name === "string" ? toolNamed(name) : undefined;
+    if (!tool) return errorResult(`validate_call takes { tool, arguments }: tool must name one of ${mcpTools.map((t) => t.name).join(", ")}, got ${JSON.stringify(name)}.`, clean);
+    let problem: string | undefined;
+    try {
+      problem = await contractProblem(tool, checkArguments(tool, input?.arguments));
+    } catch (error) {
+      if (!(error instanceof ToolArgumentError)) throw error;
+      problem = error.message;
+    }
+    const refused = whyNotListed(tool, filter);
+    const verdict = { valid: problem === undefined, ...(problem !== undefined ? { problem } : {}), ...(refused !== undefined ? { available: false, why: refused } : { available: true }) };
+    const text = clean(JSON.stringify(verdict));
+    return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
+  }
+
+  return server;
+}

@@ -1,0 +1,151 @@
+/**
+ * One tool call: its arguments checked and turned into the operation's request, that request
+ * checked against the contract by the testing kit (nothing sent when it fails), then sent by
+ * the SDK's client (retries, timeouts, typed errors), and the answer shaped for a model: JSON
+ * text and `structuredContent`, together at most `maxResultBytes`, a list page cut to fit
+ * with the offset of the rest and the API's cursor of the next page.
+ */
+import type { McpToolRow } from "../../generated/mcp-tools.js";
+import { MAX_UPLOAD_BYTES } from "../../generated/mcp-tools.js";
+import { unwrap } from "../unwrap.js";
+import type { StoreAdminClient } from "../types.js";
+
+/** What a tool answers: MCP's `CallToolResult`. */
+export interface ToolResult {
+  content: Array<{ type: "text"; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+export interface CallArguments {
+  path?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  body?: unknown;
+  offset?: number;
+}
+
+/** A tool call refused before anything was sent; its message says what to fix. */
+export class ToolArgumentError extends Error {
+  override name = "ToolArgumentError";
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null);
+
+/** The arguments of `tool`'s call, or a {@link ToolArgumentError} naming what is wrong (nothing else reaches the request: no URL, no header). */
+export function checkArguments(tool: McpToolRow, input: unknown): CallArguments {
+  const args = input === undefined ? {} : input;
+  if (!isPlainObject(args)) throw new ToolArgumentError(`${tool.name} takes an object { path?, query?, body? }, got ${JSON.stringify(args)}.`);
+  const allowed = Object.keys((tool.inputSchema.properties as Record<string, unknown> | undefined) ?? {});
+  const unknown = Object.keys(args).filter((key) => !allowed.includes(key));
+  if (unknown.length > 0) {
+    throw new ToolArgumentError(`${tool.name} takes ${allowed.length > 0 ? allowed.join(", ") : "no arguments"}; ${unknown.map((k) => JSON.stringify(k)).join(", ")} ${unknown.length > 1 ? "are" : "is"} not one of them.`);
+  }
+  for (const part of ["path", "query"] as const) {
+    if (args[part] !== undefined && !isPlainObject(args[part])) throw new ToolArgumentError(`${tool.name}: ${part} must be an object of parameter values, got ${JSON.stringify(args[part])}.`);
+  }
+  const required = (tool.inputSchema.required as string[] | undefined) ?? [];
+  const missing = required.filter((key) => args[key] === undefined);
+  if (missing.length > 0) throw new ToolArgumentError(`${tool.name}: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} required.`);
+  const offset = args.offset;
+  if (offset !== undefined && (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0)) {
+    throw new ToolArgumentError(`${tool.name}: offset must be a whole number ≥ 0, got ${JSON.stringify(offset)}.`);
+  }
+  return args as CallArguments;
+}
+
+/** A `{ filename, contentType?, base64 }` argument as the `File` a multipart body sends; other values as they are. */
+function withFiles(tool: McpToolRow, value: unknown, where: string): unknown {
+  if (Array.isArray(value)) return value.map((item, i) => withFiles(tool, item, `${where}[${i}]`));
+  if (!isPlainObject(value)) return value;
+  if (typeof value.base64 === "string" && typeof value.filename === "string") {
+    const text = value.base64.replace(/\s+/g, "");
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 === 1) throw new ToolArgumentError(`${tool.name}: ${where}.base64 is not base64.`);
+    const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+    if (bytes.byteLength > MAX_UPLOAD_BYTES) throw new ToolArgumentError(`${tool.name}: ${where} is ${bytes.byteLength} bytes; a tool uploads at most ${MAX_UPLOAD_BYTES}.`);
+    return new File([bytes], value.filename, { type: typeof value.contentType === "string" ? value.contentType : "application/octet-stream" });
+  }
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withFiles(tool, item, `${where}.${key}`)]));
+}
+
+/** The call as openapi-fetch's `request()` takes it. */
+function requestOf(tool: McpToolRow, args: CallArguments): { params: { path?: unknown; query?: unknown }; body?: unknown } {
+  const body = tool.multipart ? withFiles(tool, args.body, "body") : args.body;
+  return { params: { path: args.path, query: args.query }, ...(body !== undefined ? { body } : {}) };
+}
+
+type Request = (method: string, path: string, init: unknown) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+
+/** Sends the call through `client`: its data, or the SDK's typed error thrown. */
+export function send(client: StoreAdminClient, tool: McpToolRow, args: CallArguments, signal?: AbortSignal): Promise<unknown> {
+  const request = client.request as unknown as Request;
+  return unwrap(request(tool.method, tool.path, { ...requestOf(tool, args), ...(signal ? { signal } : {}) }) as never);
+}
+
+const bytes = (text: string) => new TextEncoder().encode(text).byteLength;
+
+/**
+ * The answer as a result of at most `maxBytes` (text and `structuredContent` together, UTF-8),
+ * `clean` applied to every string that leaves (the token's redaction).
+ */
+export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxBytes: number, clean: (text: string) => string): ToolResult {
+  const shaped = (structured: Record<string, unknown>): ToolResult => {
+    const text = clean(JSON.stringify(structured));
+    return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
+  };
+  const size = (result: ToolResult) => bytes(result.content[0]!.text) + bytes(JSON.stringify(result.structuredContent ?? null));
+  if (tool.list && isPlainObject(data) && Array.isArray(data.results)) {
+    const items = data.results;
+    const { results: _results, next, previous: _previous, ...rest } = data;
+    const cursor = typeof next === "string" ? cursorOf(next) : null;
+    const page = (shown: number): ToolResult => {
+      const end = offset + shown;
+      const cut = end < items.length;
+      return shaped({
+        ...rest,
+        results: items.slice(offset, end),
+        page_items: items.length,
+        offset,
+        next_cursor: cursor,
+        ...(cut
+          ? {
+              note: `This result shows items ${offset} to ${end - 1} of the page's ${items.length}, to stay under ${maxBytes} bytes. Call ${tool.name} again with the same arguments and offset ${end} for the rest of this page${cursor ? `; the next page is query.cursor "${cursor}"` : ""}.`,
+            }
+          : {}),
+      });
+    };
+    // The most items from `offset` that fit: a binary search over the count.
+    let low = 0;
+    let high = Math.max(0, items.length - offset);
+    if (size(page(high)) <= maxBytes) return page(high);
+    while (low < high - 1) {
+      const mid = (low + high) >> 1;
+      if (size(page(mid)) <= maxBytes) low = mid;
+      else high = mid;
+    }
+    return page(low);
+  }
+  const whole = shaped(isPlainObject(data) ? data : { result: data ?? null });
+  if (size(whole) <= maxBytes) return whole;
+  // One resource over the cap: its JSON text cut, marked as such, without a structured copy.
+  const text = clean(JSON.stringify(data));
+  const note = `\n[cut: the result is ${bytes(text)} bytes; this shows the first part, under ${maxBytes} bytes]`;
+  let keep = maxBytes - bytes(note);
+  while (keep > 0 && bytes(text.slice(0, keep)) > maxBytes - bytes(note)) keep -= 64;
+  return { content: [{ type: "text", text: `${text.slice(0, Math.max(0, keep))}${note}` }] };
+}
+
+/** The `cursor` parameter of a `next` link (absolute or relative). */
+function cursorOf(next: string): string | null {
+  try {
+    return new URL(next, "http://relative.invalid/").searchParams.get("cursor");
+  } catch {
+    return null;
+  }
+}
+
+/** A refusal or an API error as a result: `isError`, the message a model can act on. */
+export function errorResult(message: string, clean: (text: string) => string): ToolResult {
+  return { content: [{ type: "text", text: clean(message) }], isError: true };
+}

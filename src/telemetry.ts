@@ -1,0 +1,196 @@
+/**
+ * OpenTelemetry traces and metrics, loaded only when a client is created with `telemetry`
+ * (client.ts imports this module on demand, and this module imports `@opentelemetry/api`, an
+ * optional peer dependency, on demand too). The shape follows the stable HTTP client semantic
+ * conventions and their retry example (https://opentelemetry.io/docs/specs/semconv/http/http-spans/):
+ *
+ * - one INTERNAL span per logical call, named after the operation's method (`users.retrieve`),
+ *   with its `operationId` and the API version; a wait before a retry is an event on it;
+ * - one CLIENT span per attempt, its child, named `GET /users/{id}/`, with the conventions'
+ *   attributes, and the W3C `traceparent` of that span on the attempt's request;
+ * - the histogram `http.client.request.duration` (seconds), one point per attempt.
+ *
+ * Nothing the SDK records holds a header, a body or a query value of the caller's beyond
+ * `url.full`, so the token is in no attribute, event or metric. Nothing here is imported by
+ * the rest of the client: what it needs comes in as arguments, so that no module is shared
+ * with the main bundle.
+ */
+import type * as OpenTelemetry from "@opentelemetry/api";
+import type { Attributes, Histogram, Span } from "@opentelemetry/api";
+import { spanNames } from "../generated/span-names.js";
+
+/** The `telemetry` option: which providers to use; `true` (or either left out) means the global ones. */
+export interface TelemetryOptions {
+  /** A `TracerProvider` of `@opentelemetry/api`. @default the global one (`trace.getTracerProvider()`) */
+  tracerProvider?: { getTracer(name: string, version?: string): unknown } | undefined;
+  /** A `MeterProvider` of `@opentelemetry/api`. @default the global one (`metrics.getMeterProvider()`) */
+  meterProvider?: { getMeter(name: string, version?: string): unknown } | undefined;
+}
+
+/** What the call lifecycle (request.ts) tells the telemetry of one call. */
+export interface CallTelemetry {
+  /** Sends one attempt's request (`send`) under its CLIENT span, with its `traceparent`; `attempt` counts from 1. */
+  attempt(attempt: number, request: { url: string; method: string; headers: Headers }, send: () => Promise<Response>): Promise<Response>;
+  /** Ends the attempt's span (when one was started): the response whose body was read, or what the attempt threw. */
+  attemptEnd(response: Response | undefined, error: unknown): void;
+  /** The wait before the next attempt, and the server's `Retry-After` when it sent one. */
+  retry(delayMs: number, retryAfter: string | null | undefined): void;
+  /** Ends the call's span when `result` settles (an error status or a rejection is a failure); returns `result`. */
+  end<Result extends { response: Response }>(result: Promise<Result>): Promise<Result>;
+}
+
+/** What the bulk runner tells the telemetry of one run. */
+export interface RunTelemetry {
+  /** Runs `task` with the run's span active: the calls it makes are the span's children. */
+  within<Result>(task: () => Result): Result;
+  /** Ends the run's span with its counts when `report` settles; returns `report`. */
+  end<Report extends { done: number; failed: number; skipped: number; inDoubt: number }>(report: Promise<Report>): Promise<Report>;
+}
+
+/** The telemetry of one client. */
+export interface ClientTelemetry {
+  call(method: string, path: string): CallTelemetry;
+  /** A bulk run's span (`bulk.run`), a child of the span active when the run starts. */
+  bulkRun(runId: string): RunTelemetry;
+}
+
+/** The module name, out of bundlers' sight: an application that does not install it still bundles (it is never loaded then). */
+const API_MODULE = "@opentelemetry/api";
+
+/**
+ * The key `@opentelemetry/core`'s `suppressTracing()` sets (`createContextKey` makes
+ * `Symbol.for` keys, so this is the same key without depending on core): an instrumentation of
+ * the platform's fetch (`@opentelemetry/instrumentation-undici`) makes no span of its own for
+ * an attempt this module already traces, and leaves its `traceparent` alone.
+ */
+const SUPPRESS_TRACING = "OpenTelemetry SDK Context Key SUPPRESS_TRACING";
+
+/** The conventions' advice for `http.client.request.duration`, in seconds. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+
+/**
+ * Whether something instruments Node's fetch (undici) below us: then its histogram point for
+ * the attempt cannot be suppressed from outside (suppression covers spans only), and this
+ * module records none of its own, so that an attempt still has one point. Only Node has the
+ * channel; it is looked up without importing a Node module.
+ */
+function undiciInstrumented(): boolean {
+  const process = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process;
+  const channels = process?.getBuiltinModule?.("node:diagnostics_channel") as { hasSubscribers?(name: string): boolean } | undefined;
+  return channels?.hasSubscribers?.("undici:request:create") === true;
+}
+
+/**
+ * The telemetry of a client created with `telemetry: option`.
+ * @throws TypeError for an option of another shape; Error naming the package when `@opentelemetry/api` cannot be loaded.
+ */
+export async function createTelemetry(option: TelemetryOptions | true, about: { sdkVersion: string; apiVersion: string }): Promise<ClientTelemetry> {
+  if (option !== true && (typeof option !== "object" || option === null)) {
+    throw new TypeError(`telemetry must be true or { tracerProvider?, meterProvider? }, got ${typeof option}; no request was sent.`);
+  }
+  let api: typeof OpenTelemetry;
+  try {
+    api = (await import(/* @vite-ignore */ /* webpackIgnore: true */ API_MODULE)) as typeof OpenTelemetry;
+  } catch (cause) {
+    throw new Error("The telemetry option needs the package @opentelemetry/api (1.x): install it beside store-admin-sdk.", { cause });
+  }
+  const { context, propagation, trace, metrics, SpanKind, SpanStatusCode, ValueType, createContextKey } = api;
+  const options = option === true ? {} : option;
+  const tracer = ((options.tracerProvider as OpenTelemetry.TracerProvider | undefined) ?? trace.getTracerProvider()).getTracer("store-admin-sdk", about.sdkVersion);
+  const meter = ((options.meterProvider as OpenTelemetry.MeterProvider | undefined) ?? metrics.getMeterProvider()).getMeter("store-admin-sdk", about.sdkVersion);
+  const duration: Histogram = meter.createHistogram("http.client.request.duration", {
+    description: "Duration of HTTP client requests.",
+    unit: "s",
+    valueType: ValueType.DOUBLE,
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+  });
+  const suppressed = createContextKey(SUPPRESS_TRACING);
+  const setHeader = { set: (headers: Headers, key: string, value: string) => headers.set(key, value) };
+  const failed = (span: Span, attributes: Attributes, errorType: string): void => {
+    attributes["error.type"] = errorType;
+    span.setAttribute("error.type", errorType);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  };
+
+  /** Ends `span` when `result` settles: ERROR with `error.type` for a rejection or an error status. */
+  const settle = <Result>(span: Span, result: Promise<Result>, onResult: (settled: Result) => void): Promise<Result> =>
+    result.then(
+      (settled) => {
+        onResult(settled);
+        span.end();
+        return settled;
+      },
+      (error: unknown) => {
+        failed(span, {}, errorName(error));
+        span.end();
+        throw error;
+      },
+    );
+
+  return {
+    bulkRun(runId) {
+      const parent = context.active();
+      const span = tracer.startSpan("bulk.run", { kind: SpanKind.INTERNAL, attributes: { "store_admin.bulk.run_id": runId } }, parent);
+      const runContext = trace.setSpan(parent, span);
+      return {
+        within: (task) => context.with(runContext, task),
+        end: (report) =>
+          settle(span, report, ({ done, failed: failedCount, skipped, inDoubt }) =>
+            span.setAttributes({ "store_admin.bulk.done": done, "store_admin.bulk.failed": failedCount, "store_admin.bulk.skipped": skipped, "store_admin.bulk.in_doubt": inDoubt }),
+          ),
+      };
+    },
+    call(method, path) {
+      const [name, operationId] = spanNames[`${method === "HEAD" ? "GET" : method} ${path}`] ?? [`${method} ${path}`, undefined];
+      const parent = context.active();
+      const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: { "store_admin.operation_id": operationId, "store_admin.api_version": about.apiVersion } }, parent);
+      const callContext = trace.setSpan(parent, span);
+      let current: { span: Span; attributes: Attributes; startedMs: number } | undefined;
+      return {
+        attempt(attempt, request, send) {
+          const url = new URL(request.url);
+          const attributes: Attributes = {
+            "http.request.method": request.method,
+            "server.address": url.hostname,
+            "server.port": Number(url.port) || (url.protocol === "https:" ? 443 : 80),
+            "url.scheme": url.protocol.slice(0, -1),
+            "url.template": path,
+          };
+          const attemptSpan = tracer.startSpan(
+            `${request.method} ${path}`,
+            { kind: SpanKind.CLIENT, attributes: { ...attributes, "url.full": url.href, ...(attempt > 1 ? { "http.request.resend_count": attempt - 1 } : {}) } },
+            callContext,
+          );
+          current = { span: attemptSpan, attributes, startedMs: performance.now() };
+          const attemptContext = trace.setSpan(callContext, attemptSpan);
+          propagation.inject(attemptContext, request.headers, setHeader);
+          return context.with(attemptContext.setValue(suppressed, true), send);
+        },
+        attemptEnd(response, error) {
+          if (!current) return;
+          const { span: attemptSpan, attributes, startedMs } = current;
+          current = undefined;
+          if (response) {
+            attributes["http.response.status_code"] = response.status;
+            attemptSpan.setAttribute("http.response.status_code", response.status);
+            if (response.status >= 400) failed(attemptSpan, attributes, String(response.status));
+          } else {
+            failed(attemptSpan, attributes, errorName(error));
+          }
+          attemptSpan.end();
+          if (!undiciInstrumented()) duration.record((performance.now() - startedMs) / 1000, attributes);
+        },
+        retry(delayMs, retryAfter) {
+          span.addEvent("retry", { "store_admin.retry.delay_ms": delayMs, ...(retryAfter ? { "http.response.header.retry-after": [retryAfter] } : {}) });
+        },
+        end: (result) => settle(span, result, ({ response }) => response.ok || failed(span, {}, String(response.status))),
+      };
+    },
+  };
+}
+
+/** `error.type` for a thrown value: its class's name (`TimeoutError`, `ConnectionError`, …), else the conventions' fallback. */
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : "_OTHER";
+}
+

@@ -1,0 +1,288 @@
+/**
+ * The MCP server as an agent's host runs it: `store-admin-sdk mcp` from the packed tarball,
+ * started and driven by the official MCP client (`Client` over `StdioClientTransport`),
+ * against a loopback store that counts what it receives.
+ */
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFaultServer, type FaultServer, type ReceivedRequest } from "../helpers/fault-server.js";
+import { prismUrl } from "../helpers/prism.js";
+import { loadContractFile } from "../../scripts/load-contract.js";
+import { createConsumerProject, npmEnv, pinnedVersion, run, runOrThrow, type ConsumerProject } from "../package/tarball.js";
+
+const TOKEN = "sk_live_Mcp7Secret9Token42";
+const CAP = 32_768;
+
+/** 500 gift cards on one page: far over the result cap. */
+const CARDS = Array.from({ length: 500 }, (_, i) => ({ id: i + 1, code: `CARD-${String(i + 1).padStart(5, "0")}`, balance: "25.00", note: "x".repeat(80) }));
+
+function answer(received: ReceivedRequest) {
+  const request = { ...received, path: received.path.replace(/^\/api\/admin/, "") };
+  const auth = String(request.headers.authorization ?? "");
+  if (request.path === "/gift-cards/") return { body: { next: "http://127.0.0.1/api/admin/gift-cards/?cursor=cD01MDA%3D", previous: null, results: CARDS } };
+  if (request.path === "/users/42/") return { body: { id: 42, email: "ada@example.com" } };
+  if (request.path === "/users/404/") return { status: 404, body: { detail: "Not found." } };
+  if (request.path === "/users/429/") return { status: 429, headers: { "retry-after": "0" }, body: { detail: "Slow down." } };
+  if (request.path === "/users/7/") {
+    // A hostile store echoing the token, as it is and encoded.
+    const secret = auth.replace(/^Bearer /, "");
+    return { body: { id: 7, email: `${secret}@example.com`, first_name: secret.toUpperCase(), last_name: Buffer.from(`t=${secret}`).toString("base64") } };
+  }
+  if (request.path === "/users/401/") return { status: 401, body: { detail: `Invalid token ${auth}` } };
+  if (request.path === "/disputes/5/resolve/") return { status: 422, body: { resolution: ["Not a valid choice for this dispute."] } };
+  if (request.method === "PATCH" && request.path === "/gift-cards/1/") return { body: { id: 1, ...JSON.parse(request.body || "{}") } };
+  return { status: 200, body: { id: 1 } };
+}
+
+let project: ConsumerProject | undefined;
+let store: FaultServer;
+let bin: string;
+const clients: Client[] = [];
+/** What each server wrote to stderr (its log). */
+const logs = new Map<Client, string[]>();
+
+beforeAll(async () => {
+  store = await startFaultServer(answer);
+  project = await createConsumerProject();
+  bin = join(project.dir, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js");
+}, 600_000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await store?.close();
+  await project?.remove();
+});
+
+const env = (extra: Record<string, string> = {}) => ({ PATH: process.env.PATH ?? "", STORE_ADMIN_API_URL: `${store.url}/api/admin`, STORE_ADMIN_TOKEN: TOKEN, ...extra });
+
+async function connect(...flags: string[]): Promise<Client> {
+  return connectTo(env(), flags);
+}
+
+async function connectTo(environment: Record<string, string>, flags: string[]): Promise<Client> {
+  const client = new Client({ name: "store-admin-sdk-test", version: "1.0.0" });
+  const stderr: string[] = [];
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", ...flags], env: environment, stderr: "pipe" });
+  transport.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
+  await client.connect(transport);
+  clients.push(client);
+  logs.set(client, stderr);
+  return client;
+}
+
+type Json = Record<string, any>;
+const contract = loadContractFile(join(import.meta.dirname, "../../openapi/store-admin.yaml")) as Json;
+const deref = (node: Json): Json => (typeof node?.$ref === "string" ? deref(node.$ref.slice(2).split("/").reduce((n: Json, k: string) => n[k.replace(/~1/g, "/")], contract)) : node);
+
+/** For every operation: the tool's arguments, built from the contract (its request example, a value per path parameter), and the request they must make. */
+function everyCall(): Array<{ tool: string; args: Json; method: string; path: string; body: unknown }> {
+  const calls = [];
+  for (const [template, item] of Object.entries<Json>(contract.paths)) {
+    for (const method of ["get", "put", "post", "patch", "delete"]) {
+      const operation = item[method] as Json | undefined;
+      if (!operation) continue;
+      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map(deref);
+      const path: Json = {};
+      for (const p of parameters.filter((p) => p.in === "path")) path[p.name] = deref(p.schema).type === "integer" ? 7 : "100234";
+      const content = deref(operation.requestBody ?? {}).content ?? {};
+      const json = content["application/json"];
+      const example = json?.examples ? deref(Object.values<Json>(json.examples)[0]!).value : json?.example;
+      const body = content["multipart/form-data"] ? { files: [{ filename: "photo.png", contentType: "image/png", base64: Buffer.from("PNG!").toString("base64") }] } : example;
+      const args: Json = { ...(Object.keys(path).length > 0 ? { path } : {}), ...(body !== undefined ? { body } : {}) };
+      calls.push({ tool: String(operation["x-sdk-method"]).replace(/\./g, "_"), args, method: method.toUpperCase(), path: template.replace(/\{(\w+)\}/g, (_, name: string) => String(path[name])), body: content["multipart/form-data"] ? "multipart" : example });
+    }
+  }
+  return calls;
+}
+
+const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) => (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
+const requestsTo = (path: string) => store.requests.filter((r) => r.path === path);
+
+describe("without @modelcontextprotocol/sdk", () => {
+  it("says which package to install and exits 2", async () => {
+    const result = await run(process.execPath, [bin, "mcp"], { env: env(), cwd: project!.dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("@modelcontextprotocol/sdk");
+    expect(result.stderr).toContain("npx -y -p store-admin-sdk -p @modelcontextprotocol/sdk store-admin-sdk mcp");
+  });
+});
+
+describe("store-admin-sdk mcp", () => {
+  beforeAll(async () => {
+    const version = await pinnedVersion("@modelcontextprotocol/sdk");
+    await runOrThrow("npm install @modelcontextprotocol/sdk", "npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", `@modelcontextprotocol/sdk@${version}`], {
+      cwd: project!.dir,
+      env: npmEnv(),
+      timeoutMs: 300_000,
+    });
+  }, 600_000);
+
+  it("lists only reads by default, each annotated read-only, with validate_call", async () => {
+    const { tools } = await (await connect()).listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toContain("users_retrieve");
+    expect(names).toContain("validate_call");
+    expect(names).not.toContain("giftCards_update");
+    expect(tools.filter((t) => t.name !== "validate_call").every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+    expect(tools).toHaveLength(10);
+    const retrieve = tools.find((t) => t.name === "users_retrieve")!;
+    expect(retrieve.description).toContain("Retrieve a customer");
+    expect(retrieve.description).toContain("Needs the scope users:read.");
+    expect(retrieve.inputSchema.required).toEqual(["path"]);
+  });
+
+  it("--allow-writes adds the writes, with MCP's hints", async () => {
+    const { tools } = await (await connect("--allow-writes")).listTools();
+    expect(tools).toHaveLength(21);
+    const hints = (name: string) => tools.find((t) => t.name === name)!.annotations;
+    expect(hints("users_replace")).toMatchObject({ readOnlyHint: false, idempotentHint: true, destructiveHint: true });
+    expect(hints("giftCards_update")).toMatchObject({ readOnlyHint: false, idempotentHint: false, destructiveHint: true });
+    expect(hints("disputes_resolve")).toMatchObject({ readOnlyHint: false, idempotentHint: false, destructiveHint: true });
+    expect(hints("subscriptions_renew")).toMatchObject({ destructiveHint: true });
+    expect(hints("products_create")).toMatchObject({ readOnlyHint: false, idempotentHint: false, destructiveHint: false });
+    expect(hints("disputes_notes_create")).toMatchObject({ destructiveHint: false });
+  });
+
+  it("--scopes and --tools narrow the list", async () => {
+    const scoped = (await (await connect("--allow-writes", "--scopes", "gift_cards:read,users:write")).listTools()).tools.map((t) => t.name).sort();
+    expect(scoped).toEqual(["giftCards_list", "users_addresses_update", "users_replace", "users_update", "validate_call"]);
+    const named = (await (await connect("--tools", "giftCards_*,Payments")).listTools()).tools.map((t) => t.name).sort();
+    expect(named).toEqual(["disputes_retrieve", "gateways_retrieve", "giftCards_list", "validate_call"]);
+  });
+
+  it("sends each call as the contract says, with the token and the version header", async () => {
+    const client = await connect("--allow-writes");
+    const before = store.requests.length;
+    const read = await client.callTool({ name: "users_retrieve", arguments: { path: { id: 42 } } });
+    expect(read.isError).toBeFalsy();
+    expect(read.structuredContent).toEqual({ id: 42, email: "ada@example.com" });
+    expect(JSON.parse(textOf(read))).toEqual({ id: 42, email: "ada@example.com" });
+    const write = await client.callTool({ name: "giftCards_update", arguments: { path: { id: 1 }, body: { expired_at: "2027-01-31T00:00:00Z" } } });
+    expect(write.isError).toBeFalsy();
+    const received = store.requests.slice(before);
+    expect(received.map((r) => `${r.method} ${r.url}`)).toEqual(["GET /api/admin/users/42/", "PATCH /api/admin/gift-cards/1/"]);
+    expect(JSON.parse(received[1]!.body)).toEqual({ expired_at: "2027-01-31T00:00:00Z" });
+    for (const r of received) {
+      expect(r.headers.authorization).toBe(`Bearer ${TOKEN}`);
+      expect(r.headers["x-store-api-version"]).toBe("2024-04-01");
+    }
+  });
+
+  it("makes each tool's request: method, path and body as the store received them", async () => {
+    const client = await connect("--allow-writes");
+    const calls = everyCall();
+    expect(calls).toHaveLength(20);
+    for (const call of calls) {
+      const before = store.requests.length;
+      const result = await client.callTool({ name: call.tool, arguments: call.args });
+      expect(result.isError, `${call.tool}: ${textOf(result)}`).toBeFalsy();
+      const received = store.requests.slice(before);
+      expect(received.map((r) => `${r.method} ${r.path}`), call.tool).toEqual([`${call.method} /api/admin${call.path}`]);
+      if (call.body === "multipart") expect(received[0]!.body).toContain('filename="photo.png"');
+      else if (call.body !== undefined) expect(JSON.parse(received[0]!.body), call.tool).toEqual(call.body);
+      else expect(received[0]!.body, call.tool).toBe("");
+    }
+  });
+
+  it("every tool's call passes Prism's check of the contract", async () => {
+    const client = await connectTo({ PATH: process.env.PATH ?? "", STORE_ADMIN_API_URL: prismUrl(), STORE_ADMIN_TOKEN: TOKEN }, ["--allow-writes"]);
+    for (const call of everyCall()) {
+      const result = await client.callTool({ name: call.tool, arguments: call.args });
+      expect(result.isError, `${call.tool}: ${textOf(result)}`).toBeFalsy();
+    }
+  });
+
+  it("refuses a wrong argument before any request, naming the field", async () => {
+    const client = await connect("--allow-writes");
+    const before = store.requests.length;
+    const wrongType = await client.callTool({ name: "giftCards_update", arguments: { path: { id: 1 }, body: { expired_at: 12 } } });
+    expect(wrongType.isError).toBe(true);
+    expect(textOf(wrongType)).toContain("expired_at");
+    const unknownField = await client.callTool({ name: "giftCards_update", arguments: { path: { id: 1 }, body: { balance: "1000.00" } } });
+    expect(unknownField.isError).toBe(true);
+    expect(textOf(unknownField)).toContain("balance");
+    // Nothing beyond { path, query, body } reaches the request: no URL, no header.
+    const smuggled = await client.callTool({ name: "users_retrieve", arguments: { path: { id: 42 }, headers: { authorization: "x" }, baseUrl: "http://127.0.0.2/" } });
+    expect(smuggled.isError).toBe(true);
+    expect(textOf(smuggled)).toMatch(/"headers", "baseUrl" are not one of them/);
+    const pathEscape = await client.callTool({ name: "users_retrieve", arguments: { path: { id: "../../gift-cards" } } });
+    expect(pathEscape.isError).toBe(true);
+    expect(store.requests.length).toBe(before);
+  });
+
+  it("refuses a tool it does not list and sends nothing", async () => {
+    const client = await connect();
+    const before = store.requests.length;
+    const result = await client.callTool({ name: "giftCards_update", arguments: { path: { id: 1 }, body: {} } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("--allow-writes");
+    const scoped = await (await connect("--scopes", "users:read")).callTool({ name: "giftCards_list", arguments: {} });
+    expect(scoped.isError).toBe(true);
+    expect(textOf(scoped)).toContain("gift_cards:read");
+    expect(store.requests.length).toBe(before);
+  });
+
+  it("answers API errors as tool results: a 404, a 422 and a 429", async () => {
+    const client = await connect("--allow-writes");
+    const notFound = await client.callTool({ name: "users_retrieve", arguments: { path: { id: 404 } } });
+    expect(notFound.isError).toBe(true);
+    expect(textOf(notFound)).toMatch(/404/);
+    const invalid = await client.callTool({ name: "disputes_resolve", arguments: { path: { id: 5 }, body: { resolution: "won" } } });
+    expect(invalid.isError).toBe(true);
+    expect(textOf(invalid)).toMatch(/422/);
+    expect(textOf(invalid)).toContain("resolution");
+    expect(requestsTo("/api/admin/disputes/5/resolve/")).toHaveLength(1); // a POST is never resent
+    const limited = await client.callTool({ name: "users_retrieve", arguments: { path: { id: 429 } } });
+    expect(limited.isError).toBe(true);
+    expect(textOf(limited)).toMatch(/429/);
+  });
+
+  it("cuts a 500-item page under the cap, with the rest of the page and the next cursor reachable", async () => {
+    const client = await connect();
+    const seen: number[] = [];
+    let offset = 0;
+    for (let call = 0; call < 100 && offset < CARDS.length; call++) {
+      const result = await client.callTool({ name: "giftCards_list", arguments: offset === 0 ? {} : { offset } });
+      expect(result.isError).toBeFalsy();
+      const size = Buffer.byteLength(textOf(result)) + Buffer.byteLength(JSON.stringify(result.structuredContent));
+      expect(size).toBeLessThanOrEqual(CAP);
+      const page = result.structuredContent as { results: Array<{ id: number }>; page_items: number; offset: number; next_cursor: string; note?: string };
+      expect(page).toMatchObject({ page_items: 500, offset, next_cursor: "cD01MDA=" });
+      seen.push(...page.results.map((card) => card.id));
+      offset += page.results.length;
+      if (offset < CARDS.length) expect(page.note).toContain(`offset ${offset}`);
+      else expect(page.note).toBeUndefined();
+      expect(page.results.length).toBeGreaterThan(0);
+    }
+    expect(seen).toEqual(CARDS.map((card) => card.id));
+  });
+
+  it("never lets the token out: results, errors and descriptions, in any case or base64", async () => {
+    const client = await connect("--allow-writes");
+    const outputs = [
+      JSON.stringify(await client.listTools()),
+      JSON.stringify(await client.callTool({ name: "users_retrieve", arguments: { path: { id: 7 } } })),
+      JSON.stringify(await client.callTool({ name: "users_retrieve", arguments: { path: { id: 401 } } })),
+    ];
+    expect(outputs[1]).toContain("[REDACTED]");
+    outputs.push(logs.get(client)!.join(""));
+    expect(outputs.at(-1)).toContain("serving http://127.0.0.1:");
+    for (const output of outputs) {
+      expect(output.toLowerCase()).not.toContain(TOKEN.toLowerCase());
+      expect(output).not.toContain(Buffer.from(`t=${TOKEN}`).toString("base64").slice(4, 24));
+    }
+  });
+
+  it("validate_call checks a call against the contract and sends nothing", async () => {
+    const client = await connect();
+    const before = store.requests.length;
+    const bad = await client.callTool({ name: "validate_call", arguments: { tool: "giftCards_update", arguments: { path: { id: 1 }, body: { expired_at: "soon" } } } });
+    expect(bad.structuredContent).toMatchObject({ valid: false, available: false });
+    expect(String((bad.structuredContent as { problem: string }).problem)).toContain("expired_at");
+    const good = await client.callTool({ name: "validate_call", arguments: { tool: "users_retrieve", arguments: { path: { id: 42 } } } });
+    expect(good.structuredContent).toEqual({ valid: true, available: true });
+    expect(store.requests.length).toBe(before);
+  });
+});

@@ -1,0 +1,36 @@
+/**
+ * The production features are documented where users look: a section of docs/guide.md per
+ * feature (its ```ts blocks compile: test/docs/guide.test.ts), linked from the rendered
+ * reference's quick start, and a line each in the changelog's Unreleased block.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "../package/tarball.js";
+
+const SECTIONS = [
+  ["the-raw-response-and-the-request-id", /^### The raw response and the request id$/m],
+  ["debug-logging", /^### Debug logging$/m],
+  ["opentelemetry", /^### OpenTelemetry$/m],
+  ["an-http-mock-for-any-test-runner", /^### An HTTP mock for any test runner$/m],
+  ["cloudflare-workers", /^### Cloudflare Workers$/m],
+] as const;
+
+describe("the production features' documentation", () => {
+  it("has a guide section each, with an example, linked from the reference's quick start", async () => {
+    const guide = await readFile(join(ROOT, "docs", "guide.md"), "utf8");
+    const intro = await readFile(join(ROOT, "docs", "reference-intro.md"), "utf8");
+    for (const [anchor, heading] of SECTIONS) {
+      const at = guide.search(heading);
+      expect(at, anchor).toBeGreaterThan(0);
+      const section = guide.slice(at, guide.indexOf("\n### ", at + 1) === -1 ? undefined : guide.indexOf("\n### ", at + 1));
+      expect(section, anchor).toMatch(/```(ts|sh)\n/);
+      expect(intro, anchor).toContain(`(../guide.md#${anchor})`);
+    }
+  });
+
+  it("says what each STORE_ADMIN_LOG level prints", async () => {
+    const guide = await readFile(join(ROOT, "docs", "guide.md"), "utf8");
+    for (const level of ["warn", "info", "debug"]) expect(guide).toMatch(new RegExp(`^\\| \`${level}\` \\| .+ \\|$`, "m"));
+  });
+});
