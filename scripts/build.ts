@@ -21,7 +21,7 @@
  * Dependencies and `node:` modules stay imports. The source maps hold positions, not the
  * sources (`sourcesContent` would more than double the tarball, most of it the testing kit's
  * generated validators): a stack trace under `--enable-source-maps` names `src/…ts:line`. The
- * chunks of the kit's per-operation validator modules, generated minified, have none.
+ * chunks of the kit's per-operation modules, generated minified, have none.
  *
  *   npx tsx scripts/build.ts       (`npm run build` runs it after tsc, in the project root)
  */
@@ -78,18 +78,18 @@ export async function buildDist(root: string): Promise<void> {
   dropGeneratedMaps(root, rest.metafile!.outputs);
 }
 
-/** The testing kit's per-operation modules: generated already minified, one line each. */
-const MINIFIED_INPUT = /^(generated\/testing\/ops\/|node_modules\/)/;
+/** One of the testing kit's per-operation modules (not a chunk they share): generated already minified, on one line. */
+const OPERATION_MODULE = /^generated\/testing\/ops\/(?!chunk-)\w+\.ts$/;
 
 /**
- * No source map for a chunk made only of the kit's per-operation modules (and the Ajv helpers
- * they call): they map to one-line generated code, so they say nothing a stack trace needs,
- * and they were about 40 kB of the tarball gzipped.
+ * No source map for the chunk of one of the kit's per-operation modules (`chunks/<operationId>-…js`):
+ * it would map to one line of generated code, so it says nothing a stack trace needs, and
+ * those maps were about 37 kB of the tarball gzipped.
  */
 function dropGeneratedMaps(root: string, outputs: Record<string, { inputs: Record<string, unknown> }>): void {
   for (const [file, { inputs }] of Object.entries(outputs)) {
     const sources = Object.keys(inputs);
-    if (!file.endsWith(".js") || sources.length === 0 || !sources.every((input) => MINIFIED_INPUT.test(input))) continue;
+    if (!file.endsWith(".js") || sources.length !== 1 || !OPERATION_MODULE.test(sources[0]!)) continue;
     const path = resolve(root, file);
     writeFileSync(path, readFileSync(path, "utf8").replace(/\n\/\/# sourceMappingURL=\S+\n?$/, "\n"));
     rmSync(`${path}.map`);
