@@ -63,6 +63,13 @@ export class ContractError extends Error {
   override name = "ContractError";
 }
 
+/** The node a local reference (`#/…`, JSON Pointer escapes and percent-encoding undone) names, if any. */
+export function refTarget(doc: Json, ref: string): unknown {
+  let target: unknown = doc;
+  for (const segment of refSegments(ref)) target = isObject(target) || Array.isArray(target) ? (target as Json)[segment] : undefined;
+  return target;
+}
+
 /**
  * `node`, or what its `$ref` chain leads to; `at` is where `node` is written, for the message
  * when a reference leads nowhere or in a circle.
@@ -74,8 +81,7 @@ export function resolveRef(doc: Json, node: unknown, at: string): Json {
     const ref = current.$ref;
     if (seen.has(ref)) throw new ContractError(`${at}: the reference ${JSON.stringify(ref)} leads back to itself.`);
     seen.add(ref);
-    let target: unknown = doc;
-    for (const segment of refSegments(ref)) target = isObject(target) || Array.isArray(target) ? (target as Json)[segment] : undefined;
+    const target = refTarget(doc, ref);
     if (target === undefined) throw new ContractError(`${at}/$ref: ${JSON.stringify(ref)} refers to nothing in the document.`);
     current = target;
   }

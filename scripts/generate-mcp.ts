@@ -23,7 +23,7 @@
  * `--spec FILE` and `--out DIR` as for the other generators.
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { contractModel, firstParagraph, requirementInWords, schemaRefName } from "./contract-model.js";
+import { contractModel, firstParagraph, refTarget, requirementInWords, resolveRef, schemaRefName } from "./contract-model.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
 
@@ -40,24 +40,6 @@ export const MAX_UPLOAD_BYTES = 4 * 1024 * 1024;
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 const pointer = (...parts: string[]) => `#/${parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/")}`;
 
-/** The node a local `$ref` (`#/…`) names. */
-function at(doc: Json, ref: string): unknown {
-  return ref
-    .replace(/^#\/?/, "")
-    .split("/")
-    .filter((part) => part !== "")
-    .reduce<unknown>((node, part) => (isObject(node) ? node[decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~")] : undefined), doc);
-}
-
-function resolve(doc: Json, node: unknown): Json {
-  let current = node;
-  for (let hops = 0; isObject(current) && typeof current.$ref === "string"; hops++) {
-    if (hops > 32) throw new Error(`a chain of more than 32 $refs from ${String((node as Json).$ref)}`);
-    current = at(doc, current.$ref);
-  }
-  return isObject(current) ? current : {};
-}
-
 /**
  * A schema as a tool takes it: component `$ref`s point into `$defs` (collected in `defs`),
  * `readOnly` properties are dropped (a request never sends them), a binary string becomes a
@@ -69,11 +51,11 @@ function toolSchema(doc: Json, node: unknown, defs: Json): unknown {
   if (typeof node.$ref === "string") {
     const ref = node.$ref;
     const name = schemaRefName(node);
-    if (name === undefined) return toolSchema(doc, at(doc, ref), defs);
+    if (name === undefined) return toolSchema(doc, refTarget(doc, ref), defs);
     const key = name.replace(/[^A-Za-z0-9_.-]/g, "_");
     if (!(key in defs)) {
       defs[key] = true; // placeholder: a schema that refers to itself stops here
-      defs[key] = toolSchema(doc, at(doc, ref), defs);
+      defs[key] = toolSchema(doc, refTarget(doc, ref), defs);
     }
     return { $ref: `#/$defs/${key}` };
   }
@@ -83,7 +65,7 @@ function toolSchema(doc: Json, node: unknown, defs: Json): unknown {
   if (isObject(node.properties)) {
     const properties: Json = {};
     for (const [name, schema] of Object.entries(node.properties)) {
-      if ((isObject(schema) && schema.readOnly === true) || resolve(doc, schema).readOnly === true) readOnly.add(name);
+      if ((isObject(schema) && schema.readOnly === true) || resolveRef(doc, schema, `a tool schema's property ${name}`).readOnly === true) readOnly.add(name);
       else properties[name] = toolSchema(doc, schema, defs);
     }
     out.properties = properties;

@@ -38,7 +38,7 @@ export const DEFAULT_MAX_RETRIES = 2;
 const HTTP_METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
 
 /** Parses and checks a URL option; the messages name the option and what to change. */
-function parseUrlOption(name: "baseUrl" | "apiUrl", value: unknown): URL {
+function parseUrlOption(name: "baseUrl" | "apiUrl", value: unknown, token: unknown): URL {
   if (typeof value !== "string" || value.trim() === "") {
     throw new TypeError(`${name} must be a non-empty URL string, such as "https://shop.example.com".`);
   }
@@ -46,7 +46,9 @@ function parseUrlOption(name: "baseUrl" | "apiUrl", value: unknown): URL {
   try {
     url = new URL(value);
   } catch {
-    throw new TypeError(`${name} is not an absolute URL: ${JSON.stringify(value)}. Include the scheme, e.g. "https://shop.example.com".`);
+    // Options given in the wrong order put the token here: never print it.
+    const shown = typeof token === "string" && token.length > 3 && value.includes(token) ? "it holds the accessToken" : JSON.stringify(value.slice(0, 200));
+    throw new TypeError(`${name} is not an absolute URL: ${shown}. Include the scheme, e.g. "https://shop.example.com".`);
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new TypeError(`${name} must be an http(s) URL, got the scheme "${url.protocol}".`);
@@ -61,7 +63,7 @@ function parseUrlOption(name: "baseUrl" | "apiUrl", value: unknown): URL {
 }
 
 /** The API root every path is appended to, without a trailing slash. */
-export function resolveApiRoot(options: { baseUrl?: unknown; apiUrl?: unknown }): string {
+export function resolveApiRoot(options: { baseUrl?: unknown; apiUrl?: unknown; accessToken?: unknown }): string {
   const hasBase = options.baseUrl !== undefined;
   const hasApi = options.apiUrl !== undefined;
   if (hasBase === hasApi) {
@@ -71,7 +73,7 @@ export function resolveApiRoot(options: { baseUrl?: unknown; apiUrl?: unknown })
         : "Pass baseUrl (the store's address, e.g. \"https://shop.example.com\") or apiUrl (the API root, e.g. a mock server).",
     );
   }
-  const url = hasBase ? parseUrlOption("baseUrl", options.baseUrl) : parseUrlOption("apiUrl", options.apiUrl);
+  const url = parseUrlOption(hasBase ? "baseUrl" : "apiUrl", hasBase ? options.baseUrl : options.apiUrl, options.accessToken);
   const root = `${url.origin}${url.pathname}`.replace(/\/+$/, "");
   if (hasBase && root.toLowerCase().endsWith(API_PATH_PREFIX)) {
     throw new TypeError(

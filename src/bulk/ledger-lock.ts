@@ -135,26 +135,20 @@ export async function lockLedger(path: string, waitMs: number): Promise<LedgerLo
     }
   };
 
+  // proper-lockfile calls fs.mkdir/rmdir with callbacks: ours, on the lock's own path, are synchronous.
+  const onLockPath = (step: () => void, other: (target: string, done: Callback) => void) => (target: string, done: Callback) => {
+    if (target !== lockPath) return other(target, done);
+    try {
+      step();
+      done(null);
+    } catch (error) {
+      done(error as NodeJS.ErrnoException);
+    }
+  };
   const leaseFs = {
     ...fs,
-    mkdir(target: string, done: Callback) {
-      if (target !== lockPath) return fs.mkdir(target, done);
-      try {
-        take();
-        done(null);
-      } catch (error) {
-        done(error as NodeJS.ErrnoException);
-      }
-    },
-    rmdir(target: string, done: Callback) {
-      if (target !== lockPath) return fs.rmdir(target, done);
-      try {
-        remove();
-        done(null);
-      } catch (error) {
-        done(error as NodeJS.ErrnoException);
-      }
-    },
+    mkdir: onLockPath(take, fs.mkdir),
+    rmdir: onLockPath(remove, fs.rmdir),
     // proper-lockfile's clean-up when the process exits.
     rmdirSync(target: string) {
       if (target === lockPath && existsSync(mine)) rmSync(lockPath, { recursive: true, force: true });

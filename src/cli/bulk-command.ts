@@ -3,9 +3,10 @@
  * `store-admin-sdk bulk METHOD PATH --input FILE …`: `runBulk` over the calls of a file.
  *
  * Exit status: 130 when Ctrl-C stopped it (once or twice, even with calls failed or in doubt:
- * run the same command again to go on from its ledger, `<input>.ledger` by default), else 0 when every call is done (or was done by an
- * earlier run), 1 when a call failed or is in doubt, 2 when the run could not start or stopped
- * on an error (bad arguments, input or ledger).
+ * run the same command again to go on from its ledger, `<input>.ledger` by default), 75 when the
+ * store asked for a pause longer than `--max-pause` (run it again after the time it printed),
+ * else 0 when every call is done (or was done by an earlier run), 1 when a call failed or is in
+ * doubt, 2 when the run could not start or stopped on an error (bad arguments, input or ledger).
  */
 import { createWriteStream, type WriteStream } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
@@ -27,6 +28,8 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_ERROR = 2;
 export const EXIT_INTERRUPTED = 130;
+/** sysexits' EX_TEMPFAIL: a scheduler that knows it retries later, as the store asked. */
+export const EXIT_PAUSED = 75;
 
 interface BulkFlags {
   input: string;
@@ -37,6 +40,8 @@ interface BulkFlags {
   /** A path, `false` for `--no-ledger`, undefined for the default beside the input. */
   ledger?: string | false;
   maxLineBytes: number;
+  /** Seconds: a longer `Retry-After` stops the run (`maxPauseMs`). */
+  maxPause: number;
   runId?: string;
   failures?: string;
   inDoubt?: string;
@@ -51,6 +56,13 @@ const positiveNumber = (name: string, whole: boolean) => (value: string): number
   if (!Number.isFinite(n) || n <= 0 || (whole && !Number.isInteger(n))) {
     throw new InvalidArgumentError(`${name} must be a ${whole ? "whole number ≥ 1" : "positive number"}, got ${JSON.stringify(value)}.`);
   }
+  return n;
+};
+
+/** Seconds, 0 included (0: any pause the store asks for stops the run); `Number(" ")` is 0, not a number given. */
+const seconds = (name: string) => (value: string): number => {
+  const n = value.trim() === "" ? NaN : Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a number of seconds ≥ 0, got ${JSON.stringify(value)}.`);
   return n;
 };
 
@@ -72,6 +84,7 @@ export function bulkCommand(program: Command, io: { stdout: NodeJS.WriteStream; 
     .option("--failures <file>", "where failed calls are written, as JSON lines that can be fed back as --input (default: <input>.failures.jsonl, or <input>.dry-run.failures.jsonl for --dry-run)")
     .option("--in-doubt <file>", "where the calls in doubt are written, as JSON lines with their input line (default: <input>.in-doubt.jsonl)")
     .option("--max-line-bytes <n>", "longest input line read, in bytes; a longer line is a failed call", positiveNumber("--max-line-bytes", true), DEFAULT_MAX_LINE_BYTES)
+    .option("--max-pause <seconds>", "longest pause a 429 or 503's Retry-After may impose; a longer one stops the run (exit 75) and says when to run it again", seconds("--max-pause"), 600)
     .option("--dry-run", "check every call against the contract and answer with its examples; send nothing, record nothing (failures: <input>.dry-run.failures.jsonl)")
     .option("--no-retry-failed", "on a resume, leave calls that failed before as they are")
     .option("--rerun-in-doubt", "on a resume, run again calls in doubt (a POST or PATCH that may have been acted on)")
@@ -82,7 +95,8 @@ export function bulkCommand(program: Command, io: { stdout: NodeJS.WriteStream; 
 Environment: STORE_ADMIN_URL (the store's address) or STORE_ADMIN_API_URL (an API root: a mock,
 a proxy), and STORE_ADMIN_TOKEN. Ctrl-C stops taking calls and lets those in flight finish; a
 second Ctrl-C aborts them. Exit status: 130 interrupted by Ctrl-C (run the same command again to
-resume from the ledger), else 0 all done, 1 a call failed or is in doubt, 2 an error.`,
+resume from the ledger), 75 the store asked for a pause longer than --max-pause (run it again
+after the time printed), else 0 all done, 1 a call failed or is in doubt, 2 an error.`,
     )
     .action(async (method: string, path: string, flags: BulkFlags) => {
       process.exitCode = await bulk(method, path, flags, io);
@@ -216,6 +230,7 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
       abortInFlight: hard.signal,
       retryFailed: flags.retryFailed,
       rerunInDoubt: flags.rerunInDoubt === true,
+      maxPauseMs: flags.maxPause * 1000,
       dryRun: flags.dryRun === true,
     });
     output?.finish();
@@ -242,6 +257,7 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
       `${verb}${report.done} done, ${report.failed} failed, ${report.skipped} skipped, ${report.inDoubt} in doubt in ${duration(report.durationMs)}` +
         `${report.stopped ? stopped : ""}.\n`,
     );
+    if (report.stopReason !== undefined) stdout.write(`${report.stopReason.replace("maxPauseMs", "--max-pause").replace("the same runId and ledger", "the same command")}\n`);
     for (const failure of report.failures.slice(0, 10)) stdout.write(`  failed ${shown(failure.key)}: ${shown(failure.message, 1000)}\n`);
     if (report.failures.length > 10) stdout.write(`  … and ${report.failures.length - 10} more\n`);
     if (report.failures.length > 0) stdout.write(`Failed calls written to ${shown(failuresPath)} (feed it back with --input).\n`);
@@ -253,7 +269,9 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
       stdout.write(`All ${report.inDoubt} calls in doubt written to ${shown(inDoubtPath)}.\n`);
     }
     // Ctrl-C wins: the operator stopped the run, whatever the calls that ended did.
-    if (report.stopped || interrupts > 0) return EXIT_INTERRUPTED;
+    if (interrupts > 0) return EXIT_INTERRUPTED;
+    if (report.stopReason !== undefined) return EXIT_PAUSED;
+    if (report.stopped) return EXIT_INTERRUPTED;
     return report.failed > 0 || report.inDoubt > 0 ? EXIT_FAILED : EXIT_OK;
   } catch (error) {
     if (error instanceof CallChangedError) {

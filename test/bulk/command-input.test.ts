@@ -5,13 +5,13 @@
  * terminal escapes in keys, two calls with one key, Ctrl-C then the same command again without
  * `--ledger`, and a dry run beside a real run's failures file.
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createConsumerProject, type ConsumerProject } from "../package/tarball.js";
 import { fileLedger } from "../../src/bulk/file-ledger.js";
+import { jsonl, runCommand, type Ran } from "./run-command.js";
 import { startBulkServer, type BulkServer } from "./server.js";
 
 const TOKEN = "sk_input_secret_token_0123456789";
@@ -40,32 +40,14 @@ const file = (name: string, content?: string | Buffer): string => {
   if (content !== undefined) writeFileSync(path, content);
   return path;
 };
-const jsonl = (rows: unknown[]) => rows.map((row) => JSON.stringify(row)).join("\n") + "\n";
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** The installed `store-admin-sdk bulk …`; `whileRunning` may signal the child. */
-function command(args: string[], options: { env?: NodeJS.ProcessEnv; whileRunning?: (pid: number) => Promise<void> } = {}): Promise<Ran> {
-  return new Promise((resolve) => {
-    const bin = join(project.dir, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js");
-    // Node itself runs the command, so that a SIGINT reaches the process that runs the job.
-    const child = spawn(process.execPath, [bin, "bulk", ...args], {
-      cwd: project.dir,
-      env: { ...process.env, STORE_ADMIN_API_URL: store.url, STORE_ADMIN_TOKEN: TOKEN, STORE_ADMIN_URL: "", ...options.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    void options.whileRunning?.(child.pid!);
+const command = (args: string[], options: { env?: NodeJS.ProcessEnv; whileRunning?: (pid: number) => Promise<void> } = {}): Promise<Ran> =>
+  runCommand([join(project.dir, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js"), "bulk", ...args], {
+    cwd: project.dir,
+    env: { ...process.env, STORE_ADMIN_API_URL: store.url, STORE_ADMIN_TOKEN: TOKEN, STORE_ADMIN_URL: "", ...options.env },
+    whileRunning: options.whileRunning,
   });
-}
 
 describe("input that reaches for a prototype (27.1)", () => {
   it("a CSV header query.__proto__.baseUrl is refused with its line and column: nothing reaches the attacker's host, nor the store", async () => {

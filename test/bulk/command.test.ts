@@ -4,60 +4,27 @@
  * and twice, the dry run, exit codes, and its progress output with and without a terminal.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startBulkServer, type BulkServer } from "./server.js";
+import { describe, expect, it } from "vitest";
+import { jsonl, runCommand, type Ran } from "./run-command.js";
+import { bulkTestBed } from "./server.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = join(ROOT, "src/cli/main.ts");
 const TOKEN = "sk_command_secret_token";
 
-let server: BulkServer;
-let dir: string;
-let files = 0;
-beforeAll(async () => {
-  server = await startBulkServer();
-  dir = mkdtempSync(join(tmpdir(), "bulk-command-"));
-});
-afterAll(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-beforeEach(() => server.reset());
-
-const file = (name: string, text?: string): string => {
-  const path = join(dir, `${++files}-${name}`);
-  if (text !== undefined) writeFileSync(path, text);
-  return path;
-};
-const jsonl = (rows: unknown[]) => rows.map((row) => JSON.stringify(row)).join("\n") + "\n";
+const { server, dir, file } = bulkTestBed("bulk-command-");
 const cards = (n: number) => Array.from({ length: n }, (_, i) => ({ path: { id: i + 1 }, body: { expired_at: null } }));
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the command; `onStart` may signal the child once it runs. */
-function command(args: string[], options: { env?: NodeJS.ProcessEnv; whileRunning?: (pid: number) => Promise<void> } = {}): Promise<Ran> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "bulk", ...args], {
-      cwd: ROOT,
-      env: { ...process.env, STORE_ADMIN_API_URL: server.url, STORE_ADMIN_TOKEN: TOKEN, STORE_ADMIN_URL: "", ...options.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    void options.whileRunning?.(child.pid!);
+/** Runs the command; `whileRunning` may signal the child once it runs. */
+const command = (args: string[], options: { env?: NodeJS.ProcessEnv; whileRunning?: (pid: number) => Promise<void> } = {}): Promise<Ran> =>
+  runCommand(["--import", "tsx", MAIN, "bulk", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, STORE_ADMIN_API_URL: server.url, STORE_ADMIN_TOKEN: TOKEN, STORE_ADMIN_URL: "", ...options.env },
+    whileRunning: options.whileRunning,
   });
-}
 
 async function receivedAtLeast(count: number): Promise<void> {
   while (server.received.length < count) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -146,6 +113,23 @@ describe("store-admin-sdk bulk", () => {
     for (let id = 1; id <= 30; id++) expect(server.count("PATCH", id)).toBe(1);
   });
 
+  it("a Retry-After beyond --max-pause stops the run (exit 75) and says when to run it again; the same command then sends the rest once", async () => {
+    const input = file("paused.jsonl", jsonl(cards(6)));
+    const ledger = file("paused.ledger");
+    server.respond = (request) => (request.id === "3" && server.count("PATCH", 3) === 1 ? { status: 429, headers: { "retry-after": "3600" }, body: { detail: "come back later" } } : undefined);
+    const paused = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--concurrency", "1", "--max-pause", "2"]);
+    expect(paused.code).toBe(75);
+    expect(paused.stdout).toMatch(/^The store answered 429 with a Retry-After of 60 min, longer than --max-pause \(2 s\): the run stopped\. Run it again with the same command after 20\d\d-\d\d-\d\dT[\d:.]+Z to go on\.$/m);
+    expect(paused.stdout).toContain("2 done, 1 failed, 0 skipped, 0 in doubt");
+    expect(server.received).toHaveLength(3);
+
+    server.respond = undefined;
+    const resumed = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--concurrency", "1", "--max-pause", "2"]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain("4 done, 0 failed, 2 skipped");
+    for (let id = 1; id <= 6; id++) expect(server.count("PATCH", id), `PATCH ${id}`).toBe(id === 3 ? 2 : 1);
+  });
+
   it("Ctrl-C twice aborts the calls in flight: a renewal on its way is in doubt, reported, exit 130; and a resume does not resend it", async () => {
     const input = file("renew.jsonl", jsonl(Array.from({ length: 6 }, (_, i) => ({ path: { id: i + 1 } }))));
     const ledger = file("renew.ledger");
@@ -212,6 +196,8 @@ describe("store-admin-sdk bulk", () => {
   it.each([
     [["PATCH", "/gift-cards/{id}/", "--input", "IN", "--concurrency", "0"], /--concurrency must be a whole number ≥ 1/, {}],
     [["PATCH", "/gift-cards/{id}/", "--input", "IN", "--rate", "fast"], /--rate must be a positive number/, {}],
+    [["PATCH", "/gift-cards/{id}/", "--input", "IN", "--max-pause", "-1"], /--max-pause must be a number of seconds ≥ 0, got "-1"/, {}],
+    [["PATCH", "/gift-cards/{id}/", "--input", "IN", "--max-pause", " "], /--max-pause must be a number of seconds ≥ 0, got " "/, {}],
     [["PATCH", "/gift-cards/{id}/"], /required option '--input <file>'/, {}],
     [["DELETE", "/gift-cards/{id}/", "--input", "IN"], /DELETE \/gift-cards\/\{id\}\/ is not an operation of the contract/, {}],
     [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /Set STORE_ADMIN_TOKEN/, { STORE_ADMIN_TOKEN: "" }],

@@ -5,29 +5,17 @@
  * (test/bulk/fixtures/renewals-0.3.0.ledger, written by 0.3.0's fileLedger) still resumes.
  * Requests are counted at a loopback server.
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { copyFileSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createStoreAdminClient } from "../../src/index.js";
 import { CallChangedError, fileLedger, memoryLedger, runBulk, type Ledger } from "../../src/bulk/index.js";
-import { startBulkServer, type BulkServer } from "./server.js";
+import { bulkTestBed } from "./server.js";
 
 const FIXTURE_030 = fileURLToPath(new URL("./fixtures/renewals-0.3.0.ledger", import.meta.url));
-let server: BulkServer;
-const dir = mkdtempSync(join(tmpdir(), "bulk-binding-"));
-let files = 0;
-const fresh = () => join(dir, `binding-${++files}.ledger`);
-
-beforeAll(async () => {
-  server = await startBulkServer();
-});
-afterAll(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-beforeEach(() => server.reset());
+const { server, file } = bulkTestBed("bulk-binding-");
+let last = "";
+const fresh = () => (last = file("binding.ledger"));
 
 const client = () => createStoreAdminClient({ apiUrl: server.url, accessToken: "sk_binding_token", maxRetries: 0 });
 interface Card {
@@ -50,7 +38,7 @@ const options = (ledger: Ledger, items: Card[]) => ({
 describe("a run is bound to what it sends", () => {
   for (const [name, make, where] of [
     ["memoryLedger()", () => memoryLedger(), () => "The memory ledger"],
-    ["fileLedger(path)", () => fileLedger(fresh()), () => `The ledger file ${join(dir, `binding-${files}.ledger`)}`],
+    ["fileLedger(path)", () => fileLedger(fresh()), () => `The ledger file ${last}`],
   ] as const) {
     it(`${name}: a done key with another call is refused (nothing sent for it); the same call is skipped`, async () => {
       const ledger = make();

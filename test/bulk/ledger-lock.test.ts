@@ -4,27 +4,15 @@
  * time (and again after it ends), and a run that loses its lock sends nothing more. Requests
  * are counted at a loopback server. Across processes and containers: test/package/ledger.test.ts.
  */
-import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, renameSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createStoreAdminClient } from "../../src/index.js";
 import { fileLedger, memoryLedger, runBulk, type Ledger } from "../../src/bulk/index.js";
-import { startBulkServer, type BulkServer } from "./server.js";
+import { bulkTestBed } from "./server.js";
 
-let server: BulkServer;
-const dir = mkdtempSync(join(tmpdir(), "bulk-lock-"));
-let files = 0;
-const fresh = () => join(dir, `lock-${++files}.ledger`);
-
-beforeAll(async () => {
-  server = await startBulkServer();
-});
-afterAll(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-beforeEach(() => server.reset());
+const { server, dir, file } = bulkTestBed("bulk-lock-");
+const fresh = () => file("lock.ledger");
 
 const client = () => createStoreAdminClient({ apiUrl: server.url, accessToken: "sk_lock_token", maxRetries: 0 });
 const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
@@ -97,7 +85,7 @@ describe("a run that loses its lock", () => {
     server.respond = (request) => {
       if (request.id === "3") {
         // Another process took the lock over while this run was frozen past its lease.
-        renameSync(`${path}.lock`, join(dir, `gone-${files}`));
+        renameSync(`${path}.lock`, file("gone"));
         mkdirSync(`${path}.lock`);
         writeFileSync(join(`${path}.lock`, "other-holder"), "");
       }

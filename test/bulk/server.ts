@@ -4,8 +4,13 @@
  * with `respond`: a status, headers (a 429 with `Retry-After`), a delay. `GET /gift-cards/`
  * serves `cards` gift cards in pages of `pageSize`, with real cursors.
  */
+import { strict as assert } from "node:assert";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 
 export interface Received {
   method: string;
@@ -151,4 +156,34 @@ function defaultAnswer(request: Received, state: BulkServer): Answer {
   }
   const id = Number(request.id ?? 1);
   return { status: request.method === "POST" ? 201 : 200, body: { id } };
+}
+
+/**
+ * A test file's bed: one server for the file (started before its tests, reset before each, closed
+ * after) and a temporary folder, removed after. `server` stands for the one started, so that a
+ * test reads and scripts it as its own (`server.received`, `server.respond = …`).
+ */
+export function bulkTestBed(prefix: string): { server: BulkServer; dir: string; file: (name: string, content?: string | Buffer) => string } {
+  let started: BulkServer | undefined;
+  const current = (): BulkServer => started ?? assert.fail("the bulk test server is used before beforeAll started it");
+  const server = new Proxy({} as BulkServer, {
+    get: (_, key) => Reflect.get(current(), key),
+    set: (_, key, value) => Reflect.set(current(), key, value),
+  });
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  let files = 0;
+  beforeAll(async () => {
+    started = await startBulkServer();
+  });
+  afterAll(async () => {
+    await started?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => started?.reset());
+  const file = (name: string, content?: string | Buffer): string => {
+    const path = join(dir, `${++files}-${name}`);
+    if (content !== undefined) writeFileSync(path, content);
+    return path;
+  };
+  return { server, dir, file };
 }

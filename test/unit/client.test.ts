@@ -32,6 +32,13 @@ describe("resolveApiRoot", () => {
   it("never repeats credentials it rejects", () => {
     expect(() => resolveApiRoot({ baseUrl: "https://admin:hunter2@shop.example.com" })).toThrow(/^(?!.*hunter2)/s);
   });
+
+  it("never prints the token given as the URL (options swapped), and clips a long value", () => {
+    const accessToken = "sk_live_swapped_0123456789";
+    expect(() => resolveApiRoot({ baseUrl: accessToken, accessToken })).toThrow(/^baseUrl is not an absolute URL: it holds the accessToken\. /);
+    expect(() => resolveApiRoot({ apiUrl: ` ${accessToken}`, accessToken })).toThrow(/^(?!.*sk_live_swapped)/s);
+    expect(() => resolveApiRoot({ baseUrl: "x".repeat(5000) })).toThrow(new RegExp(`: "x{200}"\\. Include the scheme`));
+  });
 });
 
 describe("createStoreAdminClient options", () => {
