@@ -169,8 +169,11 @@ export function buildClient(given: StoreAdminClientOptions, internals: ClientInt
   return assemble(client, context, apiRoot);
 }
 
-/** The telemetry module and the client's spans and metrics, loaded on demand. */
-function loadTelemetry(option: TelemetryOptions | true): ClientContext["telemetry"] {
+/**
+ * The telemetry module and the client's spans and metrics, loaded on demand. Not exported from
+ * the package's main entry: the bulk queue's producer makes its spans with it.
+ */
+export function loadTelemetry(option: TelemetryOptions | true): ClientContext["telemetry"] {
   const loading = import("./telemetry.js").then(({ createTelemetry }) => createTelemetry(option, { sdkVersion: VERSION, apiVersion: API_VERSION }));
   loading.catch(() => undefined);
   return loading;

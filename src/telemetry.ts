@@ -47,11 +47,27 @@ export interface RunTelemetry {
   end<Report extends { done: number; failed: number; skipped: number; inDoubt: number }>(report: Promise<Report>): Promise<Report>;
 }
 
+/** What the bulk queue's `add()` tells the telemetry (bulk/bullmq/job-trace.ts says what jobs carry of it). */
+export interface AddTelemetry {
+  /** The trace context of the add's span, as the registered propagator writes it (`traceparent`, …). */
+  carrier: Record<string, string>;
+  /** Ends the add's span with the number of items read when `count` settles; returns `count`. */
+  end(count: Promise<number>): Promise<number>;
+}
+
 /** The telemetry of one client. */
 export interface ClientTelemetry {
   call(method: string, path: string): CallTelemetry;
   /** A bulk run's span (`bulk.run`), a child of the span active when the run starts. */
   bulkRun(runId: string): RunTelemetry;
+  /** A bulk queue's `add()`: a PRODUCER span (`bulk.add`), a child of the span active when it starts. */
+  bulkAdd(queue: string): AddTelemetry;
+  /**
+   * Runs `task` in the context that `carrier` holds (a job's trace, from another process): its
+   * calls join that trace. The registered propagator reads the carrier; what it finds invalid
+   * leaves the active context as it is.
+   */
+  withRemote<Result>(carrier: Record<string, string>, task: () => Result): Result;
 }
 
 /** The module name, out of bundlers' sight: an application that does not install it still bundles (it is never loaded then). */
@@ -140,6 +156,14 @@ export async function createTelemetry(option: TelemetryOptions | true, about: { 
           ),
       };
     },
+    bulkAdd(queue) {
+      const parent = context.active();
+      const span = tracer.startSpan("bulk.add", { kind: SpanKind.PRODUCER, attributes: { "store_admin.bulk.run_id": queue } }, parent);
+      const carrier: Record<string, string> = {};
+      propagation.inject(trace.setSpan(parent, span), carrier);
+      return { carrier, end: (count) => settle(span, count, (added) => span.setAttribute("store_admin.bulk.added", added)) };
+    },
+    withRemote: (carrier, task) => context.with(propagation.extract(context.active(), carrier), task),
     call(method, path) {
       const [name, operationId] = spanNames[`${method === "HEAD" ? "GET" : method} ${path}`] ?? [`${method} ${path}`, undefined];
       const parent = context.active();

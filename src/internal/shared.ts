@@ -10,7 +10,7 @@
  * `deriveClient` reach a client's token, so no public entry may export them (test/package/entry-guarantees.test.ts).
  */
 export * from "../index.js";
-export { deriveClient, telemetryOf, tokenSourceOf } from "../client.js";
+export { deriveClient, loadTelemetry, telemetryOf, tokenSourceOf } from "../client.js";
 export { walkOf } from "../paginate.js";
 export { parseRetryAfterMs } from "../retry-policy.js";
 export { clip, describe, redact, sanitizeCause } from "./redact.js";

@@ -9,27 +9,10 @@ import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import type { TestItem } from "./fixtures/worker.js";
 import { useQueueEnvironment } from "./helpers/environment.js";
+import { keysHolding } from "./helpers/redis-scan.js";
 
 const TOKEN = "sk_live_scan_token_b2f1c9e8a7d6";
 const env = useQueueEnvironment(TOKEN);
-
-/** Every key of Redis whose DUMP holds `needle`. */
-async function keysHolding(redis: Redis, needle: string): Promise<{ scanned: number; found: string[] }> {
-  const bytes = Buffer.from(needle, "utf8");
-  const found: string[] = [];
-  let scanned = 0;
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "COUNT", 500);
-    cursor = next;
-    for (const key of keys) {
-      scanned += 1;
-      const dump = await redis.dumpBuffer(key);
-      if (dump?.includes(bytes) || key.includes(needle)) found.push(key);
-    }
-  } while (cursor !== "0");
-  return { scanned, found };
-}
 
 describe("the token in Redis", () => {
   it("is nowhere after a run with a 429 pause, failures and a server that echoes the token; a control item holding it is found", async () => {

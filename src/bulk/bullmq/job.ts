@@ -8,6 +8,8 @@
  *    the request goes to fetch the budget counts its start; before a POST or PATCH goes to fetch
  *    the key is marked unsafe in Redis, which refuses if this worker no longer holds the job's
  *    lock; a 429 or 503 with `Retry-After` pauses every worker.
+ *    With a client created with `telemetry`, the task runs in the trace context the job's data
+ *    carries (`job-trace.ts`): its calls are children of the producer's `add()` span.
  * 3. How it ended is recorded (`end`), with `runBulk`'s rules (a failure after a POST or PATCH
  *    the store did not refuse is in doubt), and told to BullMQ: done and in doubt complete the job,
  *    failed fails it.
@@ -16,10 +18,11 @@ import { UnrecoverableError, type Job } from "bullmq";
 import { redact } from "../../internal/redact.js";
 import type { StoreAdminClient } from "../../types.js";
 import { unwrap } from "../../unwrap.js";
-import { deriveClient, tokenSourceOf } from "../../client.js";
+import { deriveClient, telemetryOf, tokenSourceOf } from "../../client.js";
 import type { FetchLike } from "../../transport.js";
 import { failureSecrets, observedSlot, scrubbedError, tokenOf } from "../observe.js";
 import type { BulkTask, Ledger, RateBudget } from "../types.js";
+import { carrierOf, type JobTrace } from "./job-trace.js";
 import type { RedisBudget } from "./redis-budget.js";
 import type { KeyEnd, RedisLedger, StoredFailure } from "./redis-ledger.js";
 
@@ -29,7 +32,7 @@ export interface JobResult {
 }
 
 interface JobRun<Item> {
-  job: Job<{ key: string; item: Item }>;
+  job: Job<{ key: string; item: Item; trace?: JobTrace }>;
   /** The job's lock token, as BullMQ gave it to this worker. */
   token: string;
   signal: AbortSignal | undefined;
@@ -116,7 +119,9 @@ export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
     return { ...(status === undefined ? {} : { status }), name: error.name, error: redact(error.message, secrets) };
   };
   try {
-    const result = await run.task(item, { client, signal, key });
+    const telemetry = telemetryOf(run.client);
+    const runTask = () => run.task(item, { client, signal, key });
+    const result = await (telemetry ? (await telemetry).withRemote(carrierOf(job.data.trace), runTask) : runTask());
     if (isCallResult(result) && !result.response.ok) {
       const error = await unwrap(result).then(() => undefined, (thrown: unknown) => thrown);
       failure = await failureOf(error, result.response.status);

@@ -4,18 +4,20 @@
  * every worker back after a 429, stalled jobs of a dead worker go back to the queue. What the
  * SDK adds is what BullMQ cannot know: the rate budget counts requests, not jobs
  * (`redis-budget.ts`), and a key whose task sent a POST or PATCH is never re-run after a crash
- * (`redis-ledger.ts`). Jobs carry the item and its key, never the client or its token.
+ * (`redis-ledger.ts`). Jobs carry the item and its key, never the client or its token, and
+ * with `telemetry` the trace context of the `add()` that queued them (`job-trace.ts`).
  */
 import { Queue, Worker, type ConnectionOptions, type Job } from "bullmq";
 import type { Redis, RedisOptions } from "ioredis";
-import { deriveClient } from "../../client.js";
+import { deriveClient, loadTelemetry } from "../../client.js";
 import { DEFAULT_MAX_PAUSE_MS, durationText } from "../budget.js";
 import { sleep } from "../../internal/sleep.js";
-import type { StoreAdminClient } from "../../types.js";
+import type { StoreAdminClient, TelemetryOptions } from "../../types.js";
 import type { BulkFailure, BulkProgress, BulkReport, BulkTask } from "../types.js";
 import { BulkQueueConnectionError, BulkQueueStateLostError, callerClient, connected, errorReporter, isConnectionError, redisAddress, workerClient } from "./connection.js";
 import type { JsonItem } from "./json-item.js";
 import { runJob } from "./job.js";
+import { jobTraceOf, type JobTrace } from "./job-trace.js";
 import { redisBudget } from "./redis-budget.js";
 import { itemDigest, redisLedger } from "./redis-ledger.js";
 
@@ -45,6 +47,14 @@ export interface BulkQueueOptions {
    * it failed (the client does not wait that long), and `retryFailed()` runs it again.
    */
   maxPauseMs?: number;
+  /**
+   * OpenTelemetry for the producer's side (docs/guide.md, "OpenTelemetry"): each `add()` makes
+   * a span `bulk.add` and puts its trace context in the jobs' data, so that the calls a worker
+   * makes for them are its children, in the worker's process. `true` for the global tracer
+   * provider. A worker's spans are its client's: it joins the trace when its client was
+   * created with `telemetry`. Needs `@opentelemetry/api` 1.x, an optional peer dependency.
+   */
+  telemetry?: TelemetryOptions | boolean | undefined;
 }
 
 export interface AddOptions<Item> {
@@ -107,10 +117,12 @@ export interface BulkQueue<Item> {
   close(): Promise<void>;
 }
 
-/** What a job carries: the item and its key. Never a client, never a token. */
+/** What a job carries: the item and its key, and the trace context of its `add()`. Never a client, never a token. */
 export interface JobData<Item> {
   key: string;
   item: Item;
+  /** With the producer's `telemetry` option (`job-trace.ts`). */
+  trace?: JobTrace;
 }
 
 /** BullMQ refuses ids that look like integers or hold ":"; keys are both, often. */
@@ -143,6 +155,8 @@ export function createBulkQueue<Item extends { [K in keyof Item]: JsonItem<Item[
   const budgetBase = `${prefix}:sdk-budget:${rate?.budget ?? name}`;
   // ioredis's options type and BullMQ's loose copy of it differ in detail; the values are the same.
   const bullConnection = connection as ConnectionOptions;
+  // Loaded only with the option, as a client loads it; a failure to load it fails each add().
+  const telemetry = options.telemetry ? loadTelemetry(options.telemetry) : undefined;
 
   // The caller's side: fails fast while Redis is away.
   let callerRedis: Redis | undefined;
@@ -191,47 +205,55 @@ export function createBulkQueue<Item extends { [K in keyof Item]: JsonItem<Item[
     };
   }
 
+  /** Queues `items`, one job per key, each job's data with `trace` when there is one; resolves with the number read. */
+  async function addItems(items: Iterable<Item> | AsyncIterable<Item>, key: (item: Item) => string, trace: JobTrace | undefined): Promise<number> {
+    const { redis, queue } = await caller();
+    const ledger = redisLedger(redis, ledgerBase);
+    await ledger.markStarted().catch(named);
+    // What was added from here on is the state this handle follows (again, after a loss).
+    startedAt = (await ledger.counts().catch(named)).startedAt;
+    let batch: Array<{ name: string; data: JobData<Item>; opts: { jobId: string } }> = [];
+    let count = 0;
+    /** Queues the batch, each key bound to its item first: a key bound to another item is refused. */
+    const queueBatch = async (): Promise<void> => {
+      const jobs = batch;
+      batch = [];
+      const conflict = await ledger.bind(jobs.map((job) => [job.data.key, itemDigest(job.data.item)] as const)).catch(named);
+      const bound = conflict < 0 ? jobs : jobs.slice(0, conflict);
+      if (bound.length > 0) await queue.addBulk(bound).catch(named);
+      if (conflict >= 0) {
+        throw new Error(
+          `add(): the queue "${name}" holds the key ${JSON.stringify(jobs[conflict]!.data.key)} with another item than item ${count - jobs.length + conflict} of this add. ` +
+            "The same key with a different item is a different run: use another queue name, or restore the item as it was. Items before it were queued.",
+        );
+      }
+    };
+    try {
+      for await (const item of items as AsyncIterable<Item>) {
+        const itemKey = key(item);
+        if (typeof itemKey !== "string" || itemKey === "") {
+          throw new TypeError(`add(): key() returned ${JSON.stringify(itemKey)} for item ${count}; it must return a non-empty string. Items before it were queued.`);
+        }
+        batch.push({ name: "task", data: trace ? { key: itemKey, item, trace } : { key: itemKey, item }, opts: { jobId: jobIdOf(itemKey) } });
+        count += 1;
+        if (batch.length === ADD_BATCH) await queueBatch();
+      }
+    } finally {
+      // What was read before a bad item (or a failing iterable) is queued, as the error says.
+      if (batch.length > 0) await queueBatch();
+    }
+    return count;
+  }
+
   return {
     name,
 
     async add(items, { key }) {
       if (typeof key !== "function") throw new TypeError("add(items, { key }): key must be a function returning an item's key as a string.");
-      const { redis, queue } = await caller();
-      const ledger = redisLedger(redis, ledgerBase);
-      await ledger.markStarted().catch(named);
-      // What was added from here on is the state this handle follows (again, after a loss).
-      startedAt = (await ledger.counts().catch(named)).startedAt;
-      let batch: Array<{ name: string; data: JobData<Item>; opts: { jobId: string } }> = [];
-      let count = 0;
-      /** Queues the batch, each key bound to its item first: a key bound to another item is refused. */
-      const queueBatch = async (): Promise<void> => {
-        const jobs = batch;
-        batch = [];
-        const conflict = await ledger.bind(jobs.map((job) => [job.data.key, itemDigest(job.data.item)] as const)).catch(named);
-        const bound = conflict < 0 ? jobs : jobs.slice(0, conflict);
-        if (bound.length > 0) await queue.addBulk(bound).catch(named);
-        if (conflict >= 0) {
-          throw new Error(
-            `add(): the queue "${name}" holds the key ${JSON.stringify(jobs[conflict]!.data.key)} with another item than item ${count - jobs.length + conflict} of this add. ` +
-              "The same key with a different item is a different run: use another queue name, or restore the item as it was. Items before it were queued.",
-          );
-        }
-      };
-      try {
-        for await (const item of items as AsyncIterable<Item>) {
-          const itemKey = key(item);
-          if (typeof itemKey !== "string" || itemKey === "") {
-            throw new TypeError(`add(): key() returned ${JSON.stringify(itemKey)} for item ${count}; it must return a non-empty string. Items before it were queued.`);
-          }
-          batch.push({ name: "task", data: { key: itemKey, item }, opts: { jobId: jobIdOf(itemKey) } });
-          count += 1;
-          if (batch.length === ADD_BATCH) await queueBatch();
-        }
-      } finally {
-        // What was read before a bad item (or a failing iterable) is queued, as the error says.
-        if (batch.length > 0) await queueBatch();
-      }
-      return count;
+      if (!telemetry) return addItems(items, key, undefined);
+      // The add's span: its trace context goes into each job's data, the parent of the job's calls.
+      const tracing = (await telemetry).bulkAdd(name);
+      return tracing.end(addItems(items, key, jobTraceOf(tracing.carrier)));
     },
 
     work(task, workOptions) {
@@ -400,6 +422,10 @@ function checkOptions(options: BulkQueueOptions): void {
     throw new TypeError(`createBulkQueue(): rate.perSecond must be a positive number of requests per second, got ${JSON.stringify(rate?.perSecond)}.`);
   }
   if (options.onError !== undefined && typeof options.onError !== "function") throw new TypeError("createBulkQueue(): onError must be a function.");
+  const { telemetry } = options;
+  if (telemetry !== undefined && typeof telemetry !== "boolean" && (telemetry === null || typeof telemetry !== "object")) {
+    throw new TypeError(`createBulkQueue(): telemetry must be true, false or { tracerProvider? }, got ${telemetry === null ? "null" : typeof telemetry}.`);
+  }
   const { maxPauseMs } = options;
   if (maxPauseMs !== undefined && !(typeof maxPauseMs === "number" && maxPauseMs >= 0)) throw new TypeError(`createBulkQueue(): maxPauseMs must be a number of milliseconds ≥ 0, got ${String(maxPauseMs)}.`);
 }

@@ -1,7 +1,7 @@
 /**
  * The store the queue tests' workers talk to: node:http on 127.0.0.1 (a free port), in the test
  * process, counting what it receives: each request's method, path, key (the first numeric path
- * segment: `/subscriptions/7/renew/` → "7") and arrival time. It answers `200 {"id": key}`
+ * segment: `/subscriptions/7/renew/` → "7"), arrival time and `traceparent`. It answers `200 {"id": key}`
  * (201 to a POST) unless a test's `answer()` says otherwise: a delay, a 429 with
  * `Retry-After`, a 500. A request without the expected bearer token gets a 401.
  */
@@ -20,6 +20,8 @@ export interface Received {
   status: number;
   /** The sender's `x-worker` header (the test workers send their pid). */
   worker: string;
+  /** The request's W3C `traceparent` header, if any. */
+  traceparent: string | undefined;
   /** Whether the answer has been sent. */
   answered: boolean;
 }
@@ -63,7 +65,8 @@ export async function startCountingServer(token: string): Promise<CountingServer
     const answer = request.headers.authorization === `Bearer ${token}` ? (decide?.({ method, path, key, index }) ?? {}) : { status: 401 };
     const status = answer.status ?? (method === "POST" ? 201 : 200);
     const worker = String(request.headers["x-worker"] ?? "");
-    const received: Received = { method, path, key, at, arrivedAt, sentAt, status, worker, answered: false };
+    const traceparent = request.headers.traceparent as string | undefined;
+    const received: Received = { method, path, key, at, arrivedAt, sentAt, status, worker, traceparent, answered: false };
     requests.push(received);
     request.resume();
     request.once("end", () => {

@@ -4,13 +4,21 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import type { PrintedSpan } from "../fixtures/worker.js";
 
 const WORKER = fileURLToPath(new URL("../fixtures/worker.ts", import.meta.url));
+
+/** A line the worker printed: ready, an error it heard, or a finished span (with `TRACE=1`). */
+export interface WorkerMessage {
+  ready?: boolean;
+  error?: string;
+  span?: PrintedSpan;
+}
 
 export interface WorkerProcess {
   readonly pid: number;
   /** JSON lines the worker printed so far. */
-  readonly messages: ReadonlyArray<{ ready?: boolean; error?: string }>;
+  readonly messages: ReadonlyArray<WorkerMessage>;
   readonly stderr: string;
   /** Resolves once the worker printed `{"ready":true}`. */
   readonly ready: Promise<void>;
@@ -28,13 +36,17 @@ export interface WorkerEnv {
   CONCURRENCY?: number;
   LOCK_MS?: number;
   MAX_PAUSE_MS?: number;
+  /** "1": the worker's client has `telemetry` and prints its spans. */
+  TRACE?: string;
+  /** "dist": the worker runs the built package. */
+  SDK?: string;
 }
 
 export function startWorker(settings: WorkerEnv): WorkerProcess {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const [name, value] of Object.entries(settings)) if (value !== undefined) env[name] = String(value);
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", WORKER], { env, stdio: ["ignore", "pipe", "pipe"] });
-  const messages: Array<{ ready?: boolean; error?: string }> = [];
+  const messages: Array<WorkerMessage> = [];
   let stderr = "";
   let buffered = "";
   let onReady: () => void = () => undefined;
@@ -49,7 +61,7 @@ export function startWorker(settings: WorkerEnv): WorkerProcess {
       const line = buffered.slice(0, newline);
       buffered = buffered.slice(newline + 1);
       try {
-        const message = JSON.parse(line) as { ready?: boolean; error?: string };
+        const message = JSON.parse(line) as WorkerMessage;
         messages.push(message);
         if (message.ready) onReady();
       } catch {
