@@ -33,6 +33,32 @@ export class ToolArgumentError extends Error {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value) && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null);
 
+const isScalar = (value: unknown) => typeof value === "string" || typeof value === "number" || typeof value === "boolean";
+
+/**
+ * Each of `values` must be a parameter the contract declares in `part`, holding a scalar (or a
+ * list of them where the parameter is a list): openapi-fetch would send an unknown query name
+ * or an object (`a[b]=1`) as it is, and drop an unknown path name.
+ */
+function checkParameters(tool: McpToolRow, part: "path" | "query", values: Record<string, unknown> | undefined): void {
+  if (values === undefined) return;
+  const schema = (tool.inputSchema.properties as Record<string, { properties?: Record<string, { type?: unknown; $ref?: string }> }> | undefined)?.[part];
+  const declared = schema?.properties ?? {};
+  const defs = (tool.inputSchema.$defs ?? {}) as Record<string, { type?: unknown }>;
+  for (const [name, value] of Object.entries(values)) {
+    if (!Object.hasOwn(declared, name)) {
+      const names = Object.keys(declared);
+      throw new ToolArgumentError(`${tool.name}: ${part}.${name} is not a ${part} parameter of ${tool.operation} (${names.length > 0 ? `it takes ${names.join(", ")}` : "it takes none"}).`);
+    }
+    const parameter = declared[name]!;
+    const type = (parameter.$ref !== undefined ? defs[parameter.$ref.split("/").pop()!] : parameter)?.type;
+    const list = type === "array" || (Array.isArray(type) && type.includes("array"));
+    // A null query value is left out of the URL; a path has no such thing.
+    if ((value === null && part === "query") || isScalar(value) || (list && Array.isArray(value) && value.every(isScalar))) continue;
+    throw new ToolArgumentError(`${tool.name}: ${part}.${name} must be ${list ? "a list of strings, numbers or booleans" : "a string, number or boolean"}, got ${JSON.stringify(value)}.`);
+  }
+}
+
 /** The arguments of `tool`'s call, or a {@link ToolArgumentError} naming what is wrong (nothing else reaches the request: no URL, no header). */
 export function checkArguments(tool: McpToolRow, input: unknown): CallArguments {
   const args = input === undefined ? {} : input;
@@ -44,6 +70,7 @@ export function checkArguments(tool: McpToolRow, input: unknown): CallArguments 
   }
   for (const part of ["path", "query"] as const) {
     if (args[part] !== undefined && !isPlainObject(args[part])) throw new ToolArgumentError(`${tool.name}: ${part} must be an object of parameter values, got ${JSON.stringify(args[part])}.`);
+    checkParameters(tool, part, args[part] as Record<string, unknown> | undefined);
   }
   const required = (tool.inputSchema.required as string[] | undefined) ?? [];
   const missing = required.filter((key) => args[key] === undefined);

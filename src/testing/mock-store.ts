@@ -17,7 +17,7 @@ import { mockOperations, type MockOperation } from "../../generated/testing/oper
 import { sleep } from "../internal/sleep.js";
 import { MockContractError } from "./contract-error.js";
 import { formValue, headersOf, matchOperation, queryOf, readBody } from "./incoming.js";
-import { describeProblems, hasValidator, problemResponse, validate, type Problem } from "./problems.js";
+import { describeProblems, hasValidator, problemResponse, undeclaredQuery, validate, type Problem } from "./problems.js";
 import { MockHandlerError } from "./handler-error.js";
 import type { MockHandler, MockStore, RecordedRequest, RecordedRequestOf } from "./types.js";
 
@@ -115,7 +115,7 @@ export function createMockStore(): MockStore {
 
     // Converted in place as the schemas say ("42" becomes 42).
     const params = { path: { ...match.path } as Record<string, unknown>, query: { ...record.params.query } };
-    const problems = validate(`${operation.operationId}_params`, params, []);
+    const problems = [...undeclaredQuery(params.query, operation.params.query, key), ...validate(`${operation.operationId}_params`, params, [])];
     record.params = params;
     let body: unknown;
     if (operation.body) {

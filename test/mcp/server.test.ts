@@ -212,6 +212,27 @@ describe("store-admin-sdk mcp", () => {
     expect(store.requests.length).toBe(before);
   });
 
+  it("refuses a query or path parameter the contract does not declare, or an object for a scalar, naming it; validate_call agrees", async () => {
+    const client = await connect();
+    const before = store.requests.length;
+    const cases: Array<[string, Json, string]> = [
+      ["users_list", { query: { bogus: "x", _method: "DELETE" } }, "query.bogus"],
+      ["users_list", JSON.parse('{"query":{"__proto__":{"email":"x"}}}'), "query.__proto__"],
+      ["users_list", { query: { email: { a: "x" } } }, "query.email"],
+      ["orders_fulfillmentOrders_list", { path: { number: "x", extra: "../" } }, "path.extra"],
+      ["users_retrieve", { path: { id: [1, 2] } }, "path.id"],
+    ];
+    for (const [tool, args, named] of cases) {
+      const result = await client.callTool({ name: tool, arguments: args });
+      expect(result.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
+      expect(textOf(result)).toContain(named);
+      const verdict = await client.callTool({ name: "validate_call", arguments: { tool, arguments: args } });
+      expect(verdict.structuredContent, `${tool} ${JSON.stringify(args)}`).toMatchObject({ valid: false });
+      expect(String((verdict.structuredContent as { problem: string }).problem)).toContain(named);
+    }
+    expect(store.requests.length).toBe(before);
+  });
+
   it("refuses a tool it does not list and sends nothing", async () => {
     const client = await connect();
     const before = store.requests.length;
