@@ -5,8 +5,7 @@
  * text and `structuredContent`, together at most `maxResultBytes`, a list page cut to fit
  * with the offset of the rest and the API's cursor of the next page.
  */
-import type { McpToolRow } from "../../generated/mcp-tools.js";
-import { MAX_UPLOAD_BYTES } from "../../generated/mcp-tools.js";
+import { MAX_UPLOAD_BYTES, mcpTools, type McpToolRow } from "../../generated/mcp-tools.js";
 import { unwrap } from "../unwrap.js";
 import type { StoreAdminClient } from "../types.js";
 
@@ -126,12 +125,16 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
     const items = data.results;
     const { results: _results, next, previous: _previous, ...rest } = data;
     const cursor = typeof next === "string" ? cursorOf(next) : null;
+    // The item at `offset` when it alone is over the cap: a marker naming it, so that every call moves on.
+    let first: unknown;
     const page = (shown: number): ToolResult => {
       const end = offset + shown;
       const cut = end < items.length;
+      const results = items.slice(offset, end);
+      if (first !== undefined && results.length > 0) results[0] = first;
       return shaped({
         ...rest,
-        results: items.slice(offset, end),
+        results,
         page_items: items.length,
         offset,
         next_cursor: cursor,
@@ -146,6 +149,11 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
     let low = 0;
     let high = Math.max(0, items.length - offset);
     if (size(page(high)) <= maxBytes) return page(high);
+    if (size(page(1)) > maxBytes) {
+      first = omitted(tool, items[offset], offset, bytes(clean(JSON.stringify(items[offset]))), maxBytes);
+      low = 1;
+      if (size(page(high)) <= maxBytes) return page(high);
+    }
     while (low < high - 1) {
       const mid = (low + high) >> 1;
       if (size(page(mid)) <= maxBytes) low = mid;
@@ -161,6 +169,21 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
   let keep = maxBytes - bytes(note);
   while (keep > 0 && bytes(text.slice(0, keep)) > maxBytes - bytes(note)) keep -= 64;
   return { content: [{ type: "text", text: `${text.slice(0, Math.max(0, keep))}${note}` }] };
+}
+
+/** What stands for a list item over the cap: its place, its size, and the tool that reads it alone where there is one. */
+function omitted(tool: McpToolRow, item: unknown, index: number, size: number, maxBytes: number): { omitted: string } {
+  const what = `Item ${index} of this page is ${size} bytes, over the ${maxBytes}-byte result cap, and is not shown`;
+  // The operation reading one item: GET <the list's path>{param}/, e.g. users_retrieve for users_list.
+  for (const one of mcpTools) {
+    const param = one.method === "GET" && one.path.startsWith(tool.path) ? /^\{(\w+)\}\/$/.exec(one.path.slice(tool.path.length))?.[1] : undefined;
+    const value = param !== undefined && isPlainObject(item) ? item[param] : undefined;
+    if (typeof value === "string" || typeof value === "number") {
+      const also = tool.path.includes("{") ? " and this call's path parameters" : "";
+      return { omitted: `${what}: read it with ${one.name}, path.${param} ${JSON.stringify(value)}${also} (a result over the cap is cut, marked).` };
+    }
+  }
+  return { omitted: `${what}: a server started with a larger maxResultBytes (--max-result-bytes) shows it.` };
 }
 
 /** The `cursor` parameter of a `next` link (absolute or relative). */

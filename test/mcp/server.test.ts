@@ -18,9 +18,13 @@ const CAP = 32_768;
 /** 500 gift cards on one page: far over the result cap. */
 const CARDS = Array.from({ length: 500 }, (_, i) => ({ id: i + 1, code: `CARD-${String(i + 1).padStart(5, "0")}`, balance: "25.00", note: "x".repeat(80) }));
 
+/** A page whose items 0 and 2 are each over the cap alone. */
+const BIG_ITEMS = [9001, 2, 9003, 4].map((id) => ({ id, email: `u${id}@example.com`, first_name: id > 9000 ? "x".repeat(40_000) : "Ada" }));
+
 function answer(received: ReceivedRequest) {
   const request = { ...received, path: received.path.replace(/^\/api\/admin/, "") };
   const auth = String(request.headers.authorization ?? "");
+  if (received.url === "/api/admin/users/?email=big%40example.com") return { body: { next: null, previous: null, results: BIG_ITEMS } };
   if (request.path === "/gift-cards/") return { body: { next: "http://127.0.0.1/api/admin/gift-cards/?cursor=cD01MDA%3D", previous: null, results: CARDS } };
   if (request.path === "/users/42/") return { body: { id: 42, email: "ada@example.com" } };
   if (request.path === "/users/404/") return { status: 404, body: { detail: "Not found." } };
@@ -278,6 +282,26 @@ describe("store-admin-sdk mcp", () => {
       expect(page.results.length).toBeGreaterThan(0);
     }
     expect(seen).toEqual(CARDS.map((card) => card.id));
+  });
+
+  it("replaces a list item over the cap alone by a marker naming the tool that reads it, and every call moves on", async () => {
+    const client = await connect();
+    const seen: Json[] = [];
+    let offset = 0;
+    for (let call = 0; call < 10 && offset < BIG_ITEMS.length; call++) {
+      const result = await client.callTool({ name: "users_list", arguments: { query: { email: "big@example.com" }, ...(offset > 0 ? { offset } : {}) } });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(Buffer.byteLength(textOf(result)) + Buffer.byteLength(JSON.stringify(result.structuredContent))).toBeLessThanOrEqual(CAP);
+      const page = result.structuredContent as { results: Json[]; note?: string };
+      expect(page.results.length, `offset ${offset}`).toBeGreaterThan(0);
+      seen.push(...page.results);
+      offset += page.results.length;
+      if (offset < BIG_ITEMS.length) expect(page.note).toContain(`offset ${offset} `);
+    }
+    expect(seen).toHaveLength(4);
+    expect(seen[0]!.omitted).toMatch(/^Item 0 of this page is 400\d\d bytes, over the 32768-byte result cap, and is not shown: read it with users_retrieve, path\.id 9001 /);
+    expect(seen[2]!.omitted).toMatch(/^Item 2 of this page is 400\d\d bytes.*users_retrieve, path\.id 9003 /);
+    expect([seen[1], seen[3]]).toEqual([BIG_ITEMS[1], BIG_ITEMS[3]]);
   });
 
   it("never lets the token out: results, errors and descriptions, in any case or base64", async () => {
