@@ -77,10 +77,11 @@ export function createStoreAdminMcpServer(options: StoreAdminMcpServerOptions): 
   } as StoreAdminClientOptions);
   let checker: Promise<StoreAdminClient> | undefined;
   // The testing kit's client: the contract's validators answer, nothing leaves the process. Loaded on first use.
+  // Its attempts are no requests to the store, so they are never logged (not even under STORE_ADMIN_LOG) nor traced.
   const contractChecker = () =>
     (checker ??= import("../testing/index.js").then(({ createMockStore }) => {
       const mock = createMockStore();
-      return createStoreAdminClient({ apiUrl: mock.url, accessToken: "contract-check", fetch: mock.fetch, maxRetries: 0 });
+      return createStoreAdminClient({ apiUrl: mock.url, accessToken: "contract-check", fetch: mock.fetch, maxRetries: 0, logger: () => undefined, telemetry: false });
     }));
 
   /** `undefined` when the call matches the contract, else why not (the testing kit's words). */

@@ -304,6 +304,20 @@ describe("store-admin-sdk mcp", () => {
     expect([seen[1], seen[3]]).toEqual([BIG_ITEMS[1], BIG_ITEMS[3]]);
   });
 
+  it("STORE_ADMIN_LOG=debug logs one line per request the store received, none for the contract check", async () => {
+    const client = await connectTo(env({ STORE_ADMIN_LOG: "debug" }), ["--allow-writes"]);
+    const log = logs.get(client)!;
+    const lines = (text: string) => log.join("").split("\n").filter((line) => line.includes(text));
+    const before = requestsTo("/api/admin/gift-cards/1/").length;
+    expect((await client.callTool({ name: "giftCards_update", arguments: { path: { id: 1 }, body: { expired_at: null } } })).isError).toBeFalsy();
+    // A read after it, logged after it: once its line is in, the write's lines are too.
+    expect((await client.callTool({ name: "users_retrieve", arguments: { path: { id: 42 } } })).isError).toBeFalsy();
+    for (let i = 0; i < 200 && lines("GET /users/{id}/").length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(requestsTo("/api/admin/gift-cards/1/").length - before).toBe(1);
+    expect(lines("PATCH /gift-cards/{id}/")).toHaveLength(1);
+    expect(lines("GET /users/{id}/")).toHaveLength(1);
+  });
+
   it("never lets the token out: results, errors and descriptions, in any case or base64", async () => {
     const client = await connect("--allow-writes");
     const outputs = [
