@@ -11,7 +11,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { createStoreAdminClient } from "../client.js";
 import { StoreAdminError } from "../errors.js";
-import { redact } from "../internal/redact.js";
+import { clip, redact } from "../internal/redact.js";
 import type { StoreAdminClient, StoreAdminClientOptions } from "../types.js";
 import { VERSION } from "../version.js";
 import { listedTools, toolListing, toolNamed, VALIDATE_CALL, whyNotListed, type ToolFilter } from "./tool-list.js";
@@ -33,12 +33,14 @@ const MIN_RESULT_BYTES = 1_024;
 /** Most of an error body a result quotes: enough for a model to see which field the store refused. */
 const MAX_QUOTED_BODY = 2_000;
 
-/** The SDK's message, and what the store said (its body, scrubbed by the client), for a model to act on. */
+/**
+ * The SDK's message, and what the store said (its body, scrubbed by the client), for a model to
+ * act on: one line, without the control and bidi characters a store may put in it.
+ */
 function apiErrorText(error: StoreAdminError): string {
   const body = (error as { body?: unknown }).body;
   if (body === undefined || body === null || body === "") return error.message;
-  const quoted = typeof body === "string" ? body : JSON.stringify(body);
-  return `${error.message}\nThe store answered: ${quoted.length > MAX_QUOTED_BODY ? `${quoted.slice(0, MAX_QUOTED_BODY)}… [cut]` : quoted}`;
+  return `${error.message}\nThe store answered: ${clip(typeof body === "string" ? body : JSON.stringify(body), [], MAX_QUOTED_BODY)}`;
 }
 
 /**

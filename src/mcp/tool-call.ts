@@ -6,6 +6,7 @@
  * with the offset of the rest and the API's cursor of the next page.
  */
 import { MAX_UPLOAD_BYTES, mcpTools, type McpToolRow } from "../../generated/mcp-tools.js";
+import { headOf } from "../internal/redact.js";
 import { unwrap } from "../unwrap.js";
 import type { StoreAdminClient } from "../types.js";
 
@@ -167,8 +168,8 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
   const text = clean(JSON.stringify(data));
   const note = `\n[cut: the result is ${bytes(text)} bytes; this shows the first part, under ${maxBytes} bytes]`;
   let keep = maxBytes - bytes(note);
-  while (keep > 0 && bytes(text.slice(0, keep)) > maxBytes - bytes(note)) keep -= 64;
-  return { content: [{ type: "text", text: `${text.slice(0, Math.max(0, keep))}${note}` }] };
+  while (keep > 0 && bytes(headOf(text, keep)) > maxBytes - bytes(note)) keep -= 64;
+  return { content: [{ type: "text", text: `${headOf(text, keep)}${note}` }] };
 }
 
 /** What stands for a list item over the cap: its place, its size, and the tool that reads it alone where there is one. */

@@ -28,6 +28,7 @@ function answer(received: ReceivedRequest) {
   if (request.path === "/gift-cards/") return { body: { next: "http://127.0.0.1/api/admin/gift-cards/?cursor=cD01MDA%3D", previous: null, results: CARDS } };
   if (request.path === "/users/42/") return { body: { id: 42, email: "ada@example.com" } };
   if (request.path === "/users/404/") return { status: 404, body: { detail: "Not found." } };
+  if (request.path === "/users/400/") return { status: 400, body: { detail: "\u001b]52;c;QUFB\u0007 \u202e reversed \u0000 nul \u0085 \u2067", "\u001b[31mred": ["\u200f"] } };
   if (request.path === "/users/429/") return { status: 429, headers: { "retry-after": "0" }, body: { detail: "Slow down." } };
   if (request.path === "/users/7/") {
     // A hostile store echoing the token, as it is and encoded.
@@ -262,6 +263,17 @@ describe("store-admin-sdk mcp", () => {
     const limited = await client.callTool({ name: "users_retrieve", arguments: { path: { id: 429 } } });
     expect(limited.isError).toBe(true);
     expect(textOf(limited)).toMatch(/429/);
+  });
+
+  it("an error's text carries no control or bidi character of the store's body", async () => {
+    const result = await (await connect()).callTool({ name: "users_retrieve", arguments: { path: { id: 400 } } });
+    expect(result.isError).toBe(true);
+    const text = textOf(result);
+    expect(text).toContain("reversed");
+    expect(text).toContain("The store answered:");
+    // The one line break is the result's own, between the SDK's message and the store's body.
+    expect(text.split("\n")).toHaveLength(2);
+    expect(text).not.toMatch(/[\0-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
   });
 
   it("cuts a 500-item page under the cap, with the rest of the page and the next cursor reachable", async () => {
