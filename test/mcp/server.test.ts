@@ -3,6 +3,7 @@
  * started and driven by the official MCP client (`Client` over `StdioClientTransport`),
  * against a loopback store that counts what it receives.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -10,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFaultServer, type FaultServer, type ReceivedRequest } from "../helpers/fault-server.js";
 import { prismUrl } from "../helpers/prism.js";
 import { loadContractFile } from "../../scripts/load-contract.js";
-import { createConsumerProject, npmEnv, pinnedVersion, run, runOrThrow, type ConsumerProject } from "../package/tarball.js";
+import { createConsumerProject, npmEnv, pinnedVersion, ROOT, run, runOrThrow, type ConsumerProject } from "../package/tarball.js";
 
 const TOKEN = "sk_live_Mcp7Secret9Token42";
 const CAP = 32_768;
@@ -110,7 +111,9 @@ describe("without @modelcontextprotocol/sdk", () => {
     const result = await run(process.execPath, [bin, "mcp"], { env: env(), cwd: project!.dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("@modelcontextprotocol/sdk");
-    expect(result.stderr).toContain("npx -y -p store-admin-sdk -p @modelcontextprotocol/sdk store-admin-sdk mcp");
+    // The version pinned: `-y` with the token in the environment runs exactly this release.
+    const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+    expect(result.stderr).toContain(`npx -y -p store-admin-sdk@${version} -p @modelcontextprotocol/sdk@^1.32 store-admin-sdk mcp`);
   });
 });
 
