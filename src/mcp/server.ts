@@ -30,6 +30,9 @@ export const DEFAULT_MAX_RESULT_BYTES = 32_768;
 /** The smallest cap: one short page and its note must fit. */
 const MIN_RESULT_BYTES = 1_024;
 
+/** The names of {@link StoreAdminMcpServerOptions}. */
+const OPTION_NAMES: readonly string[] = ["store", "allowWrites", "scopes", "tools", "maxResultBytes"] satisfies ReadonlyArray<keyof StoreAdminMcpServerOptions>;
+
 /** Most of an error body a result quotes: enough for a model to see which field the store refused. */
 const MAX_QUOTED_BODY = 2_000;
 
@@ -50,6 +53,11 @@ function apiErrorText(error: StoreAdminError): string {
 export function createStoreAdminMcpServer(options: StoreAdminMcpServerOptions): Server {
   if (options === null || typeof options !== "object" || options.store === null || typeof options.store !== "object") {
     throw new TypeError("createStoreAdminMcpServer() takes { store: { baseUrl | apiUrl, accessToken }, allowWrites?, scopes?, tools?, maxResultBytes? }.");
+  }
+  // A misspelt option would be ignored: `scope: [...]` would list every tool the `scopes` it meant would hide.
+  const unknown = Object.keys(options).filter((name) => !OPTION_NAMES.includes(name));
+  if (unknown.length > 0) {
+    throw new TypeError(`createStoreAdminMcpServer(): ${unknown.map((name) => JSON.stringify(name)).join(", ")} ${unknown.length > 1 ? "are not options" : "is not an option"}; the options are ${OPTION_NAMES.join(", ")}.`);
   }
   const maxBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < MIN_RESULT_BYTES) {
