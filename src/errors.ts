@@ -122,7 +122,7 @@ export class ApiError extends StoreAdminError {
     this.headers = headers;
     this.scope = input.scope ?? (requiredScopes?.length === 1 && requiredScopes[0]!.length === 1 ? requiredScopes[0]![0] : undefined);
     this.requiredScopes = requiredScopes;
-    this.requestId = requestIdOf(headers);
+    this.requestId = requestIdOf(input.headers, secrets);
   }
 }
 

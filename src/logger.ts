@@ -93,7 +93,7 @@ export function attemptEvent({ operation, attempt, startedMs, response, error, d
   };
   if (response) {
     event.status = response.status;
-    const requestId = requestIdOf(response.headers);
+    const requestId = requestIdOf(response.headers, secrets);
     if (requestId) event.requestId = clip(requestId, secrets);
   } else {
     const name = error instanceof Error ? error.name : typeof error;

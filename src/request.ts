@@ -279,7 +279,7 @@ async function runAttempt(call: Call, attempt: number): Promise<Outcome> {
     let head: Response;
     try {
       const send = () => sendRequest(client.fetch, request);
-      head = await (call.telemetry ? call.telemetry.attempt(attempt, request, send) : send());
+      head = await (call.telemetry ? call.telemetry.attempt(attempt, request, secrets, send) : send());
     } catch (error) {
       // Middleware's onError sees what the caller would: the timeout, the abort, or the network error.
       const { timedOut } = deadline;

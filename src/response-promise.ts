@@ -5,6 +5,7 @@
  * request, whichever of them the caller uses, and however often.
  */
 import type { FetchResult } from "./request.js";
+import { recallCall } from "./internal/call-info.js";
 import { loadOffPath } from "./internal/lazy.js";
 import { unwrap } from "./unwrap.js";
 
@@ -50,8 +51,9 @@ export function responsePromise<Data>(send: (raw: boolean) => Promise<FetchResul
     withResponse: () =>
       data.then(async (value) => {
         const { response } = outcome;
-        // Read by the module the errors read it with (loaded once, off the path of a plain await).
-        return { data: value, response, requestId: (await loadOffPath()).requestIdOf(response.headers) };
+        // Read and scrubbed of the call's token as the errors do it (loaded once, off the path
+        // of a plain await); the Response itself is the caller's, its headers as sent.
+        return { data: value, response, requestId: (await loadOffPath()).requestIdOf(response.headers, recallCall(response)?.secrets) };
       }),
     asResponse() {
       if (raw === false) throw new TypeError("asResponse() must be chained on the call");

@@ -10,10 +10,13 @@
  *   attributes, and the W3C `traceparent` of that span on the attempt's request;
  * - the histogram `http.client.request.duration` (seconds), one point per attempt.
  *
- * Nothing the SDK records holds a header, a body or a query value of the caller's beyond
- * `url.full`, so the token is in no attribute, event or metric. Nothing here is imported by
- * the rest of the client: what it needs comes in as arguments, so that no module is shared
- * with the main bundle.
+ * Nothing the SDK records holds a body or a request header. Every recorded string that a
+ * server or a URL can put text in (`url.full` with the cursor a server chose, `server.address`,
+ * `error.type`, the `Retry-After` of the retry event) goes through the SDK's one redaction
+ * (internal/redact.ts) with the token the call carries, as the errors and log events do, so the
+ * token is in no attribute, event or metric. Nothing here is imported by the rest of the
+ * client: what it needs comes in as arguments, or from the module a failed call loads
+ * (internal/off-path.ts, loaded the same way), so that no module is shared with the main bundle.
  */
 import type * as OpenTelemetry from "@opentelemetry/api";
 import type { Attributes, Histogram, Span } from "@opentelemetry/api";
@@ -29,8 +32,11 @@ export interface TelemetryOptions {
 
 /** What the call lifecycle (request.ts) tells the telemetry of one call. */
 export interface CallTelemetry {
-  /** Sends one attempt's request (`send`) under its CLIENT span, with its `traceparent`; `attempt` counts from 1. */
-  attempt(attempt: number, request: { url: string; method: string; headers: Headers }, send: () => Promise<Response>): Promise<Response>;
+  /**
+   * Sends one attempt's request (`send`) under its CLIENT span, with its `traceparent`; `attempt`
+   * counts from 1. `secrets` (the token the call carries) are scrubbed from what the call records.
+   */
+  attempt(attempt: number, request: { url: string; method: string; headers: Headers }, secrets: readonly string[], send: () => Promise<Response>): Promise<Response>;
   /** Ends the attempt's span (when one was started): the response whose body was read, or what the attempt threw. */
   attemptEnd(response: Response | undefined, error: unknown): void;
   /** The wait before the next attempt, and the server's `Retry-After` when it sent one. */
@@ -110,6 +116,9 @@ export async function createTelemetry(option: TelemetryOptions | true, about: { 
   } catch (cause) {
     throw new Error("The telemetry option needs the package @opentelemetry/api (1.x): install it beside store-admin-sdk.", { cause });
   }
+  // The redaction comes with the module of a failed call: a static import of redact.ts would
+  // make it a chunk of its own, which the main entry would then load at start.
+  const { redact } = await import("./internal/off-path.js");
   const { context, propagation, trace, metrics, SpanKind, SpanStatusCode, ValueType, createContextKey } = api;
   const options = option === true ? {} : option;
   const tracer = ((options.tracerProvider as OpenTelemetry.TracerProvider | undefined) ?? trace.getTracerProvider()).getTracer("store-admin-sdk", about.sdkVersion);
@@ -122,14 +131,15 @@ export async function createTelemetry(option: TelemetryOptions | true, about: { 
   });
   const suppressed = createContextKey(SUPPRESS_TRACING);
   const setHeader = { set: (headers: Headers, key: string, value: string) => headers.set(key, value) };
-  const failed = (span: Span, attributes: Attributes, errorType: string): void => {
-    attributes["error.type"] = errorType;
-    span.setAttribute("error.type", errorType);
+  /** ERROR with `error.type`: a status code, or an error's name (a middleware's or a custom fetch's error names itself). */
+  const failed = (span: Span, attributes: Attributes, errorType: string, secrets: readonly string[] = []): void => {
+    attributes["error.type"] = redact(errorType, secrets);
+    span.setAttribute("error.type", attributes["error.type"]);
     span.setStatus({ code: SpanStatusCode.ERROR });
   };
 
   /** Ends `span` when `result` settles: ERROR with `error.type` for a rejection or an error status. */
-  const settle = <Result>(span: Span, result: Promise<Result>, onResult: (settled: Result) => void): Promise<Result> =>
+  const settle = <Result>(span: Span, result: Promise<Result>, onResult: (settled: Result) => void, secrets = (): readonly string[] => []): Promise<Result> =>
     result.then(
       (settled) => {
         onResult(settled);
@@ -137,7 +147,7 @@ export async function createTelemetry(option: TelemetryOptions | true, about: { 
         return settled;
       },
       (error: unknown) => {
-        failed(span, {}, errorName(error));
+        failed(span, {}, errorName(error), secrets());
         span.end();
         throw error;
       },
@@ -170,19 +180,22 @@ export async function createTelemetry(option: TelemetryOptions | true, about: { 
       const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: { "store_admin.operation_id": operationId, "store_admin.api_version": about.apiVersion } }, parent);
       const callContext = trace.setSpan(parent, span);
       let current: { span: Span; attributes: Attributes; startedMs: number } | undefined;
+      // The token of the call's attempts, known from its first (a token function is called per call).
+      let secrets: readonly string[] = [];
       return {
-        attempt(attempt, request, send) {
+        attempt(attempt, request, callSecrets, send) {
+          secrets = callSecrets;
           const url = new URL(request.url);
           const attributes: Attributes = {
             "http.request.method": request.method,
-            "server.address": url.hostname,
+            "server.address": redact(url.hostname, secrets),
             "server.port": Number(url.port) || (url.protocol === "https:" ? 443 : 80),
             "url.scheme": url.protocol.slice(0, -1),
             "url.template": path,
           };
           const attemptSpan = tracer.startSpan(
             `${request.method} ${path}`,
-            { kind: SpanKind.CLIENT, attributes: { ...attributes, "url.full": url.href, ...(attempt > 1 ? { "http.request.resend_count": attempt - 1 } : {}) } },
+            { kind: SpanKind.CLIENT, attributes: { ...attributes, "url.full": redact(url.href, secrets), ...(attempt > 1 ? { "http.request.resend_count": attempt - 1 } : {}) } },
             callContext,
           );
           current = { span: attemptSpan, attributes, startedMs: performance.now() };
@@ -199,15 +212,15 @@ export async function createTelemetry(option: TelemetryOptions | true, about: { 
             attemptSpan.setAttribute("http.response.status_code", response.status);
             if (response.status >= 400) failed(attemptSpan, attributes, String(response.status));
           } else {
-            failed(attemptSpan, attributes, errorName(error));
+            failed(attemptSpan, attributes, errorName(error), secrets);
           }
           attemptSpan.end();
           if (!undiciInstrumented()) duration.record((performance.now() - startedMs) / 1000, attributes);
         },
         retry(delayMs, retryAfter) {
-          span.addEvent("retry", { "store_admin.retry.delay_ms": delayMs, ...(retryAfter ? { "http.response.header.retry-after": [retryAfter] } : {}) });
+          span.addEvent("retry", { "store_admin.retry.delay_ms": delayMs, ...(retryAfter ? { "http.response.header.retry-after": [redact(retryAfter, secrets)] } : {}) });
         },
-        end: (result) => settle(span, result, ({ response }) => response.ok || failed(span, {}, String(response.status))),
+        end: (result) => settle(span, result, ({ response }) => response.ok || failed(span, {}, String(response.status)), () => secrets),
       };
     },
   };

@@ -201,6 +201,55 @@ describe("telemetry: the token", () => {
   });
 });
 
+describe("telemetry: the token echoed where a recorded value comes from", () => {
+  /** A token as a refresh function hands it out: the one the call carries, not one the client was created with. */
+  const ROTATED = "tok_rotated_0123456789abcdef";
+  /** The token as it is, upper-cased and in base64: none may be recorded. */
+  const forms = (token: string): string[] => [token, token.toUpperCase(), btoa(token)];
+
+  /** Everything the in-memory exporters hold, as JSON. */
+  async function recorded(): Promise<string> {
+    return JSON.stringify({
+      spans: exporter.getFinishedSpans().map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status, links: span.links })),
+      metrics: (await reader.collect()).resourceMetrics,
+    });
+  }
+
+  for (const [label, token, overrides] of [
+    ["a fixed token", TEST_TOKEN, {}],
+    ["a token from a refresh function", ROTATED, { accessToken: async () => ROTATED }],
+  ] as const) {
+    it(`${label}: in a next cursor, Retry-After, x-request-id, an error body and a Location, it is recorded nowhere`, async () => {
+      const store = client(overrides);
+      // paginate() follows the cursors the server chose: the token, upper-cased, in base64.
+      const page = (cursor: string | null) => ({ body: { next: cursor === null ? null : `${server.url}/users/?cursor=${encodeURIComponent(cursor)}`, previous: null, results: [{ id: 1 }] } });
+      server.enqueue(page(token), page(token.toUpperCase()), page(btoa(token)), page(null));
+      const users = [];
+      for await (const user of store.users.list()) users.push(user);
+      expect(users).toHaveLength(4);
+      expect(server.requests.map((request) => request.query.get("cursor"))).toEqual([null, token, token.toUpperCase(), btoa(token)]);
+      // The waits before retries, with the token in Retry-After (the retry event records the header).
+      server.enqueue(
+        { status: 429, body: { detail: "slow down" }, headers: { "retry-after": `0, ${token}` } },
+        { status: 503, body: { detail: "busy" }, headers: { "retry-after": `0, ${btoa(token)}` } },
+        { body: { id: 42 }, headers: { "x-request-id": `rid-${token}`, "request-id": token } },
+      );
+      await store.users.retrieve(42);
+      // A failure whose body and request id carry it, and a redirect to it.
+      server.enqueue({ status: 404, body: { detail: `no ${token}` }, headers: { "x-request-id": token.toUpperCase() } });
+      await expect(store.users.retrieve(7)).rejects.toBeInstanceOf(NotFoundError);
+      server.enqueue({ status: 302, headers: { location: `${server.url}/users/?cursor=${token}` } });
+      await expect(store.users.retrieve(8)).rejects.toThrow();
+
+      const all = await recorded();
+      expect(spans(SpanKind.CLIENT)).toHaveLength(9);
+      expect(spans(SpanKind.INTERNAL).flatMap((span) => span.events.map((event) => event.name))).toEqual(["retry", "retry"]);
+      expect(spans(SpanKind.CLIENT)[1]!.attributes[ATTR_URL_FULL]).toBe(`${server.url}/users/?cursor=[REDACTED]`);
+      for (const form of forms(token)) expect(all).not.toContain(form);
+    });
+  }
+});
+
 describe("telemetry with @opentelemetry/instrumentation-undici registered", () => {
   let undici: UndiciInstrumentation;
   beforeEach(() => {

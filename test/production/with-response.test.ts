@@ -6,7 +6,7 @@
  */
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { InternalServerError, NotFoundError, ResponseTooLargeError, type ResponsePromise, type User, type WithResponse } from "../../src/index.js";
-import { useFaultServer } from "../helpers/fault-server.js";
+import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 
 const server = useFaultServer();
 const user = { id: 42, email: "ada@example.com" };
@@ -55,6 +55,25 @@ describe("withResponse()", () => {
     server().enqueue({ body: { ...user, bio: "x".repeat(5_000) } });
     const store = server().client({ maxResponseBytes: 1_000 });
     await expect(store.users.retrieve(42).withResponse()).rejects.toBeInstanceOf(ResponseTooLargeError);
+  });
+
+  it("a request id that echoes the token is scrubbed as on the errors: a success and a failure give the same id", async () => {
+    const rotated = "tok_rotated_0123456789abcdef";
+    for (const [token, overrides] of [[TEST_TOKEN, {}], [rotated, { accessToken: () => rotated }]] as const) {
+      for (const [name, value] of [["x-request-id", `rid-${token}`], ["request-id", `rid-${btoa(token)}`], ["x-request-id", `rid-${token.toUpperCase()}`]] as const) {
+        const headers = { [name]: value };
+        server().enqueue({ body: user, headers }, { status: 404, body: { detail: "Not found." }, headers });
+        const store = server().client(overrides);
+        const success = await store.users.retrieve(42).withResponse();
+        const failure = (await store.users.retrieve(7).catch((thrown: unknown) => thrown)) as NotFoundError;
+        expect(failure).toBeInstanceOf(NotFoundError);
+        // A base64 form may keep a character or two that also depend on the bytes around it.
+        expect(success.requestId).toMatch(/^rid-\[REDACTED\]/);
+        expect(failure.requestId).toBe(success.requestId);
+        // The raw Response is the caller's own: its headers are as the server sent them.
+        expect(success.response.headers.get(name)).toBe(value);
+      }
+    }
   });
 });
 
