@@ -18,7 +18,7 @@ import { loadOperation, type LoadedOperation } from "./operation-modules.js";
 import { sleep } from "../internal/sleep.js";
 import { MockContractError } from "./contract-error.js";
 import { formValue, headersOf, matchOperation, queryOf, readBody } from "./incoming.js";
-import { describeProblems, hasValidator, problemResponse, validate, type Problem } from "./problems.js";
+import { describeProblems, hasValidator, problemResponse, undeclaredQuery, validate, type Problem } from "./problems.js";
 import { MockHandlerError } from "./handler-error.js";
 import type { MockHandler, MockStore, RecordedRequest, RecordedRequestOf } from "./types.js";
 
@@ -117,7 +117,7 @@ export function createMockStore(): MockStore {
 
     // Converted in place as the schemas say ("42" becomes 42).
     const params = { path: { ...match.path } as Record<string, unknown>, query: { ...record.params.query } };
-    const problems = validate(operation.validators, `${operation.operationId}_params`, params, []);
+    const problems = [...undeclaredQuery(params.query, operation.params.query, key), ...validate(operation.validators, `${operation.operationId}_params`, params, [])];
     record.params = params;
     let body: unknown;
     if (operation.body) {

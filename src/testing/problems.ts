@@ -80,6 +80,18 @@ export function validate(validators: Validators, name: string, data: unknown, pl
   return validator(data) ? [] : problemsOf(validator.errors ?? [], place);
 }
 
+/**
+ * A problem for each query parameter the operation does not declare: the contract lists every
+ * parameter, so `?bogus=x` or `?a[b]=1` is refused rather than ignored (its validators leave
+ * unknown names alone, as a store may).
+ */
+export function undeclaredQuery(query: Record<string, unknown>, declared: readonly string[], operation: string): Problem[] {
+  const takes = declared.length > 0 ? `it takes ${declared.join(", ")}` : "it takes none";
+  return Object.keys(query)
+    .filter((name) => !declared.includes(name))
+    .map((name) => ({ location: ["query", name], severity: "Error", code: "additionalProperties", message: `is not a query parameter of ${operation} (${takes})` }));
+}
+
 /** Whether the named validator exists (a response without a JSON body has none). */
 export function hasValidator(validators: Validators, name: string): boolean {
   return validators[name] !== undefined;
