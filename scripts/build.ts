@@ -20,11 +20,12 @@
  * `tsc -p tsconfig.build.json` writes the declarations (`.d.ts`) beside them, as before.
  * Dependencies and `node:` modules stay imports. The source maps hold positions, not the
  * sources (`sourcesContent` would more than double the tarball, most of it the testing kit's
- * generated validators): a stack trace under `--enable-source-maps` names `src/…ts:line`.
+ * generated validators): a stack trace under `--enable-source-maps` names `src/…ts:line`. The
+ * chunks of the kit's per-operation modules, generated minified, have none.
  *
  *   npx tsx scripts/build.ts       (`npm run build` runs it after tsc, in the project root)
  */
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type BuildOptions, type Plugin } from "esbuild";
@@ -73,7 +74,26 @@ export async function buildDist(root: string): Promise<void> {
   const [main, ...others] = ENTRIES as [string, ...string[]];
   const first = await build({ ...common, entryPoints: [main, SHARED] });
   const inMain = new Set(Object.values(first.metafile!.outputs).flatMap((output) => Object.keys(output.inputs).map((input) => resolve(root, input))));
-  await build({ ...common, entryPoints: others, plugins: [fromMainEntry(inMain, SHARED_IMPORT)] });
+  const rest = await build({ ...common, entryPoints: others, plugins: [fromMainEntry(inMain, SHARED_IMPORT)] });
+  dropGeneratedMaps(root, rest.metafile!.outputs);
+}
+
+/** One of the testing kit's per-operation modules (not a chunk they share): generated already minified, on one line. */
+const OPERATION_MODULE = /^generated\/testing\/ops\/(?!chunk-)\w+\.ts$/;
+
+/**
+ * No source map for the chunk of one of the kit's per-operation modules (`chunks/<operationId>-…js`):
+ * it would map to one line of generated code, so it says nothing a stack trace needs, and
+ * those maps were about 37 kB of the tarball gzipped.
+ */
+function dropGeneratedMaps(root: string, outputs: Record<string, { inputs: Record<string, unknown> }>): void {
+  for (const [file, { inputs }] of Object.entries(outputs)) {
+    const sources = Object.keys(inputs);
+    if (!file.endsWith(".js") || sources.length !== 1 || !OPERATION_MODULE.test(sources[0]!)) continue;
+    const path = resolve(root, file);
+    writeFileSync(path, readFileSync(path, "utf8").replace(/\n\/\/# sourceMappingURL=\S+\n?$/, "\n"));
+    rmSync(`${path}.map`);
+  }
 }
 
 /**

@@ -2,22 +2,23 @@
  * Generates what the testing kit (`store-admin-sdk/testing`, src/testing/) knows about the
  * contract, `openapi/store-admin.yaml`:
  *
- * - `generated/testing/operations.ts`: per operation, its parameters by location, its
- *   request body's media type, its responses (status, whether JSON) and the example the mock
- *   answers with when no handler is set (the first example of the first 2xx response, or,
- *   without one, the smallest body its schema accepts: scripts/samples.ts).
- * - `generated/testing/validators.ts`: Ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1)
- *   validators for every operation's parameters, headers, request body and JSON responses,
- *   compiled here into standalone code, then bundled by esbuild with the few Ajv and
- *   ajv-formats helpers that code calls.
+ * - `generated/testing/operations.ts`: the operations' keys, each with the loader of its module.
+ * - `generated/testing/ops/<operationId>.ts` (scripts/testing-modules.ts), one per operation:
+ *   its parameters by location, its request body's media type, its responses (status, whether
+ *   JSON) and the example the mock answers with when no handler is set (the first example of
+ *   the first 2xx response, or, without one, the smallest body its schema accepts:
+ *   scripts/samples.ts); and Ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1) validators
+ *   of its parameters, headers, request body and JSON responses, compiled here into standalone
+ *   code, then bundled by esbuild with the few Ajv and ajv-formats helpers that code calls.
+ *   The kit loads one on the operation's first request.
  *
  * Why compiled here rather than Ajv in `dependencies`: users install no validator library
  * (supply chain: Ajv brings four packages of its own, for every user of the SDK, including
  * the many who never import the kit); nothing is compiled at run time, so there is no
  * `new Function` (which a strict Content-Security-Policy and some edge runtimes forbid) and
  * no start-up cost (compiling these schemas with Ajv took about 2 s on this machine, loaded;
- * importing the compiled kit takes about a tenth of that). The price is size on disk: about
- * 35 kB gzipped of generated code in the tarball, never in the main entry's bundle.
+ * importing the compiled kit takes about a tenth of that). The price is size on disk, in the
+ * tarball, never in the main entry's bundle, and loaded one operation at a time.
  *
  * Request and response schemas differ where OpenAPI says they do: a `readOnly` property is
  * never required in a request, a `writeOnly` one never in a response.
@@ -26,18 +27,14 @@
  * when either differs from what the contract produces (part of `npm run generate:check`).
  * `--spec FILE` and `--out DIR` read another contract and write elsewhere.
  */
-import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Ajv2020 from "ajv/dist/2020.js";
-import standaloneCode from "ajv/dist/standalone/index.js";
 import addFormats from "ajv-formats";
-import { build } from "esbuild";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { contractModel, FORM_MEDIA, JSON_MEDIA, MULTIPART_MEDIA, resolveRef, schemaRefName } from "./contract-model.js";
 import { loadContractFile } from "./load-contract.js";
 import { mediaExample, minimalInstance } from "./samples.js";
+import { operationModules } from "./testing-modules.js";
 
 const root = new URL("../", import.meta.url);
 const specUrl = pathArgument("--spec", new URL("openapi/store-admin.yaml", root));
@@ -217,20 +214,18 @@ async function main(): Promise<void> {
 
   const outputs: Record<string, string> = {
     "operations.ts": operationsModule(operations),
-    "validators.ts": await validatorsModule([
-      standaloneCode.default(converting, convertingIds),
-      standaloneCode.default(form, formIds),
-      standaloneCode.default(exact, exactIds),
-    ]),
+    ...(await operationModules(
+      HEADER,
+      operations.map(({ key: _key, ...facts }) => ({ operationId: facts.operationId, facts })),
+      [[converting, convertingIds], [form, formIds], [exact, exactIds]],
+      root,
+    )),
   };
   await writeGenerated(outDir, outputs, check);
 }
 
 function operationsModule(operations: OperationOut[]): string {
-  const entries = operations.map((op) => {
-    const { key, ...facts } = op;
-    return `  ${JSON.stringify(key)}: ${JSON.stringify(facts)},`;
-  });
+  const entries = operations.map((op) => `  ${JSON.stringify(op.key)}: () => load(import(${JSON.stringify(`./ops/${op.operationId}.js`)})),`);
   return `${HEADER}
 import type { OperationKey } from "../operations.js";
 
@@ -250,40 +245,6 @@ export interface MockOperation {
   bearer: boolean;
 }
 
-/** Every operation, keyed by \`"METHOD /path/template"\`; validators are named \`<operationId>_params|headers|body|body_<json|form|multipart>|<status>\`. */
-export const mockOperations: Readonly<Record<OperationKey, MockOperation>> = {
-${entries.join("\n")}
-};
-`;
-}
-
-/** Bundles the standalone modules with the Ajv runtime helpers they `require`, as one ES module. */
-async function validatorsModule(modules: string[]): Promise<string> {
-  const cache = new URL(".cache/", root);
-  await mkdir(cache, { recursive: true });
-  const dir = await mkdtemp(join(fileURLToPath(cache), "validators-"));
-  try {
-    for (const [i, code] of modules.entries()) await writeFile(join(dir, `part${i}.mjs`), code);
-    const imports = modules.map((_, i) => `import * as part${i} from "./part${i}.mjs";`).join("\n");
-    await writeFile(join(dir, "entry.mjs"), `${imports}\nexport const validators = { ${modules.map((_, i) => `...part${i}`).join(", ")} };\n`);
-    const result = await build({
-      entryPoints: [join(dir, "entry.mjs")],
-      bundle: true,
-      write: false,
-      format: "iife",
-      globalName: "compiled",
-      platform: "neutral",
-      target: "es2022",
-      minify: true,
-      legalComments: "inline",
-      nodePaths: [fileURLToPath(new URL("node_modules/", root))],
-      logLevel: "silent",
-    });
-    const code = result.outputFiles[0]!.text;
-    return `${HEADER}// Ajv ${ajvVersion()} standalone validators (MIT, Evgeny Poberezkin), with helpers from ajv-formats and fast-deep-equal (MIT).
-// @ts-nocheck
-${code.trim()}
-
 /** One problem an Ajv validator found. */
 export interface ValidationError {
   /** JSON Pointer to the value, e.g. \`/addresses/0/line1\`; empty for the root. */
@@ -300,16 +261,22 @@ export interface Validator {
   errors?: ValidationError[] | null;
 }
 
-/** Every validator, by name (\`getUser_params\`, \`updateUser_body\`, \`getUser_200\`, …). */
-export const validators: Readonly<Record<string, Validator>> = compiled.validators;
-`;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+/** One operation's module (\`ops/<operationId>.ts\`): its facts and its validators, named \`<operationId>_params|headers|body|body_<json|form|multipart>|<status>\`. */
+export interface MockOperationModule {
+  operation: MockOperation;
+  validators: Readonly<Record<string, Validator>>;
 }
 
-function ajvVersion(): string {
-  return (JSON.parse(readFileSync(new URL("node_modules/ajv/package.json", root), "utf8")) as { version: string }).version;
+const load = (module: Promise<unknown>) => module as Promise<MockOperationModule>;
+
+/**
+ * Every operation, keyed by \`"METHOD /path/template"\`, with the loader of its module: an
+ * operation's facts and validators load on its first use, not with the kit.
+ */
+export const mockOperations: Readonly<Record<OperationKey, () => Promise<MockOperationModule>>> = {
+${entries.join("\n")}
+};
+`;
 }
 
 await main().catch((error: unknown) => {

@@ -12,6 +12,9 @@
  *   `UserUpdate`, …), in the form callers hold: a schema a response carries is its
  *   readable form (what responses are assignable to), a request-only schema its writable
  *   form (what a body takes).
+ * - `generated/method-index.ts` and `generated/operation-facts.ts`: what of the above the
+ *   client loads at start (the methods' names) and on its first call (the operations' facts),
+ *   split off by scripts/lazy-tables.ts.
  * - `generated/method-table.ts` and `generated/methods.ts`: the operation methods
  *   (`store.users.retrieve(42)`), named by each operation's `x-sdk-method` (or a name derived
  *   from it, scripts/contract-model.ts): a small run-time table `src/methods.ts` builds them
@@ -43,6 +46,7 @@ import {
 } from "./contract-model.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
+import { methodIndexModule, splitOperationFacts } from "./lazy-tables.js";
 import { generatedSample, isPaginated, writtenSample } from "./samples.js";
 import { schemaTypeOptions } from "./schema-types.js";
 
@@ -439,7 +443,10 @@ interface Resource {
  * The method table and the methods' types of the contract `doc` (parsed), or an error naming
  * the operation whose method name is malformed, taken or in the client's way.
  */
-export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = readSample): Promise<{ table: string; types: string; spanNames: string }> {
+export async function generateMethods(
+  doc: JsonObject,
+  sampleOf: ReadSample = readSample,
+): Promise<{ table: string; types: string; spanNames: string; index: string }> {
   const model = contractModel(doc);
   const responseNames = responseSchemaNames(doc);
   const specs: MethodSpec[] = [];
@@ -511,6 +518,7 @@ export async function generateMethods(doc: JsonObject, sampleOf: ReadSample = re
   const body = `${blocks.reverse().join("\n\n")}\n\n${extraTypes.join("\n\n")}\n`;
   const fromSchema = ["operations", "paths", "Readable", "Writable"].filter((name) => body.includes(`${name}<`) || body.includes(`${name}[`));
   return {
+    index: methodIndexModule(HEADER, specs),
     spanNames: `${HEADER}
 /** Each operation's method name (its span's name) and \`operationId\`, by \`"METHOD /path/"\`: for src/telemetry.ts. */
 export const spanNames: Readonly<Record<string, readonly [method: string, operationId: string]>> = {
@@ -550,9 +558,14 @@ async function main(): Promise<void> {
   const doc = loadContractFile(fileURLToPath(specUrl));
   const outputs: Record<string, string> = {
     "schema.ts": await generateSchema(doc),
-    "operations.ts": await generateOperations(doc),
+    ...splitOperationFacts(HEADER, await generateOperations(doc)),
     "names.ts": await generateNames(doc),
-    ...(await generateMethods(doc).then(({ types, table, spanNames }) => ({ "methods.ts": types, "method-table.ts": table, "span-names.ts": spanNames }))),
+    ...(await generateMethods(doc).then(({ types, table, spanNames, index }) => ({
+      "methods.ts": types,
+      "method-table.ts": table,
+      "method-index.ts": index,
+      "span-names.ts": spanNames,
+    }))),
   };
   await writeGenerated(outDir, outputs, check);
 }

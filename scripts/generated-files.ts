@@ -3,8 +3,8 @@
  * (exit 1) when what is committed under generated/ is not what the contract produces. Also
  * where each generator reads the contract from and writes to.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { resolve as resolvePath } from "node:path";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 export async function writeGenerated(outDir: URL, outputs: Record<string, string>, check: boolean): Promise<void> {
@@ -16,7 +16,15 @@ export async function writeGenerated(outDir: URL, outputs: Record<string, string
     const current = await readFile(file, "utf8").catch(() => undefined);
     if (current === content) continue;
     if (check) stale.push(fileURLToPath(file));
-    else await writeFile(file, content);
+    else await mkdir(dirname(fileURLToPath(file)), { recursive: true }).then(() => writeFile(file, content));
+  }
+  // In a folder of outputs (`ops/`), a file no output names is left from an earlier contract.
+  for (const folder of new Set(Object.keys(outputs).filter((name) => name.includes("/")).map((name) => name.slice(0, name.lastIndexOf("/") + 1)))) {
+    for (const name of await readdir(new URL(folder, outDir)).catch(() => [] as string[])) {
+      if (Object.hasOwn(outputs, `${folder}${name}`)) continue;
+      if (check) stale.push(fileURLToPath(new URL(`${folder}${name}`, outDir)));
+      else await rm(new URL(`${folder}${name}`, outDir));
+    }
   }
   if (stale.length > 0) {
     console.error(`${label} is stale: ${stale.join(", ")} differ from what openapi/store-admin.yaml produces.\nRun \`npm run generate\` and commit the result.`);

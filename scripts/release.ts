@@ -25,6 +25,8 @@ const VERSION_FILES: Record<string, (text: string, version: string) => string> =
   // The lock file states it twice: at the top and for the root package ("packages" → "").
   "package-lock.json": (text, v) => text.replace(/^(  "version": )"[^"]*"/m, `$1"${v}"`).replace(/^(    "": \{\n(?: {6}.*\n)*? {6}"version": )"[^"]*"/m, `$1"${v}"`),
   "src/version.ts": (text, v) => text.replace(/(export const VERSION = )"[^"]*"/, `$1"${v}"`),
+  // The MCP client configuration pins the version `npx -y` fetches (test/house.test.ts).
+  "docs/mcp.md": (text, v) => text.replace(/"store-admin-sdk@\d+\.\d+\.\d+[^"]*"/g, `"store-admin-sdk@${v}"`),
 };
 
 export async function release(root: string, options: { version?: string | undefined; date?: string | undefined }): Promise<string> {

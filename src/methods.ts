@@ -1,7 +1,10 @@
 /**
- * The operation methods (`store.users.retrieve(42)`, `store.disputes.resolve(7, body)`), built
- * from the table the generator derives from the contract (`generated/method-table.ts`, one row per
- * operation, named by its `x-sdk-method`).
+ * The operation methods (`store.users.retrieve(42)`, `store.disputes.resolve(7, body)`), named
+ * by each operation's `x-sdk-method`. They are made at start from the names alone
+ * (`generated/method-index.ts`); what each one sends (`generated/method-table.ts`, one row per
+ * operation) loads with the other per-operation tables on the first call (internal/tables.ts),
+ * except a list method's path, which the index holds, since a list method returns its async
+ * iterable at once.
  *
  * A method is a call of the client's own `GET`/`POST`/… or `paginate`, looked up on the client
  * when it is called, so retries, timeouts, middleware and the typed errors all apply, and a
@@ -9,9 +12,10 @@
  * the data, or the typed error thrown. The resource objects are made once per client, on first
  * use; the methods themselves are made once, here, shared by every client.
  */
-import { methodTable } from "../generated/method-table.js";
+import { methodIndex, type MethodIndex } from "../generated/method-index.js";
+import type { MethodRow } from "../generated/method-table.js";
 import type { OperationMethods } from "../generated/methods.js";
-import { operations } from "../generated/operations.js";
+import { loadTables } from "./internal/tables.js";
 import type { FetchResult } from "./request.js";
 import { responsePromise } from "./response-promise.js";
 import type { MethodOptions } from "./types.js";
@@ -39,28 +43,26 @@ interface Method {
   paginated: boolean;
 }
 
-/** Refuses a call: thrown for a list method (which returns an iterable), a rejection otherwise. */
-function refuse(method: Method, problem: string): Promise<never> {
-  const error = new TypeError(`${method.name}(): ${problem}; the request was not sent.`);
-  if (method.paginated) throw error;
-  return responsePromise(() => Promise.reject(error));
+/** Refuses a call: a TypeError, thrown (a list method's throws at once; any other's promise rejects with it). */
+function refuse(method: Method, problem: string): never {
+  throw new TypeError(`${method.name}(): ${problem}; the request was not sent.`);
 }
 
-/** Calls `method`'s operation on `client` with the method's arguments. */
-function call(client: Sender, method: Method, args: unknown[]): unknown {
+/** What a call of `method` with `args` hands to the client: the arguments checked and placed. */
+function initOf(method: Method, args: unknown[]): Record<string, unknown> {
   const { pathParams, rest } = method;
   const count = pathParams.length;
   const arity = count + rest.length;
   if (args.length > arity + 1) {
-    return refuse(method, `takes at most ${arity + 1} arguments (${[...pathParams, ...rest, "options"].join(", ")}), got ${args.length}`);
+    refuse(method, `takes at most ${arity + 1} arguments (${[...pathParams, ...rest, "options"].join(", ")}), got ${args.length}`);
   }
   const init: Record<string, unknown> = {};
   const options = args[arity] as Record<string, unknown> | undefined;
   if (options !== undefined) {
-    if (options === null || typeof options !== "object") return refuse(method, `options must be an object: { ${ALLOWED} }`);
+    if (options === null || typeof options !== "object") refuse(method, `options must be an object: { ${ALLOWED} }`);
     // Own keys only: a key inherited from a polluted Object.prototype is not the caller's option.
     for (const option of Object.keys(options)) {
-      if (!Object.hasOwn(METHOD_OPTIONS, option)) return refuse(method, `unknown option "${option}" (allowed: ${ALLOWED})`);
+      if (!Object.hasOwn(METHOD_OPTIONS, option)) refuse(method, `unknown option "${option}" (allowed: ${ALLOWED})`);
       init[option] = options[option];
     }
   }
@@ -75,12 +77,20 @@ function call(client: Sender, method: Method, args: unknown[]): unknown {
     else if (args[count + i] !== undefined) init["body"] = args[count + i];
   }
   init["params"] = params;
-  if (method.paginated) return (client["paginate"] as (path: string, init: unknown) => unknown)(method.path, init);
-  // `.asResponse()` asks for the body unread: openapi-fetch then hands it over as a stream.
-  return responsePromise((raw) => {
-    if (raw) init["parseAs"] = "stream";
-    return (client[method.http] as (path: string, init: unknown) => Promise<FetchResult>)(method.path, init);
-  });
+  return init;
+}
+
+/** Sends a call of `method` (not a list); `.asResponse()` (`raw`) asks for the body unread, which openapi-fetch hands over as a stream. */
+function send(client: Sender, method: Method, args: unknown[], raw: boolean): Promise<FetchResult> {
+  const init = initOf(method, args);
+  if (raw) init["parseAs"] = "stream";
+  return (client[method.http] as (path: string, init: unknown) => Promise<FetchResult>)(method.path, init);
+}
+
+/** Calls `method`'s operation on `client` with the method's arguments. */
+function call(client: Sender, method: Method, args: unknown[]): unknown {
+  if (method.paginated) return (client["paginate"] as (path: string, init: unknown) => unknown)(method.path, initOf(method, args));
+  return responsePromise((raw) => send(client, method, args, raw));
 }
 
 /** Resource prototypes by dotted name (`"users"`, `"users.addresses"`), each holding its methods and sub-resource getters. */
@@ -128,16 +138,52 @@ function prototypeOf(name: string): object {
   return prototype;
 }
 
-for (const [name, key, rest] of methodTable) {
+/** A method of the table: what a call needs without parsing anything, read from its row. */
+function methodOf(name: string, key: string, rest: MethodRow[2], paginated: boolean): Method {
   const [http, path] = key.split(" ") as [string, string];
   // The arguments are the template's parameters in its order (scripts/generate.ts types them so).
   const pathParams = [...path.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!);
-  const method: Method = { name, http, path, pathParams, rest: rest ? rest.split("+") : [], paginated: operations[key].paginated === true };
-  const dot = name.lastIndexOf(".");
-  (prototypeOf(name.slice(0, dot)) as Record<string, unknown>)[name.slice(dot + 1)] = function (this: Resource, ...args: unknown[]) {
-    return call(this[CLIENT], method, args);
-  };
+  return { name, http, path, pathParams, rest: rest ? rest.split("+") : [], paginated };
 }
+
+/** The methods that are not lists, by dotted name: read from the table when it first loads. */
+let rows: Map<string, Method> | undefined;
+
+/** The method `name` (not a list) once the tables are loaded. */
+async function rowOf(name: string): Promise<Method> {
+  if (!rows) {
+    const { methodTable } = await loadTables();
+    rows ??= new Map(methodTable.map(([row, key, rest]) => [row, methodOf(row, key, rest, false)]));
+  }
+  return rows.get(name)!;
+}
+
+/** Adds the methods and sub-resources of `node` to the resource `name`'s prototype. */
+function addMethods(name: string, node: MethodIndex): void {
+  for (const [key, value] of Object.entries(node)) {
+    const dotted = name === "" ? key : `${name}.${key}`;
+    if (typeof value === "object") {
+      addMethods(dotted, value);
+      continue;
+    }
+    const prototype = prototypeOf(name) as Record<string, unknown>;
+    if (typeof value === "string") {
+      // A list: known in full from the index, since its iterable is returned at once.
+      const method = methodOf(dotted, `GET ${value}`, "query", true);
+      prototype[key] = function (this: Resource, ...args: unknown[]) {
+        return call(this[CLIENT], method, args);
+      };
+    } else {
+      prototype[key] = function (this: Resource, ...args: unknown[]) {
+        const client = this[CLIENT];
+        const method = rows?.get(dotted);
+        // Before the first call has loaded the table, the promise waits for it (one import, once).
+        return method ? call(client, method, args) : responsePromise(async (raw) => send(client, await rowOf(dotted), args, raw));
+      };
+    }
+  }
+}
+addMethods("", methodIndex);
 
 /** The top-level resources (`users`, `giftCards`, …). */
 const topLevel = [...prototypes.keys()].filter((name) => !name.includes("."));

@@ -13,7 +13,8 @@
  * `paginate.pages()`) aborts it.
  */
 import type { Client } from "openapi-fetch";
-import { operations, type OperationKey } from "../generated/operations.js";
+import type { OperationKey } from "../generated/operations.js";
+import { loadTables } from "./internal/tables.js";
 import { loadOffPath } from "./internal/lazy.js";
 import type { FetchResult } from "./request.js";
 import { unwrap } from "./unwrap.js";
@@ -48,6 +49,7 @@ export function walkOf(items: unknown): { path: ListPath; init: GetInit | undefi
 export function createPaginate(client: Client<paths>, apiRoot: string): Paginate {
   async function* pages(path: ListPath, init?: GetInit, whole?: boolean): AsyncGenerator<Page, void, undefined> {
     const key = `GET ${path}` as OperationKey;
+    const { operations } = await loadTables();
     const meta = operations[key];
     if (!meta?.paginated) {
       const lists = Object.keys(operations).filter((k) => operations[k as OperationKey].paginated).map((k) => k.slice(4));

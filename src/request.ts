@@ -16,7 +16,7 @@
  * headers only shows while openapi-fetch reads the body, and middleware cannot resend.
  */
 import { defaultBodySerializer } from "openapi-fetch";
-import { operations, type OperationFacts, type OperationKey } from "../generated/operations.js";
+import type { OperationFacts, OperationKey } from "../generated/operations.js";
 import type { TokenSource } from "./auth.js";
 import type { Operation } from "./errors.js";
 import { checkHeaders, sdkHeaders } from "./headers.js";
@@ -30,6 +30,7 @@ import { PlannedRequest, sendRequest, type DeadlineClock } from "./internal/fast
 import { checkNumberOption } from "./internal/options.js";
 import { ownOptions } from "./internal/own.js";
 import { loadOffPath, type OffPath } from "./internal/lazy.js";
+import { loadedTables, loadTables } from "./internal/tables.js";
 import type { CallTelemetry, ClientTelemetry } from "./telemetry.js";
 import type { CallOptionKey } from "./types.js";
 
@@ -150,6 +151,8 @@ async function prepare(client: ClientContext, method: string, path: string, init
     const clientOption = key === "baseUrl" || key === "fetch" ? " (set it when creating the client)" : "";
     throw new TypeError(`${where} unknown per-call option \`${key}\`${clientOption}; a call takes ${Object.keys(CALL_OPTIONS).join(", ")}. The request was not sent.`);
   }
+  // The operations' facts load with the first call (internal/tables.ts); later calls do not wait.
+  const { operations } = loadedTables() ?? (await loadTables());
   const facts = operations[`${method === "HEAD" ? "GET" : method} ${path}` as OperationKey] as OperationFacts | undefined;
   if (!facts) {
     throw new TypeError(

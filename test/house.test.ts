@@ -114,3 +114,16 @@ describe("the guide's dependencies", () => {
     expect(named.sort()).toEqual(Object.keys(pkg.dependencies).sort());
   });
 });
+
+describe("the pinned version of `npx -y`", () => {
+  test("every `store-admin-sdk@<version>` in the docs is package.json's, and every `npx -y` of the package pins one", () => {
+    const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { version: string };
+    for (const file of ["README.md", "docs/mcp.md", "docs/guide.md"]) {
+      const text = readFileSync(`${root}${file}`, "utf8");
+      for (const [, version] of text.matchAll(/store-admin-sdk@(\d+\.\d+\.\d+\S*?)["`\s]/g)) expect(version, file).toBe(pkg.version);
+      // A JSON args list or a command line: `-p store-admin-sdk` without `@` runs whatever the registry serves.
+      expect(text, file).not.toMatch(/"-p", "store-admin-sdk"|-p store-admin-sdk(?!@)/);
+    }
+    expect(readFileSync(`${root}docs/mcp.md`, "utf8")).toContain(`"store-admin-sdk@${pkg.version}"`);
+  });
+});

@@ -6,6 +6,7 @@ import { bulkRunner } from "./bulk.js";
 import { bulkQueue } from "./bulk-queue.js";
 import { contractDiff, size, startup, typecheck } from "./footprint.js";
 import { pagination, timedWalk, type WalkName } from "./pagination.js";
+import { costPerOperation } from "./per-operation.js";
 import { loopback, retryCost, stub } from "./throughput.js";
 
 const BENCHMARKS: Record<string, (...args: string[]) => Promise<unknown>> = {
@@ -20,6 +21,7 @@ const BENCHMARKS: Record<string, (...args: string[]) => Promise<unknown>> = {
   walk: (name, items) => timedWalk(name as WalkName, Number(items)),
   bulk: (mode) => bulkRunner(mode === "quick"),
   bulkQueue: (mode) => bulkQueue(mode === "quick"),
+  perOperation: (mode) => costPerOperation(mode === "quick"),
 };
 
 const [name = "", ...args] = process.argv.slice(2);

@@ -7,9 +7,9 @@
  */
 import { Readable } from "node:stream";
 import { parse, type Options as CsvOptions } from "csv-parse";
-import { operations, type OperationKey } from "../../generated/operations.js";
-import { mockOperations } from "../../generated/testing/operations.js";
-import { validators, type ValidationError, type Validator } from "../../generated/testing/validators.js";
+import type { OperationKey } from "../../generated/operations.js";
+import { mockOperations, type ValidationError, type Validator } from "../../generated/testing/operations.js";
+import { loadOperation } from "../testing/operation-modules.js";
 import { InputError } from "./input-error.js";
 import { lines, readable, type Line } from "./lines.js";
 import { parseData, record, RefusedKeyError, refusedName } from "./plain-data.js";
@@ -35,8 +35,8 @@ const IGNORED_KEYS: ReadonlySet<string> = new Set(["failure", "inDoubt"]);
 /** The operation `METHOD PATH` of the contract, or an error listing what the contract has. */
 export function operationOf(method: string, path: string): OperationKey {
   const key = `${method.toUpperCase()} ${path}`;
-  if (Object.hasOwn(operations, key)) return key as OperationKey;
-  const known = Object.keys(operations).filter((k) => !k.startsWith("GET ")).join(", ");
+  if (Object.hasOwn(mockOperations, key)) return key as OperationKey;
+  const known = Object.keys(mockOperations).filter((k) => !k.startsWith("GET ")).join(", ");
   throw new InputError(`${key} is not an operation of the contract. The operations that change something are: ${known}.`);
 }
 
@@ -135,7 +135,10 @@ export async function* csvRows(file: string, operation: OperationKey, maxLineByt
       target[names.at(-1)!] = cell;
     });
     try {
-      if (call.body !== undefined) call.body = convertCells(call.body as Record<string, unknown>, operation);
+      if (call.body !== undefined) {
+        const { operationId, validators } = await loadOperation(operation);
+        call.body = convertCells(call.body as Record<string, unknown>, validators[`${operationId}_body`]);
+      }
     } catch (error) {
       if (!(error instanceof RefusedKeyError)) throw error;
       call.invalid = `${file}:${line}: a cell of JSON: ${error.message}`;
@@ -193,11 +196,11 @@ function csvParser(file: string, maxLineBytes: number, onProblem: (line: Line & 
  * The body with its text cells converted where the contract's validator wants another type:
  * a number or an integer from a number as written (`12`, `-3.5`); a boolean from `true` or
  * `false`; `null` from `null` wherever the field admits null, even a string-or-null field
- * (see {@link nullCells}); an array or an object from JSON. A cell that fits none stays
+ * (see {@link nullCells}); an array or an object from JSON, as the operation's body
+ * `validator` says. A cell that fits none stays
  * text, and the request is refused with the field's name (by the dry run or the server).
  */
-export function convertCells(body: Record<string, unknown>, operation: OperationKey): Record<string, unknown> {
-  const validator = validators[`${mockOperations[operation].operationId}_body`];
+export function convertCells(body: Record<string, unknown>, validator: Validator | undefined): Record<string, unknown> {
   if (!validator) return body;
   nullCells(body, body, "", validator);
   // Each round converts the fields the last validation named; a converted object may name more.

@@ -9,6 +9,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { storeOptionsFromEnv } from "./environment.js";
 import { InputError } from "./input.js";
+import { VERSION } from "../version.js";
 
 const EXIT_ERROR = 2;
 /** The peer dependency the server is built on, and the range the package declares. */
@@ -45,7 +46,7 @@ export function mcpCommand(program: Command, io: { stderr: NodeJS.WriteStream; e
       `
 Environment: STORE_ADMIN_URL (the store's address) or STORE_ADMIN_API_URL (an API root), and
 STORE_ADMIN_TOKEN. Needs ${MCP_SDK} installed beside this package:
-  npx -y -p store-admin-sdk -p ${MCP_SDK} store-admin-sdk mcp`,
+  npx -y -p store-admin-sdk@${VERSION} -p ${MCP_SDK}@^1.32 store-admin-sdk mcp`,
     )
     .action(async (flags: McpFlags) => {
       process.exitCode = await serve(flags, io);
@@ -68,7 +69,7 @@ async function serve(flags: McpFlags, io: { stderr: NodeJS.WriteStream; env: Nod
     if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND" || !String((error as Error).message).includes(MCP_SDK)) throw error;
     io.stderr.write(
       `store-admin-sdk mcp: the MCP server is built on ${MCP_SDK}, which is not installed. Install it beside store-admin-sdk ` +
-        `(npm install ${MCP_SDK}@^1.32), or run: npx -y -p store-admin-sdk -p ${MCP_SDK} store-admin-sdk mcp\n`,
+        `(npm install ${MCP_SDK}@^1.32), or run: npx -y -p store-admin-sdk@${VERSION} -p ${MCP_SDK}@^1.32 store-admin-sdk mcp\n`,
     );
     return EXIT_ERROR;
   }

@@ -139,7 +139,13 @@ const CONTROLS = /[\0-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]
 /** Outside text as it enters a message: one line, without control or bidi characters, at most `max` characters, scrubbed. */
 export function clip(text: string, secrets: readonly string[] | undefined, max = 300): string {
   const line = text.replace(/\s+/g, " ").replace(CONTROLS, "").trim();
-  return redact(line.length > max ? `${line.slice(0, max)}…` : line, secrets);
+  return redact(line.length > max ? `${headOf(line, max)}…` : line, secrets);
+}
+
+/** The first `max` UTF-16 units of `text`, one fewer when the last would be half of a surrogate pair (a lone surrogate is not valid UTF-8). */
+export function headOf(text: string, max: number): string {
+  const head = text.slice(0, Math.max(0, max));
+  return /[\ud800-\udbff]$/.test(head) ? head.slice(0, -1) : head;
 }
 
 /**

@@ -13,6 +13,5 @@ export * from "../index.js";
 export { deriveClient, loadTelemetry, telemetryOf, tokenSourceOf } from "../client.js";
 export { walkOf } from "../paginate.js";
 export { parseRetryAfterMs } from "../retry-policy.js";
-export { clip, describe, redact, sanitizeCause } from "./redact.js";
+export { clip, describe, headOf, redact, sanitizeCause } from "./redact.js";
 export { sleep, untilStopped } from "./sleep.js";
-export { operations } from "../../generated/operations.js";

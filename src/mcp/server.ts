@@ -11,7 +11,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { createStoreAdminClient } from "../client.js";
 import { StoreAdminError } from "../errors.js";
-import { redact } from "../internal/redact.js";
+import { clip, redact } from "../internal/redact.js";
 import type { StoreAdminClient, StoreAdminClientOptions } from "../types.js";
 import { VERSION } from "../version.js";
 import { listedTools, toolListing, toolNamed, VALIDATE_CALL, whyNotListed, type ToolFilter } from "./tool-list.js";
@@ -30,15 +30,20 @@ export const DEFAULT_MAX_RESULT_BYTES = 32_768;
 /** The smallest cap: one short page and its note must fit. */
 const MIN_RESULT_BYTES = 1_024;
 
+/** The names of {@link StoreAdminMcpServerOptions}. */
+const OPTION_NAMES: readonly string[] = ["store", "allowWrites", "scopes", "tools", "maxResultBytes"] satisfies ReadonlyArray<keyof StoreAdminMcpServerOptions>;
+
 /** Most of an error body a result quotes: enough for a model to see which field the store refused. */
 const MAX_QUOTED_BODY = 2_000;
 
-/** The SDK's message, and what the store said (its body, scrubbed by the client), for a model to act on. */
+/**
+ * The SDK's message, and what the store said (its body, scrubbed by the client), for a model to
+ * act on: one line, without the control and bidi characters a store may put in it.
+ */
 function apiErrorText(error: StoreAdminError): string {
   const body = (error as { body?: unknown }).body;
   if (body === undefined || body === null || body === "") return error.message;
-  const quoted = typeof body === "string" ? body : JSON.stringify(body);
-  return `${error.message}\nThe store answered: ${quoted.length > MAX_QUOTED_BODY ? `${quoted.slice(0, MAX_QUOTED_BODY)}… [cut]` : quoted}`;
+  return `${error.message}\nThe store answered: ${clip(typeof body === "string" ? body : JSON.stringify(body), [], MAX_QUOTED_BODY)}`;
 }
 
 /**
@@ -48,6 +53,11 @@ function apiErrorText(error: StoreAdminError): string {
 export function createStoreAdminMcpServer(options: StoreAdminMcpServerOptions): Server {
   if (options === null || typeof options !== "object" || options.store === null || typeof options.store !== "object") {
     throw new TypeError("createStoreAdminMcpServer() takes { store: { baseUrl | apiUrl, accessToken }, allowWrites?, scopes?, tools?, maxResultBytes? }.");
+  }
+  // A misspelt option would be ignored: `scope: [...]` would list every tool the `scopes` it meant would hide.
+  const unknown = Object.keys(options).filter((name) => !OPTION_NAMES.includes(name));
+  if (unknown.length > 0) {
+    throw new TypeError(`createStoreAdminMcpServer(): ${unknown.map((name) => JSON.stringify(name)).join(", ")} ${unknown.length > 1 ? "are not options" : "is not an option"}; the options are ${OPTION_NAMES.join(", ")}.`);
   }
   const maxBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < MIN_RESULT_BYTES) {
@@ -77,10 +87,11 @@ export function createStoreAdminMcpServer(options: StoreAdminMcpServerOptions): 
   } as StoreAdminClientOptions);
   let checker: Promise<StoreAdminClient> | undefined;
   // The testing kit's client: the contract's validators answer, nothing leaves the process. Loaded on first use.
+  // Its attempts are no requests to the store, so they are never logged (not even under STORE_ADMIN_LOG) nor traced.
   const contractChecker = () =>
     (checker ??= import("../testing/index.js").then(({ createMockStore }) => {
       const mock = createMockStore();
-      return createStoreAdminClient({ apiUrl: mock.url, accessToken: "contract-check", fetch: mock.fetch, maxRetries: 0 });
+      return createStoreAdminClient({ apiUrl: mock.url, accessToken: "contract-check", fetch: mock.fetch, maxRetries: 0, logger: () => undefined, telemetry: false });
     }));
 
   /** `undefined` when the call matches the contract, else why not (the testing kit's words). */

@@ -5,8 +5,8 @@
  * text and `structuredContent`, together at most `maxResultBytes`, a list page cut to fit
  * with the offset of the rest and the API's cursor of the next page.
  */
-import type { McpToolRow } from "../../generated/mcp-tools.js";
-import { MAX_UPLOAD_BYTES } from "../../generated/mcp-tools.js";
+import { MAX_UPLOAD_BYTES, mcpTools, type McpToolRow } from "../../generated/mcp-tools.js";
+import { headOf } from "../internal/redact.js";
 import { unwrap } from "../unwrap.js";
 import type { StoreAdminClient } from "../types.js";
 
@@ -33,6 +33,32 @@ export class ToolArgumentError extends Error {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value) && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null);
 
+const isScalar = (value: unknown) => typeof value === "string" || typeof value === "number" || typeof value === "boolean";
+
+/**
+ * Each of `values` must be a parameter the contract declares in `part`, holding a scalar (or a
+ * list of them where the parameter is a list): openapi-fetch would send an unknown query name
+ * or an object (`a[b]=1`) as it is, and drop an unknown path name.
+ */
+function checkParameters(tool: McpToolRow, part: "path" | "query", values: Record<string, unknown> | undefined): void {
+  if (values === undefined) return;
+  const schema = (tool.inputSchema.properties as Record<string, { properties?: Record<string, { type?: unknown; $ref?: string }> }> | undefined)?.[part];
+  const declared = schema?.properties ?? {};
+  const defs = (tool.inputSchema.$defs ?? {}) as Record<string, { type?: unknown }>;
+  for (const [name, value] of Object.entries(values)) {
+    if (!Object.hasOwn(declared, name)) {
+      const names = Object.keys(declared);
+      throw new ToolArgumentError(`${tool.name}: ${part}.${name} is not a ${part} parameter of ${tool.operation} (${names.length > 0 ? `it takes ${names.join(", ")}` : "it takes none"}).`);
+    }
+    const parameter = declared[name]!;
+    const type = (parameter.$ref !== undefined ? defs[parameter.$ref.split("/").pop()!] : parameter)?.type;
+    const list = type === "array" || (Array.isArray(type) && type.includes("array"));
+    // A null query value is left out of the URL; a path has no such thing.
+    if ((value === null && part === "query") || isScalar(value) || (list && Array.isArray(value) && value.every(isScalar))) continue;
+    throw new ToolArgumentError(`${tool.name}: ${part}.${name} must be ${list ? "a list of strings, numbers or booleans" : "a string, number or boolean"}, got ${JSON.stringify(value)}.`);
+  }
+}
+
 /** The arguments of `tool`'s call, or a {@link ToolArgumentError} naming what is wrong (nothing else reaches the request: no URL, no header). */
 export function checkArguments(tool: McpToolRow, input: unknown): CallArguments {
   const args = input === undefined ? {} : input;
@@ -44,6 +70,7 @@ export function checkArguments(tool: McpToolRow, input: unknown): CallArguments 
   }
   for (const part of ["path", "query"] as const) {
     if (args[part] !== undefined && !isPlainObject(args[part])) throw new ToolArgumentError(`${tool.name}: ${part} must be an object of parameter values, got ${JSON.stringify(args[part])}.`);
+    checkParameters(tool, part, args[part] as Record<string, unknown> | undefined);
   }
   const required = (tool.inputSchema.required as string[] | undefined) ?? [];
   const missing = required.filter((key) => args[key] === undefined);
@@ -99,12 +126,16 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
     const items = data.results;
     const { results: _results, next, previous: _previous, ...rest } = data;
     const cursor = typeof next === "string" ? cursorOf(next) : null;
+    // The item at `offset` when it alone is over the cap: a marker naming it, so that every call moves on.
+    let first: unknown;
     const page = (shown: number): ToolResult => {
       const end = offset + shown;
       const cut = end < items.length;
+      const results = items.slice(offset, end);
+      if (first !== undefined && results.length > 0) results[0] = first;
       return shaped({
         ...rest,
-        results: items.slice(offset, end),
+        results,
         page_items: items.length,
         offset,
         next_cursor: cursor,
@@ -119,6 +150,11 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
     let low = 0;
     let high = Math.max(0, items.length - offset);
     if (size(page(high)) <= maxBytes) return page(high);
+    if (size(page(1)) > maxBytes) {
+      first = omitted(tool, items[offset], offset, bytes(clean(JSON.stringify(items[offset]))), maxBytes);
+      low = 1;
+      if (size(page(high)) <= maxBytes) return page(high);
+    }
     while (low < high - 1) {
       const mid = (low + high) >> 1;
       if (size(page(mid)) <= maxBytes) low = mid;
@@ -132,8 +168,23 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
   const text = clean(JSON.stringify(data));
   const note = `\n[cut: the result is ${bytes(text)} bytes; this shows the first part, under ${maxBytes} bytes]`;
   let keep = maxBytes - bytes(note);
-  while (keep > 0 && bytes(text.slice(0, keep)) > maxBytes - bytes(note)) keep -= 64;
-  return { content: [{ type: "text", text: `${text.slice(0, Math.max(0, keep))}${note}` }] };
+  while (keep > 0 && bytes(headOf(text, keep)) > maxBytes - bytes(note)) keep -= 64;
+  return { content: [{ type: "text", text: `${headOf(text, keep)}${note}` }] };
+}
+
+/** What stands for a list item over the cap: its place, its size, and the tool that reads it alone where there is one. */
+function omitted(tool: McpToolRow, item: unknown, index: number, size: number, maxBytes: number): { omitted: string } {
+  const what = `Item ${index} of this page is ${size} bytes, over the ${maxBytes}-byte result cap, and is not shown`;
+  // The operation reading one item: GET <the list's path>{param}/, e.g. users_retrieve for users_list.
+  for (const one of mcpTools) {
+    const param = one.method === "GET" && one.path.startsWith(tool.path) ? /^\{(\w+)\}\/$/.exec(one.path.slice(tool.path.length))?.[1] : undefined;
+    const value = param !== undefined && isPlainObject(item) ? item[param] : undefined;
+    if (typeof value === "string" || typeof value === "number") {
+      const also = tool.path.includes("{") ? " and this call's path parameters" : "";
+      return { omitted: `${what}: read it with ${one.name}, path.${param} ${JSON.stringify(value)}${also} (a result over the cap is cut, marked).` };
+    }
+  }
+  return { omitted: `${what}: a server started with a larger maxResultBytes (--max-result-bytes) shows it.` };
 }
 
 /** The `cursor` parameter of a `next` link (absolute or relative). */

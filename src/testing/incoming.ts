@@ -4,7 +4,7 @@
  * `multipart/form-data` or URL-encoded form read with the platform's own `Request.formData()`).
  */
 import type { OperationKey } from "../../generated/operations.js";
-import { mockOperations, type MockOperation } from "../../generated/testing/operations.js";
+import { mockOperations } from "../../generated/testing/operations.js";
 
 interface Route {
   key: OperationKey;
@@ -33,7 +33,7 @@ const ROUTES: readonly Route[] = (Object.keys(mockOperations) as OperationKey[])
 
 /** The operation a method and path (below the API root) belong to, with the raw path parameters. */
 export type Match =
-  | { found: true; key: OperationKey; template: string; operation: MockOperation; path: Record<string, string> }
+  | { found: true; key: OperationKey; template: string; path: Record<string, string> }
   | { found: false; methods: string[] };
 
 export function matchOperation(method: string, path: string): Match {
@@ -54,7 +54,7 @@ export function matchOperation(method: string, path: string): Match {
         params[name] = raw;
       }
     });
-    return { found: true, key: route.key, template: route.template, operation: mockOperations[route.key], path: params };
+    return { found: true, key: route.key, template: route.template, path: params };
   }
   return { found: false, methods };
 }

@@ -14,10 +14,11 @@
  */
 import type { OperationKey } from "../../generated/operations.js";
 import { mockOperations, type MockOperation } from "../../generated/testing/operations.js";
+import { loadOperation, type LoadedOperation } from "./operation-modules.js";
 import { sleep } from "../internal/sleep.js";
 import { MockContractError } from "./contract-error.js";
 import { formValue, headersOf, matchOperation, queryOf, readBody } from "./incoming.js";
-import { describeProblems, hasValidator, problemResponse, validate, type Problem } from "./problems.js";
+import { describeProblems, hasValidator, problemResponse, undeclaredQuery, validate, type Problem } from "./problems.js";
 import { MockHandlerError } from "./handler-error.js";
 import type { MockHandler, MockStore, RecordedRequest, RecordedRequestOf } from "./types.js";
 
@@ -101,7 +102,8 @@ export function createMockStore(): MockStore {
       };
       return problemResponse(422, `${problem.message}.`, [problem]);
     }
-    const { key, operation } = match;
+    const { key } = match;
+    const operation = await loadOperation(key);
     record.path = match.template;
     record.operation = key;
     record.params.path = { ...match.path };
@@ -110,12 +112,12 @@ export function createMockStore(): MockStore {
       const detail = record.headers["authorization"] === undefined ? "The request has no Authorization header." : "The Authorization header is not `Bearer <token>`.";
       return problemResponse(401, detail, [], { "www-authenticate": "Bearer" });
     }
-    const headerProblems = validate(`${operation.operationId}_headers`, record.headers, ["header"]);
+    const headerProblems = validate(operation.validators, `${operation.operationId}_headers`, record.headers, ["header"]);
     if (headerProblems.length > 0) return problemResponse(400, `Invalid headers: ${describeProblems(headerProblems)}.`, headerProblems);
 
     // Converted in place as the schemas say ("42" becomes 42).
     const params = { path: { ...match.path } as Record<string, unknown>, query: { ...record.params.query } };
-    const problems = validate(`${operation.operationId}_params`, params, []);
+    const problems = [...undeclaredQuery(params.query, operation.params.query, key), ...validate(operation.validators, `${operation.operationId}_params`, params, [])];
     record.params = params;
     let body: unknown;
     if (operation.body) {
@@ -131,7 +133,7 @@ export function createMockStore(): MockStore {
       if (read.kind === "read") {
         // The media type the client chooses has `<id>_body`; another one offered, `<id>_body_<json|form|multipart>`.
         const validator = read.mediaType === operation.body.mediaType ? "body" : `body_${MEDIA_SUFFIX[read.mediaType]}`;
-        problems.push(...validate(`${operation.operationId}_${validator}`, read.checked, ["body"]));
+        problems.push(...validate(operation.validators, `${operation.operationId}_${validator}`, read.checked, ["body"]));
         body = read.mediaType !== "application/json"
           ? formValue(read.value as Record<string, unknown>, read.checked as Record<string, unknown>)
           : read.value;
@@ -270,7 +272,7 @@ function serialize(key: OperationKey, status: number, body: unknown): string {
 }
 
 /** Throws a {@link MockContractError} unless `status` is declared and `body` matches its schema. */
-function checkBody(key: OperationKey, operation: MockOperation, status: number, body: unknown, whose: string): void {
+function checkBody(key: OperationKey, operation: LoadedOperation, status: number, body: unknown, whose: string): void {
   const declared = declaredStatus(operation, status);
   if (declared === undefined) {
     throw new MockContractError(
@@ -280,11 +282,11 @@ function checkBody(key: OperationKey, operation: MockOperation, status: number, 
     );
   }
   const validator = `${operation.operationId}_${declared}`;
-  if (!operation.responses[declared]!.json || !hasValidator(validator)) return;
+  if (!operation.responses[declared]!.json || !hasValidator(operation.validators, validator)) return;
   if (body === undefined) {
     throw new MockContractError(`${whose} ${status} reply has no body; the contract declares a JSON body for it.`, { operation: operationOf(key) });
   }
-  const problems = validate(validator, body, ["body"]);
+  const problems = validate(operation.validators, validator, body, ["body"]);
   if (problems.length > 0) {
     throw new MockContractError(`${whose} ${status} reply breaks the contract: ${describeProblems(problems)}.`, { operation: operationOf(key) });
   }
@@ -297,7 +299,7 @@ function checkBody(key: OperationKey, operation: MockOperation, status: number, 
  * match a declared success schema. Anything else passes as it is: an undeclared error
  * status, an HTML page, a body that is not JSON.
  */
-async function checkedResponse(key: OperationKey, operation: MockOperation, response: Response): Promise<Response> {
+async function checkedResponse(key: OperationKey, operation: LoadedOperation, response: Response): Promise<Response> {
   const declared = declaredStatus(operation, response.status);
   const contentType = response.headers.get("content-type");
   const labelledJson = /^application\/([\w.+-]+\+)?json\b/i.test(contentType ?? "");
@@ -317,7 +319,7 @@ async function checkedResponse(key: OperationKey, operation: MockOperation, resp
     return response;
   }
   const successes = Object.keys(operation.responses).filter((status) => /^2(\d\d|XX)$/.test(status) && operation.responses[status]!.json);
-  const problems = successes.map((status) => validate(`${operation.operationId}_${status}`, body, ["body"]));
+  const problems = successes.map((status) => validate(operation.validators, `${operation.operationId}_${status}`, body, ["body"]));
   if (successes.length > 0 && problems.every((list) => list.length > 0)) {
     throw new MockContractError(
       `the handler's Response has the status ${response.status}, which the contract does not declare; the client reads a 2xx as data, ` +
@@ -329,7 +331,7 @@ async function checkedResponse(key: OperationKey, operation: MockOperation, resp
 }
 
 /** The contract's example of the first success response, checked against its own schema. */
-function exampleResponse(key: OperationKey, operation: MockOperation): Response {
+function exampleResponse(key: OperationKey, operation: LoadedOperation): Response {
   const [status, facts] = Object.entries(operation.responses).find(([code]) => /^2\d\d$/.test(code))!;
   if (!facts.json) return new Response(null, { status: Number(status) });
   checkBody(key, operation, Number(status), facts.example, "the contract's example for the");

@@ -1,10 +1,13 @@
 /**
- * Validation with the compiled validators of `generated/testing/validators.ts`, and the error
+ * Validation with an operation's compiled validators (`generated/testing/ops/`), and the error
  * answers of the mock. Their body has the shape the contract's mock server (Prism) gives,
  * `{ type, title, status, detail, validation: [{ location, severity, code, message }] }`, so
  * the SDK's errors read the `validation` list as they do against Prism.
  */
-import { validators, type ValidationError } from "../../generated/testing/validators.js";
+import type { ValidationError, Validator } from "../../generated/testing/operations.js";
+
+/** An operation's validators, by name. */
+type Validators = Readonly<Record<string, Validator>>;
 
 /** One problem, with the field it concerns: `location` is e.g. `["body", "title"]` or `["path", "id"]`. */
 export interface Problem {
@@ -71,14 +74,26 @@ function problemsOf(errors: readonly ValidationError[], place: string[]): Proble
  * Runs the named validator; returns its problems (none when valid). Parameter and form
  * validators convert values in place (`"42"` to 42). An unknown name is a generator bug.
  */
-export function validate(name: string, data: unknown, place: string[]): Problem[] {
+export function validate(validators: Validators, name: string, data: unknown, place: string[]): Problem[] {
   const validator = validators[name];
   if (!validator) throw new Error(`store-admin-sdk/testing: no validator ${name}; run \`npm run generate\`.`);
   return validator(data) ? [] : problemsOf(validator.errors ?? [], place);
 }
 
+/**
+ * A problem for each query parameter the operation does not declare: the contract lists every
+ * parameter, so `?bogus=x` or `?a[b]=1` is refused rather than ignored (its validators leave
+ * unknown names alone, as a store may).
+ */
+export function undeclaredQuery(query: Record<string, unknown>, declared: readonly string[], operation: string): Problem[] {
+  const takes = declared.length > 0 ? `it takes ${declared.join(", ")}` : "it takes none";
+  return Object.keys(query)
+    .filter((name) => !declared.includes(name))
+    .map((name) => ({ location: ["query", name], severity: "Error", code: "additionalProperties", message: `is not a query parameter of ${operation} (${takes})` }));
+}
+
 /** Whether the named validator exists (a response without a JSON body has none). */
-export function hasValidator(name: string): boolean {
+export function hasValidator(validators: Validators, name: string): boolean {
   return validators[name] !== undefined;
 }
 

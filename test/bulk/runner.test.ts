@@ -255,18 +255,20 @@ describe("dry run", () => {
         { id: 1, body: { expired_at: null } },
         { id: 2, body: { expired_at: "not a date" } },
         { id: 3, body: { no_such_field: 1 } },
+        { id: 4, body: { expired_at: null }, query: { _method: "DELETE" } },
       ],
       key: (item) => String(item.id),
       ledger,
       dryRun: true,
-      task: (item, { client: c, signal }) => c.PATCH("/gift-cards/{id}/", { params: { path: { id: item.id } }, body: item.body as never, signal }),
+      task: (item, { client: c, signal }) => c.PATCH("/gift-cards/{id}/", { params: { path: { id: item.id }, query: item.query as never }, body: item.body as never, signal }),
     });
     expect(server.received).toHaveLength(0);
     expect(report.done).toBe(1);
-    expect(report.failures.map((f) => f.key)).toEqual(["2", "3"]);
+    expect(report.failures.map((f) => f.key)).toEqual(["2", "3", "4"]);
     expect(report.failures[0]!.status).toBe(422);
     expect(report.failures[0]!.message).toContain("expired_at");
     expect(report.failures[1]!.message).toContain("no_such_field");
+    expect(report.failures[2]!.message).toContain("query._method");
   });
 });
 

@@ -221,6 +221,8 @@ describe("npm run release", () => {
     writeFileSync(join(dir, "package.json"), at020(read("package.json")));
     writeFileSync(join(dir, "package-lock.json"), at020(read("package-lock.json")));
     writeFileSync(join(dir, "src/version.ts"), at020(read("src/version.ts")));
+    mkdirSync(join(dir, "docs"));
+    writeFileSync(join(dir, "docs/mcp.md"), read("docs/mcp.md").replaceAll("store-admin-sdk@0.3.0", "store-admin-sdk@0.2.0"));
     const changelog = read("CHANGELOG.md");
     writeFileSync(join(dir, "CHANGELOG.md"), changelog.slice(0, changelog.indexOf("\n## [") + 1) + "## [Unreleased]\n\n### Breaking changes\n\n- Removed `data.arn`.\n\n" + changelog.slice(changelog.indexOf("## [0.2.0]")));
     git("init", "-q");
@@ -248,6 +250,8 @@ describe("npm run release", () => {
     const lock = JSON.parse(inDir("package-lock.json")) as { version: string; packages: Record<string, { version: string }> };
     expect([lock.version, lock.packages[""]?.version]).toEqual(["0.3.0", "0.3.0"]);
     expect(inDir("src/version.ts")).toContain('export const VERSION = "0.3.0";');
+    expect(inDir("docs/mcp.md")).toContain('"-p", "store-admin-sdk@0.3.0"');
+    expect(inDir("docs/mcp.md")).not.toContain("store-admin-sdk@0.2.0");
     expect(git("status", "--porcelain")).toBe("");
     expect(git("rev-parse", "v0.3.0^{commit}")).toBe(git("rev-parse", "HEAD"));
     expect(git("log", "-1", "--format=%s")).toBe("Release 0.3.0\n");

@@ -14,7 +14,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadOpenApiDoc } from "../spec/openapi-doc.js";
-import { operations } from "../../generated/operations.js";
+import { operations } from "../../generated/operation-facts.js";
 import { AuthenticationError, createStoreAdminClient, unwrap, type StoreAdminClient } from "../../src/index.js";
 import { createTestClient, EXPECTED_API_VERSION, expectOk } from "../helpers/client.js";
 import {

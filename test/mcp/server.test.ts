@@ -3,6 +3,7 @@
  * started and driven by the official MCP client (`Client` over `StdioClientTransport`),
  * against a loopback store that counts what it receives.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -10,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFaultServer, type FaultServer, type ReceivedRequest } from "../helpers/fault-server.js";
 import { prismUrl } from "../helpers/prism.js";
 import { loadContractFile } from "../../scripts/load-contract.js";
-import { createConsumerProject, npmEnv, pinnedVersion, run, runOrThrow, type ConsumerProject } from "../package/tarball.js";
+import { createConsumerProject, npmEnv, pinnedVersion, ROOT, run, runOrThrow, type ConsumerProject } from "../package/tarball.js";
 
 const TOKEN = "sk_live_Mcp7Secret9Token42";
 const CAP = 32_768;
@@ -18,12 +19,17 @@ const CAP = 32_768;
 /** 500 gift cards on one page: far over the result cap. */
 const CARDS = Array.from({ length: 500 }, (_, i) => ({ id: i + 1, code: `CARD-${String(i + 1).padStart(5, "0")}`, balance: "25.00", note: "x".repeat(80) }));
 
+/** A page whose items 0 and 2 are each over the cap alone. */
+const BIG_ITEMS = [9001, 2, 9003, 4].map((id) => ({ id, email: `u${id}@example.com`, first_name: id > 9000 ? "x".repeat(40_000) : "Ada" }));
+
 function answer(received: ReceivedRequest) {
   const request = { ...received, path: received.path.replace(/^\/api\/admin/, "") };
   const auth = String(request.headers.authorization ?? "");
+  if (received.url === "/api/admin/users/?email=big%40example.com") return { body: { next: null, previous: null, results: BIG_ITEMS } };
   if (request.path === "/gift-cards/") return { body: { next: "http://127.0.0.1/api/admin/gift-cards/?cursor=cD01MDA%3D", previous: null, results: CARDS } };
   if (request.path === "/users/42/") return { body: { id: 42, email: "ada@example.com" } };
   if (request.path === "/users/404/") return { status: 404, body: { detail: "Not found." } };
+  if (request.path === "/users/400/") return { status: 400, body: { detail: "\u001b]52;c;QUFB\u0007 \u202e reversed \u0000 nul \u0085 \u2067", "\u001b[31mred": ["\u200f"] } };
   if (request.path === "/users/429/") return { status: 429, headers: { "retry-after": "0" }, body: { detail: "Slow down." } };
   if (request.path === "/users/7/") {
     // A hostile store echoing the token, as it is and encoded.
@@ -105,7 +111,9 @@ describe("without @modelcontextprotocol/sdk", () => {
     const result = await run(process.execPath, [bin, "mcp"], { env: env(), cwd: project!.dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("@modelcontextprotocol/sdk");
-    expect(result.stderr).toContain("npx -y -p store-admin-sdk -p @modelcontextprotocol/sdk store-admin-sdk mcp");
+    // The version pinned: `-y` with the token in the environment runs exactly this release.
+    const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+    expect(result.stderr).toContain(`npx -y -p store-admin-sdk@${version} -p @modelcontextprotocol/sdk@^1.32 store-admin-sdk mcp`);
   });
 });
 
@@ -212,6 +220,27 @@ describe("store-admin-sdk mcp", () => {
     expect(store.requests.length).toBe(before);
   });
 
+  it("refuses a query or path parameter the contract does not declare, or an object for a scalar, naming it; validate_call agrees", async () => {
+    const client = await connect();
+    const before = store.requests.length;
+    const cases: Array<[string, Json, string]> = [
+      ["users_list", { query: { bogus: "x", _method: "DELETE" } }, "query.bogus"],
+      ["users_list", JSON.parse('{"query":{"__proto__":{"email":"x"}}}'), "query.__proto__"],
+      ["users_list", { query: { email: { a: "x" } } }, "query.email"],
+      ["orders_fulfillmentOrders_list", { path: { number: "x", extra: "../" } }, "path.extra"],
+      ["users_retrieve", { path: { id: [1, 2] } }, "path.id"],
+    ];
+    for (const [tool, args, named] of cases) {
+      const result = await client.callTool({ name: tool, arguments: args });
+      expect(result.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
+      expect(textOf(result)).toContain(named);
+      const verdict = await client.callTool({ name: "validate_call", arguments: { tool, arguments: args } });
+      expect(verdict.structuredContent, `${tool} ${JSON.stringify(args)}`).toMatchObject({ valid: false });
+      expect(String((verdict.structuredContent as { problem: string }).problem)).toContain(named);
+    }
+    expect(store.requests.length).toBe(before);
+  });
+
   it("refuses a tool it does not list and sends nothing", async () => {
     const client = await connect();
     const before = store.requests.length;
@@ -239,6 +268,17 @@ describe("store-admin-sdk mcp", () => {
     expect(textOf(limited)).toMatch(/429/);
   });
 
+  it("an error's text carries no control or bidi character of the store's body", async () => {
+    const result = await (await connect()).callTool({ name: "users_retrieve", arguments: { path: { id: 400 } } });
+    expect(result.isError).toBe(true);
+    const text = textOf(result);
+    expect(text).toContain("reversed");
+    expect(text).toContain("The store answered:");
+    // The one line break is the result's own, between the SDK's message and the store's body.
+    expect(text.split("\n")).toHaveLength(2);
+    expect(text).not.toMatch(/[\0-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+  });
+
   it("cuts a 500-item page under the cap, with the rest of the page and the next cursor reachable", async () => {
     const client = await connect();
     const seen: number[] = [];
@@ -257,6 +297,40 @@ describe("store-admin-sdk mcp", () => {
       expect(page.results.length).toBeGreaterThan(0);
     }
     expect(seen).toEqual(CARDS.map((card) => card.id));
+  });
+
+  it("replaces a list item over the cap alone by a marker naming the tool that reads it, and every call moves on", async () => {
+    const client = await connect();
+    const seen: Json[] = [];
+    let offset = 0;
+    for (let call = 0; call < 10 && offset < BIG_ITEMS.length; call++) {
+      const result = await client.callTool({ name: "users_list", arguments: { query: { email: "big@example.com" }, ...(offset > 0 ? { offset } : {}) } });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(Buffer.byteLength(textOf(result)) + Buffer.byteLength(JSON.stringify(result.structuredContent))).toBeLessThanOrEqual(CAP);
+      const page = result.structuredContent as { results: Json[]; note?: string };
+      expect(page.results.length, `offset ${offset}`).toBeGreaterThan(0);
+      seen.push(...page.results);
+      offset += page.results.length;
+      if (offset < BIG_ITEMS.length) expect(page.note).toContain(`offset ${offset} `);
+    }
+    expect(seen).toHaveLength(4);
+    expect(seen[0]!.omitted).toMatch(/^Item 0 of this page is 400\d\d bytes, over the 32768-byte result cap, and is not shown: read it with users_retrieve, path\.id 9001 /);
+    expect(seen[2]!.omitted).toMatch(/^Item 2 of this page is 400\d\d bytes.*users_retrieve, path\.id 9003 /);
+    expect([seen[1], seen[3]]).toEqual([BIG_ITEMS[1], BIG_ITEMS[3]]);
+  });
+
+  it("STORE_ADMIN_LOG=debug logs one line per request the store received, none for the contract check", async () => {
+    const client = await connectTo(env({ STORE_ADMIN_LOG: "debug" }), ["--allow-writes"]);
+    const log = logs.get(client)!;
+    const lines = (text: string) => log.join("").split("\n").filter((line) => line.includes(text));
+    const before = requestsTo("/api/admin/gift-cards/1/").length;
+    expect((await client.callTool({ name: "giftCards_update", arguments: { path: { id: 1 }, body: { expired_at: null } } })).isError).toBeFalsy();
+    // A read after it, logged after it: once its line is in, the write's lines are too.
+    expect((await client.callTool({ name: "users_retrieve", arguments: { path: { id: 42 } } })).isError).toBeFalsy();
+    for (let i = 0; i < 200 && lines("GET /users/{id}/").length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(requestsTo("/api/admin/gift-cards/1/").length - before).toBe(1);
+    expect(lines("PATCH /gift-cards/{id}/")).toHaveLength(1);
+    expect(lines("GET /users/{id}/")).toHaveLength(1);
   });
 
   it("never lets the token out: results, errors and descriptions, in any case or base64", async () => {

@@ -8,7 +8,8 @@
  */
 import { describe, expect, inject, it } from "vitest";
 import { methodTable } from "../../generated/method-table.js";
-import { operations, type OperationKey } from "../../generated/operations.js";
+import { operations } from "../../generated/operation-facts.js";
+import type { OperationKey } from "../../generated/operations.js";
 import { mockOperations } from "../../generated/testing/operations.js";
 import { createStoreAdminClient, NotFoundError, PermissionDeniedError, type StoreAdminClient } from "../../src/index.js";
 import { deriveClient } from "../../src/client.js";
@@ -108,7 +109,7 @@ describe("every method against the testing kit", () => {
       } else expect(request.body).toEqual(expected.body);
 
       // The data itself, not `{ data, error, response }`: the contract's example (the items, for a list).
-      const [, facts] = Object.entries(mockOperations[key].responses).find(([code]) => /^2\d\d$/.test(code))!;
+      const [, facts] = Object.entries((await mockOperations[key]()).operation.responses).find(([code]) => /^2\d\d$/.test(code))!;
       const example = facts.example as { results?: unknown[] };
       const data = operations[key].paginated ? example.results : operations[key].singleOrList && !Array.isArray(example) ? [example] : example;
       expect(result).toEqual(data);

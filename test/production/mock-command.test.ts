@@ -74,6 +74,10 @@ describe("store-admin-sdk mock", () => {
       const refused = await store.giftCards.update(7, { expired_at: 42 as never }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(UnprocessableEntityError);
       expect((refused as UnprocessableEntityError).validation.map((issue) => issue.location.join("."))).toContain("body.expired_at");
+      // A query parameter the contract does not declare (`a[b]`, an object as openapi-fetch sends it): refused, named.
+      const bracketed = await fetch(`${mock.url}/api/admin/users/?a[b]=1`, { headers: { authorization: `Bearer ${TOKEN}`, "x-store-api-version": "2024-04-01" } });
+      expect(bracketed.status).toBe(422);
+      expect(JSON.stringify(await bracketed.json())).toContain('"location":["query","a[b]"]');
       // In flight when SIGTERM arrives: answered, and logged.
       const late = store.gateways.retrieve(1);
       for (let i = 0; i < 300 && !existsSync(join(project!.dir, "in-flight.marker")); i++) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -90,6 +94,7 @@ describe("store-admin-sdk mock", () => {
       ["GET", "/users/42/", 200],
       ["GET", "/gift-cards/", 200],
       ["PATCH", "/gift-cards/7/", 422],
+      ["GET", "/users/", 422],
       ["GET", "/gateways/1/", 200],
     ]);
     expect(lines[1]!.query).toEqual({ status: "active" });

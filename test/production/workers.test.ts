@@ -5,7 +5,8 @@
  * their lazy part then) and a 503 retried into a 200, counted at the server. And every entry of
  * the package's `exports` map (enumerated, so that a new one is covered) imports in Node without
  * I/O or a timer: a Worker's global scope allows neither, and a timer at import has broken
- * other SDKs there.
+ * other SDKs there. The testing kit runs in the Worker too: its per-operation validator modules
+ * bundle with it and run there (no `eval`).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { cp, readFile, writeFile } from "node:fs/promises";
@@ -96,6 +97,17 @@ describe("in workerd (Cloudflare Workers)", () => {
     expect(server.count("GET", "/users/404/")).toBe(1);
     expect(server.count("GET", "/users/503/")).toBe(2);
     expect(server.requests.every((request) => request.headers["x-store-api-version"] === "2024-04-01")).toBe(true);
+  });
+
+  it("the testing kit runs in the Worker: each operation's precompiled validators load on its first request", async () => {
+    const response = await fetch(`${workerUrl}/kit`);
+    const text = await response.text();
+    expect(response.status, `${text}\n${workerdOutput}`).toBe(200);
+    expect(JSON.parse(text)).toEqual({
+      example: "string",
+      refused: expect.stringMatching(/^\w+Error 4\d\d$/),
+      operations: ["GET /users/{id}/", "PATCH /users/{id}/"],
+    });
   });
 });
 

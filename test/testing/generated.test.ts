@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { describeRun, ROOT, run } from "../package/tarball.js";
 import { scratchDir } from "../docs/typecheck.js";
+import { mockOperations, type MockOperationModule } from "../../generated/testing/operations.js";
 
 const TSX = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
 const GENERATOR = join(ROOT, "scripts", "generate-testing.ts");
@@ -47,8 +48,8 @@ describe("generated/testing/", () => {
     const result = await generate("--check", "--spec", changedSpec);
     expect(result.code, describeRun("generate-testing --check --spec changed.yaml", result)).toBe(1);
     expect(result.stderr).toContain("generated/testing/ is stale");
-    expect(result.stderr).toContain("validators.ts");
-    expect(result.stderr).toContain("operations.ts");
+    expect(result.stderr).toContain("ops/updateUser.ts");
+    expect(result.stderr).toContain("ops/getUser.ts");
   }, TIMEOUT_MS);
 
   it("carries a contract change into the kit's validators and examples by a regenerate alone", async () => {
@@ -56,14 +57,15 @@ describe("generated/testing/", () => {
     const result = await generate("--spec", changedSpec, "--out", out);
     expect(result.code, describeRun("generate-testing --spec --out", result)).toBe(0);
 
-    const { validators } = (await import(pathToFileURL(join(out, "validators.ts")).href)) as typeof import("../../generated/testing/validators.js");
+    // The operation's own module: its validators and its facts (the kit loads it on first use).
+    const { validators } = (await import(pathToFileURL(join(out, "ops", "updateUser.ts")).href)) as MockOperationModule;
     const body = { first_name: "Astrid Anna" };
     expect(validators.updateUser_body!(body), "11 characters, over the new limit of 10").toBe(false);
     expect(validators.updateUser_body!.errors).toEqual([expect.objectContaining({ instancePath: "/first_name", keyword: "maxLength" })]);
-    const current = await import("../../generated/testing/validators.js");
+    const current = await mockOperations["PATCH /users/{id}/"]();
     expect(current.validators.updateUser_body!(body), "valid under the committed contract (limit 255)").toBe(true);
 
-    const { mockOperations } = (await import(pathToFileURL(join(out, "operations.ts")).href)) as typeof import("../../generated/testing/operations.js");
-    expect(mockOperations["GET /users/{id}/"].responses["200"]?.example).toMatchObject({ email: "changed@example.org" });
+    const { operation } = (await import(pathToFileURL(join(out, "ops", "getUser.ts")).href)) as MockOperationModule;
+    expect(operation.responses["200"]?.example).toMatchObject({ email: "changed@example.org" });
   }, TIMEOUT_MS);
 });

@@ -76,6 +76,24 @@ describe("422: a request that breaks the contract, each problem naming its field
     expect(entries).toEqual(expect.arrayContaining([["query.is_blocked", "type"], ["query.language", "enum"]]));
   });
 
+  it("a query parameter the contract does not declare, or an object where it declares a scalar: 422 naming it", async () => {
+    const { mock, store } = mockedClient();
+    const unknown = await store.GET("/users/", { params: { query: { bogus: "x", _method: "DELETE" } as never } });
+    expect(unknown.response.status).toBe(422);
+    expect(validationOf(unknown.error).map((e) => [e.location.join("."), e.code])).toEqual([
+      ["query.bogus", "additionalProperties"],
+      ["query._method", "additionalProperties"],
+    ]);
+    expect(validationOf(unknown.error)[0]!.message).toContain("it takes email, name");
+    // openapi-fetch sends an object as `email[a]=x`: not the scalar the contract declares.
+    const nested = await store.GET("/users/", { params: { query: { email: { a: "x" } } as never } });
+    expect(nested.response.status).toBe(422);
+    expect(validationOf(nested.error).map((e) => e.location.join("."))).toEqual(["query.email[a]"]);
+    const none = await mock.fetch(`${mock.url}/users/42/?a[b]=1`, { headers: { authorization: "Bearer t", "x-store-api-version": "2024-04-01" } });
+    expect(none.status).toBe(422);
+    expect(JSON.stringify(await none.json())).toContain("is not a query parameter of GET /users/{id}/ (it takes none)");
+  });
+
   it("unwrap() throws UnprocessableEntityError whose validation and message name the field", async () => {
     const { store } = mockedClient();
     const thrown = await unwrap(store.POST("/disputes/{id}/notes/", { params: { path: { id: 55 } }, body: {} as never })).then(

@@ -1,0 +1,16 @@
+/**
+ * The one way the client reaches its per-operation tables (`operation-tables.ts`): the first
+ * call of a client method, of `GET`/`POST`/…, or of `paginate` loads them, once; later calls
+ * read them without waiting (docs/architecture.md, "Cost per operation"). Not exported from the package.
+ */
+export type OperationTables = typeof import("./operation-tables.js");
+
+let loaded: OperationTables | undefined;
+
+/** The tables, loaded once. */
+export async function loadTables(): Promise<OperationTables> {
+  return (loaded ??= await import("./operation-tables.js"));
+}
+
+/** The tables if a call has loaded them already, else `undefined` (then {@link loadTables}). */
+export const loadedTables = (): OperationTables | undefined => loaded;
