@@ -11,6 +11,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { createStoreAdminClient } from "../client.js";
 import { StoreAdminError } from "../errors.js";
+import { ownOptions } from "../internal/own.js";
 import { clip, redact } from "../internal/redact.js";
 import type { StoreAdminClient, StoreAdminClientOptions } from "../types.js";
 import { VERSION } from "../version.js";
@@ -50,9 +51,16 @@ function apiErrorText(error: StoreAdminError): string {
  * Builds the server; connect it to a transport (`StdioServerTransport`, a Streamable HTTP one)
  * with `server.connect(transport)`.
  */
-export function createStoreAdminMcpServer(options: StoreAdminMcpServerOptions): Server {
+export function createStoreAdminMcpServer(given: StoreAdminMcpServerOptions): Server {
+  // Own properties only, here and in `store`: a key on a polluted Object.prototype (`fetch`,
+  // `allowWrites`) must neither receive the token nor switch writes on.
+  const options = ownOptions(given);
   if (options === null || typeof options !== "object" || options.store === null || typeof options.store !== "object") {
     throw new TypeError("createStoreAdminMcpServer() takes { store: { baseUrl | apiUrl, accessToken }, allowWrites?, scopes?, tools?, maxResultBytes? }.");
+  }
+  const store = ownOptions(options.store);
+  if (options.allowWrites !== undefined && typeof options.allowWrites !== "boolean") {
+    throw new TypeError(`allowWrites must be true or false, got ${JSON.stringify(options.allowWrites)}.`);
   }
   // A misspelt option would be ignored: `scope: [...]` would list every tool the `scopes` it meant would hide.
   const unknown = Object.keys(options).filter((name) => !OPTION_NAMES.includes(name));
@@ -74,11 +82,11 @@ export function createStoreAdminMcpServer(options: StoreAdminMcpServerOptions): 
   if (filter.tools !== undefined && listed.length === 0) throw new TypeError(`tools (${filter.tools.join(", ")}) names no tool this server may list.`);
 
   // Every token the client sends is scrubbed from what leaves the server, in every encoding the SDK's redaction knows.
-  let secrets: readonly string[] = typeof options.store.accessToken === "string" ? [options.store.accessToken] : [];
+  let secrets: readonly string[] = typeof store.accessToken === "string" ? [store.accessToken] : [];
   const clean = (text: string) => redact(text, secrets);
-  const baseFetch = options.store.fetch ?? globalThis.fetch;
+  const baseFetch = store.fetch ?? globalThis.fetch;
   const client = createStoreAdminClient({
-    ...options.store,
+    ...store,
     fetch: (input: Request | string | URL, init?: RequestInit) => {
       const credential = new Headers(input instanceof Request ? input.headers : init?.headers).get("authorization")?.replace(/^Bearer\s+/i, "");
       if (credential && !secrets.includes(credential)) secrets = [...secrets, credential];

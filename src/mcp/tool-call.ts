@@ -5,6 +5,7 @@
  * text and `structuredContent`, together at most `maxResultBytes`, a list page cut to fit
  * with the offset of the rest and the API's cursor of the next page.
  */
+import { ownOptions } from "../internal/own.js";
 import { MAX_UPLOAD_BYTES, mcpTools, type McpToolRow } from "../../generated/mcp-tools.js";
 import { headOf } from "../internal/redact.js";
 import { unwrap } from "../unwrap.js";
@@ -61,8 +62,10 @@ function checkParameters(tool: McpToolRow, part: "path" | "query", values: Recor
 
 /** The arguments of `tool`'s call, or a {@link ToolArgumentError} naming what is wrong (nothing else reaches the request: no URL, no header). */
 export function checkArguments(tool: McpToolRow, input: unknown): CallArguments {
-  const args = input === undefined ? {} : input;
-  if (!isPlainObject(args)) throw new ToolArgumentError(`${tool.name} takes an object { path?, query?, body? }, got ${JSON.stringify(args)}.`);
+  const given = input === undefined ? {} : input;
+  if (!isPlainObject(given)) throw new ToolArgumentError(`${tool.name} takes an object { path?, query?, body? }, got ${JSON.stringify(given)}.`);
+  // Own properties only: a polluted Object.prototype.query must not become every call's query.
+  const args = ownOptions(given);
   const allowed = Object.keys((tool.inputSchema.properties as Record<string, unknown> | undefined) ?? {});
   const unknown = Object.keys(args).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) {
@@ -70,6 +73,7 @@ export function checkArguments(tool: McpToolRow, input: unknown): CallArguments 
   }
   for (const part of ["path", "query"] as const) {
     if (args[part] !== undefined && !isPlainObject(args[part])) throw new ToolArgumentError(`${tool.name}: ${part} must be an object of parameter values, got ${JSON.stringify(args[part])}.`);
+    if (args[part] !== undefined) args[part] = ownOptions(args[part]);
     checkParameters(tool, part, args[part] as Record<string, unknown> | undefined);
   }
   const required = (tool.inputSchema.required as string[] | undefined) ?? [];
