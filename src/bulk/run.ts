@@ -134,13 +134,18 @@ async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | 
   const waits = new AbortController();
   const stopWaiting = (): void => waits.abort(stopReason);
   // A Retry-After beyond maxPauseMs: the run stops as a signal would stop it, and says why.
+  // A date past what Date holds (Retry-After: 99999999999999999999) is said in words: toISOString() would throw.
+  const resumeTime = (waitMs: number): string => {
+    const at = new Date(Date.now() + waitMs);
+    return Number.isNaN(at.getTime()) ? "a time beyond any date (the store's Retry-After is not a usable time; ask its operator)" : at.toISOString();
+  };
   let pauseStop: string | undefined;
   const maxPauseMs = options.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS;
   const onLongPause = (waitMs: number, status: number): void => {
     if (pauseStop !== undefined) return;
     pauseStop =
       `The store answered ${status} with a Retry-After of ${durationText(waitMs)}, longer than maxPauseMs (${durationText(maxPauseMs)}): ` +
-      `the run stopped. Run it again with the same runId and ledger after ${new Date(Date.now() + waitMs).toISOString()} to go on.`;
+      `the run stopped. Run it again with the same runId and ledger after ${resumeTime(waitMs)} to go on.`;
     stopWaiting();
   };
   const observation: Observation = { ledger, budget, stopWaits: waits.signal, maxPauseMs, onLongPause };
