@@ -59,9 +59,11 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
  * path, the redaction itself off it) and out of what telemetry records added 8 B: 11,127 B
  * (for 11,119 B). The per-operation tables then moved behind the first call (only the methods'
  * names load at start: docs/architecture.md, "Cost per operation"), which keeps the figure
- * from growing with the contract and took 133 B off ours: 10,986 B measured.
+ * from growing with the contract and took 133 B off ours: 10,986 B measured. A lost tables
+ * chunk then failed with Node's bare `Cannot find module`; its StoreAdminError (the error of a
+ * lost error chunk, reused) added 23 B: 11,009 B measured.
  */
-export const CEILING_GZIP_BYTES = 11_000;
+export const CEILING_GZIP_BYTES = 11_010;
 /** The goal: 8 kB min+gz. Missed today; docs/performance.md says by how much and what the bytes are. */
 export const GOAL_GZIP_BYTES = 8 * 1024;
 /** The package's main entry, built. */

@@ -9,17 +9,17 @@
  * came and the load error as `cause` ({@link unloadedError}), and request.ts keeps the safe
  * retry decision.
  */
-export const loadOffPath = (status?: number) => import("./off-path.js").catch((cause: unknown) => Promise.reject(unloadedError(cause, status)));
+export const loadOffPath = (status?: number) => import("./off-path.js").catch((cause: unknown) => Promise.reject(unloadedError(cause, `${status ?? "Failed"}: the SDK's error module`, status)));
 
 /** The module {@link loadOffPath} resolves to. */
 export type OffPath = Awaited<ReturnType<typeof loadOffPath>>;
 
 /**
- * The error of a call that failed while the error module could not be loaded. Made without
+ * The error of a call that failed while one of the SDK's lazy modules could not be loaded. Made without
  * errors.ts (importing it here would load it with the client): `StoreAdminError` recognises
  * the registered symbol.
  */
-function unloadedError(cause: unknown, status: number | undefined): Error {
-  const error = new Error(`${status ?? "Failed"}: the SDK's error module did not load`, { cause });
+export function unloadedError(cause: unknown, what: string, status?: number): Error {
+  const error = new Error(`${what} did not load`, { cause });
   return Object.assign(error, { name: "StoreAdminError", status, [Symbol.for("store-admin-sdk.unloaded")]: true });
 }

@@ -3,13 +3,18 @@
  * call of a client method, of `GET`/`POST`/…, or of `paginate` loads them, once; later calls
  * read them without waiting (docs/architecture.md, "Cost per operation"). Not exported from the package.
  */
+import { unloadedError } from "./lazy.js";
+
 export type OperationTables = typeof import("./operation-tables.js");
 
 let loaded: OperationTables | undefined;
 
 /** The tables, loaded once. */
 export async function loadTables(): Promise<OperationTables> {
-  return (loaded ??= await import("./operation-tables.js"));
+  // Gone (the package replaced under a running process): a StoreAdminError before anything is sent; the next call tries again.
+  return (loaded ??= await import("./operation-tables.js").catch((cause: unknown): never => {
+    throw unloadedError(cause, "Not sent: the SDK's operation tables");
+  }));
 }
 
 /** The tables if a call has loaded them already, else `undefined` (then {@link loadTables}). */

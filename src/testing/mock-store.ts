@@ -103,7 +103,13 @@ export function createMockStore(): MockStore {
       return problemResponse(422, `${problem.message}.`, [problem]);
     }
     const { key } = match;
-    const operation = await loadOperation(key);
+    let operation: LoadedOperation;
+    try {
+      operation = await loadOperation(key);
+    } catch (cause) {
+      // Said as the kit's own failure: a rejected fetch would read as a broken connection to a store.
+      return problemResponse(500, `The testing kit could not load the module of ${key} (${(cause as { code?: string } | undefined)?.code ?? String(cause)}): the package is incomplete, or was replaced while this process ran.`, []);
+    }
     record.path = match.template;
     record.operation = key;
     record.params.path = { ...match.path };

@@ -250,3 +250,74 @@ describe("a lost error chunk", () => {
     expect(report.error!.causeMessage).toContain("off-path-");
   });
 });
+
+const LOST_TABLES = `
+const [storeUrl, chunk] = process.argv.slice(2);
+const { createStoreAdminClient, StoreAdminError } = await import("store-admin-sdk");
+const { renameSync } = await import("node:fs");
+// The package replaced under the running process before its first call: the tables' chunk is gone.
+renameSync(chunk, chunk + ".old");
+const store = createStoreAdminClient({ apiUrl: storeUrl, accessToken: "token" });
+const report = {};
+for (const [name, call] of [["method", () => store.users.retrieve(1)], ["path style", () => store.GET("/users/{id}/", { params: { path: { id: 1 } } })]]) {
+  try {
+    await call();
+    report[name] = "answered";
+  } catch (error) {
+    report[name] = { base: error instanceof StoreAdminError, name: error.name, message: error.message, causeCode: error.cause?.code };
+  }
+}
+// Put back (the upgrade finished): the next call loads the tables and is sent.
+renameSync(chunk + ".old", chunk);
+report.after = (await store.users.retrieve(1)).id;
+console.log(JSON.stringify(report));
+`;
+
+describe("a lost tables chunk", () => {
+  let store: Recorder | undefined;
+  beforeAll(async () => {
+    store = await recorder(() => ({ status: 200, body: { id: 1, email: "a@example.com" } }));
+  });
+  afterAll(() => stop([store]));
+
+  it("fails the first calls with an SDK error that says nothing was sent, and the next call after it is back is sent", async () => {
+    const chunks = join(project!.dir, "node_modules", "store-admin-sdk", "dist", "chunks");
+    const chunk = join(chunks, readdirSync(chunks).find((name) => /^operation-tables-.*\.js$/.test(name))!);
+    const report = (await child("lost-tables.mjs", LOST_TABLES, [store!.url, chunk])) as Record<string, unknown>;
+    const lost = { base: true, name: "StoreAdminError", message: "Not sent: the SDK's operation tables did not load", causeCode: "ERR_MODULE_NOT_FOUND" };
+    expect(report).toEqual({ method: lost, "path style": lost, after: 1 });
+    expect(store!.requests).toHaveLength(1);
+  });
+});
+
+const LOST_KIT_MODULE = `
+const [chunk] = process.argv.slice(2);
+const { createStoreAdminClient, ApiError } = await import("store-admin-sdk");
+const { createMockStore } = await import("store-admin-sdk/testing");
+const { renameSync } = await import("node:fs");
+// One operation's module of the kit is gone: its requests fail as the kit's own failure.
+renameSync(chunk, chunk + ".old");
+const mock = createMockStore();
+const store = createStoreAdminClient({ apiUrl: mock.url, accessToken: "token", fetch: mock.fetch, maxRetries: 0 });
+const report = {};
+try {
+  await store.users.retrieve(1);
+  report.lost = "answered";
+} catch (error) {
+  report.lost = { api: error instanceof ApiError, name: error.name, status: error.status, message: error.message };
+}
+renameSync(chunk + ".old", chunk);
+report.after = typeof (await store.users.retrieve(1)).id;
+console.log(JSON.stringify(report));
+`;
+
+describe("a lost module of the testing kit", () => {
+  it("answers 500 saying the kit could not load the operation's module, not a broken connection; back, it answers", async () => {
+    const chunks = join(project!.dir, "node_modules", "store-admin-sdk", "dist", "chunks");
+    const chunk = join(chunks, readdirSync(chunks).find((name) => /^getUser-.*\.js$/.test(name))!);
+    const report = (await child("lost-kit-module.mjs", LOST_KIT_MODULE, [chunk])) as { lost: { api: boolean; name: string; status: number; message: string }; after: string };
+    expect(report.lost).toMatchObject({ api: true, status: 500 });
+    expect(report.lost.message).toMatch(/The testing kit could not load the module of GET \/users\/\{id\}\/ \(ERR_MODULE_NOT_FOUND\): the package is incomplete, or was replaced while this process ran\./);
+    expect(report.after).toBe("number");
+  });
+});
