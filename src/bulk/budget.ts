@@ -185,8 +185,9 @@ export function isLocalBudget(budget: RateBudget): budget is LocalBudget {
   return typeof (budget as { send?: unknown }).send === "function" && typeof (budget as { reserve?: unknown }).reserve === "function";
 }
 
-/** `90 s`, `50 min`, `35 days`: a wait as a reader takes it in. */
+/** `0.5 s`, `90 s`, `50 min`, `35 days`: a wait as a reader takes it in (a tenth of a second under 10 s, so that 0.5 s and 1 s differ). */
 export function durationText(ms: number): string {
+  if (ms < 10_000) return `${Number((ms / 1000).toFixed(1))} s`;
   if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
   if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
   if (ms < 172_800_000) return `${Math.round(ms / 3_600_000)} h`;

@@ -24,6 +24,7 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { lock } from "proper-lockfile";
+import { ledgerLockPath } from "./ledger-lock-path.js";
 
 // Node ignores SIGXFSZ, so that a write past a file-size limit fails with EFBIG; proper-lockfile's
 // signal-exit listens for it and then kills the process with it, unless another listener exists.
@@ -57,7 +58,7 @@ const held = (message: string): NodeJS.ErrnoException => Object.assign(new Error
  */
 export async function lockLedger(path: string, waitMs: number): Promise<LedgerLock> {
   const file = realpathSync(path);
-  const lockPath = `${file}.lock`;
+  const lockPath = ledgerLockPath(file);
   const refusal = (why: string, cause?: unknown) =>
     new Error(`The ledger ${path} is in use: ${why} (${lockPath}). Two runs must not write one ledger at once; wait for the other run to end, or give this run another ledger.`, { cause });
   if (heldHere.has(file)) throw refusal("it is already open in this process (another runBulk call, or a ledger object not closed)");

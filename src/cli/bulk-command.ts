@@ -188,10 +188,8 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     // A dry run's failures never take the place of a real run's.
     const failuresFile: OutputFile = { flag: "--failures", path: flags.failures ?? `${flags.input}${flags.dryRun ? ".dry-run" : ""}.failures.jsonl` };
     const inDoubtFile: OutputFile = { flag: "--in-doubt", path: flags.inDoubt ?? `${flags.input}.in-doubt.jsonl` };
-    await checkOutputs(flags.dryRun ? [failuresFile] : [failuresFile, inDoubtFile], [
-      { flag: "--input", path: flags.input },
-      ...(ledger === undefined ? [] : [{ flag: "--ledger", path: ledger }]),
-    ]);
+    const ledgerFile: OutputFile | undefined = ledger === undefined ? undefined : { flag: "--ledger", path: ledger };
+    await checkOutputs(flags.dryRun ? [failuresFile] : [failuresFile, inDoubtFile], [{ flag: "--input", path: flags.input }, ...(ledgerFile ? [ledgerFile] : [])], ledgerFile);
     const runLedger = ledger === undefined ? memoryLedger() : fileLedger(ledger);
     // Only a ledger kept from an earlier run can hold a key of 0.3.0.
     const legacyKey = flags.key === undefined && ledger !== undefined ? legacyPathKey(path, flags.input) : () => undefined;

@@ -10,7 +10,7 @@
  * answers the rest 503, writes their lines, and exits 0.
  */
 import { once } from "node:events";
-import { closeSync, constants, openSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -23,6 +23,8 @@ const DEFAULT_PORT = 4010;
 
 /** Seconds the requests in flight get to be answered after SIGTERM, by default. */
 const DEFAULT_GRACE_SECONDS = 5;
+/** The longest --grace: a day, well under setTimeout's limit (2^31 - 1 ms, about 24.8 days). */
+const MAX_GRACE_SECONDS = 86_400;
 /** How long a --handlers module may take to load and set up before the command gives up on it. */
 const SETUP_TIMEOUT_MS = 10_000;
 /** The largest request body read (413 above it): far above any call of the contract. */
@@ -62,7 +64,7 @@ const port = (value: string): number => {
 
 const graceSeconds = (value: string): number => {
   const n = value.trim() === "" ? NaN : Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`--grace must be a number of seconds ≥ 0, got ${JSON.stringify(value)}.`);
+  if (!(n >= 0 && n <= MAX_GRACE_SECONDS)) throw new InvalidArgumentError(`--grace must be a number of seconds from 0 to ${MAX_GRACE_SECONDS}, got ${JSON.stringify(value)}.`);
   return n;
 };
 
@@ -72,7 +74,7 @@ export function mockCommand(program: Command, io: { stdout: NodeJS.WriteStream; 
     .command("mock")
     .description("Serve the testing kit's mock of the API over HTTP on 127.0.0.1: requests checked against the contract, answers from handlers or the contract's examples, a request log.")
     .option("--port <n>", `port on 127.0.0.1 (0: any free port; default ${DEFAULT_PORT})`, port, DEFAULT_PORT)
-    .option("--log <file>", "request log, emptied at start: one JSON line per request, written before its answer is sent (method, path, query, body, status, time)")
+    .option("--log <file>", "request log, emptied once the mock listens: one JSON line per request, written before its answer is sent (method, path, query, body, status, time)")
     .option("--handlers <file>", "a JavaScript module whose default export receives the mock and calls mock.on(…)")
     .option("--grace <seconds>", `on SIGTERM or Ctrl-C, how long the requests in flight may take; the rest are answered 503 (default ${DEFAULT_GRACE_SECONDS})`, graceSeconds, DEFAULT_GRACE_SECONDS)
     .addHelpText(
@@ -80,8 +82,9 @@ export function mockCommand(program: Command, io: { stdout: NodeJS.WriteStream; 
       `
 Point the SDK at it with baseUrl http://127.0.0.1:PORT (or apiUrl http://127.0.0.1:PORT/api/admin).
 SIGTERM or Ctrl-C stops taking requests, gives those in flight --grace seconds, answers the
-rest 503 (each logged), and exits 0. A --log that cannot be opened, or a --handlers module that
-cannot be loaded, throws, or does not settle within ${SETUP_TIMEOUT_MS / 1000} s, exits 2 before it listens.`,
+rest 503 (each logged), and exits 0. A --log that cannot be opened, is not a regular file or is
+the --handlers module, a --handlers module that cannot be loaded, throws, or does not settle
+within ${SETUP_TIMEOUT_MS / 1000} s, or a port in use exits 2 before it listens, the log untouched.`,
     )
     .action(async (flags: MockFlags) => {
       // Exits at once: a handler still pending (a promise that never settles, a timer) must not
@@ -110,15 +113,32 @@ async function setUpHandlers(mock: MockStore, handlers: string): Promise<string 
   return undefined;
 }
 
-/** `--log`: emptied and opened before the server listens, never through a symlink; throws a message naming it. */
-function openLog(file: string): number {
+/**
+ * `--log`: opened before the server listens and emptied only once it listens (a run that cannot
+ * start leaves the file as it was), never through a symlink; throws a message naming it. Append
+ * mode: should the file be emptied under the running mock, its next line starts the file
+ * instead of following a hole of NUL bytes. Non-blocking: a FIFO is refused, not waited on.
+ */
+function openLog(file: string, handlers: string | undefined): number {
+  let fd: number;
   try {
-    return openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
-    const why = code === "ENOENT" ? "its folder does not exist" : code === "ELOOP" ? "it is a symlink; give the log's own path" : message;
+    const why = code === "ENOENT" ? "its folder does not exist" : code === "ELOOP" ? "it is a symlink; give the log's own path" : code === "ENXIO" ? "it is not a regular file" : message;
     throw new Error(`--log ${file}: cannot be opened (${why}).`);
   }
+  // Checked on what was opened, not on the name: nothing can change between the check and the use.
+  const opened = fstatSync(fd);
+  const module = handlers === undefined ? undefined : statSync(handlers);
+  const problem = !opened.isFile()
+    ? `--log ${file}: cannot be opened (it is not a regular file).`
+    : module && module.dev === opened.dev && module.ino === opened.ino
+      ? `--log ${file} is the same file as --handlers ${handlers}: emptying it would destroy the module. Give --log another path.`
+      : undefined;
+  if (problem === undefined) return fd;
+  closeSync(fd);
+  throw new Error(problem);
 }
 
 /** A request being answered: what its log line needs, and whether the line is written. */
@@ -147,7 +167,7 @@ async function serve(flags: MockFlags, io: { stdout: NodeJS.WriteStream; stderr:
   }
   let fd: number | undefined;
   try {
-    fd = flags.log ? openLog(flags.log) : undefined;
+    fd = flags.log ? openLog(flags.log, flags.handlers) : undefined;
   } catch (error) {
     io.stderr.write(`${(error as Error).message}\n`);
     return 2;
@@ -184,6 +204,7 @@ async function serve(flags: MockFlags, io: { stdout: NodeJS.WriteStream; stderr:
     io.stderr.write(`mock: cannot listen on 127.0.0.1:${flags.port}: ${(error as Error).message}\n`);
     return 2;
   }
+  if (fd !== undefined) ftruncateSync(fd);
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : flags.port}`;
   io.stdout.write(`store-admin-sdk mock listening on ${url} (baseUrl ${url}, apiUrl ${url}${API_ROOT_PATH})\n`);

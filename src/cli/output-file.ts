@@ -8,7 +8,8 @@
 import { randomBytes } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { access, open, realpath, rename, stat, unlink } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
+import { ledgerLockPath } from "../bulk/ledger-lock-path.js";
 import { InputError } from "./input-error.js";
 
 /** A file the command writes, named by its flag (`--failures FILE`) for messages. */
@@ -25,20 +26,34 @@ async function statOrUndefined(path: string): Promise<Stats | undefined> {
   }
 }
 
-/** Where `path` leads: the file itself when it exists (dev and inode), else its folder's real path and its name. */
-async function identity(path: string): Promise<string> {
-  const found = await statOrUndefined(path);
-  if (found) return `${found.dev}:${found.ino}`;
+/** Where a file at `path` is written: its folder's real path and its name (a symlink at the name is replaced, not followed). */
+async function location(path: string): Promise<string> {
   const folder = await realpath(dirname(resolve(path))).catch(() => dirname(resolve(path)));
   return join(folder, basename(path));
 }
 
+/** Where `path` leads: the file itself when it exists (dev and inode), else {@link location}. */
+async function identity(path: string): Promise<string> {
+  const found = await statOrUndefined(path);
+  return found ? `${found.dev}:${found.ino}` : location(path);
+}
+
 /**
  * Refuses, before anything is sent, an output that is the input, the ledger or another output
- * (writing it would destroy that file), and one whose folder cannot be written (the calls would
- * be sent and their failures lost), each with an {@link InputError} naming the files.
+ * (writing it would destroy that file), one at or inside the ledger's lock (a file there makes
+ * every later run of the ledger refuse it as a lock), and one whose folder cannot be written
+ * (the calls would be sent and their failures lost), each with an {@link InputError} naming the
+ * files.
  */
-export async function checkOutputs(outputs: readonly OutputFile[], others: readonly OutputFile[]): Promise<void> {
+export async function checkOutputs(outputs: readonly OutputFile[], others: readonly OutputFile[], ledger?: OutputFile): Promise<void> {
+  // The lock is keyed by the ledger's real path, as the lock itself derives it.
+  const lock = ledger && ledgerLockPath(await realpath(ledger.path).catch(() => location(ledger.path)));
+  for (const output of outputs) {
+    const at = await location(output.path);
+    if (lock !== undefined && (at === lock || at.startsWith(`${lock}${sep}`))) {
+      throw new InputError(`${output.flag} ${output.path} is the lock of ${ledger!.flag} ${ledger!.path} (${lock}): a file there would stop every later run of that ledger. Give ${output.flag} another path.`);
+    }
+  }
   const seen: Array<OutputFile & { id: string }> = [];
   for (const other of others) seen.push({ ...other, id: await identity(other.path) });
   for (const output of outputs) {

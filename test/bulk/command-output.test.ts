@@ -74,6 +74,8 @@ describe("files the bulk command writes", () => {
       [["--failures", linkToInput], `--failures ${linkToInput} is the same file as --input ${input}`],
       [["--ledger", ledger, "--failures", ledger], `--failures ${ledger} is the same file as --ledger ${ledger}`],
       [["--failures", both, "--in-doubt", both], `--in-doubt ${both} is the same file as --failures ${both}`],
+      [["--ledger", ledger, "--failures", `${ledger}.lock`], `--failures ${ledger}.lock is the lock of --ledger ${ledger}`],
+      [["--in-doubt", `${input}.ledger.lock`], `--in-doubt ${input}.ledger.lock is the lock of --ledger ${input}.ledger`],
     ];
     for (const [flags, message] of refusals) {
       const ran = await command([...RENEW, "--input", input, "--progress", "none", ...flags]);
@@ -93,6 +95,25 @@ describe("files the bulk command writes", () => {
     expect(refused.stderr).toContain(`--failures ${ledger} is the same file as --ledger ${ledger}`);
     expect(server.received).toHaveLength(0);
     expect(readFileSync(ledger, "utf8")).toBe(ledgerText);
+
+    // The lock is the ledger's real path's: named through a symlink to the ledger, and inside a
+    // lock folder left by a killed run, it is refused too; the resume is not blocked.
+    const linkToLedger = file("link.ledger");
+    symlinkSync(ledger, linkToLedger);
+    mkdirSync(`${ledger}.lock`);
+    for (const flags of [
+      ["--ledger", linkToLedger, "--failures", `${ledger}.lock`],
+      ["--ledger", ledger, "--in-doubt", join(`${ledger}.lock`, "doubt.jsonl")],
+    ]) {
+      const ran = await command([...RENEW, "--input", input, "--progress", "none", ...flags]);
+      expect(ran.code, ran.stderr).toBe(2);
+      expect(ran.stderr).toMatch(/--(failures|in-doubt) \S+ is the lock of --ledger /);
+    }
+    expect(server.received).toHaveLength(0);
+    rmSync(`${ledger}.lock`, { recursive: true });
+    const resumed = await command([...RENEW, "--input", input, "--ledger", ledger, "--progress", "none"]);
+    expect(resumed.stdout, resumed.stderr).toContain("0 done, 1 failed, 2 skipped");
+    expect(server.received).toHaveLength(0);
   });
 
   it("refuses an output whose folder cannot be written, or that is a folder, before sending anything (exit 2)", async () => {

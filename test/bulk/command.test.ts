@@ -130,6 +130,15 @@ describe("store-admin-sdk bulk", () => {
     for (let id = 1; id <= 6; id++) expect(server.count("PATCH", id), `PATCH ${id}`).toBe(id === 3 ? 2 : 1);
   });
 
+  it("a --max-pause under a second is printed as given, not rounded to the Retry-After's second", async () => {
+    const input = file("short-pause.jsonl", jsonl(cards(1)));
+    server.respond = () => ({ status: 429, headers: { "retry-after": "1" }, body: { detail: "come back later" } });
+    const paused = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--no-ledger", "--max-pause", "0.5"]);
+    expect(paused.code, paused.stderr).toBe(75);
+    expect(paused.stdout).toContain("The store answered 429 with a Retry-After of 1 s, longer than --max-pause (0.5 s): the run stopped.");
+    expect(server.received).toHaveLength(1);
+  });
+
   it("Ctrl-C twice aborts the calls in flight: a renewal on its way is in doubt, reported, exit 130; and a resume does not resend it", async () => {
     const input = file("renew.jsonl", jsonl(Array.from({ length: 6 }, (_, i) => ({ path: { id: i + 1 } }))));
     const ledger = file("renew.ledger");

@@ -8,8 +8,8 @@
  * --grace; a --log or --handlers module that cannot be used exits 2 before listening; a body
  * too large for the log is logged as its size.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, linkSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { cp, readFile } from "node:fs/promises";
 import { request } from "node:http";
 import { connect } from "node:net";
@@ -235,6 +235,51 @@ describe("store-admin-sdk mock", () => {
     const result = await run(bin(), ["mock", "--port", "0", "--handlers", "hang.mjs"], { cwd: project!.dir, timeoutMs: 40_000 });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--handlers hang.mjs: neither loaded nor set up within 10 s");
+    expect(result.stdout).not.toContain("listening");
+  }, 60_000);
+
+  it("a second mock on the same port and --log exits 2 without touching the running mock's log, which stays whole JSON lines", async () => {
+    const log = join(project!.dir, "shared.jsonl");
+    const mock = await startMock(["--log", "shared.jsonl"]);
+    const headers = { authorization: `Bearer ${TOKEN}`, "x-store-api-version": "2024-04-01" };
+    try {
+      for (const id of [1, 2, 3]) await (await fetch(`${mock.url}/api/admin/users/${id}/`, { headers })).arrayBuffer();
+      const before = readFileSync(log, "utf8");
+      const second = await run(bin(), ["mock", "--port", new URL(mock.url).port, "--log", "shared.jsonl"], { cwd: project!.dir, timeoutMs: 30_000 });
+      expect(second.code).toBe(2);
+      expect(second.stderr).toContain(`cannot listen on 127.0.0.1:${new URL(mock.url).port}`);
+      expect(readFileSync(log, "utf8")).toBe(before);
+      await (await fetch(`${mock.url}/api/admin/users/4/`, { headers })).arrayBuffer();
+      mock.child.kill("SIGTERM");
+      expect(await mock.exited, mock.output()).toBe(0);
+    } finally {
+      mock.child.kill("SIGKILL");
+    }
+    const lines = readFileSync(log, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((line) => line.path)).toEqual(["/users/1/", "/users/2/", "/users/3/", "/users/4/"]);
+  }, 60_000);
+
+  it("refuses a --log that is the --handlers module (or a hard link to it), or not a regular file (a FIFO), exit 2 before listening", async () => {
+    const module = readFileSync(join(project!.dir, "handlers.mjs"), "utf8");
+    linkSync(join(project!.dir, "handlers.mjs"), join(project!.dir, "handlers-link.mjs"));
+    for (const log of ["handlers.mjs", "handlers-link.mjs"]) {
+      const result = await run(bin(), ["mock", "--port", "0", "--log", log, "--handlers", "handlers.mjs"], { cwd: project!.dir, timeoutMs: 30_000 });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`--log ${log} is the same file as --handlers handlers.mjs`);
+      expect(result.stdout).not.toContain("listening");
+      expect(readFileSync(join(project!.dir, "handlers.mjs"), "utf8")).toBe(module);
+    }
+    expect(spawnSync("mkfifo", [join(project!.dir, "requests.fifo")]).status).toBe(0);
+    const fifo = await run(bin(), ["mock", "--port", "0", "--log", "requests.fifo"], { cwd: project!.dir, timeoutMs: 20_000 });
+    expect(fifo.code, fifo.stderr).toBe(2);
+    expect(fifo.stderr).toContain("--log requests.fifo: cannot be opened (it is not a regular file");
+    expect(fifo.stdout).not.toContain("listening");
+  }, 90_000);
+
+  it("refuses a --grace longer than a day, naming it (exit 2)", async () => {
+    const result = await run(bin(), ["mock", "--port", "0", "--grace", "3000000"], { cwd: project!.dir, timeoutMs: 30_000 });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--grace must be a number of seconds from 0 to 86400, got "3000000"');
     expect(result.stdout).not.toContain("listening");
   }, 60_000);
 });
