@@ -110,6 +110,14 @@ export interface ToolRow {
   annotations: { title: string; readOnlyHint: boolean; idempotentHint?: boolean; destructiveHint?: boolean; openWorldHint: true };
 }
 
+/** Whether a schema admits an array: `type: array` (or among its types), or an alternative of `oneOf`/`anyOf` that does. */
+function mayBeArray(doc: Json, node: unknown, at: string): boolean {
+  if (node === undefined) return false;
+  const schema = resolveRef(doc, node, at);
+  if (schema.type === "array" || (Array.isArray(schema.type) && schema.type.includes("array"))) return true;
+  return (["oneOf", "anyOf"] as const).some((keyword) => Array.isArray(schema[keyword]) && (schema[keyword] as unknown[]).some((option, i) => mayBeArray(doc, option, `${at}/${keyword}/${i}`)));
+}
+
 export function mcpTools(doc: Json): ToolRow[] {
   const rows: ToolRow[] = [];
   const byName = new Map<string, string>();
@@ -151,11 +159,13 @@ export function mcpTools(doc: Json): ToolRow[] {
       if (op.body.required) required.push("body");
     }
     const list = method === "get" && parameters.some((p) => p.in === "query" && p.name === "cursor");
-    if (list) {
+    // An answer that is a whole array (no cursor) is read in parts the same way: by offset.
+    const array = !list && method === "get" && mayBeArray(doc, op.success.schema, `${where}/responses/${op.success.status}`);
+    if (list || array) {
       properties.offset = {
         type: "integer",
         minimum: 0,
-        description: "Skip this many items of the page: to read the rest of a page that a result had to cut (the result says which offset to ask for).",
+        description: `Skip this many items of the ${list ? "page" : "answer"}: to read the rest of ${list ? "a page" : "an answer"} that a result had to cut (the result says which offset to ask for).`,
       };
     }
     const inputSchema: ToolRow["inputSchema"] = { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };

@@ -126,13 +126,16 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
     return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
   };
   const size = (result: ToolResult) => bytes(result.content[0]!.text) + bytes(JSON.stringify(result.structuredContent ?? null));
-  if (tool.list && isPlainObject(data) && Array.isArray(data.results)) {
-    const items = data.results;
-    const { results: _results, next, previous: _previous, ...rest } = data;
+  // A page of a cursor list, or an answer that is a whole array: as many items from `offset` as fit.
+  const page = tool.list && isPlainObject(data) && Array.isArray(data.results) ? data : undefined;
+  if (page || (Array.isArray(data) && "offset" in ((tool.inputSchema.properties as Record<string, unknown> | undefined) ?? {}))) {
+    const items = (page ? page.results : data) as unknown[];
+    const { results: _results, next, previous: _previous, ...rest } = page ?? {};
     const cursor = typeof next === "string" ? cursorOf(next) : null;
+    const whole = page ? "page" : "answer";
     // The item at `offset` when it alone is over the cap: a marker naming it, so that every call moves on.
     let first: unknown;
-    const page = (shown: number): ToolResult => {
+    const part = (shown: number): ToolResult => {
       const end = offset + shown;
       const cut = end < items.length;
       const results = items.slice(offset, end);
@@ -140,12 +143,12 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
       return shaped({
         ...rest,
         results,
-        page_items: items.length,
+        [`${whole}_items`]: items.length,
         offset,
-        next_cursor: cursor,
+        ...(page ? { next_cursor: cursor } : {}),
         ...(cut
           ? {
-              note: `This result shows items ${offset} to ${end - 1} of the page's ${items.length}, to stay under ${maxBytes} bytes. Call ${tool.name} again with the same arguments and offset ${end} for the rest of this page${cursor ? `; the next page is query.cursor "${cursor}"` : ""}.`,
+              note: `This result shows items ${offset} to ${end - 1} of the ${whole}'s ${items.length}, to stay under ${maxBytes} bytes. Call ${tool.name} again with the same arguments and offset ${end} for the rest of this ${whole}${cursor ? `; the next page is query.cursor "${cursor}"` : ""}.`,
             }
           : {}),
       });
@@ -153,18 +156,18 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
     // The most items from `offset` that fit: a binary search over the count.
     let low = 0;
     let high = Math.max(0, items.length - offset);
-    if (size(page(high)) <= maxBytes) return page(high);
-    if (size(page(1)) > maxBytes) {
-      first = omitted(tool, items[offset], offset, bytes(clean(JSON.stringify(items[offset]))), maxBytes);
+    if (size(part(high)) <= maxBytes) return part(high);
+    if (size(part(1)) > maxBytes) {
+      first = omitted(tool, items[offset], offset, bytes(clean(JSON.stringify(items[offset]))), maxBytes, whole);
       low = 1;
-      if (size(page(high)) <= maxBytes) return page(high);
+      if (size(part(high)) <= maxBytes) return part(high);
     }
     while (low < high - 1) {
       const mid = (low + high) >> 1;
-      if (size(page(mid)) <= maxBytes) low = mid;
+      if (size(part(mid)) <= maxBytes) low = mid;
       else high = mid;
     }
-    return page(low);
+    return part(low);
   }
   const whole = shaped(isPlainObject(data) ? data : { result: data ?? null });
   if (size(whole) <= maxBytes) return whole;
@@ -177,8 +180,8 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
 }
 
 /** What stands for a list item over the cap: its place, its size, and the tool that reads it alone where there is one. */
-function omitted(tool: McpToolRow, item: unknown, index: number, size: number, maxBytes: number): { omitted: string } {
-  const what = `Item ${index} of this page is ${size} bytes, over the ${maxBytes}-byte result cap, and is not shown`;
+function omitted(tool: McpToolRow, item: unknown, index: number, size: number, maxBytes: number, whole: string): { omitted: string } {
+  const what = `Item ${index} of this ${whole} is ${size} bytes, over the ${maxBytes}-byte result cap, and is not shown`;
   // The operation reading one item: GET <the list's path>{param}/, e.g. users_retrieve for users_list.
   for (const one of mcpTools) {
     const param = one.method === "GET" && one.path.startsWith(tool.path) ? /^\{(\w+)\}\/$/.exec(one.path.slice(tool.path.length))?.[1] : undefined;

@@ -22,11 +22,15 @@ const CARDS = Array.from({ length: 500 }, (_, i) => ({ id: i + 1, code: `CARD-${
 /** A page whose items 0 and 2 are each over the cap alone. */
 const BIG_ITEMS = [9001, 2, 9003, 4].map((id) => ({ id, email: `u${id}@example.com`, first_name: id > 9000 ? "x".repeat(40_000) : "Ada" }));
 
+/** An answer that is a whole array (no cursor): over the cap in all, its item 2 over it alone. */
+const FULFILLMENT_ORDERS = Array.from({ length: 6 }, (_, i) => ({ id: i + 1, status: "open", note: "y".repeat(i === 2 ? 40_000 : 12_000) }));
+
 function answer(received: ReceivedRequest) {
   const request = { ...received, path: received.path.replace(/^\/api\/admin/, "") };
   const auth = String(request.headers.authorization ?? "");
   if (received.url === "/api/admin/users/?email=big%40example.com") return { body: { next: null, previous: null, results: BIG_ITEMS } };
   if (request.path === "/gift-cards/") return { body: { next: "http://127.0.0.1/api/admin/gift-cards/?cursor=cD01MDA%3D", previous: null, results: CARDS } };
+  if (request.path === "/orders/BIG-1/fulfillment-orders/") return { body: FULFILLMENT_ORDERS };
   if (request.path === "/users/42/") return { body: { id: 42, email: "ada@example.com" } };
   if (request.path === "/users/404/") return { status: 404, body: { detail: "Not found." } };
   if (request.path === "/users/400/") return { status: 400, body: { detail: "\u001b]52;c;QUFB\u0007 \u202e reversed \u0000 nul \u0085 \u2067", "\u001b[31mred": ["\u200f"] } };
@@ -317,6 +321,27 @@ describe("store-admin-sdk mcp", () => {
     expect(seen[0]!.omitted).toMatch(/^Item 0 of this page is 400\d\d bytes, over the 32768-byte result cap, and is not shown: read it with users_retrieve, path\.id 9001 /);
     expect(seen[2]!.omitted).toMatch(/^Item 2 of this page is 400\d\d bytes.*users_retrieve, path\.id 9003 /);
     expect([seen[1], seen[3]]).toEqual([BIG_ITEMS[1], BIG_ITEMS[3]]);
+  });
+
+  it("reads an answer that is a whole array over the cap in parts, by offset, an item over the cap alone replaced by a marker", async () => {
+    const client = await connect();
+    const seen: Json[] = [];
+    let offset = 0;
+    for (let call = 0; call < 10 && offset < FULFILLMENT_ORDERS.length; call++) {
+      const result = await client.callTool({ name: "orders_fulfillmentOrders_list", arguments: { path: { number: "BIG-1" }, ...(offset > 0 ? { offset } : {}) } });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(Buffer.byteLength(textOf(result)) + Buffer.byteLength(JSON.stringify(result.structuredContent))).toBeLessThanOrEqual(CAP);
+      const part = result.structuredContent as { results: Json[]; answer_items: number; offset: number; note?: string };
+      expect(part).toMatchObject({ answer_items: 6, offset });
+      expect(part.results.length, `offset ${offset}`).toBeGreaterThan(0);
+      seen.push(...part.results);
+      offset += part.results.length;
+      if (offset < FULFILLMENT_ORDERS.length) expect(part.note).toContain(`offset ${offset} for the rest of this answer`);
+      else expect(part.note).toBeUndefined();
+    }
+    expect(seen).toHaveLength(6);
+    expect(seen[2]!.omitted).toMatch(/^Item 2 of this answer is 400\d\d bytes, over the 32768-byte result cap, and is not shown: a server started with a larger maxResultBytes/);
+    expect(seen.filter((_, i) => i !== 2)).toEqual(FULFILLMENT_ORDERS.filter((_, i) => i !== 2));
   });
 
   it("STORE_ADMIN_LOG=debug logs one line per request the store received, none for the contract check", async () => {
