@@ -25,10 +25,35 @@ export function refusedName(name: string): string | undefined {
 
 /** A JSON text's value with every object made without a prototype; a refused key throws, naming its column (1-based). */
 export function parseData(text: string): unknown {
-  return JSON.parse(text, (key: string, value: unknown) => {
+  const value: unknown = JSON.parse(text, (key: string, value: unknown) => {
     if (PROTOTYPE_NAMES.has(key)) throw refusedKey(text);
     return value !== null && typeof value === "object" && !Array.isArray(value) ? Object.assign(record(), value) : value;
   });
+  const twice = repeatedKey(text);
+  if (twice !== undefined) throw twice;
+  return value;
+}
+
+/**
+ * A key written twice in one object of valid JSON `text`: `JSON.parse` keeps the last, so the
+ * call sent would not be the one a person reading the line sees (`{"path":{"id":1},"path":{"id":2}}`).
+ * Strings are matched in order, so a brace inside one is never taken for structure.
+ */
+function repeatedKey(text: string): RefusedKeyError | undefined {
+  const open: Array<Set<string> | undefined> = [];
+  for (const match of text.matchAll(/"(?:[^"\\]|\\.)*"(\s*:)?|[{}[\]]/g)) {
+    const token = match[0];
+    if (token === "{") open.push(new Set());
+    else if (token === "[") open.push(undefined);
+    else if (token === "}" || token === "]") open.pop();
+    else if (match[1] !== undefined) {
+      const keys = open.at(-1);
+      const name = JSON.parse(token.slice(0, token.lastIndexOf('"') + 1)) as string;
+      if (keys?.has(name)) return new RefusedKeyError(`column ${match.index + 1}: the key ${JSON.stringify(name)} is written twice in one object; JSON keeps the last, so the call sent would not be the one the line shows.`);
+      keys?.add(name);
+    }
+  }
+  return undefined;
 }
 
 /**

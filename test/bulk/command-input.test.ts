@@ -87,6 +87,26 @@ describe("input that reaches for a prototype (27.1)", () => {
   });
 });
 
+describe("a line that shows one call and would send another", () => {
+  it("a key written twice in one object is a failed line naming its column (JSON keeps the last); a repeated key in different objects is fine", async () => {
+    const input = file(
+      "twice.jsonl",
+      [
+        `{"path":{"id":1},"path":{"id":2},"body":{"expired_at":null}}`,
+        `{"path":{"id":3},"body":{"expired_at":null,"\u0065xpired_at":"2030-01-01T00:00:00Z"}}`,
+        // The same name at different depths, and braces inside a string: one call, as shown.
+        `{"path":{"id":4},"body":{"expired_at":null},"query":{}}`,
+      ].join("\n") + "\n",
+    );
+    const ran = await command(["PATCH", "/gift-cards/{id}/", "--input", input]);
+    expect(store.received.map((r) => r.id)).toEqual(["4"]);
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toContain("1 done, 2 failed");
+    expect(ran.stdout).toContain(`${input}:1: column 18: the key "path" is written twice in one object; JSON keeps the last`);
+    expect(ran.stdout).toContain(`${input}:2: column 44: the key "expired_at" is written twice in one object`);
+  });
+});
+
 describe("lines the command cannot read (27.6, 27.9)", () => {
   it("a line over --max-line-bytes, and a line of 5 MB over the default, are failed calls with their line; the run goes on", async () => {
     const good = (id: number) => JSON.stringify({ path: { id }, body: { expired_at: null } });
