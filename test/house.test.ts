@@ -79,7 +79,7 @@ describe("the house", () => {
       { path: "scripts/_abl.cjs", text: "require('x');\nconst out = '/tmp/bundle.min.js';\n" },
       { path: "scripts/_sz.ts", text: "" },
       { path: "w3.pid", text: "12345\n" },
-      { path: "src/build.ts", text: 'const dir = "/work/main";\nconst home = `/home/dev/checkout`;\n' },
+      { path: "src/build.ts", text: 'const dir = "/mnt/ci/checkout";\nconst home = `/home/dev/checkout`;\n' },
       { path: "docs/notes.md", text: "see /Users/ann/store-admin-sdk/README.md\n" },
     ];
     expect(houseProblems(planted)).toEqual([
@@ -87,7 +87,7 @@ describe("the house", () => {
       "scripts/_abl.cjs:2: names the absolute path /tmp/bundle.min.js of one machine; derive it (import.meta.url, os.tmpdir(), the repository root).",
       'scripts/_sz.ts: a scratch script (a name starting with "_"); experiments live outside the repository.',
       "w3.pid: a process id file; remove it from git.",
-      "src/build.ts:1: names the absolute path /work/main of one machine; derive it (import.meta.url, os.tmpdir(), the repository root).",
+      "src/build.ts:1: names the absolute path /mnt/ci/checkout of one machine; derive it (import.meta.url, os.tmpdir(), the repository root).",
       "src/build.ts:2: names the absolute path /home/dev/checkout of one machine; derive it (import.meta.url, os.tmpdir(), the repository root).",
       "docs/notes.md:1: names the absolute path /Users/ann/store-admin-sdk/README.md of one machine; derive it (import.meta.url, os.tmpdir(), the repository root).",
     ]);
