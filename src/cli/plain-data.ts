@@ -23,49 +23,39 @@ export function refusedName(name: string): string | undefined {
   return PROTOTYPE_NAMES.has(name) ? `the field name ${JSON.stringify(name)} is refused: it names an object's prototype, not a field of a call.` : undefined;
 }
 
-/** A JSON text's value with every object made without a prototype; a refused key throws, naming its column (1-based). */
+/** A JSON text's value with every object made without a prototype; a refused or repeated key throws, naming its column (1-based). */
 export function parseData(text: string): unknown {
-  const value: unknown = JSON.parse(text, (key: string, value: unknown) => {
-    if (PROTOTYPE_NAMES.has(key)) throw refusedKey(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? Object.assign(record(), value) : value;
-  });
-  const twice = repeatedKey(text);
-  if (twice !== undefined) throw twice;
+  const value: unknown = JSON.parse(text, (_key: string, value: unknown) =>
+    value !== null && typeof value === "object" && !Array.isArray(value) ? Object.assign(record(), value) : value,
+  );
+  const problem = keyProblem(text);
+  if (problem !== undefined) throw problem;
   return value;
 }
 
 /**
- * A key written twice in one object of valid JSON `text`: `JSON.parse` keeps the last, so the
- * call sent would not be the one a person reading the line sees (`{"path":{"id":1},"path":{"id":2}}`).
- * Strings are matched in order, so a brace inside one is never taken for structure.
+ * What is wrong with the keys of valid JSON `text`, if anything: the first refused name in the
+ * text's order (an escaped `"\u005f_proto__"` too), else the first key written twice in one
+ * object (`{"path":{"id":1},"path":{"id":2}}`: `JSON.parse` keeps the last, so the call sent
+ * would not be the one a person reading the line sees). Every string is matched in order, so
+ * none is read from inside another and a brace inside one is never taken for structure; a
+ * string followed by `:` is a key.
  */
-function repeatedKey(text: string): RefusedKeyError | undefined {
+function keyProblem(text: string): RefusedKeyError | undefined {
   const open: Array<Set<string> | undefined> = [];
+  let repeated: RefusedKeyError | undefined;
   for (const match of text.matchAll(/"(?:[^"\\]|\\.)*"(\s*:)?|[{}[\]]/g)) {
     const token = match[0];
     if (token === "{") open.push(new Set());
     else if (token === "[") open.push(undefined);
     else if (token === "}" || token === "]") open.pop();
     else if (match[1] !== undefined) {
-      const keys = open.at(-1);
       const name = JSON.parse(token.slice(0, token.lastIndexOf('"') + 1)) as string;
-      if (keys?.has(name)) return new RefusedKeyError(`column ${match.index + 1}: the key ${JSON.stringify(name)} is written twice in one object; JSON keeps the last, so the call sent would not be the one the line shows.`);
+      if (PROTOTYPE_NAMES.has(name)) return new RefusedKeyError(`column ${match.index + 1}: ${refusedName(name)!}`);
+      const keys = open.at(-1);
+      if (keys?.has(name)) repeated ??= new RefusedKeyError(`column ${match.index + 1}: the key ${JSON.stringify(name)} is written twice in one object; JSON keeps the last, so the call sent would not be the one the line shows.`);
       keys?.add(name);
     }
   }
-  return undefined;
-}
-
-/**
- * The error for the first refused key of valid JSON `text`, in the text's order (the reviver
- * meets the deepest first), an escaped `"\u005f_proto__"` too. Every string of valid JSON is
- * matched in order, so none is read from inside another; a string followed by `:` is a key.
- */
-function refusedKey(text: string): RefusedKeyError {
-  for (const match of text.matchAll(/"(?:[^"\\]|\\.)*"(\s*:)?/g)) {
-    if (match[1] === undefined) continue;
-    const name = JSON.parse(match[0].slice(0, match[0].lastIndexOf('"') + 1)) as string;
-    if (PROTOTYPE_NAMES.has(name)) return new RefusedKeyError(`column ${match.index + 1}: ${refusedName(name)!}`);
-  }
-  return new RefusedKeyError(refusedName("__proto__")!);
+  return repeated;
 }
