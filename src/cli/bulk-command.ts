@@ -21,6 +21,7 @@ import { distinctKeys, keyAt, keyOrLine, legacyPathKey, pathKey, type KeyedCall 
 import { clientOf, storeOptionsFromEnv } from "./environment.js";
 import { countCalls, csvRows, formatOf, InputError, jsonLines, operationOf, type InputCall } from "./input.js";
 import { DEFAULT_MAX_LINE_BYTES, regularInput } from "./lines.js";
+import { secondsOption } from "./seconds-option.js";
 import { checkOutputs, writeOutput, type OutputFile } from "./output-file.js";
 import { duration, progressOutput } from "./progress.js";
 
@@ -59,13 +60,6 @@ const positiveNumber = (name: string, whole: boolean) => (value: string): number
   return n;
 };
 
-/** Seconds, 0 included (0: any pause the store asks for stops the run); `Number(" ")` is 0, not a number given. */
-const seconds = (name: string) => (value: string): number => {
-  const n = value.trim() === "" ? NaN : Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a number of seconds ≥ 0, got ${JSON.stringify(value)}.`);
-  return n;
-};
-
 /** Adds the `bulk` command to `program`; its action sets `process.exitCode`. */
 export function bulkCommand(program: Command, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Command {
   return program
@@ -84,7 +78,7 @@ export function bulkCommand(program: Command, io: { stdout: NodeJS.WriteStream; 
     .option("--failures <file>", "where failed calls are written, as JSON lines that can be fed back as --input (default: <input>.failures.jsonl, or <input>.dry-run.failures.jsonl for --dry-run)")
     .option("--in-doubt <file>", "where the calls in doubt are written, as JSON lines with their input line (default: <input>.in-doubt.jsonl)")
     .option("--max-line-bytes <n>", "longest input line read, in bytes; a longer line is a failed call", positiveNumber("--max-line-bytes", true), DEFAULT_MAX_LINE_BYTES)
-    .option("--max-pause <seconds>", "longest pause a 429 or 503's Retry-After may impose; a longer one stops the run (exit 75) and says when to run it again", seconds("--max-pause"), 600)
+    .option("--max-pause <seconds>", "longest pause a 429 or 503's Retry-After may impose; a longer one stops the run (exit 75) and says when to run it again", secondsOption("--max-pause"), 600)
     .option("--dry-run", "check every call against the contract and answer with its examples; send nothing, record nothing (failures: <input>.dry-run.failures.jsonl)")
     .option("--no-retry-failed", "on a resume, leave calls that failed before as they are")
     .option("--rerun-in-doubt", "on a resume, run again calls in doubt (a POST or PATCH that may have been acted on)")

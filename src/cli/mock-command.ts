@@ -15,6 +15,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Command, InvalidArgumentError } from "commander";
+import { secondsOption } from "./seconds-option.js";
 import { redact } from "../internal/redact.js";
 import type { MockStore } from "../testing/types.js";
 
@@ -62,12 +63,6 @@ const port = (value: string): number => {
   return n;
 };
 
-const graceSeconds = (value: string): number => {
-  const n = value.trim() === "" ? NaN : Number(value);
-  if (!(n >= 0 && n <= MAX_GRACE_SECONDS)) throw new InvalidArgumentError(`--grace must be a number of seconds from 0 to ${MAX_GRACE_SECONDS}, got ${JSON.stringify(value)}.`);
-  return n;
-};
-
 /** Adds the `mock` command to `program`. */
 export function mockCommand(program: Command, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Command {
   return program
@@ -76,7 +71,7 @@ export function mockCommand(program: Command, io: { stdout: NodeJS.WriteStream; 
     .option("--port <n>", `port on 127.0.0.1 (0: any free port; default ${DEFAULT_PORT})`, port, DEFAULT_PORT)
     .option("--log <file>", "request log, emptied once the mock listens: one JSON line per request, written before its answer is sent (method, path, query, body, status, time)")
     .option("--handlers <file>", "a JavaScript module whose default export receives the mock and calls mock.on(…)")
-    .option("--grace <seconds>", `on SIGTERM or Ctrl-C, how long the requests in flight may take; the rest are answered 503 (default ${DEFAULT_GRACE_SECONDS})`, graceSeconds, DEFAULT_GRACE_SECONDS)
+    .option("--grace <seconds>", `on SIGTERM or Ctrl-C, how long the requests in flight may take; the rest are answered 503 (default ${DEFAULT_GRACE_SECONDS})`, secondsOption("--grace", MAX_GRACE_SECONDS), DEFAULT_GRACE_SECONDS)
     .addHelpText(
       "after",
       `
