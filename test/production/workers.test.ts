@@ -10,6 +10,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { cp, readFile, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { build } from "esbuild";
@@ -18,7 +19,9 @@ import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, type Cons
 import { startFaultServer, type Fault, type FaultServer } from "../helpers/fault-server.js";
 
 const FIXTURES = join(ROOT, "test", "production", "fixtures", "worker");
-const WORKERD = join(ROOT, "node_modules", ".bin", "workerd");
+// The binary itself, as the package's main export names it for this platform: `.bin/workerd` is
+// a Node shim that runs it as its child, so a signal to the shim leaves workerd serving.
+const WORKERD = (createRequire(import.meta.url)("workerd") as { default: string }).default;
 
 let project: ConsumerProject | undefined;
 let server: FaultServer;
