@@ -3,8 +3,10 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // Starts one Prism mock for the whole run (about 2 s) and provides its URL to tests.
-    globalSetup: ["test/setup/prism.ts"],
+    // leaks.ts first: its teardown runs last, after Prism's, and fails the run if a process
+    // the run started is still alive. prism.ts starts one Prism mock for the whole run
+    // (about 2 s) and provides its URL to tests.
+    globalSetup: ["test/setup/leaks.ts", "test/setup/prism.ts"],
     // Contract tests make a few requests to a local mock; 20 s is generous even on 2 cores.
     testTimeout: 20_000,
     // Hooks may start Prism (the global setup, or a test of scripts/mock.ts) on a busy machine.
