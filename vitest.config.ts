@@ -7,6 +7,8 @@ export default defineConfig({
     // the run started is still alive. prism.ts starts one Prism mock for the whole run
     // (about 2 s) and provides its URL to tests.
     globalSetup: ["test/setup/leaks.ts", "test/setup/prism.ts"],
+    // In each test worker: a process started with an environment of its own carries the mark too.
+    setupFiles: ["test/setup/mark-children.ts"],
     // Contract tests make a few requests to a local mock; 20 s is generous even on 2 cores.
     testTimeout: 20_000,
     // Hooks may start Prism (the global setup, or a test of scripts/mock.ts) on a busy machine.

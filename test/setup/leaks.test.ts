@@ -20,7 +20,9 @@ let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "store-admin-sdk-leaks-"));
   await cp(join(ROOT, "test", "setup", "fixtures"), dir, { recursive: true });
-  const config = { test: { include: ["*.test.mjs"], globals: true, globalSetup: [join(ROOT, "test", "setup", "leaks.ts")] } };
+  const config = {
+    test: { include: ["*.test.mjs"], globals: true, globalSetup: [join(ROOT, "test", "setup", "leaks.ts")], setupFiles: [join(ROOT, "test", "setup", "mark-children.ts")] },
+  };
   await writeFile(join(dir, "vitest.config.mjs"), `export default ${JSON.stringify(config)};\n`);
 });
 
@@ -63,6 +65,15 @@ describe("the end-of-run check for processes a run leaves", () => {
     expect(await commandOf(pid)).toContain(TAG);
     await stop(pid);
     expect(await commandOf(pid)).toBe("");
+  }, 120_000);
+
+  it("sees a process started with an environment of its own (`env: { PATH }`, detached), and names it", async () => {
+    const result = await vitest("leaks-with-own-env.test.mjs");
+    const pid = Number(await readFile(join(dir, "server.pid"), "utf8"));
+    expect(result.stdout, describeRun("vitest", result)).toMatch(/Tests\s+1 passed/);
+    expect(result.code, describeRun("vitest", result)).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`pid ${pid} \\(parent \\d+, in [^)]+\\): \\S+ -e setInterval\\(\\(\\) => \\{\\}, 1 << 30\\) planted-server ${TAG}\\n`));
+    await stop(pid);
   }, 120_000);
 
   it("passes a run whose test stops what it starts, and leaves a process of another run alone", async () => {

@@ -8,8 +8,9 @@
  * an orphan's parent is init), after `setsid`, through a shim that execs or spawns the real
  * binary. A run started inside the run (a test running vitest) adds its own mark to the list,
  * so its processes are the outer run's too. Processes of other runs on the machine carry other
- * marks and are neither flagged nor touched: the check only reads. A process started with an
- * environment of its own (none of the mark) is not seen.
+ * marks and are neither flagged nor touched: the check only reads. A process a test starts with
+ * an environment of its own gets the mark added (test/setup/mark-children.ts, in each worker);
+ * one that a child process starts with a new environment of its own is not seen.
  *
  * Linux only (`/proc`); elsewhere the check does nothing.
  */
