@@ -9,7 +9,8 @@
  * on the types by compiling code written for the base against the head's generated types
  * (scripts/contract-diff/probe.ts), and prints a report grouped by operation, or with
  * `--json` one JSON object `{ bump, changes }` on stdout (logs on stderr), or with
- * `--changelog` a draft CHANGELOG.md entry for the version the change needs.
+ * `--changelog` a draft of the CHANGELOG.md sections to put under `## [Unreleased]` (no dated
+ * heading: only `npm run release` dates a version), for the version the change needs.
  *
  * See docs/contract-diff.md.
  */
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
     if (options.version !== undefined && compareVersions(options.version, required) < 0) {
       throw new Error(`--version ${options.version} is too low: after ${released} a ${result.bump} change needs at least ${required}.`);
     }
-    process.stdout.write(toChangelog(result, options.version ?? required, new Date().toISOString().slice(0, 10), base.source, released));
+    process.stdout.write(toChangelog(result, options.version ?? required, base.source, released));
   } else {
     // The report states the version rule when it knows the released version (a snapshot's name, or package.json).
     let released: string | undefined;

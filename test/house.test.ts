@@ -115,15 +115,53 @@ describe("the guide's dependencies", () => {
   });
 });
 
-describe("the pinned version of `npx -y`", () => {
-  test("every `store-admin-sdk@<version>` in the docs is package.json's, and every `npx -y` of the package pins one", () => {
-    const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { version: string };
-    for (const file of ["README.md", "docs/mcp.md", "docs/guide.md"]) {
-      const text = readFileSync(`${root}${file}`, "utf8");
-      for (const [, version] of text.matchAll(/store-admin-sdk@(\d+\.\d+\.\d+\S*?)["`\s]/g)) expect(version, file).toBe(pkg.version);
-      // A JSON args list or a command line: `-p store-admin-sdk` without `@` runs whatever the registry serves.
-      expect(text, file).not.toMatch(/"-p", "store-admin-sdk"|-p store-admin-sdk(?!@)/);
+/**
+ * What a released version of the package offers: whether CHANGELOG.md dates it (git's
+ * history holds the commit that did), and whether that release commit has the `mcp` command
+ * (its page, docs/mcp.md). Undefined when the version was never released.
+ */
+function release(version: string): { hasMcp: boolean } | undefined {
+  const git = (...args: string[]): string => execFileSync("git", args, { cwd: root, encoding: "utf8" }).trim();
+  const dated = git("log", "--format=%H", "-S", `## [${version}] - `, "--", "CHANGELOG.md").split("\n").at(-1) ?? "";
+  return dated === "" ? undefined : { hasMcp: git("ls-tree", "--name-only", dated, "docs/mcp.md") === "docs/mcp.md" };
+}
+
+/**
+ * Pins of `npx -y -p store-admin-sdk@…` in the docs: each names `<version>` (a placeholder
+ * the reader fills) or a release that has the command; an unpinned `-p store-admin-sdk` runs
+ * whatever the registry serves. Between releases the package's own version is on no
+ * registry, so it is no pin.
+ */
+function pinProblems(texts: Record<string, string>, releaseOf: typeof release): string[] {
+  const problems: string[] = [];
+  for (const [file, text] of Object.entries(texts)) {
+    for (const [, version] of text.matchAll(/store-admin-sdk@([^"`\s]+)/g)) {
+      if (version === "<version>") continue;
+      const released = /^\d+\.\d+\.\d+$/.test(version as string) ? releaseOf(version as string) : undefined;
+      if (released === undefined) problems.push(`${file}: store-admin-sdk@${version} is not a released version`);
+      else if (!released.hasMcp) problems.push(`${file}: store-admin-sdk@${version} was released without the mcp command`);
     }
-    expect(readFileSync(`${root}docs/mcp.md`, "utf8")).toContain(`"store-admin-sdk@${pkg.version}"`);
+    if (/"-p", "store-admin-sdk"|-p store-admin-sdk(?!@)/.test(text)) problems.push(`${file}: \`-p store-admin-sdk\` without a version`);
+  }
+  return problems;
+}
+
+describe("the pinned version of `npx -y`", () => {
+  const texts = Object.fromEntries(["README.md", "docs/mcp.md", "docs/guide.md"].map((file) => [file, readFileSync(`${root}${file}`, "utf8")]));
+
+  test("every `store-admin-sdk@<version>` in the docs is a placeholder or a release that has the mcp command; every `npx -y` of the package pins one", () => {
+    expect(pinProblems(texts, release)).toEqual([]);
+    expect(texts["docs/mcp.md"]).toContain('"store-admin-sdk@<version>"');
+  });
+
+  test("the check refuses a version never released, a release without the command, and no pin", () => {
+    const mcp = texts["docs/mcp.md"] as string;
+    const pinned = (version: string): Record<string, string> => ({ "docs/mcp.md": mcp.replace('"store-admin-sdk@<version>"', `"store-admin-sdk@${version}"`) });
+    // 0.3.0 is dated in CHANGELOG.md, and its release commit predates the command.
+    expect(release("0.3.0")).toEqual({ hasMcp: false });
+    expect(pinProblems(pinned("0.3.0"), release)).toEqual(["docs/mcp.md: store-admin-sdk@0.3.0 was released without the mcp command"]);
+    expect(pinProblems(pinned("9.9.9"), release)).toEqual(["docs/mcp.md: store-admin-sdk@9.9.9 is not a released version"]);
+    expect(pinProblems(pinned("0.4.0"), () => ({ hasMcp: true }))).toEqual([]);
+    expect(pinProblems({ "README.md": 'npx -y -p store-admin-sdk -p x mcp' }, release)).toEqual(["README.md: `-p store-admin-sdk` without a version"]);
   });
 });

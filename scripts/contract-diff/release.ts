@@ -109,28 +109,59 @@ export function changelogEntry(changelog: string, version: string): string | und
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
- * How a breaking change is named in a changelog entry: its field (`data.arn`), by its
- * last name in a code span (`` `arn` ``, `` `data.arn` ``, `` `Dispute.arn` `` all name
- * it), or, for a change to a whole call (an operation removed, a body made required), its
- * operation (`GET /disputes/{id}/`).
+ * The one heading, under `## [Unreleased]` and in each release, for what breaks callers:
+ * the SDK's own breaks and the contract's (the `--changelog` draft writes it).
+ */
+export const BREAKING_HEADING = "### Breaking changes";
+
+/**
+ * How a breaking change is named: its field (`data.arn`), or, for a change to a whole call
+ * (an operation removed, a body made required), nothing but its operation.
  */
 export function changeName(change: Pick<Change, "field" | "operation">): string {
   const leaf = leafName(change.field);
   return leaf === "" ? (change.operation ?? "the document") : change.field;
 }
 
-
-/** Does the entry name this change (see {@link changeName})? */
-export function namesChange(entry: string, change: Pick<Change, "field" | "operation">): boolean {
-  const leaf = leafName(change.field);
-  if (leaf === "") return change.operation !== null && entry.includes(change.operation);
-  // A code span holding the name as a whole segment: `arn`, `data.arn`, `Dispute.arn`, `data.results[].arn`.
-  return new RegExp(`\`[^\`\\n]*(?<![\\w-])${escapeRegExp(leaf)}(?![\\w-])[^\`\\n]*\``).test(entry);
+/**
+ * The list items under an entry's {@link BREAKING_HEADING} that have the draft's form,
+ * `- **OPERATION[, OPERATION…]**: text` (continued on indented lines), each with its
+ * operations and its whole text. Items elsewhere, and items naming no operation, are not here.
+ */
+export function breakingItems(entry: string): Array<{ operations: string[]; text: string }> {
+  const start = entry.split("\n").findIndex((line) => line.trim() === BREAKING_HEADING);
+  if (start === -1) return [];
+  const lines = entry.split("\n").slice(start + 1);
+  const end = lines.findIndex((line) => /^#{1,3} /.test(line));
+  const items: string[] = [];
+  for (const line of end === -1 ? lines : lines.slice(0, end)) {
+    if (line.startsWith("- ")) items.push(line);
+    else if (/^\s+\S/.test(line) && items.length > 0) items[items.length - 1] += ` ${line.trim()}`;
+  }
+  return items.flatMap((text) => {
+    const bold = /^- \*\*([^*]+)\*\*:/.exec(text);
+    return bold === null ? [] : [{ operations: (bold[1] as string).split(", ").map((op) => op.trim()), text }];
+  });
 }
 
-/** The breaking changes an entry does not name, one line each (`data.arn` in GET /disputes/{id}/: field-removed). */
+/**
+ * Does the entry cover this change: an item under {@link BREAKING_HEADING} in the draft's
+ * form whose operations include the change's, naming the field by its last name in a code
+ * span (`` `arn` ``, `` `data.arn` ``, `` `Dispute.arn` `` all name `data.arn`) unless the
+ * change is to the whole call. A mention anywhere else covers nothing.
+ */
+export function namesChange(entry: string, change: Pick<Change, "field" | "operation">): boolean {
+  const operation = change.operation ?? "the document";
+  const leaf = leafName(change.field);
+  const field = new RegExp(`\`[^\`\\n]*(?<![\\w-])${escapeRegExp(leaf)}(?![\\w-])[^\`\\n]*\``);
+  return breakingItems(entry).some((item) => item.operations.includes(operation) && (leaf === "" || field.test(item.text)));
+}
+
+/** The breaking changes an entry does not cover, one line each, in the form that would cover it. */
 export function uncoveredChanges(entry: string, changes: readonly Change[]): string[] {
-  const lines = changes.filter((c) => c.breaking && !namesChange(entry, c)).map((c) => `\`${changeName(c)}\` (${c.operation ?? "no operation"}: ${c.kind})`);
+  const lines = changes
+    .filter((c) => c.breaking && !namesChange(entry, c))
+    .map((c) => `\`- **${c.operation ?? "the document"}**: …\`${leafName(c.field) === "" ? "" : ` naming \`${changeName(c)}\``} (${c.kind})`);
   return [...new Set(lines)];
 }
 
@@ -177,7 +208,7 @@ export function recordProblems(input: { changelog: string; snapshots: readonly s
 }
 
 /**
- * What the changes since the last release need from `## [Unreleased]`: a section that names
+ * What the changes since the last release need from `## [Unreleased]`: a section that covers
  * every breaking change (see {@link namesChange}). The version is not checked here: it moves
  * when `npm run release` makes the release, to at least {@link nextVersion}.
  */
@@ -190,11 +221,14 @@ export function unreleasedProblems(input: { releasedVersion: string; bump: Bump;
   const draft = `Run \`npm run contract:diff -- --base ${snapshotPath(releasedVersion)} --changelog\` for the report and a draft.`;
   const breaking = uncoveredChanges("", changes);
   if (entry === undefined) {
-    return [`${needs} CHANGELOG.md has no \`${UNRELEASED}\` section to say so. ${draft}` + (breaking.length > 0 ? ` It must name each breaking change:${list(breaking)}` : "")];
+    return [`${needs} CHANGELOG.md has no \`${UNRELEASED}\` section to say so. ${draft}` + (breaking.length > 0 ? ` Under \`${BREAKING_HEADING}\` it needs:${list(breaking)}` : "")];
   }
   const uncovered = uncoveredChanges(entry, changes);
   if (uncovered.length > 0) {
-    return [`${needs} CHANGELOG.md's \`${UNRELEASED}\` section does not name these breaking changes (name each field in a code span, e.g. \`data.arn\`, or the operation): ${draft}${list(uncovered)}`];
+    return [
+      `${needs} CHANGELOG.md's \`${UNRELEASED}\` section has no line under \`${BREAKING_HEADING}\` for these breaking changes: each needs a line in the draft's form, ` +
+        `its operation in bold and its field in a code span (a mention elsewhere covers nothing). ${draft}${list(uncovered)}`,
+    ];
   }
   if (entry.trim() === "") return [`${needs} CHANGELOG.md's \`${UNRELEASED}\` section is empty. ${draft}`];
   return [];

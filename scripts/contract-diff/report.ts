@@ -5,7 +5,7 @@
 import { compareContracts, bumpOfChanges, leafName, type Change } from "./compare.js";
 import type { Node } from "./document.js";
 import { adviceFor, brokenCodeFor, kindRule, type Bump } from "./kinds.js";
-import { releaseRule } from "./release.js";
+import { BREAKING_HEADING, releaseRule } from "./release.js";
 import { attribute, runProbes, type ProbeError } from "./probe.js";
 
 export interface DiffResult {
@@ -90,9 +90,12 @@ function ownerOf(location: string): string {
  * it, which code no longer compiles. Changes of one kind inside one component (every field
  * of `User` made nullable) are one line, naming the operations that use it and the fields.
  * `released` is the version the base was released as: the entry then says how the version
- * follows from the bump (0.x moves the minor number for a breaking change).
+ * follows from the bump (0.x moves the minor number for a breaking change). It carries no
+ * `## [x.y.z] - date` heading: its sections go under `## [Unreleased]`, and only
+ * `npm run release` dates a version. Breaking changes are under BREAKING_HEADING, each line
+ * `- **OPERATION**: …` naming the field: the form `release:check` counts as covering a break.
  */
-export function toChangelog(result: DiffResult, version: string, date: string, baseLabel: string, released?: string): string {
+export function toChangelog(result: DiffResult, version: string, baseLabel: string, released?: string): string {
   const groups = new Map<string, Change[]>();
   for (const c of result.changes) {
     const owner = ownerOf(c.location);
@@ -123,12 +126,12 @@ export function toChangelog(result: DiffResult, version: string, date: string, b
     return `- **${ops.join(", ")}**: ${what}${first.breaking ? ` *What to change:* ${fill(adviceFor(first.kind, first.direction))}${broken === "" ? "" : ` ${broken}`}` : ""}`;
   };
   const sections: Array<[string, (c: Change) => boolean]> = [
-    ["Breaking changes", (c) => c.breaking],
+    [BREAKING_HEADING.replace(/^### /, ""), (c) => c.breaking],
     ["Added and changed", (c) => !c.breaking && c.bump === "minor"],
     ["Documentation and fixes", (c) => !c.breaking && c.bump !== "minor"],
   ];
   const rule = released === undefined ? "" : ` ${releaseRule(released, result.bump)}`;
-  const out = [`## [${version}] - ${date}`, "", `Contract changes since ${baseLabel}. Release needed: ${result.bump}.${rule}`];
+  const out = [`Contract changes since ${baseLabel}, for the release ${version}. Release needed: ${result.bump}.${rule}`];
   for (const [title, keep] of sections) {
     const list = [...groups.values()].filter((g) => keep(g[0] as Change));
     if (list.length === 0) continue;

@@ -46,7 +46,8 @@ export function mcpCommand(program: Command, io: { stderr: NodeJS.WriteStream; e
       `
 Environment: STORE_ADMIN_URL (the store's address) or STORE_ADMIN_API_URL (an API root), and
 STORE_ADMIN_TOKEN. Needs ${MCP_SDK} installed beside this package:
-  npx -y -p store-admin-sdk@${VERSION} -p ${MCP_SDK}@^1.32 store-admin-sdk mcp`,
+  npm install ${MCP_SDK}@^1.32
+MCP client configurations: docs/mcp.md in this package.`,
     )
     .action(async (flags: McpFlags) => {
       process.exitCode = await serve(flags, io);
@@ -69,7 +70,7 @@ async function serve(flags: McpFlags, io: { stderr: NodeJS.WriteStream; env: Nod
     if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND" || !String((error as Error).message).includes(MCP_SDK)) throw error;
     io.stderr.write(
       `store-admin-sdk mcp: the MCP server is built on ${MCP_SDK}, which is not installed. Install it beside store-admin-sdk ` +
-        `(npm install ${MCP_SDK}@^1.32), or run: npx -y -p store-admin-sdk@${VERSION} -p ${MCP_SDK}@^1.32 store-admin-sdk mcp\n`,
+        `${VERSION}: npm install ${MCP_SDK}@^1.32 (MCP client configurations: docs/mcp.md in this package).\n`,
     );
     return EXIT_ERROR;
   }

@@ -58,11 +58,13 @@ describe("contract:diff command", () => {
     expect(result.stderr).toContain("Diffed HEAD~1:openapi/store-admin.yaml → openapi/store-admin.yaml");
   }, 300_000);
 
-  test("--changelog: the heading's version follows the rule it states (0.x: a breaking change moves the minor number); a lower --version is refused", () => {
+  test("--changelog: the version it names follows the rule it states (0.x: a breaking change moves the minor number); a lower --version is refused", () => {
     writeFileSync(join(repo, "package.json"), JSON.stringify({ name: "x", version: "0.2.0" }));
     const draft = run(["--base", "HEAD~1", "--changelog"]);
     expect(draft.status, draft.stderr).toBe(0);
-    expect(draft.stdout).toMatch(/^## \[0\.3\.0\] - \d{4}-\d\d-\d\d\n/);
+    // No dated heading: the draft goes under [Unreleased], and only `npm run release` dates a version.
+    expect(draft.stdout).toMatch(/^Contract changes since HEAD~1:openapi\/store-admin.yaml, for the release 0\.3\.0\. /);
+    expect(draft.stdout).not.toMatch(/^## /m);
     expect(draft.stdout).toContain("Release needed: major. After 0.2.0 that is 0.3.0: while the version is 0.x, npm's caret range `^0.2.0` takes every 0.2.x automatically");
     expect(draft.stdout).toContain("*What to change:* Stop sending the removed values of `body.resolution` to POST /disputes/{id}/resolve/.");
     const low = run(["--base", "HEAD~1", "--changelog", "--version", "0.2.1"]);

@@ -17,7 +17,7 @@ import { adviceFor, type Bump, type Direction, type Kind } from "../../scripts/c
 import { attribute, runProbes, type ProbeOutcome } from "../../scripts/contract-diff/probe.js";
 import { bumpOfChanges } from "../../scripts/contract-diff/compare.js";
 import { toJson, toText, toChangelog } from "../../scripts/contract-diff/report.js";
-import { nextVersion } from "../../scripts/contract-diff/release.js";
+import { nextVersion, uncoveredChanges } from "../../scripts/contract-diff/release.js";
 
 const CONTRACT = fileURLToPath(new URL("../../openapi/store-admin.yaml", import.meta.url));
 const working = parseContract(readFileSync(CONTRACT, "utf8"), CONTRACT);
@@ -124,7 +124,7 @@ const MUTATIONS: Mutation[] = [
     report: ['BREAKING enum-value-removed (compile error): `data.language` no longer admits "fi".'],
     // Each operation's own location: the list's `data.results[].language`, a user's `data.language`.
     changelog: [
-      "## [0.3.0]",
+      "for the release 0.3.0.",
       "Remove the values GET /users/ no longer sends from the comparisons, `switch` cases and maps over `data.results[].language`.",
       "Remove the values GET /users/{id}/, PUT /users/{id}/, PATCH /users/{id}/ no longer sends from the comparisons, `switch` cases and maps over `data.language`.",
       "Code that compares `data.language`, `data.results[].language` with a removed value, has a `case` for one or maps every value no longer compiles.",
@@ -161,7 +161,7 @@ const MUTATIONS: Mutation[] = [
     expect: [{ operation: "GET /gift-cards/", kind: "parameter-added", breaking: false, typeBreak: false }],
     // The query type gains a key: the types are affected, and code still compiles.
     report: ["minor    parameter-added (compiles): An optional query parameter `sort` was added."],
-    changelog: ["## [0.2.1]", "Release needed: minor. After 0.2.0 that is 0.2.1: while the version is 0.x, npm's caret range `^0.2.0` takes every 0.2.x automatically"],
+    changelog: ["for the release 0.2.1. Release needed: minor. After 0.2.0 that is 0.2.1: while the version is 0.x, npm's caret range `^0.2.0` takes every 0.2.x automatically"],
   },
   {
     name: "operation removed",
@@ -192,8 +192,7 @@ const MUTATIONS: Mutation[] = [
     changelog: [
       "*What to change:* Stop reading `data.results[].email` from GET /users/'s answer: it is no longer there. Stop reading `data.email` from GET /users/{id}/, PUT /users/{id}/, PATCH /users/{id}/'s answer",
       "Code that reads it no longer compiles.",
-      "## [0.3.0]",
-      "Release needed: major. After 0.2.0 that is 0.3.0",
+      "for the release 0.3.0. Release needed: major. After 0.2.0 that is 0.3.0",
     ],
     changelogNot: /`response\./,
   },
@@ -412,14 +411,17 @@ describe("contract diff of a mutated contract", () => {
     expect(text).toContain(`Release needed: ${row.bump}.`);
     for (const wanted of row.report ?? []) expect(text).toContain(wanted);
     for (const want of row.expect) expect(text).toContain(want.operation ?? "(no operation");
-    // The heading's version is the one the stated rule gives after 0.2.0.
-    const entry = toChangelog(result, nextVersion("0.2.0", row.bump), "2026-01-01", "base", "0.2.0");
-    expect(entry.startsWith(`## [${nextVersion("0.2.0", row.bump)}] - 2026-01-01\n`)).toBe(true);
+    // The version named is the one the stated rule gives after 0.2.0; no dated heading, which only a release writes.
+    const entry = toChangelog(result, nextVersion("0.2.0", row.bump), "base", "0.2.0");
+    expect(entry.startsWith(`Contract changes since base, for the release ${nextVersion("0.2.0", row.bump)}. Release needed: ${row.bump}.`)).toBe(true);
+    expect(entry).not.toMatch(/^## /m);
     for (const wanted of row.changelog ?? []) expect(entry, entry).toContain(wanted);
     if (row.changelogNot !== undefined) expect(entry).not.toMatch(row.changelogNot);
     if (row.expect.some((e) => e.breaking)) {
       expect(entry).toMatch(/### Breaking changes\n\n- \*\*/);
       expect(entry).toContain("*What to change:*");
+      // The draft, put under [Unreleased], covers every break it reports: what release:check asks for.
+      expect(uncoveredChanges(entry, changes)).toEqual([]);
     } else {
       expect(entry).not.toContain("### Breaking changes");
     }

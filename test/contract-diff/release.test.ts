@@ -5,7 +5,7 @@
  * `npm run release`, which makes a release in one step.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +15,7 @@ import { parseContract } from "../../scripts/contract-diff/document.js";
 import { changelogEntry, changelogHeadings, hasChangelogEntry, nextVersion, recordProblems, releasedContract, releaseRule, unreleasedProblems } from "../../scripts/contract-diff/release.js";
 import { diffContracts } from "../../scripts/contract-diff/report.js";
 import { checkRelease } from "../../scripts/release-check.js";
+import { releaseChecks } from "../../scripts/release.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const read = (path: string): string => readFileSync(`${root}${path}`, "utf8");
@@ -157,7 +158,7 @@ describe("release:check on a mutated repository", () => {
     expect(result.status, result.stdout + result.stderr).toBe(1);
     expect(result.stderr).toContain("release:check: refused (last release 0.2.0, package.json 0.2.0, contract change since: major).");
     expect(result.stderr).toContain("The contract changed since 0.2.0 (a major change; the release will be at least 0.3.0).");
-    expect(result.stderr).toContain("`data.arn` (GET /disputes/{id}/: field-removed)");
+    expect(result.stderr).toContain("`- **GET /disputes/{id}/**: …` naming `data.arn` (field-removed)");
   }, 300_000);
 
   const problems = (changelog: string): string[] => unreleasedProblems({ releasedVersion: "0.2.0", bump: "major", changelog, changes });
@@ -166,30 +167,52 @@ describe("release:check on a mutated repository", () => {
     const none = problems(releasedChangelog.replace("## [Unreleased]\n\n", ""));
     expect(none).toHaveLength(1);
     expect(none[0]).toContain("CHANGELOG.md has no `## [Unreleased]` section to say so.");
-    expect(none[0]).toContain("`data.arn` (POST /disputes/{id}/resolve/: field-removed)");
+    expect(none[0]).toContain("Under `### Breaking changes` it needs:");
+    expect(none[0]).toContain("`- **POST /disputes/{id}/resolve/**: …` naming `data.arn` (field-removed)");
   });
 
-  test("an [Unreleased] section that does not name the removed field is refused, naming it; one that names it passes", () => {
-    const silent = problems(unreleased("### Breaking changes\n\n- Disputes changed."));
-    expect(silent).toHaveLength(1);
-    expect(silent[0]).toContain("CHANGELOG.md's `## [Unreleased]` section does not name these breaking changes");
-    expect(silent[0]).toContain("`data.arn` (GET /disputes/{id}/: field-removed)");
-    // Another field's name in a code span is not this one's.
-    expect(problems(unreleased("- `data.arns` and `barn` changed."))).toHaveLength(1);
-    for (const named of ["- Removed `data.arn`.", "- Removed `Dispute.arn`.", "- `arn` is gone."]) {
-      expect(problems(unreleased(named)), named).toEqual([]);
-    }
+  /** The line the `--changelog` draft writes for this removal, wrapped as CHANGELOG.md wraps. */
+  const covering = "### Breaking changes\n\n- **GET /disputes/{id}/, POST /disputes/{id}/resolve/**: `data.arn` was removed.\n  *What to change:* Stop reading `data.arn`.";
+
+  test("a break is covered only by a line in the draft's form under `### Breaking changes`: its operation in bold, its field in a code span", () => {
+    expect(problems(unreleased(covering))).toEqual([]);
+    // Each operation on a line of its own, and `Dispute.arn` or `arn` for the field, cover it too.
+    expect(problems(unreleased("### Breaking changes\n\n- **GET /disputes/{id}/**: `Dispute.arn` is gone.\n- **POST /disputes/{id}/resolve/**: `arn` is gone."))).toEqual([]);
+  });
+
+  test("a mention anywhere else, or a line that names no operation, covers nothing; the refusal names each line missing", () => {
+    const refused = (text: string): string => {
+      const found = problems(unreleased(text));
+      expect(found, text).toHaveLength(1);
+      return found[0] as string;
+    };
+    // An unrelated maintainers' note that happens to quote the field, under another heading.
+    const elsewhere = refused("### Changed\n\n- The guide's example reads `data.arn` from a dispute.");
+    expect(elsewhere).toContain("has no line under `### Breaking changes` for these breaking changes");
+    expect(elsewhere).toContain("`- **GET /disputes/{id}/**: …` naming `data.arn` (field-removed)");
+    expect(elsewhere).toContain("`- **POST /disputes/{id}/resolve/**: …` naming `data.arn` (field-removed)");
+    // Under the heading, but naming no operation.
+    refused("### Breaking changes\n\n- Removed `data.arn`.");
+    // The draft's form for one operation only: the other is still missing, and only it is named.
+    const one = refused("### Breaking changes\n\n- **GET /disputes/{id}/**: `data.arn` was removed.");
+    expect(one).toContain("`- **POST /disputes/{id}/resolve/**: …` naming `data.arn` (field-removed)");
+    expect(one).not.toContain("`- **GET /disputes/{id}/**");
+    // The operations in bold, but another field; and the right line under another heading.
+    refused("### Breaking changes\n\n- **GET /disputes/{id}/, POST /disputes/{id}/resolve/**: `data.arns` and `barn` changed.");
+    refused(covering.replace("### Breaking changes", "### Contract changes since 0.2.0"));
+    // A line after the section ends (the next heading) is not in it.
+    refused(`### Breaking changes\n\n- Something else.\n\n### Changed\n\n${covering.slice(covering.indexOf("- **"))}`);
   });
 
   test("the version bumped by hand, without a release: refused", async () => {
     writeFileSync(join(dir, "package.json"), packageJson("0.3.0"));
-    writeFileSync(join(dir, "CHANGELOG.md"), unreleased("- Removed `data.arn`."));
+    writeFileSync(join(dir, "CHANGELOG.md"), unreleased(covering));
     const check = await checkRelease(dir);
     expect(check.problems).toEqual([expect.stringContaining("package.json's version is 0.3.0, but the last release (dated in CHANGELOG.md, kept in openapi/released/) is 0.2.0")]);
   }, 300_000);
 
   test("the entry checked is [Unreleased], up to the next heading", () => {
-    const changelog = unreleased("- Removed `data.arn`.");
+    const changelog = unreleased(covering);
     expect(changelogEntry(changelog, "Unreleased")).toContain("`data.arn`");
     expect(changelogEntry(changelog, "Unreleased")).not.toContain("## [0.2.0]");
     expect(changelogEntry(changelog, "0.4.0")).toBeUndefined();
@@ -205,7 +228,17 @@ describe("release:check on a mutated repository", () => {
 describe("npm run release", () => {
   const dir = mkdtempSync(join(tmpdir(), "release-"));
   const git = (...args: string[]): string => execFileSync("git", args, { cwd: dir, encoding: "utf8" });
-  const npmRelease = (...args: string[]) => spawnSync("npm", ["run", "-s", "release", "--", ...args], { cwd: dir, encoding: "utf8", timeout: 240_000 });
+  /** The checks a release runs first, injected: a command that records its run outside the repository, then exits with `exit`. */
+  const checksLog = join(mkdtempSync(join(tmpdir(), "release-checks-")), "ran");
+  const checks = (exit = 0, extra = ""): string => `echo ran >> '${checksLog}'${extra} && exit ${exit}`;
+  const checksRan = (): number => (existsSync(checksLog) ? readFileSync(checksLog, "utf8").split("\n").filter(Boolean).length : 0);
+  const npmRelease = (args: string[], checkCommand = checks()) =>
+    spawnSync("npm", ["run", "-s", "release", "--", ...args], { cwd: dir, encoding: "utf8", timeout: 240_000, env: { ...process.env, STORE_ADMIN_RELEASE_CHECKS: checkCommand } });
+  const unchanged = (): void => {
+    expect(git("status", "--porcelain")).toBe("");
+    expect(git("tag", "--list")).toBe("");
+    expect(git("log", "--format=%s")).toBe("0.2.0, then Dispute.arn removed\n");
+  };
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   beforeAll(() => {
@@ -222,9 +255,9 @@ describe("npm run release", () => {
     writeFileSync(join(dir, "package-lock.json"), at020(read("package-lock.json")));
     writeFileSync(join(dir, "src/version.ts"), at020(read("src/version.ts")));
     mkdirSync(join(dir, "docs"));
-    writeFileSync(join(dir, "docs/mcp.md"), read("docs/mcp.md").replaceAll("store-admin-sdk@0.3.0", "store-admin-sdk@0.2.0"));
+    writeFileSync(join(dir, "docs/mcp.md"), read("docs/mcp.md"));
     const changelog = read("CHANGELOG.md");
-    writeFileSync(join(dir, "CHANGELOG.md"), changelog.slice(0, changelog.indexOf("\n## [") + 1) + "## [Unreleased]\n\n### Breaking changes\n\n- Removed `data.arn`.\n\n" + changelog.slice(changelog.indexOf("## [0.2.0]")));
+    writeFileSync(join(dir, "CHANGELOG.md"), changelog.slice(0, changelog.indexOf("\n## [") + 1) + "## [Unreleased]\n\n### Breaking changes\n\n- **GET /disputes/{id}/, POST /disputes/{id}/resolve/**: `data.arn` was removed.\n\n" + changelog.slice(changelog.indexOf("## [0.2.0]")));
     git("init", "-q");
     git("config", "user.email", "test@example.org");
     git("config", "user.name", "test");
@@ -233,25 +266,58 @@ describe("npm run release", () => {
   });
 
   test("a version below what the contract's change needs is refused, and nothing changes", () => {
-    const result = npmRelease("0.2.1");
+    const result = npmRelease(["0.2.1"]);
     expect(result.status, result.stdout + result.stderr).toBe(1);
     expect(result.stderr).toContain("release: refused: 0.2.1 is too low: after 0.2.0 a major contract change needs at least 0.3.0.");
-    expect(git("status", "--porcelain")).toBe("");
+    unchanged();
+  }, 300_000);
+
+  test("the checks a release runs: the whole of `npm test`, or only the build and the types with --skip-tests", () => {
+    expect(releaseChecks(false, {})).toBe("npm test");
+    expect(releaseChecks(true, {})).toBe("npm run build && npm run typecheck");
+    // `npm test` is the README's whole suite: the build, the types and the tests.
+    expect((JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts.test).toMatch(/^npm run build && npm run typecheck && .*vitest run/);
+    expect(releaseChecks(false, { STORE_ADMIN_RELEASE_CHECKS: "true" })).toBe("true");
+  });
+
+  test("a failing check stops the release before it changes any file", () => {
+    const before = checksRan();
+    const result = npmRelease(["--date", "2026-12-01"], checks(1));
+    expect(result.status, result.stdout + result.stderr).toBe(1);
+    expect(checksRan()).toBe(before + 1);
+    expect(result.stderr).toContain(`release: refused: the checks failed (\`${checks(1)}\`: exit 1); nothing was changed.`);
+    unchanged();
+    // --skip-tests says what it risks, and still stops on a failed check.
+    const skipped = npmRelease(["--skip-tests"], checks(1));
+    expect(skipped.status).toBe(1);
+    expect(skipped.stderr).toContain("release: --skip-tests: the test suite does not run, so a defect only the tests catch ships in this release.");
+    unchanged();
+  }, 300_000);
+
+  test("checks that change the work tree stop the release: what they checked is not what would be released", () => {
+    const result = npmRelease([], checks(0, ` && echo edited >> CHANGELOG.md`));
+    expect(result.status, result.stdout + result.stderr).toBe(1);
+    expect(result.stderr).toContain("changed the work tree, so what they checked is not what would be released; nothing was released:\n M CHANGELOG.md");
     expect(git("tag", "--list")).toBe("");
+    git("checkout", "--", "CHANGELOG.md");
+    unchanged();
   }, 300_000);
 
   test("one command: the date, the snapshot, every stated version, a commit and its tag, consistent; release:check passes after it", async () => {
-    const result = npmRelease("--date", "2026-12-01");
+    const before = checksRan();
+    const result = npmRelease(["--date", "2026-12-01"]);
     expect(result.status, result.stdout + result.stderr).toBe(0);
+    expect(checksRan()).toBe(before + 1);
+    expect(result.stderr).toContain("release: running the project's checks first: ");
     const inDir = (path: string): string => readFileSync(join(dir, path), "utf8");
-    expect(inDir("CHANGELOG.md")).toContain("## [Unreleased]\n\n## [0.3.0] - 2026-12-01\n\n### Breaking changes\n\n- Removed `data.arn`.\n\n## [0.2.0]");
+    expect(inDir("CHANGELOG.md")).toContain("## [Unreleased]\n\n## [0.3.0] - 2026-12-01\n\n### Breaking changes\n\n- **GET /disputes/{id}/, POST /disputes/{id}/resolve/**: `data.arn` was removed.\n\n## [0.2.0]");
     expect(inDir("openapi/released/store-admin-0.3.0.yaml")).toBe(inDir("openapi/store-admin.yaml"));
     expect((JSON.parse(inDir("package.json")) as { version: string }).version).toBe("0.3.0");
     const lock = JSON.parse(inDir("package-lock.json")) as { version: string; packages: Record<string, { version: string }> };
     expect([lock.version, lock.packages[""]?.version]).toEqual(["0.3.0", "0.3.0"]);
     expect(inDir("src/version.ts")).toContain('export const VERSION = "0.3.0";');
     expect(inDir("docs/mcp.md")).toContain('"-p", "store-admin-sdk@0.3.0"');
-    expect(inDir("docs/mcp.md")).not.toContain("store-admin-sdk@0.2.0");
+    expect(inDir("docs/mcp.md")).not.toContain("store-admin-sdk@<version>");
     expect(git("status", "--porcelain")).toBe("");
     expect(git("rev-parse", "v0.3.0^{commit}")).toBe(git("rev-parse", "HEAD"));
     expect(git("log", "-1", "--format=%s")).toBe("Release 0.3.0\n");
@@ -259,7 +325,7 @@ describe("npm run release", () => {
   }, 300_000);
 
   test("with nothing under [Unreleased], a second release is refused", () => {
-    const result = npmRelease();
+    const result = npmRelease([]);
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("CHANGELOG.md's `## [Unreleased]` section is empty: there is nothing to release.");
   }, 300_000);
