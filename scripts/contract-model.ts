@@ -19,7 +19,7 @@
 import { requirementInWords, type RequiredScopes } from "../src/internal/error-messages.js";
 import { camel, MethodNameError, METHOD_NAME, nameMethods, words } from "./method-names.js";
 
-export { requirementInWords, METHOD_NAME, type RequiredScopes };
+export { requirementInWords, type RequiredScopes };
 
 type Json = Record<string, unknown>;
 
