@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { contractModel } from "../../scripts/contract-model.js";
 import { generateMethods } from "../../scripts/generate.js";
+import { mcpTools } from "../../scripts/generate-mcp.js";
 import { loadContract } from "../../scripts/load-contract.js";
 import { renamedMethods } from "../../scripts/method-names.js";
 
@@ -66,6 +67,8 @@ describe("derived method names", () => {
     const { table, types } = await generateMethods(doc, async () => undefined);
     expect(table).toContain('["invoices.void", "POST /invoices/{number}/void/", ""],');
     expect(types).toContain("void(number: string, options?: MethodOptions): ResponsePromise<Invoice>;");
+    // MCP tools are named after the methods.
+    expect(mcpTools(doc).map((tool) => tool.name)).toEqual(expect.arrayContaining(["invoices_void", "shops_settings_replace", "returns_approval_accept", "invoices_sendAll"]));
   });
 
   it("x-sdk-method still overrides a derived name", () => {
