@@ -5,9 +5,8 @@
  * and refuse") states; a construct none of them can serve is refused with a sentence naming
  * its JSON pointer, never a crash further on.
  *
- * - Method names: `x-sdk-method` when given; otherwise derived from the `operationId`
- *   (`listWidgets` → `widgets.list`: the first word is the verb, the rest the resource), or,
- *   without one, from the method and path (`GET /widgets/{id}/parts/` → `widgets.parts.list`).
+ * - Method names: `x-sdk-method` when given; otherwise derived from the URL
+ *   (`GET /widgets/{id}/parts/` → `widgets.parts.list`), by scripts/method-names.ts.
  * - Security: `security` (else the document's) lists alternatives, each a set of scopes all
  *   needed; `[]` is no authentication; {@link requirementInWords} says it in words.
  * - Request media type: JSON where offered; else form-urlencoded; else multipart. A body
@@ -18,6 +17,7 @@
  * - Schema names that are not identifiers are mapped to one ({@link typeNameOf}).
  */
 import { requirementInWords, type RequiredScopes } from "../src/internal/error-messages.js";
+import { camel, MethodNameError, METHOD_NAME, nameMethods, words } from "./method-names.js";
 
 export { requirementInWords, type RequiredScopes };
 
@@ -181,41 +181,6 @@ export interface ContractModel {
   typeNames: Map<string, string>;
 }
 
-/** Words of an identifier: `listWidgets`, `list_widgets`, `list-widgets` → list, widgets. */
-const words = (text: string): string[] => text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").split(/[^A-Za-z0-9]+/).filter(Boolean);
-const camel = (parts: string[]): string => parts.map((w, i) => (i === 0 ? w[0]!.toLowerCase() + w.slice(1) : w[0]!.toUpperCase() + w.slice(1))).join("");
-
-/** What a method without `x-sdk-method` or `operationId` does, by its HTTP method (and, for GET, whether the path ends in a parameter). */
-function verbOf(method: string, path: string): string {
-  const onItem = /\}\/?$/.test(path);
-  return ({ get: onItem ? "retrieve" : "list", post: "create", put: "replace", patch: "update", delete: "delete" } as Record<string, string>)[method] ?? method;
-}
-
-/** The literal segments of a path, each camelCased: `/gift-cards/{id}/lines/` → giftCards, lines. */
-const pathResources = (path: string): string[] => path.split("/").filter((s) => s !== "" && !s.startsWith("{")).map((s) => camel(words(s))).filter(Boolean);
-
-/**
- * The method name of an operation without `x-sdk-method`: from its operationId, the first
- * word the verb and the rest the resource (`listWidgets` → `widgets.list`, `create_line_item`
- * → `lineItem.create`; a one-word id takes the path's first segment as resource); without an
- * operationId, the path's segments and a verb for the HTTP method (`POST /widgets/{id}/parts/`
- * → `widgets.parts.create`).
- */
-export function derivedMethodName(method: string, path: string, operationId: string | undefined): string {
-  if (operationId !== undefined) {
-    const [verb, ...rest] = words(operationId);
-    if (verb !== undefined) {
-      const resource = rest.length > 0 ? camel(rest) : (pathResources(path)[0] ?? "api");
-      return `${resource}.${camel([verb])}`;
-    }
-  }
-  const resources = pathResources(path);
-  return `${(resources.length > 0 ? resources : ["api"]).join(".")}.${verbOf(method, path)}`;
-}
-
-/** A method name: resource path and verb, camelCase words joined by dots (`users.addresses.update`). */
-export const METHOD_NAME = /^[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)+$/;
-
 /** The first paragraph of a description, on one line. */
 export function firstParagraph(text: unknown): string {
   return typeof text === "string" ? text.trim().split(/\n\s*\n/)[0]!.replace(/\s*\n\s*/g, " ") : "";
@@ -297,7 +262,6 @@ export function contractModel(doc: Json): ContractModel {
   if (known) return known;
   const names = typeNames(doc);
   const operations: OperationModel[] = [];
-  const byName = new Map<string, OperationModel>();
   const byIdent = new Map<string, OperationModel>();
   for (const [path, rawItem] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
     const itemAt = pointer("paths", path);
@@ -310,13 +274,8 @@ export function contractModel(doc: Json): ContractModel {
       const key = `${method.toUpperCase()} ${path}`;
       const explicitId = typeof operation.operationId === "string" && operation.operationId !== "" ? operation.operationId : undefined;
       const given = operation["x-sdk-method"];
-      const methodName = given === undefined ? derivedMethodName(method, path, explicitId) : given;
-      if (typeof methodName !== "string" || !METHOD_NAME.test(methodName)) {
-        throw new ContractError(
-          given === undefined
-            ? `${at}: no method name can be derived from ${explicitId === undefined ? "its path" : `the operationId ${JSON.stringify(explicitId)}`} (got ${JSON.stringify(methodName)}); set x-sdk-method.`
-            : `${at}/x-sdk-method: must name the method as resource.verb (e.g. "users.retrieve"), got ${JSON.stringify(given)}.`,
-        );
+      if (given !== undefined && (typeof given !== "string" || !METHOD_NAME.test(given))) {
+        throw new ContractError(`${at}/x-sdk-method: must name the method as resource.verb (e.g. "users.retrieve"), got ${JSON.stringify(given)}.`);
       }
       const byPlace = new Map<string, Json>();
       for (const [where, list] of [[`${itemAt}/parameters`, item.parameters], [`${at}/parameters`, operation.parameters]] as const) {
@@ -357,9 +316,11 @@ export function contractModel(doc: Json): ContractModel {
         at,
         method,
         path,
-        operationId: explicitId ?? camel(methodName.split(".")),
-        ident: explicitId === undefined ? camel(methodName.split(".")) : /^[A-Za-z_$][\w$]*$/.test(explicitId) ? explicitId : camel(words(explicitId).length > 0 ? words(explicitId) : ["operation"]),
-        methodName,
+        // Without an operationId, both are made of the method name, known once every operation is read.
+        operationId: explicitId ?? "",
+        ident: explicitId === undefined ? "" : /^[A-Za-z_$][\w$]*$/.test(explicitId) ? explicitId : camel(words(explicitId).length > 0 ? words(explicitId) : ["operation"]),
+        // Derived (when empty) once every operation is read: the rule looks at the other paths.
+        methodName: given ?? "",
         summary: summary.replace(/\.+$/, ""),
         description: firstParagraph(operation.description),
         security: required,
@@ -373,14 +334,19 @@ export function contractModel(doc: Json): ContractModel {
         tags: Array.isArray(operation.tags) ? operation.tags.filter((t): t is string => typeof t === "string") : [],
         operation,
       };
-      const other = byName.get(methodName);
-      if (other) throw new ContractError(`${other.at} and ${at} both have the method name ${methodName}; set a different x-sdk-method on one.`);
-      byName.set(methodName, model);
-      const sameId = byIdent.get(model.ident);
-      if (sameId) throw new ContractError(`${sameId.at} and ${at} both have the operationId ${JSON.stringify(model.ident)} (as written, or derived); change one.`);
-      byIdent.set(model.ident, model);
       operations.push(model);
     }
+  }
+  try {
+    nameMethods(operations, { resolve: (node, at) => resolveRef(doc, node, at), refName: schemaRefName });
+  } catch (error) {
+    throw error instanceof MethodNameError ? new ContractError(error.message) : error;
+  }
+  for (const model of operations) {
+    if (model.operationId === "") model.operationId = model.ident = camel(model.methodName.split("."));
+    const sameId = byIdent.get(model.ident);
+    if (sameId) throw new ContractError(`${sameId.at} and ${model.at} both have the operationId ${JSON.stringify(model.ident)} (as written, or derived); change one.`);
+    byIdent.set(model.ident, model);
   }
   const model: ContractModel = { doc, operations, versionHeader: versionHeaderOf(doc, operations), typeNames: names };
   cache.set(doc, model);

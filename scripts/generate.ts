@@ -16,8 +16,8 @@
  *   client loads at start (the methods' names) and on its first call (the operations' facts),
  *   split off by scripts/lazy-tables.ts.
  * - `generated/method-table.ts` and `generated/methods.ts`: the operation methods
- *   (`store.users.retrieve(42)`), named by each operation's `x-sdk-method` (or a name derived
- *   from it, scripts/contract-model.ts): a small run-time table `src/methods.ts` builds them
+ *   (`store.users.retrieve(42)`), named by each operation's `x-sdk-method` (or, without one, a
+ *   name derived from its URL, scripts/method-names.ts): a small run-time table `src/methods.ts` builds them
  *   from, and their types, documented from the contract (summary, description, scopes,
  *   parameters, errors) with the operation's sample from `docs/samples/`, or a generated one,
  *   as the example.
@@ -47,6 +47,7 @@ import {
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
 import { methodIndexModule, splitOperationFacts } from "./lazy-tables.js";
+import { renamedMethods } from "./method-names.js";
 import { generatedSample, isPaginated, writtenSample } from "./samples.js";
 import { schemaTypeOptions } from "./schema-types.js";
 
@@ -226,9 +227,6 @@ ${names.map((name) => `  ${key(name)}: ${typeNames.get(name)!};`).join("\n")}
 }
 
 // ─── Operation methods ──────────────────────────────────────────────────────────────
-
-/** Keys of the client itself, which a resource must not shadow. */
-const CLIENT_KEYS = new Set(["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE", "request", "use", "eject", "paginate"]);
 
 /** The typed error each documented status becomes (src/errors.ts). */
 const ERROR_BY_STATUS: Record<string, string> = {
@@ -440,8 +438,8 @@ interface Resource {
 }
 
 /**
- * The method table and the methods' types of the contract `doc` (parsed), or an error naming
- * the operation whose method name is malformed, taken or in the client's way.
+ * The method table and the methods' types of the contract `doc` (parsed); a method name that
+ * is malformed, taken or in the client's way is refused by the model (scripts/method-names.ts).
  */
 export async function generateMethods(
   doc: JsonObject,
@@ -453,9 +451,8 @@ export async function generateMethods(
   for (const op of model.operations) specs.push(await methodSpec(model, op, responseNames, sampleOf));
   const tagDescriptions = new Map(((doc.tags as JsonObject[] | undefined) ?? []).map((tag) => [tag.name as string, tag.description as string]));
   const top: Resource = { path: [], methods: [], children: new Map(), tags: new Set() };
-  for (const [i, spec] of specs.entries()) {
+  for (const spec of specs) {
     const parts = spec.name.split(".");
-    if (CLIENT_KEYS.has(parts[0]!)) throw new Error(`${model.operations[i]!.at}: the method name ${spec.name} would shadow the client's own ${parts[0]}; set another x-sdk-method.`);
     let node = top;
     for (const part of parts.slice(0, -1)) {
       let child = node.children.get(part);
@@ -467,13 +464,6 @@ export async function generateMethods(
     node.methods.push(spec);
   }
   const verbOf = (spec: MethodSpec) => spec.name.slice(spec.name.lastIndexOf(".") + 1);
-  const checkNames = (node: Resource): void => {
-    for (const spec of node.methods) {
-      if (node.children.has(verbOf(spec))) throw new Error(`x-sdk-method ${spec.name}: "${verbOf(spec)}" is both a method and a resource`);
-    }
-    node.children.forEach(checkNames);
-  };
-  checkNames(top);
 
   const interfaceName = (resource: Resource) => `${resource.path.map(pascal).join("")}Methods`;
   const blocks: string[] = [];
@@ -568,6 +558,10 @@ async function main(): Promise<void> {
     }))),
   };
   await writeGenerated(outDir, outputs, check);
+  const renamed = renamedMethods(contractModel(doc).operations);
+  if (renamed.length > 0) {
+    console.log(`The method names derived from the URL differ from the former rule's (operationId read verb first) for ${renamed.length} operation${renamed.length === 1 ? "" : "s"} without x-sdk-method (set it to keep a name):\n${renamed.map((line) => `  ${line}`).join("\n")}`);
+  }
 }
 
 // Run as a script; imported (by a test), only the exports.

@@ -60,7 +60,7 @@ describe("the method generator", () => {
     ["a name without a resource", (d) => (d.paths["/gateways/{id}/"].get["x-sdk-method"] = "retrieve"), /#\/paths\/~1gateways~1\{id\}~1\/get\/x-sdk-method: must name the method as resource\.verb/],
     ["a name taken twice", (d) => (d.paths["/gateways/{id}/"].get["x-sdk-method"] = "disputes.retrieve"), /#\/paths\/~1disputes~1\{id\}~1\/get and #\/paths\/~1gateways~1\{id\}~1\/get both have the method name disputes\.retrieve/],
     ["a name in the client's way", (d) => (d.paths["/gateways/{id}/"].get["x-sdk-method"] = "paginate.gateway"), /would shadow the client's own paginate/],
-    ["a name both a method and a resource", (d) => (d.paths["/gateways/{id}/"].get["x-sdk-method"] = "users.retrieve.gateway"), /"retrieve" is both a method and a resource/],
+    ["a name both a method and a resource", (d) => (d.paths["/gateways/{id}/"].get["x-sdk-method"] = "users.retrieve.gateway"), /#\/paths\/~1users~1\{id\}~1\/get and #\/paths\/~1gateways~1\{id\}~1\/get: "retrieve" is both a method \(users\.retrieve\) and a resource \(users\.retrieve\.gateway\)/],
   ];
   for (const [what, mutate, message] of refusals) {
     it(`refuses ${what}, naming the operation`, async () => {
@@ -126,9 +126,9 @@ describe("any contract: what the generators derive where the contract says nothi
   };
   const none = async () => undefined;
 
-  it("derives method names from the operationId, or the method and path; x-sdk-method overrides", async () => {
+  it("derives method names from the path (the operationId read verb first no longer); x-sdk-method overrides", async () => {
     const { table } = await generateMethods(widgets(), none);
-    expect(table).toContain('["widget.create", "POST /widgets/", "body+query"],');
+    expect(table).toContain('["widgets.create", "POST /widgets/", "body+query"],');
     expect(table).toContain('["widgets.delete", "DELETE /widgets/{id}/", ""],');
     const renamed = await generateMethods(widgets((d) => (d.paths["/widgets/"].post["x-sdk-method"] = "widgets.make")), none);
     expect(renamed.table).toContain('["widgets.make", "POST /widgets/", "body+query"],');

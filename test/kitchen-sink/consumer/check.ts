@@ -28,8 +28,8 @@ void none;
 const isUndefined: [typeof nothing] extends [never] ? "never" : [undefined] extends [typeof nothing] ? "undefined" : "other" = "undefined";
 void isUndefined;
 
-// Derived names (no x-sdk-method), alternatives of scopes, no summary.
-const widget: Widget = await store.widget.get(7);
+// Names derived from the URL (no x-sdk-method), alternatives of scopes, no summary.
+const widget: Widget = await store.widgets.retrieve(7);
 widget.name satisfies string;
 for await (const listed of store.widgets.list({ colour: "red" })) listed.name satisfies string;
 // @ts-expect-error a query parameter the contract does not declare
@@ -38,10 +38,10 @@ store.widgets.list({ size: 3 });
 // One media type per call: JSON (a file makes it multipart), a URL-encoded form, multipart.
 const line: LineItem = await store.widgets.comments.create(7, { text: "Nice" });
 await store.widgets.comments.create(7, { text: "With a file", attachment: new Blob(["x"]) });
-const preferences = await store.preferences.set({ colour: "red", count: 2 });
+const preferences = await store.preferences.update({ colour: "red", count: 2 });
 preferences.colour satisfies "red" | "blue";
 // @ts-expect-error not one of the colours
-await store.preferences.set({ colour: "green" });
+await store.preferences.update({ colour: "green" });
 const upload = await store.uploads.create({ file: new Blob(["contents"]), note: "a note" });
 upload.id satisfies number;
 // @ts-expect-error the file is required
@@ -50,7 +50,7 @@ await store.uploads.create({ note: "a note" });
 // A schema named "Product " (not an identifier) is the type Product.
 const product: Product = await store.products.retrieve("ABC-1");
 product.lines satisfies LineItem[];
-(await store.status.get()).ok satisfies boolean;
+(await store.status.retrieve()).ok satisfies boolean;
 void line;
 
 // The 403 error says what the operation requires, in OpenAPI's terms.

@@ -19,15 +19,15 @@ const settle = async (name, call) => {
   }
 };
 await settle("created", () => store.widgets.create({ name: "Sprocket", secret: "s3cret" }, { dry_run: true }));
-await settle("widget", () => store.widget.get(7));
+await settle("widget", () => store.widgets.retrieve(7));
 await settle("deleted", () => store.widgets.delete(7));
 await settle("rebuilt", () => store.widgets.rebuild(7));
 await settle("commentJson", () => store.widgets.comments.create(7, { text: "Nice" }));
 await settle("commentFile", () => store.widgets.comments.create(7, { text: "With a file", attachment: new Blob(["x"]) }));
-await settle("preferences", () => store.preferences.set({ colour: "red", count: 2 }));
+await settle("preferences", () => store.preferences.update({ colour: "red", count: 2 }));
 await settle("upload", () => store.uploads.create({ file: new Blob(["contents"]), note: "a note" }));
 await settle("product", () => store.products.retrieve("ABC-1"));
-await settle("status", () => store.status.get());
+await settle("status", () => store.status.retrieve());
 await settle("pathStyleData", async () => (await store.DELETE("/widgets/{id}/", { params: { path: { id: 7 } } })).data);
 if (mock) {
   await settle("listed", async () => {
