@@ -69,3 +69,9 @@ export function docComment(lines: readonly string[], indent = ""): string {
 export function untrustedMarkdown(text: string): string {
   return text.replace(/<(?=[A-Za-z/!?])/g, "&lt;");
 }
+
+/**
+ * An empty object to hold keys taken from the contract: without a prototype, so that a key
+ * `__proto__` is set as a key (on `{}` it would set the object's prototype, and be lost).
+ */
+export const keyed = <T = unknown>(): Record<string, T> => Object.create(null) as Record<string, T>;

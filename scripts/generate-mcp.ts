@@ -24,7 +24,7 @@
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { contractModel, firstParagraph, refTarget, requirementInWords, resolveRef, schemaRefName } from "./contract-model.js";
-import { jsonCode, stringLiteral } from "./encode.js";
+import { jsonCode, keyed, stringLiteral } from "./encode.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
 
@@ -61,10 +61,10 @@ function toolSchema(doc: Json, node: unknown, defs: Json): unknown {
     return { $ref: `#/$defs/${key}` };
   }
   if (node.type === "string" && (node.format === "binary" || node.contentMediaType === "application/octet-stream")) return FILE_SCHEMA;
-  const out: Json = {};
+  const out: Json = keyed();
   const readOnly = new Set<string>();
   if (isObject(node.properties)) {
-    const properties: Json = {};
+    const properties: Json = keyed();
     for (const [name, schema] of Object.entries(node.properties)) {
       if ((isObject(schema) && schema.readOnly === true) || resolveRef(doc, schema, `a tool schema's property ${name}`).readOnly === true) readOnly.add(name);
       else properties[name] = toolSchema(doc, schema, defs);
@@ -135,11 +135,11 @@ export function mcpTools(doc: Json): ToolRow[] {
     byName.set(name, where);
 
     const parameters = op.parameters;
-    const defs: Json = {};
+    const defs: Json = keyed();
     const group = (location: "path" | "query"): Json | undefined => {
       const own = parameters.filter((p) => p.in === location);
       if (own.length === 0) return undefined;
-      const properties: Json = {};
+      const properties: Json = keyed();
       for (const p of own) {
         const schema = toolSchema(doc, p.schema ?? {}, defs) as Json;
         properties[String(p.name)] = typeof p.description === "string" && !("$ref" in schema) ? { ...schema, description: firstParagraph(p.description) } : schema;

@@ -30,7 +30,7 @@
 import { fileURLToPath, pathToFileURL } from "node:url";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { stringLiteral } from "./encode.js";
+import { keyed, stringLiteral } from "./encode.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { contractModel, FORM_MEDIA, JSON_MEDIA, MULTIPART_MEDIA, resolveRef, schemaRefName } from "./contract-model.js";
 import { loadContractFile } from "./load-contract.js";
@@ -65,7 +65,7 @@ const ANNOTATIONS = new Set(["description", "title", "examples", "example", "def
 function viewOf(doc: Json, node: unknown, view: View, at = "#"): unknown {
   if (node === null || typeof node !== "object" || Array.isArray(node)) return node;
   const schema = node as Json;
-  const out: Json = {};
+  const out: Json = keyed();
   for (const [key, value] of Object.entries(schema)) {
     if (ANNOTATIONS.has(key) || key.startsWith("x-")) continue;
     if (key === "$ref" && typeof value === "string") {
@@ -148,9 +148,9 @@ export async function testingOutputs(doc: Json): Promise<Record<string, string>>
     const { key, ident: operationId } = op;
     const params: ParamFacts = { path: [], query: [], header: [] };
     const groups: Record<"path" | "query" | "header", { properties: Json; required: string[] }> = {
-      path: { properties: {}, required: [] },
-      query: { properties: {}, required: [] },
-      header: { properties: {}, required: [] },
+      path: { properties: keyed(), required: [] },
+      query: { properties: keyed(), required: [] },
+      header: { properties: keyed(), required: [] },
     };
     for (const parameter of op.parameters) {
       const place = parameter.in as string;

@@ -12,7 +12,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { JSON_MEDIA, resolveRef, type ContractModel, type OperationModel } from "./contract-model.js";
-import { stringLiteral } from "./encode.js";
+import { keyed, stringLiteral } from "./encode.js";
 
 type Json = Record<string, unknown>;
 
@@ -80,7 +80,7 @@ export function minimalInstance(doc: Json, schema: unknown, view: View, at: stri
       return Array.from({ length: count }, () => minimalInstance(doc, s.items, view, `${at}/items`, depth + 1));
     }
     case "object": {
-      const out: Json = {};
+      const out: Json = keyed();
       for (const [i, part] of ((s.allOf as unknown[] | undefined) ?? []).entries()) {
         Object.assign(out, minimalInstance(doc, part, view, `${at}/allOf/${i}`, depth + 1));
       }
