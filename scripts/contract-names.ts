@@ -10,6 +10,8 @@
  *   no line terminator: it names a sample file and appears in generated comments and strings.
  * - A path parameter's name becomes an argument of its method: {@link argumentName}; two of one
  *   operation that map to one name are refused.
+ * - A schema name becomes a type name (scripts/contract-model.ts, `typeNameOf`): one without a
+ *   letter or digit has nothing to map from, and is refused.
  */
 import { ContractError, pointer } from "./contract-model.js";
 
@@ -75,6 +77,9 @@ export function checkNames(doc: Json): void {
     }
   };
   const components = isObject(doc.components) ? doc.components : {};
+  for (const name of Object.keys(isObject(components.schemas) ? components.schemas : {})) {
+    if (!/[A-Za-z0-9]/.test(name)) throw new ContractError(`${pointer("components", "schemas", name)}: the schema name ${JSON.stringify(name)} has no letter or digit to make its type's name of; rename it.`);
+  }
   checkParameters(components.parameters, ["components", "parameters"]);
   for (const [path, item] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
     if (!isObject(item)) continue;
