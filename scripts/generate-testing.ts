@@ -281,7 +281,8 @@ ${entries.join("\n")}
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const check = process.argv.includes("--check");
   // Only references within the document, and no alias bomb (scripts/load-contract.ts).
-  await testingOutputs(loadContractFile(fileURLToPath(specUrl)))
+  await Promise.resolve()
+    .then(() => testingOutputs(loadContractFile(fileURLToPath(specUrl))))
     .then((outputs) => writeGenerated(outDir, outputs, check))
     .catch((error: unknown) => {
       console.error(`generate-testing: ${(error as Error).message}`);
