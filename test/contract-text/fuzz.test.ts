@@ -18,9 +18,12 @@
  *   comment holds one. Line breaks read back as white space (a summary is one line; a doc
  *   comment line break is a new ` * ` line).
  *
- * A key `__proto__` in an example reaches run time as a key. Names are refused by their pointer
- * or mapped to an identifier. The reference page built with every hostile string runs no
- * script in Chromium.
+ * A key `__proto__` in an example, and a property `__proto__`, reach every file and run time as
+ * a key of another name does. Names (operationId, header, schema, path parameter, x-sdk-method)
+ * are refused by their pointer or mapped to an identifier, each hostile string on its own; then
+ * every hostile name a place accepts (schemas, properties, query and header parameters, tags,
+ * operationIds) is planted at once, and the code generated is the one harmless names there
+ * give. The reference page built with every hostile string runs no script in Chromium.
  */
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -119,7 +122,8 @@ async function generateAll(doc: Json): Promise<Record<string, string>> {
 }
 
 const MARKER = /Zq(\d+)q/g;
-const HAS_MARKER = /Zq\d+q/;
+/** A marker, also lower-cased (header names are). */
+const HAS_MARKER = /zq\d+q/i;
 const sourceOf = (name: string, text: string) => ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
 
 /**
@@ -135,6 +139,8 @@ function maskedTree(source: ts.SourceFile): string {
     else if (ts.isNumericLiteral(node)) out.push(node.text);
     // `import { a }` and `import { a as b }` are one import, whichever local name the minifier chose.
     else if (ts.isImportSpecifier(node) || ts.isExportSpecifier(node)) return void out.push(`${ts.SyntaxKind[node.kind]}(I)`);
+    // `data.name` and `data["na me"]` are one access: a name is written either way, as it allows.
+    else if (ts.isElementAccessExpression(node) && ts.isStringLiteralLike(node.argumentExpression)) out.push("PropertyAccessExpression");
     else out.push(ts.SyntaxKind[node.kind]!);
     out.push("(");
     ts.forEachChild(node, visit);
@@ -370,6 +376,57 @@ describe("names", () => {
       }
     });
   }
+
+  /** Name places that each take a new name: a schema, a property, a query and a header parameter, a tag; the operationIds of the kitchen sink, one each. */
+  const adders: Array<(doc: Json, name: string, i: number) => void> = [
+    (d, name) => (d.components.schemas[name] = { type: "object", properties: { id: { type: "integer" } } }),
+    (d, name) => (d.components.schemas.Widget.properties[name] = { type: "string" }),
+    (d, name) => d.paths["/widgets/"].get.parameters.push({ name, in: "query", schema: { type: "string" } }),
+    (d, name) => d.paths["/widgets/"].get.parameters.push({ name, in: "header", schema: { type: "string" } }),
+    (d, name) => (d.tags.push({ name, description: "A tag." }), d.paths["/widgets/"].get.tags.push(name)),
+    (d, name, i) => {
+      const operations = Object.values(d.paths as Json).flatMap((item: Json) => ["get", "post", "put", "patch", "delete"].map((m) => item[m]).filter(Boolean));
+      if (i < operations.length) operations[i].operationId = name;
+    },
+  ];
+
+  it("every hostile name a place accepts, all at once, generates what a harmless name there does, read back and inert", async () => {
+    // Where each hostile string is accepted (a refused one is checked above), and the same places with a harmless name.
+    const hostileDoc = structuredClone(base);
+    const harmlessDoc = structuredClone(base);
+    let n = 0;
+    for (const add of adders) {
+      for (const [i, [, hostile]] of HOSTILE.entries()) {
+        const trial = structuredClone(hostileDoc);
+        const marker = n++;
+        add(trial, `Zq${marker}q${hostile}Zq${marker}e`, i);
+        try {
+          loadContract(JSON.stringify(trial), "fuzz.json");
+        } catch {
+          continue;
+        }
+        add(hostileDoc, `Zq${marker}q${hostile}Zq${marker}e`, i);
+        add(harmlessDoc, `Zq${marker}q${HARMLESS}Zq${marker}e`, i);
+      }
+    }
+    const [files, harmless] = [await generateAll(hostileDoc), await generateAll(harmlessDoc)];
+    const problems: string[] = [];
+    for (const [name, text] of Object.entries(files)) {
+      const source = sourceOf(name, text);
+      const syntax = (source as unknown as { parseDiagnostics: ts.Diagnostic[] }).parseDiagnostics;
+      if (syntax.length > 0) problems.push(`${name} does not parse: ${ts.flattenDiagnosticMessageText(syntax[0]!.messageText, " ")}`);
+      if (harmless[name] === undefined) continue; // a file named after an operationId
+      const [tree, other] = [maskedTree(source), maskedTree(sourceOf(name, harmless[name]!))];
+      if (tree !== other) problems.push(`${name}: its syntax differs from the harmless names' one: ${firstDifference(tree, other)}`);
+      const reading = readingOf(source);
+      for (const comment of reading.otherComments) if (HAS_MARKER.test(comment)) problems.push(`${name}: a name in a comment that is no doc comment: ${comment.slice(0, 80)}`);
+    }
+    const { printed, added } = await importAll(files, "names");
+    expect(printed).toEqual([]);
+    expect(added).toEqual([]);
+    expect(problems).toEqual([]);
+    expect(n).toBeGreaterThan(0);
+  }, 60_000);
 
   it("an unusual name the documented rule maps still maps (`get-status`, `line-item`, `Product `)", () => {
     const model = contractModel(loadContract(JSON.stringify(base), "kitchen-sink.json"));
