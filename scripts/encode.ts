@@ -62,12 +62,13 @@ export function docComment(lines: readonly string[], indent = ""): string {
 
 /**
  * Contract Markdown for the reference page: an HTML tag or comment (`<` before a letter, `/`,
- * `!` or `?`) is written `&lt;`, so it shows as text. Redoc's `untrustedSpec` sanitises what
+ * `!` or `?`) outside code is written `&lt;`, so it shows as text. Redoc's `untrustedSpec` sanitises what
  * it renders in the browser, but the page is also rendered ahead of time, where the contract's
  * own description is HTML as written (an `<img>` there loaded its URL with the page).
  */
 export function untrustedMarkdown(text: string): string {
-  return text.replace(/<(?=[A-Za-z/!?])/g, "&lt;");
+  // Code (a fenced block, a code span) shows `<` as written: only text outside it is escaped.
+  return text.replace(/(```[\s\S]*?(?:```|$)|~~~[\s\S]*?(?:~~~|$)|(`+)[\s\S]*?\2)|<(?=[A-Za-z/!?])/g, (match, code: string | undefined) => code ?? "&lt;");
 }
 
 /**
