@@ -4,24 +4,24 @@ import type { OperationFacts, OperationKey } from "./operations.js";
 
 /** What the client needs to know at run time about each operation. */
 export const operations: Readonly<Record<OperationKey, OperationFacts>> = {
-  "GET /users/": { scope: "users:read", paginated: true }, // listUsers
-  "GET /users/{id}/": { scope: "users:read" }, // getUser
-  "PUT /users/{id}/": { scope: "users:write" }, // replaceUser
-  "PATCH /users/{id}/": { scope: "users:write" }, // updateUser
-  "PUT /users/{id}/addresses/{addressId}/": { scope: "users:write" }, // updateUserAddress
-  "GET /users/{id}/notes/": { scope: "users:read", paginated: true }, // listUserNotes
-  "GET /gift-cards/": { scope: "gift_cards:read", paginated: true }, // listGiftCards
-  "PATCH /gift-cards/{id}/": { scope: "gift_cards:write" }, // updateGiftCard
-  "POST /products/": { scope: "catalogue:write" }, // createProduct
-  "GET /products/variants/{id}/": { scope: "catalogue:read" }, // getProductVariant
-  "POST /products/{id}/images/": { scope: "catalogue:write" }, // createProductImage
-  "GET /stockrecords/{id}/": { scope: "catalogue:read" }, // getStockRecord
-  "GET /disputes/{id}/": { scope: "disputes:read" }, // getDispute
-  "POST /disputes/{id}/notes/": { scope: "disputes:write" }, // createDisputeNote
-  "POST /disputes/{id}/resolve/": { scope: "disputes:write" }, // resolveDispute
-  "GET /gateways/{id}/": { scope: "gateways:read" }, // getGateway
-  "PATCH /orders/{number}/lines/{lineId}/": { scope: "orders:write" }, // updateOrderLine
-  "GET /orders/{number}/fulfillment-orders/": { scope: "orders:read", singleOrList: true }, // listOrderFulfillmentOrders
-  "POST /subscriptions/{id}/renew/": { scope: "subscriptions:write" }, // renewSubscription
-  "POST /tickets/attachments/": { scope: "tickets:write", multipart: true }, // createTicketAttachment
+  "GET /users/": { scope: "users:read", paginated: true },
+  "GET /users/{id}/": { scope: "users:read" },
+  "PUT /users/{id}/": { scope: "users:write" },
+  "PATCH /users/{id}/": { scope: "users:write" },
+  "PUT /users/{id}/addresses/{addressId}/": { scope: "users:write" },
+  "GET /users/{id}/notes/": { scope: "users:read", paginated: true },
+  "GET /gift-cards/": { scope: "gift_cards:read", paginated: true },
+  "PATCH /gift-cards/{id}/": { scope: "gift_cards:write" },
+  "POST /products/": { scope: "catalogue:write" },
+  "GET /products/variants/{id}/": { scope: "catalogue:read" },
+  "POST /products/{id}/images/": { scope: "catalogue:write" },
+  "GET /stockrecords/{id}/": { scope: "catalogue:read" },
+  "GET /disputes/{id}/": { scope: "disputes:read" },
+  "POST /disputes/{id}/notes/": { scope: "disputes:write" },
+  "POST /disputes/{id}/resolve/": { scope: "disputes:write" },
+  "GET /gateways/{id}/": { scope: "gateways:read" },
+  "PATCH /orders/{number}/lines/{lineId}/": { scope: "orders:write" },
+  "GET /orders/{number}/fulfillment-orders/": { scope: "orders:read", singleOrList: true },
+  "POST /subscriptions/{id}/renew/": { scope: "subscriptions:write" },
+  "POST /tickets/attachments/": { scope: "tickets:write", multipart: true },
 };

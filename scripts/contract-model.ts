@@ -17,6 +17,7 @@
  * - Schema names that are not identifiers are mapped to one ({@link typeNameOf}).
  */
 import { requirementInWords, type RequiredScopes } from "../src/internal/error-messages.js";
+import { argumentNames, checkNames } from "./contract-names.js";
 import { camel, MethodNameError, METHOD_NAME, nameMethods, words } from "./method-names.js";
 
 export { requirementInWords, type RequiredScopes };
@@ -161,6 +162,8 @@ export interface OperationModel {
   parameters: Json[];
   /** Path parameter names, in the template's order. */
   pathParams: string[];
+  /** Their arguments' names (scripts/contract-names.ts). */
+  pathArguments: string[];
   hasQuery: boolean;
   /** The request body: the media type a call is sent as, every one offered, and their schemas. */
   body?: { mediaType: string; offered: string[]; required: boolean; schemas: Record<string, unknown>; at: string };
@@ -260,6 +263,7 @@ const cache = new WeakMap<object, ContractModel>();
 export function contractModel(doc: Json): ContractModel {
   const known = cache.get(doc);
   if (known) return known;
+  checkNames(doc);
   const names = typeNames(doc);
   const operations: OperationModel[] = [];
   const byIdent = new Map<string, OperationModel>();
@@ -327,6 +331,7 @@ export function contractModel(doc: Json): ContractModel {
         authenticated,
         parameters,
         pathParams,
+        pathArguments: argumentNames(pathParams, at),
         hasQuery: parameters.some((p) => p.in === "query"),
         ...(body ? { body } : {}),
         success: { status: successStatus, content: isObject(json), ...(isObject(json) ? { schema: json.schema } : {}) },

@@ -44,8 +44,9 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { contractModel } from "./contract-model.js";
+import { untrustedMarkdown } from "./encode.js";
 import { loadContract } from "./load-contract.js";
-import { generatedSample, isPaginated, writtenSample } from "./samples.js";
+import { generatedSample, isPaginated, writtenSamples } from "./samples.js";
 
 export const DEFAULT_SPEC_PATH = fileURLToPath(new URL("../openapi/store-admin.yaml", import.meta.url));
 export const DEFAULT_OUTPUT_PATH = fileURLToPath(new URL("../docs/reference/index.html", import.meta.url));
@@ -64,6 +65,8 @@ export const CONTRACT_NOTES_HEADING = "What the specification leaves unstated";
  * (the open tab), then "Payload", Redoc's JSON body example, for the operations with a body.
  */
 const REDOC_OPTIONS = {
+  // The contract is someone else's text: its Markdown is sanitised (no raw HTML, no script).
+  untrustedSpec: true,
   codeSamples: { languages: [{ lang: SAMPLE_LANGUAGE, label: SAMPLE_LANGUAGE }, { lang: "Payload", label: "Payload" }] },
 };
 
@@ -154,12 +157,12 @@ function isObject(value: unknown): value is Json {
  */
 export async function referenceCopy(specPath: string): Promise<Json> {
   // Only references within the document, and no alias bomb: Redocly would follow a `$ref` to any URL or file.
-  const spec = loadContract(await readFile(specPath, "utf8"), specPath);
+  const spec = markdownEscaped(loadContract(await readFile(specPath, "utf8"), specPath)) as Json;
   const model = contractModel(spec);
   const versionHeader = model.versionHeader?.name.toLowerCase();
-  const samplesDir = pathToFileURL(SAMPLES_DIR + "/");
+  const samples = await writtenSamples(pathToFileURL(SAMPLES_DIR + "/"));
   for (const op of model.operations) {
-    const source = (await writtenSample(samplesDir, op.operationId)) ?? generatedSample(model, op, isPaginated(model, op));
+    const source = samples.get(op.operationId) ?? generatedSample(model, op, isPaginated(model, op));
     op.operation["x-codeSamples"] = [{ lang: SAMPLE_LANGUAGE, label: SAMPLE_LANGUAGE, source: source.trimEnd() + "\n" }];
     describeSdkHeaders(op.operation.parameters, versionHeader);
   }
@@ -183,6 +186,20 @@ export async function referenceCopy(specPath: string): Promise<Json> {
   const intro = (await readFile(INTRO_PATH, "utf8")).trimEnd();
   info.description = `${intro}\n\n# ${CONTRACT_NOTES_HEADING}\n\n${String(info.description ?? "").trim()}\n`;
   return spec;
+}
+
+/** The contract with the HTML in its descriptions shown as text ({@link untrustedMarkdown}); examples and other values as they are. */
+function markdownEscaped(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(markdownEscaped);
+  if (!isObject(node)) return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === "description" && typeof value === "string" ? untrustedMarkdown(value)
+        : ["example", "examples", "default", "enum", "const", "value"].includes(key) ? value
+        : markdownEscaped(value),
+    ]),
+  );
 }
 
 /** Says, on the version header parameter (`name`, lower-cased), that the SDK sends it; it stays required, as the API requires it. */
@@ -250,8 +267,9 @@ function makeSelfContained(html: string): string {
     const context = html.slice(Math.max(0, leftover.index - 200), leftover.index + 100);
     outputChanged(`The page still refers to ${leftover[0]}, in: …${context}…`);
   }
-  if (/<script\b[^>]*\ssrc\s*=|<link\b[^>]*\shref\s*=/i.test(html)) {
-    outputChanged("The page loads a script or stylesheet by URL: is --inlineBundle still honoured?");
+  const loaded = /<script\b[^>]*\ssrc\s*=|<link\b[^>]*\shref\s*=/i.exec(html);
+  if (loaded) {
+    outputChanged(`The page loads a script or stylesheet by URL (${JSON.stringify(html.slice(loaded.index, loaded.index + 200))}): is --inlineBundle still honoured?`);
   }
   return html;
 }

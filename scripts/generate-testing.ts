@@ -27,9 +27,10 @@
  * when either differs from what the contract produces (part of `npm run generate:check`).
  * `--spec FILE` and `--out DIR` read another contract and write elsewhere.
  */
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { keyed, stringLiteral } from "./encode.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { contractModel, FORM_MEDIA, JSON_MEDIA, MULTIPART_MEDIA, resolveRef, schemaRefName } from "./contract-model.js";
 import { loadContractFile } from "./load-contract.js";
@@ -64,7 +65,7 @@ const ANNOTATIONS = new Set(["description", "title", "examples", "example", "def
 function viewOf(doc: Json, node: unknown, view: View, at = "#"): unknown {
   if (node === null || typeof node !== "object" || Array.isArray(node)) return node;
   const schema = node as Json;
-  const out: Json = {};
+  const out: Json = keyed();
   for (const [key, value] of Object.entries(schema)) {
     if (ANNOTATIONS.has(key) || key.startsWith("x-")) continue;
     if (key === "$ref" && typeof value === "string") {
@@ -110,10 +111,8 @@ interface OperationOut {
 /** The suffix of the validator of a body sent in a media type other than the one the client chooses. */
 const MEDIA_SUFFIX: Record<string, string> = { [JSON_MEDIA]: "json", [FORM_MEDIA]: "form", [MULTIPART_MEDIA]: "multipart" };
 
-async function main(): Promise<void> {
-  const check = process.argv.includes("--check");
-  // Only references within the document, and no alias bomb (scripts/load-contract.ts).
-  const doc = loadContractFile(fileURLToPath(specUrl)) as Json;
+/** The kit's generated files of the contract `doc` (parsed, through scripts/load-contract.ts), by name under generated/testing/. */
+export async function testingOutputs(doc: Json): Promise<Record<string, string>> {
   const model = contractModel(doc);
   const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Json;
 
@@ -149,9 +148,9 @@ async function main(): Promise<void> {
     const { key, ident: operationId } = op;
     const params: ParamFacts = { path: [], query: [], header: [] };
     const groups: Record<"path" | "query" | "header", { properties: Json; required: string[] }> = {
-      path: { properties: {}, required: [] },
-      query: { properties: {}, required: [] },
-      header: { properties: {}, required: [] },
+      path: { properties: keyed(), required: [] },
+      query: { properties: keyed(), required: [] },
+      header: { properties: keyed(), required: [] },
     };
     for (const parameter of op.parameters) {
       const place = parameter.in as string;
@@ -212,7 +211,7 @@ async function main(): Promise<void> {
     operations.push({ key, operationId, params, ...(body ? { body } : {}), responses, bearer: op.authenticated });
   }
 
-  const outputs: Record<string, string> = {
+  return {
     "operations.ts": operationsModule(operations),
     ...(await operationModules(
       HEADER,
@@ -221,11 +220,10 @@ async function main(): Promise<void> {
       root,
     )),
   };
-  await writeGenerated(outDir, outputs, check);
 }
 
 function operationsModule(operations: OperationOut[]): string {
-  const entries = operations.map((op) => `  ${JSON.stringify(op.key)}: () => load(import(${JSON.stringify(`./ops/${op.operationId}.js`)})),`);
+  const entries = operations.map((op) => `  ${stringLiteral(op.key)}: () => load(import(${stringLiteral(`./ops/${op.operationId}.js`)})),`);
   return `${HEADER}
 import type { OperationKey } from "../operations.js";
 
@@ -279,7 +277,15 @@ ${entries.join("\n")}
 `;
 }
 
-await main().catch((error: unknown) => {
-  console.error(`generate-testing: ${(error as Error).message}`);
-  process.exit(1);
-});
+// Run as a script; imported (by a test), only the exports.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const check = process.argv.includes("--check");
+  // Only references within the document, and no alias bomb (scripts/load-contract.ts).
+  await Promise.resolve()
+    .then(() => testingOutputs(loadContractFile(fileURLToPath(specUrl))))
+    .then((outputs) => writeGenerated(outDir, outputs, check))
+    .catch((error: unknown) => {
+      console.error(`generate-testing: ${(error as Error).message}`);
+      process.exit(1);
+    });
+}

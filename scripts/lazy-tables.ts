@@ -13,6 +13,8 @@
  *   splits modules, not the statements of one.
  */
 
+import { jsonCode } from "./encode.js";
+
 /** What the index needs of one method. */
 export interface IndexedMethod {
   /** Dotted name, `users.addresses.update`. */
@@ -39,7 +41,7 @@ export interface MethodIndex {
 }
 
 /** Every operation method, by resource (\`store.users.retrieve\` is \`methodIndex.users.retrieve\`). */
-export const methodIndex: MethodIndex = ${JSON.stringify(top, null, 2)};
+export const methodIndex: MethodIndex = ${jsonCode(top, 2)};
 `;
 }
 

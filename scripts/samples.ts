@@ -8,8 +8,11 @@
  *   the contract's example or built from its schema. Both the reference (docs.ts) and the
  *   methods' JSDoc (generate.ts) show it.
  */
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { JSON_MEDIA, resolveRef, type ContractModel, type OperationModel } from "./contract-model.js";
+import { keyed, stringLiteral } from "./encode.js";
 
 type Json = Record<string, unknown>;
 
@@ -77,7 +80,7 @@ export function minimalInstance(doc: Json, schema: unknown, view: View, at: stri
       return Array.from({ length: count }, () => minimalInstance(doc, s.items, view, `${at}/items`, depth + 1));
     }
     case "object": {
-      const out: Json = {};
+      const out: Json = keyed();
       for (const [i, part] of ((s.allOf as unknown[] | undefined) ?? []).entries()) {
         Object.assign(out, minimalInstance(doc, part, view, `${at}/allOf/${i}`, depth + 1));
       }
@@ -105,10 +108,11 @@ export function literal(value: unknown, indent = ""): string {
   if (isObject(value)) {
     const entries = Object.entries(value);
     if (entries.length === 0) return "{}";
-    const key = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name));
+    // `__proto__` as a plain key would set the prototype: a computed key makes it a property.
+    const key = (name: string) => (name === "__proto__" ? `[${stringLiteral(name)}]` : /^[A-Za-z_$][\w$]*$/.test(name) ? name : stringLiteral(name));
     return `{\n${entries.map(([name, item]) => `${indent}  ${key(name)}: ${literal(item, `${indent}  `)},`).join("\n")}\n${indent}}`;
   }
-  return JSON.stringify(value) ?? "undefined";
+  return typeof value === "string" ? stringLiteral(value) : (JSON.stringify(value) ?? "undefined");
 }
 
 /** The example a media object gives: `example`, or its first named example's value. */
@@ -172,14 +176,19 @@ const store = createStoreAdminClient({
   accessToken: process.env.STORE_TOKEN!,
 });
 
-// ${op.summary}.
 ${use}
 `;
 }
 
-/** `docs/samples/<operationId>.ts` under `samplesDir`, or undefined when nobody wrote one. */
-export function writtenSample(samplesDir: URL, operationId: string): Promise<string | undefined> {
-  return readFile(new URL(`${operationId}.ts`, samplesDir), "utf8").catch(() => undefined);
+/**
+ * The hand-written samples under `samplesDir`, by operationId: the regular files `<operationId>.ts`
+ * the folder lists. A sample is found by its file's name, never by a path made of an
+ * operationId (which is contract text: `../../etc/passwd#` would name any file).
+ */
+export async function writtenSamples(samplesDir: URL): Promise<ReadonlyMap<string, string>> {
+  const entries = await readdir(samplesDir, { withFileTypes: true }).catch(() => []);
+  const files = entries.filter((entry) => entry.isFile() && entry.name.endsWith(".ts"));
+  return new Map(await Promise.all(files.map(async (entry) => [entry.name.slice(0, -3), await readFile(join(fileURLToPath(samplesDir), entry.name), "utf8")] as const)));
 }
 
 /** Whether an operation is a cursor-paginated list: it takes `cursor` and its success body has `results`. */

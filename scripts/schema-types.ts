@@ -5,6 +5,7 @@
  */
 import type { OpenAPITSOptions } from "openapi-typescript";
 import ts from "typescript";
+import { docText, stringLiteral } from "./encode.js";
 
 type JsonObject = Record<string, unknown>;
 
@@ -37,7 +38,7 @@ function limitsOf(schema: JsonObject): string[] {
     out.push(`${[schema.minItems !== undefined ? `at least ${plural(schema.minItems as number, "item")}` : "", schema.maxItems !== undefined ? `at most ${plural(schema.maxItems as number, "item")}` : ""].filter(Boolean).join(", ")}.`.replace(/^./, (c) => c.toUpperCase()));
   }
   if (typeof schema.pattern === "string") out.push(`Matches \`${schema.pattern}\`.`);
-  if (Array.isArray(schema.enum)) out.push(`One of ${schema.enum.map((value) => (value === null ? "null" : `\`${JSON.stringify(value)}\``)).join(", ")}.`);
+  if (Array.isArray(schema.enum)) out.push(`One of ${schema.enum.map((value) => (value === null ? "null" : `\`${typeof value === "string" ? stringLiteral(value) : JSON.stringify(value)}\``)).join(", ")}.`);
   if (schema.readOnly === true) out.push("Read-only (set by the store).");
   if (types.includes("null") || schema.nullable === true) out.push("May be null.");
   return out;
@@ -75,7 +76,7 @@ export function schemaTypeOptions(doc: JsonObject): OpenAPITSOptions {
       // A field typed by a named schema: its values, when that schema lists them.
       const target = typeof schema.$ref === "string" ? schemas[schema.$ref.replace("#/components/schemas/", "")] : undefined;
       const limits = target ? limitsOf({ enum: target.enum }) : limitsOf(schema);
-      if (limits.length > 0) schema.description = [typeof schema.description === "string" ? schema.description.trim() : "", ...limits].filter(Boolean).join(" ");
+      if (limits.length > 0) schema.description = docText([typeof schema.description === "string" ? schema.description.trim() : "", ...limits].filter(Boolean).join(" "));
       return undefined;
     },
   };

@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import type Ajv2020 from "ajv/dist/2020.js";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import { build } from "esbuild";
+import { jsonCode } from "./encode.js";
 
 type Ajv = InstanceType<typeof Ajv2020.default>;
 
@@ -56,7 +57,7 @@ export async function operationModules(
         entry,
         `${imports.map((name, i) => `import * as part${i} from "./${name}.mjs";`).join("\n")}
 export const validators = { ${imports.map((_, i) => `...part${i}`).join(", ")} };
-export const operation = ${JSON.stringify(facts)};
+export const operation = ${jsonCode(facts)};
 `,
       );
       entryPoints[operationId] = entry;

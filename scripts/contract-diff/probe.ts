@@ -34,6 +34,7 @@ import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
 import { child, deref, fieldPath, isNode, isSuccess, objectView, operations, parameters, preferredMediaType, typesOf, type At, type Node } from "./document.js";
 import { kindRule } from "./kinds.js";
+import { jsonCode, stringLiteral } from "../encode.js";
 import { schemaTypeOptions } from "../schema-types.js";
 import type { Change } from "./compare.js";
 
@@ -55,8 +56,8 @@ export interface Probe {
   lines: Array<ProbeLine | undefined>;
 }
 
-const key = (name: string): string => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name));
-const literal = (value: unknown): string => (value === null ? "null" : JSON.stringify(value));
+const key = (name: string): string => (/^[A-Za-z_$][\w$]*$/.test(name) && name !== "__proto__" ? name : stringLiteral(name));
+const literal = (value: unknown): string => (value === null ? "null" : jsonCode(value));
 
 class ProbeWriter {
   private readonly out: string[] = [];
@@ -181,7 +182,7 @@ class ProbeWriter {
         this.emit(indent, `if (typeof ${value} === "object" && ${value} !== null && !Array.isArray(${value})) {`, field);
         for (const [name, p] of view.properties) {
           if (deref(this.doc, p.node, p.ptr).node.writeOnly === true || p.node.writeOnly === true) continue;
-          const access = /^[A-Za-z_$][\w$]*$/.test(name) ? `${value}.${name}` : `${value}[${JSON.stringify(name)}]`;
+          const access = /^[A-Za-z_$][\w$]*$/.test(name) ? `${value}.${name}` : `${value}[${stringLiteral(name)}]`;
           this.readValue(indent + 2, access, p, fieldPath(field, name), !view.required.has(name), depth + 1);
         }
         this.emit(indent, "}", field);
@@ -199,12 +200,12 @@ class ProbeWriter {
   private useLiterals(indent: number, expr: string, s: At, field: string): void {
     const values = this.literalsOf(s, 0);
     if (values === undefined || values.length === 0) return;
-    for (const value of values) this.emit(indent, `if (${expr} === ${literal(value)}) { /* the caller handles ${literal(value)} */ }`, field);
+    for (const value of values) this.emit(indent, `if (${expr} === ${literal(value)}) { /* the caller handles this value */ }`, field);
     this.emit(indent, `switch (${expr}) {`, field);
     for (const value of values) this.emit(indent + 2, `case ${literal(value)}: break;`, field);
     this.emit(indent, "}", field);
     if (values.every((v) => typeof v === "string" || typeof v === "number")) {
-      const entries = values.map((v) => `${JSON.stringify(String(v))}: true`).join(", ");
+      const entries = values.map((v) => `${stringLiteral(String(v))}: true`).join(", ");
       this.emit(indent, `const ${this.fresh("m")}: Record<NonNullable<typeof ${expr}>, true> = { ${entries} };`, field);
     }
   }
@@ -258,7 +259,7 @@ class ProbeWriter {
 
   /** A request as openapi-fetch types it for this operation (`FetchOptions`, what `client.METHOD(path, init)` takes). */
   private writeRequest(indent: number, method: string, path: string, op: At, params: Map<string, At>, full: boolean): void {
-    this.emit(indent, `const ${this.fresh("init")}: FetchOptions<paths[${JSON.stringify(path)}][${JSON.stringify(method)}]> = {`, "");
+    this.emit(indent, `const ${this.fresh("init")}: FetchOptions<paths[${stringLiteral(path)}][${stringLiteral(method)}]> = {`, "");
     const groups = new Map<string, Array<[string, At]>>();
     for (const p of params.values()) {
       if (!full && p.node.required !== true) continue;
@@ -309,11 +310,11 @@ class ProbeWriter {
       this.operation = operation.key;
       const params = parameters(this.doc, operation);
       this.emit(0, "");
-      this.emit(0, `// ${operation.key}`);
+      // (No comment naming the operation: a // comment carries no contract text, whose line break would end it.)
       this.emit(0, `export function operation${++index}(): void {`);
       this.writeRequest(2, operation.method, operation.path, operation.op, params, false);
       this.writeRequest(2, operation.method, operation.path, operation.op, params, true);
-      const answer = `FetchResponse<paths[${JSON.stringify(operation.path)}][${JSON.stringify(operation.method)}], {}, \`\${string}/\${string}\`>`;
+      const answer = `FetchResponse<paths[${stringLiteral(operation.path)}][${stringLiteral(operation.method)}], {}, \`\${string}/\${string}\`>`;
       this.emit(2, `const { data, error } = pick<${answer}>();`, "");
       const responses = isNode(operation.op.node.responses) ? operation.op.node.responses : {};
       // \`data\` is typed from the success responses, \`error\` from the others: read the first of each.

@@ -149,6 +149,25 @@ describe("what the generators cannot serve", () => {
     ],
     ["security that is not a list", (d) => (d.paths["/status/"].get.security = { token: [] }), "#/paths/~1status~1/get/security: security must be a list of requirements."],
     ["an undeclared path parameter", (d) => void d.paths["/products/{sku}/"].get.parameters.pop(), "#/paths/~1products~1{sku}~1/get: the path parameter {sku} is not declared in its parameters."],
+    [
+      "a header name that is not an HTTP token",
+      (d) => d.paths["/uploads/"].post.parameters.push({ name: "X-Trace Id", in: "header", schema: { type: "string" } }),
+      '#/paths/~1uploads~1/post/parameters/1/name: the header name "X-Trace Id" is not an HTTP token',
+    ],
+    [
+      "an operationId naming a path",
+      (d) => (d.paths["/uploads/"].post.operationId = "../secrets"),
+      '#/paths/~1uploads~1/post/operationId: the operationId "../secrets" holds a path separator, "..", a control character or a line break',
+    ],
+    [
+      "two path parameters of one operation with one argument name",
+      (d) => {
+        d.paths["/products/{sku}/{sku-}/"] = d.paths["/products/{sku}/"];
+        delete d.paths["/products/{sku}/"];
+        d.paths["/products/{sku}/{sku-}/"].get.parameters.push({ name: "sku-", in: "path", required: true, schema: { type: "string" } });
+      },
+      '#/paths/~1products~1{sku}~1{sku-}~1/get: the path parameters "sku" and "sku-" both map to the argument name sku',
+    ],
   ];
   for (const [what, mutate, message] of refusals) {
     it(`refuses ${what}, naming it`, () => {
