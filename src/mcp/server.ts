@@ -98,7 +98,8 @@ export function createStoreAdminMcpServer(given: StoreAdminMcpServerOptions): Se
   // Its attempts are no requests to the store, so they are never logged (not even under STORE_ADMIN_LOG) nor traced.
   const contractChecker = () =>
     (checker ??= import("../testing/index.js").then(({ createMockStore }) => {
-      const mock = createMockStore();
+      // A checker keeps no history: every call it checks would stay in memory for the server's life.
+      const mock = createMockStore({ recordRequests: false });
       return createStoreAdminClient({ apiUrl: mock.url, accessToken: "contract-check", fetch: mock.fetch, maxRetries: 0, logger: () => undefined, telemetry: false });
     }));
 
