@@ -74,18 +74,14 @@ export function tokenOf(slot: Slot): string | undefined {
 }
 
 /**
- * The tokens to scrub from a failure: those the requests carried (`seen`, which grows), and the
- * client's own. A fixed token is known before any request; a token function is asked once
- * when nothing has carried a token yet (a task that failed before its first request may hold
- * the token it was handed), and its failure to answer leaves `seen` as it is.
+ * The tokens to scrub from a failure: those the requests carried (`seen`), and those the
+ * client's source handed out (a bounded set, auth.ts). A token function that has handed out
+ * none is asked once (a task that failed before its first request may hold the token it was
+ * handed), and its failure to answer leaves the set as it is.
  */
 export async function failureSecrets(source: TokenSource | undefined, seen: Set<string>): Promise<string[]> {
-  if (source?.fixed !== undefined) seen.add(source.fixed);
-  else if (source?.resolve && seen.size === 0) {
-    const token = await source.resolve().catch(() => undefined);
-    if (token !== undefined) seen.add(token);
-  }
-  return [...seen];
+  if (source?.resolve && source.secrets.length === 0 && seen.size === 0) await source.resolve().catch(() => undefined);
+  return [...new Set([...seen, ...(source?.secrets ?? [])])];
 }
 
 /**

@@ -125,8 +125,7 @@ async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | 
     budget = rate !== undefined && isBudget(rate) ? rate : rateBudget(rate);
   }
 
-  // The client's token and those the run's requests carried: scrubbed from every failure it keeps.
-  const secrets = new Set<string>();
+  // The tokens the client's source handed out and those the workers' last requests carried: scrubbed from every failure it keeps.
   const tokenSource = tokenSourceOf(options.client);
   // A stop ends every wait for the budget, a pause or a retry at once (a 429 may ask for minutes);
   // the task that waited ends with this reason, and is left as it was (see `cutShort`).
@@ -240,6 +239,7 @@ async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | 
 
   // ── one item ──
   const failureOf = async (key: string, status: number | undefined, thrown: unknown, slot: Slot): Promise<BulkFailure> => {
+    const secrets = new Set<string>();
     for (const worker of [slot, ...slots]) {
       const token = tokenOf(worker);
       if (token) secrets.add(token);

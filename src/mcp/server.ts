@@ -9,7 +9,7 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { createStoreAdminClient } from "../client.js";
+import { createStoreAdminClient, tokenSourceOf } from "../client.js";
 import { StoreAdminError } from "../errors.js";
 import { ownOptions } from "../internal/own.js";
 import { clip, redact } from "../internal/redact.js";
@@ -82,18 +82,10 @@ export function createStoreAdminMcpServer(given: StoreAdminMcpServerOptions): Se
   const listed = listedTools(filter);
   if (filter.tools !== undefined && listed.length === 0) throw new TypeError(`tools (${filter.tools.join(", ")}) names no tool this server may list.`);
 
-  // Every token the client sends is scrubbed from what leaves the server, in every encoding the SDK's redaction knows.
-  let secrets: readonly string[] = typeof store.accessToken === "string" ? [store.accessToken] : [];
-  const clean = (text: string) => redact(text, secrets);
-  const baseFetch = store.fetch ?? globalThis.fetch;
-  const client = createStoreAdminClient({
-    ...store,
-    fetch: (input: Request | string | URL, init?: RequestInit) => {
-      const credential = new Headers(input instanceof Request ? input.headers : init?.headers).get("authorization")?.replace(/^Bearer\s+/i, "");
-      if (credential && !secrets.includes(credential)) secrets = [...secrets, credential];
-      return baseFetch(input as Request, init);
-    },
-  } as StoreAdminClientOptions);
+  const client = createStoreAdminClient(store as StoreAdminClientOptions);
+  // Every token the client's source handed out is scrubbed from what leaves the server, in every encoding the SDK's redaction knows.
+  const tokens = tokenSourceOf(client)!;
+  const clean = (text: string) => redact(text, tokens.secrets);
   let checker: Promise<StoreAdminClient> | undefined;
   // The testing kit's client: the contract's validators answer, nothing leaves the process. Loaded on first use.
   // Its attempts are no requests to the store, so they are never logged (not even under STORE_ADMIN_LOG) nor traced.
