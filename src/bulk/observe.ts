@@ -36,6 +36,10 @@ export interface Slot {
   pendingUnsafe: number;
   /** POST or PATCH requests that may have been acted on: no answer, or one that is not a refusal (`isRefusal`). */
   doubtful: number;
+  /** POST or PATCH requests that left the process (handed to `fetch`), answered or not. */
+  unsafeSent: number;
+  /** Whether the last wait before a request left (the budget's send step) was cut short by a stop: that request was never sent. */
+  stoppedBeforeSend: boolean;
   /** The worker's client. */
   client: StoreAdminClient;
   /** What the worker last handed to `fetch`: its token is scrubbed from the messages of the task's failure. */
@@ -114,7 +118,7 @@ function authorizationOf(input: string | URL | Request, init: RequestInit | unde
 
 /** A worker: a client derived from `client` whose requests are counted, gated and recorded for `slot.key`. */
 export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
-  const slot = { key: undefined, recorded: false, pendingUnsafe: 0, doubtful: 0, stop: new AbortController() } as unknown as Slot;
+  const slot = { key: undefined, recorded: false, pendingUnsafe: 0, doubtful: 0, unsafeSent: 0, stoppedBeforeSend: false, stop: new AbortController() } as unknown as Slot;
   const { budget, ledger, stopWaits } = run;
   const local = budget !== undefined && isLocalBudget(budget);
   const wait = (ms: number, signal: AbortSignal): Promise<void> => (stopWaits ? untilStopped(signal, stopWaits, (both) => sleep(ms, both)) : sleep(ms, signal));
@@ -147,8 +151,19 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
     // The budget's log of send times, right before the request leaves (rarely a wait: `reserve`
     // spaced the attempts already). A wait cut short here sent nothing.
     const waiting = beforeSend?.(init?.signal ?? slot.stop.signal);
-    if (waiting) await waiting;
-    if (unsafe && key !== undefined) slot.pendingUnsafe++;
+    if (waiting) {
+      try {
+        await waiting;
+      } catch (error) {
+        // Said here, where it is known: the caller sees a failed fetch, as for a broken connection.
+        slot.stoppedBeforeSend = true;
+        throw error;
+      }
+    }
+    if (unsafe && key !== undefined) {
+      slot.pendingUnsafe++;
+      slot.unsafeSent++;
+    }
     let response: Response;
     try {
       response = await fetch(input, init);

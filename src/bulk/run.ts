@@ -128,7 +128,7 @@ async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | 
   // The tokens the client's source handed out and those the workers' last requests carried: scrubbed from every failure it keeps.
   const tokenSource = tokenSourceOf(options.client);
   // A stop ends every wait for the budget, a pause or a retry at once (a 429 may ask for minutes);
-  // the task that waited ends with this reason, and is left as it was (see `cutShort`).
+  // the task that waited ends with this reason, and is left as it was (see `notSent`).
   const stopReason = new DOMException("The run was stopped while this task waited for the rate budget, a pause or a retry.", "AbortError");
   const waits = new AbortController();
   const stopWaiting = (): void => waits.abort(stopReason);
@@ -292,6 +292,8 @@ async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | 
     slot.recorded = false;
     slot.pendingUnsafe = 0;
     slot.doubtful = 0;
+    slot.unsafeSent = 0;
+    slot.stoppedBeforeSend = false;
     let end: LedgerEnd;
     let failure: BulkFailure | undefined;
     let waitCut = false;
@@ -314,12 +316,20 @@ async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | 
     }
     const doubt = failure !== undefined && (slot.doubtful > 0 || slot.pendingUnsafe > 0);
     slot.key = undefined;
-    // Stopped while it waited, with nothing sent that the store may have acted on: no end is
-    // recorded, so a resume runs it again (a key that sent a refused POST or PATCH has its
-    // `sending` recorded, which a resume would read as in doubt: it ends failed instead).
-    const cutShort = failure !== undefined && !doubt && waitCut && !slot.recorded;
-    if (cutShort) {
-      inFlight.delete(key);
+    // Stopped while it waited (for the budget, a pause, a retry, or at the budget's send step)
+    // with no POST or PATCH sent: not sent, so no failure and no end; a resume runs it again. A
+    // `sending` recorded before the send step is withdrawn (a resume would read it as in doubt).
+    // A key that sent a refused POST or PATCH ends failed instead.
+    const notSent = failure !== undefined && !doubt && (waitCut || slot.stoppedBeforeSend) && slot.unsafeSent === 0;
+    if (notSent) {
+      try {
+        if (slot.recorded) {
+          const withdrawn = fingerprint === undefined ? ledger.start(key) : ledger.start(key, fingerprint);
+          if (withdrawn) await withdrawn;
+        }
+      } finally {
+        inFlight.delete(key);
+      }
       return itemSettled(page, "failed");
     }
     if (failure === undefined) end = { state: "done" };
