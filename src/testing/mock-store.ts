@@ -64,7 +64,10 @@ interface LooseReply {
  * mock.on("GET /users/{id}/", ({ path }) => ({ status: 200, body: { id: path.id, email: "ada@example.com" } }));
  */
 export function createMockStore(options: MockStoreOptions = {}): MockStore {
-  const recordRequests = options?.recordRequests ?? true;
+  if (options === null || typeof options !== "object") throw new TypeError("createMockStore() takes { recordRequests? } or nothing.");
+  const unknown = Object.keys(options).filter((name) => name !== "recordRequests");
+  if (unknown.length > 0) throw new TypeError(`createMockStore(): ${unknown.map((name) => JSON.stringify(name)).join(", ")} is not an option; the option is recordRequests.`);
+  const recordRequests = options.recordRequests ?? true;
   if (typeof recordRequests !== "boolean") throw new TypeError(`createMockStore(): recordRequests must be true or false, got ${JSON.stringify(recordRequests)}.`);
   const url = `https://mock-${++mockCount}.store-admin.test${API_ROOT_PATH}`;
   const handlers = new Map<OperationKey, MockHandler<OperationKey>>();
