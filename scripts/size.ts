@@ -61,9 +61,11 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
  * names load at start: docs/architecture.md, "Cost per operation"), which keeps the figure
  * from growing with the contract and took 133 B off ours: 10,986 B measured. A lost tables
  * chunk then failed with Node's bare `Cannot find module`; its StoreAdminError (the error of a
- * lost error chunk, reused) added 23 B: 11,009 B measured.
+ * lost error chunk, reused) added 23 B: 11,009 B measured. Scrubbing every token an
+ * `accessToken` function handed out, not only the call's (the source remembers the 16 most recent,
+ * on the main path, since a call's secrets are fixed when it starts) added 71 B: 11,080 B measured.
  */
-export const CEILING_GZIP_BYTES = 11_010;
+export const CEILING_GZIP_BYTES = 11_080;
 /** The goal: 8 kB min+gz. Missed today; docs/performance.md says by how much and what the bytes are. */
 export const GOAL_GZIP_BYTES = 8 * 1024;
 /** The package's main entry, built. */

@@ -31,21 +31,34 @@ function checkAccessToken(token: unknown, source: string): string {
 }
 
 /**
+ * How many of the tokens a function handed out are remembered, the most recent first: a server
+ * may echo an earlier one (in a cursor, an error) after the function has handed out a new one.
+ */
+export const RECENT_TOKENS = 16;
+
+/**
  * The `Authorization` value of every request: fixed for a string token (checked once, here),
  * or resolved before every attempt for a function, so it can hand out a fresh token when the
- * old one expires (the spec does not say how long tokens live).
+ * old one expires (the spec does not say how long tokens live). `secrets` is every token handed
+ * out (the fixed one, or the function's {@link RECENT_TOKENS} most recent): what is scrubbed
+ * from errors, log events, spans, request ids and MCP results. A new array when it changes only,
+ * so that the redaction built for it is reused.
  */
 export type TokenSource =
-  | { fixed: string; resolve?: undefined }
-  | { fixed?: undefined; resolve: () => Promise<string> };
+  | { fixed: string; resolve?: undefined; readonly secrets: readonly string[] }
+  | { fixed?: undefined; resolve: () => Promise<string>; readonly secrets: readonly string[] };
 
 /** Checks `accessToken` and returns where each request's token comes from. */
 export function tokenSource(accessToken: AccessToken): TokenSource {
-  if (typeof accessToken === "string") return { fixed: checkAccessToken(accessToken, "accessToken") };
+  if (typeof accessToken === "string") return { fixed: checkAccessToken(accessToken, "accessToken"), secrets: [accessToken] };
   if (typeof accessToken !== "function") {
     throw new TypeError(`accessToken must be a string or a function returning one, got ${accessToken === null ? "null" : typeof accessToken}.`);
   }
+  let recent: readonly string[] = [];
   return {
+    get secrets() {
+      return recent;
+    },
     async resolve() {
       let token: unknown;
       try {
@@ -53,7 +66,9 @@ export function tokenSource(accessToken: AccessToken): TokenSource {
       } catch (cause) {
         throw new (await loadOffPath()).StoreAdminError("The accessToken function threw, so the request was not sent.", { cause });
       }
-      return checkAccessToken(token, "The token returned by accessToken()");
+      const checked = checkAccessToken(token, "The token returned by accessToken()");
+      if (recent[0] !== checked) recent = [checked, ...recent.filter((known) => known !== checked)].slice(0, RECENT_TOKENS);
+      return checked;
     },
   };
 }

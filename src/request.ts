@@ -90,7 +90,7 @@ interface Call {
   signal: AbortSignal | undefined;
   timeoutMs: number;
   maxRetries: number;
-  /** Strings never shown in an error or a log event: the token this call carries. */
+  /** Strings never shown in an error, a log event or a span: this call's token and the others its source handed out (auth.ts). */
   secrets: readonly string[];
   /** openapi-fetch's options, the same for every attempt. */
   init: Record<string, unknown>;
@@ -197,7 +197,8 @@ async function prepare(client: ClientContext, method: string, path: string, init
     signal,
     timeoutMs,
     maxRetries: init.maxRetries ?? client.maxRetries,
-    secrets: [accessToken],
+    // Every token the source handed out, this one first: a server may echo an earlier one (a cursor from the last call).
+    secrets: token.secrets[0] === accessToken ? token.secrets : [accessToken, ...token.secrets],
     // openapi-fetch's options for every attempt: the caller's, checked above, with the SDK's headers on top.
     init: {
       // Its query serializer walks the query with `for…in` (inherited keys too), and takes `{}` for none.

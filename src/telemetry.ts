@@ -12,9 +12,9 @@
  *
  * Nothing the SDK records holds a body or a request header. Every recorded string that a
  * server or a URL can put text in (`url.full` with the cursor a server chose, `server.address`,
- * `error.type`, the `Retry-After` of the retry event) goes through the SDK's one redaction
- * (internal/redact.ts) with the token the call carries, as the errors and log events do, so the
- * token is in no attribute, event or metric. Nothing here is imported by the rest of the
+ * `error.type`, the `Retry-After` of the retry event, clipped and without control characters)
+ * goes through the SDK's one redaction (internal/redact.ts) with every token the client's source
+ * handed out, as the errors and log events do, so no token is in an attribute, event or metric. Nothing here is imported by the rest of the
  * client: what it needs comes in as arguments, or from the module a failed call loads
  * (internal/off-path.ts, loaded the same way), so that no module is shared with the main bundle.
  */
@@ -87,6 +87,9 @@ const API_MODULE = "@opentelemetry/api";
  */
 const SUPPRESS_TRACING = "OpenTelemetry SDK Context Key SUPPRESS_TRACING";
 
+/** The most characters of a `Retry-After` the retry event records: an HTTP date is 29. */
+const MAX_RETRY_AFTER = 100;
+
 /** The conventions' advice for `http.client.request.duration`, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 
@@ -118,7 +121,7 @@ export async function createTelemetry(option: TelemetryOptions | true, about: { 
   }
   // The redaction comes with the module of a failed call: a static import of redact.ts would
   // make it a chunk of its own, which the main entry would then load at start.
-  const { redact } = await import("./internal/off-path.js");
+  const { clip, redact } = await import("./internal/off-path.js");
   const { context, propagation, trace, metrics, SpanKind, SpanStatusCode, ValueType, createContextKey } = api;
   const options = option === true ? {} : option;
   const tracer = ((options.tracerProvider as OpenTelemetry.TracerProvider | undefined) ?? trace.getTracerProvider()).getTracer("store-admin-sdk", about.sdkVersion);
@@ -218,7 +221,8 @@ export async function createTelemetry(option: TelemetryOptions | true, about: { 
           if (!undiciInstrumented()) duration.record((performance.now() - startedMs) / 1000, attributes);
         },
         retry(delayMs, retryAfter) {
-          span.addEvent("retry", { "store_admin.retry.delay_ms": delayMs, ...(retryAfter ? { "http.response.header.retry-after": [redact(retryAfter, secrets)] } : {}) });
+          // Outside text, as a log line takes it: one line, no control or bidi characters, clipped, scrubbed.
+          span.addEvent("retry", { "store_admin.retry.delay_ms": delayMs, ...(retryAfter ? { "http.response.header.retry-after": [clip(retryAfter, secrets, MAX_RETRY_AFTER)] } : {}) });
         },
         end: (result) => settle(span, result, ({ response }) => response.ok || failed(span, {}, String(response.status)), () => secrets),
       };

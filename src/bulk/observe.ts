@@ -36,6 +36,10 @@ export interface Slot {
   pendingUnsafe: number;
   /** POST or PATCH requests that may have been acted on: no answer, or one that is not a refusal (`isRefusal`). */
   doubtful: number;
+  /** POST or PATCH requests that left the process (handed to `fetch`), answered or not. */
+  unsafeSent: number;
+  /** Whether the last wait before a request left (the budget's send step) was cut short by a stop: that request was never sent. */
+  stoppedBeforeSend: boolean;
   /** The worker's client. */
   client: StoreAdminClient;
   /** What the worker last handed to `fetch`: its token is scrubbed from the messages of the task's failure. */
@@ -74,18 +78,14 @@ export function tokenOf(slot: Slot): string | undefined {
 }
 
 /**
- * The tokens to scrub from a failure: those the requests carried (`seen`, which grows), and the
- * client's own. A fixed token is known before any request; a token function is asked once
- * when nothing has carried a token yet (a task that failed before its first request may hold
- * the token it was handed), and its failure to answer leaves `seen` as it is.
+ * The tokens to scrub from a failure: those the requests carried (`seen`), and those the
+ * client's source handed out (a bounded set, auth.ts). A token function that has handed out
+ * none is asked once (a task that failed before its first request may hold the token it was
+ * handed), and its failure to answer leaves the set as it is.
  */
 export async function failureSecrets(source: TokenSource | undefined, seen: Set<string>): Promise<string[]> {
-  if (source?.fixed !== undefined) seen.add(source.fixed);
-  else if (source?.resolve && seen.size === 0) {
-    const token = await source.resolve().catch(() => undefined);
-    if (token !== undefined) seen.add(token);
-  }
-  return [...seen];
+  if (source?.resolve && source.secrets.length === 0 && seen.size === 0) await source.resolve().catch(() => undefined);
+  return [...new Set([...seen, ...(source?.secrets ?? [])])];
 }
 
 /**
@@ -118,7 +118,7 @@ function authorizationOf(input: string | URL | Request, init: RequestInit | unde
 
 /** A worker: a client derived from `client` whose requests are counted, gated and recorded for `slot.key`. */
 export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
-  const slot = { key: undefined, recorded: false, pendingUnsafe: 0, doubtful: 0, stop: new AbortController() } as unknown as Slot;
+  const slot = { key: undefined, recorded: false, pendingUnsafe: 0, doubtful: 0, unsafeSent: 0, stoppedBeforeSend: false, stop: new AbortController() } as unknown as Slot;
   const { budget, ledger, stopWaits } = run;
   const local = budget !== undefined && isLocalBudget(budget);
   const wait = (ms: number, signal: AbortSignal): Promise<void> => (stopWaits ? untilStopped(signal, stopWaits, (both) => sleep(ms, both)) : sleep(ms, signal));
@@ -151,8 +151,19 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
     // The budget's log of send times, right before the request leaves (rarely a wait: `reserve`
     // spaced the attempts already). A wait cut short here sent nothing.
     const waiting = beforeSend?.(init?.signal ?? slot.stop.signal);
-    if (waiting) await waiting;
-    if (unsafe && key !== undefined) slot.pendingUnsafe++;
+    if (waiting) {
+      try {
+        await waiting;
+      } catch (error) {
+        // Said here, where it is known: the caller sees a failed fetch, as for a broken connection.
+        slot.stoppedBeforeSend = true;
+        throw error;
+      }
+    }
+    if (unsafe && key !== undefined) {
+      slot.pendingUnsafe++;
+      slot.unsafeSent++;
+    }
     let response: Response;
     try {
       response = await fetch(input, init);

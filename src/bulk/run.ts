@@ -125,11 +125,10 @@ async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | 
     budget = rate !== undefined && isBudget(rate) ? rate : rateBudget(rate);
   }
 
-  // The client's token and those the run's requests carried: scrubbed from every failure it keeps.
-  const secrets = new Set<string>();
+  // The tokens the client's source handed out and those the workers' last requests carried: scrubbed from every failure it keeps.
   const tokenSource = tokenSourceOf(options.client);
   // A stop ends every wait for the budget, a pause or a retry at once (a 429 may ask for minutes);
-  // the task that waited ends with this reason, and is left as it was (see `cutShort`).
+  // the task that waited ends with this reason, and is left as it was (see `notSent`).
   const stopReason = new DOMException("The run was stopped while this task waited for the rate budget, a pause or a retry.", "AbortError");
   const waits = new AbortController();
   const stopWaiting = (): void => waits.abort(stopReason);
@@ -240,6 +239,7 @@ async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | 
 
   // ── one item ──
   const failureOf = async (key: string, status: number | undefined, thrown: unknown, slot: Slot): Promise<BulkFailure> => {
+    const secrets = new Set<string>();
     for (const worker of [slot, ...slots]) {
       const token = tokenOf(worker);
       if (token) secrets.add(token);
@@ -261,7 +261,8 @@ async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | 
     }
     let entry = ledger.get(key);
     if (entry instanceof Promise) entry = await entry;
-    const fingerprint = options.fingerprint?.(item);
+    // A dry run's ledger is thrown away: a fingerprint there (a call's whole body) would only fill memory.
+    const fingerprint = options.dryRun ? undefined : options.fingerprint?.(item);
     if (fingerprint !== undefined && typeof fingerprint !== "string") throw new TypeError(`fingerprint(item) must return a string; it returned ${typeof fingerprint} for the key ${JSON.stringify(key)}.`);
     // A key the ledger holds as sent (done, or maybe acted on) is bound to what it sent.
     if (fingerprint !== undefined && entry?.fingerprint !== undefined && entry.fingerprint !== fingerprint && entry.state !== "started" && entry.state !== "failed") {
@@ -291,6 +292,8 @@ async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | 
     slot.recorded = false;
     slot.pendingUnsafe = 0;
     slot.doubtful = 0;
+    slot.unsafeSent = 0;
+    slot.stoppedBeforeSend = false;
     let end: LedgerEnd;
     let failure: BulkFailure | undefined;
     let waitCut = false;
@@ -313,12 +316,20 @@ async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | 
     }
     const doubt = failure !== undefined && (slot.doubtful > 0 || slot.pendingUnsafe > 0);
     slot.key = undefined;
-    // Stopped while it waited, with nothing sent that the store may have acted on: no end is
-    // recorded, so a resume runs it again (a key that sent a refused POST or PATCH has its
-    // `sending` recorded, which a resume would read as in doubt: it ends failed instead).
-    const cutShort = failure !== undefined && !doubt && waitCut && !slot.recorded;
-    if (cutShort) {
-      inFlight.delete(key);
+    // Stopped while it waited (for the budget, a pause, a retry, or at the budget's send step)
+    // with no POST or PATCH sent: not sent, so no failure and no end; a resume runs it again. A
+    // `sending` recorded before the send step is withdrawn (a resume would read it as in doubt).
+    // A key that sent a refused POST or PATCH ends failed instead.
+    const notSent = failure !== undefined && !doubt && (waitCut || slot.stoppedBeforeSend) && slot.unsafeSent === 0;
+    if (notSent) {
+      try {
+        if (slot.recorded) {
+          const withdrawn = fingerprint === undefined ? ledger.start(key) : ledger.start(key, fingerprint);
+          if (withdrawn) await withdrawn;
+        }
+      } finally {
+        inFlight.delete(key);
+      }
       return itemSettled(page, "failed");
     }
     if (failure === undefined) end = { state: "done" };
@@ -430,7 +441,8 @@ export class CallChangedError<Item = unknown> extends Error {
 /** The client of a dry run: the testing kit's in-process mock of the contract, loaded only for it. */
 async function dryRunClient(): Promise<StoreAdminClient> {
   const { createMockStore } = await import("../testing/index.js");
-  const mock = createMockStore();
+  // It keeps no request: a run of a million calls would keep every body.
+  const mock = createMockStore({ recordRequests: false });
   return createStoreAdminClient({ apiUrl: mock.url, accessToken: "dry-run", fetch: mock.fetch, maxRetries: 0 });
 }
 

@@ -17,6 +17,7 @@ import { pathToFileURL } from "node:url";
 import { Command, InvalidArgumentError } from "commander";
 import { secondsOption } from "./seconds-option.js";
 import { redact } from "../internal/redact.js";
+import { queryOf } from "../testing/query.js";
 import type { MockStore } from "../testing/types.js";
 
 /** Prism's port: a script written for `npm run mock`'s default keeps working. */
@@ -32,6 +33,11 @@ const SETUP_TIMEOUT_MS = 10_000;
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 /** The largest body a log line holds; a longer one is logged as its size. */
 const MAX_LOGGED_BODY_BYTES = 1024 * 1024;
+/**
+ * The deepest JSON body read (400 beyond it): far beyond any body of the contract, and shallow
+ * enough that parsing, validating and logging it never exhausts the stack.
+ */
+const MAX_JSON_DEPTH = 512;
 
 /** The API root under the server, as a store serves it: `baseUrl` is the server's address. Requests at the root are served too (as Prism does). */
 const API_ROOT_PATH = "/api/admin";
@@ -147,7 +153,8 @@ interface InFlight {
 async function serve(flags: MockFlags, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Promise<number> {
   // Loaded as the bulk command's dry run loads it: the command starts without the kit's validators.
   const { createMockStore } = await import("../testing/index.js");
-  const mock = createMockStore();
+  // The log is the record of what it received: the mock itself keeps no request.
+  const mock = createMockStore({ recordRequests: false });
   if (flags.handlers) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<string>((done) => {
@@ -175,8 +182,8 @@ async function serve(flags: MockFlags, io: { stdout: NodeJS.WriteStream; stderr:
     if (fd === undefined || logFailed) return;
     const { method, path, query, time } = request.entry;
     const entry: MockLogEntry = { method, path, query, body: request.body, status, time };
-    const bytes = Buffer.from(`${JSON.stringify(entry)}\n`);
     try {
+      const bytes = Buffer.from(`${lineOf(entry)}\n`);
       for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
     } catch (error) {
       logFailed = true;
@@ -186,8 +193,12 @@ async function serve(flags: MockFlags, io: { stdout: NodeJS.WriteStream; stderr:
   const inFlight = new Set<InFlight>();
   let drained: (() => void) | undefined;
   const server = createServer((request, response) => {
-    handle(mock, request, response, inFlight, log)
-      .catch((error: unknown) => io.stderr.write(`mock: ${(error as Error).message}\n`))
+    handle(mock, request, response, inFlight, log, fd !== undefined)
+      .catch((error: unknown) => {
+        io.stderr.write(`mock: ${(error as Error).message}\n`);
+        // Answered all the same: a client must not wait for its own timeout.
+        if (!response.headersSent) response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ detail: `The mock failed: ${(error as Error).message}` }));
+      })
       .finally(() => {
         if (inFlight.size === 0) drained?.();
       });
@@ -234,7 +245,7 @@ async function serve(flags: MockFlags, io: { stdout: NodeJS.WriteStream; stderr:
  * body over {@link MAX_BODY_BYTES} is answered 413 unread. The request is in `inFlight` until it
  * is answered, so that a shutdown can answer it 503 (then its late answer is dropped).
  */
-async function handle(mock: MockStore, request: IncomingMessage, response: ServerResponse, inFlight: Set<InFlight>, log: (request: InFlight, status: number) => void): Promise<void> {
+async function handle(mock: MockStore, request: IncomingMessage, response: ServerResponse, inFlight: Set<InFlight>, log: (request: InFlight, status: number) => void, logging: boolean): Promise<void> {
   const target = new URL(request.url ?? "/", "http://127.0.0.1");
   const path = target.pathname.startsWith(`${API_ROOT_PATH}/`) ? target.pathname.slice(API_ROOT_PATH.length) : target.pathname;
   const method = request.method ?? "GET";
@@ -257,8 +268,16 @@ async function handle(mock: MockStore, request: IncomingMessage, response: Serve
       chunks.push(chunk as Buffer);
     }
     const bytes = Buffer.concat(chunks);
+    if (JSON_MEDIA_TYPE.test(headers.get("content-type") ?? "") && nestedDeeperThan(bytes, MAX_JSON_DEPTH)) {
+      current.body = `[a JSON body nested more than ${MAX_JSON_DEPTH} levels deep, ${bytes.byteLength} bytes]`;
+      log(current, 400);
+      response.writeHead(400, { "content-type": "application/json" });
+      response.end(JSON.stringify({ type: "about:blank", title: "Bad Request", status: 400, detail: `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep; the mock reads ${MAX_JSON_DEPTH} at most.` }));
+      return;
+    }
     const token = /^Bearer (.+)$/.exec(headers.get("authorization") ?? "")?.[1];
-    current.body = bodyOf(bytes, headers.get("content-type"), token);
+    // Read for the log only: without one, a large body is not parsed a second time.
+    if (logging) current.body = bodyOf(bytes, headers.get("content-type"), token);
     const hasBody = method !== "GET" && method !== "HEAD" && bytes.byteLength > 0;
     let answer: Response;
     try {
@@ -282,13 +301,32 @@ async function handle(mock: MockStore, request: IncomingMessage, response: Serve
   }
 }
 
-function queryOf(params: URLSearchParams): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = {};
-  for (const name of new Set(params.keys())) {
-    const values = params.getAll(name);
-    query[name] = values.length === 1 ? values[0]! : values;
+const JSON_MEDIA_TYPE = /^\s*application\/([\w.-]+\+)?json/i;
+
+/** Whether a JSON text opens more than `max` arrays and objects within one another (strings skipped); one pass, no parse. */
+function nestedDeeperThan(bytes: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (inString) {
+      if (byte === 0x5c) i++; // a backslash: the next byte is escaped
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > max) return true;
+    } else if (byte === 0x5d || byte === 0x7d) depth--;
   }
-  return query;
+  return false;
+}
+
+/** A log line; a body JSON cannot write (a `BigInt`, a stack too deep) is logged as a note, so that writing a line never throws. */
+function lineOf(entry: MockLogEntry): string {
+  try {
+    return JSON.stringify(entry);
+  } catch (error) {
+    return JSON.stringify({ ...entry, body: `[a body that cannot be logged: ${(error as Error).name}]` });
+  }
 }
 
 /** The body as the log keeps it, with the request's token scrubbed should a body carry it. */
@@ -296,7 +334,7 @@ function bodyOf(bytes: Buffer, contentType: string | null, token: string | undef
   if (bytes.byteLength === 0) return null;
   if (bytes.byteLength > MAX_LOGGED_BODY_BYTES) return `[a body of ${bytes.byteLength} bytes, over the log's limit of ${MAX_LOGGED_BODY_BYTES}]`;
   const text = redact(bytes.toString("utf8"), token ? [token] : []);
-  if (/^\s*application\/([\w.-]+\+)?json/i.test(contentType ?? "")) {
+  if (JSON_MEDIA_TYPE.test(contentType ?? "")) {
     try {
       return JSON.parse(text);
     } catch {

@@ -9,7 +9,7 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { createStoreAdminClient } from "../client.js";
+import { createStoreAdminClient, tokenSourceOf } from "../client.js";
 import { StoreAdminError } from "../errors.js";
 import { ownOptions } from "../internal/own.js";
 import { clip, redact } from "../internal/redact.js";
@@ -17,12 +17,13 @@ import type { StoreAdminClient, StoreAdminClientOptions } from "../types.js";
 import { VERSION } from "../version.js";
 import { listedTools, toolListing, toolNamed, VALIDATE_CALL, whyNotListed, type ToolFilter } from "./tool-list.js";
 import { checkArguments, errorResult, resultOf, send, ToolArgumentError, type CallArguments, type ToolResult } from "./tool-call.js";
+import { quoted, shown, withinCap } from "./result-size.js";
 import { mcpTools, type McpToolRow } from "../../generated/mcp-tools.js";
 
 export interface StoreAdminMcpServerOptions extends ToolFilter {
   /** How to reach the store: the options of `createStoreAdminClient` (`baseUrl` or `apiUrl`, `accessToken`, …). */
   store: StoreAdminClientOptions;
-  /** The most a result may hold, its JSON text and `structuredContent` together, in bytes. @default 32768 */
+  /** The most a result may hold, in bytes: the whole result as the JSON-RPC response carries it (text, `structuredContent`, every note). @default 32768 */
   maxResultBytes?: number | undefined;
 }
 
@@ -81,24 +82,17 @@ export function createStoreAdminMcpServer(given: StoreAdminMcpServerOptions): Se
   const listed = listedTools(filter);
   if (filter.tools !== undefined && listed.length === 0) throw new TypeError(`tools (${filter.tools.join(", ")}) names no tool this server may list.`);
 
-  // Every token the client sends is scrubbed from what leaves the server, in every encoding the SDK's redaction knows.
-  let secrets: readonly string[] = typeof store.accessToken === "string" ? [store.accessToken] : [];
-  const clean = (text: string) => redact(text, secrets);
-  const baseFetch = store.fetch ?? globalThis.fetch;
-  const client = createStoreAdminClient({
-    ...store,
-    fetch: (input: Request | string | URL, init?: RequestInit) => {
-      const credential = new Headers(input instanceof Request ? input.headers : init?.headers).get("authorization")?.replace(/^Bearer\s+/i, "");
-      if (credential && !secrets.includes(credential)) secrets = [...secrets, credential];
-      return baseFetch(input as Request, init);
-    },
-  } as StoreAdminClientOptions);
+  const client = createStoreAdminClient(store as StoreAdminClientOptions);
+  // Every token the client's source handed out is scrubbed from what leaves the server, in every encoding the SDK's redaction knows.
+  const tokens = tokenSourceOf(client)!;
+  const clean = (text: string) => redact(text, tokens.secrets);
   let checker: Promise<StoreAdminClient> | undefined;
   // The testing kit's client: the contract's validators answer, nothing leaves the process. Loaded on first use.
   // Its attempts are no requests to the store, so they are never logged (not even under STORE_ADMIN_LOG) nor traced.
   const contractChecker = () =>
     (checker ??= import("../testing/index.js").then(({ createMockStore }) => {
-      const mock = createMockStore();
+      // A checker keeps no history: every call it checks would stay in memory for the server's life.
+      const mock = createMockStore({ recordRequests: false });
       return createStoreAdminClient({ apiUrl: mock.url, accessToken: "contract-check", fetch: mock.fetch, maxRetries: 0, logger: () => undefined, telemetry: false });
     }));
 
@@ -119,30 +113,32 @@ export function createStoreAdminMcpServer(given: StoreAdminMcpServerOptions): Se
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListing(listed) }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<ToolResult> => {
-    const { name, arguments: input } = request.params;
+  // Every result, whatever made it, within the cap.
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<ToolResult> => withinCap(await callTool(request.params, extra.signal), maxBytes));
+
+  async function callTool({ name, arguments: input }: { name: string; arguments?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<ToolResult> {
     if (name === VALIDATE_CALL) return validateCall(input);
     const tool = toolNamed(name);
-    if (!tool) return errorResult(`There is no tool ${JSON.stringify(name)}. The tools: ${[...listed.map((t) => t.name), VALIDATE_CALL].join(", ")}.`, clean);
+    if (!tool) return errorResult(`There is no tool ${quoted(name)}. The tools: ${[...listed.map((t) => t.name), VALIDATE_CALL].join(", ")}.`, clean);
     const refused = whyNotListed(tool, filter);
     if (refused !== undefined) return errorResult(`Not sent: ${refused}`, clean);
     try {
       const args = checkArguments(tool, input);
       const problem = await contractProblem(tool, args);
       if (problem !== undefined) return errorResult(`Not sent: the call does not match the contract. ${problem}`, clean);
-      const data = await send(client, tool, args, extra.signal);
+      const data = await send(client, tool, args, signal);
       return resultOf(tool, data, args.offset ?? 0, maxBytes, clean);
     } catch (error) {
       if (error instanceof ToolArgumentError) return errorResult(`Not sent: ${error.message}`, clean);
       if (error instanceof StoreAdminError) return errorResult(apiErrorText(error), clean);
       return errorResult(`${tool.name} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`, clean);
     }
-  });
+  }
 
   async function validateCall(input: Record<string, unknown> | undefined): Promise<ToolResult> {
     const name = input?.tool;
     const tool = typeof name === "string" ? toolNamed(name) : undefined;
-    if (!tool) return errorResult(`validate_call takes { tool, arguments }: tool must name one of ${mcpTools.map((t) => t.name).join(", ")}, got ${JSON.stringify(name)}.`, clean);
+    if (!tool) return errorResult(`validate_call takes { tool, arguments }: tool must name one of ${mcpTools.map((t) => t.name).join(", ")}, got ${quoted(name)}.`, clean);
     let problem: string | undefined;
     try {
       problem = await contractProblem(tool, checkArguments(tool, input?.arguments));
@@ -150,6 +146,8 @@ export function createStoreAdminMcpServer(given: StoreAdminMcpServerOptions): Se
       if (!(error instanceof ToolArgumentError)) throw error;
       problem = error.message;
     }
+    // Shown in the text and in `structuredContent`: clipped, so that both fit under the cap.
+    if (problem !== undefined) problem = shown(problem, MAX_QUOTED_BODY);
     const refused = whyNotListed(tool, filter);
     const verdict = { valid: problem === undefined, ...(problem !== undefined ? { problem } : {}), ...(refused !== undefined ? { available: false, why: refused } : { available: true }) };
     const text = clean(JSON.stringify(verdict));

@@ -2,12 +2,12 @@
  * One tool call: its arguments checked and turned into the operation's request, that request
  * checked against the contract by the testing kit (nothing sent when it fails), then sent by
  * the SDK's client (retries, timeouts, typed errors), and the answer shaped for a model: JSON
- * text and `structuredContent`, together at most `maxResultBytes`, a list page cut to fit
- * with the offset of the rest and the API's cursor of the next page.
+ * text and `structuredContent`, the whole result at most `maxResultBytes` (result-size.ts), a
+ * list page cut to fit with the offset of the rest and the API's cursor of the next page.
  */
 import { ownOptions } from "../internal/own.js";
 import { MAX_UPLOAD_BYTES, mcpTools, type McpToolRow } from "../../generated/mcp-tools.js";
-import { headOf } from "../internal/redact.js";
+import { bytesOf as bytes, cutResult, quoted, resultBytes as size, shown } from "./result-size.js";
 import { unwrap } from "../unwrap.js";
 import type { StoreAdminClient } from "../types.js";
 
@@ -49,30 +49,30 @@ function checkParameters(tool: McpToolRow, part: "path" | "query", values: Recor
   for (const [name, value] of Object.entries(values)) {
     if (!Object.hasOwn(declared, name)) {
       const names = Object.keys(declared);
-      throw new ToolArgumentError(`${tool.name}: ${part}.${name} is not a ${part} parameter of ${tool.operation} (${names.length > 0 ? `it takes ${names.join(", ")}` : "it takes none"}).`);
+      throw new ToolArgumentError(`${tool.name}: ${part}.${shown(name)} is not a ${part} parameter of ${tool.operation} (${names.length > 0 ? `it takes ${names.join(", ")}` : "it takes none"}).`);
     }
     const parameter = declared[name]!;
     const type = (parameter.$ref !== undefined ? defs[parameter.$ref.split("/").pop()!] : parameter)?.type;
     const list = type === "array" || (Array.isArray(type) && type.includes("array"));
     // A null query value is left out of the URL; a path has no such thing.
     if ((value === null && part === "query") || isScalar(value) || (list && Array.isArray(value) && value.every(isScalar))) continue;
-    throw new ToolArgumentError(`${tool.name}: ${part}.${name} must be ${list ? "a list of strings, numbers or booleans" : "a string, number or boolean"}, got ${JSON.stringify(value)}.`);
+    throw new ToolArgumentError(`${tool.name}: ${part}.${name} must be ${list ? "a list of strings, numbers or booleans" : "a string, number or boolean"}, got ${quoted(value)}.`);
   }
 }
 
 /** The arguments of `tool`'s call, or a {@link ToolArgumentError} naming what is wrong (nothing else reaches the request: no URL, no header). */
 export function checkArguments(tool: McpToolRow, input: unknown): CallArguments {
   const given = input === undefined ? {} : input;
-  if (!isPlainObject(given)) throw new ToolArgumentError(`${tool.name} takes an object { path?, query?, body? }, got ${JSON.stringify(given)}.`);
+  if (!isPlainObject(given)) throw new ToolArgumentError(`${tool.name} takes an object { path?, query?, body? }, got ${quoted(given)}.`);
   // Own properties only: a polluted Object.prototype.query must not become every call's query.
   const args = ownOptions(given);
   const allowed = Object.keys((tool.inputSchema.properties as Record<string, unknown> | undefined) ?? {});
   const unknown = Object.keys(args).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) {
-    throw new ToolArgumentError(`${tool.name} takes ${allowed.length > 0 ? allowed.join(", ") : "no arguments"}; ${unknown.map((k) => JSON.stringify(k)).join(", ")} ${unknown.length > 1 ? "are" : "is"} not one of them.`);
+    throw new ToolArgumentError(`${tool.name} takes ${allowed.length > 0 ? allowed.join(", ") : "no arguments"}; ${unknown.map((k) => quoted(k)).join(", ")} ${unknown.length > 1 ? "are" : "is"} not one of them.`);
   }
   for (const part of ["path", "query"] as const) {
-    if (args[part] !== undefined && !isPlainObject(args[part])) throw new ToolArgumentError(`${tool.name}: ${part} must be an object of parameter values, got ${JSON.stringify(args[part])}.`);
+    if (args[part] !== undefined && !isPlainObject(args[part])) throw new ToolArgumentError(`${tool.name}: ${part} must be an object of parameter values, got ${quoted(args[part])}.`);
     if (args[part] !== undefined) args[part] = ownOptions(args[part]);
     checkParameters(tool, part, args[part] as Record<string, unknown> | undefined);
   }
@@ -81,7 +81,7 @@ export function checkArguments(tool: McpToolRow, input: unknown): CallArguments 
   if (missing.length > 0) throw new ToolArgumentError(`${tool.name}: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} required.`);
   const offset = args.offset;
   if (offset !== undefined && (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0)) {
-    throw new ToolArgumentError(`${tool.name}: offset must be a whole number ≥ 0, got ${JSON.stringify(offset)}.`);
+    throw new ToolArgumentError(`${tool.name}: offset must be a whole number ≥ 0, got ${quoted(offset)}.`);
   }
   return args as CallArguments;
 }
@@ -114,43 +114,63 @@ export function send(client: StoreAdminClient, tool: McpToolRow, args: CallArgum
   return unwrap(request(tool.method, tool.path, { ...requestOf(tool, args), ...(signal ? { signal } : {}) }) as never);
 }
 
-const bytes = (text: string) => new TextEncoder().encode(text).byteLength;
+/** What a page's fields beside its items (and its next cursor) may take of the cap, each: a quarter. */
+const BESIDE_SHARE = 4;
 
 /**
- * The answer as a result of at most `maxBytes` (text and `structuredContent` together, UTF-8),
- * `clean` applied to every string that leaves (the token's redaction).
+ * A page's fields beside its items, each shown if together they take at most `budget` bytes;
+ * else the largest are replaced by a note of their size until they do.
+ */
+function besideItems(rest: Record<string, unknown>, budget: number, clean: (text: string) => string): Record<string, unknown> {
+  const sizes = Object.entries(rest).map(([key, value]) => [key, bytes(clean(JSON.stringify(value) ?? "null"))] as const);
+  let total = bytes(clean(JSON.stringify(rest)));
+  const kept = { ...rest };
+  for (const [key, valueBytes] of [...sizes].sort((a, b) => b[1] - a[1])) {
+    if (total <= budget) break;
+    kept[key] = `[cut: ${valueBytes} bytes, over what a result shows beside its items]`;
+    total -= valueBytes;
+  }
+  return kept;
+}
+
+/**
+ * The answer as a result of at most `maxBytes` (the whole result as serialized, see
+ * result-size.ts), `clean` applied to every string that leaves (the token's redaction).
  */
 export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxBytes: number, clean: (text: string) => string): ToolResult {
   const shaped = (structured: Record<string, unknown>): ToolResult => {
     const text = clean(JSON.stringify(structured));
     return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
   };
-  const size = (result: ToolResult) => bytes(result.content[0]!.text) + bytes(JSON.stringify(result.structuredContent ?? null));
   // A page of a cursor list, or an answer that is a whole array: as many items from `offset` as fit.
   const page = tool.list && isPlainObject(data) && Array.isArray(data.results) ? data : undefined;
   if (page || (Array.isArray(data) && "offset" in ((tool.inputSchema.properties as Record<string, unknown> | undefined) ?? {}))) {
     const items = (page ? page.results : data) as unknown[];
-    const { results: _results, next, previous: _previous, ...rest } = page ?? {};
-    const cursor = typeof next === "string" ? cursorOf(next) : null;
+    const { results: _results, next, previous: _previous, ...fields } = page ?? {};
+    const rest = besideItems(fields, maxBytes / BESIDE_SHARE, clean);
+    const found = typeof next === "string" ? cursorOf(next) : null;
+    // A cursor too long for a result is named, not shown: cut, it would be no cursor.
+    const cursor = found !== null && bytes(clean(found)) <= maxBytes / BESIDE_SHARE ? found : null;
+    const hidden = found !== null && cursor === null ? `the next page's cursor is ${found.length} characters long, too long for a result under ${maxBytes} bytes: a server started with a larger maxResultBytes (--max-result-bytes) shows it.` : undefined;
     const whole = page ? "page" : "answer";
     // The item at `offset` when it alone is over the cap: a marker naming it, so that every call moves on.
     let first: unknown;
-    const part = (shown: number): ToolResult => {
-      const end = offset + shown;
+    const part = (count: number): ToolResult => {
+      const end = offset + count;
       const cut = end < items.length;
       const results = items.slice(offset, end);
       if (first !== undefined && results.length > 0) results[0] = first;
+      const more = cut
+        ? `This result shows items ${offset} to ${end - 1} of the ${whole}'s ${items.length}, to stay under ${maxBytes} bytes. Call ${tool.name} again with the same arguments and offset ${end} for the rest of this ${whole}${cursor ? "; after it, the next page is query.cursor set to next_cursor" : ""}.`
+        : undefined;
+      const note = [more, hidden && `Of this ${whole}: ${hidden}`].filter(Boolean).join(" ");
       return shaped({
         ...rest,
         results,
         [`${whole}_items`]: items.length,
         offset,
         ...(page ? { next_cursor: cursor } : {}),
-        ...(cut
-          ? {
-              note: `This result shows items ${offset} to ${end - 1} of the ${whole}'s ${items.length}, to stay under ${maxBytes} bytes. Call ${tool.name} again with the same arguments and offset ${end} for the rest of this ${whole}${cursor ? `; the next page is query.cursor "${cursor}"` : ""}.`,
-            }
-          : {}),
+        ...(note ? { note } : {}),
       });
     };
     // The most items from `offset` that fit: a binary search over the count.
@@ -172,11 +192,7 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
   const whole = shaped(isPlainObject(data) ? data : { result: data ?? null });
   if (size(whole) <= maxBytes) return whole;
   // One resource over the cap: its JSON text cut, marked as such, without a structured copy.
-  const text = clean(JSON.stringify(data));
-  const note = `\n[cut: the result is ${bytes(text)} bytes; this shows the first part, under ${maxBytes} bytes]`;
-  let keep = maxBytes - bytes(note);
-  while (keep > 0 && bytes(headOf(text, keep)) > maxBytes - bytes(note)) keep -= 64;
-  return { content: [{ type: "text", text: `${headOf(text, keep)}${note}` }] };
+  return cutResult(clean(JSON.stringify(data)), maxBytes);
 }
 
 /** What stands for a list item over the cap: its place, its size, and the tool that reads it alone where there is one. */
@@ -187,8 +203,11 @@ function omitted(tool: McpToolRow, item: unknown, index: number, size: number, m
     const param = one.method === "GET" && one.path.startsWith(tool.path) ? /^\{(\w+)\}\/$/.exec(one.path.slice(tool.path.length))?.[1] : undefined;
     const value = param !== undefined && isPlainObject(item) ? item[param] : undefined;
     if (typeof value === "string" || typeof value === "number") {
+      const text = JSON.stringify(value);
+      // A value too long to quote could not be passed back whole either.
+      if (text !== shown(text)) return { omitted: `${what}: its ${param} is ${String(value).length} characters long, too long to quote.` };
       const also = tool.path.includes("{") ? " and this call's path parameters" : "";
-      return { omitted: `${what}: read it with ${one.name}, path.${param} ${JSON.stringify(value)}${also} (a result over the cap is cut, marked).` };
+      return { omitted: `${what}: read it with ${one.name}, path.${param} ${text}${also} (a result over the cap is cut, marked).` };
     }
   }
   return { omitted: `${what}: a server started with a larger maxResultBytes (--max-result-bytes) shows it.` };

@@ -59,16 +59,6 @@ export function matchOperation(method: string, path: string): Match {
   return { found: false, methods };
 }
 
-/** Query parameters: a repeated name becomes a list, a single one stays a string (the schema decides). */
-export function queryOf(search: URLSearchParams): Record<string, unknown> {
-  const query: Record<string, unknown> = {};
-  for (const name of new Set(search.keys())) {
-    const values = search.getAll(name);
-    query[name] = values.length === 1 ? values[0] : values;
-  }
-  return query;
-}
-
 /** Request headers with lower-cased names (as `Headers` gives them). */
 export function headersOf(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};

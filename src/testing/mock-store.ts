@@ -10,17 +10,20 @@
  * 3. a handler's reply must be a status the operation declares, with a body of that status's
  *    schema; otherwise the call fails with a {@link MockContractError}.
  *
- * Each mock has its own URL, handlers and recorded requests: two mocks share nothing.
+ * Each mock has its own URL, handlers and recorded requests: two mocks share nothing. A mock
+ * made with `recordRequests: false` (a checker of calls, a long-running server) records none,
+ * so that what it keeps does not grow with what it answers.
  */
 import type { OperationKey } from "../../generated/operations.js";
 import { mockOperations, type MockOperation } from "../../generated/testing/operations.js";
 import { loadOperation, type LoadedOperation } from "./operation-modules.js";
 import { sleep } from "../internal/sleep.js";
 import { MockContractError } from "./contract-error.js";
-import { formValue, headersOf, matchOperation, queryOf, readBody } from "./incoming.js";
+import { formValue, headersOf, matchOperation, readBody } from "./incoming.js";
+import { queryOf } from "./query.js";
 import { describeProblems, hasValidator, problemResponse, undeclaredQuery, validate, type Problem } from "./problems.js";
 import { MockHandlerError } from "./handler-error.js";
-import type { MockHandler, MockStore, RecordedRequest, RecordedRequestOf } from "./types.js";
+import type { MockHandler, MockStore, MockStoreOptions, RecordedRequest, RecordedRequestOf } from "./types.js";
 
 /** Where every mock's API root is; `.test` names never resolve (RFC 2606), so nothing leaves the process. */
 const API_ROOT_PATH = "/api/admin";
@@ -60,7 +63,12 @@ interface LooseReply {
  * const store = createStoreAdminClient({ apiUrl: mock.url, accessToken: "test-token", fetch: mock.fetch });
  * mock.on("GET /users/{id}/", ({ path }) => ({ status: 200, body: { id: path.id, email: "ada@example.com" } }));
  */
-export function createMockStore(): MockStore {
+export function createMockStore(options: MockStoreOptions = {}): MockStore {
+  if (options === null || typeof options !== "object") throw new TypeError("createMockStore() takes { recordRequests? } or nothing.");
+  const unknown = Object.keys(options).filter((name) => name !== "recordRequests");
+  if (unknown.length > 0) throw new TypeError(`createMockStore(): ${unknown.map((name) => JSON.stringify(name)).join(", ")} is not an option; the option is recordRequests.`);
+  const recordRequests = options.recordRequests ?? true;
+  if (typeof recordRequests !== "boolean") throw new TypeError(`createMockStore(): recordRequests must be true or false, got ${JSON.stringify(recordRequests)}.`);
   const url = `https://mock-${++mockCount}.store-admin.test${API_ROOT_PATH}`;
   const handlers = new Map<OperationKey, MockHandler<OperationKey>>();
   const requests: Recorded[] = [];
@@ -84,7 +92,7 @@ export function createMockStore(): MockStore {
       headers: headersOf(request.headers),
       status: undefined,
     };
-    requests.push(record);
+    if (recordRequests) requests.push(record);
     const response = await untilAborted(answer(request, record), signal);
     record.status = response.status;
     return response;

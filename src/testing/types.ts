@@ -229,6 +229,16 @@ export interface UnmatchedRequest extends RequestRecord {
   body: undefined;
 }
 
+/** The options of `createMockStore()`. */
+export interface MockStoreOptions {
+  /**
+   * Whether the mock keeps each request in `requests` and `requestsTo()`. `false` keeps none (a
+   * mock that only checks calls, or serves for long): its memory does not grow with the requests.
+   * @default true
+   */
+  recordRequests?: boolean | undefined;
+}
+
 /** The mock of the Store Admin API that {@link createMockStore} returns. */
 export interface MockStore {
   /** The API root to give the client as `apiUrl`; unique to this mock. */
@@ -241,7 +251,7 @@ export interface MockStore {
    * status's schema, and no field the contract lacks (see {@link CheckedReply}).
    */
   on<K extends OperationKey, R extends HandlerResult<K>>(operation: K, handler: (context: HandlerContext<K>) => R & NoInfer<CheckedReply<K, R>>): MockStore;
-  /** Every request received, oldest first. */
+  /** Every request received, oldest first (none when the mock was made with `recordRequests: false`). */
   readonly requests: readonly RecordedRequest[];
   /** The requests to one operation, oldest first, with their `body` and `params` typed as that operation takes them. */
   requestsTo<K extends OperationKey>(operation: K): ReadonlyArray<RecordedRequestOf<K>>;

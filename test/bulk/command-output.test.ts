@@ -7,7 +7,7 @@
  * an input that is a pipe, `/dev/stdin` or a FIFO is refused, nothing sent.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConsumerProject, type ConsumerProject } from "../package/tarball.js";
@@ -173,4 +173,29 @@ describe("an input that is not a regular file", () => {
     expect(fromStdin.stderr).toMatch(/--input \/dev\/stdin is a (pipe|socket), not a file/);
     expect(server.received).toHaveLength(0);
   });
+});
+
+describe("a dry run's memory", () => {
+  it("does not grow with the calls it checks: 1,000 calls of 1 MB in a 64 MB heap, each done, nothing sent", async () => {
+    const input = file("notes.jsonl");
+    const fd = openSync(input, "w");
+    const message = "m".repeat(1_000_000);
+    try {
+      for (let id = 1; id <= 1_000; id++) writeSync(fd, `${JSON.stringify({ path: { id }, body: { message } })}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      const main = join(project!.dir, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js");
+      const ran = await runCommand(["--max-old-space-size=64", main, "bulk", "POST", "/disputes/{id}/notes/", "--input", input, "--dry-run", "--progress", "none"], {
+        cwd: project!.dir,
+        env: { ...process.env, STORE_ADMIN_API_URL: server.url, STORE_ADMIN_TOKEN: "sk_output_token", STORE_ADMIN_URL: "" },
+      });
+      expect(ran.code, ran.stderr.slice(0, 2_000)).toBe(0);
+      expect(ran.stdout).toMatch(/^Dry run: 1000 done, 0 failed, 0 skipped, 0 in doubt/);
+      expect(server.received).toHaveLength(0);
+    } finally {
+      rmSync(input, { force: true });
+    }
+  }, 240_000);
 });

@@ -10,6 +10,7 @@ import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, typecheckProject, type ConsumerProject } from "./tarball.js";
+import { startBulkServer } from "../bulk/server.js";
 
 const FIXTURE_DIR = join(ROOT, "test", "package", "fixtures", "bulk-consumer");
 const TSC7 = join(ROOT, "node_modules", "typescript7", "bin", "tsc");
@@ -52,4 +53,30 @@ describe("store-admin-sdk/bulk from the tarball", () => {
     expect(result.code, describeRun("store-admin-sdk bulk --help", result)).toBe(0);
     expect(result.stdout).toContain("Usage: store-admin-sdk bulk [options] <method> <path>");
   });
+
+  it("a run stopped while a POST waited at the budget's send step reports it as not sent, and a resume sends it once", async () => {
+    await cp(join(ROOT, "test", "package", "fixtures", "unsent", "stop-before-send.mjs"), join(project!.dir, "stop-before-send.mjs"));
+    const server = await startBulkServer();
+    try {
+      let limited = false;
+      server.respond = (request) => {
+        if (request.id !== "1" || limited) return undefined;
+        limited = true;
+        // Answered late: item 2 has its reservation by then (40/s: 26 ms after item 1).
+        return { status: 429, headers: { "retry-after": "60" }, body: { detail: "Slow down." }, delayMs: 1_000 };
+      };
+      const result = await run(process.execPath, ["stop-before-send.mjs"], { cwd: project!.dir, env: { ...process.env, SERVER_URL: server.url }, timeoutMs: 60_000 });
+      expect(result.code, describeRun("node stop-before-send.mjs", result)).toBe(0);
+      const { first, second } = JSON.parse(result.stdout) as Record<"first" | "second", { done: number; failed: number; inDoubt: number; failures: Array<{ key: string; message: string }> }>;
+      // Item 1 was refused (429): failed. Item 2 never left the process: neither failed nor in doubt.
+      expect(first).toMatchObject({ done: 0, failed: 1, inDoubt: 0 });
+      expect(first.failures.map((failure) => failure.key)).toEqual(["1"]);
+      expect(JSON.stringify(first)).not.toMatch(/may have the request|took effect/);
+      expect(second).toMatchObject({ done: 3, failed: 0, inDoubt: 0 });
+      // What the server received, per item: 1 twice (refused, then resumed), 2 and 3 once each.
+      expect([1, 2, 3].map((id) => server.count("POST", id))).toEqual([2, 1, 1]);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 });

@@ -34,8 +34,8 @@ afterAll(async () => {
 const bin = () => join(project!.dir, "node_modules", ".bin", "store-admin-sdk");
 
 /** Starts the command and resolves its URL once it prints that it listens. */
-function startMock(args: string[]): Promise<{ child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }> {
-  const child = spawn(bin(), ["mock", "--port", "0", ...args], { cwd: project!.dir, stdio: ["ignore", "pipe", "pipe"] });
+function startMock(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }> {
+  const child = spawn(bin(), ["mock", "--port", "0", ...args], { cwd: project!.dir, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
@@ -281,5 +281,76 @@ describe("store-admin-sdk mock", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--grace must be a number of seconds from 0 to 86400, got "3000000"');
     expect(result.stdout).not.toContain("listening");
+  }, 60_000);
+
+  it("keeps no request it answered: 1,000 bodies of 1 MB in a 64 MB heap, each answered", async () => {
+    const mock = await startMock([], { ...process.env, NODE_OPTIONS: "--max-old-space-size=64" });
+    const headers = { authorization: `Bearer ${TOKEN}`, "x-store-api-version": "2024-04-01", "content-type": "application/json" };
+    const body = JSON.stringify({ message: "m".repeat(1_000_000) });
+    const statuses = new Map<number, number>();
+    try {
+      for (let i = 0; i < 1_000; i++) {
+        const response = await fetch(`${mock.url}/api/admin/disputes/${i + 1}/notes/`, { method: "POST", headers, body });
+        await response.arrayBuffer();
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      }
+      mock.child.kill("SIGTERM");
+      expect(await mock.exited, mock.output()).toBe(0);
+    } finally {
+      mock.child.kill("SIGKILL");
+    }
+    expect([...statuses]).toEqual([[200, 1_000]]);
+  }, 180_000);
+
+  it("answers a body nested 200,000 levels deep 400, naming the depth, and logs it", async () => {
+    const mock = await startMock(["--log", "deep.jsonl"]);
+    const deep = `{"message":${"[".repeat(200_000)}${"]".repeat(200_000)}}`;
+    try {
+      const response = await fetch(`${mock.url}/api/admin/disputes/1/notes/`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "x-store-api-version": "2024-04-01", "content-type": "application/json" },
+        body: deep,
+        // Only so that a mock that never answers fails the test instead of hanging it.
+        signal: AbortSignal.timeout(30_000),
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { detail: string }).detail).toMatch(/nested more than \d+ levels deep/);
+      // The mock still answers after it.
+      expect((await fetch(`${mock.url}/api/admin/users/1/`, { headers: { authorization: `Bearer ${TOKEN}`, "x-store-api-version": "2024-04-01" } })).status).toBe(200);
+      mock.child.kill("SIGTERM");
+      expect(await mock.exited, mock.output()).toBe(0);
+    } finally {
+      mock.child.kill("SIGKILL");
+    }
+    const lines = readFileSync(join(project!.dir, "deep.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((line) => [line.method, line.path, line.status])).toEqual([
+      ["POST", "/disputes/1/notes/", 400],
+      ["GET", "/users/1/", 200],
+    ]);
+    expect(String(lines[0]!.body)).toMatch(/^\[a JSON body nested more than \d+ levels deep, \d+ bytes\]$/);
+  }, 60_000);
+
+  it("refuses __proto__, constructor and prototype as query names with 422, naming each, and logs them as sent", async () => {
+    const mock = await startMock(["--log", "proto.jsonl"]);
+    const headers = { authorization: `Bearer ${TOKEN}`, "x-store-api-version": "2024-04-01" };
+    const names = ["__proto__", "constructor", "prototype"];
+    try {
+      for (const name of names) {
+        const response = await fetch(`${mock.url}/api/admin/users/?${name}=one&email=ada%40example.com`, { headers });
+        expect(response.status, name).toBe(422);
+        const answer = (await response.json()) as { validation: Array<{ location: string[] }> };
+        expect(answer.validation.map((issue) => issue.location), name).toEqual([["query", name]]);
+      }
+      mock.child.kill("SIGTERM");
+      expect(await mock.exited, mock.output()).toBe(0);
+    } finally {
+      mock.child.kill("SIGKILL");
+    }
+    const lines = readFileSync(join(project!.dir, "proto.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as { query: Record<string, unknown>; status: number });
+    expect(lines.map((line) => line.status)).toEqual([422, 422, 422]);
+    lines.forEach((line, i) => {
+      expect(Object.keys(line.query)).toEqual([names[i], "email"]);
+      expect(Object.getOwnPropertyDescriptor(line.query, names[i]!)?.value).toBe("one");
+    });
   }, 60_000);
 });

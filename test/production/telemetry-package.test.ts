@@ -9,19 +9,38 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { build } from "esbuild";
 import { createConsumerProject, describeRun, npmEnv, pinnedVersion, ROOT, run, runOrThrow, type ConsumerProject } from "../package/tarball.js";
-import { startFaultServer, type FaultServer } from "../helpers/fault-server.js";
+import { startFaultServer, type Fault, type FaultServer } from "../helpers/fault-server.js";
 
 let project: ConsumerProject | undefined;
 let server: FaultServer;
 
+/** A Retry-After of 12,000 characters (15 KB on the wire; fetch reads 16 KB of headers at most) with C1 control characters (CSI, OSC). */
+const LONG_RETRY_AFTER = `1${"\u009b31m\u009d0;x".repeat(2_000)}`.slice(0, 12_000);
+let echoing: FaultServer;
+let retried = false;
+
 beforeAll(async () => {
   server = await startFaultServer(() => ({ body: { id: 42 }, headers: { "x-request-id": "req-pkg" } }));
+  // Echoes the call's token in the next cursor; names a cursor it is sent back in a 400 and in its request id.
+  echoing = await startFaultServer((received): Fault => {
+    const cursor = received.query.get("cursor");
+    if (cursor !== null) return { status: 400, headers: { "x-request-id": `req-${cursor}` }, body: { detail: `The cursor ${cursor} is not valid.` } };
+    if (received.path.endsWith("/users/")) {
+      const token = String(received.headers.authorization).replace(/^Bearer /, "");
+      return { body: { next: `${echoing.url}/users/?cursor=${token}`, previous: null, results: [{ id: 1 }] } };
+    }
+    if (retried) return { body: { id: 429 } };
+    retried = true;
+    return { status: 429, headers: { "retry-after": LONG_RETRY_AFTER }, body: { detail: "Slow down." } };
+  });
   project = await createConsumerProject();
   await cp(join(ROOT, "test", "production", "fixtures", "telemetry-consumer.mjs"), join(project.dir, "consumer.mjs"));
+  await cp(join(ROOT, "test", "production", "fixtures", "telemetry-tokens.mjs"), join(project.dir, "tokens.mjs"));
 }, 300_000);
 
 afterAll(async () => {
   await server?.close();
+  await echoing?.close();
   await project?.remove();
 });
 
@@ -64,4 +83,37 @@ describe("@opentelemetry/api, an optional peer dependency", () => {
     await runOrThrow("npm install OpenTelemetry", "npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", ...packages], { cwd: project!.dir, env: npmEnv(), timeoutMs: 300_000 });
     expect(await runConsumer({ WITH_OTEL: "1" })).toEqual(["plain: 42 req-pkg; raw: 200 false 42", "spans: GET /users/{id}/, users.retrieve"]);
   }, 300_000);
+});
+
+describe("what telemetry, errors and logs show of a server's echoes", () => {
+  type Span = { name: string; attributes: Record<string, unknown>; events: Array<{ name: string; attributes: Record<string, unknown> }> };
+  let seen: { tokens: string[]; error: { message: string; requestId: string }; events: unknown[]; spans: Span[] };
+  beforeAll(async () => {
+    const packages = await Promise.all(["@opentelemetry/api", "@opentelemetry/sdk-trace-base"].map(async (name) => `${name}@${await pinnedVersion(name)}`));
+    await runOrThrow("npm install OpenTelemetry", "npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", ...packages], { cwd: project!.dir, env: npmEnv(), timeoutMs: 300_000 });
+    const result = await run(process.execPath, ["tokens.mjs"], { cwd: project!.dir, env: { ...process.env, SERVER_URL: echoing.url }, timeoutMs: 60_000 });
+    if (result.code !== 0) throw new Error(describeRun("tokens.mjs", result));
+    seen = JSON.parse(result.stdout) as typeof seen;
+  }, 300_000);
+
+  it("scrubs every token the function handed out, not only the call's own: errors, request ids, log events, spans", () => {
+    const { tokens, error, events, spans } = seen;
+    // Page 1, page 2 (the 400 naming the cursor), then the 429 and its retry: a token per call.
+    expect(tokens).toHaveLength(3);
+    expect(error.message).toContain("is not valid");
+    expect(error.message).toContain("[REDACTED]");
+    expect(error.requestId).toBe("req-[REDACTED]");
+    const page2 = spans.find((span) => span.name === "GET /users/" && String(span.attributes["url.full"]).includes("cursor="))!;
+    expect(page2.attributes["url.full"]).toMatch(/cursor=(\[REDACTED\]|%5BREDACTED%5D)$/);
+    const everything = JSON.stringify({ error, events, spans }).toLowerCase();
+    for (const token of tokens) expect(everything, token).not.toContain(token.toLowerCase());
+  });
+
+  it("records a Retry-After clipped and without control characters, as the log does", () => {
+    const retry = seen.spans.flatMap((span) => span.events).find((event) => event.name === "retry")!;
+    const [retryAfter] = retry.attributes["http.response.header.retry-after"] as string[];
+    expect(retryAfter!.length).toBeLessThanOrEqual(101);
+    expect(retryAfter).toMatch(/^1\S/);
+    expect(retryAfter).not.toMatch(/[\0-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+  });
 });
