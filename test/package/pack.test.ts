@@ -52,10 +52,13 @@ const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.y
  * longer carry (~36 kB); with the queue's trace docs, ~408 kB. The command's hardening against
  * hostile files and servers (output files written through a rename, the mock's log, grace and
  * body limits: dist/src/cli/main.js +9 kB, its map +6 kB) with its docs and changelog lines, and
- * the MCP and testing kit's refusals of undeclared parameters, added ~12 kB: ~420 kB. A jump
- * past it means something unintended got packed.
+ * the MCP and testing kit's refusals of undeclared parameters, added ~12 kB: ~420 kB. The MCP
+ * result cap over the whole result (src/mcp/result-size.ts), the remembered tokens, the mock's
+ * depth limit, and the docs and changelog lines of those, of the release gate, of the generators'
+ * encoders and of the URL rule for method names added ~10 kB: 430,182 B measured. A jump past it
+ * means something unintended got packed.
  */
-const MAX_TARBALL_BYTES = 430_000;
+const MAX_TARBALL_BYTES = 440_000;
 
 const PACK_TIMEOUT_MS = 300_000;
 
