@@ -46,7 +46,7 @@ import { promisify } from "node:util";
 import { contractModel } from "./contract-model.js";
 import { untrustedMarkdown } from "./encode.js";
 import { loadContract } from "./load-contract.js";
-import { generatedSample, isPaginated, writtenSamples } from "./samples.js";
+import { sampleSource, writtenSamples } from "./samples.js";
 
 export const DEFAULT_SPEC_PATH = fileURLToPath(new URL("../openapi/store-admin.yaml", import.meta.url));
 export const DEFAULT_OUTPUT_PATH = fileURLToPath(new URL("../docs/reference/index.html", import.meta.url));
@@ -162,7 +162,7 @@ export async function referenceCopy(specPath: string): Promise<Json> {
   const versionHeader = model.versionHeader?.name.toLowerCase();
   const samples = await writtenSamples(pathToFileURL(SAMPLES_DIR + "/"));
   for (const op of model.operations) {
-    const source = samples.get(op.operationId) ?? generatedSample(model, op, isPaginated(model, op));
+    const source = sampleSource(samples, model, op);
     op.operation["x-codeSamples"] = [{ lang: SAMPLE_LANGUAGE, label: SAMPLE_LANGUAGE, source: source.trimEnd() + "\n" }];
     describeSdkHeaders(op.operation.parameters, versionHeader);
   }

@@ -134,14 +134,17 @@ function writableNames(doc: Json, schema: unknown, at: string): Set<string> {
   return names;
 }
 
-/** The arguments of a generated call: path values, then the body (from the contract's example, else built), then the required query. */
-function sampleArguments(model: ContractModel, op: OperationModel): string[] {
+/** The values of a generated call, from the contract: each path value, the body (the contract's example, else built), the required query. */
+export function sampleValues(model: ContractModel, op: OperationModel): { path: Record<string, unknown>; body?: unknown; query?: Json } {
   const { doc } = model;
-  const args = op.pathParams.map((name) => {
-    const i = op.parameters.findIndex((p) => p.in === "path" && p.name === name);
-    const parameter = op.parameters[i]!;
-    return literal(parameter.example ?? minimalInstance(doc, parameter.schema, "request", `${op.at}/parameters/${i}/schema`));
-  });
+  const path = Object.fromEntries(
+    op.pathParams.map((name) => {
+      const i = op.parameters.findIndex((p) => p.in === "path" && p.name === name);
+      const parameter = op.parameters[i]!;
+      return [name, parameter.example ?? minimalInstance(doc, parameter.schema, "request", `${op.at}/parameters/${i}/schema`)];
+    }),
+  );
+  const values: { path: Record<string, unknown>; body?: unknown; query?: Json } = { path };
   if (op.body) {
     const schema = op.body.schemas[op.body.mediaType];
     const content = (resolveRef(doc, op.operation.requestBody, op.body.at).content ?? {}) as Json;
@@ -152,13 +155,17 @@ function sampleArguments(model: ContractModel, op: OperationModel): string[] {
       const allowed = writableNames(doc, schema, `${op.body.at}/schema`);
       value = Object.fromEntries(Object.entries(value).filter(([name]) => allowed.has(name)));
     }
-    args.push(literal(value ?? minimalInstance(doc, schema, "request", `${op.body.at}/schema`)));
+    values.body = value ?? minimalInstance(doc, schema, "request", `${op.body.at}/schema`);
   }
   const required = op.parameters.filter((p) => p.in === "query" && p.required === true);
-  if (required.length > 0) {
-    args.push(literal(Object.fromEntries(required.map((p) => [p.name, p.example ?? minimalInstance(doc, p.schema, "request", `${op.at}/parameters`)]))));
-  }
-  return args;
+  if (required.length > 0) values.query = Object.fromEntries(required.map((p) => [p.name, p.example ?? minimalInstance(doc, p.schema, "request", `${op.at}/parameters`)]));
+  return values;
+}
+
+/** The arguments of a generated call, as source: path values, then the body, then the required query. */
+function sampleArguments(model: ContractModel, op: OperationModel): string[] {
+  const { path, body, query } = sampleValues(model, op);
+  return [...op.pathParams.map((name) => path[name]), ...(op.body ? [body] : []), ...(query ? [query] : [])].map((value) => literal(value));
 }
 
 /** An operation's sample, generated: the client set up, the call, its result used. */
@@ -189,6 +196,11 @@ export async function writtenSamples(samplesDir: URL): Promise<ReadonlyMap<strin
   const entries = await readdir(samplesDir, { withFileTypes: true }).catch(() => []);
   const files = entries.filter((entry) => entry.isFile() && entry.name.endsWith(".ts"));
   return new Map(await Promise.all(files.map(async (entry) => [entry.name.slice(0, -3), await readFile(join(fileURLToPath(samplesDir), entry.name), "utf8")] as const)));
+}
+
+/** An operation's sample: the one written ({@link writtenSamples}), else one generated from the contract. */
+export function sampleSource(samples: ReadonlyMap<string, string>, model: ContractModel, op: OperationModel): string {
+  return samples.get(op.operationId) ?? generatedSample(model, op, isPaginated(model, op));
 }
 
 /** Whether an operation is a cursor-paginated list: it takes `cursor` and its success body has `results`. */
