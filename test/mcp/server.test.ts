@@ -12,7 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFaultServer, type FaultServer, type ReceivedRequest } from "../helpers/fault-server.js";
 import { prismUrl } from "../helpers/prism.js";
 import { loadContractFile } from "../../scripts/load-contract.js";
+import { operations } from "../../generated/operation-facts.js";
+import { mcpTools } from "../../generated/mcp-tools.js";
 import { createConsumerProject, npmEnv, pinnedVersion, ROOT, run, runOrThrow, type ConsumerProject } from "../package/tarball.js";
+
+/** The operations of generated/: one tool each (the reads without --allow-writes), beside validate_call. */
+const OPERATION_KEYS = Object.keys(operations);
 
 const TOKEN = "sk_live_Mcp7Secret9Token42";
 const CAP = 32_768;
@@ -142,7 +147,7 @@ describe("store-admin-sdk mcp", () => {
     expect(names).toContain("validate_call");
     expect(names).not.toContain("giftCards_update");
     expect(tools.filter((t) => t.name !== "validate_call").every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
-    expect(tools).toHaveLength(10);
+    expect(tools).toHaveLength(OPERATION_KEYS.filter((key) => key.startsWith("GET ")).length + 1);
     const retrieve = tools.find((t) => t.name === "users_retrieve")!;
     expect(retrieve.description).toContain("Retrieve a customer");
     expect(retrieve.description).toContain("Needs the scope users:read.");
@@ -151,7 +156,7 @@ describe("store-admin-sdk mcp", () => {
 
   it("--allow-writes adds the writes, with MCP's hints", async () => {
     const { tools } = await (await connect("--allow-writes")).listTools();
-    expect(tools).toHaveLength(21);
+    expect(tools).toHaveLength(OPERATION_KEYS.length + 1);
     const hints = (name: string) => tools.find((t) => t.name === name)!.annotations;
     expect(hints("users_replace")).toMatchObject({ readOnlyHint: false, idempotentHint: true, destructiveHint: true });
     expect(hints("giftCards_update")).toMatchObject({ readOnlyHint: false, idempotentHint: false, destructiveHint: true });
@@ -163,9 +168,14 @@ describe("store-admin-sdk mcp", () => {
 
   it("--scopes and --tools narrow the list", async () => {
     const scoped = (await (await connect("--allow-writes", "--scopes", "gift_cards:read,users:write")).listTools()).tools.map((t) => t.name).sort();
-    expect(scoped).toEqual(["giftCards_list", "users_addresses_update", "users_replace", "users_update", "validate_call"]);
+    // The tools whose operation the scopes satisfy, as generated/ lists them.
+    const held = new Set(["gift_cards:read", "users:write"]);
+    expect(scoped).toEqual([...mcpTools.filter((t) => t.scopes.some((alternative) => alternative.every((s) => held.has(s)))).map((t) => t.name), "validate_call"].sort());
+    expect(scoped).toEqual(expect.arrayContaining(["giftCards_list", "users_addresses_update", "users_replace", "users_update", "validate_call"]));
     const named = (await (await connect("--tools", "giftCards_*,Payments")).listTools()).tools.map((t) => t.name).sort();
-    expect(named).toEqual(["disputes_retrieve", "gateways_retrieve", "giftCards_list", "validate_call"]);
+    // The reads named by the pattern or the tag.
+    expect(named).toEqual([...mcpTools.filter((t) => t.method === "GET" && (t.name.startsWith("giftCards_") || t.tags.includes("Payments"))).map((t) => t.name), "validate_call"].sort());
+    expect(named).toEqual(expect.arrayContaining(["disputes_retrieve", "gateways_retrieve", "giftCards_list", "validate_call"]));
   });
 
   it("sends each call as the contract says, with the token and the version header", async () => {
@@ -189,7 +199,7 @@ describe("store-admin-sdk mcp", () => {
   it("makes each tool's request: method, path and body as the store received them", async () => {
     const client = await connect("--allow-writes");
     const calls = everyCall();
-    expect(calls).toHaveLength(20);
+    expect(calls).toHaveLength(OPERATION_KEYS.length);
     for (const call of calls) {
       const before = store.requests.length;
       const result = await client.callTool({ name: call.tool, arguments: call.args });

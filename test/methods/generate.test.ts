@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { generateMethods, generateOperations } from "../../scripts/generate.js";
+import { operations } from "../../generated/operation-facts.js";
 
 type Node = Record<string, any>;
 
@@ -18,7 +19,7 @@ const sample = async (operationId: string) => `import x from "y";\n\nconst store
 describe("the method generator", () => {
   it("makes one table row and one documented method per operation of the working contract", async () => {
     const { table, types } = await generateMethods(contract(), sample);
-    expect(table.match(/^ {2}\["/gm)).toHaveLength(20);
+    expect(table.match(/^ {2}\["/gm)).toHaveLength(Object.keys(operations).length);
     expect(table).toContain('["users.addresses.update", "PUT /users/{id}/addresses/{addressId}/", "body"],');
     expect(types).toContain("retrieve(id: number, options?: MethodOptions): ResponsePromise<User>;");
     expect(types).toContain("// the sample of getUser");
