@@ -21,6 +21,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build, type Plugin } from "esbuild";
+import { operations } from "../generated/operation-facts.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -64,8 +65,16 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
  * lost error chunk, reused) added 23 B: 11,009 B measured. Scrubbing every token an
  * `accessToken` function handed out, not only the call's (the source remembers the 16 most recent,
  * on the main path, since a call's secrets are fixed when it starts) added 71 B: 11,080 B measured.
+ * That was with the contract's 20 operations; each operation added since may add
+ * {@link PER_OPERATION_GZIP_BYTES} (its method's name), so that one more does not fail the
+ * check (it added 1 B).
  */
-export const CEILING_GZIP_BYTES = 11_080;
+const MEASURED_GZIP_BYTES = 11_080;
+const MEASURED_OPERATIONS = 20;
+/** What an operation may add to the main entry's start: the goal test/size-per-operation.test.ts holds (docs/architecture.md, "Cost per operation"). */
+export const PER_OPERATION_GZIP_BYTES = 6;
+/** The ceiling for the contract of generated/: the one measured, and {@link PER_OPERATION_GZIP_BYTES} for each operation added since. */
+export const CEILING_GZIP_BYTES = MEASURED_GZIP_BYTES + PER_OPERATION_GZIP_BYTES * Math.max(0, Object.keys(operations).length - MEASURED_OPERATIONS);
 /** The goal: 8 kB min+gz. Missed today; docs/performance.md says by how much and what the bytes are. */
 export const GOAL_GZIP_BYTES = 8 * 1024;
 /** The package's main entry, built. */

@@ -14,9 +14,10 @@ import { describe, expect, it, beforeAll } from "vitest";
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { syntheticBuild, perOperation, type SyntheticFigures } from "../scripts/bench/synthetic-build.js";
+import { PER_OPERATION_GZIP_BYTES } from "../scripts/size.js";
 import { syntheticContract } from "../scripts/bench/synthetic-contract.js";
 
-const MAIN_PER_OPERATION = 6;
+const MAIN_PER_OPERATION = PER_OPERATION_GZIP_BYTES;
 const TESTING_PER_OPERATION = 40;
 
 let small: SyntheticFigures;
