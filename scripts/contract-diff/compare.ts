@@ -12,6 +12,7 @@
  */
 import { child, deref, fieldPath, isNode, isSuccess, objectView, operations, parameters, preferredMediaType, typesOf, type At, type Node, type Operation } from "./document.js";
 import { bumpOf, maxBump, type Bump, type Direction, type Kind } from "./kinds.js";
+import { contractModel } from "../contract-model.js";
 
 export interface Change {
   /** `"METHOD /path/"`, or null for a change in a component no operation uses. */
@@ -44,6 +45,19 @@ const LIMITS: ReadonlyArray<[string, "max" | "min"]> = [
 const CONSTRAINTS = ["pattern", "format", "multipleOf", "uniqueItems", "contentMediaType"] as const;
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Each operation's method name (`"GET /users/{id}/"` → `users.retrieve`) as the generators
+ * name it: `x-sdk-method`, else derived from the URL (scripts/method-names.ts). Undefined when
+ * the generators refuse the contract; the diff then compares the `x-sdk-method`s as written.
+ */
+function methodNames(doc: Node): Map<string, string> | undefined {
+  try {
+    return new Map(contractModel(doc).operations.map((op) => [`${op.method.toUpperCase()} ${op.path}`, op.methodName]));
+  } catch {
+    return undefined;
+  }
+}
 const show = (values: unknown[]): string => values.map((v) => JSON.stringify(v)).join(", ");
 
 /** Keywords that may sit beside the `anyOf`/`oneOf` of a nullable wrapper without making it more than one. */
@@ -97,7 +111,12 @@ class Differ {
   private used = true;
   private visiting = new Set<string>();
 
-  constructor(readonly base: Node, readonly head: Node) {}
+  /** Each side's method names, as the generators give them (see {@link methodNames}). */
+  private readonly names: { base: Map<string, string> | undefined; head: Map<string, string> | undefined };
+
+  constructor(readonly base: Node, readonly head: Node) {
+    this.names = { base: methodNames(base), head: methodNames(head) };
+  }
 
   add(kind: Kind, location: string, field: string, direction: Direction, message: string): void {
     const bump = bumpOf(kind, direction, this.used);
@@ -127,13 +146,17 @@ class Differ {
 
   private compareOperation(b: Operation, h: Operation): void {
     this.compareDocs(b.op, h.op, "", "request");
-    const [wasNamed, isNamed] = [b.op.node[SDK_METHOD], h.op.node[SDK_METHOD]];
+    // The name a caller uses: `x-sdk-method`, else the one the URL gives; an annotation that
+    // states the derived name changes nothing, and a derived name that moves is a rename.
+    const [wasNamed, isNamed] = [this.names.base?.get(b.key) ?? b.op.node[SDK_METHOD], this.names.head?.get(h.key) ?? h.op.node[SDK_METHOD]];
+    const where = h.op.node[SDK_METHOD] === undefined ? h.op.ptr : child(h.op.ptr, SDK_METHOD);
     if (wasNamed !== undefined && !same(wasNamed, isNamed)) {
-      const now = isNamed === undefined ? "has no method any more" : `is now \`store.${String(isNamed)}()\``;
-      this.add("method-renamed", child(h.op.ptr, SDK_METHOD), "", "request", `The method \`store.${String(wasNamed)}()\` of ${b.key} ${now}.`);
+      const derived = h.op.node[SDK_METHOD] === undefined ? ` (derived from its URL: set \`x-sdk-method: ${String(wasNamed)}\` to keep the old name)` : "";
+      const now = isNamed === undefined ? "has no method any more" : `is now \`store.${String(isNamed)}()\`${derived}`;
+      this.add("method-renamed", where, "", "request", `The method \`store.${String(wasNamed)}()\` of ${b.key} ${now}.`);
     }
     if (wasNamed === undefined && isNamed !== undefined) {
-      this.add("method-added", child(h.op.ptr, SDK_METHOD), "", "request", `Callable as \`store.${String(isNamed)}()\`.`);
+      this.add("method-added", where, "", "request", `Callable as \`store.${String(isNamed)}()\`.`);
     }
     const security = (op: Operation, doc: Node): unknown => op.op.node.security ?? doc.security;
     if (!same(security(b, this.base), security(h, this.head))) {

@@ -326,19 +326,47 @@ const MUTATIONS: Mutation[] = [
     count: 1,
   },
   {
-    name: "operation method name removed",
+    // The URL gives the name the annotation stated: callers see nothing.
+    name: "x-sdk-method removed where the URL gives the same name",
+    change: (d) => void delete (pathItem(d, "/gateways/{id}/").get as Node)["x-sdk-method"],
+    bump: "none",
+    expect: [],
+  },
+  {
+    name: "x-sdk-method removed where the URL gives another name: a rename",
+    setup: (d) => void ((pathItem(d, "/gateways/{id}/").get as Node)["x-sdk-method"] = "gateways.fetch"),
     change: (d) => void delete (pathItem(d, "/gateways/{id}/").get as Node)["x-sdk-method"],
     bump: "major",
     expect: [{ operation: "GET /gateways/{id}/", kind: "method-renamed", breaking: true, typeBreak: false }],
+    report: ["The method `store.gateways.fetch()` of GET /gateways/{id}/ is now `store.gateways.retrieve()` (derived from its URL: set `x-sdk-method: gateways.fetch` to keep the old name)."],
     count: 1,
   },
   {
-    name: "operation method name added where there was none",
+    name: "x-sdk-method added that states the name the URL gives",
     setup: (d) => void delete (pathItem(d, "/gateways/{id}/").get as Node)["x-sdk-method"],
     change: (d) => void ((pathItem(d, "/gateways/{id}/").get as Node)["x-sdk-method"] = "gateways.retrieve"),
-    bump: "minor",
-    expect: [{ operation: "GET /gateways/{id}/", kind: "method-added", breaking: false, typeBreak: false }],
-    count: 1,
+    bump: "none",
+    expect: [],
+  },
+  {
+    // No annotation: a new path below /settings/ makes it a collection, whose GET is `list`, not `retrieve`.
+    name: "a derived name moved by another operation's path",
+    setup: (d) => {
+      const json = (description: string) => ({ description, content: { "application/json": { schema: { type: "object" } } } });
+      (d.paths as Record<string, unknown>)["/settings/"] = { get: { operationId: "getSettings", parameters: [{ $ref: "#/components/parameters/ApiVersion" }], responses: { "200": json("The settings.") } } };
+    },
+    change: (d) => {
+      const json = (description: string) => ({ description, content: { "application/json": { schema: { type: "object" } } } });
+      (d.paths as Record<string, unknown>)["/settings/{key}/"] = {
+        get: { operationId: "getSetting", parameters: [{ $ref: "#/components/parameters/ApiVersion" }, { name: "key", in: "path", required: true, schema: { type: "string" } }], responses: { "200": json("One setting.") } },
+      };
+    },
+    bump: "major",
+    expect: [
+      { operation: "GET /settings/", kind: "method-renamed", breaking: true, typeBreak: false },
+      { operation: "GET /settings/{key}/", kind: "operation-added", breaking: false, typeBreak: false },
+    ],
+    report: ["The method `store.settings.retrieve()` of GET /settings/ is now `store.settings.list()` (derived from its URL: set `x-sdk-method: settings.retrieve` to keep the old name)."],
   },
   {
     name: "component used by no operation added",
