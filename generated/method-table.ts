@@ -2,7 +2,7 @@
 
 /**
  * The operation methods, named by each operation's `x-sdk-method` in the contract:
- * `src/methods.ts` builds them from this table; `methods.ts` types and documents them.
+ * `src/client/methods.ts` builds them from this table; `methods.ts` types and documents them.
  */
 import type { OperationKey } from "./operations.js";
 

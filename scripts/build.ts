@@ -41,7 +41,7 @@ export const ENTRIES = [
 ];
 
 /** What the other entries take from the main entry's modules: see `internal/shared.ts`. */
-const SHARED = "src/internal/shared.ts";
+const SHARED = "src/shared.ts";
 
 /** How the other entries import {@link SHARED}, built: package.json `imports`, private to the package. */
 export const SHARED_IMPORT = "#shared";

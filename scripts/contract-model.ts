@@ -16,7 +16,7 @@
  *   one marked `x-sdk-version-header: true`.
  * - Schema names that are not identifiers are mapped to one ({@link typeNameOf}).
  */
-import { requirementInWords, type RequiredScopes } from "../src/internal/error-messages.js";
+import { requirementInWords, type RequiredScopes } from "../src/core/error-messages.js";
 import { argumentNames, checkNames } from "./contract-names.js";
 import { camel, MethodNameError, METHOD_NAME, nameMethods, words } from "./method-names.js";
 

@@ -17,7 +17,7 @@
  *   split off by scripts/lazy-tables.ts.
  * - `generated/method-table.ts` and `generated/methods.ts`: the operation methods
  *   (`store.users.retrieve(42)`), named by each operation's `x-sdk-method` (or, without one, a
- *   name derived from its URL, scripts/method-names.ts): a small run-time table `src/methods.ts` builds them
+ *   name derived from its URL, scripts/method-names.ts): a small run-time table `src/client/methods.ts` builds them
  *   from, and their types, documented from the contract (summary, description, scopes,
  *   parameters, errors) with the operation's sample from `docs/samples/`, or a generated one,
  *   as the example.
@@ -246,7 +246,7 @@ ${names.map((name) => `  ${key(name)}: ${typeNames.get(name)!};`).join("\n")}
 
 // ─── Operation methods ──────────────────────────────────────────────────────────────
 
-/** The typed error each documented status becomes (src/errors.ts). */
+/** The typed error each documented status becomes (src/core/errors.ts). */
 const ERROR_BY_STATUS: Record<string, string> = {
   "400": "BadRequestError",
   "401": "AuthenticationError",
@@ -511,11 +511,11 @@ export async function generateMethods(
 
   // The run-time table: one row per method, `[name, "METHOD /path/", what comes after the path
   // parameters ("query", "body", "body+query" or "")]`. The path parameters are the template's, in its order:
-  // src/methods.ts reads them from the path (the bundle carries each name once).
+  // src/client/methods.ts reads them from the path (the bundle carries each name once).
   const rows = specs.map(
     (spec) => `  [${stringLiteral(spec.name)}, ${stringLiteral(`${spec.method} ${spec.path}`)}, ${stringLiteral(spec.rest.map((r) => r.kind).join("+"))}],`,
   );
-  // What src/telemetry.ts names each operation's span and records on it; only that module
+  // What src/client/telemetry.ts names each operation's span and records on it; only that module
   // (loaded with the client's `telemetry` option) imports it, so the main bundle does not grow.
   const spanRows = specs.map((spec) => `  ${stringLiteral(`${spec.method} ${spec.path}`)}: [${stringLiteral(spec.name)}, ${stringLiteral(spec.operationId)}],`);
   const body = `${blocks.reverse().join("\n\n")}\n\n${extraTypes.join("\n\n")}\n`;
@@ -523,7 +523,7 @@ export async function generateMethods(
   return {
     index: methodIndexModule(HEADER, specs),
     spanNames: `${HEADER}
-/** Each operation's method name (its span's name) and \`operationId\`, by \`"METHOD /path/"\`: for src/telemetry.ts. */
+/** Each operation's method name (its span's name) and \`operationId\`, by \`"METHOD /path/"\`: for src/client/telemetry.ts. */
 export const spanNames: Readonly<Record<string, readonly [method: string, operationId: string]>> = {
 ${spanRows.join("\n")}
 };
@@ -531,7 +531,7 @@ ${spanRows.join("\n")}
     table: `${HEADER}
 /**
  * The operation methods, named by each operation's \`x-sdk-method\` in the contract:
- * \`src/methods.ts\` builds them from this table; \`methods.ts\` types and documents them.
+ * \`src/client/methods.ts\` builds them from this table; \`methods.ts\` types and documents them.
  */
 import type { OperationKey } from "./operations.js";
 
@@ -548,7 +548,7 @@ ${rows.join("\n")}
  * The types and documentation of the operation methods (\`store.users.retrieve(42)\`), named by
  * each operation's \`x-sdk-method\` in the contract; \`method-table.ts\` is what they run on.
  */
-import type { MethodOptions, ResponsePromise } from "../src/types.js";
+import type { MethodOptions, ResponsePromise } from "../src/core/types.js";
 import type { ${fromSchema.join(", ")} } from "./schema.js";
 ${names.size > 0 ? `import type { ${[...names].sort().join(", ")} } from "./names.js";\n` : ""}
 ${body}`,

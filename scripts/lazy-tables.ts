@@ -1,10 +1,10 @@
 /**
  * What keeps the client's start-up from growing with the contract: of the per-operation
  * tables, only the methods' names load at start; the rest loads on the first call
- * (src/internal/tables.ts; docs/architecture.md, "Cost per operation").
+ * (src/client/tables.ts; docs/architecture.md, "Cost per operation").
  *
  * - `generated/method-index.ts`: the operation methods' names as a tree of resources, from
- *   which src/methods.ts makes `store.users.retrieve`. A list method holds its path, because
+ *   which src/client/methods.ts makes `store.users.retrieve`. A list method holds its path, because
  *   it returns its async iterable at once; any other method holds 0 and finds its operation in
  *   `generated/method-table.ts` on its first call. A name costs a few bytes gzipped; a path
  *   and its facts would cost several times that, at start, for every operation.

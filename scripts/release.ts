@@ -12,7 +12,7 @@
  * must be above that. Then it dates the `## [Unreleased]` entries as `## [x.y.z] - date`
  * (today, UTC, by default) under a fresh empty `## [Unreleased]`, keeps the contract as
  * `openapi/released/store-admin-<x.y.z>.yaml`, sets the version in package.json,
- * package-lock.json and src/version.ts, commits, and tags the commit `v<x.y.z>`.
+ * package-lock.json and src/core/version.ts, commits, and tags the commit `v<x.y.z>`.
  * Push the commit and the tag, then publish.
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -29,7 +29,7 @@ const VERSION_FILES: Record<string, (text: string, version: string) => string> =
   "package.json": (text, v) => text.replace(/^(  "version": )"[^"]*"/m, `$1"${v}"`),
   // The lock file states it twice: at the top and for the root package ("packages" → "").
   "package-lock.json": (text, v) => text.replace(/^(  "version": )"[^"]*"/m, `$1"${v}"`).replace(/^(    "": \{\n(?: {6}.*\n)*? {6}"version": )"[^"]*"/m, `$1"${v}"`),
-  "src/version.ts": (text, v) => text.replace(/(export const VERSION = )"[^"]*"/, `$1"${v}"`),
+  "src/core/version.ts": (text, v) => text.replace(/(export const VERSION = )"[^"]*"/, `$1"${v}"`),
   // The registry form of the MCP client configuration pins the version `npx -y` fetches: a
   // placeholder until a release has the command, then the newest release (test/house.test.ts).
   "docs/mcp.md": (text, v) => text.replace(/"store-admin-sdk@(?:\d+\.\d+\.\d+[^"]*|<version>)"/g, `"store-admin-sdk@${v}"`),

@@ -30,7 +30,7 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
  * shrinks. It was 10,500 B before the client's hardening (response-size cap, header and
  * per-call option checks, redaction of what servers send): docs/performance.md, "Bundle size".
  * It was 12,700 B (for 12,618 B) before the operation methods (`store.users.retrieve(42)`):
- * their table (generated/method-table.ts) and src/methods.ts measured +933 B min+gz
+ * their table (generated/method-table.ts) and src/client/methods.ts measured +933 B min+gz
  * (12,618 → 13,551 B), so it rose by those 933 B, within the 1 kB they were allowed.
  * It was 13,633 B before the bulk runner's derivation hook (a client assembled so that a
  * derived one shares its context: client.ts `assemble`) and the third hardening (one abort

@@ -5,8 +5,8 @@
  * import { createStoreAdminClient } from "store-admin-sdk";
  * const store = createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: process.env.STORE_TOKEN! });
  */
-export { createStoreAdminClient } from "./client.js";
-export { unwrap, type DataOf, type FetchResult } from "./unwrap.js";
+export { createStoreAdminClient } from "./client/client.js";
+export { unwrap, type DataOf, type FetchResult } from "./client/unwrap.js";
 export {
   StoreAdminError,
   ApiError,
@@ -26,10 +26,10 @@ export {
   ResponseTooLargeError,
   type Operation,
   type ValidationIssue,
-} from "./errors.js";
-export { formatLogEvent, type Logger, type RequestLogEvent } from "./logger.js";
+} from "./core/errors.js";
+export { formatLogEvent, type Logger, type RequestLogEvent } from "./core/logger.js";
 export { API_VERSION } from "../generated/operations.js";
-export { VERSION } from "./version.js";
+export { VERSION } from "./core/version.js";
 export type {
   AccessToken,
   ListItem,
@@ -45,7 +45,7 @@ export type {
   TelemetryOptions,
   WithResponse,
   paths,
-} from "./types.js";
+} from "./core/types.js";
 export type { operations } from "../generated/schema.js";
 // The operation methods' types: `OperationMethods` (the resources of the client), `UsersMethods`, …,
 // and the query types of the list methods (`ListUsersQuery`, …).

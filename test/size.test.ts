@@ -19,18 +19,18 @@ export const store = createStoreAdminClient({ baseUrl: "https://shop.example.com
 export const user = () => store.users.retrieve(42);`;
 
 /** The modules of `src/internal/off-path.ts`: loaded when a call first fails. */
-const OFF_PATH = ["src/errors.ts", "src/internal/error-messages.ts", "src/internal/redact.ts", "src/logger.ts", "src/retry-policy.ts"];
+const OFF_PATH = ["src/core/errors.ts", "src/core/error-messages.ts", "src/core/redact.ts", "src/core/logger.ts", "src/core/retry-policy.ts"];
 
 describe("bundle size (scripts/size.ts)", () => {
   it(`keeps \`import { createStoreAdminClient }\` within ${CEILING_GZIP_BYTES} B min+gz (goal ${GOAL_GZIP_BYTES} B)`, async () => {
     const { minBytes, gzipBytes, lazyGzipBytes, inputs } = await bundleSize();
     // What is measured is the whole client: our built files and openapi-fetch, not an empty bundle.
     const paths = inputs.map((input) => input.path);
-    expect(paths).toContain("src/client.ts");
+    expect(paths).toContain("src/client/client.ts");
     expect(paths).toContain("node_modules/openapi-fetch/dist/index.mjs");
     // The operation methods are part of the client: their names and the function that builds them;
-    // what each sends, and every operation's facts, load on the first call (src/internal/tables.ts).
-    expect(paths).toContain("src/methods.ts");
+    // what each sends, and every operation's facts, load on the first call (src/client/tables.ts).
+    expect(paths).toContain("src/client/methods.ts");
     expect(paths).toContain("generated/method-index.ts");
     for (const table of ["generated/method-table.ts", "generated/operation-facts.ts"]) expect(paths).not.toContain(table);
     // What loads only when a call fails is not loaded with the client, and it is measured apart.
@@ -112,7 +112,7 @@ describe("bundle size (scripts/size.ts)", () => {
     const gzip = (paths: string[]) => paths.reduce((sum, path) => sum + gzipSync(file(path).contents, { level: 9 }).byteLength, 0);
     const start = [...loadedAtStart];
     // Not counted here: the telemetry option's module (it loads with that option only, never on a
-    // failure) and the form bodies' module (src/multipart.ts, loaded by the first call that may send a form, with every bundler).
+    // failure) and the form bodies' module (src/client/multipart.ts, loaded by the first call that may send a form, with every bundler).
     const later = Object.keys(outputs).filter(
       (path) => path.endsWith(".js") && !loadedAtStart.has(path) && !/\/telemetry-[^/]*\.js$/.test(path) && !file(path).text.includes("a URL-encoded form cannot carry"),
     );

@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { paths } from "../../src/types.js";
+import type { paths } from "../../src/core/types.js";
 import type { Op } from "./measure.js";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -201,7 +201,7 @@ export async function typecheck(quick: boolean): Promise<Section> {
       the same through the operation methods (\`store.users.retrieve(42)\`); \`typecheck-bare.ts\` makes
       the same 20 calls through bare openapi-fetch over the generated types. ${quick ? 1 : 5} runs each.
       The path-string style cost 1.57× bare openapi-fetch's check time, with 2.40× its instantiations
-      (74,139), until the way \`src/types.ts\` builds its stricter types changed; the checks themselves
+      (74,139), until the way \`src/core/types.ts\` builds its stricter types changed; the checks themselves
       did not. Found by ablation of the built \`.d.ts\` (instantiations are deterministic; the check time
       follows them), in this order: \`paths\` is an interface over its mapped type, so that a call's
       \`paths[Path]\`, with \`Path\` still generic during inference, is a lookup and not the mapping

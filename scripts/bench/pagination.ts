@@ -6,7 +6,7 @@
  * measured in separate, untimed walks (forcing collections would slow them down).
  */
 import { getHeapSpaceStatistics } from "node:v8";
-import type { paths } from "../../src/types.js";
+import type { paths } from "../../src/core/types.js";
 import { HEADERS, loadBareOpenapiFetch, loadSdk, TOKEN, USER_JSON } from "./fixtures.js";
 import { cell, collectGarbage, inChild, int, oneLine, pairedRatio, status, summarize, times, type Section } from "./measure.js";
 import { PAGE_SIZE, startLoopbackServer } from "./server.js";

@@ -73,7 +73,7 @@ export async function costPerOperation(quick: boolean): Promise<Section> {
       ours: min+gz of what \`import { createStoreAdminClient }\` and \`import { createMockStore } from
       "store-admin-sdk/testing"\` load at start, and apart what they load later. At start the client
       holds its methods' names (\`generated/method-index.ts\`); the operations' table and the methods'
-      rows load on the first call (\`src/internal/tables.ts\`). The kit holds the operations' keys and
+      rows load on the first call (\`src/client/tables.ts\`). The kit holds the operations' keys and
       a loader each; an operation's facts, examples and precompiled validators
       (\`generated/testing/ops/\`) load on its first request. Times are one run each, wall clock, on
       this shared machine: growth at most linear means the time per operation at ${int(last.operations)}

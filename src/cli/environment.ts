@@ -4,9 +4,9 @@
  * or `STORE_ADMIN_API_URL` (an API root: a mock, a proxy), and `STORE_ADMIN_TOKEN`. Shared by
  * the `bulk` and `mcp` commands; every message names the variable to fix.
  */
-import { createStoreAdminClient } from "../client.js";
-import { redact } from "../internal/redact.js";
-import type { StoreAdminClient, StoreAdminClientOptions } from "../types.js";
+import { createStoreAdminClient } from "../client/client.js";
+import { redact } from "../core/redact.js";
+import type { StoreAdminClient, StoreAdminClientOptions } from "../core/types.js";
 import { InputError } from "./input.js";
 
 /**

@@ -7,8 +7,8 @@
  * that splits code puts it in a chunk of its own (docs/performance.md, "Bundle size").
  * Not exported from the package.
  */
-export * from "../errors.js";
-export { clip, describe, redact } from "./redact.js";
-export { attemptEvent, emitLogEvent, printEnvLog } from "../logger.js";
-export { requestIdOf } from "../request-id.js";
-export { decideRetry } from "../retry-policy.js";
+export * from "../core/errors.js";
+export { clip, describe, redact } from "../core/redact.js";
+export { attemptEvent, emitLogEvent, printEnvLog } from "../core/logger.js";
+export { requestIdOf } from "../core/request-id.js";
+export { decideRetry } from "../core/retry-policy.js";

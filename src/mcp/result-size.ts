@@ -4,7 +4,7 @@
  * the text's escapes count), and a value a message quotes from the arguments or the store is
  * clipped, so that no argument or answer can make a result grow with it.
  */
-import { headOf } from "../internal/redact.js";
+import { headOf } from "../core/redact.js";
 import type { ToolResult } from "./tool-call.js";
 
 /** The most characters a message quotes of one name or value. */

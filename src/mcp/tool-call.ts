@@ -5,11 +5,11 @@
  * text and `structuredContent`, the whole result at most `maxResultBytes` (result-size.ts), a
  * list page cut to fit with the offset of the rest and the API's cursor of the next page.
  */
-import { ownOptions } from "../internal/own.js";
+import { ownOptions } from "../core/own.js";
 import { MAX_UPLOAD_BYTES, mcpTools, type McpToolRow } from "../../generated/mcp-tools.js";
 import { bytesOf as bytes, cutResult, quoted, resultBytes as size, shown } from "./result-size.js";
-import { unwrap } from "../unwrap.js";
-import type { StoreAdminClient } from "../types.js";
+import { unwrap } from "../client/unwrap.js";
+import type { StoreAdminClient } from "../core/types.js";
 
 /** What a tool answers: MCP's `CallToolResult`. */
 export interface ToolResult {

@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createStoreAdminClient } from "../../src/index.js";
 import { memoryLedger, rateBudget, runBulk } from "../../src/bulk/index.js";
-import { sleep } from "../../src/internal/sleep.js";
+import { sleep } from "../../src/core/sleep.js";
 import { startBulkServer, type BulkServer } from "./server.js";
 
 let server: BulkServer;

@@ -221,7 +221,7 @@ describe("release:check on a mutated repository", () => {
 
 /**
  * `npm run release` in a temporary git repository holding a copy of the release files, the
- * scripts and src/version.ts, at 0.2.0 with `Dispute.arn` removed and named under
+ * scripts and src/core/version.ts, at 0.2.0 with `Dispute.arn` removed and named under
  * [Unreleased]: one command dates the entry, keeps the snapshot, moves every stated version
  * and tags the commit, and release:check then passes.
  */
@@ -253,7 +253,7 @@ describe("npm run release", () => {
     const at020 = (text: string): string => text.replaceAll('"0.3.0"', '"0.2.0"');
     writeFileSync(join(dir, "package.json"), at020(read("package.json")));
     writeFileSync(join(dir, "package-lock.json"), at020(read("package-lock.json")));
-    writeFileSync(join(dir, "src/version.ts"), at020(read("src/version.ts")));
+    writeFileSync(join(dir, "src/core/version.ts"), at020(read("src/core/version.ts")));
     mkdirSync(join(dir, "docs"));
     writeFileSync(join(dir, "docs/mcp.md"), read("docs/mcp.md"));
     const changelog = read("CHANGELOG.md");
@@ -315,7 +315,7 @@ describe("npm run release", () => {
     expect((JSON.parse(inDir("package.json")) as { version: string }).version).toBe("0.3.0");
     const lock = JSON.parse(inDir("package-lock.json")) as { version: string; packages: Record<string, { version: string }> };
     expect([lock.version, lock.packages[""]?.version]).toEqual(["0.3.0", "0.3.0"]);
-    expect(inDir("src/version.ts")).toContain('export const VERSION = "0.3.0";');
+    expect(inDir("src/core/version.ts")).toContain('export const VERSION = "0.3.0";');
     expect(inDir("docs/mcp.md")).toContain('"-p", "store-admin-sdk@0.3.0"');
     expect(inDir("docs/mcp.md")).not.toContain("store-admin-sdk@<version>");
     expect(git("status", "--porcelain")).toBe("");

@@ -8,12 +8,12 @@
  */
 import { getEventListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildClient } from "../../src/client.js";
-import { ConnectionError, InvalidResponseError, RateLimitError } from "../../src/errors.js";
-import type { RequestLogEvent } from "../../src/logger.js";
-import { parseRetryAfterMs } from "../../src/retry-policy.js";
-import type { StoreAdminClient, StoreAdminClientOptions } from "../../src/types.js";
-import { unwrap } from "../../src/unwrap.js";
+import { buildClient } from "../../src/client/client.js";
+import { ConnectionError, InvalidResponseError, RateLimitError } from "../../src/core/errors.js";
+import type { RequestLogEvent } from "../../src/core/logger.js";
+import { parseRetryAfterMs } from "../../src/core/retry-policy.js";
+import type { StoreAdminClient, StoreAdminClientOptions } from "../../src/core/types.js";
+import { unwrap } from "../../src/client/unwrap.js";
 import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 import { recordingSleep } from "../helpers/scripted-fetch.js";
 import { rejection } from "../helpers/outcome.js";

@@ -4,7 +4,7 @@
  * never reaches another origin, and failures come back as the SDK's typed errors.
  */
 import { describe, expect, it } from "vitest";
-import { createStoreAdminClient } from "../../src/client.js";
+import { createStoreAdminClient } from "../../src/client/client.js";
 import {
   ConnectionError,
   InvalidResponseError,
@@ -13,9 +13,9 @@ import {
   RedirectError,
   StoreAdminError,
   TimeoutError,
-} from "../../src/errors.js";
-import { formatLogEvent, type RequestLogEvent } from "../../src/logger.js";
-import { unwrap } from "../../src/unwrap.js";
+} from "../../src/core/errors.js";
+import { formatLogEvent, type RequestLogEvent } from "../../src/core/logger.js";
+import { unwrap } from "../../src/client/unwrap.js";
 import { useFaultServer, TEST_TOKEN, type Fault } from "../helpers/fault-server.js";
 
 const server = useFaultServer();

@@ -5,7 +5,7 @@
  */
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { buildClient } from "../../src/client.js";
+import { buildClient } from "../../src/client/client.js";
 import {
   ApiError,
   AuthenticationError,
@@ -23,10 +23,10 @@ import {
   TimeoutError,
   UnprocessableEntityError,
   type Operation,
-} from "../../src/errors.js";
-import { formatLogEvent, type RequestLogEvent } from "../../src/logger.js";
-import type { FetchLike } from "../../src/transport.js";
-import type { StoreAdminClient } from "../../src/types.js";
+} from "../../src/core/errors.js";
+import { formatLogEvent, type RequestLogEvent } from "../../src/core/logger.js";
+import type { FetchLike } from "../../src/client/transport.js";
+import type { StoreAdminClient } from "../../src/core/types.js";
 import { closedPortUrl, useFaultServer, TEST_TOKEN } from "../helpers/fault-server.js";
 import { recordingSleep, scriptedFetch } from "../helpers/scripted-fetch.js";
 import { rejection } from "../helpers/outcome.js";

@@ -7,7 +7,7 @@
  */
 import { inspect } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildClient, createStoreAdminClient } from "../../src/client.js";
+import { buildClient, createStoreAdminClient } from "../../src/client/client.js";
 import {
   ApiError,
   InternalServerError,
@@ -17,11 +17,11 @@ import {
   RateLimitError,
   StoreAdminError,
   TimeoutError,
-} from "../../src/errors.js";
-import { formatLogEvent, type RequestLogEvent } from "../../src/logger.js";
-import { parseRetryAfterMs } from "../../src/retry-policy.js";
-import type { StoreAdminClient, StoreAdminClientOptions } from "../../src/types.js";
-import { unwrap } from "../../src/unwrap.js";
+} from "../../src/core/errors.js";
+import { formatLogEvent, type RequestLogEvent } from "../../src/core/logger.js";
+import { parseRetryAfterMs } from "../../src/core/retry-policy.js";
+import type { StoreAdminClient, StoreAdminClientOptions } from "../../src/core/types.js";
+import { unwrap } from "../../src/client/unwrap.js";
 import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 import { recordingSleep } from "../helpers/scripted-fetch.js";
 import { rejection, everyRendering } from "../helpers/outcome.js";

@@ -1,5 +1,5 @@
 /**
- * Retry rules of the client (`src/request.ts` with `src/retry-policy.ts`), against a real
+ * Retry rules of the client (`src/client/request.ts` with `src/core/retry-policy.ts`), against a real
  * local server: which failures are sent again, for which methods, how often, and that every
  * attempt carries the whole body. Waits are recorded, not slept (`buildClient` with
  * `recordingSleep`), and the jitter is off (`random: () => 0`).
@@ -8,11 +8,11 @@
  * rule is asserted in test/unit/retry-policy.test.ts).
  */
 import { describe, expect, it } from "vitest";
-import { buildClient } from "../../src/client.js";
-import { ConnectionError, TimeoutError } from "../../src/errors.js";
-import type { RequestLogEvent } from "../../src/logger.js";
-import type { FetchLike } from "../../src/transport.js";
-import type { StoreAdminClient } from "../../src/types.js";
+import { buildClient } from "../../src/client/client.js";
+import { ConnectionError, TimeoutError } from "../../src/core/errors.js";
+import type { RequestLogEvent } from "../../src/core/logger.js";
+import type { FetchLike } from "../../src/client/transport.js";
+import type { StoreAdminClient } from "../../src/core/types.js";
 import { closedPortUrl, TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 import { json, networkError, recordingSleep, scriptedFetch } from "../helpers/scripted-fetch.js";
 import { rejection } from "../helpers/outcome.js";

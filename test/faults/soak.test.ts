@@ -8,10 +8,10 @@
  * the interleaving of the concurrent calls.
  */
 import { expect, it } from "vitest";
-import { createStoreAdminClient } from "../../src/client.js";
-import { ApiError, StoreAdminError } from "../../src/errors.js";
-import type { RequestLogEvent } from "../../src/logger.js";
-import { unwrap } from "../../src/unwrap.js";
+import { createStoreAdminClient } from "../../src/client/client.js";
+import { ApiError, StoreAdminError } from "../../src/core/errors.js";
+import type { RequestLogEvent } from "../../src/core/logger.js";
+import { unwrap } from "../../src/client/unwrap.js";
 import { startFaultServer, TEST_TOKEN, type Fault, type ReceivedRequest } from "../helpers/fault-server.js";
 
 const CALLS = 2_000;

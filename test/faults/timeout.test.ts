@@ -1,16 +1,16 @@
 /**
- * The client's per-attempt timeout (`timeoutMs`, `src/timeout.ts` used by `src/request.ts`):
+ * The client's per-attempt timeout (`timeoutMs`, `src/core/timeout.ts` used by `src/client/request.ts`):
  * the limit covers the whole exchange, headers and body, per attempt, and produces a
  * `TimeoutError` that says so. Counts and messages are asserted, never durations.
  */
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it, vi } from "vitest";
-import { buildClient, createStoreAdminClient } from "../../src/client.js";
-import { InvalidResponseError, TimeoutError } from "../../src/errors.js";
-import { DEFAULT_TIMEOUT_MS } from "../../src/timeout.js";
-import type { FetchLike } from "../../src/transport.js";
-import type { StoreAdminClient } from "../../src/types.js";
+import { buildClient, createStoreAdminClient } from "../../src/client/client.js";
+import { InvalidResponseError, TimeoutError } from "../../src/core/errors.js";
+import { DEFAULT_TIMEOUT_MS } from "../../src/core/timeout.js";
+import type { FetchLike } from "../../src/client/transport.js";
+import type { StoreAdminClient } from "../../src/core/types.js";
 import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 import { recordingSleep } from "../helpers/scripted-fetch.js";
 import { rejection } from "../helpers/outcome.js";
@@ -208,7 +208,7 @@ describe("timeoutMs", () => {
 describe("after a garbage collection", () => {
   // undici links a Request's signal to its parent through a WeakRef; once optimized code had
   // dropped the attempt's Request, a GC cut the link and a stalled body hung forever. The
-  // soak test found it (see the note in src/request.ts). Reproducing it needs optimized code,
+  // soak test found it (see the note in src/client/request.ts). Reproducing it needs optimized code,
   // hence the warm-up, and an explicit GC. The client calls its fetch as fetch(url, init)
   // without middleware and fetch(request) with it: each way is tried.
   const VARIANTS: Array<{ name: string; fetch?: FetchLike; middleware?: boolean; expectInput?: "url" | "request" }> = [

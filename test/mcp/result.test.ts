@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { resultOf } from "../../src/mcp/tool-call.js";
 import { toolNamed } from "../../src/mcp/tool-list.js";
-import { clip } from "../../src/internal/redact.js";
+import { clip } from "../../src/core/redact.js";
 
 /** A high surrogate not followed by a low one, or a low one not after a high one. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

@@ -1,6 +1,6 @@
 /**
  * The first call of an operation method, made before the per-operation tables have loaded
- * (they load on the first call: src/internal/tables.ts): its promise is the same
+ * (they load on the first call: src/client/tables.ts): its promise is the same
  * `ResponsePromise` as any later call's, with `.withResponse()` and `.asResponse()`, one
  * request sent, and a bad argument rejected (not thrown) with nothing sent. Each case imports
  * the client afresh (`vi.resetModules()`), so that its call is the first one.
@@ -11,7 +11,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 async function freshClient() {
   vi.resetModules();
   const { createStoreAdminClient } = await import("../../src/index.js");
-  const { loadedTables } = await import("../../src/internal/tables.js");
+  const { loadedTables } = await import("../../src/client/tables.js");
   const sent: string[] = [];
   const store = createStoreAdminClient({
     apiUrl: "https://shop.example.com/api/admin",

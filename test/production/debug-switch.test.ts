@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createConsumerProject, describeRun, ROOT, run, type ConsumerProject } from "../package/tarball.js";
 import { startFaultServer, type Fault, type FaultServer } from "../helpers/fault-server.js";
-import { envLogger } from "../../src/debug-switch.js";
+import { envLogger } from "../../src/client/env-logger.js";
 import { BIN_DIR, ensureRuntimes, INSTALL_TIMEOUT_MS, runtimeEnv } from "../runtimes/install.js";
 
 const TOKEN = "sk_live_debugswitch_secret";

@@ -28,7 +28,7 @@ describe("every operation against the kit, without a handler", () => {
       const [status, facts] = Object.entries(factsOf(key).responses).find(([code]) => /^2\d\d$/.test(code))!;
       expect(error, JSON.stringify(error)).toBeUndefined();
       expect(response.status).toBe(Number(status));
-      // The client hands a single fulfillment order over as a list (see src/request.ts).
+      // The client hands a single fulfillment order over as a list (see src/client/request.ts).
       const expected = operations[key].singleOrList && !Array.isArray(facts.example) ? [facts.example] : facts.example;
       expect(facts.built, `${key}: add a response example to the contract`).toBeFalsy();
       expect(facts.example, `${key}: add a response example to the contract`).toBeInstanceOf(Object);

@@ -55,7 +55,7 @@ describe("the testing kit and the bundles", () => {
   it(`the main entry bundles no module of the kit and stays within ${CEILING_GZIP_BYTES} B min+gz`, async () => {
     const main = await bundleSize();
     const inputs = main.inputs.map((input) => input.path);
-    expect(inputs.some((path) => path === "src/client.ts"), "the bundle holds the client").toBe(true);
+    expect(inputs.some((path) => path === "src/client/client.ts"), "the bundle holds the client").toBe(true);
     expect(inputs.filter((path) => /\/testing\//.test(path))).toEqual([]);
     expect(main.gzipBytes).toBeLessThanOrEqual(CEILING_GZIP_BYTES);
   });

@@ -1,6 +1,6 @@
 /** Option checks of createStoreAdminClient and the API root they resolve to: nothing is ever sent. */
 import { describe, expect, it } from "vitest";
-import { resolveApiRoot } from "../../src/client.js";
+import { resolveApiRoot } from "../../src/client/client.js";
 import { createStoreAdminClient } from "../../src/index.js";
 
 describe("resolveApiRoot", () => {

@@ -1,5 +1,5 @@
 /**
- * src/internal/fast-path.ts, and the openapi-fetch behaviours it (and the client) relies on:
+ * src/client/fast-path.ts, and the openapi-fetch behaviours it (and the client) relies on:
  * each test in "openapi-fetch still behaves as the fast path assumes" fails if an upgrade of
  * openapi-fetch changes one of them.
  *
@@ -10,8 +10,8 @@
  */
 import createClient, { type Middleware } from "openapi-fetch";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { deadlineClock, itemsOf, MAX_BATCH_ATTEMPTS, PlannedRequest, trackMiddleware } from "../../src/internal/fast-path.js";
-import { buildClient } from "../../src/client.js";
+import { deadlineClock, itemsOf, MAX_BATCH_ATTEMPTS, PlannedRequest, trackMiddleware } from "../../src/client/fast-path.js";
+import { buildClient } from "../../src/client/client.js";
 import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 
 describe("deadlineClock", () => {

@@ -1,7 +1,7 @@
 /** Multipart bodies: what a Blob-carrying body becomes on the wire, built once per call. */
 import { describe, expect, it } from "vitest";
-import { createStoreAdminClient } from "../../src/client.js";
-import { formBody, toFormData } from "../../src/multipart.js";
+import { createStoreAdminClient } from "../../src/client/client.js";
+import { formBody, toFormData } from "../../src/client/multipart.js";
 
 /** A client whose fetch records each attempt as a Request and answers the next status (a 429 is retried). */
 function recordingClient(statuses: number[]) {

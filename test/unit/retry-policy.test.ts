@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_TIMEOUT_MS } from "../../src/timeout.js";
-import { DEFAULT_MAX_RETRIES } from "../../src/client.js";
+import { DEFAULT_TIMEOUT_MS } from "../../src/core/timeout.js";
+import { DEFAULT_MAX_RETRIES } from "../../src/client/client.js";
 import {
   decideRetry,
   INITIAL_RETRY_DELAY_MS,
@@ -12,7 +12,7 @@ import {
   MAX_RETRY_AFTER_MS,
   parseRetryAfterMs,
   retryDelayMs,
-} from "../../src/retry-policy.js";
+} from "../../src/core/retry-policy.js";
 
 const NOW = Date.parse("2024-04-01T12:00:00Z");
 

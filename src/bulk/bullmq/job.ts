@@ -15,11 +15,11 @@
  *    failed fails it.
  */
 import { UnrecoverableError, type Job } from "bullmq";
-import { redact } from "../../internal/redact.js";
-import type { StoreAdminClient } from "../../types.js";
-import { unwrap } from "../../unwrap.js";
-import { deriveClient, telemetryOf, tokenSourceOf } from "../../client.js";
-import type { FetchLike } from "../../transport.js";
+import { redact } from "../../core/redact.js";
+import type { StoreAdminClient } from "../../core/types.js";
+import { unwrap } from "../../client/unwrap.js";
+import { deriveClient, telemetryOf, tokenSourceOf } from "../../client/client.js";
+import type { FetchLike } from "../../client/transport.js";
 import { failureSecrets, observedSlot, scrubbedError, tokenOf } from "../observe.js";
 import type { BulkTask, Ledger, RateBudget } from "../types.js";
 import { carrierOf, type JobTrace } from "./job-trace.js";

@@ -22,8 +22,8 @@
  *   100,000-item walk adds up to more than a few pages' worth of requests.
  */
 import type { Middleware } from "openapi-fetch";
-import { MAX_TIMER_DELAY_MS, ownDeadline, timeoutReason, type Deadline } from "../timeout.js";
-import type { FetchLike } from "../transport.js";
+import { MAX_TIMER_DELAY_MS, ownDeadline, timeoutReason, type Deadline } from "../core/timeout.js";
+import type { FetchLike } from "./transport.js";
 
 // ─── PlannedRequest ─────────────────────────────────────────────────────────────────
 

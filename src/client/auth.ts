@@ -2,8 +2,8 @@
  * The access token. A token that is empty or could not be put in a header fails the call
  * before anything is sent, and no message ever contains the token itself.
  */
-import { loadOffPath } from "./internal/lazy.js";
-import type { AccessToken } from "./types.js";
+import { loadOffPath } from "../internal/lazy.js";
+import type { AccessToken } from "../core/types.js";
 
 /**
  * RFC 6750 §2.1 `b64token` is `[A-Za-z0-9-._~+/]+=*`; any visible ASCII is accepted here so

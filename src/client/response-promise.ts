@@ -5,8 +5,8 @@
  * request, whichever of them the caller uses, and however often.
  */
 import type { FetchResult } from "./request.js";
-import { recallCall } from "./internal/call-info.js";
-import { loadOffPath } from "./internal/lazy.js";
+import { recallCall } from "./call-info.js";
+import { loadOffPath } from "../internal/lazy.js";
 import { unwrap } from "./unwrap.js";
 
 /** What `.withResponse()` resolves to. */

@@ -9,10 +9,10 @@
  * Not part of the API, and not reachable through the package's `exports`: `tokenSourceOf` and
  * `deriveClient` reach a client's token, so no public entry may export them (test/package/entry-guarantees.test.ts).
  */
-export * from "../index.js";
-export { deriveClient, loadTelemetry, telemetryOf, tokenSourceOf } from "../client.js";
-export { walkOf } from "../paginate.js";
-export { ownOptions } from "./own.js";
-export { parseRetryAfterMs } from "../retry-policy.js";
-export { clip, describe, headOf, redact, sanitizeCause } from "./redact.js";
-export { sleep, untilStopped } from "./sleep.js";
+export * from "./index.js";
+export { deriveClient, loadTelemetry, telemetryOf, tokenSourceOf } from "./client/client.js";
+export { walkOf } from "./client/paginate.js";
+export { ownOptions } from "./core/own.js";
+export { parseRetryAfterMs } from "./core/retry-policy.js";
+export { clip, describe, headOf, redact, sanitizeCause } from "./core/redact.js";
+export { sleep, untilStopped } from "./core/sleep.js";

@@ -5,8 +5,8 @@
  * A weak map: nothing is kept once the response is gone.
  * Not exported from the package.
  */
-import type { Operation } from "../errors.js";
-import type { RequiredScopes } from "./error-messages.js";
+import type { Operation } from "../core/errors.js";
+import type { RequiredScopes } from "../core/error-messages.js";
 
 interface CallInfo {
   operation: Operation;

@@ -7,7 +7,7 @@
  * `application/x-www-form-urlencoded` where that is the form offered.
  */
 
-import type { OperationFacts } from "../generated/operations.js";
+import type { OperationFacts } from "../../generated/operations.js";
 
 type FormValue = Blob | string | number | boolean | null | undefined;
 

@@ -4,7 +4,7 @@
  * string, a body or the token, so they can go to any log sink as they are.
  */
 import { StoreAdminError, type Operation } from "./errors.js";
-import { clip, describe } from "./internal/redact.js";
+import { clip, describe } from "./redact.js";
 import { requestIdOf } from "./request-id.js";
 import type { RetryDecision } from "./retry-policy.js";
 

@@ -4,8 +4,8 @@
  * @example
  * const user = await unwrap(store.GET("/users/{id}/", { params: { path: { id: 42 } } }));
  */
-import { recallCall } from "./internal/call-info.js";
-import { loadOffPath } from "./internal/lazy.js";
+import { recallCall } from "./call-info.js";
+import { loadOffPath } from "../internal/lazy.js";
 import type { FetchResult } from "./request.js";
 
 export type { FetchResult };

@@ -12,8 +12,8 @@
  */
 
 import { isIdempotent, parseRetryAfterMs } from "./retry-policy.js";
-import { prefix, reasonPhrase, statusMessage, validationIssues, type Operation, type RequiredScopes, type ValidationIssue } from "./internal/error-messages.js";
-import { causeCodes, clip, redact, REDACTED, redactDeep, redactHeaders, sanitizeCause, summarizeCause } from "./internal/redact.js";
+import { prefix, reasonPhrase, statusMessage, validationIssues, type Operation, type RequiredScopes, type ValidationIssue } from "./error-messages.js";
+import { causeCodes, clip, redact, REDACTED, redactDeep, redactHeaders, sanitizeCause, summarizeCause } from "./redact.js";
 import { requestIdOf } from "./request-id.js";
 
 export type { Operation, ValidationIssue };

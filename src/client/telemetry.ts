@@ -20,7 +20,7 @@
  */
 import type * as OpenTelemetry from "@opentelemetry/api";
 import type { Attributes, Histogram, Span } from "@opentelemetry/api";
-import { spanNames } from "../generated/span-names.js";
+import { spanNames } from "../../generated/span-names.js";
 
 /** The `telemetry` option: which providers to use; `true` (or either left out) means the global ones. */
 export interface TelemetryOptions {
@@ -121,7 +121,7 @@ export async function createTelemetry(option: TelemetryOptions | true, about: { 
   }
   // The redaction comes with the module of a failed call: a static import of redact.ts would
   // make it a chunk of its own, which the main entry would then load at start.
-  const { clip, redact } = await import("./internal/off-path.js");
+  const { clip, redact } = await import("../internal/off-path.js");
   const { context, propagation, trace, metrics, SpanKind, SpanStatusCode, ValueType, createContextKey } = api;
   const options = option === true ? {} : option;
   const tracer = ((options.tracerProvider as OpenTelemetry.TracerProvider | undefined) ?? trace.getTracerProvider()).getTracer("store-admin-sdk", about.sdkVersion);

@@ -3,7 +3,7 @@
  * sleep leaves nothing behind that would keep a process (or a test run) alive.
  * Not exported from the package.
  */
-import { MAX_TIMER_DELAY_MS, onAbort } from "../timeout.js";
+import { MAX_TIMER_DELAY_MS, onAbort } from "./timeout.js";
 
 /**
  * Waits `ms` milliseconds, or rejects with `signal.reason` as soon as `signal` aborts. A wait

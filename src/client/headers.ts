@@ -3,7 +3,7 @@
  * function, {@link sdkHeaders}), and the rules for the headers a caller adds. The version
  * header's name and value are the contract's (`scripts/contract-model.ts` says how it is found).
  */
-import { API_VERSION, API_VERSION_HEADER } from "../generated/operations.js";
+import { API_VERSION, API_VERSION_HEADER } from "../../generated/operations.js";
 
 /**
  * The two headers the SDK owns, on every attempt of every call. They go through openapi-fetch's

@@ -3,7 +3,7 @@
  * call of a client method, of `GET`/`POST`/…, or of `paginate` loads them, once; later calls
  * read them without waiting (docs/architecture.md, "Cost per operation"). Not exported from the package.
  */
-import { unloadedError } from "./lazy.js";
+import { unloadedError } from "../internal/lazy.js";
 
 export type OperationTables = typeof import("./operation-tables.js");
 

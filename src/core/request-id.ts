@@ -1,4 +1,4 @@
-import { redact } from "./internal/redact.js";
+import { redact } from "./redact.js";
 
 /**
  * The id a server gives a request, to quote to its support: `x-request-id`, else `request-id`

@@ -12,14 +12,14 @@ import type {
   RequestOptions as OpenapiFetchRequestOptions,
 } from "openapi-fetch";
 import type { FilterKeys, RequiredKeysOf } from "openapi-typescript-helpers";
-import type { OperationMethods } from "../generated/methods.js";
-import type { PaginatedPath } from "../generated/operations.js";
-import type { paths as ContractPaths } from "../generated/schema.js";
+import type { OperationMethods } from "../../generated/methods.js";
+import type { PaginatedPath } from "../../generated/operations.js";
+import type { paths as ContractPaths } from "../../generated/schema.js";
 import type { Logger } from "./logger.js";
-export type { ResponsePromise, WithResponse } from "./response-promise.js";
-import type { TelemetryOptions } from "./telemetry.js";
+export type { ResponsePromise, WithResponse } from "../client/response-promise.js";
+import type { TelemetryOptions } from "../client/telemetry.js";
 export type { TelemetryOptions };
-import type { FetchLike } from "./transport.js";
+import type { FetchLike } from "../client/transport.js";
 
 // ─── Paths as callers see them ──────────────────────────────────────────────────────
 

@@ -6,20 +6,20 @@
  */
 import createClient, { createQuerySerializer, type Client } from "openapi-fetch";
 import { tokenSource, type TokenSource } from "./auth.js";
-import { envLogger } from "./debug-switch.js";
+import { envLogger } from "./env-logger.js";
 import { clientHeaders } from "./headers.js";
-import { deadlineClock, trackMiddleware } from "./internal/fast-path.js";
-import { checkNumberOption } from "./internal/options.js";
-import { ownOptions } from "./internal/own.js";
-import { sleep as abortableSleep, untilStopped } from "./internal/sleep.js";
+import { deadlineClock, trackMiddleware } from "./fast-path.js";
+import { checkNumberOption } from "../core/options.js";
+import { ownOptions } from "../core/own.js";
+import { sleep as abortableSleep, untilStopped } from "../core/sleep.js";
 import { attachMethods } from "./methods.js";
 import { createPaginate } from "./paginate.js";
 import { createSend, type ClientContext } from "./request.js";
-import { DEFAULT_TIMEOUT_MS } from "./timeout.js";
-import { VERSION } from "./version.js";
-import { API_VERSION } from "../generated/operations.js";
+import { DEFAULT_TIMEOUT_MS } from "../core/timeout.js";
+import { VERSION } from "../core/version.js";
+import { API_VERSION } from "../../generated/operations.js";
 import type { FetchLike } from "./transport.js";
-import type { paths, StoreAdminClient, StoreAdminClientOptions, TelemetryOptions } from "./types.js";
+import type { paths, StoreAdminClient, StoreAdminClientOptions, TelemetryOptions } from "../core/types.js";
 
 /** Every path of the API is under this prefix of the store's address (spec part 4). */
 const API_PATH_PREFIX = "/api/admin";

@@ -2,8 +2,8 @@
  * What is checked of a response before its body is read, and how its body is read: counted,
  * against `maxResponseBytes`.
  */
-import type { Operation } from "./errors.js";
-import { loadOffPath } from "./internal/lazy.js";
+import type { Operation } from "../core/errors.js";
+import { loadOffPath } from "../internal/lazy.js";
 
 /** The `fetch` signature the client calls: the platform's, or one with the same signature. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;

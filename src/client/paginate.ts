@@ -13,14 +13,14 @@
  * `paginate.pages()`) aborts it.
  */
 import type { Client } from "openapi-fetch";
-import type { OperationKey } from "../generated/operations.js";
-import { loadTables } from "./internal/tables.js";
-import { loadOffPath } from "./internal/lazy.js";
+import type { OperationKey } from "../../generated/operations.js";
+import { loadTables } from "./tables.js";
+import { loadOffPath } from "../internal/lazy.js";
 import type { FetchResult } from "./request.js";
 import { unwrap } from "./unwrap.js";
-import { itemsOf } from "./internal/fast-path.js";
-import { ownDeadline } from "./timeout.js";
-import type { ListPath, Paginate, paths } from "./types.js";
+import { itemsOf } from "./fast-path.js";
+import { ownDeadline } from "../core/timeout.js";
+import type { ListPath, Paginate, paths } from "../core/types.js";
 
 /** Empty pages in a row, each with a `next` link, after which the walk stops. */
 const MAX_EMPTY_PAGES = 50;

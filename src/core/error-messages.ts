@@ -4,7 +4,7 @@
  * Not exported from the package.
  */
 
-import { isIdempotent, parseRetryAfterMs } from "../retry-policy.js";
+import { isIdempotent, parseRetryAfterMs } from "./retry-policy.js";
 import { clip } from "./redact.js";
 
 /** The operation an error belongs to: HTTP method and path template, e.g. `{ method: "GET", path: "/users/{id}/" }`. */

@@ -5,8 +5,8 @@
  * granted (reading would prompt for it, or throw); browsers and Workers have none, and logging
  * stays off. A `logger` given in code wins.
  */
-import { loadOffPath } from "./internal/lazy.js";
-import type { Logger } from "./logger.js";
+import { loadOffPath } from "../internal/lazy.js";
+import type { Logger } from "../core/logger.js";
 
 const NAME = "STORE_ADMIN_LOG";
 

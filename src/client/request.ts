@@ -16,23 +16,23 @@
  * headers only shows while openapi-fetch reads the body, and middleware cannot resend.
  */
 import { defaultBodySerializer } from "openapi-fetch";
-import type { OperationFacts, OperationKey } from "../generated/operations.js";
+import type { OperationFacts, OperationKey } from "../../generated/operations.js";
 import type { TokenSource } from "./auth.js";
-import type { Operation } from "./errors.js";
+import type { Operation } from "../core/errors.js";
 import { checkHeaders, sdkHeaders } from "./headers.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../core/logger.js";
 import { checkPathParams } from "./path-params.js";
-import type { AttemptOutcome, RetryDecision } from "./retry-policy.js";
-import { settleWithin } from "./timeout.js";
+import type { AttemptOutcome, RetryDecision } from "../core/retry-policy.js";
+import { settleWithin } from "../core/timeout.js";
 import { expectsJsonBody, limitBody, responseHeadProblem, type FetchLike } from "./transport.js";
-import { rememberCall } from "./internal/call-info.js";
-import { PlannedRequest, sendRequest, type DeadlineClock } from "./internal/fast-path.js";
-import { checkNumberOption } from "./internal/options.js";
-import { ownOptions } from "./internal/own.js";
-import { loadOffPath, type OffPath } from "./internal/lazy.js";
-import { loadedTables, loadTables } from "./internal/tables.js";
+import { rememberCall } from "./call-info.js";
+import { PlannedRequest, sendRequest, type DeadlineClock } from "./fast-path.js";
+import { checkNumberOption } from "../core/options.js";
+import { ownOptions } from "../core/own.js";
+import { loadOffPath, type OffPath } from "../internal/lazy.js";
+import { loadedTables, loadTables } from "./tables.js";
 import type { CallTelemetry, ClientTelemetry } from "./telemetry.js";
-import type { CallOptionKey } from "./types.js";
+import type { CallOptionKey } from "../core/types.js";
 
 /** The result of every client call: openapi-fetch's `{ data, error, response }`. */
 export type FetchResult = { data?: unknown; error?: unknown; response: Response };
@@ -237,7 +237,7 @@ const PARSE_AS: readonly unknown[] = ["json", "text", "blob", "arrayBuffer", "st
 
 
 /**
- * The body as it goes on the wire when it is not a form (`formBody()` of src/multipart.ts
+ * The body as it goes on the wire when it is not a form (`formBody()` of src/client/multipart.ts
  * builds those, in the media type the contract offers): openapi-fetch's own serializer
  * (JSON), or the caller's `bodySerializer`. Computed once per call.
  */

@@ -12,13 +12,13 @@
  * the data, or the typed error thrown. The resource objects are made once per client, on first
  * use; the methods themselves are made once, here, shared by every client.
  */
-import { methodIndex, type MethodIndex } from "../generated/method-index.js";
-import type { MethodRow } from "../generated/method-table.js";
-import type { OperationMethods } from "../generated/methods.js";
-import { loadTables } from "./internal/tables.js";
+import { methodIndex, type MethodIndex } from "../../generated/method-index.js";
+import type { MethodRow } from "../../generated/method-table.js";
+import type { OperationMethods } from "../../generated/methods.js";
+import { loadTables } from "./tables.js";
 import type { FetchResult } from "./request.js";
 import { responsePromise } from "./response-promise.js";
-import type { MethodOptions } from "./types.js";
+import type { MethodOptions } from "../core/types.js";
 
 /** The client a resource object calls through: whatever holds the HTTP methods and `paginate`. */
 type Sender = Record<string, unknown>;
