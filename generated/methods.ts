@@ -4,7 +4,7 @@
  * The types and documentation of the operation methods (`store.users.retrieve(42)`), named by
  * each operation's `x-sdk-method` in the contract; `method-table.ts` is what they run on.
  */
-import type { MethodOptions, ResponsePromise } from "../src/core/types.js";
+import type { MethodOptions, ResponsePromise } from "../src/core/call-types.js";
 import type { operations } from "./schema.js";
 import type { Address, AddressUpdate, Dispute, DisputeNoteCreate, DisputeResolve, FulfillmentOrder, Gateway, GiftCard, GiftCardUpdate, Note, Order, OrderLineUpdate, Product, ProductCreate, ProductImage, ProductImageCreate, StockRecord, Subscription, Ticket, TicketAttachmentUpload, User, UserUpdate, Variant } from "./names.js";
 

@@ -548,7 +548,7 @@ ${rows.join("\n")}
  * The types and documentation of the operation methods (\`store.users.retrieve(42)\`), named by
  * each operation's \`x-sdk-method\` in the contract; \`method-table.ts\` is what they run on.
  */
-import type { MethodOptions, ResponsePromise } from "../src/core/types.js";
+import type { MethodOptions, ResponsePromise } from "../src/core/call-types.js";
 import type { ${fromSchema.join(", ")} } from "./schema.js";
 ${names.size > 0 ? `import type { ${[...names].sort().join(", ")} } from "./names.js";\n` : ""}
 ${body}`,

@@ -11,7 +11,7 @@ import { ConnectionError, StoreAdminError } from "../core/errors.js";
 import { redact, sanitizeCause } from "../core/redact.js";
 import { sleep, untilStopped } from "../core/sleep.js";
 import { parseRetryAfterMs } from "../core/retry-policy.js";
-import type { FetchLike } from "../client/transport.js";
+import type { FetchLike } from "../core/call-types.js";
 import type { StoreAdminClient } from "../core/types.js";
 import { isLocalBudget, type LocalBudget } from "./budget.js";
 import type { Ledger, RateBudget } from "./types.js";

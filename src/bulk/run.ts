@@ -13,7 +13,7 @@
 import { walkOf } from "../client/paginate.js";
 import { redact } from "../core/redact.js";
 import { unwrap } from "../client/unwrap.js";
-import type { FetchResult } from "../client/request.js";
+import type { FetchResult } from "../core/call-types.js";
 import type { ListPath, StoreAdminClient } from "../core/types.js";
 import { checkRate, DEFAULT_MAX_PAUSE_MS, durationText, rateBudget } from "./budget.js";
 import { memoryLedger } from "./memory-ledger.js";

@@ -2,7 +2,7 @@
  * The access token. A token that is empty or could not be put in a header fails the call
  * before anything is sent, and no message ever contains the token itself.
  */
-import { loadOffPath } from "../internal/lazy.js";
+import { StoreAdminError } from "../core/errors.js";
 import type { AccessToken } from "../core/types.js";
 
 /**
@@ -64,7 +64,7 @@ export function tokenSource(accessToken: AccessToken): TokenSource {
       try {
         token = await accessToken();
       } catch (cause) {
-        throw new (await loadOffPath()).StoreAdminError("The accessToken function threw, so the request was not sent.", { cause });
+        throw new StoreAdminError("The accessToken function threw, so the request was not sent.", { cause });
       }
       const checked = checkAccessToken(token, "The token returned by accessToken()");
       if (recent[0] !== checked) recent = [checked, ...recent.filter((known) => known !== checked)].slice(0, RECENT_TOKENS);

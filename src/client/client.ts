@@ -18,7 +18,7 @@ import { createSend, type ClientContext } from "./request.js";
 import { DEFAULT_TIMEOUT_MS } from "../core/timeout.js";
 import { VERSION } from "../core/version.js";
 import { API_VERSION } from "../../generated/operations.js";
-import type { FetchLike } from "./transport.js";
+import type { FetchLike } from "../core/call-types.js";
 import type { paths, StoreAdminClient, StoreAdminClientOptions, TelemetryOptions } from "../core/types.js";
 
 /** Every path of the API is under this prefix of the store's address (spec part 4). */

@@ -5,8 +5,7 @@
  * granted (reading would prompt for it, or throw); browsers and Workers have none, and logging
  * stays off. A `logger` given in code wins.
  */
-import { loadOffPath } from "../internal/lazy.js";
-import type { Logger } from "../core/logger.js";
+import { printEnvLog, type Logger } from "../core/logger.js";
 
 const NAME = "STORE_ADMIN_LOG";
 
@@ -20,6 +19,5 @@ export function envLogger(): Logger | undefined {
   const { Deno, process } = globalThis as Runtime;
   // Deno's querySync() reports the permission's state and never prompts; its `process.env` would.
   const level = !Deno || Deno.permissions.querySync({ name: "env", variable: NAME }).state === "granted" ? process?.env?.[NAME] : undefined;
-  // The printer comes with the log events, off the path of a call that succeeds unlogged (already loaded when it is called).
-  return level ? (event) => loadOffPath().then(({ printEnvLog }) => printEnvLog(level, event)) : undefined;
+  return level ? (event) => printEnvLog(level, event) : undefined;
 }

@@ -23,7 +23,7 @@
  */
 import type { Middleware } from "openapi-fetch";
 import { MAX_TIMER_DELAY_MS, ownDeadline, timeoutReason, type Deadline } from "../core/timeout.js";
-import type { FetchLike } from "./transport.js";
+import type { FetchLike } from "../core/call-types.js";
 
 // ─── PlannedRequest ─────────────────────────────────────────────────────────────────
 

@@ -16,7 +16,7 @@ import { methodIndex, type MethodIndex } from "../../generated/method-index.js";
 import type { MethodRow } from "../../generated/method-table.js";
 import type { OperationMethods } from "../../generated/methods.js";
 import { loadTables } from "./tables.js";
-import type { FetchResult } from "./request.js";
+import type { FetchResult } from "../core/call-types.js";
 import { responsePromise } from "./response-promise.js";
 import type { MethodOptions } from "../core/types.js";
 

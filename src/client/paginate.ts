@@ -15,8 +15,8 @@
 import type { Client } from "openapi-fetch";
 import type { OperationKey } from "../../generated/operations.js";
 import { loadTables } from "./tables.js";
-import { loadOffPath } from "../internal/lazy.js";
-import type { FetchResult } from "./request.js";
+import { PaginationError } from "../core/errors.js";
+import type { FetchResult } from "../core/call-types.js";
 import { unwrap } from "./unwrap.js";
 import { itemsOf } from "./fast-path.js";
 import { ownDeadline } from "../core/timeout.js";
@@ -65,9 +65,9 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
       // The path is one of the list paths (checked above); its init type varies by path.
       // A failed page throws the typed error for its status, as unwrap() does for any call.
       const page = (await unwrap((client.GET as (p: string, i?: GetInit) => Promise<FetchResult>)(path, request))) as Page | undefined;
-      const stop = async (problem: string) => new (await loadOffPath()).PaginationError({ problem, pagesRead, operation });
+      const stop = (problem: string) => new PaginationError({ problem, pagesRead, operation });
       if (!Array.isArray(page?.results)) {
-        throw await stop("the page has no `results` array");
+        throw stop("the page has no `results` array");
       }
       const last = !page.next; // absent, null or ""
       // Where a walk restarts after this page: `params.query.cursor` of a new walk.
@@ -78,11 +78,11 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
       pagesRead++;
       if (last) return;
       emptyInARow = page.results.length === 0 ? emptyInARow + 1 : 0;
-      if (emptyInARow === MAX_EMPTY_PAGES) throw await stop(`${MAX_EMPTY_PAGES} empty pages in a row, each with a next link`);
-      if (!nextCursor) throw await stop("the page's `next` link carries no `cursor` parameter");
+      if (emptyInARow === MAX_EMPTY_PAGES) throw stop(`${MAX_EMPTY_PAGES} empty pages in a row, each with a next link`);
+      if (!nextCursor) throw stop("the page's `next` link carries no `cursor` parameter");
       seen.add(cursor ?? "");
       if (seen.has(nextCursor)) {
-        throw await stop("the server sent the cursor of an earlier page again; stopping instead of looping");
+        throw stop("the server sent the cursor of an earlier page again; stopping instead of looping");
       }
       cursor = nextCursor;
     }

@@ -18,24 +18,22 @@
 import { defaultBodySerializer } from "openapi-fetch";
 import type { OperationFacts, OperationKey } from "../../generated/operations.js";
 import type { TokenSource } from "./auth.js";
-import type { Operation } from "../core/errors.js";
+import { ConnectionError, invalidJson, InvalidResponseError, StoreAdminError, TimeoutError, type Operation } from "../core/errors.js";
 import { checkHeaders, sdkHeaders } from "./headers.js";
-import type { Logger } from "../core/logger.js";
+import { attemptEvent, emitLogEvent, type Logger } from "../core/logger.js";
 import { checkPathParams } from "./path-params.js";
-import type { AttemptOutcome, RetryDecision } from "../core/retry-policy.js";
+import { decideRetry, type AttemptOutcome, type RetryDecision } from "../core/retry-policy.js";
 import { settleWithin } from "../core/timeout.js";
-import { expectsJsonBody, limitBody, responseHeadProblem, type FetchLike } from "./transport.js";
+import { expectsJsonBody, limitBody, responseHeadProblem } from "./transport.js";
+import type { FetchLike, FetchResult } from "../core/call-types.js";
 import { rememberCall } from "./call-info.js";
 import { PlannedRequest, sendRequest, type DeadlineClock } from "./fast-path.js";
 import { checkNumberOption } from "../core/options.js";
 import { ownOptions } from "../core/own.js";
-import { loadOffPath, type OffPath } from "../internal/lazy.js";
+import { describe } from "../core/redact.js";
 import { loadedTables, loadTables } from "./tables.js";
 import type { CallTelemetry, ClientTelemetry } from "./telemetry.js";
 import type { CallOptionKey } from "../core/types.js";
-
-/** The result of every client call: openapi-fetch's `{ data, error, response }`. */
-export type FetchResult = { data?: unknown; error?: unknown; response: Response };
 
 /** The per-call options a caller may pass; anything else is refused. */
 interface CallInit {
@@ -120,14 +118,11 @@ export function createSend(client: ClientContext): (method: string, path: string
       const response = outcome.result?.response;
       // A success is never retried (retry-policy.ts): with no logger to hear of it, there is nothing to ask.
       if (response?.ok && !client.logger) return finish(call, outcome);
-      // The retry policy is asked of a failed attempt only; it is loaded with the errors
-      // (`internal/off-path.ts`) when an attempt first fails.
-      const decision = response?.ok ? NOT_RETRIED : await retryDecision(call, outcome, attempt);
+      // The retry policy is asked of a failed attempt only.
+      const decision = response?.ok ? NOT_RETRIED : retryDecision(call, outcome, attempt);
       if (client.logger) {
         const { operation, secrets } = call;
-        // Without the module (internal/lazy.ts), the attempt goes unlogged rather than the call failing.
-        const offPath = await loadOffPath().catch(() => undefined);
-        offPath?.emitLogEvent(client.logger, () => offPath.attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
+        emitLogEvent(client.logger, () => attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
       }
       if (!decision.retry) return finish(call, outcome);
       telemetry?.retry(decision.delayMs, response?.headers.get("retry-after"));
@@ -170,7 +165,6 @@ async function prepare(client: ClientContext, method: string, path: string, init
   checkNumberOption(`${where} maxRetries`, init.maxRetries, (n) => Number.isInteger(n) && n >= 0, "a whole number ≥ 0");
   // openapi-fetch calls `response[parseAs]()`: any other name would read the body past the byte count, or call what is no reader.
   if (init.parseAs !== undefined && !PARSE_AS.includes(init.parseAs)) {
-    const { describe } = await loadOffPath();
     throw new TypeError(`${where} parseAs must be one of ${PARSE_AS.join(", ")}, got ${describe(init.parseAs)}. The request was not sent.`);
   }
 
@@ -227,7 +221,7 @@ async function tokenWithin(token: TokenSource, signal: AbortSignal | undefined, 
     // Called only when the token is not fixed: then `resolve` is set.
     return await settleWithin(token.resolve!(), signal, timeoutMs, () => timedOut);
   } catch (thrown) {
-    if (thrown === timedOut) throw new (await loadOffPath()).TimeoutError({ timeoutMs, operation, waitingForToken: true });
+    if (thrown === timedOut) throw new TimeoutError({ timeoutMs, operation, waitingForToken: true });
     throw thrown;
   }
 }
@@ -288,13 +282,12 @@ async function runAttempt(call: Call, attempt: number): Promise<Outcome> {
       // Middleware's onError sees what the caller would: the timeout, the abort, or the network error.
       const { timedOut } = deadline;
       if (signal?.aborted && !timedOut) throw signal.reason;
-      const errors = await loadOffPath();
-      throw timedOut ? new errors.TimeoutError({ timeoutMs, operation, secrets }) : errors.ConnectionError.from(error, { phase: "request", operation, secrets });
+      throw timedOut ? new TimeoutError({ timeoutMs, operation, secrets }) : ConnectionError.from(error, { phase: "request", operation, secrets });
     }
     const problem = responseHeadProblem(head, request, operation, secrets);
     if (problem) {
       await head.body?.cancel().catch(() => undefined);
-      throw await problem;
+      throw problem;
     }
     // Counted at the stream unless openapi-fetch alone reads it, with json() or text(): middleware
     // is handed the Response, and may re-wrap, clone or read it any way it likes.
@@ -309,7 +302,7 @@ async function runAttempt(call: Call, attempt: number): Promise<Outcome> {
     // The body's JSON is checked, not its schema (that would cost every call a walk of its data):
     // `null`, `42` or `"hello"` is data, as a body that lacks a field is.
     if (expectsJsonBody(method, result.response) && result.data === undefined && !call.facts.noContent) {
-      throw new (await loadOffPath()).InvalidResponseError({ status: result.response.status, problem: "the body is empty", operation, secrets });
+      throw new InvalidResponseError({ status: result.response.status, problem: "the body is empty", operation, secrets });
     }
     return { sent: sent !== undefined, result, startedMs };
   } catch (thrown) {
@@ -318,26 +311,20 @@ async function runAttempt(call: Call, attempt: number): Promise<Outcome> {
     // The deadline and the caller's abort come first: whatever fetch threw then is their echo.
     const { timedOut } = deadline;
     if (signal?.aborted && !timedOut) return { sent: true, error: signal.reason, startedMs };
-    let errors: OffPath;
-    try {
-      errors = await loadOffPath();
-    } catch (lost) {
-      return { sent: true, error: lost, startedMs };
-    }
-    if (timedOut) return { sent: true, error: new errors.TimeoutError({ timeoutMs, operation, secrets }), startedMs };
-    return { sent: true, error: attemptError(errors, thrown, response, call), startedMs };
+    if (timedOut) return { sent: true, error: new TimeoutError({ timeoutMs, operation, secrets }), startedMs };
+    return { sent: true, error: attemptError(thrown, response, call), startedMs };
   } finally {
     deadline.stop();
   }
 }
 
 /** The SDK error for what an attempt threw after its request went to `fetch`. */
-function attemptError(errors: OffPath, thrown: unknown, response: Response | undefined, { operation, secrets }: Call): unknown {
-  if (thrown instanceof errors.StoreAdminError || response === undefined) return thrown;
+function attemptError(thrown: unknown, response: Response | undefined, { operation, secrets }: Call): unknown {
+  if (thrown instanceof StoreAdminError || response === undefined) return thrown;
   // openapi-fetch parses a 2xx body with JSON.parse and lets its SyntaxError escape.
-  if (thrown instanceof SyntaxError) return errors.invalidJson(operation, thrown, response.status, secrets);
+  if (thrown instanceof SyntaxError) return invalidJson(operation, thrown, response.status, secrets);
   // What a fetch body throws when the connection breaks mid-body (Fetch standard: TypeError).
-  if (thrown instanceof TypeError) return errors.ConnectionError.from(thrown, { phase: "body", operation, secrets });
+  if (thrown instanceof TypeError) return ConnectionError.from(thrown, { phase: "body", operation, secrets });
   return thrown; // a middleware's own error
 }
 
@@ -345,19 +332,11 @@ function attemptError(errors: OffPath, thrown: unknown, response: Response | und
 const NOT_RETRIED: RetryDecision = { retry: false, reason: "not-retryable" };
 
 /** Whether a failed attempt is retried, and when: the retry policy's answer. */
-async function retryDecision({ client, method, maxRetries, signal }: Call, outcome: Outcome, attempt: number): Promise<RetryDecision> {
+function retryDecision({ client, method, maxRetries, signal }: Call, outcome: Outcome, attempt: number): RetryDecision {
   const response = outcome.result?.response;
-  const offPath = await loadOffPath().catch(() => undefined);
-  if (!offPath) {
-    // The policy is lost (internal/lazy.ts): retry what is always safe to, an idempotent method
-    // (not POST or PATCH) that got no answer, 408, 429 or 5xx, backing off from 500 ms.
-    const status = response?.status ?? 500;
-    const retry = method !== "POST" && method !== "PATCH" && attempt <= maxRetries && (status > 499 || status === 408 || status === 429);
-    return retry ? { retry, delayMs: 250 << attempt } : { retry, reason: "not-retryable" };
-  }
-  return offPath.decideRetry({
+  return decideRetry({
     method,
-    outcome: response ? { kind: "status", status: response.status } : policyOutcome(offPath, outcome.error, signal),
+    outcome: response ? { kind: "status", status: response.status } : policyOutcome(outcome.error, signal),
     attempt,
     maxRetries,
     get retryAfter() {
@@ -368,7 +347,7 @@ async function retryDecision({ client, method, maxRetries, signal }: Call, outco
 }
 
 /** What the retry policy needs to know about an attempt that threw. */
-function policyOutcome({ TimeoutError, ConnectionError }: OffPath, error: unknown, signal: AbortSignal | undefined): AttemptOutcome {
+function policyOutcome(error: unknown, signal: AbortSignal | undefined): AttemptOutcome {
   if (signal?.aborted) return { kind: "other" };
   if (error instanceof TimeoutError) return { kind: "timeout" };
   if (error instanceof ConnectionError) return { kind: "connection", requestSent: error.requestSent };

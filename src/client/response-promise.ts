@@ -4,32 +4,11 @@
  * request id) and `.asResponse()` (the `Response`, its body unread). One call sends one
  * request, whichever of them the caller uses, and however often.
  */
-import type { FetchResult } from "./request.js";
+import type { FetchResult, ResponsePromise } from "../core/call-types.js";
 import { recallCall } from "./call-info.js";
-import { loadOffPath } from "../internal/lazy.js";
+import { requestIdOf } from "../core/request-id.js";
 import { unwrap } from "./unwrap.js";
 
-/** What `.withResponse()` resolves to. */
-export interface WithResponse<Data> {
-  data: Data;
-  /** The response of the attempt that succeeded; its body is already read (into `data`). */
-  response: Response;
-  /** The server's `x-request-id` (or `request-id`) header, when it sent one. */
-  requestId: string | undefined;
-}
-
-/** The promise of an operation method's data, with `.withResponse()` and `.asResponse()`. */
-export interface ResponsePromise<Data> extends Promise<Data> {
-  /** Resolves to `{ data, response, requestId }`; rejects as the promise itself does. */
-  withResponse(): Promise<WithResponse<Data>>;
-  /**
-   * Resolves to the 2xx `Response` with its body unread (a copy was read for the data, within
-   * `maxResponseBytes`); rejects with the typed error otherwise, as the promise itself does.
-   * Chain it on the call (`store.users.retrieve(42).asResponse()`): once the request has gone
-   * out, its body is read for the data and this throws a `TypeError`.
-   */
-  asResponse(): Promise<Response>;
-}
 
 /**
  * A {@link ResponsePromise} over one call, which `send(raw)` starts a turn later, so that an
@@ -53,7 +32,7 @@ export function responsePromise<Data>(send: (raw: boolean) => Promise<FetchResul
         const { response } = outcome;
         // Read and scrubbed of the call's token as the errors do it (loaded once, off the path
         // of a plain await); the Response itself is the caller's, its headers as sent.
-        return { data: value, response, requestId: (await loadOffPath()).requestIdOf(response.headers, recallCall(response)?.secrets) };
+        return { data: value, response, requestId: requestIdOf(response.headers, recallCall(response)?.secrets) };
       }),
     asResponse() {
       if (raw === false) throw new TypeError("asResponse() must be chained on the call");

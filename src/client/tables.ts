@@ -3,7 +3,7 @@
  * call of a client method, of `GET`/`POST`/…, or of `paginate` loads them, once; later calls
  * read them without waiting (docs/architecture.md, "Cost per operation"). Not exported from the package.
  */
-import { unloadedError } from "../internal/lazy.js";
+import { StoreAdminError } from "../core/errors.js";
 
 export type OperationTables = typeof import("./operation-tables.js");
 
@@ -13,7 +13,7 @@ let loaded: OperationTables | undefined;
 export async function loadTables(): Promise<OperationTables> {
   // Gone (the package replaced under a running process): a StoreAdminError before anything is sent; the next call tries again.
   return (loaded ??= await import("./operation-tables.js").catch((cause: unknown): never => {
-    throw unloadedError(cause, "Not sent: the SDK's operation tables");
+    throw new StoreAdminError("Not sent: the SDK's operation tables did not load", { cause });
   }));
 }
 

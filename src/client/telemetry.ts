@@ -13,22 +13,15 @@
  * Nothing the SDK records holds a body or a request header. Every recorded string that a
  * server or a URL can put text in (`url.full` with the cursor a server chose, `server.address`,
  * `error.type`, the `Retry-After` of the retry event, clipped and without control characters)
- * goes through the SDK's one redaction (internal/redact.ts) with every token the client's source
+ * goes through the SDK's one redaction (core/redact.ts) with every token the client's source
  * handed out, as the errors and log events do, so no token is in an attribute, event or metric. Nothing here is imported by the rest of the
- * client: what it needs comes in as arguments, or from the module a failed call loads
- * (internal/off-path.ts, loaded the same way), so that no module is shared with the main bundle.
+ * client: what it needs comes in as arguments, or from the leaves (core/) that load with the entry.
  */
 import type * as OpenTelemetry from "@opentelemetry/api";
 import type { Attributes, Histogram, Span } from "@opentelemetry/api";
 import { spanNames } from "../../generated/span-names.js";
-
-/** The `telemetry` option: which providers to use; `true` (or either left out) means the global ones. */
-export interface TelemetryOptions {
-  /** A `TracerProvider` of `@opentelemetry/api`. @default the global one (`trace.getTracerProvider()`) */
-  tracerProvider?: { getTracer(name: string, version?: string): unknown } | undefined;
-  /** A `MeterProvider` of `@opentelemetry/api`. @default the global one (`metrics.getMeterProvider()`) */
-  meterProvider?: { getMeter(name: string, version?: string): unknown } | undefined;
-}
+import { clip, redact } from "../core/redact.js";
+import type { TelemetryOptions } from "../core/types.js";
 
 /** What the call lifecycle (request.ts) tells the telemetry of one call. */
 export interface CallTelemetry {
@@ -119,9 +112,6 @@ export async function createTelemetry(option: TelemetryOptions | true, about: { 
   } catch (cause) {
     throw new Error("The telemetry option needs the package @opentelemetry/api (1.x): install it beside store-admin-sdk.", { cause });
   }
-  // The redaction comes with the module of a failed call: a static import of redact.ts would
-  // make it a chunk of its own, which the main entry would then load at start.
-  const { clip, redact } = await import("../internal/off-path.js");
   const { context, propagation, trace, metrics, SpanKind, SpanStatusCode, ValueType, createContextKey } = api;
   const options = option === true ? {} : option;
   const tracer = ((options.tracerProvider as OpenTelemetry.TracerProvider | undefined) ?? trace.getTracerProvider()).getTracer("store-admin-sdk", about.sdkVersion);

@@ -2,11 +2,8 @@
  * What is checked of a response before its body is read, and how its body is read: counted,
  * against `maxResponseBytes`.
  */
-import type { Operation } from "../core/errors.js";
-import { loadOffPath } from "../internal/lazy.js";
-
-/** The `fetch` signature the client calls: the platform's, or one with the same signature. */
-export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+import { clip } from "../core/redact.js";
+import { InvalidResponseError, RedirectError, ResponseTooLargeError, type Operation } from "../core/errors.js";
 
 /**
  * Statuses whose response has no body by definition (Fetch "null body status").
@@ -32,7 +29,7 @@ export function expectsJsonBody(method: string, response: Response): boolean {
 export function limitBody(response: Response, maxBytes: number, operation: Operation, atStream: boolean): Response {
   const { body, status } = response;
   if (body === null || maxBytes === Infinity) return response;
-  const tooLarge = async (): Promise<Error> => new (await loadOffPath()).ResponseTooLargeError({ status, maxResponseBytes: maxBytes, operation });
+  const tooLarge = (): Error => new ResponseTooLargeError({ status, maxResponseBytes: maxBytes, operation });
   if (atStream) {
     let total = 0;
     const counted = body.pipeThrough(
@@ -40,7 +37,7 @@ export function limitBody(response: Response, maxBytes: number, operation: Opera
         transform(chunk, controller) {
           total += chunk.byteLength;
           // The stream takes no further chunk while the error is built.
-          if (total > maxBytes) return tooLarge().then((error) => controller.error(error));
+          if (total > maxBytes) return controller.error(tooLarge());
           controller.enqueue(chunk);
           return undefined;
         },
@@ -58,7 +55,7 @@ export function limitBody(response: Response, maxBytes: number, operation: Opera
 const utf8 = new TextDecoder();
 
 /** Reads a body as UTF-8 text, failing with `tooLarge()` (and cancelling the rest) once it passes `maxBytes`. */
-async function readText(body: ReadableStream<Uint8Array>, maxBytes: number, tooLarge: () => Promise<Error>): Promise<string> {
+async function readText(body: ReadableStream<Uint8Array>, maxBytes: number, tooLarge: () => Error): Promise<string> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -66,7 +63,7 @@ async function readText(body: ReadableStream<Uint8Array>, maxBytes: number, tooL
     total += step.value.byteLength;
     if (total > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw await tooLarge();
+      throw tooLarge();
     }
     chunks.push(step.value);
   }
@@ -96,28 +93,25 @@ const JSON_CONTENT_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i;
  *   `Content-Type` is left to the JSON parser: tolerant responses. A `Content-Type` a proxy
  *   repeated is accepted when every value is JSON.
  *
- * The caller cancels the body of a refused response, which frees its connection. The error is
- * built once `errors.ts` is loaded (off the success path: `internal/lazy.ts`).
+ * The caller cancels the body of a refused response, which frees its connection. 
  */
 export function responseHeadProblem(
   response: Response,
   request: { method: string; url: string },
   operation: Operation,
   secrets: readonly string[],
-): Promise<Error> | undefined {
+): Error | undefined {
   const { status } = response;
   if (response.type === "opaqueredirect" || (status >= 300 && status < 400 && status !== 304)) {
     const targetOrigin = originOf(response.headers.get("location"), request.url);
-    return loadOffPath().then(({ RedirectError }) => new RedirectError({ status, targetOrigin, operation, secrets }));
+    return new RedirectError({ status, targetOrigin, operation, secrets });
   }
   if (expectsJsonBody(request.method, response)) {
     const contentType = response.headers.get("content-type");
     // A header a proxy doubled (`application/json, application/json`) is JSON when each of its values is.
     if (contentType && !contentType.split(",").every((value) => JSON_CONTENT_TYPE.test(value))) {
-      return loadOffPath().then(({ InvalidResponseError, clip }) => {
-        const problem = `its content-type is ${clip(contentType.split(";")[0]!, secrets)}, not application/json`;
-        return new InvalidResponseError({ status, problem, operation, secrets });
-      });
+      const problem = `its content-type is ${clip(contentType.split(";")[0]!, secrets)}, not application/json`;
+      return new InvalidResponseError({ status, problem, operation, secrets });
     }
   }
   return undefined;

@@ -5,8 +5,8 @@
  * const user = await unwrap(store.GET("/users/{id}/", { params: { path: { id: 42 } } }));
  */
 import { recallCall } from "./call-info.js";
-import { loadOffPath } from "../internal/lazy.js";
-import type { FetchResult } from "./request.js";
+import { errorFromResponse } from "../core/errors.js";
+import type { FetchResult } from "../core/call-types.js";
 
 export type { FetchResult };
 
@@ -22,7 +22,6 @@ export async function unwrap<Result extends FetchResult>(result: Result | Promis
   const { data, error, response } = await result;
   if (response.ok) return data as DataOf<Result>;
   const call = recallCall(response);
-  const { errorFromResponse } = await loadOffPath(response.status);
   throw errorFromResponse({
     status: response.status,
     body: error,

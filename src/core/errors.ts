@@ -18,9 +18,6 @@ import { requestIdOf } from "./request-id.js";
 
 export type { Operation, ValidationIssue };
 
-/** The mark of internal/lazy.ts's error, by a registered symbol: that module cannot import this one. */
-const UNLOADED = Symbol.for("store-admin-sdk.unloaded");
-
 /** Options shared by every SDK error. */
 interface StoreAdminErrorOptions {
   operation?: Operation | undefined;
@@ -37,15 +34,6 @@ export class StoreAdminError extends Error {
   override name = "StoreAdminError";
   /** The operation that failed, when known. */
   readonly operation: Operation | undefined;
-
-  /**
-   * Also true of the error a call fails with when the module holding this class's subclasses
-   * could not be loaded (an in-place upgrade under a running process): the client makes it
-   * without this module (internal/lazy.ts), and marks it with {@link UNLOADED}.
-   */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return Function.prototype[Symbol.hasInstance].call(this, value) || (this === StoreAdminError && (value as Record<symbol, unknown> | null)?.[UNLOADED] === true);
-  }
 
   constructor(message: string, options: StoreAdminErrorOptions = {}) {
     const secrets = options.secrets ?? [];

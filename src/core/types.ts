@@ -16,10 +16,8 @@ import type { OperationMethods } from "../../generated/methods.js";
 import type { PaginatedPath } from "../../generated/operations.js";
 import type { paths as ContractPaths } from "../../generated/schema.js";
 import type { Logger } from "./logger.js";
-export type { ResponsePromise, WithResponse } from "../client/response-promise.js";
-import type { TelemetryOptions } from "../client/telemetry.js";
-export type { TelemetryOptions };
-import type { FetchLike } from "../client/transport.js";
+import type { FetchLike, PerCallLimits } from "./call-types.js";
+export type { FetchLike, FetchResult, MethodOptions, ResponsePromise, WithResponse } from "./call-types.js";
 
 // ─── Paths as callers see them ──────────────────────────────────────────────────────
 
@@ -128,6 +126,14 @@ export interface Paginate {
 /** An access token, or a function returning one (sync or async), called before every request. */
 export type AccessToken = string | (() => string | Promise<string>);
 
+/** The `telemetry` option: which providers to use; `true` (or either left out) means the global ones. */
+export interface TelemetryOptions {
+  /** A `TracerProvider` of `@opentelemetry/api`. @default the global one (`trace.getTracerProvider()`) */
+  tracerProvider?: { getTracer(name: string, version?: string): unknown } | undefined;
+  /** A `MeterProvider` of `@opentelemetry/api`. @default the global one (`metrics.getMeterProvider()`) */
+  meterProvider?: { getMeter(name: string, version?: string): unknown } | undefined;
+}
+
 interface CommonOptions {
   /**
    * The bearer token, or a function that returns it (sync or async). A function is
@@ -207,29 +213,6 @@ export type CallOptionKey = OpenapiFetchKeys | keyof PerCallLimits;
  * `exactOptionalPropertyTypes`.
  */
 type AllowedKeys<Init, Keys extends keyof Init> = { [Key in Keys]: Init[Key] | (Key extends "params" | "body" ? never : undefined) };
-
-/** What the client adds per call on top of openapi-fetch's options. */
-interface PerCallLimits {
-  /** Overrides the client's `timeoutMs` for this call (per attempt, headers and body). */
-  timeoutMs?: number | undefined;
-  /** Overrides the client's `maxRetries` for this call; 0 sends exactly one request. */
-  maxRetries?: number | undefined;
-}
-
-/**
- * The last argument of every operation method (`store.users.retrieve(42, { signal })`):
- * exactly `signal`, `headers`, `timeoutMs` and `maxRetries`. Any other key is a compile error
- * and a `TypeError` naming it at run time, with nothing sent.
- */
-export interface MethodOptions extends PerCallLimits {
-  /** Aborts the call (every attempt and the wait between them). */
-  signal?: AbortSignal | undefined;
-  /**
-   * Headers added to this call's request. `Authorization`, `X-Store-API-Version`,
-   * `Content-Length`, `Transfer-Encoding` and `Host` are the client's: setting one is a `TypeError`.
-   */
-  headers?: HeadersOptions | undefined;
-}
 
 /**
  * The options of one call, e.g. `RequestOptions<"/users/{id}/", "get">`: exactly `params`,

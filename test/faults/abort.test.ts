@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { buildClient, createStoreAdminClient } from "../../src/client/client.js";
 import { sleep } from "../../src/core/sleep.js";
 import type { RequestLogEvent } from "../../src/core/logger.js";
-import type { FetchLike } from "../../src/client/transport.js";
+import type { FetchLike } from "../../src/core/call-types.js";
 import type { StoreAdminClient } from "../../src/core/types.js";
 import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 import { recordingSleep, scriptedFetch } from "../helpers/scripted-fetch.js";

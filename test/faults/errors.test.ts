@@ -25,7 +25,7 @@ import {
   type Operation,
 } from "../../src/core/errors.js";
 import { formatLogEvent, type RequestLogEvent } from "../../src/core/logger.js";
-import type { FetchLike } from "../../src/client/transport.js";
+import type { FetchLike } from "../../src/core/call-types.js";
 import type { StoreAdminClient } from "../../src/core/types.js";
 import { closedPortUrl, useFaultServer, TEST_TOKEN } from "../helpers/fault-server.js";
 import { recordingSleep, scriptedFetch } from "../helpers/scripted-fetch.js";

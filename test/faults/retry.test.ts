@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { buildClient } from "../../src/client/client.js";
 import { ConnectionError, TimeoutError } from "../../src/core/errors.js";
 import type { RequestLogEvent } from "../../src/core/logger.js";
-import type { FetchLike } from "../../src/client/transport.js";
+import type { FetchLike } from "../../src/core/call-types.js";
 import type { StoreAdminClient } from "../../src/core/types.js";
 import { closedPortUrl, TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 import { json, networkError, recordingSleep, scriptedFetch } from "../helpers/scripted-fetch.js";

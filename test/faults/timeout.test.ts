@@ -9,7 +9,7 @@ import { describe, expect, it, vi } from "vitest";
 import { buildClient, createStoreAdminClient } from "../../src/client/client.js";
 import { InvalidResponseError, TimeoutError } from "../../src/core/errors.js";
 import { DEFAULT_TIMEOUT_MS } from "../../src/core/timeout.js";
-import type { FetchLike } from "../../src/client/transport.js";
+import type { FetchLike } from "../../src/core/call-types.js";
 import type { StoreAdminClient } from "../../src/core/types.js";
 import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 import { recordingSleep } from "../helpers/scripted-fetch.js";

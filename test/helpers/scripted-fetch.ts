@@ -7,7 +7,7 @@
  * `fetch(request)` (middleware registered). Either way it builds `new Request(input, init)`
  * to read the method, path and body, as the platform's fetch would.
  */
-import type { FetchLike } from "../../src/client/transport.js";
+import type { FetchLike } from "../../src/core/call-types.js";
 
 /** One scripted outcome: a response factory, a thrown value, or a request that never ends. */
 export type Step =

@@ -14,7 +14,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { readdirSync, renameSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import ts from "typescript";
@@ -198,56 +198,6 @@ describe("a polluted Object.prototype", () => {
     expect(outcomes).toEqual([...calls.map((call) => `${call}: ok`), "create: ok", ...calls.map((call) => `${call}: ok`), "create: ok"]);
     expect(store!.requests.map((request) => request.url.replace(/^\/api\/admin/, ""))).toEqual(Array(2).fill(["/users/1/", "/users/1/", "/users/1/", "/users/"]).flat());
     expect(new Set(store!.requests.map((request) => request.authorization))).toEqual(new Set([`Bearer ${TOKEN}`]));
-  });
-});
-
-const LOST_CHUNK = `
-const [storeUrl, chunk] = process.argv.slice(2);
-const { createStoreAdminClient, StoreAdminError } = await import("store-admin-sdk");
-const { renameSync } = await import("node:fs");
-// The package replaced under the running process: its lazily loaded chunk is gone.
-renameSync(chunk, chunk + ".old");
-const store = createStoreAdminClient({ apiUrl: storeUrl, accessToken: "token", maxRetries: 2 });
-const report = {};
-report.retried = await store.users.retrieve(503);
-try {
-  await store.users.retrieve(404);
-} catch (error) {
-  report.error = { base: error instanceof StoreAdminError, status: error.status, name: error.name, message: error.message, causeCode: error.cause?.code, causeMessage: error.cause?.message };
-}
-console.log(JSON.stringify(report));
-`;
-
-describe("a lost error chunk", () => {
-  let store: Recorder | undefined;
-  let chunk: string | undefined;
-  beforeAll(async () => {
-    store = await recorder((request) => {
-      if (request.url!.includes("/users/503/")) return store!.requests.filter((r) => r.url.includes("/users/503/")).length === 1 ? { status: 503, body: {} } : { status: 200, body: { id: 503 } };
-      return { status: 404, body: { detail: "Not found." } };
-    });
-    const chunks = join(project!.dir, "node_modules", "store-admin-sdk", "dist", "chunks");
-    chunk = join(chunks, readdirSync(chunks).find((name) => /^off-path-.*\.js$/.test(name))!);
-  });
-  afterAll(async () => {
-    await stop([store]);
-    try {
-      renameSync(`${chunk}.old`, chunk!);
-    } catch {
-      // not renamed: nothing to restore
-    }
-  });
-
-  it("still retries a 503 GET, and rejects a 404 with an SDK error whose cause is the load error", async () => {
-    const report = (await child("lost-chunk.mjs", LOST_CHUNK, [store!.url, chunk!])) as {
-      retried: unknown;
-      error?: { base: boolean; status: number; name: string; message: string; causeCode: string; causeMessage: string };
-    };
-    expect(report.retried).toEqual({ id: 503 });
-    expect(store!.requests.filter((request) => request.url.includes("/users/503/"))).toHaveLength(2);
-    expect(report.error).toMatchObject({ base: true, status: 404, name: "StoreAdminError", causeCode: "ERR_MODULE_NOT_FOUND" });
-    expect(report.error!.message).toContain("404");
-    expect(report.error!.causeMessage).toContain("off-path-");
   });
 });
 

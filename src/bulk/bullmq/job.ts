@@ -19,7 +19,7 @@ import { redact } from "../../core/redact.js";
 import type { StoreAdminClient } from "../../core/types.js";
 import { unwrap } from "../../client/unwrap.js";
 import { deriveClient, telemetryOf, tokenSourceOf } from "../../client/client.js";
-import type { FetchLike } from "../../client/transport.js";
+import type { FetchLike } from "../../core/call-types.js";
 import { failureSecrets, observedSlot, scrubbedError, tokenOf } from "../observe.js";
 import type { BulkTask, Ledger, RateBudget } from "../types.js";
 import { carrierOf, type JobTrace } from "./job-trace.js";
