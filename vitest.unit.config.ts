@@ -2,8 +2,9 @@ import { defineConfig } from "vitest/config";
 import base from "./vitest.config.js";
 
 /**
- * `npm run test:unit`: the fast lane. The client, its faults and retries, the methods and
- * their generator, pagination, the testing kit and the contract checked against Prism, from
+ * `npm run test:unit`: the fast lane. The layering of src/ (its import graph), the client, its
+ * faults and retries, the methods and their generator, pagination, the testing kit and the
+ * contract checked against Prism, from
  * the sources: no build, no browser, no Redis, nothing downloaded (no consumer install, no
  * runtime). `npm test` runs these and everything else.
  */
@@ -13,6 +14,7 @@ export default defineConfig({
     ...base.test,
     include: [
       "test/unit/**/*.test.ts",
+      "test/architecture/**/*.test.ts",
       "test/faults/**/*.test.ts",
       "test/contract/**/*.test.ts",
       "test/methods/**/*.test.ts",

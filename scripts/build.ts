@@ -1,21 +1,21 @@
 /**
  * The JavaScript of `dist/`, in two esbuild passes:
  *
- * 1. The main entry and what the other entries take from its modules (`internal/shared.ts`,
- *    built to `dist/src/internal/shared.js`), split: `dist/src/index.js` re-exports the public
- *    names from the chunk holding every module a call needs, and `dist/chunks/` also holds what
- *    a call needs only when it fails (`internal/off-path.ts`, a dynamic `import()`, which the
- *    entry also re-exports: the error classes). A cold `import()` of the package reads three
- *    files (docs/performance.md, "Start-up"). `internal/shared.ts` is in no entry of the
- *    package's `exports`: what it holds (the client registry, which reaches a client's token)
- *    is handed to no importer of a public entry.
- * 2. The other entries, with the code they share in chunks of their own. Every import of a
- *    module of the main entry becomes an import of `#shared`, a subpath import of the package
- *    (package.json `imports`: resolvable only from the package's own files) naming
- *    `dist/src/internal/shared.js`, so that each module exists once: a class exported by the
- *    main entry is the same class in `store-admin-sdk/bulk` and `store-admin-sdk/testing`
- *    (`instanceof` holds across subpaths), and the bulk runner finds the clients the main
- *    entry made.
+ * 1. The main entry and the door the other entries take the main entry's modules through
+ *    (`src/shared.ts`, built to `dist/src/shared.js`), split: `dist/src/index.js` re-exports
+ *    the public names from the chunk holding every module a call needs, and `dist/chunks/` also
+ *    holds what loads later (the operation tables, a dynamic `import()`; telemetry). A cold
+ *    `import()` of the package reads two files (docs/performance.md, "Start-up").
+ *    `src/shared.ts` is in no entry of the package's `exports`: what it holds (the client
+ *    registry, which reaches a client's token) is handed to no importer of a public entry.
+ * 2. The other entries, with the code they share in chunks of their own. Their sources import
+ *    the main entry's modules only through the door, by its name `#shared`, a subpath import of
+ *    the package (package.json `imports`: resolvable only from the package's own files) naming
+ *    `dist/src/shared.js`, which stays an import here. So each module exists once: a class
+ *    exported by the main entry is the same class in `store-admin-sdk/bulk` and
+ *    `store-admin-sdk/testing` (`instanceof` holds across subpaths), and the bulk runner finds
+ *    the clients the main entry made. A module of the main entry bundled into another entry
+ *    (an import that went around the door) fails the build (`checkOneCopy`).
  *
  * `tsc -p tsconfig.build.json` writes the declarations (`.d.ts`) beside them, as before.
  * Dependencies and `node:` modules stay imports. The source maps hold positions, not the
@@ -28,7 +28,7 @@
 import { readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, type BuildOptions, type Plugin } from "esbuild";
+import { build, type BuildOptions } from "esbuild";
 
 /** Every entry of `exports` and `bin` in package.json, by its source: a new subpath is one line. The first is the main entry. */
 export const ENTRIES = [
@@ -40,7 +40,7 @@ export const ENTRIES = [
   "src/cli/main.ts",
 ];
 
-/** What the other entries take from the main entry's modules: see `internal/shared.ts`. */
+/** The door: what the other entries take from the main entry's modules (see `src/shared.ts`). */
 const SHARED = "src/shared.ts";
 
 /** How the other entries import {@link SHARED}, built: package.json `imports`, private to the package. */
@@ -74,7 +74,8 @@ export async function buildDist(root: string): Promise<void> {
   const [main, ...others] = ENTRIES as [string, ...string[]];
   const first = await build({ ...common, entryPoints: [main, SHARED] });
   const inMain = new Set(Object.values(first.metafile!.outputs).flatMap((output) => Object.keys(output.inputs).map((input) => resolve(root, input))));
-  const rest = await build({ ...common, entryPoints: others, plugins: [fromMainEntry(inMain, SHARED_IMPORT)] });
+  const rest = await build({ ...common, entryPoints: others, external: [...common.external!, SHARED_IMPORT] });
+  checkOneCopy(root, inMain, rest.metafile!.outputs);
   dropGeneratedMaps(root, rest.metafile!.outputs);
 }
 
@@ -97,21 +98,13 @@ function dropGeneratedMaps(root: string, outputs: Record<string, { inputs: Recor
 }
 
 /**
- * Imports of a module the main entry holds (`inMain`: absolute paths) become imports of
- * `internal/shared.ts`, built (`name`: {@link SHARED_IMPORT}). A name it does not export fails
- * when the entry is loaded, which test/package/ does for every entry.
+ * Fails the build when a module of the main entry (`inMain`: absolute paths) is also in
+ * another entry's output: a second copy, whose classes and registries are not the main entry's.
+ * The other entries' sources reach those modules through `#shared` only (test/architecture/layers.test.ts).
  */
-function fromMainEntry(inMain: ReadonlySet<string>, name: string): Plugin {
-  return {
-    name: "from-main-entry",
-    setup(build) {
-      build.onResolve({ filter: /^\./ }, async ({ path, importer, resolveDir, kind, pluginData }) => {
-        if (pluginData === "resolving") return undefined;
-        const resolved = await build.resolve(path, { importer, resolveDir, kind, pluginData: "resolving" });
-        return inMain.has(resolved.path) ? { path: name, external: true } : undefined;
-      });
-    },
-  };
+function checkOneCopy(root: string, inMain: ReadonlySet<string>, outputs: Record<string, { inputs: Record<string, unknown> }>): void {
+  const copies = Object.entries(outputs).flatMap(([file, { inputs }]) => Object.keys(inputs).filter((input) => inMain.has(resolve(root, input))).map((input) => `${input} (in ${file})`));
+  if (copies.length > 0) throw new Error(`A module of the main entry is bundled into another entry too; import it through #shared: ${copies.join(", ")}`);
 }
 
 // Run as a command (through a link too: `realpathSync`), not imported by scripts/bench.ts.

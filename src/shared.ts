@@ -1,9 +1,10 @@
 /**
- * What the package's other entries (`store-admin-sdk/bulk`, `/bulk/bullmq`, `/testing` and the
- * command) take from the main entry's modules: its public exports, and the client registry and
- * helpers beyond them. scripts/build.ts builds this file beside the main entry, and the other
- * entries import it as `#shared` (package.json `imports`, which only the package's own files
- * can resolve), so that there is one copy of each module: one client registry for
+ * The door: what the package's other entries (`store-admin-sdk/testing`, `/bulk`,
+ * `/bulk/bullmq`, `/mcp` and the command) take from the main entry's modules: its public
+ * exports, and the client registry and helpers beyond them. Their sources import it by its
+ * package-private name, `#shared` (package.json `imports`: only the package's own files can
+ * resolve it), so TypeScript checks every name they take. Built beside the main entry
+ * (scripts/build.ts), it gives each module one copy across entries: one client registry for
  * `deriveClient`, one record of walks for `walkOf`, one `StoreAdminError`.
  *
  * Not part of the API, and not reachable through the package's `exports`: `tokenSourceOf` and
@@ -16,3 +17,6 @@ export { ownOptions } from "./core/own.js";
 export { parseRetryAfterMs } from "./core/retry-policy.js";
 export { clip, describe, headOf, redact, sanitizeCause } from "./core/redact.js";
 export { sleep, untilStopped } from "./core/sleep.js";
+export type { TokenSource } from "./client/auth.js";
+export type { FetchLike } from "./core/call-types.js";
+export type { RunTelemetry } from "./client/telemetry.js";

@@ -15,7 +15,7 @@
  * Its waits are `sleep`'s, which re-arms a wait longer than `setTimeout` can hold: a wait of
  * weeks (a tiny `perSecond`) is never clamped to 1 ms.
  */
-import { sleep } from "../core/sleep.js";
+import { sleep } from "#shared";
 import type { RateBudget, RateLimit } from "./types.js";
 
 /**

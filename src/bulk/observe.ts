@@ -5,14 +5,7 @@
  * its transport records a POST or PATCH in the ledger before the request leaves, and pauses the
  * whole run when an answer is a 429 or 503 with `Retry-After`.
  */
-import type { TokenSource } from "../client/auth.js";
-import { deriveClient } from "../client/client.js";
-import { ConnectionError, StoreAdminError } from "../core/errors.js";
-import { redact, sanitizeCause } from "../core/redact.js";
-import { sleep, untilStopped } from "../core/sleep.js";
-import { parseRetryAfterMs } from "../core/retry-policy.js";
-import type { FetchLike } from "../core/call-types.js";
-import type { StoreAdminClient } from "../core/types.js";
+import { ConnectionError, deriveClient, type FetchLike, parseRetryAfterMs, redact, sanitizeCause, sleep, type StoreAdminClient, StoreAdminError, type TokenSource, untilStopped } from "#shared";
 import { isLocalBudget, type LocalBudget } from "./budget.js";
 import type { Ledger, RateBudget } from "./types.js";
 

@@ -10,15 +10,9 @@
  * 4. its end recorded: done, failed, or in doubt (failed after a POST or PATCH the store did not refuse);
  * 5. for a `paginate()` walk, the checkpoint moves past every page whose items are all done.
  */
-import { walkOf } from "../client/paginate.js";
-import { redact } from "../core/redact.js";
-import { unwrap } from "../client/unwrap.js";
-import type { FetchResult } from "../core/call-types.js";
-import type { ListPath, StoreAdminClient } from "../core/types.js";
+import { createStoreAdminClient, type FetchResult, type ListPath, redact, type RunTelemetry, type StoreAdminClient, telemetryOf, tokenSourceOf, unwrap, walkOf } from "#shared";
 import { checkRate, DEFAULT_MAX_PAUSE_MS, durationText, rateBudget } from "./budget.js";
 import { memoryLedger } from "./memory-ledger.js";
-import { createStoreAdminClient, telemetryOf, tokenSourceOf } from "../client/client.js";
-import type { RunTelemetry } from "../client/telemetry.js";
 import { failureSecrets, observedSlot, scrubbedError, tokenOf, type Observation, type Slot } from "./observe.js";
 import type { BulkFailure, BulkProgress, BulkReport, Ledger, LedgerEnd, RateBudget, RunBulkOptions } from "./types.js";
 

@@ -4,7 +4,7 @@
  * distributed engine) implements the same interfaces as the in-process ones, and the task code
  * does not change.
  */
-import type { StoreAdminClient } from "../core/types.js";
+import type { StoreAdminClient } from "#shared";
 
 // ─── The task ───────────────────────────────────────────────────────────────────────
 

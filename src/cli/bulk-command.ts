@@ -9,14 +9,12 @@
  * doubt, 2 when the run could not start or stopped on an error (bad arguments, input, ledger or an output file that cannot be written).
  */
 import { Command, InvalidArgumentError, Option } from "commander";
-import { createStoreAdminClient } from "../client/client.js";
+import { clip, createStoreAdminClient, describe, redact, type StoreAdminClient } from "#shared";
 import { fileLedger } from "../bulk/file-ledger.js";
 import { memoryLedger } from "../bulk/memory-ledger.js";
 import { canonicalJson } from "../bulk/fingerprint.js";
 import { CallChangedError, runBulk } from "../bulk/run.js";
 import type { BulkReport } from "../bulk/types.js";
-import { clip, describe, redact } from "../core/redact.js";
-import type { StoreAdminClient } from "../core/types.js";
 import { distinctKeys, keyAt, keyOrLine, legacyPathKey, pathKey, type KeyedCall } from "./call-key.js";
 import { clientOf, storeOptionsFromEnv } from "./environment.js";
 import { countCalls, csvRows, formatOf, InputError, jsonLines, operationOf, type InputCall } from "./input.js";

@@ -4,9 +4,7 @@
  * or `STORE_ADMIN_API_URL` (an API root: a mock, a proxy), and `STORE_ADMIN_TOKEN`. Shared by
  * the `bulk` and `mcp` commands; every message names the variable to fix.
  */
-import { createStoreAdminClient } from "../client/client.js";
-import { redact } from "../core/redact.js";
-import type { StoreAdminClient, StoreAdminClientOptions } from "../core/types.js";
+import { createStoreAdminClient, redact, type StoreAdminClient, type StoreAdminClientOptions } from "#shared";
 import { InputError } from "./input.js";
 
 /**

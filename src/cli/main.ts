@@ -4,7 +4,7 @@
  * The `store-admin-sdk` command: `bulk`, `mock` and `mcp` (`store-admin-sdk <command> --help`).
  */
 import { Command, CommanderError } from "commander";
-import { VERSION } from "../core/version.js";
+import { VERSION } from "#shared";
 import { bulkCommand, EXIT_ERROR } from "./bulk-command.js";
 import { mcpCommand } from "./mcp-command.js";
 import { mockCommand } from "./mock-command.js";

@@ -9,7 +9,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { storeOptionsFromEnv } from "./environment.js";
 import { InputError } from "./input.js";
-import { VERSION } from "../core/version.js";
+import { VERSION } from "#shared";
 
 const EXIT_ERROR = 2;
 /** The peer dependency the server is built on, and the range the package declares. */

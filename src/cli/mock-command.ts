@@ -16,7 +16,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Command, InvalidArgumentError } from "commander";
 import { secondsOption } from "./seconds-option.js";
-import { redact } from "../core/redact.js";
+import { redact } from "#shared";
 import { queryOf } from "../testing/query.js";
 import type { MockStore } from "../testing/types.js";
 

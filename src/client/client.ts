@@ -11,6 +11,7 @@ import { clientHeaders } from "./headers.js";
 import { deadlineClock, trackMiddleware } from "./fast-path.js";
 import { checkNumberOption } from "../core/options.js";
 import { ownOptions } from "../core/own.js";
+import { clip, redact } from "../core/redact.js";
 import { sleep as abortableSleep, untilStopped } from "../core/sleep.js";
 import { attachMethods } from "./methods.js";
 import { createPaginate } from "./paginate.js";
@@ -174,7 +175,7 @@ export function buildClient(given: StoreAdminClientOptions, internals: ClientInt
  * the package's main entry: the bulk queue's producer makes its spans with it.
  */
 export function loadTelemetry(option: TelemetryOptions | true): ClientContext["telemetry"] {
-  const loading = import("./telemetry.js").then(({ createTelemetry }) => createTelemetry(option, { sdkVersion: VERSION, apiVersion: API_VERSION }));
+  const loading = import("./telemetry.js").then(({ createTelemetry }) => createTelemetry(option, { sdkVersion: VERSION, apiVersion: API_VERSION }, { clip, redact }));
   loading.catch(() => undefined);
   return loading;
 }

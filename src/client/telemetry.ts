@@ -15,12 +15,13 @@
  * `error.type`, the `Retry-After` of the retry event, clipped and without control characters)
  * goes through the SDK's one redaction (core/redact.ts) with every token the client's source
  * handed out, as the errors and log events do, so no token is in an attribute, event or metric. Nothing here is imported by the rest of the
- * client: what it needs comes in as arguments, or from the leaves (core/) that load with the entry.
+ * client: what it needs comes in as arguments (the redaction too: imported here, it would be a
+ * chunk of its own that the main entry reads at start, one file more).
  */
 import type * as OpenTelemetry from "@opentelemetry/api";
 import type { Attributes, Histogram, Span } from "@opentelemetry/api";
 import { spanNames } from "../../generated/span-names.js";
-import { clip, redact } from "../core/redact.js";
+import type { clip as clipText, redact as redactText } from "../core/redact.js";
 import type { TelemetryOptions } from "../core/types.js";
 
 /** What the call lifecycle (request.ts) tells the telemetry of one call. */
@@ -102,7 +103,9 @@ function undiciInstrumented(): boolean {
  * The telemetry of a client created with `telemetry: option`.
  * @throws TypeError for an option of another shape; Error naming the package when `@opentelemetry/api` cannot be loaded.
  */
-export async function createTelemetry(option: TelemetryOptions | true, about: { sdkVersion: string; apiVersion: string }): Promise<ClientTelemetry> {
+export async function createTelemetry(option: TelemetryOptions | true, about: { sdkVersion: string; apiVersion: string },
+  { clip, redact }: { clip: typeof clipText; redact: typeof redactText },
+): Promise<ClientTelemetry> {
   if (option !== true && (typeof option !== "object" || option === null)) {
     throw new TypeError(`telemetry must be true or { tracerProvider?, meterProvider? }, got ${typeof option}; no request was sent.`);
   }

@@ -4,11 +4,18 @@
  * the text's escapes count), and a value a message quotes from the arguments or the store is
  * clipped, so that no argument or answer can make a result grow with it.
  */
-import { headOf } from "../core/redact.js";
-import type { ToolResult } from "./tool-call.js";
+import { headOf } from "#shared";
 
 /** The most characters a message quotes of one name or value. */
 const MAX_QUOTED = 200;
+
+/** What a tool answers: MCP's `CallToolResult`. */
+export interface ToolResult {
+  content: Array<{ type: "text"; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  [key: string]: unknown;
+}
 
 /** UTF-8 bytes of a text. */
 export const bytesOf = (text: string): number => new TextEncoder().encode(text).byteLength;

@@ -9,12 +9,7 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { createStoreAdminClient, tokenSourceOf } from "../client/client.js";
-import { StoreAdminError } from "../core/errors.js";
-import { ownOptions } from "../core/own.js";
-import { clip, redact } from "../core/redact.js";
-import type { StoreAdminClient, StoreAdminClientOptions } from "../core/types.js";
-import { VERSION } from "../core/version.js";
+import { clip, createStoreAdminClient, ownOptions, redact, type StoreAdminClient, type StoreAdminClientOptions, StoreAdminError, tokenSourceOf, VERSION } from "#shared";
 import { listedTools, toolListing, toolNamed, VALIDATE_CALL, whyNotListed, type ToolFilter } from "./tool-list.js";
 import { checkArguments, errorResult, resultOf, send, ToolArgumentError, type CallArguments, type ToolResult } from "./tool-call.js";
 import { quoted, shown, withinCap } from "./result-size.js";

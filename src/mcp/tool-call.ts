@@ -5,19 +5,12 @@
  * text and `structuredContent`, the whole result at most `maxResultBytes` (result-size.ts), a
  * list page cut to fit with the offset of the rest and the API's cursor of the next page.
  */
-import { ownOptions } from "../core/own.js";
+import { ownOptions, type StoreAdminClient, unwrap } from "#shared";
 import { MAX_UPLOAD_BYTES, mcpTools, type McpToolRow } from "../../generated/mcp-tools.js";
-import { bytesOf as bytes, cutResult, quoted, resultBytes as size, shown } from "./result-size.js";
-import { unwrap } from "../client/unwrap.js";
-import type { StoreAdminClient } from "../core/types.js";
+import { bytesOf as bytes, cutResult, quoted, resultBytes as size, shown, type ToolResult } from "./result-size.js";
 
-/** What a tool answers: MCP's `CallToolResult`. */
-export interface ToolResult {
-  content: Array<{ type: "text"; text: string }>;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-  [key: string]: unknown;
-}
+export type { ToolResult };
+
 
 export interface CallArguments {
   path?: Record<string, unknown>;

@@ -6,7 +6,7 @@
  * `mock.fetch` rejects with it. It is a `StoreAdminError`, so the SDK's client rethrows it
  * as it is, without retrying: the test fails at the call, with the operation and the field.
  */
-import { StoreAdminError } from "../core/errors.js";
+import { StoreAdminError } from "#shared";
 
 export class MockContractError extends StoreAdminError {
   override name = "MockContractError";

@@ -7,7 +7,7 @@
  * exactly what the handler threw (an assertion error of the test runner stays one), not a
  * copy: it is the test's own value, never text from a server, so there is nothing to scrub.
  */
-import { StoreAdminError } from "../core/errors.js";
+import { StoreAdminError } from "#shared";
 
 export class MockHandlerError extends StoreAdminError {
   override name = "MockHandlerError";

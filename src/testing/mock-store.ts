@@ -17,7 +17,7 @@
 import type { OperationKey } from "../../generated/operations.js";
 import { mockOperations, type MockOperation } from "../../generated/testing/operations.js";
 import { loadOperation, type LoadedOperation } from "./operation-modules.js";
-import { sleep } from "../core/sleep.js";
+import { sleep } from "#shared";
 import { MockContractError } from "./contract-error.js";
 import { formValue, headersOf, matchOperation, readBody } from "./incoming.js";
 import { queryOf } from "./query.js";

@@ -148,7 +148,7 @@ describe("the exports of every entry", () => {
     const result = await run(process.execPath, ["--input-type=module", "-e", 'await import("#shared")'], { cwd: project!.dir });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("ERR_PACKAGE_IMPORT_NOT_DEFINED");
-    const deep = await run(process.execPath, ["--input-type=module", "-e", 'await import("store-admin-sdk/dist/src/internal/shared.js")'], { cwd: project!.dir });
+    const deep = await run(process.execPath, ["--input-type=module", "-e", 'await import("store-admin-sdk/dist/src/shared.js")'], { cwd: project!.dir });
     expect(deep.stderr).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED");
   });
 });

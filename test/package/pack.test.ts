@@ -26,14 +26,14 @@ const ALLOWED = [
   // The code two entries share, so that their classes are one (`instanceof` across subpaths),
   // and what the other entries import from the main entry's modules (package.json `imports`).
   /^dist\/chunks\/[\w-]+\.js(\.map)?$/,
-  /^dist\/src\/internal\/shared\.js(\.map)?$/,
+  /^dist\/src\/shared\.js(\.map)?$/,
   // The docs the README links to, so that its links work in node_modules/store-admin-sdk/.
   /^docs\/(guide|reliability|performance|architecture|contract-diff|bulk|mcp)\.md$/,
   /^CHANGELOG\.md$/,
   /^docs\/samples\/\w+\.ts$/,
 ];
 const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.yaml", "dist/src/index.js", "dist/src/index.d.ts",
-  "docs/guide.md", "docs/reliability.md", "dist/src/bulk/index.js", "dist/src/bulk/index.d.ts", "dist/src/cli/main.js", "docs/bulk.md", "dist/src/internal/shared.js",
+  "docs/guide.md", "docs/reliability.md", "dist/src/bulk/index.js", "dist/src/bulk/index.d.ts", "dist/src/cli/main.js", "docs/bulk.md", "dist/src/shared.js",
   "dist/src/mcp/index.js", "dist/src/mcp/index.d.ts", "docs/mcp.md"];
 /**
  * Above today's size (~374 kB: the testing kit's compiled validators and examples are ~55 kB

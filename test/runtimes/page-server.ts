@@ -29,7 +29,7 @@ const IMPORTS = {
   "store-admin-sdk/testing": "/sdk/src/testing/index.js",
   // The package's private subpath import (package.json `imports`), through which the other
   // entries share the main entry's modules: an import map names it as a bundler resolves it.
-  "#shared": "/sdk/src/internal/shared.js",
+  "#shared": "/sdk/src/shared.js",
   "openapi-fetch": "/openapi-fetch/index.mjs",
 };
 

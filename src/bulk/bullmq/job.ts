@@ -15,11 +15,7 @@
  *    failed fails it.
  */
 import { UnrecoverableError, type Job } from "bullmq";
-import { redact } from "../../core/redact.js";
-import type { StoreAdminClient } from "../../core/types.js";
-import { unwrap } from "../../client/unwrap.js";
-import { deriveClient, telemetryOf, tokenSourceOf } from "../../client/client.js";
-import type { FetchLike } from "../../core/call-types.js";
+import { deriveClient, type FetchLike, redact, type StoreAdminClient, telemetryOf, tokenSourceOf, unwrap } from "#shared";
 import { failureSecrets, observedSlot, scrubbedError, tokenOf } from "../observe.js";
 import type { BulkTask, Ledger, RateBudget } from "../types.js";
 import { carrierOf, type JobTrace } from "./job-trace.js";

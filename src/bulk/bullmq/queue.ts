@@ -9,10 +9,8 @@
  */
 import { Queue, Worker, type ConnectionOptions, type Job } from "bullmq";
 import type { Redis, RedisOptions } from "ioredis";
-import { deriveClient, loadTelemetry } from "../../client/client.js";
+import { deriveClient, loadTelemetry, sleep, type StoreAdminClient, type TelemetryOptions } from "#shared";
 import { DEFAULT_MAX_PAUSE_MS, durationText } from "../budget.js";
-import { sleep } from "../../core/sleep.js";
-import type { StoreAdminClient, TelemetryOptions } from "../../core/types.js";
 import type { BulkFailure, BulkProgress, BulkReport, BulkTask } from "../types.js";
 import { BulkQueueConnectionError, BulkQueueStateLostError, callerClient, connected, errorReporter, isConnectionError, redisAddress, workerClient } from "./connection.js";
 import type { JsonItem } from "./json-item.js";

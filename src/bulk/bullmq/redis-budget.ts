@@ -18,7 +18,7 @@
  * exists (a slot reserved before the 429 is waited out, not used).
  */
 import type { Redis } from "ioredis";
-import { sleep } from "../../core/sleep.js";
+import { sleep } from "#shared";
 // The same margin as the in-process budget: added to the one-second window `commit` counts in.
 import { WINDOW_MARGIN_MS } from "../budget.js";
 

@@ -1,0 +1,68 @@
+/**
+ * The layers of docs/architecture.md, held over the import graph of src/ and generated/
+ * (type-only imports included): no import against the direction, none of the main entry's
+ * modules reached around the door, no cycle. And the check refuses each of those, planted in a
+ * scratch copy, naming both files.
+ */
+import { appendFileSync, cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { importGraph, layerProblems, projectRoot } from "./import-graph.js";
+
+describe("the import graph of src/ and generated/", () => {
+  it("reads one way, with no cycle", () => {
+    expect(layerProblems(projectRoot)).toEqual([]);
+  });
+
+  it("holds type-only imports, the door by its name and generated/testing/", () => {
+    const { edges } = importGraph(projectRoot);
+    const has = (from: string, to: string) => edges.some((edge) => edge.from === from && edge.to === to);
+    expect(has("generated/methods.ts", "src/core/call-types.ts")).toBe(true); // `import type`
+    expect(has("src/bulk/run.ts", "src/shared.ts")).toBe(true); // `#shared`
+    expect(has("src/testing/incoming.ts", "generated/testing/operations.ts")).toBe(true);
+    expect(has("src/client/tables.ts", "src/client/operation-tables.ts")).toBe(true); // `import()`
+  });
+});
+
+describe("on a scratch copy with a fault planted", () => {
+  let scratch: string | undefined;
+  const copy = (): string => {
+    scratch = mkdtempSync(join(tmpdir(), "layers-"));
+    for (const dir of ["src", "generated"]) cpSync(join(projectRoot, dir), join(scratch, dir), { recursive: true });
+    return scratch;
+  };
+  const plant = (root: string, file: string, line: string) => appendFileSync(join(root, file), `\n${line}\n`);
+  afterEach(() => {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    scratch = undefined;
+  });
+
+  it("fails on a cycle, naming the files on it", () => {
+    const root = copy();
+    plant(root, "src/core/call-types.ts", 'import type { StoreAdminClient } from "./types.js";');
+    const problems = layerProblems(root);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^import cycle: /);
+    expect(problems[0]).toContain("src/core/call-types.ts");
+    expect(problems[0]).toContain("src/core/types.ts");
+  });
+
+  it("fails on an import against the direction, type-only too, naming both files", () => {
+    const root = copy();
+    plant(root, "src/core/sleep.ts", 'import type { TokenSource } from "../client/auth.js";');
+    expect(layerProblems(root)).toEqual([
+      "src/core/sleep.ts imports src/client/auth.ts: the leaves (src/core/, generated/) may not import the client (src/client/), a floor above it",
+    ]);
+  });
+
+  it("fails on a subsystem importing a sibling, or the core around the door", () => {
+    const root = copy();
+    plant(root, "src/mcp/result-size.ts", 'import { memoryLedger } from "../bulk/memory-ledger.js";');
+    plant(root, "src/bulk/budget.ts", 'import { redact } from "../core/redact.js";');
+    expect(layerProblems(root)).toEqual([
+      "src/bulk/budget.ts imports src/core/redact.ts (../core/redact.js): the bulk runner (src/bulk/) takes the main entry's modules through the door, \"#shared\"",
+      "src/mcp/result-size.ts imports src/bulk/memory-ledger.ts: the MCP server (src/mcp/) may not import the bulk runner (src/bulk/), beside it",
+    ]);
+  });
+});
