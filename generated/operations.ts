@@ -53,4 +53,3 @@ export type OperationKey =
 
 /** The paths whose `GET` is a cursor-paginated list: what `paginate()` takes. */
 export type PaginatedPath = "/users/" | "/users/{id}/notes/" | "/gift-cards/";
-

@@ -12,9 +12,10 @@
  *   `UserUpdate`, …), in the form callers hold: a schema a response carries is its
  *   readable form (what responses are assignable to), a request-only schema its writable
  *   form (what a body takes).
- * - `generated/method-index.ts` and `generated/operation-facts.ts`: what of the above the
- *   client loads at start (the methods' names) and on its first call (the operations' facts),
- *   split off by scripts/lazy-tables.ts.
+ * - `generated/operation-facts.ts`: each operation's facts, which the client loads on its
+ *   first call, a module of their own beside `generated/operations.ts` (a bundler splits
+ *   modules, not the statements of one); `generated/method-index.ts`: the methods' names, which
+ *   it loads at start (scripts/lazy-tables.ts).
  * - `generated/method-table.ts` and `generated/methods.ts`: the operation methods
  *   (`store.users.retrieve(42)`), named by each operation's `x-sdk-method` (or, without one, a
  *   name derived from its URL, scripts/method-names.ts): a small run-time table `src/client/methods.ts` builds them
@@ -47,7 +48,7 @@ import {
 import { docComment, docText, jsonCode, stringLiteral } from "./encode.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
-import { methodIndexModule, splitOperationFacts } from "./lazy-tables.js";
+import { methodIndexModule } from "./lazy-tables.js";
 import { renamedMethods } from "./method-names.js";
 import { generatedSample, isPaginated, writtenSamples } from "./samples.js";
 import { schemaTypeOptions } from "./schema-types.js";
@@ -96,7 +97,12 @@ function isSingleOrList(doc: JsonObject, op: OperationModel): boolean {
   return variants.length === 2 && variants.some((v) => v.type === "array");
 }
 
-export async function generateOperations(doc: JsonObject): Promise<string> {
+/**
+ * `generated/operations.ts` (the API version and its header, the operations' keys, the list
+ * paths: needed at start) and `generated/operation-facts.ts` (each operation's facts: loaded by
+ * the first call, src/client/tables.ts).
+ */
+export async function generateOperations(doc: JsonObject): Promise<{ "operations.ts": string; "operation-facts.ts": string }> {
   const model = contractModel(doc);
   const lines: string[] = [];
   const keys: string[] = [];
@@ -124,7 +130,7 @@ export async function generateOperations(doc: JsonObject): Promise<string> {
   }
   const header = model.versionHeader;
   const optional = (text: string | undefined) => (text === undefined ? "undefined" : stringLiteral(text));
-  return `${HEADER}
+  const operations = `${HEADER}
 ${docComment([`The API version this SDK was generated for; sent as \`${header === undefined ? "(no version header)" : docText(header.name)}\` on every request.`]).trimEnd()}
 export const API_VERSION = ${optional(header?.value)};
 
@@ -157,12 +163,16 @@ ${keys.map((key) => `  | ${stringLiteral(key)}`).join("\n")};
 
 /** The paths whose \`GET\` is a cursor-paginated list: what \`paginate()\` takes. */
 export type PaginatedPath = ${listPaths.map(stringLiteral).join(" | ") || "never"};
+`;
+  const facts = `${HEADER}
+import type { OperationFacts, OperationKey } from "./operations.js";
 
 /** What the client needs to know at run time about each operation. */
 export const operations: Readonly<Record<OperationKey, OperationFacts>> = {
 ${lines.join("\n")}
 };
 `;
+  return { "operations.ts": operations, "operation-facts.ts": facts };
 }
 
 /** Names of the component schemas some response reaches through \`$ref\`s. */
@@ -560,7 +570,7 @@ ${body}`,
 export async function generatedOutputs(doc: JsonObject): Promise<Record<string, string>> {
   return {
     "schema.ts": await generateSchema(doc),
-    ...splitOperationFacts(HEADER, await generateOperations(doc)),
+    ...(await generateOperations(doc)),
     "names.ts": await generateNames(doc),
     ...(await generateMethods(doc).then(({ types, table, spanNames, index }) => ({
       "methods.ts": types,

@@ -8,6 +8,9 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { generateMethods, generateOperations } from "../../scripts/generate.js";
+
+/** generated/operations.ts and generated/operation-facts.ts, as one text. */
+const operationsSource = async (doc: Parameters<typeof generateOperations>[0]) => Object.values(await generateOperations(doc)).join("\n");
 import { operations } from "../../generated/operation-facts.js";
 
 type Node = Record<string, any>;
@@ -150,13 +153,13 @@ describe("any contract: what the generators derive where the contract says nothi
     expect(types).toContain("   * Makes a widget.\n");
     expect(types).toContain("Requires the scopes `widgets:write` and `audit:write`, or `admin`. `POST /widgets/` (`createWidget`).");
     expect(types).toContain("Requires no authentication. `DELETE /widgets/{id}/`.");
-    const operations = await generateOperations(widgets());
+    const operations = await operationsSource(widgets());
     expect(operations).toContain('"POST /widgets/": { scopes: [["widgets:write","audit:write"],["admin"]] }');
     expect(operations).toContain('"DELETE /widgets/{id}/": { scopes: [], noContent: true }');
   });
 
   it("takes the version header from the contract, declared inline", async () => {
-    const operations = await generateOperations(widgets());
+    const operations = await operationsSource(widgets());
     expect(operations).toContain('export const API_VERSION = "2030-01-01";');
     expect(operations).toContain('export const API_VERSION_HEADER = "X-Api-Version";');
   });
@@ -183,7 +186,7 @@ describe("the operations table", () => {
   const paginatedPath = (source: string) => /^export type PaginatedPath = (.*);$/m.exec(source)?.[1];
 
   it("types the list paths of the working contract as PaginatedPath, the operations marked paginated", async () => {
-    const source = await generateOperations(contract());
+    const source = await operationsSource(contract());
     expect(paginatedPath(source)).toBe('"/users/" | "/users/{id}/notes/" | "/gift-cards/"');
     expect(source).toContain('"GET /gift-cards/": { scope: "gift_cards:read", paginated: true },');
   });
@@ -199,7 +202,7 @@ describe("the operations table", () => {
       },
     };
     doc.paths["/gift-cards/"].get.parameters = doc.paths["/gift-cards/"].get.parameters.filter((p: Node) => p.$ref !== "#/components/parameters/Cursor");
-    const source = await generateOperations(doc);
+    const source = await operationsSource(doc);
     expect(paginatedPath(source)).toBe('"/users/" | "/users/{id}/notes/" | "/coupons/"');
     expect(source).toContain('"GET /gift-cards/": { scope: "gift_cards:read" },');
   });
