@@ -11,7 +11,7 @@
  *
  * Run `npm run build` first (it calls the built package).
  */
-import { PlannedRequest } from "../../src/client/fast-path.js";
+import { PlannedRequest } from "../../src/client/openapi-fetch-internals.js";
 import { HEADERS, loadBareOpenapiFetch, loadSdk, TOKEN } from "./fixtures.js";
 import { startLoopbackServer } from "./server.js";
 

@@ -8,7 +8,8 @@ import createClient, { createQuerySerializer, type Client } from "openapi-fetch"
 import { tokenSource, type TokenSource } from "./auth.js";
 import { envLogger } from "./env-logger.js";
 import { clientHeaders } from "./headers.js";
-import { deadlineClock, trackMiddleware } from "./fast-path.js";
+import { deadlineClock } from "./deadline-clock.js";
+import { trackMiddleware } from "./openapi-fetch-internals.js";
 import { checkNumberOption } from "../core/options.js";
 import { ownOptions } from "../core/own.js";
 import { clip, redact } from "../core/redact.js";
@@ -88,7 +89,7 @@ export function resolveApiRoot(options: { baseUrl?: unknown; apiUrl?: unknown; a
 /**
  * Creates a typed client for one store.
  *
- * Every request carries `Authorization: Bearer <token>` and `X-Store-API-Version: 2024-04-01`;
+ * Every request carries `Authorization: Bearer <token>` and the API version header (`API_VERSION`, from the contract);
  * failed attempts are retried only when that cannot duplicate work; each attempt is bounded
  * by `timeoutMs`. The operation methods (`store.users.retrieve(42)`) return the data or throw
  * a typed error; `GET`, `POST`, … return openapi-fetch's `{ data, error, response }`.

@@ -18,7 +18,7 @@ import { loadTables } from "./tables.js";
 import { PaginationError } from "../core/errors.js";
 import type { FetchResult } from "../core/call-types.js";
 import { unwrap } from "./unwrap.js";
-import { itemsOf } from "./fast-path.js";
+import { itemsOf } from "./page-items.js";
 import { ownDeadline } from "../core/timeout.js";
 import type { ListPath, Paginate, paths } from "../core/types.js";
 

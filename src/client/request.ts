@@ -4,12 +4,12 @@
  * 1. `prepare()`: refuse what must not be sent (unknown options, operations outside the
  *    contract, bad path values, a body on a GET, owned headers), serialize the body once,
  *    get the token, build the openapi-fetch options every attempt shares.
- * 2. `attempt()`: one openapi-fetch call. Its `fetch` (openapi-fetch's own extension point)
- *    starts nothing: the attempt's deadline (`timeout.ts`) is already running, the response
+ * 2. `runAttempt()`: one openapi-fetch call. Its `fetch` (openapi-fetch's own extension point)
+ *    starts nothing: the attempt's deadline (`deadline-clock.ts`) is already running, the response
  *    head is checked and its body counted (`transport.ts`), openapi-fetch reads and parses the
  *    body, and only then does the deadline stop, so `timeoutMs` covers the whole body. It
  *    returns a tagged outcome and never throws.
- * 3. The retry policy (`retry-policy.ts`) is asked once; the logger hears of the attempt.
+ * 3. The retry policy (`core/retry-policy.ts`) is asked once; the logger hears of the attempt.
  * 4. Wait, and go back to 2; or `finish()`.
  *
  * Retries live here, above openapi-fetch: a body cut off mid-stream or a stall after the
@@ -27,7 +27,8 @@ import { settleWithin } from "../core/timeout.js";
 import { expectsJsonBody, limitBody, responseHeadProblem } from "./transport.js";
 import type { FetchLike, FetchResult } from "../core/call-types.js";
 import { rememberCall } from "./call-info.js";
-import { PlannedRequest, sendRequest, type DeadlineClock } from "./fast-path.js";
+import type { DeadlineClock } from "./deadline-clock.js";
+import { PlannedRequest, sendRequest } from "./openapi-fetch-internals.js";
 import { checkNumberOption } from "../core/options.js";
 import { ownOptions } from "../core/own.js";
 import { describe } from "../core/redact.js";
@@ -81,7 +82,7 @@ export interface ClientContext {
 
 /** One call, as `prepare()` leaves it for its attempts. */
 interface Call {
-  client: ClientContext;
+  context: ClientContext;
   method: string;
   operation: Operation;
   facts: OperationFacts;
@@ -104,12 +105,12 @@ type Outcome =
   | { sent: boolean; result?: undefined; error: unknown; startedMs: number };
 
 /** Builds the function every client method calls: `send("GET", "/users/{id}/", init)`. */
-export function createSend(client: ClientContext): (method: string, path: string, init?: CallInit) => Promise<FetchResult> {
+export function createSend(context: ClientContext): (method: string, path: string, init?: CallInit) => Promise<FetchResult> {
   const send = async (method: string, path: string, given: CallInit = {}, telemetry?: CallTelemetry): Promise<FetchResult> => {
     // The caller's own keys only (internal/own.ts), at both levels openapi-fetch reads.
     const init = ownOptions(given);
     if (init?.params) init.params = ownOptions(init.params);
-    const call = await prepare(client, method, path, init, telemetry);
+    const call = await prepare(context, method, path, init, telemetry);
     for (let attempt = 1; ; attempt++) {
       if (call.signal?.aborted) throw call.signal.reason;
       const outcome = await runAttempt(call, attempt);
@@ -117,20 +118,20 @@ export function createSend(client: ClientContext): (method: string, path: string
       if (!outcome.sent) return finish(call, outcome);
       const response = outcome.result?.response;
       // A success is never retried (retry-policy.ts): with no logger to hear of it, there is nothing to ask.
-      if (response?.ok && !client.logger) return finish(call, outcome);
+      if (response?.ok && !context.logger) return finish(call, outcome);
       // The retry policy is asked of a failed attempt only.
       const decision = response?.ok ? NOT_RETRIED : retryDecision(call, outcome, attempt);
-      if (client.logger) {
+      if (context.logger) {
         const { operation, secrets } = call;
-        emitLogEvent(client.logger, () => attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
+        emitLogEvent(context.logger, () => attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
       }
       if (!decision.retry) return finish(call, outcome);
       telemetry?.retry(decision.delayMs, response?.headers.get("retry-after"));
-      await client.sleep(decision.delayMs, call.signal);
+      await context.sleep(decision.delayMs, call.signal);
     }
   };
   // With the `telemetry` option, each call runs within its span (telemetry.ts); without it, nothing of that runs.
-  const { telemetry } = client;
+  const { telemetry } = context;
   if (!telemetry) return send;
   return async (method, path, init) => {
     const traced = (await telemetry).call(method, path);
@@ -139,7 +140,7 @@ export function createSend(client: ClientContext): (method: string, path: string
 }
 
 /** Everything checked and computed once per call, before anything is sent. */
-async function prepare(client: ClientContext, method: string, path: string, init: CallInit, telemetry: CallTelemetry | undefined): Promise<Call> {
+async function prepare(context: ClientContext, method: string, path: string, init: CallInit, telemetry: CallTelemetry | undefined): Promise<Call> {
   const where = `[${method} ${path}]`;
   for (const key of Object.keys(init)) {
     if (Object.hasOwn(CALL_OPTIONS, key)) continue;
@@ -169,14 +170,14 @@ async function prepare(client: ClientContext, method: string, path: string, init
   }
 
   const signal = init.signal ?? undefined;
-  const timeoutMs = init.timeoutMs ?? client.timeoutMs;
+  const timeoutMs = init.timeoutMs ?? context.timeoutMs;
   const operation: Operation = { method, path };
   // Forms are built by a module loaded on the first call that may send one: most calls send JSON.
   const forms = !init.bodySerializer && (facts.multipart || facts.form || facts.filesMultipart);
   const body = (forms && (await import("./multipart.js")).formBody(init.body, facts)) || serializeBody(init);
   // A token function is called once per call: its attempts carry the same token. The caller's
   // signal ends the wait, and so does timeoutMs (a token service that hangs must not hang the call).
-  const { token } = client;
+  const { token } = context;
   const accessToken = token.fixed ?? (await tokenWithin(token, signal, timeoutMs, operation));
   const params = init.params;
   // A fresh object per call: middleware may add to params.header, and that must stay this call's.
@@ -184,13 +185,13 @@ async function prepare(client: ClientContext, method: string, path: string, init
   // openapi-fetch labels every body but FormData as JSON.
   if (body instanceof URLSearchParams) header["Content-Type"] = "application/x-www-form-urlencoded";
   return {
-    client,
+    context,
     method,
     operation,
     facts,
     signal,
     timeoutMs,
-    maxRetries: init.maxRetries ?? client.maxRetries,
+    maxRetries: init.maxRetries ?? context.maxRetries,
     // Every token the source handed out, this one first: a server may echo an earlier one (a cursor from the last call).
     secrets: token.secrets[0] === accessToken ? token.secrets : [accessToken, ...token.secrets],
     // openapi-fetch's options for every attempt: the caller's, checked above, with the SDK's headers on top.
@@ -205,7 +206,7 @@ async function prepare(client: ClientContext, method: string, path: string, init
       querySerializer: init.querySerializer,
       middleware: init.middleware,
       // Middleware is shown real Requests; without it, fetch is called with the URL and init.
-      Request: client.hasMiddleware() || (init.middleware?.length ?? 0) > 0 ? undefined : PlannedRequest,
+      Request: context.hasMiddleware() || (init.middleware?.length ?? 0) > 0 ? undefined : PlannedRequest,
     },
     streams: init.parseAs === "stream",
     telemetry,
@@ -262,8 +263,8 @@ function encodeQueryKeys(query: Record<string, unknown>, querySerializer: unknow
 
 /** One attempt (the `attempt`th): one openapi-fetch call under its own deadline. Never throws. */
 async function runAttempt(call: Call, attempt: number): Promise<Outcome> {
-  const { client, method, operation, secrets, signal, timeoutMs } = call;
-  const deadline = client.startDeadline(signal, call.streams, timeoutMs);
+  const { context, method, operation, secrets, signal, timeoutMs } = call;
+  const deadline = context.startDeadline(signal, call.streams, timeoutMs);
   // The request as openapi-fetch handed it to fetch, kept reachable until the attempt ends:
   // undici links a Request's signal to the one it follows through a WeakRef, and a garbage
   // collection of an unreachable Request cut that link, so a stalled body no longer timed out
@@ -273,10 +274,10 @@ async function runAttempt(call: Call, attempt: number): Promise<Outcome> {
   let startedMs = 0;
   const fetchOnce = async (request: Request | PlannedRequest): Promise<Response> => {
     sent = request;
-    if (client.logger) startedMs = performance.now();
+    if (context.logger) startedMs = performance.now();
     let head: Response;
     try {
-      const send = () => sendRequest(client.fetch, request);
+      const send = () => sendRequest(context.fetch, request);
       head = await (call.telemetry ? call.telemetry.attempt(attempt, request, secrets, send) : send());
     } catch (error) {
       // Middleware's onError sees what the caller would: the timeout, the abort, or the network error.
@@ -293,12 +294,12 @@ async function runAttempt(call: Call, attempt: number): Promise<Outcome> {
     // is handed the Response, and may re-wrap, clone or read it any way it likes.
     const { parseAs, Request } = call.init;
     const atStream = !Request || (parseAs !== undefined && parseAs !== "json" && parseAs !== "text");
-    return (response = limitBody(head, client.maxResponseBytes, operation, atStream));
+    return (response = limitBody(head, context.maxResponseBytes, operation, atStream));
   };
 
   try {
     // `baseUrl` and `pathSerializer` given as undefined (openapi-fetch's defaults), so that none is inherited.
-    const result = await client.request(method, operation.path, { ...call.init, signal: deadline.signal, fetch: fetchOnce, baseUrl: undefined, pathSerializer: undefined });
+    const result = await context.request(method, operation.path, { ...call.init, signal: deadline.signal, fetch: fetchOnce, baseUrl: undefined, pathSerializer: undefined });
     // The body's JSON is checked, not its schema (that would cost every call a walk of its data):
     // `null`, `42` or `"hello"` is data, as a body that lacks a field is.
     if (expectsJsonBody(method, result.response) && result.data === undefined && !call.facts.noContent) {
@@ -332,7 +333,7 @@ function attemptError(thrown: unknown, response: Response | undefined, { operati
 const NOT_RETRIED: RetryDecision = { retry: false, reason: "not-retryable" };
 
 /** Whether a failed attempt is retried, and when: the retry policy's answer. */
-function retryDecision({ client, method, maxRetries, signal }: Call, outcome: Outcome, attempt: number): RetryDecision {
+function retryDecision({ context, method, maxRetries, signal }: Call, outcome: Outcome, attempt: number): RetryDecision {
   const response = outcome.result?.response;
   return decideRetry({
     method,
@@ -342,7 +343,7 @@ function retryDecision({ client, method, maxRetries, signal }: Call, outcome: Ou
     get retryAfter() {
       return response?.headers.get("retry-after");
     },
-    random: client.random,
+    random: context.random,
   });
 }
 

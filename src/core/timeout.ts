@@ -4,7 +4,7 @@
  * the request, so aborting it stops the wait for the headers and the body read alike: the
  * client ends an attempt's deadline only once openapi-fetch has read the whole body, and a
  * server that sends headers and then stalls times out too. Nothing here is Node-specific.
- * Attempts that start close together share one deadline: see `internal/fast-path.ts`.
+ * Attempts that start close together share one deadline: see `client/deadline-clock.ts`.
  */
 
 /**

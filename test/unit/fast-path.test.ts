@@ -1,5 +1,6 @@
 /**
- * src/client/fast-path.ts, and the openapi-fetch behaviours it (and the client) relies on:
+ * The client's speed mechanisms (src/client/deadline-clock.ts, src/client/page-items.ts,
+ * src/client/openapi-fetch-internals.ts), and the openapi-fetch behaviours they (and the client) rely on:
  * each test in "openapi-fetch still behaves as the fast path assumes" fails if an upgrade of
  * openapi-fetch changes one of them.
  *
@@ -10,7 +11,9 @@
  */
 import createClient, { type Middleware } from "openapi-fetch";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { deadlineClock, itemsOf, MAX_BATCH_ATTEMPTS, PlannedRequest, trackMiddleware } from "../../src/client/fast-path.js";
+import { deadlineClock, MAX_BATCH_ATTEMPTS } from "../../src/client/deadline-clock.js";
+import { PlannedRequest, trackMiddleware } from "../../src/client/openapi-fetch-internals.js";
+import { itemsOf } from "../../src/client/page-items.js";
 import { buildClient } from "../../src/client/client.js";
 import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 
