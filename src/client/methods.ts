@@ -2,7 +2,7 @@
  * The operation methods (`store.users.retrieve(42)`, `store.disputes.resolve(7, body)`), named
  * by each operation's `x-sdk-method`. They are made at start from the names alone
  * (`generated/method-index.ts`); what each one sends (`generated/method-table.ts`, one row per
- * operation) loads with the other per-operation tables on the first call (internal/tables.ts),
+ * operation) loads with the other per-operation tables on the first call (tables.ts),
  * except a list method's path, which the index holds, since a list method returns its async
  * iterable at once.
  *

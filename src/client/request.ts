@@ -107,7 +107,7 @@ type Outcome =
 /** Builds the function every client method calls: `send("GET", "/users/{id}/", init)`. */
 export function createSend(context: ClientContext): (method: string, path: string, init?: CallInit) => Promise<FetchResult> {
   const send = async (method: string, path: string, given: CallInit = {}, telemetry?: CallTelemetry): Promise<FetchResult> => {
-    // The caller's own keys only (internal/own.ts), at both levels openapi-fetch reads.
+    // The caller's own keys only (core/own.ts), at both levels openapi-fetch reads.
     const init = ownOptions(given);
     if (init?.params) init.params = ownOptions(init.params);
     const call = await prepare(context, method, path, init, telemetry);
@@ -147,7 +147,7 @@ async function prepare(context: ClientContext, method: string, path: string, ini
     const clientOption = key === "baseUrl" || key === "fetch" ? " (set it when creating the client)" : "";
     throw new TypeError(`${where} unknown per-call option \`${key}\`${clientOption}; a call takes ${Object.keys(CALL_OPTIONS).join(", ")}. The request was not sent.`);
   }
-  // The operations' facts load with the first call (internal/tables.ts); later calls do not wait.
+  // The operations' facts load with the first call (tables.ts); later calls do not wait.
   const { operations } = loadedTables() ?? (await loadTables());
   const facts = operations[`${method === "HEAD" ? "GET" : method} ${path}` as OperationKey] as OperationFacts | undefined;
   if (!facts) {

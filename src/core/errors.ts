@@ -6,7 +6,7 @@
  * HTTP error statuses with one-line subclasses chosen by a factory, and status-less
  * classes for the network. Messages read `[METHOD /path/template] 404 Not Found: <detail>.
  * <what to do next>`. The secrets of the call are passed in (`secrets`), and everything that
- * came from outside is scrubbed of them where it is put on an error (`internal/redact.ts`):
+ * came from outside is scrubbed of them where it is put on an error (`redact.ts`):
  * the body, headers, `requestId`, server text in a message, `cause`. The SDK's own words are
  * not, so a short token cannot garble them. `toJSON()` gives every field but `headers`.
  */

@@ -105,7 +105,7 @@ export function attemptEvent({ operation, attempt, startedMs, response, error, d
 }
 
 /**
- * What `STORE_ADMIN_LOG` (debug-switch.ts) prints to stderr (`console.error`), one line per attempt in
+ * What `STORE_ADMIN_LOG` (client/env-logger.ts) prints to stderr (`console.error`), one line per attempt in
  * {@link formatLogEvent}'s format (method, path template, status, attempt, duration,
  * request id, the error and the retry plan; never a header, a query, a body or the token):
  *

@@ -1,5 +1,5 @@
 /**
- * Deciding whether and when to retry, kept apart from doing it (the attempt loop of `request.ts`), as in
+ * Deciding whether and when to retry, kept apart from doing it (the attempt loop of `client/request.ts`), as in
  * Octokit's plugin-retry (`src/error-request.ts` decides, `src/wrap-request.ts` schedules).
  * Everything here is pure: the clock and the random source are parameters.
  */
