@@ -14,14 +14,15 @@ import { fileLedger } from "../bulk/file-ledger.js";
 import { memoryLedger } from "../bulk/memory-ledger.js";
 import { canonicalJson } from "../bulk/fingerprint.js";
 import { CallChangedError, runBulk } from "../bulk/run.js";
-import type { BulkReport } from "../bulk/types.js";
+import type { BulkReport, BulkTask, Ledger } from "../bulk/types.js";
 import { distinctKeys, keyAt, keyOrLine, legacyPathKey, pathKey, type KeyedCall } from "./call-key.js";
 import { clientOf, storeOptionsFromEnv } from "./environment.js";
 import { countCalls, csvRows, formatOf, InputError, jsonLines, operationOf, type InputCall } from "./input.js";
 import { DEFAULT_MAX_LINE_BYTES, regularInput } from "./lines.js";
 import { secondsOption } from "./seconds-option.js";
-import { checkOutputs, writeOutput, type OutputFile } from "./output-file.js";
-import { duration, progressOutput } from "./progress.js";
+import { checkOutputs, type OutputFile } from "./output-file.js";
+import { progressOutput } from "./progress.js";
+import { summarize, type SummaryOf } from "./bulk-summary.js";
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -116,43 +117,17 @@ function callFingerprint(operation: string, call: InputCall): string {
   return canonicalJson([operation, { path, query, body }]);
 }
 
-/**
- * Writes the calls of the keys in doubt to `output`, one JSON line each: the call as it was read
- * and `inDoubt: { key, line }`. The input is read again rather than kept: a run of millions of
- * calls holds only the keys in doubt. A key no line has any more (in doubt since an earlier
- * input) is written with the call the ledger recorded for it, or its key alone in a ledger of
- * 0.3.0, which recorded no calls.
- */
-async function writeInDoubt(
-  output: OutputFile,
-  keys: readonly string[],
-  calls: AsyncIterable<InputCall>,
-  key: (call: InputCall) => string,
-  recorded: Readonly<Record<string, string>> = {},
-): Promise<void> {
-  const left = new Set(keys);
-  await writeOutput(output, async (write) => {
-    for await (const call of calls) {
-      if (left.size === 0) break;
-      const itemKey = key(call);
-      if (!left.delete(itemKey)) continue;
-      const { line, invalid: _invalid, text: _text, ...parts } = call;
-      await write(`${JSON.stringify({ ...parts, inDoubt: { key: itemKey, line } })}\n`);
-    }
-    for (const itemKey of left) {
-      const fingerprint = recorded[itemKey];
-      const parts = fingerprint === undefined ? {} : (JSON.parse(fingerprint) as [string, object])[1];
-      await write(`${JSON.stringify({ ...parts, inDoubt: { key: itemKey } })}\n`);
-    }
-  });
+/** A Ctrl-C stops taking calls (`soft`); a second one aborts those in flight (`hard`). */
+interface Interrupts {
+  readonly soft: AbortController;
+  readonly hard: AbortController;
+  /** How many times Ctrl-C was pressed. */
+  count(): number;
+  /** Stops listening for Ctrl-C. */
+  off(): void;
 }
 
-async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Promise<number> {
-  const { stdout, stderr } = io;
-  // Text from the input or the environment, as it is echoed: one line, no control or bidi
-  // characters (an `ESC]52` key would write the terminal's clipboard), no token.
-  const secrets = io.env.STORE_ADMIN_TOKEN ? [io.env.STORE_ADMIN_TOKEN] : [];
-  const shown = (text: string, max?: number): string => clip(text, secrets, max);
+function interruptsOn(stderr: NodeJS.WriteStream): Interrupts {
   const soft = new AbortController();
   const hard = new AbortController();
   let interrupts = 0;
@@ -167,118 +142,117 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     }
   };
   process.on("SIGINT", onInterrupt);
-  try {
-    const upper = method.toUpperCase();
-    const operation = operationOf(upper, path);
-    const format = formatOf(flags.input, flags.format);
-    const client = clientFromEnv(io.env, flags.dryRun === true);
-    await regularInput(flags.input);
-    const total = await countCalls(flags.input, format, flags.maxLineBytes);
-    const read = () => (format === "csv" ? csvRows(flags.input, operation, flags.maxLineBytes) : jsonLines(flags.input, flags.maxLineBytes));
-    const key = keyOrLine(flags.key === undefined ? pathKey(path, flags.input) : (call: InputCall) => keyAt(call, flags.key!, `--key ${flags.key}`, flags.input));
-    const ledger = flags.dryRun ? undefined : ledgerPath(flags);
-    // A dry run's failures never take the place of a real run's.
-    const failuresFile: OutputFile = { flag: "--failures", path: flags.failures ?? `${flags.input}${flags.dryRun ? ".dry-run" : ""}.failures.jsonl` };
-    const inDoubtFile: OutputFile = { flag: "--in-doubt", path: flags.inDoubt ?? `${flags.input}.in-doubt.jsonl` };
-    const ledgerFile: OutputFile | undefined = ledger === undefined ? undefined : { flag: "--ledger", path: ledger };
-    await checkOutputs(flags.dryRun ? [failuresFile] : [failuresFile, inDoubtFile], [{ flag: "--input", path: flags.input }, ...(ledgerFile ? [ledgerFile] : [])], ledgerFile);
-    const runLedger = ledger === undefined ? memoryLedger() : fileLedger(ledger);
-    // Only a ledger kept from an earlier run can hold a key of 0.3.0.
-    const legacyKey = flags.key === undefined && ledger !== undefined ? legacyPathKey(path, flags.input) : () => undefined;
-    const mode = flags.progress === "auto" ? (stderr.isTTY ? "bar" : "lines") : flags.progress;
-    const output = mode === "none" ? undefined : progressOutput({ write: (text) => stderr.write(text), terminal: mode === "bar", columns: stderr.columns });
-    // The calls that failed, by key, until the report says which failures stand.
-    const failedCalls = new Map<string, KeyedCall>();
-    const report: BulkReport = await runBulk({
-      client,
-      runId: flags.runId ?? `${upper} ${path}`,
-      items: distinctKeys(read(), key, flags.input),
-      key: (call) => call.key,
-      fingerprint: (call) => callFingerprint(`${upper} ${path}`, call),
-      total,
-      task: async (call, { client: runClient, signal, key: itemKey }) => {
-        const init = { params: { path: call.path, query: call.query }, body: call.body, signal };
-        try {
-          if (call.invalid !== undefined) throw new InputError(call.invalid);
-          const legacy = legacyKey(call);
-          if (legacy !== undefined && (await runLedger.get(legacy)) !== undefined) {
-            // Recorded by 0.3.0 under a key another call may share: which call it was is unknown.
-            throw new InputError(`${flags.input}:${call.line}: the ledger has a record of "${legacy}", the key 0.3.0 gave this call and any other whose path values join the same; check this call at the store, then run it with a new --ledger if it must be sent.`);
-          }
-          const result = await (runClient.request as (m: string, p: string, i: unknown) => Promise<{ response: Response }>)(upper, path, init);
-          if (!result.response.ok) failedCalls.set(itemKey, call);
-          return result;
-        } catch (error) {
-          failedCalls.set(itemKey, call);
-          throw error;
-        }
-      },
-      concurrency: flags.concurrency,
-      rate: flags.rate === undefined ? undefined : { perSecond: flags.rate },
-      ledger: runLedger,
-      onProgress: output ? (p) => output.update(p) : undefined,
-      signal: soft.signal,
-      abortInFlight: hard.signal,
-      retryFailed: flags.retryFailed,
-      rerunInDoubt: flags.rerunInDoubt === true,
-      maxPauseMs: flags.maxPause * 1000,
-      dryRun: flags.dryRun === true,
-    });
-    output?.finish();
+  return { soft, hard, count: () => interrupts, off: () => process.off("SIGINT", onInterrupt) };
+}
 
-    // A file that cannot be written (its folder removed or made read-only during the run) is
-    // reported after the summary: the calls were sent, and the ledger records them.
-    const unwritten: string[] = [];
-    const written = (write: () => Promise<void>): Promise<boolean> =>
-      write().then(
-        () => true,
-        (error: unknown) => {
-          unwritten.push((error as Error).message);
-          return false;
-        },
-      );
-    const failuresWritten =
-      report.failures.length > 0 &&
-      (await written(() =>
-        writeOutput(failuresFile, async (write) => {
-          for (const failure of report.failures) {
-            const call = failedCalls.get(failure.key);
-            if (!call) continue;
-            const { line, invalid: _invalid, text, key: _key, ...parts } = call;
-            await write(`${JSON.stringify({ ...parts, failure: { key: failure.key, line, status: failure.status, message: failure.message, text } })}\n`);
-          }
-        }),
-      ));
-    const verb = flags.dryRun ? "Dry run: " : "";
-    const stopped = flags.dryRun
-      ? " (stopped)"
-      : ledger === undefined
-        ? " (stopped: with --no-ledger, running the same command again sends every call again)"
-        : ` (stopped: run the same command again to go on; the ledger ${shown(ledger)} records what was done)`;
-    stdout.write(
-      `${verb}${report.done} done, ${report.failed} failed, ${report.skipped} skipped, ${report.inDoubt} in doubt in ${duration(report.durationMs)}` +
-        `${report.stopped ? stopped : ""}.\n`,
-    );
-    if (report.stopReason !== undefined) stdout.write(`${report.stopReason.replace("maxPauseMs", "--max-pause").replace("the same runId and ledger", "the same command")}\n`);
-    for (const failure of report.failures.slice(0, 10)) stdout.write(`  failed ${shown(failure.key)}: ${shown(failure.message, 1000)}\n`);
-    if (report.failures.length > 10) stdout.write(`  … and ${report.failures.length - 10} more\n`);
-    if (failuresWritten) stdout.write(`Failed calls written to ${shown(failuresFile.path)} (feed it back with --input).\n`);
-    if (report.inDoubt > 0) {
-      const inDoubtWritten = await written(() => writeInDoubt(inDoubtFile, report.inDoubtKeys, read(), key, report.inDoubtFingerprints));
-      const check = ledger === undefined ? "check them at the store: with --no-ledger, running again sends them again" : "check them before --rerun-in-doubt";
-      stdout.write(`In doubt (a POST or PATCH may have been acted on; ${check}): ${report.inDoubtKeys.slice(0, 20).map((itemKey) => shown(itemKey)).join(", ")}${report.inDoubt > 20 ? ", …" : ""}\n`);
-      if (inDoubtWritten) stdout.write(`All ${report.inDoubt} calls in doubt written to ${shown(inDoubtFile.path)}.\n`);
+/** What the arguments and the input make of a run, checked before any call is sent. */
+interface BulkPlan extends SummaryOf {
+  /** The method, upper-cased, and the path template. */
+  readonly upper: string;
+  readonly path: string;
+  readonly flags: BulkFlags;
+  readonly client: StoreAdminClient;
+  /** How many calls the input holds, when it can be counted. */
+  readonly total: number | undefined;
+  /** Reads the input's calls (again: a run of millions of calls is never held). */
+  readonly read: () => AsyncIterable<InputCall>;
+  readonly key: (call: InputCall) => string;
+  /** The ledger's path; undefined for a dry run or `--no-ledger`. */
+  readonly ledger: string | undefined;
+  readonly runLedger: Ledger;
+  readonly failuresFile: OutputFile;
+  readonly inDoubtFile: OutputFile;
+  /** The key 0.3.0 gave a call, looked for in a ledger kept from an earlier run. */
+  readonly legacyKey: (call: InputCall) => string | undefined;
+}
+
+async function planOf(method: string, path: string, flags: BulkFlags, env: NodeJS.ProcessEnv): Promise<BulkPlan> {
+  const upper = method.toUpperCase();
+  const operation = operationOf(upper, path);
+  const format = formatOf(flags.input, flags.format);
+  const client = clientFromEnv(env, flags.dryRun === true);
+  await regularInput(flags.input);
+  const total = await countCalls(flags.input, format, flags.maxLineBytes);
+  const read = () => (format === "csv" ? csvRows(flags.input, operation, flags.maxLineBytes) : jsonLines(flags.input, flags.maxLineBytes));
+  const key = keyOrLine(flags.key === undefined ? pathKey(path, flags.input) : (call: InputCall) => keyAt(call, flags.key!, `--key ${flags.key}`, flags.input));
+  const ledger = flags.dryRun ? undefined : ledgerPath(flags);
+  // A dry run's failures never take the place of a real run's.
+  const failuresFile: OutputFile = { flag: "--failures", path: flags.failures ?? `${flags.input}${flags.dryRun ? ".dry-run" : ""}.failures.jsonl` };
+  const inDoubtFile: OutputFile = { flag: "--in-doubt", path: flags.inDoubt ?? `${flags.input}.in-doubt.jsonl` };
+  const ledgerFile: OutputFile | undefined = ledger === undefined ? undefined : { flag: "--ledger", path: ledger };
+  await checkOutputs(flags.dryRun ? [failuresFile] : [failuresFile, inDoubtFile], [{ flag: "--input", path: flags.input }, ...(ledgerFile ? [ledgerFile] : [])], ledgerFile);
+  const runLedger = ledger === undefined ? memoryLedger() : fileLedger(ledger);
+  // Only a ledger kept from an earlier run can hold a key of 0.3.0.
+  const legacyKey = flags.key === undefined && ledger !== undefined ? legacyPathKey(path, flags.input) : () => undefined;
+  return { upper, path, flags, dryRun: flags.dryRun === true, client, total, read, key, ledger, runLedger, failuresFile, inDoubtFile, legacyKey };
+}
+
+/** The task of each call: refuses an invalid line or a key 0.3.0 recorded, sends the call, and keeps the calls that failed (by key). */
+function callTask(plan: BulkPlan, failedCalls: Map<string, KeyedCall>): BulkTask<KeyedCall> {
+  const { upper, path, flags, runLedger, legacyKey } = plan;
+  return async (call, { client: runClient, signal, key: itemKey }) => {
+    const init = { params: { path: call.path, query: call.query }, body: call.body, signal };
+    try {
+      if (call.invalid !== undefined) throw new InputError(call.invalid);
+      const legacy = legacyKey(call);
+      if (legacy !== undefined && (await runLedger.get(legacy)) !== undefined) {
+        // Recorded by 0.3.0 under a key another call may share: which call it was is unknown.
+        throw new InputError(`${flags.input}:${call.line}: the ledger has a record of "${legacy}", the key 0.3.0 gave this call and any other whose path values join the same; check this call at the store, then run it with a new --ledger if it must be sent.`);
+      }
+      const result = await (runClient.request as (m: string, p: string, i: unknown) => Promise<{ response: Response }>)(upper, path, init);
+      if (!result.response.ok) failedCalls.set(itemKey, call);
+      return result;
+    } catch (error) {
+      failedCalls.set(itemKey, call);
+      throw error;
     }
-    if (unwritten.length > 0) {
-      const again =
-        ledger === undefined
-          ? "Only the summary above is left of those calls; with --no-ledger, running the same command again sends every call again."
-          : `The ledger ${shown(ledger)} records every call: run the same command again with --failures and --in-doubt paths in a folder you can write, and the files are written (failed calls are sent again; calls in doubt are not, without --rerun-in-doubt).`;
-      stderr.write(`\nstore-admin-sdk bulk: ${unwritten.map((message) => shown(message, 1000)).join("; ")}. ${again}\n`);
-      return EXIT_ERROR;
-    }
+  };
+}
+
+/** Runs every call of the plan; resolves with the report and the calls that failed, by key. */
+async function runCalls(plan: BulkPlan, interrupts: Interrupts, stderr: NodeJS.WriteStream): Promise<{ report: BulkReport; failedCalls: Map<string, KeyedCall> }> {
+  const { flags, upper, path } = plan;
+  const mode = flags.progress === "auto" ? (stderr.isTTY ? "bar" : "lines") : flags.progress;
+  const output = mode === "none" ? undefined : progressOutput({ write: (text) => stderr.write(text), terminal: mode === "bar", columns: stderr.columns });
+  // The calls that failed, by key, until the report says which failures stand.
+  const failedCalls = new Map<string, KeyedCall>();
+  const report: BulkReport = await runBulk({
+    client: plan.client,
+    runId: flags.runId ?? `${upper} ${path}`,
+    items: distinctKeys(plan.read(), plan.key, flags.input),
+    key: (call) => call.key,
+    fingerprint: (call) => callFingerprint(`${upper} ${path}`, call),
+    total: plan.total,
+    task: callTask(plan, failedCalls),
+    concurrency: flags.concurrency,
+    rate: flags.rate === undefined ? undefined : { perSecond: flags.rate },
+    ledger: plan.runLedger,
+    onProgress: output ? (p) => output.update(p) : undefined,
+    signal: interrupts.soft.signal,
+    abortInFlight: interrupts.hard.signal,
+    retryFailed: flags.retryFailed,
+    rerunInDoubt: flags.rerunInDoubt === true,
+    maxPauseMs: flags.maxPause * 1000,
+    dryRun: flags.dryRun === true,
+  });
+  output?.finish();
+  return { report, failedCalls };
+}
+
+async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Promise<number> {
+  const { stderr } = io;
+  // Text from the input or the environment, as it is echoed: one line, no control or bidi
+  // characters (an `ESC]52` key would write the terminal's clipboard), no token.
+  const secrets = io.env.STORE_ADMIN_TOKEN ? [io.env.STORE_ADMIN_TOKEN] : [];
+  const shown = (text: string, max?: number): string => clip(text, secrets, max);
+  const interrupts = interruptsOn(stderr);
+  try {
+    const plan = await planOf(method, path, flags, io.env);
+    const { report, failedCalls } = await runCalls(plan, interrupts, stderr);
+    const unwritten = await summarize(plan, report, failedCalls, io, shown);
+    if (unwritten) return EXIT_ERROR;
     // Ctrl-C wins: the operator stopped the run, whatever the calls that ended did.
-    if (interrupts > 0) return EXIT_INTERRUPTED;
+    if (interrupts.count() > 0) return EXIT_INTERRUPTED;
     if (report.stopReason !== undefined) return EXIT_PAUSED;
     if (report.stopped) return EXIT_INTERRUPTED;
     return report.failed > 0 || report.inDoubt > 0 ? EXIT_FAILED : EXIT_OK;
@@ -294,6 +268,6 @@ async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout
     stderr.write(`\nstore-admin-sdk bulk: ${shown(describe(error instanceof Error ? error.message : error), 2000)}\n`);
     return EXIT_ERROR;
   } finally {
-    process.off("SIGINT", onInterrupt);
+    interrupts.off();
   }
 }

@@ -99,11 +99,26 @@ function undiciInstrumented(): boolean {
   return channels?.hasSubscribers?.("undici:request:create") === true;
 }
 
+/** What a client's telemetry works with once `@opentelemetry/api` is loaded. */
+interface Instruments {
+  readonly api: typeof OpenTelemetry;
+  readonly about: { sdkVersion: string; apiVersion: string };
+  readonly tracer: OpenTelemetry.Tracer;
+  /** The duration histogram, one point per attempt. */
+  readonly duration: Histogram;
+  /** The context key that tells an instrumentation of fetch below us not to trace the attempt again. */
+  readonly suppressed: symbol;
+  readonly redact: (text: string, secrets?: readonly string[]) => string;
+  readonly clip: (text: string, secrets: readonly string[] | undefined, max?: number) => string;
+}
+
 /**
  * The telemetry of a client created with `telemetry: option`.
  * @throws TypeError for an option of another shape; Error naming the package when `@opentelemetry/api` cannot be loaded.
  */
-export async function createTelemetry(option: TelemetryOptions | true, about: { sdkVersion: string; apiVersion: string },
+export async function createTelemetry(
+  option: TelemetryOptions | true,
+  about: { sdkVersion: string; apiVersion: string },
   { clip, redact }: { clip: typeof clipText; redact: typeof redactText },
 ): Promise<ClientTelemetry> {
   if (option !== true && (typeof option !== "object" || option === null)) {
@@ -115,8 +130,18 @@ export async function createTelemetry(option: TelemetryOptions | true, about: { 
   } catch (cause) {
     throw new Error("The telemetry option needs the package @opentelemetry/api (1.x): install it beside store-admin-sdk.", { cause });
   }
-  const { context, propagation, trace, metrics, SpanKind, SpanStatusCode, ValueType, createContextKey } = api;
-  const options = option === true ? {} : option;
+  const instruments = instrumentsOf(api, option === true ? {} : option, about, redact, clip);
+  const { context, propagation } = api;
+  return {
+    bulkRun: (runId) => bulkRunTelemetry(instruments, runId),
+    bulkAdd: (queue) => bulkAddTelemetry(instruments, queue),
+    withRemote: (carrier, task) => context.with(propagation.extract(context.active(), carrier), task),
+    call: (method, path) => callTelemetry(instruments, method, path),
+  };
+}
+
+function instrumentsOf(api: typeof OpenTelemetry, options: TelemetryOptions, about: Instruments["about"], redact: Instruments["redact"], clip: Instruments["clip"]): Instruments {
+  const { trace, metrics, ValueType, createContextKey } = api;
   const tracer = ((options.tracerProvider as OpenTelemetry.TracerProvider | undefined) ?? trace.getTracerProvider()).getTracer("store-admin-sdk", about.sdkVersion);
   const meter = ((options.meterProvider as OpenTelemetry.MeterProvider | undefined) ?? metrics.getMeterProvider()).getMeter("store-admin-sdk", about.sdkVersion);
   const duration: Histogram = meter.createHistogram("http.client.request.duration", {
@@ -125,102 +150,126 @@ export async function createTelemetry(option: TelemetryOptions | true, about: { 
     valueType: ValueType.DOUBLE,
     advice: { explicitBucketBoundaries: DURATION_BUCKETS },
   });
-  const suppressed = createContextKey(SUPPRESS_TRACING);
-  const setHeader = { set: (headers: Headers, key: string, value: string) => headers.set(key, value) };
-  /** ERROR with `error.type`: a status code, or an error's name (a middleware's or a custom fetch's error names itself). */
-  const failed = (span: Span, attributes: Attributes, errorType: string, secrets: readonly string[] = []): void => {
-    attributes["error.type"] = redact(errorType, secrets);
-    span.setAttribute("error.type", attributes["error.type"]);
-    span.setStatus({ code: SpanStatusCode.ERROR });
-  };
+  return { api, about, tracer, duration, suppressed: createContextKey(SUPPRESS_TRACING), redact, clip };
+}
 
-  /** Ends `span` when `result` settles: ERROR with `error.type` for a rejection or an error status. */
-  const settle = <Result>(span: Span, result: Promise<Result>, onResult: (settled: Result) => void, secrets = (): readonly string[] => []): Promise<Result> =>
-    result.then(
-      (settled) => {
-        onResult(settled);
-        span.end();
-        return settled;
-      },
-      (error: unknown) => {
-        failed(span, {}, errorName(error), secrets());
-        span.end();
-        throw error;
-      },
-    );
+/** ERROR with `error.type`: a status code, or an error's name (a middleware's or a custom fetch's error names itself). */
+function failed(t: Instruments, span: Span, attributes: Attributes, errorType: string, secrets: readonly string[] = []): void {
+  attributes["error.type"] = t.redact(errorType, secrets);
+  span.setAttribute("error.type", attributes["error.type"]);
+  span.setStatus({ code: t.api.SpanStatusCode.ERROR });
+}
 
+/** Ends `span` when `result` settles: ERROR with `error.type` for a rejection or an error status. */
+function settle<Result>(t: Instruments, span: Span, result: Promise<Result>, onResult: (settled: Result) => void, secrets = (): readonly string[] => []): Promise<Result> {
+  return result.then(
+    (settled) => {
+      onResult(settled);
+      span.end();
+      return settled;
+    },
+    (error: unknown) => {
+      failed(t, span, {}, errorName(error), secrets());
+      span.end();
+      throw error;
+    },
+  );
+}
+
+function bulkRunTelemetry(t: Instruments, runId: string): RunTelemetry {
+  const { context, trace, SpanKind } = t.api;
+  const parent = context.active();
+  const span = t.tracer.startSpan("bulk.run", { kind: SpanKind.INTERNAL, attributes: { "store_admin.bulk.run_id": runId } }, parent);
+  const runContext = trace.setSpan(parent, span);
   return {
-    bulkRun(runId) {
-      const parent = context.active();
-      const span = tracer.startSpan("bulk.run", { kind: SpanKind.INTERNAL, attributes: { "store_admin.bulk.run_id": runId } }, parent);
-      const runContext = trace.setSpan(parent, span);
-      return {
-        within: (task) => context.with(runContext, task),
-        end: (report) =>
-          settle(span, report, ({ done, failed: failedCount, skipped, inDoubt }) =>
-            span.setAttributes({ "store_admin.bulk.done": done, "store_admin.bulk.failed": failedCount, "store_admin.bulk.skipped": skipped, "store_admin.bulk.in_doubt": inDoubt }),
-          ),
-      };
-    },
-    bulkAdd(queue) {
-      const parent = context.active();
-      const span = tracer.startSpan("bulk.add", { kind: SpanKind.PRODUCER, attributes: { "store_admin.bulk.run_id": queue } }, parent);
-      const carrier: Record<string, string> = {};
-      propagation.inject(trace.setSpan(parent, span), carrier);
-      return { carrier, end: (count) => settle(span, count, (added) => span.setAttribute("store_admin.bulk.added", added)) };
-    },
-    withRemote: (carrier, task) => context.with(propagation.extract(context.active(), carrier), task),
-    call(method, path) {
-      const [name, operationId] = spanNames[`${method === "HEAD" ? "GET" : method} ${path}`] ?? [`${method} ${path}`, undefined];
-      const parent = context.active();
-      const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: { "store_admin.operation_id": operationId, "store_admin.api_version": about.apiVersion } }, parent);
-      const callContext = trace.setSpan(parent, span);
-      let current: { span: Span; attributes: Attributes; startedMs: number } | undefined;
-      // The token of the call's attempts, known from its first (a token function is called per call).
-      let secrets: readonly string[] = [];
-      return {
-        attempt(attempt, request, callSecrets, send) {
-          secrets = callSecrets;
-          const url = new URL(request.url);
-          const attributes: Attributes = {
-            "http.request.method": request.method,
-            "server.address": redact(url.hostname, secrets),
-            "server.port": Number(url.port) || (url.protocol === "https:" ? 443 : 80),
-            "url.scheme": url.protocol.slice(0, -1),
-            "url.template": path,
-          };
-          const attemptSpan = tracer.startSpan(
-            `${request.method} ${path}`,
-            { kind: SpanKind.CLIENT, attributes: { ...attributes, "url.full": redact(url.href, secrets), ...(attempt > 1 ? { "http.request.resend_count": attempt - 1 } : {}) } },
-            callContext,
-          );
-          current = { span: attemptSpan, attributes, startedMs: performance.now() };
-          const attemptContext = trace.setSpan(callContext, attemptSpan);
-          propagation.inject(attemptContext, request.headers, setHeader);
-          return context.with(attemptContext.setValue(suppressed, true), send);
-        },
-        attemptEnd(response, error) {
-          if (!current) return;
-          const { span: attemptSpan, attributes, startedMs } = current;
-          current = undefined;
-          if (response) {
-            attributes["http.response.status_code"] = response.status;
-            attemptSpan.setAttribute("http.response.status_code", response.status);
-            if (response.status >= 400) failed(attemptSpan, attributes, String(response.status));
-          } else {
-            failed(attemptSpan, attributes, errorName(error), secrets);
-          }
-          attemptSpan.end();
-          if (!undiciInstrumented()) duration.record((performance.now() - startedMs) / 1000, attributes);
-        },
-        retry(delayMs, retryAfter) {
-          // Outside text, as a log line takes it: one line, no control or bidi characters, clipped, scrubbed.
-          span.addEvent("retry", { "store_admin.retry.delay_ms": delayMs, ...(retryAfter ? { "http.response.header.retry-after": [clip(retryAfter, secrets, MAX_RETRY_AFTER)] } : {}) });
-        },
-        end: (result) => settle(span, result, ({ response }) => response.ok || failed(span, {}, String(response.status)), () => secrets),
-      };
-    },
+    within: (task) => context.with(runContext, task),
+    end: (report) =>
+      settle(t, span, report, ({ done, failed: failedCount, skipped, inDoubt }) =>
+        span.setAttributes({ "store_admin.bulk.done": done, "store_admin.bulk.failed": failedCount, "store_admin.bulk.skipped": skipped, "store_admin.bulk.in_doubt": inDoubt }),
+      ),
   };
+}
+
+function bulkAddTelemetry(t: Instruments, queue: string): AddTelemetry {
+  const { context, trace, propagation, SpanKind } = t.api;
+  const parent = context.active();
+  const span = t.tracer.startSpan("bulk.add", { kind: SpanKind.PRODUCER, attributes: { "store_admin.bulk.run_id": queue } }, parent);
+  const carrier: Record<string, string> = {};
+  propagation.inject(trace.setSpan(parent, span), carrier);
+  return { carrier, end: (count) => settle(t, span, count, (added) => span.setAttribute("store_admin.bulk.added", added)) };
+}
+
+/** One attempt in flight: its CLIENT span, the attributes its histogram point gets, and when it started. */
+interface Attempt {
+  span: Span;
+  attributes: Attributes;
+  startedMs: number;
+}
+
+const setHeader = { set: (headers: Headers, key: string, value: string) => headers.set(key, value) };
+
+/** A logical call's INTERNAL span (named after the operation), and a CLIENT span per attempt. */
+function callTelemetry(t: Instruments, method: string, path: string): CallTelemetry {
+  const { context, trace } = t.api;
+  const [name, operationId] = spanNames[`${method === "HEAD" ? "GET" : method} ${path}`] ?? [`${method} ${path}`, undefined];
+  const parent = context.active();
+  const span = t.tracer.startSpan(name, { kind: t.api.SpanKind.INTERNAL, attributes: { "store_admin.operation_id": operationId, "store_admin.api_version": t.about.apiVersion } }, parent);
+  const callContext = trace.setSpan(parent, span);
+  let current: Attempt | undefined;
+  // The token of the call's attempts, known from its first (a token function is called per call).
+  let secrets: readonly string[] = [];
+  return {
+    attempt(attempt, request, callSecrets, send) {
+      secrets = callSecrets;
+      current = startAttempt(t, path, attempt, request, secrets, callContext);
+      const attemptContext = trace.setSpan(callContext, current.span);
+      t.api.propagation.inject(attemptContext, request.headers, setHeader);
+      return context.with(attemptContext.setValue(t.suppressed, true), send);
+    },
+    attemptEnd(response, error) {
+      if (!current) return;
+      const ended = current;
+      current = undefined;
+      endAttempt(t, ended, response, error, secrets);
+    },
+    retry(delayMs, retryAfter) {
+      // Outside text, as a log line takes it: one line, no control or bidi characters, clipped, scrubbed.
+      span.addEvent("retry", { "store_admin.retry.delay_ms": delayMs, ...(retryAfter ? { "http.response.header.retry-after": [t.clip(retryAfter, secrets, MAX_RETRY_AFTER)] } : {}) });
+    },
+    end: (result) => settle(t, span, result, ({ response }) => response.ok || failed(t, span, {}, String(response.status)), () => secrets),
+  };
+}
+
+/** An attempt's CLIENT span, with the HTTP client conventions' attributes (scrubbed of the call's token). */
+function startAttempt(t: Instruments, path: string, attempt: number, request: { url: string; method: string }, secrets: readonly string[], callContext: OpenTelemetry.Context): Attempt {
+  const url = new URL(request.url);
+  const attributes: Attributes = {
+    "http.request.method": request.method,
+    "server.address": t.redact(url.hostname, secrets),
+    "server.port": Number(url.port) || (url.protocol === "https:" ? 443 : 80),
+    "url.scheme": url.protocol.slice(0, -1),
+    "url.template": path,
+  };
+  const attemptSpan = t.tracer.startSpan(
+    `${request.method} ${path}`,
+    { kind: t.api.SpanKind.CLIENT, attributes: { ...attributes, "url.full": t.redact(url.href, secrets), ...(attempt > 1 ? { "http.request.resend_count": attempt - 1 } : {}) } },
+    callContext,
+  );
+  return { span: attemptSpan, attributes, startedMs: performance.now() };
+}
+
+/** Ends an attempt's span with its status (an error status or what it threw is a failure), and records its duration. */
+function endAttempt(t: Instruments, attempt: Attempt, response: Response | undefined, error: unknown, secrets: readonly string[]): void {
+  const { span: attemptSpan, attributes, startedMs } = attempt;
+  if (response) {
+    attributes["http.response.status_code"] = response.status;
+    attemptSpan.setAttribute("http.response.status_code", response.status);
+    if (response.status >= 400) failed(t, attemptSpan, attributes, String(response.status));
+  } else {
+    failed(t, attemptSpan, attributes, errorName(error), secrets);
+  }
+  attemptSpan.end();
+  if (!undiciInstrumented()) t.duration.record((performance.now() - startedMs) / 1000, attributes);
 }
 
 /** `error.type` for a thrown value: its class's name (`TimeoutError`, `ConnectionError`, …), else the conventions' fallback. */

@@ -55,6 +55,20 @@ interface LooseReply {
   delayMs?: number | undefined;
 }
 
+/** What one mock keeps: its URL, its handlers, and the requests it recorded. */
+interface MockState {
+  readonly url: string;
+  readonly handlers: Map<OperationKey, MockHandler<OperationKey>>;
+  readonly requests: Recorded[];
+  readonly recordRequests: boolean;
+}
+
+/** A request that meets the contract, as its handler gets it: parameters converted as the schemas say, the body read. */
+interface CheckedRequest {
+  params: { path: Record<string, unknown>; query: Record<string, unknown> };
+  body: unknown;
+}
+
 /**
  * Creates an in-process mock of the Store Admin API.
  *
@@ -64,143 +78,16 @@ interface LooseReply {
  * mock.on("GET /users/{id}/", ({ path }) => ({ status: 200, body: { id: path.id, email: "ada@example.com" } }));
  */
 export function createMockStore(options: MockStoreOptions = {}): MockStore {
-  if (options === null || typeof options !== "object") throw new TypeError("createMockStore() takes { recordRequests? } or nothing.");
-  const unknown = Object.keys(options).filter((name) => name !== "recordRequests");
-  if (unknown.length > 0) throw new TypeError(`createMockStore(): ${unknown.map((name) => JSON.stringify(name)).join(", ")} is not an option; the option is recordRequests.`);
-  const recordRequests = options.recordRequests ?? true;
-  if (typeof recordRequests !== "boolean") throw new TypeError(`createMockStore(): recordRequests must be true or false, got ${JSON.stringify(recordRequests)}.`);
-  const url = `https://mock-${++mockCount}.store-admin.test${API_ROOT_PATH}`;
-  const handlers = new Map<OperationKey, MockHandler<OperationKey>>();
-  const requests: Recorded[] = [];
-
-  async function mockFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-    const request = new Request(input, init);
-    const target = new URL(request.url);
-    if (!`${target.origin}${target.pathname}`.startsWith(`${url}/`)) {
-      // What fetch does for an address it cannot reach; never sent anywhere.
-      throw new TypeError(`fetch failed: this mock answers only requests under ${url}/, not ${target.origin}${target.pathname}`);
-    }
-    const { signal } = request;
-    if (signal.aborted) throw signal.reason;
-    const record: Recorded = {
-      method: request.method,
-      path: target.pathname.slice(API_ROOT_PATH.length),
-      operation: undefined,
-      url: request.url,
-      params: { path: {}, query: queryOf(target.searchParams) },
-      body: undefined,
-      headers: headersOf(request.headers),
-      status: undefined,
-    };
-    if (recordRequests) requests.push(record);
-    const response = await untilAborted(answer(request, record), signal);
-    record.status = response.status;
-    return response;
-  }
-
-  async function answer(request: Request, record: Recorded): Promise<Response> {
-    const match = matchOperation(record.method, record.path);
-    if (!match.found) {
-      const other = match.methods.length > 0 ? `; the contract has ${match.methods.join(", ")} ${record.path}` : "";
-      const problem: Problem = {
-        location: ["path"],
-        severity: "Error",
-        code: "operation",
-        message: `${record.method} ${record.path} is not an operation of the contract${other}`,
-      };
-      return problemResponse(422, `${problem.message}.`, [problem]);
-    }
-    const { key } = match;
-    let operation: LoadedOperation;
-    try {
-      operation = await loadOperation(key);
-    } catch (cause) {
-      // Said as the kit's own failure: a rejected fetch would read as a broken connection to a store.
-      return problemResponse(500, `The testing kit could not load the module of ${key} (${(cause as { code?: string } | undefined)?.code ?? String(cause)}): the package is incomplete, or was replaced while this process ran.`, []);
-    }
-    record.path = match.template;
-    record.operation = key;
-    record.params.path = { ...match.path };
-
-    if (operation.bearer && !/^Bearer \S+$/.test(record.headers["authorization"] ?? "")) {
-      const detail = record.headers["authorization"] === undefined ? "The request has no Authorization header." : "The Authorization header is not `Bearer <token>`.";
-      return problemResponse(401, detail, [], { "www-authenticate": "Bearer" });
-    }
-    const headerProblems = validate(operation.validators, `${operation.operationId}_headers`, record.headers, ["header"]);
-    if (headerProblems.length > 0) return problemResponse(400, `Invalid headers: ${describeProblems(headerProblems)}.`, headerProblems);
-
-    // Converted in place as the schemas say ("42" becomes 42).
-    const params = { path: { ...match.path } as Record<string, unknown>, query: { ...record.params.query } };
-    const problems = [...undeclaredQuery(params.query, operation.params.query, key), ...validate(operation.validators, `${operation.operationId}_params`, params, [])];
-    record.params = params;
-    let body: unknown;
-    if (operation.body) {
-      const accepted = [operation.body.mediaType, ...(operation.body.also ?? [])];
-      const read = await readBody(request, accepted, operation.body.listFields);
-      if (read.kind === "unsupported") {
-        return problemResponse(415, `${key} takes ${accepted.join(" or ")}, not ${read.contentType || "a body without a content-type"}.`);
-      }
-      if (read.kind === "malformed") problems.push({ location: ["body"], severity: "Error", code: "parse", message: `the body ${read.message}` });
-      if (read.kind === "none" && operation.body.required) {
-        problems.push({ location: ["body"], severity: "Error", code: "required", message: "must have a body" });
-      }
-      if (read.kind === "read") {
-        // The media type the client chooses has `<id>_body`; another one offered, `<id>_body_<json|form|multipart>`.
-        const validator = read.mediaType === operation.body.mediaType ? "body" : `body_${MEDIA_SUFFIX[read.mediaType]}`;
-        problems.push(...validate(operation.validators, `${operation.operationId}_${validator}`, read.checked, ["body"]));
-        body = read.mediaType !== "application/json"
-          ? formValue(read.value as Record<string, unknown>, read.checked as Record<string, unknown>)
-          : read.value;
-      }
-      record.body = body;
-    }
-    if (problems.length > 0) {
-      return problemResponse(422, `The request does not match the contract: ${describeProblems(problems)}.`, problems);
-    }
-
-    const handler = handlers.get(key);
-    if (!handler) return exampleResponse(key, operation);
-    let reply: LooseReply | Response;
-    try {
-      reply = (await handler({
-        operation: key,
-        path: params.path,
-        query: params.query,
-        body,
-        headers: { ...record.headers },
-        request,
-      } as Parameters<MockHandler<OperationKey>>[0])) as LooseReply | Response;
-    } catch (error) {
-      // A bug in the test (an assertion, a typo): reported as such, and never retried.
-      throw new MockHandlerError(`the handler threw: ${describeThrown(error)}. To fail the request as a network error would, return Response.error().`, {
-        operation: operationOf(key),
-        cause: error,
-      });
-    }
-    if (reply instanceof Response) {
-      // What fetch does with a network-error response: it rejects, as for a broken connection.
-      if (reply.type === "error") throw new TypeError(`fetch failed: the handler of ${key} answered Response.error()`);
-      return checkedResponse(key, operation, reply);
-    }
-    if (reply === null || typeof reply !== "object" || typeof reply.status !== "number") {
-      throw new MockContractError(`the handler returned ${String(reply)}; return { status, body } or a Response.`, { operation: operationOf(key) });
-    }
-    const delayMs = checkedDelay(key, reply.delayMs);
-    const hasBody = reply.body !== undefined && !NULL_BODY.has(reply.status);
-    // What is sent is what is validated: JSON.stringify runs toJSON and turns Infinity into null.
-    const text = hasBody ? serialize(key, reply.status, reply.body) : undefined;
-    checkBody(key, operation, reply.status, text === undefined ? reply.body : JSON.parse(text), "the handler's");
-    if (delayMs > 0) await sleep(delayMs, request.signal);
-    const headers = new Headers({ ...(hasBody ? { "content-type": "application/json" } : {}), ...reply.headers });
-    // A 429 or 503 without Retry-After would make the client wait its backoff (about half a
-    // second) before retrying; a mock's rate limit lifts at once unless the reply says otherwise.
-    if ((reply.status === 429 || reply.status === 503) && !headers.has("retry-after")) headers.set("retry-after", "0");
-    return new Response(text ?? null, { status: reply.status, headers });
-  }
-
+  const state: MockState = {
+    recordRequests: checkedRecordRequests(options),
+    url: `https://mock-${++mockCount}.store-admin.test${API_ROOT_PATH}`,
+    handlers: new Map(),
+    requests: [],
+  };
+  const { handlers, requests } = state;
   const mock: MockStore = {
-    url,
-    fetch: mockFetch,
+    url: state.url,
+    fetch: (input: string | URL | Request, init?: RequestInit) => mockFetch(state, input, init),
     on(operation, handler) {
       if (!Object.hasOwn(mockOperations, operation)) {
         throw new TypeError(`mock.on(): ${JSON.stringify(operation)} is not an operation of the contract; use "METHOD /path/", e.g. "GET /users/{id}/".`);
@@ -221,6 +108,173 @@ export function createMockStore(options: MockStoreOptions = {}): MockStore {
     },
   };
   return mock;
+}
+
+/** The options, checked: `recordRequests` (default true) and nothing else. */
+function checkedRecordRequests(options: MockStoreOptions): boolean {
+  if (options === null || typeof options !== "object") throw new TypeError("createMockStore() takes { recordRequests? } or nothing.");
+  const unknown = Object.keys(options).filter((name) => name !== "recordRequests");
+  if (unknown.length > 0) throw new TypeError(`createMockStore(): ${unknown.map((name) => JSON.stringify(name)).join(", ")} is not an option; the option is recordRequests.`);
+  const recordRequests = options.recordRequests ?? true;
+  if (typeof recordRequests !== "boolean") throw new TypeError(`createMockStore(): recordRequests must be true or false, got ${JSON.stringify(recordRequests)}.`);
+  return recordRequests;
+}
+
+/** The mock's `fetch`: records the request (unless told not to) and answers it, or the signal's reason once it aborts. */
+async function mockFetch(state: MockState, input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const { url } = state;
+  const request = new Request(input, init);
+  const target = new URL(request.url);
+  if (!`${target.origin}${target.pathname}`.startsWith(`${url}/`)) {
+    // What fetch does for an address it cannot reach; never sent anywhere.
+    throw new TypeError(`fetch failed: this mock answers only requests under ${url}/, not ${target.origin}${target.pathname}`);
+  }
+  const { signal } = request;
+  if (signal.aborted) throw signal.reason;
+  const record: Recorded = {
+    method: request.method,
+    path: target.pathname.slice(API_ROOT_PATH.length),
+    operation: undefined,
+    url: request.url,
+    params: { path: {}, query: queryOf(target.searchParams) },
+    body: undefined,
+    headers: headersOf(request.headers),
+    status: undefined,
+  };
+  if (state.recordRequests) state.requests.push(record);
+  const response = await untilAborted(answer(state, request, record), signal);
+  record.status = response.status;
+  return response;
+}
+
+/** One request's answer: its operation, the request checked against it, then its handler's reply (checked) or the contract's example. */
+async function answer(state: MockState, request: Request, record: Recorded): Promise<Response> {
+  const found = await operationFor(record);
+  if (found instanceof Response) return found;
+  const { key, operation } = found;
+  const checked = await checkedRequest(key, operation, request, record, found.path);
+  if (checked instanceof Response) return checked;
+  const handler = state.handlers.get(key);
+  if (!handler) return exampleResponse(key, operation);
+  const reply = await handlerReply(key, handler, request, record, checked);
+  if (reply instanceof Response) {
+    // What fetch does with a network-error response: it rejects, as for a broken connection.
+    if (reply.type === "error") throw new TypeError(`fetch failed: the handler of ${key} answered Response.error()`);
+    return checkedResponse(key, operation, reply);
+  }
+  return replyResponse(key, operation, reply, request.signal);
+}
+
+/** The operation the request is for, its module loaded and the record named by it; or the answer for none (422) or a module that does not load (500). */
+async function operationFor(record: Recorded): Promise<Response | { key: OperationKey; operation: LoadedOperation; path: Record<string, string> }> {
+  const match = matchOperation(record.method, record.path);
+  if (!match.found) {
+    const other = match.methods.length > 0 ? `; the contract has ${match.methods.join(", ")} ${record.path}` : "";
+    const problem: Problem = {
+      location: ["path"],
+      severity: "Error",
+      code: "operation",
+      message: `${record.method} ${record.path} is not an operation of the contract${other}`,
+    };
+    return problemResponse(422, `${problem.message}.`, [problem]);
+  }
+  const { key } = match;
+  let operation: LoadedOperation;
+  try {
+    operation = await loadOperation(key);
+  } catch (cause) {
+    // Said as the kit's own failure: a rejected fetch would read as a broken connection to a store.
+    return problemResponse(500, `The testing kit could not load the module of ${key} (${(cause as { code?: string } | undefined)?.code ?? String(cause)}): the package is incomplete, or was replaced while this process ran.`, []);
+  }
+  record.path = match.template;
+  record.operation = key;
+  record.params.path = { ...match.path };
+  return { key, operation, path: match.path };
+}
+
+/** The request checked as the contract's mock server checks it: token (401), headers (400), then parameters and body (415, 422). */
+async function checkedRequest(key: OperationKey, operation: LoadedOperation, request: Request, record: Recorded, path: Record<string, string>): Promise<Response | CheckedRequest> {
+  if (operation.bearer && !/^Bearer \S+$/.test(record.headers["authorization"] ?? "")) {
+    const detail = record.headers["authorization"] === undefined ? "The request has no Authorization header." : "The Authorization header is not `Bearer <token>`.";
+    return problemResponse(401, detail, [], { "www-authenticate": "Bearer" });
+  }
+  const headerProblems = validate(operation.validators, `${operation.operationId}_headers`, record.headers, ["header"]);
+  if (headerProblems.length > 0) return problemResponse(400, `Invalid headers: ${describeProblems(headerProblems)}.`, headerProblems);
+
+  // Converted in place as the schemas say ("42" becomes 42).
+  const params = { path: { ...path } as Record<string, unknown>, query: { ...record.params.query } };
+  const problems = [...undeclaredQuery(params.query, operation.params.query, key), ...validate(operation.validators, `${operation.operationId}_params`, params, [])];
+  record.params = params;
+  let body: unknown;
+  if (operation.body) {
+    const read = await checkedBody(key, operation, operation.body, request, problems);
+    if (read instanceof Response) return read;
+    body = read.body;
+    record.body = body;
+  }
+  if (problems.length > 0) {
+    return problemResponse(422, `The request does not match the contract: ${describeProblems(problems)}.`, problems);
+  }
+  return { params, body };
+}
+
+/** The request's body read as the operation takes it, its problems added to `problems`; or the answer for a media type it does not take (415). */
+async function checkedBody(key: OperationKey, operation: LoadedOperation, declared: NonNullable<LoadedOperation["body"]>, request: Request, problems: Problem[]): Promise<Response | { body: unknown }> {
+  const accepted = [declared.mediaType, ...(declared.also ?? [])];
+  const read = await readBody(request, accepted, declared.listFields);
+  if (read.kind === "unsupported") {
+    return problemResponse(415, `${key} takes ${accepted.join(" or ")}, not ${read.contentType || "a body without a content-type"}.`);
+  }
+  if (read.kind === "malformed") problems.push({ location: ["body"], severity: "Error", code: "parse", message: `the body ${read.message}` });
+  if (read.kind === "none" && declared.required) {
+    problems.push({ location: ["body"], severity: "Error", code: "required", message: "must have a body" });
+  }
+  if (read.kind !== "read") return { body: undefined };
+  // The media type the client chooses has `<id>_body`; another one offered, `<id>_body_<json|form|multipart>`.
+  const validator = read.mediaType === declared.mediaType ? "body" : `body_${MEDIA_SUFFIX[read.mediaType]}`;
+  problems.push(...validate(operation.validators, `${operation.operationId}_${validator}`, read.checked, ["body"]));
+  return {
+    body: read.mediaType !== "application/json"
+      ? formValue(read.value as Record<string, unknown>, read.checked as Record<string, unknown>)
+      : read.value,
+  };
+}
+
+/** What the handler answered, unchecked; a handler that throws is a bug in the test, reported as such and never retried. */
+async function handlerReply(key: OperationKey, handler: MockHandler<OperationKey>, request: Request, record: Recorded, checked: CheckedRequest): Promise<LooseReply | Response> {
+  try {
+    return (await handler({
+      operation: key,
+      path: checked.params.path,
+      query: checked.params.query,
+      body: checked.body,
+      headers: { ...record.headers },
+      request,
+    } as Parameters<MockHandler<OperationKey>>[0])) as LooseReply | Response;
+  } catch (error) {
+    throw new MockHandlerError(`the handler threw: ${describeThrown(error)}. To fail the request as a network error would, return Response.error().`, {
+      operation: operationOf(key),
+      cause: error,
+    });
+  }
+}
+
+/** A handler's `{ status, body, headers?, delayMs? }` as a `Response`, checked against the contract first. */
+async function replyResponse(key: OperationKey, operation: LoadedOperation, reply: LooseReply, signal: AbortSignal): Promise<Response> {
+  if (reply === null || typeof reply !== "object" || typeof reply.status !== "number") {
+    throw new MockContractError(`the handler returned ${String(reply)}; return { status, body } or a Response.`, { operation: operationOf(key) });
+  }
+  const delayMs = checkedDelay(key, reply.delayMs);
+  const hasBody = reply.body !== undefined && !NULL_BODY.has(reply.status);
+  // What is sent is what is validated: JSON.stringify runs toJSON and turns Infinity into null.
+  const text = hasBody ? serialize(key, reply.status, reply.body) : undefined;
+  checkBody(key, operation, reply.status, text === undefined ? reply.body : JSON.parse(text), "the handler's");
+  if (delayMs > 0) await sleep(delayMs, signal);
+  const headers = new Headers({ ...(hasBody ? { "content-type": "application/json" } : {}), ...reply.headers });
+  // A 429 or 503 without Retry-After would make the client wait its backoff (about half a
+  // second) before retrying; a mock's rate limit lifts at once unless the reply says otherwise.
+  if ((reply.status === 429 || reply.status === 503) && !headers.has("retry-after")) headers.set("retry-after", "0");
+  return new Response(text ?? null, { status: reply.status, headers });
 }
 
 const operationOf = (key: OperationKey) => {

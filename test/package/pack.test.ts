@@ -55,10 +55,12 @@ const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.y
  * the MCP and testing kit's refusals of undeclared parameters, added ~12 kB: ~420 kB. The MCP
  * result cap over the whole result (src/mcp/result-size.ts), the remembered tokens, the mock's
  * depth limit, and the docs and changelog lines of those, of the release gate, of the generators'
- * encoders and of the URL rule for method names added ~10 kB: 430,182 B measured. A jump past it
- * means something unintended got packed.
+ * encoders and of the URL rule for method names added ~10 kB: 430,182 B measured. The long
+ * functions split into named steps (13 small modules of one concern each in src/bulk,
+ * src/bulk/bullmq and src/cli, each with its declarations) added ~7 kB: 433,453 B before, 440,333 B
+ * after. A jump past it means something unintended got packed.
  */
-const MAX_TARBALL_BYTES = 440_000;
+const MAX_TARBALL_BYTES = 445_000;
 
 const PACK_TIMEOUT_MS = 300_000;
 
