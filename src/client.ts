@@ -216,7 +216,7 @@ export function telemetryOf(client: StoreAdminClient): ClientContext["telemetry"
 }
 
 /** How {@link deriveClient} changes a client: its transport, and a wait before each attempt. */
-export interface ClientDerivation {
+interface ClientDerivation {
   /** The derived client's `fetch`, made from the original's: called once per attempt that goes on the wire. */
   fetch: (fetch: FetchLike) => FetchLike;
   /**

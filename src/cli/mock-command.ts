@@ -50,7 +50,7 @@ interface MockFlags {
 }
 
 /** One line of the request log. */
-export interface MockLogEntry {
+interface MockLogEntry {
   method: string;
   /** The path under the API root, as sent (`/users/42/`). */
   path: string;

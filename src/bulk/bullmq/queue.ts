@@ -118,7 +118,7 @@ export interface BulkQueue<Item> {
 }
 
 /** What a job carries: the item and its key, and the trace context of its `add()`. Never a client, never a token. */
-export interface JobData<Item> {
+interface JobData<Item> {
   key: string;
   item: Item;
   /** With the producer's `telemetry` option (`job-trace.ts`). */
