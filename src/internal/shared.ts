@@ -16,3 +16,5 @@ export { ownOptions } from "./own.js";
 export { parseRetryAfterMs } from "../retry-policy.js";
 export { clip, describe, headOf, redact, sanitizeCause } from "./redact.js";
 export { sleep, untilStopped } from "./sleep.js";
+export { NULL_BODY_STATUSES } from "../transport.js";
+export { reasonPhrase } from "./error-messages.js";

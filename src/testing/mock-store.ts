@@ -18,6 +18,7 @@ import type { OperationKey } from "../../generated/operations.js";
 import { mockOperations, type MockOperation } from "../../generated/testing/operations.js";
 import { loadOperation, type LoadedOperation } from "./operation-modules.js";
 import { sleep } from "../internal/sleep.js";
+import { NULL_BODY_STATUSES } from "../transport.js";
 import { MockContractError } from "./contract-error.js";
 import { formValue, headersOf, matchOperation, readBody } from "./incoming.js";
 import { queryOf } from "./query.js";
@@ -31,9 +32,6 @@ let mockCount = 0;
 
 /** The validator suffix of a body in a media type the operation also takes (scripts/generate-testing.ts). */
 const MEDIA_SUFFIX: Readonly<Record<string, string>> = { "application/json": "json", "application/x-www-form-urlencoded": "form", "multipart/form-data": "multipart" };
-
-/** Statuses whose response has no body (Fetch standard's "null body status"). */
-const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /** A request as recorded while it is answered; `mock.requests` types it by its operation (see `RecordedRequest`). */
 interface Recorded {
@@ -186,7 +184,7 @@ export function createMockStore(options: MockStoreOptions = {}): MockStore {
       throw new MockContractError(`the handler returned ${String(reply)}; return { status, body } or a Response.`, { operation: operationOf(key) });
     }
     const delayMs = checkedDelay(key, reply.delayMs);
-    const hasBody = reply.body !== undefined && !NULL_BODY.has(reply.status);
+    const hasBody = reply.body !== undefined && !NULL_BODY_STATUSES.has(reply.status);
     // What is sent is what is validated: JSON.stringify runs toJSON and turns Infinity into null.
     const text = hasBody ? serialize(key, reply.status, reply.body) : undefined;
     checkBody(key, operation, reply.status, text === undefined ? reply.body : JSON.parse(text), "the handler's");
@@ -319,7 +317,7 @@ async function checkedResponse(key: OperationKey, operation: LoadedOperation, re
   const labelledJson = /^application\/([\w.+-]+\+)?json\b/i.test(contentType ?? "");
   const success = response.status >= 200 && response.status < 300;
   const schemaApplies = declared !== undefined ? operation.responses[declared]!.json : success;
-  if (!schemaApplies || (contentType !== null && !labelledJson) || NULL_BODY.has(response.status)) return response;
+  if (!schemaApplies || (contentType !== null && !labelledJson) || NULL_BODY_STATUSES.has(response.status)) return response;
   const text = await response.clone().text();
   let body: unknown;
   try {
