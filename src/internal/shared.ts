@@ -11,7 +11,7 @@
  */
 export * from "../index.js";
 export { deriveClient, loadTelemetry, telemetryOf, tokenSourceOf } from "../client.js";
-export { walkOf } from "../paginate.js";
+export { cursorOf, walkOf } from "../paginate.js";
 export { ownOptions } from "./own.js";
 export { parseRetryAfterMs } from "../retry-policy.js";
 export { clip, describe, headOf, redact, sanitizeCause } from "./redact.js";

@@ -9,6 +9,7 @@ import { ownOptions } from "../internal/own.js";
 import { MAX_UPLOAD_BYTES, mcpTools, type McpToolRow } from "../../generated/mcp-tools.js";
 import { bytesOf as bytes, cutResult, quoted, resultBytes as size, shown } from "./result-size.js";
 import { unwrap } from "../unwrap.js";
+import { cursorOf } from "../paginate.js";
 import type { StoreAdminClient } from "../types.js";
 
 /** What a tool answers: MCP's `CallToolResult`. */
@@ -148,7 +149,7 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
     const items = (page ? page.results : data) as unknown[];
     const { results: _results, next, previous: _previous, ...fields } = page ?? {};
     const rest = besideItems(fields, maxBytes / BESIDE_SHARE, clean);
-    const found = typeof next === "string" ? cursorOf(next) : null;
+    const found = typeof next === "string" ? (cursorOf(next) ?? null) : null;
     // A cursor too long for a result is named, not shown: cut, it would be no cursor.
     const cursor = found !== null && bytes(clean(found)) <= maxBytes / BESIDE_SHARE ? found : null;
     const hidden = found !== null && cursor === null ? `the next page's cursor is ${found.length} characters long, too long for a result under ${maxBytes} bytes: a server started with a larger maxResultBytes (--max-result-bytes) shows it.` : undefined;
@@ -211,15 +212,6 @@ function omitted(tool: McpToolRow, item: unknown, index: number, size: number, m
     }
   }
   return { omitted: `${what}: a server started with a larger maxResultBytes (--max-result-bytes) shows it.` };
-}
-
-/** The `cursor` parameter of a `next` link (absolute or relative). */
-function cursorOf(next: string): string | null {
-  try {
-    return new URL(next, "http://relative.invalid/").searchParams.get("cursor");
-  } catch {
-    return null;
-  }
 }
 
 /** A refusal or an API error as a result: `isError`, the message a model can act on. */
