@@ -17,7 +17,7 @@ import type { FetchResult } from "../request.js";
 import type { ListPath, StoreAdminClient } from "../types.js";
 import { checkRate, DEFAULT_MAX_PAUSE_MS, durationText, rateBudget } from "./budget.js";
 import { memoryLedger } from "./memory-ledger.js";
-import { createStoreAdminClient, telemetryOf, tokenSourceOf } from "../client.js";
+import { telemetryOf, tokenSourceOf } from "../client.js";
 import type { RunTelemetry } from "../telemetry.js";
 import { failureSecrets, observedSlot, scrubbedError, tokenOf, type Observation, type Slot } from "./observe.js";
 import type { BulkFailure, BulkProgress, BulkReport, Ledger, LedgerEnd, RateBudget, RunBulkOptions } from "./types.js";
@@ -440,10 +440,7 @@ export class CallChangedError<Item = unknown> extends Error {
 
 /** The client of a dry run: the testing kit's in-process mock of the contract, loaded only for it. */
 async function dryRunClient(): Promise<StoreAdminClient> {
-  const { createMockStore } = await import("../testing/index.js");
-  // It keeps no request: a run of a million calls would keep every body.
-  const mock = createMockStore({ recordRequests: false });
-  return createStoreAdminClient({ apiUrl: mock.url, accessToken: "dry-run", fetch: mock.fetch, maxRetries: 0 });
+  return (await import("../testing/mock-store.js")).mockStoreClient("dry-run");
 }
 
 type Source<Item> =

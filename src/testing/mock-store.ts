@@ -19,6 +19,8 @@ import { mockOperations, type MockOperation } from "../../generated/testing/oper
 import { loadOperation, type LoadedOperation } from "./operation-modules.js";
 import { sleep } from "../internal/sleep.js";
 import { NULL_BODY_STATUSES } from "../transport.js";
+import { createStoreAdminClient } from "../client.js";
+import type { StoreAdminClient } from "../types.js";
 import { MockContractError } from "./contract-error.js";
 import { formValue, headersOf, matchOperation, readBody } from "./incoming.js";
 import { queryOf } from "./query.js";
@@ -357,4 +359,15 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener("abort", onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+}
+
+/**
+ * A client whose every call a mock of its own answers in process, checked against the contract:
+ * a bulk dry run's, the MCP server's check of a call. The mock keeps no request (a long run
+ * would keep every body); the client never retries, and its attempts, which reach no store, are
+ * neither logged (not even under STORE_ADMIN_LOG) nor traced.
+ */
+export function mockStoreClient(accessToken: string): StoreAdminClient {
+  const mock = createMockStore({ recordRequests: false });
+  return createStoreAdminClient({ apiUrl: mock.url, accessToken, fetch: mock.fetch, maxRetries: 0, logger: () => undefined, telemetry: false });
 }
