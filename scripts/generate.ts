@@ -96,6 +96,21 @@ function isSingleOrList(doc: JsonObject, op: OperationModel): boolean {
   return variants.length === 2 && variants.some((v) => v.type === "array");
 }
 
+/**
+ * The API root's path below the store's address: the path of the contract's first `servers`
+ * URL, after its `{base_url}` or origin (`/api/admin`); none without one. Plain segments only,
+ * so that the client's `baseUrl` + this path can reach no other endpoint.
+ */
+export function apiRootPath(doc: JsonObject): string {
+  const url = (doc.servers as Array<{ url?: unknown }> | undefined)?.[0]?.url;
+  if (typeof url !== "string") return "";
+  const path = url.replace(/^\{[^}]*\}/, "").replace(/^[a-z][a-z\d+.-]*:\/\/[^/]*/i, "").replace(/\/+$/, "");
+  if (!/^(\/[A-Za-z\d_~-][A-Za-z\d._~-]*)*$/.test(path) || path.split("/").some((segment) => /^\.+$/.test(segment))) {
+    throw new Error(`#/servers/0/url: the path of ${JSON.stringify(url)} is not plain segments (letters, digits, "-", "_", "~", "."), so the client cannot take it as its API root.`);
+  }
+  return path;
+}
+
 export async function generateOperations(doc: JsonObject): Promise<string> {
   const model = contractModel(doc);
   const lines: string[] = [];
@@ -130,6 +145,9 @@ export const API_VERSION = ${optional(header?.value)};
 
 /** The header the version is sent in. */
 export const API_VERSION_HEADER = ${optional(header?.name)};
+
+/** The API root's path below the store's address (the contract's \`servers\`): \`baseUrl\` + this is the API root. */
+export const API_ROOT_PATH: string = ${stringLiteral(apiRootPath(doc))};
 
 /** What the client needs to know at run time about one operation. */
 export interface OperationFacts {

@@ -17,12 +17,9 @@ import { createPaginate } from "./paginate.js";
 import { createSend, type ClientContext } from "./request.js";
 import { DEFAULT_TIMEOUT_MS } from "./timeout.js";
 import { VERSION } from "./version.js";
-import { API_VERSION } from "../generated/operations.js";
+import { API_ROOT_PATH, API_VERSION } from "../generated/operations.js";
 import type { FetchLike } from "./transport.js";
 import type { paths, StoreAdminClient, StoreAdminClientOptions, TelemetryOptions } from "./types.js";
-
-/** Every path of the API is under this prefix of the store's address (spec part 4). */
-const API_PATH_PREFIX = "/api/admin";
 
 /**
  * Default limit on a response body, decoded. The largest real answer is a list page, well
@@ -75,13 +72,14 @@ export function resolveApiRoot(options: { baseUrl?: unknown; apiUrl?: unknown; a
   }
   const url = parseUrlOption(hasBase ? "baseUrl" : "apiUrl", hasBase ? options.baseUrl : options.apiUrl, options.accessToken);
   const root = `${url.origin}${url.pathname}`.replace(/\/+$/, "");
-  if (hasBase && root.toLowerCase().endsWith(API_PATH_PREFIX)) {
+  // Every path of the API is under API_ROOT_PATH of the store's address (the contract's `servers`).
+  if (hasBase && API_ROOT_PATH !== "" && root.toLowerCase().endsWith(API_ROOT_PATH.toLowerCase())) {
     throw new TypeError(
-      `baseUrl ends in ${API_PATH_PREFIX}, which the client appends itself (requests would go to …${API_PATH_PREFIX}${API_PATH_PREFIX}/). ` +
+      `baseUrl ends in ${API_ROOT_PATH}, which the client appends itself (requests would go to …${API_ROOT_PATH}${API_ROOT_PATH}/). ` +
         `Pass the store's address without it, or pass this URL as apiUrl.`,
     );
   }
-  return hasBase ? `${root}${API_PATH_PREFIX}` : root;
+  return hasBase ? `${root}${API_ROOT_PATH}` : root;
 }
 
 /**

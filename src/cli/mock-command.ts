@@ -18,6 +18,7 @@ import { Command, InvalidArgumentError } from "commander";
 import { secondsOption } from "./seconds-option.js";
 import { redact } from "../internal/redact.js";
 import { queryOf } from "../testing/query.js";
+import { API_ROOT_PATH } from "../../generated/operations.js";
 import type { MockStore } from "../testing/types.js";
 
 /** Prism's port: a script written for `npm run mock`'s default keeps working. */
@@ -39,8 +40,7 @@ const MAX_LOGGED_BODY_BYTES = 1024 * 1024;
  */
 const MAX_JSON_DEPTH = 512;
 
-/** The API root under the server, as a store serves it: `baseUrl` is the server's address. Requests at the root are served too (as Prism does). */
-const API_ROOT_PATH = "/api/admin";
+// The API root under the server is API_ROOT_PATH, as a store serves it: `baseUrl` is the server's address. Requests at the root are served too (as Prism does).
 
 interface MockFlags {
   port: number;
@@ -81,7 +81,7 @@ export function mockCommand(program: Command, io: { stdout: NodeJS.WriteStream; 
     .addHelpText(
       "after",
       `
-Point the SDK at it with baseUrl http://127.0.0.1:PORT (or apiUrl http://127.0.0.1:PORT/api/admin).
+Point the SDK at it with baseUrl http://127.0.0.1:PORT (or apiUrl http://127.0.0.1:PORT${API_ROOT_PATH}).
 SIGTERM or Ctrl-C stops taking requests, gives those in flight --grace seconds, answers the
 rest 503 (each logged), and exits 0. A --log that cannot be opened, is not a regular file or is
 the --handlers module, a --handlers module that cannot be loaded, throws, or does not settle

@@ -18,3 +18,4 @@ export { clip, describe, headOf, redact, sanitizeCause } from "./redact.js";
 export { sleep, untilStopped } from "./sleep.js";
 export { NULL_BODY_STATUSES } from "../transport.js";
 export { reasonPhrase } from "./error-messages.js";
+export { API_ROOT_PATH } from "../../generated/operations.js";

@@ -14,7 +14,7 @@
  * made with `recordRequests: false` (a checker of calls, a long-running server) records none,
  * so that what it keeps does not grow with what it answers.
  */
-import type { OperationKey } from "../../generated/operations.js";
+import { API_ROOT_PATH, type OperationKey } from "../../generated/operations.js";
 import { mockOperations, type MockOperation } from "../../generated/testing/operations.js";
 import { loadOperation, type LoadedOperation } from "./operation-modules.js";
 import { sleep } from "../internal/sleep.js";
@@ -28,8 +28,6 @@ import { describeProblems, hasValidator, problemResponse, undeclaredQuery, valid
 import { MockHandlerError } from "./handler-error.js";
 import type { MockHandler, MockStore, MockStoreOptions, RecordedRequest, RecordedRequestOf } from "./types.js";
 
-/** Where every mock's API root is; `.test` names never resolve (RFC 2606), so nothing leaves the process. */
-const API_ROOT_PATH = "/api/admin";
 let mockCount = 0;
 
 /** The validator suffix of a body in a media type the operation also takes (scripts/generate-testing.ts). */
@@ -69,6 +67,7 @@ export function createMockStore(options: MockStoreOptions = {}): MockStore {
   if (unknown.length > 0) throw new TypeError(`createMockStore(): ${unknown.map((name) => JSON.stringify(name)).join(", ")} is not an option; the option is recordRequests.`);
   const recordRequests = options.recordRequests ?? true;
   if (typeof recordRequests !== "boolean") throw new TypeError(`createMockStore(): recordRequests must be true or false, got ${JSON.stringify(recordRequests)}.`);
+  // The API root a store has (the contract's `servers`); `.test` names never resolve (RFC 2606), so nothing leaves the process.
   const url = `https://mock-${++mockCount}.store-admin.test${API_ROOT_PATH}`;
   const handlers = new Map<OperationKey, MockHandler<OperationKey>>();
   const requests: Recorded[] = [];
