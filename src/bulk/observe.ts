@@ -10,14 +10,11 @@ import { deriveClient } from "../client.js";
 import { ConnectionError, StoreAdminError } from "../errors.js";
 import { redact, sanitizeCause } from "../internal/redact.js";
 import { sleep, untilStopped } from "../internal/sleep.js";
-import { parseRetryAfterMs } from "../retry-policy.js";
+import { isIdempotent, parseRetryAfterMs } from "../retry-policy.js";
 import type { FetchLike } from "../transport.js";
 import type { StoreAdminClient } from "../types.js";
 import { isLocalBudget, type LocalBudget } from "./budget.js";
 import type { Ledger, RateBudget } from "./types.js";
-
-/** Methods whose request may create or change something when sent again: in doubt without an answer. */
-const UNSAFE_METHODS: ReadonlySet<string> = new Set(["POST", "PATCH"]);
 
 /**
  * Whether an answer to a POST or PATCH says the store did not act on it: a 4xx but a 408. Any
@@ -138,7 +135,8 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
   const observe = (fetch: FetchLike): FetchLike => async (input, init) => {
     // Read only when a message is kept (`secretsOf`): a header lookup per request costs.
     slot.lastRequest = [input, init];
-    const unsafe = UNSAFE_METHODS.has(methodOf(input, init));
+    // What the retry policy would not resend (POST, PATCH) may create or change something when sent again: in doubt without an answer.
+    const unsafe = !isIdempotent(methodOf(input, init));
     const key = slot.key;
     if (unsafe && key !== undefined) {
       if (!slot.recorded) {

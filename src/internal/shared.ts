@@ -13,7 +13,7 @@ export * from "../index.js";
 export { deriveClient, loadTelemetry, telemetryOf, tokenSourceOf } from "../client.js";
 export { cursorOf, walkOf } from "../paginate.js";
 export { ownOptions } from "./own.js";
-export { parseRetryAfterMs } from "../retry-policy.js";
+export { isIdempotent, parseRetryAfterMs } from "../retry-policy.js";
 export { clip, describe, headOf, redact, sanitizeCause } from "./redact.js";
 export { sleep, untilStopped } from "./sleep.js";
 export { NULL_BODY_STATUSES } from "../transport.js";
