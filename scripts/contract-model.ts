@@ -32,7 +32,10 @@ export const MULTIPART_MEDIA = "multipart/form-data";
 /** The request media types the client can send, in the order it prefers them. */
 export const REQUEST_MEDIA_TYPES = [JSON_MEDIA, FORM_MEDIA, MULTIPART_MEDIA] as const;
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+/** A JSON object (not an array, not null): what a contract's maps and schemas are. */
+export function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 /** `#/a/b` of JSON pointer segments (`~` and `/` escaped). */
 export const pointer = (...segments: Array<string | number>): string =>

@@ -13,11 +13,10 @@
  * - A schema name becomes a type name (scripts/contract-model.ts, `typeNameOf`): one without a
  *   letter or digit has nothing to map from, and is refused.
  */
-import { ContractError, pointer } from "./contract-model.js";
+import { ContractError, isObject, pointer } from "./contract-model.js";
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** RFC 9110's `token`: one or more `tchar`. */
 const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

@@ -43,7 +43,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { contractModel } from "./contract-model.js";
+import { contractModel, isObject } from "./contract-model.js";
 import { untrustedMarkdown } from "./encode.js";
 import { loadContract } from "./load-contract.js";
 import { sampleSource, writtenSamples } from "./samples.js";
@@ -143,10 +143,6 @@ export async function buildDocs(options: BuildDocsOptions = {}): Promise<string>
 }
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * The contract as the page shows it: the samples from docs/samples/ (generated where none is

@@ -11,7 +11,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { JSON_MEDIA, resolveRef, type ContractModel, type OperationModel } from "./contract-model.js";
+import { isObject, JSON_MEDIA, resolveRef, type ContractModel, type OperationModel } from "./contract-model.js";
 import { keyed, stringLiteral } from "./encode.js";
 
 type Json = Record<string, unknown>;
@@ -21,7 +21,6 @@ export type View = "request" | "response";
 /** Stands for a file in a generated value: printed as `new Blob([…])` in code. */
 export const FILE = Symbol("file");
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const STRING_FORMATS: Record<string, string> = {
   "date-time": "2026-01-01T00:00:00Z",
