@@ -92,6 +92,18 @@ export function resolveRef(doc: Json, node: unknown, at: string): Json {
   return isObject(current) ? current : {};
 }
 
+/** Which side of a call a schema is read for: what a request sends, or what a response holds. */
+export type View = "request" | "response";
+
+/**
+ * Whether the property (or what its `$ref` names) carries the flag the other direction owns:
+ * `readOnly` for a request (it never sends one), `writeOnly` for a response.
+ */
+export function ownedByOther(doc: Json, property: unknown, view: View, at: string): boolean {
+  const flag = view === "request" ? "readOnly" : "writeOnly";
+  return (isObject(property) && property[flag] === true) || resolveRef(doc, property, at)[flag] === true;
+}
+
 // ─── Names ──────────────────────────────────────────────────────────────────────────
 
 const RESERVED_WORDS = new Set(

@@ -23,7 +23,7 @@
  * `--spec FILE` and `--out DIR` as for the other generators.
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { contractModel, firstParagraph, isObject, refTarget, requirementInWords, resolveRef, schemaRefName } from "./contract-model.js";
+import { contractModel, firstParagraph, isObject, ownedByOther, refTarget, requirementInWords, resolveRef, schemaRefName } from "./contract-model.js";
 import { jsonCode, keyed, stringLiteral } from "./encode.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
@@ -64,7 +64,7 @@ function toolSchema(doc: Json, node: unknown, defs: Json): unknown {
   if (isObject(node.properties)) {
     const properties: Json = keyed();
     for (const [name, schema] of Object.entries(node.properties)) {
-      if ((isObject(schema) && schema.readOnly === true) || resolveRef(doc, schema, `a tool schema's property ${name}`).readOnly === true) readOnly.add(name);
+      if (ownedByOther(doc, schema, "request", `a tool schema's property ${name}`)) readOnly.add(name);
       else properties[name] = toolSchema(doc, schema, defs);
     }
     out.properties = properties;

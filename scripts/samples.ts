@@ -11,12 +11,11 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isObject, JSON_MEDIA, resolveRef, type ContractModel, type OperationModel } from "./contract-model.js";
+import { isObject, JSON_MEDIA, ownedByOther, resolveRef, type ContractModel, type OperationModel, type View } from "./contract-model.js";
 import { keyed, stringLiteral } from "./encode.js";
 
 type Json = Record<string, unknown>;
 
-export type View = "request" | "response";
 
 /** Stands for a file in a generated value: printed as `new Blob([…])` in code. */
 export const FILE = Symbol("file");
@@ -31,12 +30,6 @@ const STRING_FORMATS: Record<string, string> = {
   url: "https://example.com/",
   uuid: "00000000-0000-4000-8000-000000000000",
   ipv4: "192.0.2.1",
-};
-
-/** Whether the property (or what its `$ref` names) is `readOnly`/`writeOnly`, the flag the other direction owns. */
-const ownedByOther = (doc: Json, property: unknown, view: View, at: string): boolean => {
-  const flag = view === "request" ? "readOnly" : "writeOnly";
-  return (isObject(property) && property[flag] === true) || resolveRef(doc, property, at)[flag] === true;
 };
 
 /**
