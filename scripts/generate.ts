@@ -44,7 +44,7 @@ import {
   FORM_MEDIA,
   MULTIPART_MEDIA,
 } from "./contract-model.js";
-import { docComment, docText, jsonCode, stringLiteral } from "./encode.js";
+import { docComment, docText, encodedCopy, jsonCode, stringLiteral } from "./encode.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
 import { methodIndexModule, splitOperationFacts } from "./lazy-tables.js";
@@ -65,19 +65,13 @@ type JsonObject = Record<string, unknown>;
  * doc comments, escaping only \`*\/\`: in the copy it reads, they are made doc comment text
  * first (no line break but \`\n\`, no \`@\` that starts a tag).
  */
-function commentsEncoded(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(commentsEncoded);
-  if (typeof node !== "object" || node === null) return node;
-  const commented = new Set(["title", "summary", "description", "example", "default"]);
-  return Object.fromEntries(
-    Object.entries(node).map(([key, value]) => [
-      key,
-      typeof value === "string" && commented.has(key) ? docText(value)
-        : key === "examples" && Array.isArray(value) ? value.map((item) => (typeof item === "string" ? docText(item) : item))
-        : commentsEncoded(value),
-    ]),
+const COMMENTED = new Set(["title", "summary", "description", "example", "default"]);
+const commentsEncoded = (doc: unknown): unknown =>
+  encodedCopy(doc, (key, value) =>
+    typeof value === "string" && COMMENTED.has(key) ? docText(value)
+      : key === "examples" && Array.isArray(value) ? value.map((item) => (typeof item === "string" ? docText(item) : item))
+      : undefined,
   );
-}
 
 async function generateSchema(doc: JsonObject): Promise<string> {
   const ast = await openapiTS(commentsEncoded(doc) as Parameters<typeof openapiTS>[0], schemaTypeOptions(doc));
