@@ -30,7 +30,7 @@ export const JSON_MEDIA = "application/json";
 export const FORM_MEDIA = "application/x-www-form-urlencoded";
 export const MULTIPART_MEDIA = "multipart/form-data";
 /** The request media types the client can send, in the order it prefers them. */
-export const REQUEST_MEDIA_TYPES = [JSON_MEDIA, FORM_MEDIA, MULTIPART_MEDIA] as const;
+const REQUEST_MEDIA_TYPES = [JSON_MEDIA, FORM_MEDIA, MULTIPART_MEDIA] as const;
 
 /** A JSON object (not an array, not null): what a contract's maps and schemas are. */
 export function isObject(value: unknown): value is Json {
@@ -125,7 +125,7 @@ const pascalWords = (text: string): string => {
  * no reserved word), else its words (runs of ASCII letters and digits) capitalised and joined,
  * prefixed `Schema` when that would start with a digit.
  */
-export function typeNameOf(name: string): string {
+function typeNameOf(name: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(name) && !RESERVED_WORDS.has(name) ? name : pascalWords(name);
 }
 

@@ -40,7 +40,7 @@ const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch"
  * when that is a reserved word (`class` → `classParam`) and prefixed `param` before a digit.
  * Undefined when the name holds no letter or digit.
  */
-export function argumentName(name: string): string | undefined {
+function argumentName(name: string): string | undefined {
   if (/^[A-Za-z_$][\w$]*$/.test(name) && !RESERVED.has(name)) return name;
   const words = name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").split(/[^A-Za-z0-9]+/).filter(Boolean);
   if (words.length === 0) return undefined;

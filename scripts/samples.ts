@@ -91,7 +91,7 @@ export function minimalInstance(doc: Json, schema: unknown, view: View, at: stri
 }
 
 /** A value written as TypeScript source (a file as a Blob), indented by `indent`. */
-export function literal(value: unknown, indent = ""): string {
+function literal(value: unknown, indent = ""): string {
   if (value === FILE) return 'new Blob(["file contents"])';
   if (Array.isArray(value)) {
     if (value.length === 0) return "[]";

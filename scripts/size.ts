@@ -80,7 +80,7 @@ export const GOAL_GZIP_BYTES = 8 * 1024;
 /** The package's main entry, built. */
 export const MAIN_ENTRY = "dist/src/index.js";
 
-export interface BundleSize {
+interface BundleSize {
   /** What loads before a call fails: every module but those behind a dynamic `import()`. */
   minBytes: number;
   gzipBytes: number;
@@ -119,7 +119,7 @@ export async function bundleSize(entry = MAIN_ENTRY, names: readonly string[] = 
 }
 
 /** The files of `dist/` that a built `file` imports: statically, and with `import()`. */
-export function distImports(file: string): { static: string[]; dynamic: string[] } {
+function distImports(file: string): { static: string[]; dynamic: string[] } {
   const code = readFileSync(file, "utf8");
   const at = (pattern: RegExp) => [...code.matchAll(pattern)].map((match) => resolve(dirname(file), match[1]!));
   return { static: at(/(?:from|^import)\s+"(\.{1,2}\/[^"]+)"/gm), dynamic: at(/import\("(\.{1,2}\/[^"]+)"\)/g) };

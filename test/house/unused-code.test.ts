@@ -1,9 +1,9 @@
 /**
  * Unused code: knip (knip.json) reads the package's entries (package.json `exports`, `bin`, the
- * `#shared` door, the lazily loaded tables), scripts/ and test/, and reports an export, a file or
- * a dependency nothing uses. Tests count as importers: a test that imports a module is one of
- * its users. The check must pass on the tree, and must refuse a planted unused export on a
- * scratch copy, naming it.
+ * `#shared` door, the lazily loaded tables), the scripts package.json and the bench run, and
+ * test/, and reports an export, a file or a dependency nothing uses, in src/, generated/ and
+ * scripts/. Tests count as importers: a test that imports a module is one of its users. The
+ * check must pass on the tree, and must refuse planted unused exports on a scratch copy, naming them.
  */
 import { execFile } from "node:child_process";
 import { appendFileSync, cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
@@ -50,12 +50,13 @@ describe.concurrent("unused code (knip)", () => {
     expect(code).toBe(0);
   }, 60_000);
 
-  test("a planted unused export is refused, by name", async () => {
+  test("planted unused exports are refused, by name, in src/ and in scripts/", async () => {
     for (const entry of COPIED) cpSync(join(root, entry), join(scratch, entry), { recursive: true });
     symlinkSync(join(root, "node_modules"), join(scratch, "node_modules"), "dir");
     appendFileSync(join(scratch, "src", "internal", "options.ts"), "\nexport const plantedUnusedExport = 1;\n");
+    appendFileSync(join(scratch, "scripts", "encode.ts"), "\nexport function plantedUnusedScript(): void {}\n");
     const { code, issues } = await knip(scratch);
     expect(code).toBe(1);
-    expect(named(issues)).toEqual(["src/internal/options.ts: exports plantedUnusedExport"]);
+    expect(named(issues).sort()).toEqual(["scripts/encode.ts: exports plantedUnusedScript", "src/internal/options.ts: exports plantedUnusedExport"]);
   }, 60_000);
 });
