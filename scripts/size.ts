@@ -65,11 +65,14 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
  * lost error chunk, reused) added 23 B: 11,009 B measured. Scrubbing every token an
  * `accessToken` function handed out, not only the call's (the source remembers the 16 most recent,
  * on the main path, since a call's secrets are fixed when it starts) added 71 B: 11,080 B measured.
+ * One copy of each fact across the entries (the API root read from the contract's `servers`, the
+ * null-body statuses and a `next` link's cursor exported to the other entries through the door)
+ * added 3 B: 11,083 B measured.
  * That was with the contract's 20 operations; each operation added since may add
  * {@link PER_OPERATION_GZIP_BYTES} (its method's name), so that one more does not fail the
  * check (it added 1 B).
  */
-const MEASURED_GZIP_BYTES = 11_080;
+const MEASURED_GZIP_BYTES = 11_083;
 const MEASURED_OPERATIONS = 20;
 /** What an operation may add to the main entry's start: the goal test/size-per-operation.test.ts holds (docs/architecture.md, "Cost per operation"). */
 export const PER_OPERATION_GZIP_BYTES = 6;

@@ -73,7 +73,7 @@ export function resolveApiRoot(options: { baseUrl?: unknown; apiUrl?: unknown; a
   const url = parseUrlOption(hasBase ? "baseUrl" : "apiUrl", hasBase ? options.baseUrl : options.apiUrl, options.accessToken);
   const root = `${url.origin}${url.pathname}`.replace(/\/+$/, "");
   // Every path of the API is under API_ROOT_PATH of the store's address (the contract's `servers`).
-  if (hasBase && API_ROOT_PATH !== "" && root.toLowerCase().endsWith(API_ROOT_PATH.toLowerCase())) {
+  if (hasBase && API_ROOT_PATH && root.toLowerCase().endsWith(API_ROOT_PATH)) {
     throw new TypeError(
       `baseUrl ends in ${API_ROOT_PATH}, which the client appends itself (requests would go to …${API_ROOT_PATH}${API_ROOT_PATH}/). ` +
         `Pass the store's address without it, or pass this URL as apiUrl.`,

@@ -32,7 +32,7 @@ type GetInit = { params?: { query?: Record<string, unknown>; [location: string]:
  * The `cursor` value of a `next` link; relative links are read against the API root (the MCP
  * server, which has none at hand, reads them against a placeholder: the query is the link's).
  */
-export function cursorOf(next: string, apiRoot = "http://relative.invalid"): string | undefined {
+export function cursorOf(next: string, apiRoot: string): string | undefined {
   try {
     return new URL(next, `${apiRoot}/`).searchParams.get("cursor") ?? undefined;
   } catch {

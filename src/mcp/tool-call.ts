@@ -156,7 +156,7 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
     const items = (page ? page.results : data) as unknown[];
     const { results: _results, next, previous: _previous, ...fields } = page ?? {};
     const rest = besideItems(fields, maxBytes / BESIDE_SHARE, clean);
-    const found = typeof next === "string" ? (cursorOf(next) ?? null) : null;
+    const found = typeof next === "string" ? (cursorOf(next, "http://relative.invalid") ?? null) : null;
     // A cursor too long for a result is named, not shown: cut, it would be no cursor.
     const cursor = found !== null && bytes(clean(found)) <= maxBytes / BESIDE_SHARE ? found : null;
     const hidden = found !== null && cursor === null ? `the next page's cursor is ${found.length} characters long, too long for a result under ${maxBytes} bytes: a server started with a larger maxResultBytes (--max-result-bytes) shows it.` : undefined;
