@@ -8,6 +8,9 @@ export const API_VERSION = "2024-04-01";
 /** The header the version is sent in. */
 export const API_VERSION_HEADER = "X-Store-API-Version";
 
+/** The API root's path below the store's address (the contract's `servers`): `baseUrl` + this is the API root. */
+export const API_ROOT_PATH: string = "/api/admin";
+
 /** What the client needs to know at run time about one operation. */
 export interface OperationFacts {
   /** The scope the token must hold, when exactly one. */

@@ -30,9 +30,12 @@ export const JSON_MEDIA = "application/json";
 export const FORM_MEDIA = "application/x-www-form-urlencoded";
 export const MULTIPART_MEDIA = "multipart/form-data";
 /** The request media types the client can send, in the order it prefers them. */
-export const REQUEST_MEDIA_TYPES = [JSON_MEDIA, FORM_MEDIA, MULTIPART_MEDIA] as const;
+const REQUEST_MEDIA_TYPES = [JSON_MEDIA, FORM_MEDIA, MULTIPART_MEDIA] as const;
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+/** A JSON object (not an array, not null): what a contract's maps and schemas are. */
+export function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 /** `#/a/b` of JSON pointer segments (`~` and `/` escaped). */
 export const pointer = (...segments: Array<string | number>): string =>
@@ -89,6 +92,18 @@ export function resolveRef(doc: Json, node: unknown, at: string): Json {
   return isObject(current) ? current : {};
 }
 
+/** Which side of a call a schema is read for: what a request sends, or what a response holds. */
+export type View = "request" | "response";
+
+/**
+ * Whether the property (or what its `$ref` names) carries the flag the other direction owns:
+ * `readOnly` for a request (it never sends one), `writeOnly` for a response.
+ */
+export function ownedByOther(doc: Json, property: unknown, view: View, at: string): boolean {
+  const flag = view === "request" ? "readOnly" : "writeOnly";
+  return (isObject(property) && property[flag] === true) || resolveRef(doc, property, at)[flag] === true;
+}
+
 // ─── Names ──────────────────────────────────────────────────────────────────────────
 
 const RESERVED_WORDS = new Set(
@@ -110,7 +125,7 @@ const pascalWords = (text: string): string => {
  * no reserved word), else its words (runs of ASCII letters and digits) capitalised and joined,
  * prefixed `Schema` when that would start with a digit.
  */
-export function typeNameOf(name: string): string {
+function typeNameOf(name: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(name) && !RESERVED_WORDS.has(name) ? name : pascalWords(name);
 }
 

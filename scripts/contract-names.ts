@@ -13,11 +13,10 @@
  * - A schema name becomes a type name (scripts/contract-model.ts, `typeNameOf`): one without a
  *   letter or digit has nothing to map from, and is refused.
  */
-import { ContractError, pointer } from "./contract-model.js";
+import { ContractError, isObject, pointer } from "./contract-model.js";
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** RFC 9110's `token`: one or more `tchar`. */
 const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -41,7 +40,7 @@ const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch"
  * when that is a reserved word (`class` → `classParam`) and prefixed `param` before a digit.
  * Undefined when the name holds no letter or digit.
  */
-export function argumentName(name: string): string | undefined {
+function argumentName(name: string): string | undefined {
   if (/^[A-Za-z_$][\w$]*$/.test(name) && !RESERVED.has(name)) return name;
   const words = name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").split(/[^A-Za-z0-9]+/).filter(Boolean);
   if (words.length === 0) return undefined;

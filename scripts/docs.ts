@@ -43,8 +43,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { contractModel } from "./contract-model.js";
-import { untrustedMarkdown } from "./encode.js";
+import { contractModel, isObject } from "./contract-model.js";
+import { encodedCopy, untrustedMarkdown } from "./encode.js";
 import { loadContract } from "./load-contract.js";
 import { sampleSource, writtenSamples } from "./samples.js";
 
@@ -144,10 +144,6 @@ export async function buildDocs(options: BuildDocsOptions = {}): Promise<string>
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /**
  * The contract as the page shows it: the samples from docs/samples/ (generated where none is
  * written), the quick start first, the SDK-set headers said to be set by the SDK. Throws,
@@ -189,18 +185,12 @@ export async function referenceCopy(specPath: string): Promise<Json> {
 }
 
 /** The contract with the HTML in its descriptions shown as text ({@link untrustedMarkdown}); examples and other values as they are. */
-function markdownEscaped(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(markdownEscaped);
-  if (!isObject(node)) return node;
-  return Object.fromEntries(
-    Object.entries(node).map(([key, value]) => [
-      key,
-      key === "description" && typeof value === "string" ? untrustedMarkdown(value)
-        : ["example", "examples", "default", "enum", "const", "value"].includes(key) ? value
-        : markdownEscaped(value),
-    ]),
+const markdownEscaped = (doc: unknown): unknown =>
+  encodedCopy(doc, (key, value) =>
+    key === "description" && typeof value === "string" ? untrustedMarkdown(value)
+      : ["example", "examples", "default", "enum", "const", "value"].includes(key) ? value
+      : undefined,
   );
-}
 
 /** Says, on the version header parameter (`name`, lower-cased), that the SDK sends it; it stays required, as the API requires it. */
 function describeSdkHeaders(parameters: unknown, name: string | undefined): void {

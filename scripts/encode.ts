@@ -14,6 +14,9 @@
  *   space is escaped (`\@`, which Markdown shows as `@`), so text cannot start a tag.
  * - `//` comments carry no contract text at all.
  * - Markdown for the reference: Redoc renders it with `untrustedSpec` (scripts/docs.ts).
+ *
+ * {@link encodedCopy} walks a contract for those that encode its text in place (openapi-typescript's
+ * doc comments, the reference's Markdown).
  */
 
 /** Every line break a reader or a parser may see: JavaScript's line terminators, and U+0085. */
@@ -76,3 +79,14 @@ export function untrustedMarkdown(text: string): string {
  * `__proto__` is set as a key (on `{}` it would set the object's prototype, and be lost).
  */
 export const keyed = <T = unknown>(): Record<string, T> => Object.create(null) as Record<string, T>;
+
+/**
+ * A copy of a parsed contract with its text encoded where `encode` says: it is handed each
+ * member (key and value, at any depth) and returns what the copy holds instead (an encoded
+ * string, or the value as it is), or `undefined` to walk into the value.
+ */
+export function encodedCopy(node: unknown, encode: (key: string, value: unknown) => unknown): unknown {
+  if (Array.isArray(node)) return node.map((item) => encodedCopy(item, encode));
+  if (typeof node !== "object" || node === null) return node;
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, encode(key, value) ?? encodedCopy(value, encode)]));
+}

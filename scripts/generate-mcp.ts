@@ -23,7 +23,7 @@
  * `--spec FILE` and `--out DIR` as for the other generators.
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { contractModel, firstParagraph, refTarget, requirementInWords, resolveRef, schemaRefName } from "./contract-model.js";
+import { contractModel, firstParagraph, isObject, ownedByOther, refTarget, requirementInWords, resolveRef, schemaRefName } from "./contract-model.js";
 import { jsonCode, keyed, stringLiteral } from "./encode.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
@@ -38,8 +38,6 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** The largest file a tool call may upload, decoded: base64 in a JSON-RPC message grows it by a third. */
 export const MAX_UPLOAD_BYTES = 4 * 1024 * 1024;
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
-const pointer = (...parts: string[]) => `#/${parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/")}`;
 
 /**
  * A schema as a tool takes it: component `$ref`s point into `$defs` (collected in `defs`),
@@ -66,7 +64,7 @@ function toolSchema(doc: Json, node: unknown, defs: Json): unknown {
   if (isObject(node.properties)) {
     const properties: Json = keyed();
     for (const [name, schema] of Object.entries(node.properties)) {
-      if ((isObject(schema) && schema.readOnly === true) || resolveRef(doc, schema, `a tool schema's property ${name}`).readOnly === true) readOnly.add(name);
+      if (ownedByOther(doc, schema, "request", `a tool schema's property ${name}`)) readOnly.add(name);
       else properties[name] = toolSchema(doc, schema, defs);
     }
     out.properties = properties;

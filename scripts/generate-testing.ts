@@ -32,7 +32,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { keyed, stringLiteral } from "./encode.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
-import { contractModel, FORM_MEDIA, JSON_MEDIA, MULTIPART_MEDIA, resolveRef, schemaRefName } from "./contract-model.js";
+import { contractModel, FORM_MEDIA, JSON_MEDIA, MULTIPART_MEDIA, ownedByOther, resolveRef, schemaRefName, type View } from "./contract-model.js";
 import { loadContractFile } from "./load-contract.js";
 import { mediaExample, minimalInstance } from "./samples.js";
 import { operationModules } from "./testing-modules.js";
@@ -46,7 +46,6 @@ const HEADER =
 
 type Json = Record<string, unknown>;
 
-type View = "request" | "response";
 
 /** Keywords whose value is a schema, a list of schemas, or a map of names to schemas. */
 const SUBSCHEMA = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties"]);
@@ -82,13 +81,9 @@ function viewOf(doc: Json, node: unknown, view: View, at = "#"): unknown {
       out[key] = value;
     }
   }
-  const owned = view === "request" ? "readOnly" : "writeOnly";
   const properties = schema.properties as Json | undefined;
   if (Array.isArray(out.required) && properties) {
-    out.required = (out.required as string[]).filter((name) => {
-      const property = properties[name] as Json | undefined;
-      return !(property?.[owned] === true || resolveRef(doc, property, `${at}/properties/${name}`)[owned] === true);
-    });
+    out.required = (out.required as string[]).filter((name) => !ownedByOther(doc, properties[name], view, `${at}/properties/${name}`));
   }
   return out;
 }

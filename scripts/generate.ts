@@ -45,7 +45,7 @@ import {
   FORM_MEDIA,
   MULTIPART_MEDIA,
 } from "./contract-model.js";
-import { docComment, docText, jsonCode, stringLiteral } from "./encode.js";
+import { docComment, docText, encodedCopy, jsonCode, stringLiteral } from "./encode.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
 import { methodIndexModule } from "./lazy-tables.js";
@@ -66,19 +66,13 @@ type JsonObject = Record<string, unknown>;
  * doc comments, escaping only \`*\/\`: in the copy it reads, they are made doc comment text
  * first (no line break but \`\n\`, no \`@\` that starts a tag).
  */
-function commentsEncoded(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(commentsEncoded);
-  if (typeof node !== "object" || node === null) return node;
-  const commented = new Set(["title", "summary", "description", "example", "default"]);
-  return Object.fromEntries(
-    Object.entries(node).map(([key, value]) => [
-      key,
-      typeof value === "string" && commented.has(key) ? docText(value)
-        : key === "examples" && Array.isArray(value) ? value.map((item) => (typeof item === "string" ? docText(item) : item))
-        : commentsEncoded(value),
-    ]),
+const COMMENTED = new Set(["title", "summary", "description", "example", "default"]);
+const commentsEncoded = (doc: unknown): unknown =>
+  encodedCopy(doc, (key, value) =>
+    typeof value === "string" && COMMENTED.has(key) ? docText(value)
+      : key === "examples" && Array.isArray(value) ? value.map((item) => (typeof item === "string" ? docText(item) : item))
+      : undefined,
   );
-}
 
 async function generateSchema(doc: JsonObject): Promise<string> {
   const ast = await openapiTS(commentsEncoded(doc) as Parameters<typeof openapiTS>[0], schemaTypeOptions(doc));
@@ -95,6 +89,21 @@ function successVariants(doc: JsonObject, op: OperationModel): JsonObject[] {
 function isSingleOrList(doc: JsonObject, op: OperationModel): boolean {
   const variants = successVariants(doc, op);
   return variants.length === 2 && variants.some((v) => v.type === "array");
+}
+
+/**
+ * The API root's path below the store's address: the path of the contract's first `servers`
+ * URL, after its `{base_url}` or origin (`/api/admin`); none without one. Plain segments only,
+ * so that the client's `baseUrl` + this path can reach no other endpoint.
+ */
+export function apiRootPath(doc: JsonObject): string {
+  const url = (doc.servers as Array<{ url?: unknown }> | undefined)?.[0]?.url;
+  if (typeof url !== "string") return "";
+  const path = url.replace(/^\{[^}]*\}/, "").replace(/^[a-z][a-z\d+.-]*:\/\/[^/]*/i, "").replace(/\/+$/, "");
+  if (!/^(\/[A-Za-z\d_~-][A-Za-z\d._~-]*)*$/.test(path) || path.split("/").some((segment) => /^\.+$/.test(segment))) {
+    throw new Error(`#/servers/0/url: the path of ${JSON.stringify(url)} is not plain segments (letters, digits, "-", "_", "~", "."), so the client cannot take it as its API root.`);
+  }
+  return path;
 }
 
 /**
@@ -136,6 +145,9 @@ export const API_VERSION = ${optional(header?.value)};
 
 /** The header the version is sent in. */
 export const API_VERSION_HEADER = ${optional(header?.name)};
+
+/** The API root's path below the store's address (the contract's \`servers\`): \`baseUrl\` + this is the API root. */
+export const API_ROOT_PATH: string = ${stringLiteral(apiRootPath(doc))};
 
 /** What the client needs to know at run time about one operation. */
 export interface OperationFacts {

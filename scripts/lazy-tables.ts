@@ -14,7 +14,7 @@
 import { jsonCode } from "./encode.js";
 
 /** What the index needs of one method. */
-export interface IndexedMethod {
+interface IndexedMethod {
   /** Dotted name, `users.addresses.update`. */
   name: string;
   path: string;

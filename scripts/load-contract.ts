@@ -28,7 +28,7 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { parse } from "yaml";
-import { contractModel, ContractError } from "./contract-model.js";
+import { contractModel, ContractError, isObject } from "./contract-model.js";
 
 export type ContractDocument = Record<string, unknown>;
 
@@ -45,7 +45,6 @@ const KNOWN_DIALECTS = new Set(["https://spec.openapis.org/oas/3.1/dialect/base"
 /** A `discriminator.mapping` value that names a schema of this document: a local reference, or a bare name (no dot or slash, which would make it a file name). */
 const LOCAL_MAPPING = /^(#.*|[\w -]+)$/;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const pointerSegment = (key: string | number): string => String(key).replace(/~/g, "~0").replace(/\//g, "~1");
 

@@ -25,7 +25,7 @@ import type { OperationModel } from "./contract-model.js";
 type Json = Record<string, unknown>;
 
 /** What the rule reads of the schemas, from scripts/contract-model.ts (which imports this module). */
-export interface SchemaReader {
+interface SchemaReader {
   /** `node`, its `$ref` chain followed; `at` names where it is written. */
   resolve(node: unknown, at: string): Json;
   /** The component schema a `$ref` names (`#/components/schemas/Invoice` → `Invoice`), if it names one. */

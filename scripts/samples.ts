@@ -11,17 +11,15 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { JSON_MEDIA, resolveRef, type ContractModel, type OperationModel } from "./contract-model.js";
+import { isObject, JSON_MEDIA, ownedByOther, resolveRef, type ContractModel, type OperationModel, type View } from "./contract-model.js";
 import { keyed, stringLiteral } from "./encode.js";
 
 type Json = Record<string, unknown>;
 
-export type View = "request" | "response";
 
 /** Stands for a file in a generated value: printed as `new Blob([…])` in code. */
 export const FILE = Symbol("file");
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const STRING_FORMATS: Record<string, string> = {
   "date-time": "2026-01-01T00:00:00Z",
@@ -32,12 +30,6 @@ const STRING_FORMATS: Record<string, string> = {
   url: "https://example.com/",
   uuid: "00000000-0000-4000-8000-000000000000",
   ipv4: "192.0.2.1",
-};
-
-/** Whether the property (or what its `$ref` names) is `readOnly`/`writeOnly`, the flag the other direction owns. */
-const ownedByOther = (doc: Json, property: unknown, view: View, at: string): boolean => {
-  const flag = view === "request" ? "readOnly" : "writeOnly";
-  return (isObject(property) && property[flag] === true) || resolveRef(doc, property, at)[flag] === true;
 };
 
 /**
@@ -99,7 +91,7 @@ export function minimalInstance(doc: Json, schema: unknown, view: View, at: stri
 }
 
 /** A value written as TypeScript source (a file as a Blob), indented by `indent`. */
-export function literal(value: unknown, indent = ""): string {
+function literal(value: unknown, indent = ""): string {
   if (value === FILE) return 'new Blob(["file contents"])';
   if (Array.isArray(value)) {
     if (value.length === 0) return "[]";

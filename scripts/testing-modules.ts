@@ -23,7 +23,7 @@ import { jsonCode } from "./encode.js";
 type Ajv = InstanceType<typeof Ajv2020.default>;
 
 /** What goes into one operation's module: its facts, and the names of its validators (`<operationId>_…`). */
-export interface OperationModuleInput {
+interface OperationModuleInput {
   operationId: string;
   facts: unknown;
 }

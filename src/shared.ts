@@ -12,11 +12,14 @@
  */
 export * from "./index.js";
 export { deriveClient, loadTelemetry, telemetryOf, tokenSourceOf } from "./client/client.js";
-export { walkOf } from "./client/paginate.js";
+export { cursorOf, walkOf } from "./client/paginate.js";
 export { ownOptions } from "./core/own.js";
-export { parseRetryAfterMs } from "./core/retry-policy.js";
+export { isIdempotent, parseRetryAfterMs } from "./core/retry-policy.js";
 export { clip, describe, headOf, redact, sanitizeCause } from "./core/redact.js";
 export { sleep, untilStopped } from "./core/sleep.js";
+export { NULL_BODY_STATUSES } from "./client/transport.js";
+export { reasonPhrase } from "./core/error-messages.js";
+export { API_ROOT_PATH } from "../generated/operations.js";
 export type { TokenSource } from "./client/auth.js";
 export type { FetchLike } from "./core/call-types.js";
 export type { RunTelemetry } from "./client/telemetry.js";

@@ -55,7 +55,7 @@ export const PRODUCT_JSON = JSON.stringify({
   structure: "standalone", rating: 4.7, date_created: "2024-04-01T10:00:00Z", date_updated: "2024-04-01T10:00:00Z", images: [], variants: [],
 });
 
-export type FetchFn = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
+type FetchFn = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
 
 /** Sends nothing; answers every call with a fresh `200` carrying `body`, so only client code runs. */
 export const stubFetch = (body: string): FetchFn => async () => new Response(body, { status: 200, headers: { "content-type": "application/json" } });

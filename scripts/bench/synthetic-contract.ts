@@ -68,7 +68,7 @@ const camel = (words: string[]) => words.map((w, i) => (i === 0 ? w : w[0]!.toUp
 const pascal = (words: string[]) => words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
 const plural = (word: string) => (word.endsWith("y") && !/[aeiou]y$/.test(word) ? `${word.slice(0, -1)}ies` : word.endsWith("s") || word.endsWith("x") ? `${word}es` : `${word}s`);
 
-export interface SyntheticContract {
+interface SyntheticContract {
   /** The contract as YAML. */
   yaml: string;
   /** One sample per operation, by operationId (`docs/samples/<operationId>.ts`). */

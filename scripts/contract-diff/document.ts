@@ -57,7 +57,7 @@ export function child(ptr: string, ...segments: Array<string | number>): string 
 }
 
 /** The node at a local pointer, or undefined. */
-export function nodeAt(doc: Node, ptr: string): unknown {
+function nodeAt(doc: Node, ptr: string): unknown {
   let node: unknown = doc;
   for (const raw of ptr.replace(/^#\/?/, "").split("/").filter((s) => s !== "")) {
     const segment = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
@@ -143,7 +143,7 @@ export function typesOf(schema: Node): string[] {
  * The object view of a schema: its properties (each with the pointer where it is written)
  * and required names, gathered through `$ref`s and `allOf` parts, as a validator sees them.
  */
-export interface ObjectView {
+interface ObjectView {
   properties: Map<string, At>;
   required: Set<string>;
   /** `true` (any further property), `false` (none) or a schema for further properties. */

@@ -13,7 +13,7 @@
 export type Bump = "none" | "patch" | "minor" | "major";
 export type Direction = "request" | "response";
 
-export const BUMP_ORDER: readonly Bump[] = ["none", "patch", "minor", "major"];
+const BUMP_ORDER: readonly Bump[] = ["none", "patch", "minor", "major"];
 
 export function maxBump(a: Bump, b: Bump): Bump {
   return BUMP_ORDER.indexOf(a) >= BUMP_ORDER.indexOf(b) ? a : b;

@@ -45,12 +45,12 @@ export async function generateTypes(doc: Node): Promise<string> {
 }
 
 /** Which operation and field one line of the probe exercises. */
-export interface ProbeLine {
+interface ProbeLine {
   operation: string;
   field: string;
 }
 
-export interface Probe {
+interface Probe {
   text: string;
   /** `lines[i]` tags line i (0-based) of `text`. */
   lines: Array<ProbeLine | undefined>;
@@ -333,7 +333,7 @@ class ProbeWriter {
 }
 
 /** The probe for a contract: code a caller could have written against it. */
-export function buildProbe(base: Node, only?: ReadonlySet<string>): Probe {
+function buildProbe(base: Node, only?: ReadonlySet<string>): Probe {
   return new ProbeWriter(base, only).write();
 }
 
@@ -345,7 +345,7 @@ export interface ProbeError {
   message: string;
 }
 
-export interface ProbeJob {
+interface ProbeJob {
   id: string;
   base: Node;
   head: Node;

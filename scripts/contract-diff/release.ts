@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { leafName, type Change } from "./compare.js";
 import type { Bump } from "./kinds.js";
 
-export const RELEASED_DIR = "openapi/released";
+const RELEASED_DIR = "openapi/released";
 
 type Version = [number, number, number];
 
@@ -78,7 +78,7 @@ export const snapshotPath = (version: string): string => `${RELEASED_DIR}/store-
 export const UNRELEASED = "## [Unreleased]";
 
 /** A `## [...]` heading of CHANGELOG.md: its version (`Unreleased` for that section), its date if any, its line (1-based). */
-export interface ChangelogHeading {
+interface ChangelogHeading {
   version: string;
   date: string | undefined;
   line: number;
@@ -118,7 +118,7 @@ export const BREAKING_HEADING = "### Breaking changes";
  * How a breaking change is named: its field (`data.arn`), or, for a change to a whole call
  * (an operation removed, a body made required), nothing but its operation.
  */
-export function changeName(change: Pick<Change, "field" | "operation">): string {
+function changeName(change: Pick<Change, "field" | "operation">): string {
   const leaf = leafName(change.field);
   return leaf === "" ? (change.operation ?? "the document") : change.field;
 }
@@ -128,7 +128,7 @@ export function changeName(change: Pick<Change, "field" | "operation">): string 
  * `- **OPERATION[, OPERATION…]**: text` (continued on indented lines), each with its
  * operations and its whole text. Items elsewhere, and items naming no operation, are not here.
  */
-export function breakingItems(entry: string): Array<{ operations: string[]; text: string }> {
+function breakingItems(entry: string): Array<{ operations: string[]; text: string }> {
   const start = entry.split("\n").findIndex((line) => line.trim() === BREAKING_HEADING);
   if (start === -1) return [];
   const lines = entry.split("\n").slice(start + 1);
@@ -150,7 +150,7 @@ export function breakingItems(entry: string): Array<{ operations: string[]; text
  * span (`` `arn` ``, `` `data.arn` ``, `` `Dispute.arn` `` all name `data.arn`) unless the
  * change is to the whole call. A mention anywhere else covers nothing.
  */
-export function namesChange(entry: string, change: Pick<Change, "field" | "operation">): boolean {
+function namesChange(entry: string, change: Pick<Change, "field" | "operation">): boolean {
   const operation = change.operation ?? "the document";
   const leaf = leafName(change.field);
   const field = new RegExp(`\`[^\`\\n]*(?<![\\w-])${escapeRegExp(leaf)}(?![\\w-])[^\`\\n]*\``);

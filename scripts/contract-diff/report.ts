@@ -8,7 +8,7 @@ import { adviceFor, brokenCodeFor, kindRule, type Bump } from "./kinds.js";
 import { BREAKING_HEADING, releaseRule } from "./release.js";
 import { attribute, runProbes, type ProbeError } from "./probe.js";
 
-export interface DiffResult {
+interface DiffResult {
   bump: Bump;
   changes: Change[];
   /** Compile errors of the probe against the head's types, per operation ("" for none). */

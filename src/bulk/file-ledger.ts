@@ -61,7 +61,7 @@ const CRC_TABLE = (() => {
 })();
 
 /** CRC-32 (IEEE) of `bytes[start, end)`. */
-export function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
+function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
   let crc = -1;
   for (let i = start; i < end; i++) crc = CRC_TABLE[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
   return (crc ^ -1) >>> 0;

@@ -32,7 +32,7 @@ import { ledgerLockPath } from "./ledger-lock-path.js";
 process.on("SIGXFSZ", () => undefined);
 
 /** How long a lock lives without being renewed; it is renewed every half of it. */
-export const LEASE_MS = 10_000;
+const LEASE_MS = 10_000;
 
 /** Between two looks at a lock another run holds, while waiting for it. */
 const RETRY_MS = 500;

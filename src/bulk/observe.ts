@@ -5,12 +5,9 @@
  * its transport records a POST or PATCH in the ledger before the request leaves, and pauses the
  * whole run when an answer is a 429 or 503 with `Retry-After`.
  */
-import { ConnectionError, deriveClient, type FetchLike, parseRetryAfterMs, redact, sanitizeCause, sleep, type StoreAdminClient, StoreAdminError, type TokenSource, untilStopped } from "#shared";
+import { ConnectionError, deriveClient, type FetchLike, isIdempotent, parseRetryAfterMs, redact, sanitizeCause, sleep, type StoreAdminClient, StoreAdminError, type TokenSource, untilStopped } from "#shared";
 import { isLocalBudget, type LocalBudget } from "./budget.js";
 import type { Ledger, RateBudget } from "./types.js";
-
-/** Methods whose request may create or change something when sent again: in doubt without an answer. */
-const UNSAFE_METHODS: ReadonlySet<string> = new Set(["POST", "PATCH"]);
 
 /**
  * Whether an answer to a POST or PATCH says the store did not act on it: a 4xx but a 408. Any
@@ -131,7 +128,8 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
   const observe = (fetch: FetchLike): FetchLike => async (input, init) => {
     // Read only when a message is kept (`secretsOf`): a header lookup per request costs.
     slot.lastRequest = [input, init];
-    const unsafe = UNSAFE_METHODS.has(methodOf(input, init));
+    // What the retry policy would not resend (POST, PATCH) may create or change something when sent again: in doubt without an answer.
+    const unsafe = !isIdempotent(methodOf(input, init));
     const key = slot.key;
     if (unsafe && key !== undefined) {
       if (!slot.recorded) {

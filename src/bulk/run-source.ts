@@ -12,7 +12,7 @@ export interface Pulled<Item> {
   page: PageTrack | undefined;
 }
 
-export type Source<Item> =
+type Source<Item> =
   | { sync: true; next(): IteratorResult<Pulled<Item>>; return?: () => unknown }
   | { sync?: false; next(): Promise<IteratorResult<Pulled<Item>>>; return?: () => unknown };
 

@@ -7,7 +7,7 @@
 import { durationText } from "./budget.js";
 import type { Slot } from "./observe.js";
 
-export interface RunStop {
+interface RunStop {
   /** What a task that was waiting when the run stopped ends with (see `notSent` in run-item.ts). */
   readonly reason: DOMException;
   /** Aborted when the run stops: ends every wait of the run's clients. */

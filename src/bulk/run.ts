@@ -199,8 +199,5 @@ async function fingerprintsOf(ledger: Ledger, keys: Iterable<string>): Promise<R
 
 /** The client of a dry run: the testing kit's in-process mock of the contract, loaded only for it. */
 async function dryRunClient(): Promise<StoreAdminClient> {
-  const { createMockStore } = await import("../testing/index.js");
-  // It keeps no request: a run of a million calls would keep every body.
-  const mock = createMockStore({ recordRequests: false });
-  return createStoreAdminClient({ apiUrl: mock.url, accessToken: "dry-run", fetch: mock.fetch, maxRetries: 0 });
+  return (await import("../testing/mock-store.js")).mockStoreClient("dry-run");
 }

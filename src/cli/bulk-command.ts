@@ -24,12 +24,12 @@ import { checkOutputs, type OutputFile } from "./output-file.js";
 import { progressOutput } from "./progress.js";
 import { summarize, type SummaryOf } from "./bulk-summary.js";
 
-export const EXIT_OK = 0;
-export const EXIT_FAILED = 1;
+const EXIT_OK = 0;
+const EXIT_FAILED = 1;
 export const EXIT_ERROR = 2;
-export const EXIT_INTERRUPTED = 130;
+const EXIT_INTERRUPTED = 130;
 /** sysexits' EX_TEMPFAIL: a scheduler that knows it retries later, as the store asked. */
-export const EXIT_PAUSED = 75;
+const EXIT_PAUSED = 75;
 
 interface BulkFlags {
   input: string;

@@ -40,7 +40,7 @@ export function operationOf(method: string, path: string): OperationKey {
   throw new InputError(`${key} is not an operation of the contract. The operations that change something are: ${known}.`);
 }
 
-export type InputFormat = "jsonl" | "csv";
+type InputFormat = "jsonl" | "csv";
 
 /** The format named by `--format`, or by the file's extension (`.csv`: CSV, anything else: JSON lines). */
 export function formatOf(file: string, format: string | undefined): InputFormat {
@@ -200,7 +200,7 @@ function csvParser(file: string, maxLineBytes: number, onProblem: (line: Line & 
  * `validator` says. A cell that fits none stays
  * text, and the request is refused with the field's name (by the dry run or the server).
  */
-export function convertCells(body: Record<string, unknown>, validator: Validator | undefined): Record<string, unknown> {
+function convertCells(body: Record<string, unknown>, validator: Validator | undefined): Record<string, unknown> {
   if (!validator) return body;
   nullCells(body, body, "", validator);
   // Each round converts the fields the last validation named; a converted object may name more.

@@ -16,7 +16,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Command, InvalidArgumentError } from "commander";
 import { secondsOption } from "./seconds-option.js";
-import { redact } from "#shared";
+import { API_ROOT_PATH, redact } from "#shared";
 import { queryOf } from "../testing/query.js";
 import type { MockStore } from "../testing/types.js";
 
@@ -39,8 +39,7 @@ const MAX_LOGGED_BODY_BYTES = 1024 * 1024;
  */
 const MAX_JSON_DEPTH = 512;
 
-/** The API root under the server, as a store serves it: `baseUrl` is the server's address. Requests at the root are served too (as Prism does). */
-const API_ROOT_PATH = "/api/admin";
+// The API root under the server is API_ROOT_PATH, as a store serves it: `baseUrl` is the server's address. Requests at the root are served too (as Prism does).
 
 interface MockFlags {
   port: number;
@@ -50,7 +49,7 @@ interface MockFlags {
 }
 
 /** One line of the request log. */
-export interface MockLogEntry {
+interface MockLogEntry {
   method: string;
   /** The path under the API root, as sent (`/users/42/`). */
   path: string;
@@ -81,7 +80,7 @@ export function mockCommand(program: Command, io: { stdout: NodeJS.WriteStream; 
     .addHelpText(
       "after",
       `
-Point the SDK at it with baseUrl http://127.0.0.1:PORT (or apiUrl http://127.0.0.1:PORT/api/admin).
+Point the SDK at it with baseUrl http://127.0.0.1:PORT (or apiUrl http://127.0.0.1:PORT${API_ROOT_PATH}).
 SIGTERM or Ctrl-C stops taking requests, gives those in flight --grace seconds, answers the
 rest 503 (each logged), and exits 0. A --log that cannot be opened, is not a regular file or is
 the --handlers module, a --handlers module that cannot be loaded, throws, or does not settle

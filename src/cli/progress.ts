@@ -8,7 +8,7 @@ const BAR_WIDTH = 24;
 /** Between two plain lines, at least. */
 const PLAIN_EVERY_MS = 2_000;
 
-export interface ProgressOutput {
+interface ProgressOutput {
   /** Receives `onProgress`'s counters. */
   update(progress: BulkProgress): void;
   /** Ends the redrawn line before the summary is printed. */
@@ -34,7 +34,7 @@ function counters(p: BulkProgress): string {
 }
 
 /** The redrawn line of a terminal: `[██████░░░░] 42% 420/1000 · done 410 · failed 10 · 12.0/s · ETA 0:48`. */
-export function barLine(p: BulkProgress, columns = 80): string {
+function barLine(p: BulkProgress, columns = 80): string {
   const ended = p.done + p.failed + p.skipped + p.inDoubt;
   let head = `${ended}`;
   if (p.total !== undefined && p.total > 0) {
@@ -47,7 +47,7 @@ export function barLine(p: BulkProgress, columns = 80): string {
 }
 
 /** What progress is written to: a terminal (`columns` wide) or not. */
-export interface ProgressTarget {
+interface ProgressTarget {
   write(text: string): void;
   terminal: boolean;
   columns?: number;

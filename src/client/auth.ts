@@ -34,7 +34,7 @@ function checkAccessToken(token: unknown, source: string): string {
  * How many of the tokens a function handed out are remembered, the most recent first: a server
  * may echo an earlier one (in a cursor, an error) after the function has handed out a new one.
  */
-export const RECENT_TOKENS = 16;
+const RECENT_TOKENS = 16;
 
 /**
  * The `Authorization` value of every request: fixed for a string token (checked once, here),

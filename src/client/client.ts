@@ -19,12 +19,9 @@ import { createPaginate } from "./paginate.js";
 import { createSend, type ClientContext } from "./request.js";
 import { DEFAULT_TIMEOUT_MS } from "../core/timeout.js";
 import { VERSION } from "../core/version.js";
-import { API_VERSION } from "../../generated/operations.js";
+import { API_ROOT_PATH, API_VERSION } from "../../generated/operations.js";
 import type { FetchLike } from "../core/call-types.js";
 import type { paths, StoreAdminClient, StoreAdminClientOptions, TelemetryOptions } from "../core/types.js";
-
-/** Every path of the API is under this prefix of the store's address (spec part 4). */
-const API_PATH_PREFIX = "/api/admin";
 
 /**
  * Default limit on a response body, decoded. The largest real answer is a list page, well
@@ -77,13 +74,14 @@ export function resolveApiRoot(options: { baseUrl?: unknown; apiUrl?: unknown; a
   }
   const url = parseUrlOption(hasBase ? "baseUrl" : "apiUrl", hasBase ? options.baseUrl : options.apiUrl, options.accessToken);
   const root = `${url.origin}${url.pathname}`.replace(/\/+$/, "");
-  if (hasBase && root.toLowerCase().endsWith(API_PATH_PREFIX)) {
+  // Every path of the API is under API_ROOT_PATH of the store's address (the contract's `servers`).
+  if (hasBase && API_ROOT_PATH && root.toLowerCase().endsWith(API_ROOT_PATH)) {
     throw new TypeError(
-      `baseUrl ends in ${API_PATH_PREFIX}, which the client appends itself (requests would go to …${API_PATH_PREFIX}${API_PATH_PREFIX}/). ` +
+      `baseUrl ends in ${API_ROOT_PATH}, which the client appends itself (requests would go to …${API_ROOT_PATH}${API_ROOT_PATH}/). ` +
         `Pass the store's address without it, or pass this URL as apiUrl.`,
     );
   }
-  return hasBase ? `${root}${API_PATH_PREFIX}` : root;
+  return hasBase ? `${root}${API_ROOT_PATH}` : root;
 }
 
 /**
@@ -218,7 +216,7 @@ export function telemetryOf(client: StoreAdminClient): ClientContext["telemetry"
 }
 
 /** How {@link deriveClient} changes a client: its transport, and a wait before each attempt. */
-export interface ClientDerivation {
+interface ClientDerivation {
   /** The derived client's `fetch`, made from the original's: called once per attempt that goes on the wire. */
   fetch: (fetch: FetchLike) => FetchLike;
   /**

@@ -28,8 +28,11 @@ const MAX_EMPTY_PAGES = 50;
 type Page = { next?: string | null; results?: unknown[]; nextCursor?: string | null };
 type GetInit = { params?: { query?: Record<string, unknown>; [location: string]: unknown }; [key: string]: unknown };
 
-/** The `cursor` value of a `next` link; relative links are read against the API root. */
-function cursorOf(next: string, apiRoot: string): string | undefined {
+/**
+ * The `cursor` value of a `next` link; relative links are read against the API root (the MCP
+ * server, which has none at hand, reads them against a placeholder: the query is the link's).
+ */
+export function cursorOf(next: string, apiRoot: string): string | undefined {
   try {
     return new URL(next, `${apiRoot}/`).searchParams.get("cursor") ?? undefined;
   } catch {

@@ -5,7 +5,7 @@
  */
 import { StoreAdminError } from "../core/errors.js";
 
-export type OperationTables = typeof import("./operation-tables.js");
+type OperationTables = typeof import("./operation-tables.js");
 
 let loaded: OperationTables | undefined;
 

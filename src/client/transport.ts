@@ -9,7 +9,7 @@ import { InvalidResponseError, RedirectError, ResponseTooLargeError, type Operat
  * Statuses whose response has no body by definition (Fetch "null body status").
  * https://fetch.spec.whatwg.org/#null-body-status
  */
-const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
+export const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
 
 /** Whether a response must carry the operation's JSON body: a 2xx that is not to a HEAD nor of a null-body status. */
 export function expectsJsonBody(method: string, response: Response): boolean {

@@ -23,12 +23,12 @@ export interface ValidationIssue {
 }
 
 /**
- * Reason phrases of RFC 9110 §15 for the statuses this API and its proxies send (HTTP/2 sends
+ * Reason phrases of RFC 9110 §15 for the statuses this API, its proxies and the testing kit send (HTTP/2 sends
  * none, so `statusText` cannot be relied on); any other reads "Client Error" or "Server Error".
  */
 const REASON_PHRASES: Readonly<Record<number, string>> = {
   200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-  409: "Conflict", 422: "Unprocessable Content", 429: "Too Many Requests",
+  409: "Conflict", 415: "Unsupported Media Type", 422: "Unprocessable Content", 429: "Too Many Requests",
   500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
 };
 

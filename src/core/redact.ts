@@ -19,7 +19,7 @@ const BEARER_CREDENTIALS = /\b(Bearer)\s+[A-Za-z0-9\-._~+/]+=*/gi;
  * may echo part of a token (`Invalid API key provided: sk_live_4eC39HqLyjWDarjt…`). A secret
  * shorter than this is scrubbed where it appears whole.
  */
-export const MIN_SECRET_RUN = 8;
+const MIN_SECRET_RUN = 8;
 
 /** Levels of `cause` followed before giving up: a cycle must not hang us. */
 const MAX_DEPTH = 8;

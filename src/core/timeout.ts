@@ -32,7 +32,7 @@ export interface Deadline {
 }
 
 /** A deadline of its own, which its owner can also abort (a `paginate()` walk that is left). */
-export interface OwnDeadline extends Deadline {
+interface OwnDeadline extends Deadline {
   readonly signal: AbortSignal;
   /** Stops the deadline and aborts its signal. */
   abort(): void;

@@ -17,7 +17,7 @@ import type { PaginatedPath } from "../../generated/operations.js";
 import type { paths as ContractPaths } from "../../generated/schema.js";
 import type { Logger } from "./logger.js";
 import type { FetchLike, PerCallLimits } from "./call-types.js";
-export type { FetchLike, FetchResult, MethodOptions, ResponsePromise, WithResponse } from "./call-types.js";
+export type { MethodOptions, ResponsePromise, WithResponse } from "./call-types.js";
 
 // ─── Paths as callers see them ──────────────────────────────────────────────────────
 
@@ -103,7 +103,7 @@ export type ListItem<P extends ListPath> = SuccessBody<P> extends { results?: re
 export type ListPage<P extends ListPath> = SuccessBody<P>;
 
 /** The request options of a list operation: those of its `GET` (see {@link RequestOptions}). */
-export type ListInit<P extends ListPath> = RequestOptions<P, "get">;
+type ListInit<P extends ListPath> = RequestOptions<P, "get">;
 
 /** The init argument is optional exactly when the operation needs no parameter (the test of {@link InitArg}). */
 export type ListInitArg<P extends ListPath> = RequiredKeysOf<OpenapiFetchInit<P, "get">> extends never

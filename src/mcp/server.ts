@@ -83,13 +83,7 @@ export function createStoreAdminMcpServer(given: StoreAdminMcpServerOptions): Se
   const clean = (text: string) => redact(text, tokens.secrets);
   let checker: Promise<StoreAdminClient> | undefined;
   // The testing kit's client: the contract's validators answer, nothing leaves the process. Loaded on first use.
-  // Its attempts are no requests to the store, so they are never logged (not even under STORE_ADMIN_LOG) nor traced.
-  const contractChecker = () =>
-    (checker ??= import("../testing/index.js").then(({ createMockStore }) => {
-      // A checker keeps no history: every call it checks would stay in memory for the server's life.
-      const mock = createMockStore({ recordRequests: false });
-      return createStoreAdminClient({ apiUrl: mock.url, accessToken: "contract-check", fetch: mock.fetch, maxRetries: 0, logger: () => undefined, telemetry: false });
-    }));
+  const contractChecker = () => (checker ??= import("../testing/mock-store.js").then(({ mockStoreClient }) => mockStoreClient("contract-check")));
 
   /** `undefined` when the call matches the contract, else why not (the testing kit's words). */
   async function contractProblem(tool: McpToolRow, args: CallArguments): Promise<string | undefined> {

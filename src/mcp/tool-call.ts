@@ -5,7 +5,7 @@
  * text and `structuredContent`, the whole result at most `maxResultBytes` (result-size.ts), a
  * list page cut to fit with the offset of the rest and the API's cursor of the next page.
  */
-import { ownOptions, type StoreAdminClient, unwrap } from "#shared";
+import { cursorOf, ownOptions, type StoreAdminClient, unwrap } from "#shared";
 import { MAX_UPLOAD_BYTES, mcpTools, type McpToolRow } from "../../generated/mcp-tools.js";
 import { bytesOf as bytes, cutResult, quoted, resultBytes as size, shown, type ToolResult } from "./result-size.js";
 
@@ -30,26 +30,32 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 const isScalar = (value: unknown) => typeof value === "string" || typeof value === "number" || typeof value === "boolean";
 
 /**
- * Each of `values` must be a parameter the contract declares in `part`, holding a scalar (or a
- * list of them where the parameter is a list): openapi-fetch would send an unknown query name
- * or an object (`a[b]=1`) as it is, and drop an unknown path name.
+ * Each of `values` must be a path parameter the contract declares, holding a scalar:
+ * openapi-fetch would drop an unknown path name, so the testing kit would never see it.
  */
-function checkParameters(tool: McpToolRow, part: "path" | "query", values: Record<string, unknown> | undefined): void {
+function checkPathParameters(tool: McpToolRow, values: Record<string, unknown> | undefined): void {
   if (values === undefined) return;
-  const schema = (tool.inputSchema.properties as Record<string, { properties?: Record<string, { type?: unknown; $ref?: string }> }> | undefined)?.[part];
+  const schema = (tool.inputSchema.properties as Record<string, { properties?: Record<string, unknown> }> | undefined)?.path;
   const declared = schema?.properties ?? {};
-  const defs = (tool.inputSchema.$defs ?? {}) as Record<string, { type?: unknown }>;
   for (const [name, value] of Object.entries(values)) {
     if (!Object.hasOwn(declared, name)) {
       const names = Object.keys(declared);
-      throw new ToolArgumentError(`${tool.name}: ${part}.${shown(name)} is not a ${part} parameter of ${tool.operation} (${names.length > 0 ? `it takes ${names.join(", ")}` : "it takes none"}).`);
+      throw new ToolArgumentError(`${tool.name}: path.${shown(name)} is not a path parameter of ${tool.operation} (${names.length > 0 ? `it takes ${names.join(", ")}` : "it takes none"}).`);
     }
-    const parameter = declared[name]!;
-    const type = (parameter.$ref !== undefined ? defs[parameter.$ref.split("/").pop()!] : parameter)?.type;
-    const list = type === "array" || (Array.isArray(type) && type.includes("array"));
-    // A null query value is left out of the URL; a path has no such thing.
-    if ((value === null && part === "query") || isScalar(value) || (list && Array.isArray(value) && value.every(isScalar))) continue;
-    throw new ToolArgumentError(`${tool.name}: ${part}.${name} must be ${list ? "a list of strings, numbers or booleans" : "a string, number or boolean"}, got ${quoted(value)}.`);
+    if (!isScalar(value)) throw new ToolArgumentError(`${tool.name}: path.${name} must be a string, number or boolean, got ${quoted(value)}.`);
+  }
+}
+
+/**
+ * Each query value must be what openapi-fetch writes into the URL as it is: a scalar, a list of
+ * them, or null (left out). An object would reach the URL as `a[b]=1` and a list in a list as
+ * its items' text. Which names and types the operation takes is the testing kit's check, run
+ * over the request openapi-fetch makes.
+ */
+function checkQueryValues(tool: McpToolRow, values: Record<string, unknown> | undefined): void {
+  for (const [name, value] of Object.entries(values ?? {})) {
+    if (value === null || isScalar(value) || (Array.isArray(value) && value.every(isScalar))) continue;
+    throw new ToolArgumentError(`${tool.name}: query.${shown(name)} must be a string, number or boolean, or a list of them, got ${quoted(value)}.`);
   }
 }
 
@@ -67,8 +73,9 @@ export function checkArguments(tool: McpToolRow, input: unknown): CallArguments 
   for (const part of ["path", "query"] as const) {
     if (args[part] !== undefined && !isPlainObject(args[part])) throw new ToolArgumentError(`${tool.name}: ${part} must be an object of parameter values, got ${quoted(args[part])}.`);
     if (args[part] !== undefined) args[part] = ownOptions(args[part]);
-    checkParameters(tool, part, args[part] as Record<string, unknown> | undefined);
   }
+  checkPathParameters(tool, args.path as Record<string, unknown> | undefined);
+  checkQueryValues(tool, args.query as Record<string, unknown> | undefined);
   const required = (tool.inputSchema.required as string[] | undefined) ?? [];
   const missing = required.filter((key) => args[key] === undefined);
   if (missing.length > 0) throw new ToolArgumentError(`${tool.name}: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} required.`);
@@ -141,7 +148,7 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
     const items = (page ? page.results : data) as unknown[];
     const { results: _results, next, previous: _previous, ...fields } = page ?? {};
     const rest = besideItems(fields, maxBytes / BESIDE_SHARE, clean);
-    const found = typeof next === "string" ? cursorOf(next) : null;
+    const found = typeof next === "string" ? (cursorOf(next, "http://relative.invalid") ?? null) : null;
     // A cursor too long for a result is named, not shown: cut, it would be no cursor.
     const cursor = found !== null && bytes(clean(found)) <= maxBytes / BESIDE_SHARE ? found : null;
     const hidden = found !== null && cursor === null ? `the next page's cursor is ${found.length} characters long, too long for a result under ${maxBytes} bytes: a server started with a larger maxResultBytes (--max-result-bytes) shows it.` : undefined;
@@ -204,15 +211,6 @@ function omitted(tool: McpToolRow, item: unknown, index: number, size: number, m
     }
   }
   return { omitted: `${what}: a server started with a larger maxResultBytes (--max-result-bytes) shows it.` };
-}
-
-/** The `cursor` parameter of a `next` link (absolute or relative). */
-function cursorOf(next: string): string | null {
-  try {
-    return new URL(next, "http://relative.invalid/").searchParams.get("cursor");
-  } catch {
-    return null;
-  }
 }
 
 /** A refusal or an API error as a result: `isError`, the message a model can act on. */

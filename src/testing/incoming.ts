@@ -32,7 +32,7 @@ const ROUTES: readonly Route[] = (Object.keys(mockOperations) as OperationKey[])
   .sort((a, b) => b.weight - a.weight);
 
 /** The operation a method and path (below the API root) belong to, with the raw path parameters. */
-export type Match =
+type Match =
   | { found: true; key: OperationKey; template: string; path: Record<string, string> }
   | { found: false; methods: string[] };
 
@@ -73,7 +73,7 @@ export function headersOf(headers: Headers): Record<string, string> {
  * are validated with files replaced by empty strings, and converted in place as their
  * schemas say (see {@link formValue}).
  */
-export type ReadBody =
+type ReadBody =
   | { kind: "none" }
   | { kind: "read"; value: unknown; checked: unknown; mediaType: string }
   | { kind: "unsupported"; contentType: string }

@@ -17,7 +17,7 @@
 import type { OperationKey } from "../../generated/operations.js";
 import { mockOperations, type MockOperation } from "../../generated/testing/operations.js";
 import { loadOperation, type LoadedOperation } from "./operation-modules.js";
-import { sleep } from "#shared";
+import { API_ROOT_PATH, createStoreAdminClient, NULL_BODY_STATUSES, sleep, type StoreAdminClient } from "#shared";
 import { MockContractError } from "./contract-error.js";
 import { formValue, headersOf, matchOperation, readBody } from "./incoming.js";
 import { queryOf } from "./query.js";
@@ -25,15 +25,10 @@ import { describeProblems, hasValidator, problemResponse, undeclaredQuery, valid
 import { MockHandlerError } from "./handler-error.js";
 import type { MockHandler, MockStore, MockStoreOptions, RecordedRequest, RecordedRequestOf } from "./types.js";
 
-/** Where every mock's API root is; `.test` names never resolve (RFC 2606), so nothing leaves the process. */
-const API_ROOT_PATH = "/api/admin";
 let mockCount = 0;
 
 /** The validator suffix of a body in a media type the operation also takes (scripts/generate-testing.ts). */
 const MEDIA_SUFFIX: Readonly<Record<string, string>> = { "application/json": "json", "application/x-www-form-urlencoded": "form", "multipart/form-data": "multipart" };
-
-/** Statuses whose response has no body (Fetch standard's "null body status"). */
-const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /** A request as recorded while it is answered; `mock.requests` types it by its operation (see `RecordedRequest`). */
 interface Recorded {
@@ -265,7 +260,7 @@ async function replyResponse(key: OperationKey, operation: LoadedOperation, repl
     throw new MockContractError(`the handler returned ${String(reply)}; return { status, body } or a Response.`, { operation: operationOf(key) });
   }
   const delayMs = checkedDelay(key, reply.delayMs);
-  const hasBody = reply.body !== undefined && !NULL_BODY.has(reply.status);
+  const hasBody = reply.body !== undefined && !NULL_BODY_STATUSES.has(reply.status);
   // What is sent is what is validated: JSON.stringify runs toJSON and turns Infinity into null.
   const text = hasBody ? serialize(key, reply.status, reply.body) : undefined;
   checkBody(key, operation, reply.status, text === undefined ? reply.body : JSON.parse(text), "the handler's");
@@ -373,7 +368,7 @@ async function checkedResponse(key: OperationKey, operation: LoadedOperation, re
   const labelledJson = /^application\/([\w.+-]+\+)?json\b/i.test(contentType ?? "");
   const success = response.status >= 200 && response.status < 300;
   const schemaApplies = declared !== undefined ? operation.responses[declared]!.json : success;
-  if (!schemaApplies || (contentType !== null && !labelledJson) || NULL_BODY.has(response.status)) return response;
+  if (!schemaApplies || (contentType !== null && !labelledJson) || NULL_BODY_STATUSES.has(response.status)) return response;
   const text = await response.clone().text();
   let body: unknown;
   try {
@@ -413,4 +408,15 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener("abort", onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+}
+
+/**
+ * A client whose every call a mock of its own answers in process, checked against the contract:
+ * a bulk dry run's, the MCP server's check of a call. The mock keeps no request (a long run
+ * would keep every body); the client never retries, and its attempts, which reach no store, are
+ * neither logged (not even under STORE_ADMIN_LOG) nor traced.
+ */
+export function mockStoreClient(accessToken: string): StoreAdminClient {
+  const mock = createMockStore({ recordRequests: false });
+  return createStoreAdminClient({ apiUrl: mock.url, accessToken, fetch: mock.fetch, maxRetries: 0, logger: () => undefined, telemetry: false });
 }

@@ -5,6 +5,7 @@
  * the SDK's errors read the `validation` list as they do against Prism.
  */
 import type { ValidationError, Validator } from "../../generated/testing/operations.js";
+import { reasonPhrase } from "#shared";
 
 /** An operation's validators, by name. */
 type Validators = Readonly<Record<string, Validator>>;
@@ -97,16 +98,10 @@ export function hasValidator(validators: Validators, name: string): boolean {
   return validators[name] !== undefined;
 }
 
-const TITLES: Readonly<Record<number, string>> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  415: "Unsupported Media Type",
-  422: "Unprocessable Entity",
-};
-
 /** A problem answer (`application/problem+json` is not JSON to every client: `application/json`). */
 export function problemResponse(status: number, detail: string, validation: Problem[] = [], headers: Record<string, string> = {}): Response {
-  const title = TITLES[status] ?? "Error";
+  // The SDK's reason phrases (RFC 9110), so that a title reads as the SDK's message of the same status does.
+  const title = reasonPhrase(status) || "Error";
   const body = {
     // RFC 9457: "about:blank" when the status says it all.
     type: "about:blank",

@@ -138,7 +138,7 @@ type NoExtraFields<R, T> = R extends Response | Blob | Date
       : unknown;
 
 /** What a field of a reply must be, where the handler's value is not: the compile error names it. */
-export interface Expected<T> {
+interface Expected<T> {
   "the contract's type": T;
 }
 

@@ -6,7 +6,7 @@
  * every query parameter but the cursor, and a file in each file field of a form.
  */
 import { fileURLToPath } from "node:url";
-import { contractModel, resolveRef, type OperationModel } from "../../scripts/contract-model.js";
+import { contractModel, isObject, resolveRef, type OperationModel } from "../../scripts/contract-model.js";
 import { loadContractFile } from "../../scripts/load-contract.js";
 import { FILE, minimalInstance, sampleValues } from "../../scripts/samples.js";
 import type { OperationKey } from "../../generated/operations.js";
@@ -35,8 +35,6 @@ export interface ContractCall {
   /** The path with its values in, and the query, as a server receives them. */
   url: { pathname: string; query: Record<string, string> };
 }
-
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Whether a schema is a file: `format: binary`, or a list or a branch of them. */
 function isFile(doc: Json, schema: unknown, at: string): boolean {

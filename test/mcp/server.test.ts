@@ -11,7 +11,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFaultServer, type FaultServer, type ReceivedRequest } from "../helpers/fault-server.js";
 import { prismUrl } from "../helpers/prism.js";
-import { loadContractFile } from "../../scripts/load-contract.js";
+import { contractCalls, formFileFields, type ContractCall } from "../helpers/contract-calls.js";
 import { operations } from "../../generated/operation-facts.js";
 import { mcpTools } from "../../generated/mcp-tools.js";
 import { createConsumerProject, npmEnv, pinnedVersion, ROOT, run, runOrThrow, type ConsumerProject } from "../package/tarball.js";
@@ -89,28 +89,23 @@ async function connectTo(environment: Record<string, string>, flags: string[]): 
 }
 
 type Json = Record<string, any>;
-const contract = loadContractFile(join(import.meta.dirname, "../../openapi/store-admin.yaml")) as Json;
-const deref = (node: Json): Json => (typeof node?.$ref === "string" ? deref(node.$ref.slice(2).split("/").reduce((n: Json, k: string) => n[k.replace(/~1/g, "/")], contract)) : node);
 
-/** For every operation: the tool's arguments, built from the contract (its request example, a value per path parameter), and the request they must make. */
-function everyCall(): Array<{ tool: string; args: Json; method: string; path: string; body: unknown }> {
-  const calls = [];
-  for (const [template, item] of Object.entries<Json>(contract.paths)) {
-    for (const method of ["get", "put", "post", "patch", "delete"]) {
-      const operation = item[method] as Json | undefined;
-      if (!operation) continue;
-      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map(deref);
-      const path: Json = {};
-      for (const p of parameters.filter((p) => p.in === "path")) path[p.name] = deref(p.schema).type === "integer" ? 7 : "100234";
-      const content = deref(operation.requestBody ?? {}).content ?? {};
-      const json = content["application/json"];
-      const example = json?.examples ? deref(Object.values<Json>(json.examples)[0]!).value : json?.example;
-      const body = content["multipart/form-data"] ? { files: [{ filename: "photo.png", contentType: "image/png", base64: Buffer.from("PNG!").toString("base64") }] } : example;
-      const args: Json = { ...(Object.keys(path).length > 0 ? { path } : {}), ...(body !== undefined ? { body } : {}) };
-      calls.push({ tool: String(operation["x-sdk-method"]).replace(/\./g, "_"), args, method: method.toUpperCase(), path: template.replace(/\{(\w+)\}/g, (_, name: string) => String(path[name])), body: content["multipart/form-data"] ? "multipart" : example });
-    }
-  }
-  return calls;
+/** A form's files as a tool takes them (`{ filename, contentType, base64 }`); other values as they are. */
+async function asToolArgument(value: unknown): Promise<unknown> {
+  if (value instanceof File) return { filename: value.name, contentType: value.type, base64: Buffer.from(await value.arrayBuffer()).toString("base64") };
+  if (Array.isArray(value)) return Promise.all(value.map(asToolArgument));
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(await Promise.all(Object.entries(value).map(async ([key, item]) => [key, await asToolArgument(item)])));
+}
+
+/** For every operation: the tool's arguments, from the contract's call of it (test/helpers/contract-calls.ts), and the request they must make. */
+async function everyCall(): Promise<Array<{ tool: string; args: Json; call: ContractCall }>> {
+  return Promise.all(
+    contractCalls.map(async (call) => {
+      const args: Json = { ...(Object.keys(call.path).length > 0 ? { path: call.path } : {}), ...(call.body !== undefined ? { body: await asToolArgument(call.body) } : {}) };
+      return { tool: call.methodName.replace(/\./g, "_"), args, call };
+    }),
+  );
 }
 
 const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) => (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
@@ -198,25 +193,27 @@ describe("store-admin-sdk mcp", () => {
 
   it("makes each tool's request: method, path and body as the store received them", async () => {
     const client = await connect("--allow-writes");
-    const calls = everyCall();
+    const calls = await everyCall();
     expect(calls).toHaveLength(OPERATION_KEYS.length);
-    for (const call of calls) {
+    for (const { tool, args, call } of calls) {
       const before = store.requests.length;
-      const result = await client.callTool({ name: call.tool, arguments: call.args });
-      expect(result.isError, `${call.tool}: ${textOf(result)}`).toBeFalsy();
+      const result = await client.callTool({ name: tool, arguments: args });
+      expect(result.isError, `${tool}: ${textOf(result)}`).toBeFalsy();
       const received = store.requests.slice(before);
-      expect(received.map((r) => `${r.method} ${r.path}`), call.tool).toEqual([`${call.method} /api/admin${call.path}`]);
-      if (call.body === "multipart") expect(received[0]!.body).toContain('filename="photo.png"');
-      else if (call.body !== undefined) expect(JSON.parse(received[0]!.body), call.tool).toEqual(call.body);
-      else expect(received[0]!.body, call.tool).toBe("");
+      expect(received.map((r) => `${r.method} ${r.path}`), tool).toEqual([`${call.method} /api/admin${call.url.pathname}`]);
+      if (call.mediaType === "multipart/form-data") {
+        expect(formFileFields(call.body).length, tool).toBeGreaterThan(0);
+        for (const field of formFileFields(call.body)) expect(received[0]!.body, tool).toContain(`filename="${field}.txt"`);
+      } else if (call.body !== undefined) expect(JSON.parse(received[0]!.body), tool).toEqual(call.body);
+      else expect(received[0]!.body, tool).toBe("");
     }
   });
 
   it("every tool's call passes Prism's check of the contract", async () => {
     const client = await connectTo({ PATH: process.env.PATH ?? "", STORE_ADMIN_API_URL: prismUrl(), STORE_ADMIN_TOKEN: TOKEN }, ["--allow-writes"]);
-    for (const call of everyCall()) {
-      const result = await client.callTool({ name: call.tool, arguments: call.args });
-      expect(result.isError, `${call.tool}: ${textOf(result)}`).toBeFalsy();
+    for (const { tool, args } of await everyCall()) {
+      const result = await client.callTool({ name: tool, arguments: args });
+      expect(result.isError, `${tool}: ${textOf(result)}`).toBeFalsy();
     }
   });
 

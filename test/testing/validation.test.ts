@@ -177,6 +177,16 @@ describe("401, 400 and 415", () => {
       body: "{}",
     });
     expect(response.status).toBe(415);
-    expect((await response.json()).detail).toBe("POST /tickets/attachments/ takes multipart/form-data, not application/json.");
+    expect(await response.json()).toMatchObject({ title: "Unsupported Media Type", detail: "POST /tickets/attachments/ takes multipart/form-data, not application/json." });
+  });
+
+  it("the titles are RFC 9110's reason phrases, the SDK's own: 422 is Unprocessable Content", async () => {
+    const { mock, store } = mockedClient();
+    const response = await mock.fetch(`${mock.url}/users/x/`, { headers: { authorization: "Bearer test-token", ...VERSION } });
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({ title: "Unprocessable Content" });
+    const upload = await store.POST("/tickets/attachments/", { body: {} as never, bodySerializer: () => "{}", headers: { "content-type": "application/json" } });
+    expect(upload.response.status).toBe(415);
+    await expect(unwrap(Promise.resolve(upload))).rejects.toThrow(/^\[POST \/tickets\/attachments\/\] 415 Unsupported Media Type: /);
   });
 });

@@ -23,7 +23,7 @@ import type { RedisBudget } from "./redis-budget.js";
 import type { KeyEnd, RedisLedger, StoredFailure } from "./redis-ledger.js";
 
 /** What a completed job returns to BullMQ. */
-export interface JobResult {
+interface JobResult {
   end: "done" | "inDoubt";
 }
 

@@ -17,7 +17,7 @@ import type { BulkQueue, BulkQueueOptions } from "./queue-types.js";
 import { startWorker } from "./queue-worker.js";
 import { redisLedger } from "./redis-ledger.js";
 
-export type { AddOptions, BulkQueue, BulkQueueOptions, BulkQueueStatus, BulkWorker, JobData, WorkOptions } from "./queue-types.js";
+export type { AddOptions, BulkQueue, BulkQueueOptions, BulkQueueStatus, BulkWorker, WorkOptions } from "./queue-types.js";
 
 /**
  * A queue of items of type `Item`, which must be what JSON carries unchanged: jobs travel

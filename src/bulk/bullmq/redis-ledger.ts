@@ -103,7 +103,7 @@ type ScriptName = keyof typeof SCRIPTS;
 type WithScripts = Redis & Record<ScriptName, (...args: Array<string | number>) => Promise<unknown>>;
 
 /** Registers the ledger's scripts on a client (EVALSHA, loaded on first use). */
-export function defineLedgerScripts(redis: Redis): void {
+function defineLedgerScripts(redis: Redis): void {
   for (const [name, script] of Object.entries(SCRIPTS)) {
     if (!(name in redis)) redis.defineCommand(name, { numberOfKeys: script.numberOfKeys, lua: script.lua });
   }
