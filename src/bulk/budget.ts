@@ -68,116 +68,139 @@ export function checkRate(rate: RateLimit): void {
   }
 }
 
+/** One budget's state: its shape (from `perSecond`), its send log, its even schedule, its pause and its waiters. */
+interface BudgetState {
+  /** At most `capacity` sends within `windowMs`: `perSecond` per second, or one per 1/perSecond s. */
+  capacity: number;
+  windowMs: number;
+  /** The even spacing matches the window, so that a slot reached on time finds room in the log. */
+  spacingMs: number;
+  /** The last `capacity` send times, as a ring starting at `oldest`. */
+  sends: number[];
+  oldest: number;
+  /** When the last reservation was due on the even schedule (not when it happened). */
+  lastSlot: number;
+  /** A performance.now() time. */
+  pausedUntil: number;
+  waiters: Waiter[];
+  /** The wait for the next slot: `sleep`, which re-arms a wait longer than a timer can hold. */
+  timer: AbortController | undefined;
+}
+
 /**
  * A budget of `limit.perSecond` requests per second in this process; without `limit`, no
  * limit but the pauses.
  */
 export function rateBudget(limit?: RateLimit): RateBudget {
   if (limit !== undefined) checkRate(limit);
-  const perSecond = limit?.perSecond;
-  // At most `capacity` sends within `windowMs`: `perSecond` per second, or one per 1/perSecond s.
-  const capacity = perSecond === undefined ? Infinity : Math.max(1, Math.floor(perSecond));
-  const windowMs = perSecond === undefined ? 0 : (capacity * 1000) / perSecond + WINDOW_MARGIN_MS;
-  // The even spacing matches the window, so that a slot reached on time finds room in the log.
-  const spacingMs = perSecond === undefined ? 0 : windowMs / capacity;
-  // The last `capacity` send times, as a ring.
-  const sends: number[] = [];
-  let oldest = 0;
-  // When the last reservation was due on the even schedule (not when it happened).
-  let lastSlot = -Infinity;
-  let pausedUntil = -Infinity; // performance.now() time
-  const waiters: Waiter[] = [];
-  // The wait for the next slot: `sleep`, which re-arms a wait longer than a timer can hold.
-  let timer: AbortController | undefined;
-  const wakeIn = (ms: number): void => {
-    const wait = new AbortController();
-    timer = wait;
-    sleep(ms, wait.signal).then(pump, () => undefined);
-  };
-
-  const nextSlot = (): number => Math.max(pausedUntil, lastSlot + spacingMs);
-  const take = (now: number, slot = now): void => {
-    if (spacingMs > 0) lastSlot = Math.max(slot, now - CATCH_UP_MS);
-  };
-
-  const pump = (): void => {
-    timer = undefined;
-    while (waiters.length > 0) {
-      const now = performance.now();
-      const at = nextSlot();
-      if (at > now) {
-        wakeIn(Math.ceil(at - now));
-        return;
-      }
-      const waiter = waiters.shift()!;
-      waiter.signal?.removeEventListener("abort", waiter.onAbort);
-      // A waiter whose timer fired late keeps its slot.
-      take(now, at);
-      waiter.resolve();
-    }
-  };
-
+  const state = budgetState(limit?.perSecond);
   const budget: LocalBudget = {
-    now() {
-      const now = performance.now();
-      if (waiters.length > 0 || nextSlot() > now) return false;
-      take(now);
-      return true;
-    },
-    reserve(signal) {
-      if (signal?.aborted) return Promise.reject(signal.reason);
-      if (budget.now()) return RESOLVED;
-      return new Promise<void>((resolve, reject) => {
-        const waiter: Waiter = {
-          resolve,
-          reject,
-          signal,
-          onAbort: () => {
-            const index = waiters.indexOf(waiter);
-            if (index >= 0) waiters.splice(index, 1);
-            // No one left to wake: a timer set for a long pause must not keep the process alive.
-            if (waiters.length === 0 && timer !== undefined) {
-              timer.abort();
-              timer = undefined;
-            }
-            reject(signal!.reason);
-          },
-        };
-        signal?.addEventListener("abort", waiter.onAbort, { once: true });
-        waiters.push(waiter);
-        if (timer === undefined) pump();
-      });
-    },
-    send() {
-      const now = performance.now();
-      if (pausedUntil > now) return Math.ceil(pausedUntil - now);
-      if (capacity === Infinity) return 0;
-      // After a stall (the machine busy), reservations catch up; here they leave at most twice
-      // as fast as the spacing, never all at once: a burst reaches the server spread out by its
-      // own work, and spills into the next second.
-      const last = sends.length === 0 ? -Infinity : sends[(oldest + sends.length - 1) % capacity]!;
-      if (now < last + spacingMs / 2) return Math.ceil(last + spacingMs / 2 - now);
-      if (sends.length < capacity) sends.push(now);
-      else {
-        const free = sends[oldest]! + windowMs;
-        if (free > now) return Math.ceil(free - now);
-        sends[oldest] = now;
-        oldest = (oldest + 1) % capacity;
-      }
-      return 0;
-    },
+    now: () => reserveNow(state),
+    reserve: (signal) => reserve(state, signal),
+    send: () => send(state),
     async acquire(signal) {
-      await budget.reserve(signal);
-      for (let waitMs = budget.send(); waitMs > 0; waitMs = budget.send()) await sleep(waitMs, signal);
+      await reserve(state, signal);
+      for (let waitMs = send(state); waitMs > 0; waitMs = send(state)) await sleep(waitMs, signal);
     },
     pauseUntil(untilMs) {
       const until = performance.now() + (untilMs - Date.now());
-      if (until <= pausedUntil) return;
-      pausedUntil = until;
+      if (until <= state.pausedUntil) return;
+      state.pausedUntil = until;
       // A waiter's timer set before the pause fires early and re-arms itself in pump().
     },
   };
   return budget;
+}
+
+function budgetState(perSecond: number | undefined): BudgetState {
+  const capacity = perSecond === undefined ? Infinity : Math.max(1, Math.floor(perSecond));
+  const windowMs = perSecond === undefined ? 0 : (capacity * 1000) / perSecond + WINDOW_MARGIN_MS;
+  const spacingMs = perSecond === undefined ? 0 : windowMs / capacity;
+  return { capacity, windowMs, spacingMs, sends: [], oldest: 0, lastSlot: -Infinity, pausedUntil: -Infinity, waiters: [], timer: undefined };
+}
+
+const nextSlot = (state: BudgetState): number => Math.max(state.pausedUntil, state.lastSlot + state.spacingMs);
+
+function take(state: BudgetState, now: number, slot = now): void {
+  if (state.spacingMs > 0) state.lastSlot = Math.max(slot, now - CATCH_UP_MS);
+}
+
+function wakeIn(state: BudgetState, ms: number): void {
+  const wait = new AbortController();
+  state.timer = wait;
+  sleep(ms, wait.signal).then(() => pump(state), () => undefined);
+}
+
+/** Serves the waiters whose slots are due, in order, and sets the timer for the next one. */
+function pump(state: BudgetState): void {
+  state.timer = undefined;
+  const { waiters } = state;
+  while (waiters.length > 0) {
+    const now = performance.now();
+    const at = nextSlot(state);
+    if (at > now) {
+      wakeIn(state, Math.ceil(at - now));
+      return;
+    }
+    const waiter = waiters.shift()!;
+    waiter.signal?.removeEventListener("abort", waiter.onAbort);
+    // A waiter whose timer fired late keeps its slot.
+    take(state, now, at);
+    waiter.resolve();
+  }
+}
+
+function reserveNow(state: BudgetState): boolean {
+  const now = performance.now();
+  if (state.waiters.length > 0 || nextSlot(state) > now) return false;
+  take(state, now);
+  return true;
+}
+
+function reserve(state: BudgetState, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  if (reserveNow(state)) return RESOLVED;
+  const { waiters } = state;
+  return new Promise<void>((resolve, reject) => {
+    const waiter: Waiter = {
+      resolve,
+      reject,
+      signal,
+      onAbort: () => {
+        const index = waiters.indexOf(waiter);
+        if (index >= 0) waiters.splice(index, 1);
+        // No one left to wake: a timer set for a long pause must not keep the process alive.
+        if (waiters.length === 0 && state.timer !== undefined) {
+          state.timer.abort();
+          state.timer = undefined;
+        }
+        reject(signal!.reason);
+      },
+    };
+    signal?.addEventListener("abort", waiter.onAbort, { once: true });
+    waiters.push(waiter);
+    if (state.timer === undefined) pump(state);
+  });
+}
+
+function send(state: BudgetState): number {
+  const now = performance.now();
+  if (state.pausedUntil > now) return Math.ceil(state.pausedUntil - now);
+  const { capacity, sends, spacingMs } = state;
+  if (capacity === Infinity) return 0;
+  // After a stall (the machine busy), reservations catch up; here they leave at most twice
+  // as fast as the spacing, never all at once: a burst reaches the server spread out by its
+  // own work, and spills into the next second.
+  const last = sends.length === 0 ? -Infinity : sends[(state.oldest + sends.length - 1) % capacity]!;
+  if (now < last + spacingMs / 2) return Math.ceil(last + spacingMs / 2 - now);
+  if (sends.length < capacity) sends.push(now);
+  else {
+    const free = sends[state.oldest]! + state.windowMs;
+    if (free > now) return Math.ceil(free - now);
+    sends[state.oldest] = now;
+    state.oldest = (state.oldest + 1) % capacity;
+  }
+  return 0;
 }
 
 /** Whether `budget` is this module's, with its own steps. */

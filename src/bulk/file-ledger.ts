@@ -23,7 +23,7 @@
  * `sending` record also survives the machine losing power (and a new file's name too: its
  * directory is synced). A `b` record is unknown to 0.3.0, which refuses such a file by name.
  */
-import type { Ledger } from "./types.js";
+import type { Ledger, LedgerResume } from "./types.js";
 import { checkRunId, inUse, LedgerIndex } from "./memory-ledger.js";
 import type { LedgerLock } from "./ledger-lock.js";
 
@@ -189,6 +189,23 @@ function readLog(bytes: Uint8Array, path: string, index: LedgerIndex): { runId: 
   return { runId, goodBytes };
 }
 
+/** One file ledger's state: the open file and its lock, the records not yet written, and why the run must stop. */
+interface FileLedgerState {
+  path: string;
+  options: FileLedgerOptions;
+  lockWaitMs: number;
+  /** `the ledger file …`, as messages name it. */
+  where: string;
+  index: LedgerIndex;
+  fs: Fs | undefined;
+  fd: number | undefined;
+  lock: LedgerLock | undefined;
+  opening: boolean;
+  pending: string;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  failure: unknown;
+}
+
 /**
  * A ledger in one file at `path` (created if missing): an append-only log of checksummed
  * records. A file of another run is refused; a file another run holds (its lock, see
@@ -198,129 +215,150 @@ export function fileLedger(path: string, options: FileLedgerOptions = {}): Ledge
   if (typeof path !== "string" || path === "") throw new TypeError("fileLedger(path) takes the path of the ledger file, a non-empty string.");
   const lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
   if (!(Number.isFinite(lockWaitMs) && lockWaitMs >= 0)) throw new TypeError(`fileLedger(path, { lockWaitMs }) takes a number of milliseconds ≥ 0, got ${String(options.lockWaitMs)}.`);
-  let index = new LedgerIndex();
-  let fs: Fs | undefined;
-  let fd: number | undefined;
-  let lock: LedgerLock | undefined;
-  let opening = false;
-  let pending = "";
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let failure: unknown;
-  const where = `the ledger file ${path}`;
-
-  /** Writes `text` whole, or records why not: a short write (a full disk, a file-size limit) is a failure. */
-  const write = (text: string): void => {
-    const bytes = encoder.encode(text);
-    for (let at = 0; at < bytes.length; ) {
-      const wrote = fs!.writeSync(fd!, bytes, at, bytes.length - at);
-      if (wrote <= 0) throw new Error(`the disk took ${at} of ${bytes.length} bytes`);
-      at += wrote;
-    }
+  const state: FileLedgerState = {
+    path,
+    options,
+    lockWaitMs,
+    where: `the ledger file ${path}`,
+    index: new LedgerIndex(),
+    fs: undefined,
+    fd: undefined,
+    lock: undefined,
+    opening: false,
+    pending: "",
+    timer: undefined,
+    failure: undefined,
   };
-
-  const flush = (): void => {
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-    if (pending === "" || failure !== undefined) return;
-    const text = pending;
-    pending = "";
-    try {
-      // A run that lost the lock writes nothing more.
-      lock!.check();
-    } catch (error) {
-      failure = error;
-      return;
-    }
-    try {
-      write(text);
-    } catch (error) {
-      failure = new Error(`Could not write ${where}: ${(error as Error).message}. The run stops: no request is sent after a record that is not whole on disk.`, { cause: error });
-    }
-  };
-
-  const append = (payload: string): void => {
-    if (failure !== undefined) throw failure;
-    if (fd === undefined) throw new Error(`${where} is not open: runBulk opens it.`);
-    pending += ledgerLine(payload);
-    if (pending.length >= MAX_PENDING) flush();
-    else timer ??= setTimeout(flush, 0);
-  };
-
   return {
-    name: where,
-    async open(runId) {
-      if (fd !== undefined || opening) throw inUse(`The ledger file ${path}`);
-      opening = true;
-      try {
-        fs = await import("node:fs");
-        const { dirname } = await import("node:path");
-        // A ledger named in a directory not made yet (`runs/cards.ledger`): make it.
-        fs.mkdirSync(dirname(path), { recursive: true });
-        // The lock belongs to the file itself (its real path), so the file exists before it is locked.
-        const created = !fs.existsSync(path);
-        fs.closeSync(fs.openSync(path, "a"));
-        if (created && options.fsync) syncDirectory(fs, dirname(path));
-        lock = await (await import("./ledger-lock.js")).lockLedger(path, lockWaitMs);
-        index = new LedgerIndex();
-        failure = undefined;
-        try {
-          const bytes = fs.readFileSync(path);
-          const log = readLog(bytes, path, index);
-          if (log.runId !== undefined) checkRunId(`The ledger file ${path}`, log.runId, runId);
-          // A torn last record is dropped before anything is appended after it.
-          if (log.goodBytes < bytes.length) fs.truncateSync(path, log.goodBytes);
-          fd = fs.openSync(path, "a");
-          if (log.runId === undefined) {
-            write(ledgerLine("H" + JSON.stringify({ ledger: FORMAT, version: VERSION, runId })));
-            if (options.fsync) fs.fsyncSync(fd);
-          }
-        } catch (error) {
-          if (fd !== undefined) fs.closeSync(fd);
-          fd = undefined;
-          await lock.release();
-          throw error;
-        }
-      } finally {
-        opening = false;
-      }
-      return index.resume();
-    },
-    get: (key) => index.entries.get(key),
+    name: state.where,
+    open: (runId) => open(state, runId),
+    get: (key) => state.index.entries.get(key),
     start(key, fingerprint) {
-      append(fingerprint === undefined ? "s" + JSON.stringify(key) : "b" + JSON.stringify([key, fingerprint]));
-      index.set(key, "started", undefined, undefined, fingerprint);
+      append(state, fingerprint === undefined ? "s" + JSON.stringify(key) : "b" + JSON.stringify([key, fingerprint]));
+      state.index.set(key, "started", undefined, undefined, fingerprint);
     },
-    sending(key) {
-      append("S" + JSON.stringify(key));
-      flush();
-      if (failure !== undefined) throw failure;
-      try {
-        if (options.fsync) fs!.fsyncSync(fd!);
-        // Whole on disk, and still this run's: only then may the request go out.
-        lock!.check();
-      } catch (error) {
-        failure = error;
-        throw error;
-      }
-      index.set(key, "sending");
-    },
+    sending: (key) => sending(state, key),
     end(key, end) {
-      append(end.state === "done" ? "d" + JSON.stringify(key) : (end.state === "failed" ? "f" : "i") + JSON.stringify([key, end.status ?? null, end.error]));
-      index.end(key, end);
+      append(state, end.state === "done" ? "d" + JSON.stringify(key) : (end.state === "failed" ? "f" : "i") + JSON.stringify([key, end.status ?? null, end.error]));
+      state.index.end(key, end);
     },
     checkpoint(cursor) {
-      append("c" + JSON.stringify(cursor));
-      index.cursor = cursor;
+      append(state, "c" + JSON.stringify(cursor));
+      state.index.cursor = cursor;
     },
-    async close() {
-      if (fd === undefined) return;
-      flush();
-      fs!.closeSync(fd);
-      fd = undefined;
-      await lock!.release();
-      if (failure !== undefined) throw failure;
-    },
+    close: () => close(state),
   };
+}
+
+/** Writes `text` whole, or throws: a short write (a full disk, a file-size limit) is a failure. */
+function write(state: FileLedgerState, text: string): void {
+  const bytes = encoder.encode(text);
+  for (let at = 0; at < bytes.length; ) {
+    const wrote = state.fs!.writeSync(state.fd!, bytes, at, bytes.length - at);
+    if (wrote <= 0) throw new Error(`the disk took ${at} of ${bytes.length} bytes`);
+    at += wrote;
+  }
+}
+
+/** Writes the pending records, or records why not in `failure`. */
+function flush(state: FileLedgerState): void {
+  if (state.timer !== undefined) clearTimeout(state.timer);
+  state.timer = undefined;
+  if (state.pending === "" || state.failure !== undefined) return;
+  const text = state.pending;
+  state.pending = "";
+  try {
+    // A run that lost the lock writes nothing more.
+    state.lock!.check();
+  } catch (error) {
+    state.failure = error;
+    return;
+  }
+  try {
+    write(state, text);
+  } catch (error) {
+    state.failure = new Error(`Could not write ${state.where}: ${(error as Error).message}. The run stops: no request is sent after a record that is not whole on disk.`, { cause: error });
+  }
+}
+
+/** Adds a record to those written a moment later (at once past MAX_PENDING bytes). */
+function append(state: FileLedgerState, payload: string): void {
+  if (state.failure !== undefined) throw state.failure;
+  if (state.fd === undefined) throw new Error(`${state.where} is not open: runBulk opens it.`);
+  state.pending += ledgerLine(payload);
+  if (state.pending.length >= MAX_PENDING) flush(state);
+  else state.timer ??= setTimeout(() => flush(state), 0);
+}
+
+/** Creates the file if missing, locks it, reads its log (for `runId` only) and opens it to append. */
+async function open(state: FileLedgerState, runId: string): Promise<LedgerResume> {
+  const { path, options } = state;
+  if (state.fd !== undefined || state.opening) throw inUse(`The ledger file ${path}`);
+  state.opening = true;
+  try {
+    const fs = (state.fs = await import("node:fs"));
+    const { dirname } = await import("node:path");
+    // A ledger named in a directory not made yet (`runs/cards.ledger`): make it.
+    fs.mkdirSync(dirname(path), { recursive: true });
+    // The lock belongs to the file itself (its real path), so the file exists before it is locked.
+    const created = !fs.existsSync(path);
+    fs.closeSync(fs.openSync(path, "a"));
+    if (created && options.fsync) syncDirectory(fs, dirname(path));
+    const lock = (state.lock = await (await import("./ledger-lock.js")).lockLedger(path, state.lockWaitMs));
+    state.index = new LedgerIndex();
+    state.failure = undefined;
+    try {
+      readAndOpen(state, fs, runId);
+    } catch (error) {
+      if (state.fd !== undefined) fs.closeSync(state.fd);
+      state.fd = undefined;
+      await lock.release();
+      throw error;
+    }
+  } finally {
+    state.opening = false;
+  }
+  return state.index.resume();
+}
+
+/** Reads the locked file's log into the index, drops a torn last record, and opens it to append (a new file gets its header). */
+function readAndOpen(state: FileLedgerState, fs: Fs, runId: string): void {
+  const { path } = state;
+  const bytes = fs.readFileSync(path);
+  const log = readLog(bytes, path, state.index);
+  if (log.runId !== undefined) checkRunId(`The ledger file ${path}`, log.runId, runId);
+  // A torn last record is dropped before anything is appended after it.
+  if (log.goodBytes < bytes.length) fs.truncateSync(path, log.goodBytes);
+  state.fd = fs.openSync(path, "a");
+  if (log.runId === undefined) {
+    write(state, ledgerLine("H" + JSON.stringify({ ledger: FORMAT, version: VERSION, runId })));
+    if (state.options.fsync) fs.fsyncSync(state.fd);
+  }
+}
+
+/** The `sending` record, whole on disk (and synced with `fsync`) before the request may go out. */
+function sending(state: FileLedgerState, key: string): void {
+  append(state, "S" + JSON.stringify(key));
+  flush(state);
+  if (state.failure !== undefined) throw state.failure;
+  try {
+    if (state.options.fsync) state.fs!.fsyncSync(state.fd!);
+    // Whole on disk, and still this run's: only then may the request go out.
+    state.lock!.check();
+  } catch (error) {
+    state.failure = error;
+    throw error;
+  }
+  state.index.set(key, "sending");
+}
+
+async function close(state: FileLedgerState): Promise<void> {
+  if (state.fd === undefined) return;
+  flush(state);
+  state.fs!.closeSync(state.fd);
+  state.fd = undefined;
+  await state.lock!.release();
+  if (state.failure !== undefined) throw state.failure;
 }
 
 /** Makes a new file's name durable: its directory's entry is synced too. */

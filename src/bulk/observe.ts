@@ -109,35 +109,47 @@ function authorizationOf(input: string | URL | Request, init: RequestInit | unde
 /** A worker: a client derived from `client` whose requests are counted, gated and recorded for `slot.key`. */
 export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
   const slot = { key: undefined, recorded: false, pendingUnsafe: 0, doubtful: 0, unsafeSent: 0, stoppedBeforeSend: false, stop: new AbortController() } as unknown as Slot;
-  const { budget, ledger, stopWaits } = run;
+  const { budget, stopWaits } = run;
   const local = budget !== undefined && isLocalBudget(budget);
-  const wait = (ms: number, signal: AbortSignal): Promise<void> => (stopWaits ? untilStopped(signal, stopWaits, (both) => sleep(ms, both)) : sleep(ms, signal));
-  // The local budget's log: no promise at all when the request may leave now (the usual case).
-  const sendLater = async (waitMs: number, signal: AbortSignal): Promise<void> => {
-    for (; waitMs > 0; waitMs = (budget as LocalBudget).send()) await wait(waitMs, signal);
+  const beforeSend = run.beforeSend ?? (local ? localSendStep(budget, stopWaits) : undefined);
+  const acquire = (signal: AbortSignal | undefined): Promise<void> => {
+    const take = local ? budget.reserve : budget!.acquire;
+    return stopWaits ? untilStopped(signal ?? slot.stop.signal, stopWaits, (both) => take(both)) : take(signal ?? slot.stop.signal);
   };
-  const beforeSend: ((signal: AbortSignal) => Promise<void> | undefined) | undefined =
-    run.beforeSend ??
-    (local
-      ? (signal) => {
-          const waitMs = budget.send();
-          return waitMs > 0 ? sendLater(waitMs, signal) : undefined;
-        }
-      : undefined);
+  slot.client = deriveClient(client, {
+    fetch: (fetch) => observing(slot, run, beforeSend, fetch),
+    beforeAttempt: budget ? (signal) => (local && budget.now() ? undefined : acquire(signal)) : undefined,
+    ...(stopWaits ? { stopWaits } : {}),
+  });
+  return slot;
+}
 
-  const observe = (fetch: FetchLike): FetchLike => async (input, init) => {
+type SendStep = (signal: AbortSignal) => Promise<void> | undefined;
+
+/** The local budget's log, as the last step before fetch: no promise at all when the request may leave now (the usual case). */
+function localSendStep(budget: LocalBudget, stopWaits: AbortSignal | undefined): SendStep {
+  const wait = (ms: number, signal: AbortSignal): Promise<void> => (stopWaits ? untilStopped(signal, stopWaits, (both) => sleep(ms, both)) : sleep(ms, signal));
+  const sendLater = async (waitMs: number, signal: AbortSignal): Promise<void> => {
+    for (; waitMs > 0; waitMs = budget.send()) await wait(waitMs, signal);
+  };
+  return (signal) => {
+    const waitMs = budget.send();
+    return waitMs > 0 ? sendLater(waitMs, signal) : undefined;
+  };
+}
+
+/** The worker's transport: `fetch` with the ledger's mark, the budget's send step, the slot's counts and the pause on a `Retry-After`. */
+function observing(slot: Slot, run: Observation, beforeSend: SendStep | undefined, fetch: FetchLike): FetchLike {
+  return async (input, init) => {
     // Read only when a message is kept (`secretsOf`): a header lookup per request costs.
     slot.lastRequest = [input, init];
     // What the retry policy would not resend (POST, PATCH) may create or change something when sent again: in doubt without an answer.
-    const unsafe = !isIdempotent(methodOf(input, init));
-    const key = slot.key;
-    if (unsafe && key !== undefined) {
-      if (!slot.recorded) {
-        // Durable before the request leaves: a crash after this line leaves the key in doubt.
-        const written = ledger.sending(key);
-        if (written) await written;
-        slot.recorded = true;
-      }
+    const unsafe = !isIdempotent(methodOf(input, init)) && slot.key !== undefined;
+    if (unsafe && !slot.recorded) {
+      // Durable before the request leaves: a crash after this line leaves the key in doubt.
+      const written = run.ledger.sending(slot.key!);
+      if (written) await written;
+      slot.recorded = true;
     }
     // The budget's log of send times, right before the request leaves (rarely a wait: `reserve`
     // spaced the attempts already). A wait cut short here sent nothing.
@@ -151,45 +163,35 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
         throw error;
       }
     }
-    if (unsafe && key !== undefined) {
-      slot.pendingUnsafe++;
-      slot.unsafeSent++;
-    }
-    let response: Response;
-    try {
-      response = await fetch(input, init);
-    } catch (error) {
-      if (unsafe && key !== undefined) {
-        slot.pendingUnsafe--;
-        // Refused before a byte was sent: the server never saw it.
-        const seen = ConnectionError.from(error, { phase: "request" });
-        if (!(seen instanceof ConnectionError && seen.requestSent === "no")) slot.doubtful++;
-      }
-      throw error;
-    }
-    if (unsafe && key !== undefined) {
-      slot.pendingUnsafe--;
-      if (!isRefusal(response.status)) slot.doubtful++;
-    }
-    if (budget && (response.status === 429 || response.status === 503)) {
-      const waitMs = parseRetryAfterMs(response.headers.get("retry-after"));
-      if (waitMs !== undefined && waitMs > 0) {
-        // Longer than the run may pause: the run stops (a resume goes on), nothing waits that long.
-        if (run.maxPauseMs !== undefined && waitMs > run.maxPauseMs) run.onLongPause?.(waitMs, response.status);
-        else await budget.pauseUntil(Date.now() + waitMs);
-      }
-    }
+    const response = unsafe ? await sentUnsafe(slot, fetch, input, init) : await fetch(input, init);
+    if (run.budget && (response.status === 429 || response.status === 503)) await pauseForRetryAfter(run, run.budget, response);
     return response;
   };
+}
 
-  const acquire = (signal: AbortSignal | undefined): Promise<void> => {
-    const take = local ? budget.reserve : budget!.acquire;
-    return stopWaits ? untilStopped(signal ?? slot.stop.signal, stopWaits, (both) => take(both)) : take(signal ?? slot.stop.signal);
-  };
-  slot.client = deriveClient(client, {
-    fetch: observe,
-    beforeAttempt: budget ? (signal) => (local && budget.now() ? undefined : acquire(signal)) : undefined,
-    ...(stopWaits ? { stopWaits } : {}),
-  });
-  return slot;
+/** A POST or PATCH of a key's task, sent: counted while pending, and doubtful unless refused (or refused before a byte was sent). */
+async function sentUnsafe(slot: Slot, fetch: FetchLike, input: string | URL | Request, init: RequestInit | undefined): Promise<Response> {
+  slot.pendingUnsafe++;
+  slot.unsafeSent++;
+  let response: Response;
+  try {
+    response = await fetch(input, init);
+  } catch (error) {
+    slot.pendingUnsafe--;
+    // Refused before a byte was sent: the server never saw it.
+    const seen = ConnectionError.from(error, { phase: "request" });
+    if (!(seen instanceof ConnectionError && seen.requestSent === "no")) slot.doubtful++;
+    throw error;
+  }
+  slot.pendingUnsafe--;
+  if (!isRefusal(response.status)) slot.doubtful++;
+  return response;
+}
+
+/** A 429 or 503 with `Retry-After` pauses the whole run; longer than the run may pause, the run stops (a resume goes on), nothing waits that long. */
+async function pauseForRetryAfter(run: Observation, budget: RateBudget, response: Response): Promise<void> {
+  const waitMs = parseRetryAfterMs(response.headers.get("retry-after"));
+  if (waitMs === undefined || waitMs <= 0) return;
+  if (run.maxPauseMs !== undefined && waitMs > run.maxPauseMs) run.onLongPause?.(waitMs, response.status);
+  else await budget.pauseUntil(Date.now() + waitMs);
 }

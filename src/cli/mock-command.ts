@@ -11,7 +11,7 @@
  */
 import { once } from "node:events";
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Command, InvalidArgumentError } from "commander";
@@ -149,94 +149,124 @@ interface InFlight {
   logged: boolean;
 }
 
-async function serve(flags: MockFlags, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Promise<number> {
+type Io = { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream };
+
+/** The running mock: its flags and streams, the log file, and the requests being answered. */
+interface Serving {
+  flags: MockFlags;
+  io: Io;
+  fd: number | undefined;
+  /** Set by a failed write: no further lines are written. */
+  logFailed: boolean;
+  inFlight: Set<InFlight>;
+  /** Called when the last request in flight is answered, once a shutdown waits for them. */
+  drained: (() => void) | undefined;
+}
+
+async function serve(flags: MockFlags, io: Io): Promise<number> {
   // Loaded as the bulk command's dry run loads it: the command starts without the kit's validators.
   const { createMockStore } = await import("../testing/index.js");
   // The log is the record of what it received: the mock itself keeps no request.
   const mock = createMockStore({ recordRequests: false });
-  if (flags.handlers) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<string>((done) => {
-      timer = setTimeout(() => done(`--handlers ${flags.handlers}: neither loaded nor set up within ${SETUP_TIMEOUT_MS / 1000} s (does its default export return a promise that never settles?).`), SETUP_TIMEOUT_MS);
-    });
-    const problem = await Promise.race([setUpHandlers(mock, flags.handlers), timedOut]);
-    clearTimeout(timer);
-    if (problem !== undefined) {
-      io.stderr.write(`${problem}\n`);
-      return 2;
-    }
+  const problem = flags.handlers ? await setUpHandlersWithin(mock, flags.handlers) : undefined;
+  if (problem !== undefined) {
+    io.stderr.write(`${problem}\n`);
+    return 2;
   }
-  let fd: number | undefined;
+  const state: Serving = { flags, io, fd: undefined, logFailed: false, inFlight: new Set(), drained: undefined };
   try {
-    fd = flags.log ? openLog(flags.log, flags.handlers) : undefined;
+    state.fd = flags.log ? openLog(flags.log, flags.handlers) : undefined;
   } catch (error) {
     io.stderr.write(`${(error as Error).message}\n`);
     return 2;
   }
-  let logFailed = false;
-  /** Writes the request's line, once, before its answer is sent: a client that has its answer finds its line. */
-  const log = (request: InFlight, status: number): void => {
-    if (request.logged) return;
-    request.logged = true;
-    if (fd === undefined || logFailed) return;
-    const { method, path, query, time } = request.entry;
-    const entry: MockLogEntry = { method, path, query, body: request.body, status, time };
-    try {
-      const bytes = Buffer.from(`${lineOf(entry)}\n`);
-      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
-    } catch (error) {
-      logFailed = true;
-      io.stderr.write(`mock: --log ${flags.log} could not be written (${(error as Error).message}); no further lines are written.\n`);
-    }
-  };
-  const inFlight = new Set<InFlight>();
-  let drained: (() => void) | undefined;
-  const server = createServer((request, response) => {
-    handle(mock, request, response, inFlight, log, fd !== undefined)
-      .catch((error: unknown) => {
-        io.stderr.write(`mock: ${(error as Error).message}\n`);
-        // Answered all the same: a client must not wait for its own timeout.
-        if (!response.headersSent) response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ detail: `The mock failed: ${(error as Error).message}` }));
-      })
-      .finally(() => {
-        if (inFlight.size === 0) drained?.();
-      });
+  const server = createServer((request, response) => answer(state, mock, request, response));
+  if (!(await listening(state, server))) return 2;
+  const signal = await new Promise<NodeJS.Signals>((resolveSignal) => {
+    process.once("SIGTERM", () => resolveSignal("SIGTERM"));
+    process.once("SIGINT", () => resolveSignal("SIGINT"));
   });
+  await stop(state, server, signal);
+  return 0;
+}
+
+/** `setUpHandlers`, given {@link SETUP_TIMEOUT_MS} to settle. */
+async function setUpHandlersWithin(mock: MockStore, handlers: string): Promise<string | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<string>((done) => {
+    timer = setTimeout(() => done(`--handlers ${handlers}: neither loaded nor set up within ${SETUP_TIMEOUT_MS / 1000} s (does its default export return a promise that never settles?).`), SETUP_TIMEOUT_MS);
+  });
+  const problem = await Promise.race([setUpHandlers(mock, handlers), timedOut]);
+  clearTimeout(timer);
+  return problem;
+}
+
+/** Writes the request's line, once, before its answer is sent: a client that has its answer finds its line. */
+function log(state: Serving, request: InFlight, status: number): void {
+  if (request.logged) return;
+  request.logged = true;
+  if (state.fd === undefined || state.logFailed) return;
+  const { method, path, query, time } = request.entry;
+  const entry: MockLogEntry = { method, path, query, body: request.body, status, time };
+  try {
+    const bytes = Buffer.from(`${lineOf(entry)}\n`);
+    for (let at = 0; at < bytes.length; ) at += writeSync(state.fd, bytes, at, bytes.length - at);
+  } catch (error) {
+    state.logFailed = true;
+    state.io.stderr.write(`mock: --log ${state.flags.log} could not be written (${(error as Error).message}); no further lines are written.\n`);
+  }
+}
+
+/** The server's request handler: `handle`, and a 500 should it fail. */
+function answer(state: Serving, mock: MockStore, request: IncomingMessage, response: ServerResponse): void {
+  handle(mock, request, response, state.inFlight, (current, status) => log(state, current, status), state.fd !== undefined)
+    .catch((error: unknown) => {
+      state.io.stderr.write(`mock: ${(error as Error).message}\n`);
+      // Answered all the same: a client must not wait for its own timeout.
+      if (!response.headersSent) response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ detail: `The mock failed: ${(error as Error).message}` }));
+    })
+    .finally(() => {
+      if (state.inFlight.size === 0) state.drained?.();
+    });
+}
+
+/** Listens on 127.0.0.1, then empties the log and says where; false (said on stderr) when it cannot listen. */
+async function listening(state: Serving, server: Server): Promise<boolean> {
+  const { flags, io } = state;
   server.listen(flags.port, "127.0.0.1");
   try {
     await once(server, "listening");
   } catch (error) {
     io.stderr.write(`mock: cannot listen on 127.0.0.1:${flags.port}: ${(error as Error).message}\n`);
-    return 2;
+    return false;
   }
-  if (fd !== undefined) ftruncateSync(fd);
+  if (state.fd !== undefined) ftruncateSync(state.fd);
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : flags.port}`;
   io.stdout.write(`store-admin-sdk mock listening on ${url} (baseUrl ${url}, apiUrl ${url}${API_ROOT_PATH})\n`);
+  return true;
+}
 
-  const signal = await new Promise<NodeJS.Signals>((resolveSignal) => {
-    process.once("SIGTERM", () => resolveSignal("SIGTERM"));
-    process.once("SIGINT", () => resolveSignal("SIGINT"));
-  });
-  // No new connection; the requests in flight get the grace time, then the rest are answered 503.
+/** No new connection; the requests in flight get the grace time, then the rest are answered 503 (each logged). */
+async function stop(state: Serving, server: Server, signal: NodeJS.Signals): Promise<void> {
+  const { flags, inFlight } = state;
   server.close();
   server.closeIdleConnections();
   if (inFlight.size > 0) {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([new Promise<void>((done) => (drained = done)), new Promise<void>((done) => (timer = setTimeout(done, flags.grace * 1000)))]);
+    await Promise.race([new Promise<void>((done) => (state.drained = done)), new Promise<void>((done) => (timer = setTimeout(done, flags.grace * 1000)))]);
     clearTimeout(timer);
   }
   for (const request of inFlight) {
-    log(request, 503);
+    log(state, request, 503);
     if (!request.response.headersSent) {
       request.response.writeHead(503, { "content-type": "application/json", connection: "close" });
       request.response.end(JSON.stringify({ detail: `The mock stopped (${signal}) before this request was answered.` }));
     }
   }
   server.closeAllConnections();
-  if (fd !== undefined) closeSync(fd);
-  io.stderr.write(`store-admin-sdk mock stopped (${signal})${inFlight.size > 0 ? `: ${inFlight.size} request(s) not answered within --grace ${flags.grace} s were answered 503` : ""}\n`);
-  return 0;
+  if (state.fd !== undefined) closeSync(state.fd);
+  state.io.stderr.write(`store-admin-sdk mock stopped (${signal})${inFlight.size > 0 ? `: ${inFlight.size} request(s) not answered within --grace ${flags.grace} s were answered 503` : ""}\n`);
 }
 
 /**

@@ -16,7 +16,7 @@
  */
 import { UnrecoverableError, type Job } from "bullmq";
 import { deriveClient, type FetchLike, redact, type StoreAdminClient, telemetryOf, tokenSourceOf, unwrap } from "#shared";
-import { failureSecrets, observedSlot, scrubbedError, tokenOf } from "../observe.js";
+import { failureSecrets, observedSlot, scrubbedError, tokenOf, type Slot } from "../observe.js";
 import type { BulkTask, Ledger, RateBudget } from "../types.js";
 import { carrierOf, type JobTrace } from "./job-trace.js";
 import type { RedisBudget } from "./redis-budget.js";
@@ -56,8 +56,27 @@ function rememberToken(tokens: string[], token: string): void {
 
 export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
   const { job, token, lockKey, ledger } = run;
-  const { key, item } = job.data;
-  const verdict = await ledger.begin(key, lockKey, token);
+  const { key } = job.data;
+  const earlier = await admitted(run);
+  if (earlier !== undefined) return earlier;
+  const seen = jobSlot(run);
+  const failure = await attempted(run, seen);
+  // Refused a POST or PATCH for want of the lock: the job is another worker's to end.
+  if (seen.lostLock) throw takenOver(key);
+  const doubt = failure !== undefined && (seen.slot.doubtful > 0 || seen.slot.pendingUnsafe > 0);
+  const outcome: KeyEnd = failure === undefined ? "done" : doubt ? "inDoubt" : "failed";
+  const recorded = await ledger.end(key, lockKey, token, outcome, failure);
+  if (recorded === "lostLock") throw takenOver(key);
+  if (recorded === "failed") throw new UnrecoverableError(failure?.error ?? "failed");
+  return { end: recorded };
+}
+
+const takenOver = (key: string): Error => new Error(`Another worker took over the job of key ${key}; this worker leaves it (its POST or PATCH was not sent).`);
+
+/** Step 1: what the ledger says of the key; `undefined` when the task runs. */
+async function admitted<Item>(run: JobRun<Item>): Promise<JobResult | undefined> {
+  const { key } = run.job.data;
+  const verdict = await run.ledger.begin(key, run.lockKey, run.token);
   switch (verdict) {
     case "lostLock":
       throw new Error(`Another worker took over the job of key ${key}; this worker leaves it.`);
@@ -68,17 +87,28 @@ export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
       // Its failure was recorded before its worker died: it stays failed until retryFailed().
       throw new UnrecoverableError(`Key ${key} failed earlier; retryFailed() runs it again.`);
     case "run":
-      break;
+      return undefined;
   }
+}
 
+/** The job's observed worker: its slot, the client the task gets, and whether a POST or PATCH was refused for want of the lock. */
+interface JobSlot {
+  slot: Slot;
+  client: StoreAdminClient;
+  lostLock: boolean;
+}
+
+/** Step 2's setting: the observer, its budget steps and the unsafe mark in Redis. */
+function jobSlot<Item>(run: JobRun<Item>): JobSlot {
+  const { token, lockKey, ledger } = run;
+  const { key } = run.job.data;
   // The observer calls only `sending` of its ledger: here, the lock-checked marker in Redis.
-  const takenOver = (): Error => new Error(`Another worker took over the job of key ${key}; this worker leaves it (its POST or PATCH was not sent).`);
-  let lostLock = false;
+  const seen = { lostLock: false } as JobSlot;
   const sending: Pick<Ledger, "sending"> = {
     async sending() {
       if (await ledger.markUnsafe(key, lockKey, token)) return;
-      lostLock = true;
-      throw takenOver();
+      seen.lostLock = true;
+      throw takenOver(key);
     },
   };
   // The observer pauses every worker on a 429; the budget's two steps are placed below.
@@ -92,49 +122,52 @@ export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
   // request to fetch: the observer (the unsafe mark for a POST or PATCH), the start itself
   // (`commit`, as late as can be, so that the budget's log holds send times), then fetch. A
   // `commit` wait that the attempt's deadline cuts short sent nothing: the key is failed, not in doubt.
-  const client = deriveClient(slot.client, {
+  seen.client = deriveClient(slot.client, {
     fetch: (fetch: FetchLike): FetchLike => fetch,
     beforeAttempt: (attemptSignal) => run.budget.reserve(attemptSignal ?? signal),
   });
+  seen.slot = slot;
+  return seen;
+}
+
+/** Step 2: the task runs (in the producer's trace context, with telemetry); its failure, scrubbed, or `undefined`. */
+async function attempted<Item>(run: JobRun<Item>, seen: JobSlot): Promise<StoredFailure | undefined> {
+  const { slot, client } = seen;
+  const { key, item } = run.job.data;
+  const { signal } = slot.stop;
   const onAbort = (): void => slot.stop.abort(run.signal?.reason);
   if (run.signal?.aborted) onAbort();
   else run.signal?.addEventListener("abort", onAbort, { once: true });
-
-  let failure: StoredFailure | undefined;
-  // Scrubbed of the client's token and of those this worker's requests carried (a token
-  // function may rotate them; a task may fail before its first request).
-  const failureOf = async (thrown: unknown, fallbackStatus?: number): Promise<StoredFailure> => {
-    const token = tokenOf(slot);
-    if (token !== undefined) rememberToken(run.tokens, token);
-    const seen = new Set(run.tokens);
-    const secrets = await failureSecrets(tokenSourceOf(run.client), seen);
-    for (const secret of secrets) rememberToken(run.tokens, secret);
-    const error = scrubbedError(thrown, secrets);
-    const own = (error as { status?: unknown }).status;
-    const status = typeof own === "number" ? own : fallbackStatus;
-    return { ...(status === undefined ? {} : { status }), name: error.name, error: redact(error.message, secrets) };
-  };
   try {
     const telemetry = telemetryOf(run.client);
     const runTask = () => run.task(item, { client, signal, key });
-    const result = await (telemetry ? (await telemetry).withRemote(carrierOf(job.data.trace), runTask) : runTask());
+    const result = await (telemetry ? (await telemetry).withRemote(carrierOf(run.job.data.trace), runTask) : runTask());
     if (isCallResult(result) && !result.response.ok) {
       const error = await unwrap(result).then(() => undefined, (thrown: unknown) => thrown);
-      failure = await failureOf(error, result.response.status);
+      return await failureOf(run, slot, error, result.response.status);
     }
+    return undefined;
   } catch (error) {
-    failure = await failureOf(error);
+    return await failureOf(run, slot, error);
   } finally {
     run.signal?.removeEventListener("abort", onAbort);
   }
-  // Refused a POST or PATCH for want of the lock: the job is another worker's to end.
-  if (lostLock) throw takenOver();
-  const doubt = failure !== undefined && (slot.doubtful > 0 || slot.pendingUnsafe > 0);
-  const outcome: KeyEnd = failure === undefined ? "done" : doubt ? "inDoubt" : "failed";
-  const recorded = await ledger.end(key, lockKey, token, outcome, failure);
-  if (recorded === "lostLock") throw takenOver();
-  if (recorded === "failed") throw new UnrecoverableError(failure?.error ?? "failed");
-  return { end: recorded };
+}
+
+/**
+ * Scrubbed of the client's token and of those this worker's requests carried (a token
+ * function may rotate them; a task may fail before its first request).
+ */
+async function failureOf<Item>(run: JobRun<Item>, slot: Slot, thrown: unknown, fallbackStatus?: number): Promise<StoredFailure> {
+  const token = tokenOf(slot);
+  if (token !== undefined) rememberToken(run.tokens, token);
+  const seen = new Set(run.tokens);
+  const secrets = await failureSecrets(tokenSourceOf(run.client), seen);
+  for (const secret of secrets) rememberToken(run.tokens, secret);
+  const error = scrubbedError(thrown, secrets);
+  const own = (error as { status?: unknown }).status;
+  const status = typeof own === "number" ? own : fallbackStatus;
+  return { ...(status === undefined ? {} : { status }), name: error.name, error: redact(error.message, secrets) };
 }
 
 function isCallResult(value: unknown): value is { response: Response } {
