@@ -224,6 +224,17 @@ export function typecheckProject(
 }
 
 /**
+ * Where the run's one consumer project with `extraPackages` is installed (its record of the
+ * install beside it, `<folder>.json`, once done); undefined in a run without shared installs.
+ */
+export function sharedConsumerDir(extraPackages: readonly string[]): string | undefined {
+  const shared = sharedInstallsDir();
+  if (!shared) return undefined;
+  const key = createHash("sha256").update(JSON.stringify(extraPackages)).digest("hex").slice(0, 12);
+  return join(shared, `consumer-${basename(shared)}-${key}`);
+}
+
+/**
  * A fresh project in the system temp dir with the packed tarball installed from the file,
  * as a user would (`npm install ./store-admin-sdk-0.1.0.tgz`); its dependency openapi-fetch
  * comes from the registry. `extraPackages` are installed alongside (e.g. `@types/node@20`).
@@ -234,11 +245,9 @@ export async function createConsumerProject(extraPackages: readonly string[] = [
   const dir = await mkdtemp(join(tmpdir(), "store-admin-sdk-consumer-"));
   const remove = () => rm(dir, { recursive: true, force: true });
   try {
-    const shared = sharedInstallsDir();
-    if (!shared) return { dir, pack: await installConsumer(dir, extraPackages), remove };
-    const key = createHash("sha256").update(JSON.stringify(extraPackages)).digest("hex").slice(0, 12);
-    const template = join(shared, `consumer-${key}`);
-    const pack = await withLock(`${basename(shared)}-consumer-${key}`, async () => {
+    const template = sharedConsumerDir(extraPackages);
+    if (!template) return { dir, pack: await installConsumer(dir, extraPackages), remove };
+    const pack = await withLock(basename(template), async () => {
       const record = `${template}.json`;
       if (existsSync(record)) return JSON.parse(await readFile(record, "utf8")) as PackResult;
       await rm(template, { recursive: true, force: true });
