@@ -96,5 +96,6 @@ describe("npm run generate:check", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+    // Two runs of the generator under tsx: seconds each, a minute on a loaded machine.
+  }, 120_000);
 });

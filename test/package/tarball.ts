@@ -3,15 +3,19 @@
  * `dist/` exists, pack the package with `npm pack`, and install the tarball into a fresh
  * project outside this checkout, the way a user gets it.
  *
- * Only Node built-ins: these helpers run before anything of the SDK is imported.
+ * In a run with test/setup/shared-installs.ts, the package is packed once per run and a
+ * consumer project is installed once per set of packages; each file gets its own copy.
+ *
+ * Only Node built-ins and vitest: these helpers run before anything of the SDK is imported.
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { copyFile, cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { inject } from "vitest";
 
 /** The project root (the directory holding package.json). */
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -150,8 +154,33 @@ export interface PackResult {
   files: PackedFile[];
 }
 
-/** `npm pack --json` into `destination` (after building, if `dist/` is missing). */
+/** The run's folder of shared installs (test/setup/shared-installs.ts), if the run has one. */
+function sharedInstallsDir(): string | undefined {
+  return inject("sharedInstallsDir");
+}
+
+/**
+ * `npm pack --json` into `destination` (after building, if `dist/` is missing): in a run with
+ * shared installs, a copy of the run's one tarball, packed by the first file that asks.
+ */
 export async function packTarball(destination: string): Promise<PackResult> {
+  const shared = sharedInstallsDir();
+  if (!shared) return npmPack(destination);
+  const packed = await withLock(`${basename(shared)}-pack`, async () => {
+    const record = join(shared, "pack.json");
+    if (existsSync(record)) return JSON.parse(await readFile(record, "utf8")) as PackResult;
+    const into = join(shared, "pack");
+    await mkdir(into, { recursive: true });
+    const result = await npmPack(into);
+    await writeFile(record, JSON.stringify(result));
+    return result;
+  });
+  const tarball = join(destination, basename(packed.tarball));
+  await copyFile(packed.tarball, tarball);
+  return { ...packed, tarball };
+}
+
+async function npmPack(destination: string): Promise<PackResult> {
   await ensureBuilt();
   const result = await runOrThrow("npm pack", "npm", ["pack", "--json", "--pack-destination", destination], { env: npmEnv() });
   // npm prints warnings to stderr; stdout is the JSON array, one entry per packed package.
@@ -195,28 +224,59 @@ export function typecheckProject(
 }
 
 /**
+ * Where the run's one consumer project with `extraPackages` is installed (its record of the
+ * install beside it, `<folder>.json`, once done); undefined in a run without shared installs.
+ */
+export function sharedConsumerDir(extraPackages: readonly string[]): string | undefined {
+  const shared = sharedInstallsDir();
+  if (!shared) return undefined;
+  const key = createHash("sha256").update(JSON.stringify(extraPackages)).digest("hex").slice(0, 12);
+  return join(shared, `consumer-${basename(shared)}-${key}`);
+}
+
+/**
  * A fresh project in the system temp dir with the packed tarball installed from the file,
  * as a user would (`npm install ./store-admin-sdk-0.1.0.tgz`); its dependency openapi-fetch
  * comes from the registry. `extraPackages` are installed alongside (e.g. `@types/node@20`).
+ * In a run with shared installs, a copy of the run's one install with the same packages:
+ * the same files, in a folder of the caller's own that it may change.
  */
 export async function createConsumerProject(extraPackages: readonly string[] = []): Promise<ConsumerProject> {
   const dir = await mkdtemp(join(tmpdir(), "store-admin-sdk-consumer-"));
   const remove = () => rm(dir, { recursive: true, force: true });
   try {
-    const pack = await packTarball(dir);
-    await writeFile(
-      join(dir, "package.json"),
-      JSON.stringify({ name: "store-admin-sdk-consumer", private: true, type: "module" }, null, 2) + "\n",
-    );
-    await runOrThrow(
-      "npm install <tarball>",
-      "npm",
-      ["install", "--no-audit", "--no-fund", "--no-package-lock", pack.tarball, ...extraPackages],
-      { cwd: dir, env: npmEnv(), timeoutMs: 300_000 },
-    );
-    return { dir, pack, remove };
+    const template = sharedConsumerDir(extraPackages);
+    if (!template) return { dir, pack: await installConsumer(dir, extraPackages), remove };
+    const pack = await withLock(basename(template), async () => {
+      const record = `${template}.json`;
+      if (existsSync(record)) return JSON.parse(await readFile(record, "utf8")) as PackResult;
+      await rm(template, { recursive: true, force: true });
+      await mkdir(template);
+      const result = await installConsumer(template, extraPackages);
+      await writeFile(record, JSON.stringify(result));
+      return result;
+    });
+    // npm's links under node_modules/.bin are relative: kept as they are, they lead into the copy.
+    await cp(template, dir, { recursive: true, verbatimSymlinks: true });
+    return { dir, pack: { ...pack, tarball: join(dir, basename(pack.tarball)) }, remove };
   } catch (error) {
     await remove();
     throw error;
   }
+}
+
+/** `npm install <tarball> …extraPackages` into the empty folder `dir`, a project of its own. */
+async function installConsumer(dir: string, extraPackages: readonly string[]): Promise<PackResult> {
+  const pack = await packTarball(dir);
+  await writeFile(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "store-admin-sdk-consumer", private: true, type: "module" }, null, 2) + "\n",
+  );
+  await runOrThrow(
+    "npm install <tarball>",
+    "npm",
+    ["install", "--no-audit", "--no-fund", "--no-package-lock", pack.tarball, ...extraPackages],
+    { cwd: dir, env: npmEnv(), timeoutMs: 300_000 },
+  );
+  return pack;
 }
