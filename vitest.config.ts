@@ -1,5 +1,4 @@
 import { relative } from "node:path";
-import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
@@ -35,9 +34,6 @@ class LongestFirst extends BaseSequencer {
 }
 
 export default defineConfig({
-  // The door the subsystems import (`#shared`), from its source: package.json's `imports` names
-  // the built file, for the package. tsconfig.json's `paths` does the same for tsc and tsx.
-  resolve: { alias: { "#shared": fileURLToPath(new URL("./src/shared.ts", import.meta.url)) } },
   test: {
     include: ["test/**/*.test.ts"],
     // leaks.ts first: its teardown runs last, after Prism's, and fails the run if a process

@@ -11,7 +11,8 @@
  * 2. The other entries, with the code they share in chunks of their own. Their sources import
  *    the main entry's modules only through the door, by its name `#shared`, a subpath import of
  *    the package (package.json `imports`: resolvable only from the package's own files) naming
- *    `dist/src/shared.js`, which stays an import here. So each module exists once: a class
+ *    `dist/src/shared.js`, which stays an import here (under `src/`, `src/package.json`'s `imports`
+ *    names the source door instead, for tsc, tsx and vitest). So each module exists once: a class
  *    exported by the main entry is the same class in `store-admin-sdk/bulk` and
  *    `store-admin-sdk/testing` (`instanceof` holds across subpaths), and the bulk runner finds
  *    the clients the main entry made. A module of the main entry bundled into another entry
