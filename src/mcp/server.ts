@@ -43,11 +43,8 @@ function apiErrorText(error: StoreAdminError): string {
   return `${error.message}\nThe store answered: ${clip(typeof body === "string" ? body : JSON.stringify(body), [], MAX_QUOTED_BODY)}`;
 }
 
-/**
- * Builds the server; connect it to a transport (`StdioServerTransport`, a Streamable HTTP one)
- * with `server.connect(transport)`.
- */
-export function createStoreAdminMcpServer(given: StoreAdminMcpServerOptions): Server {
+/** The server's options, each checked: what is wrong is refused by name, before a client is made. */
+function checkedOptions(given: StoreAdminMcpServerOptions): { store: StoreAdminClientOptions; filter: ToolFilter; maxBytes: number; listed: McpToolRow[] } {
   // Own properties only, here and in `store`: a key on a polluted Object.prototype (`fetch`,
   // `allowWrites`) must neither receive the token nor switch writes on.
   const options = ownOptions(given);
@@ -76,8 +73,17 @@ export function createStoreAdminMcpServer(given: StoreAdminMcpServerOptions): Se
   }
   const listed = listedTools(filter);
   if (filter.tools !== undefined && listed.length === 0) throw new TypeError(`tools (${filter.tools.join(", ")}) names no tool this server may list.`);
+  return { store: store as StoreAdminClientOptions, filter, maxBytes, listed };
+}
 
-  const client = createStoreAdminClient(store as StoreAdminClientOptions);
+/**
+ * Builds the server; connect it to a transport (`StdioServerTransport`, a Streamable HTTP one)
+ * with `server.connect(transport)`.
+ */
+export function createStoreAdminMcpServer(given: StoreAdminMcpServerOptions): Server {
+  const { store, filter, maxBytes, listed } = checkedOptions(given);
+
+  const client = createStoreAdminClient(store);
   // Every token the client's source handed out is scrubbed from what leaves the server, in every encoding the SDK's redaction knows.
   const tokens = tokenSourceOf(client)!;
   const clean = (text: string) => redact(text, tokens.secrets);
