@@ -45,7 +45,7 @@ export async function costPerOperation(quick: boolean): Promise<Section> {
   const builds: SyntheticFigures[] = [];
   for (const count of sizes) builds.push(await syntheticBuild(count));
   const times = builds.map(userTimes);
-  const [first, ...rest] = builds as [SyntheticFigures, ...SyntheticFigures[]];
+  const rest = builds.slice(1);
   const last = builds.at(-1)!;
   const growth = (pick: (f: SyntheticFigures) => number) => rest.map((to, i) => perOperation(builds[i]!, to, pick));
   const mainGrowth = growth((f) => f.main.gzipBytes);

@@ -10,7 +10,7 @@
  * being what the client's call returns), which is also how the compile probe names
  * its lines.
  */
-import { child, deref, fieldPath, isNode, isSuccess, objectView, operations, parameters, preferredMediaType, typesOf, type At, type Node, type Operation } from "./document.js";
+import { child, deref, fieldPath, isNode, isSuccess, objectView, operations, parameters, typesOf, type At, type Node, type Operation } from "./document.js";
 import { bumpOf, maxBump, type Bump, type Direction, type Kind } from "./kinds.js";
 import { contractModel } from "../contract-model.js";
 

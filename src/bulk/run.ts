@@ -15,7 +15,7 @@
  * (`run-progress.ts`), how a run stops (`run-stop.ts`), and the state they share (`run-state.ts`).
  * Here: the options, the workers, and the report.
  */
-import { createStoreAdminClient, type RunTelemetry, type StoreAdminClient, telemetryOf, tokenSourceOf } from "#shared";
+import { type RunTelemetry, type StoreAdminClient, telemetryOf, tokenSourceOf } from "#shared";
 import { checkRate, DEFAULT_MAX_PAUSE_MS, rateBudget } from "./budget.js";
 import { memoryLedger } from "./memory-ledger.js";
 import { observedSlot, type Observation, type Slot } from "./observe.js";

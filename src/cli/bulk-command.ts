@@ -9,7 +9,7 @@
  * doubt, 2 when the run could not start or stopped on an error (bad arguments, input, ledger or an output file that cannot be written).
  */
 import { Command, InvalidArgumentError, Option } from "commander";
-import { clip, createStoreAdminClient, describe, redact, type StoreAdminClient } from "#shared";
+import { clip, createStoreAdminClient, describe, type StoreAdminClient } from "#shared";
 import { fileLedger } from "../bulk/file-ledger.js";
 import { memoryLedger } from "../bulk/memory-ledger.js";
 import { canonicalJson } from "../bulk/fingerprint.js";

@@ -6,7 +6,6 @@
 import type {
   Client,
   FetchResponse,
-  HeadersOptions,
   Middleware,
   ParseAs,
   RequestOptions as OpenapiFetchRequestOptions,

@@ -33,8 +33,6 @@ describe("version rules", () => {
     expect(nextVersion(released, bump)).toBe(next);
   });
 
-  const changelog = "# Changelog\n\n## [0.2.0] - 2026-11-23\n\n### Breaking changes\n\n## [0.1.1] - 2026-11-20\n\n## [0.1.0] - 2026-11-01\n";
-
   test("the rule the report and the changelog state: on 0.x a breaking change moves the minor number, anything else the patch number", () => {
     expect(releaseRule("0.2.0", "major")).toContain("After 0.2.0 that is 0.3.0: while the version is 0.x, npm's caret range `^0.2.0` takes every 0.2.x automatically");
     expect(releaseRule("0.2.0", "minor")).toMatch(/^After 0\.2\.0 that is 0\.2\.1: .*a minor or patch change the patch number\.$/);
