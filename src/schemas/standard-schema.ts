@@ -108,5 +108,6 @@ export function standardSchema<T>(load: () => Promise<{ validator: Validator }>)
     if (check(value)) return { value: value as T };
     return { issues: issuesOf(value, check.errors ?? []) };
   };
-  return { "~standard": { version: 1, vendor: VENDOR, validate } };
+  // Frozen, as every table a public entry exports: no importer can swap another's validator.
+  return Object.freeze({ "~standard": Object.freeze({ version: 1, vendor: VENDOR, validate } as const) });
 }
