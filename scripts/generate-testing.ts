@@ -231,6 +231,8 @@ export async function testingOutputs(doc: Json): Promise<Record<string, string>>
       path: `testing/ops/${facts.operationId}`,
       ids: idsOf((name) => name.startsWith(`${facts.operationId}_`)),
       code: `export const validators = v;\nexport const operation = ${jsonCode(facts)};`,
+      // Its responses' validators, the module response validation loads (one copy), imported with it.
+      append: `export { validators as responses } from ${stringLiteral(`../../validators/responses/${facts.operationId}.js`)};`,
     })),
     ...operations.map(({ operationId }) => ({
       path: `validators/responses/${operationId}`,
@@ -273,10 +275,15 @@ export interface MockOperation {
 
 export type { ValidationError, Validator } from "../validators/types.js";
 
-/** One operation's module (\`ops/<operationId>.ts\`): its facts and its validators, named \`<operationId>_params|headers|body|body_<json|form|multipart>\` (its responses' are in generated/validators/responses/). */
+/**
+ * One operation's module (\`ops/<operationId>.ts\`): its facts, its validators, named
+ * \`<operationId>_params|headers|body|body_<json|form|multipart>\`, and its responses' by status
+ * (\`"200"\`), re-exported from generated/validators/responses/.
+ */
 export interface MockOperationModule {
   operation: MockOperation;
   validators: Readonly<Record<string, Validator>>;
+  responses: Readonly<Record<string, Validator>>;
 }
 
 const load = (module: Promise<unknown>) => module as Promise<MockOperationModule>;

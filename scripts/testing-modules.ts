@@ -31,6 +31,8 @@ export interface ValidatorModule {
   path: string;
   ids: ReadonlyArray<readonly string[]>;
   code: string;
+  /** A statement added after bundling (a re-export of another module, which bundling would split into a chunk). */
+  append?: string;
 }
 
 /**
@@ -44,6 +46,7 @@ export async function validatorModules(header: string, modules: readonly Validat
   const dir = await mkdtemp(join(fileURLToPath(cache), "validators-"));
   try {
     const entryPoints: Record<string, string> = {};
+    const appended = new Map(modules.filter((module) => module.append !== undefined).map((module) => [`${module.path}.ts`, module.append!]));
     for (const [m, { path, ids, code }] of modules.entries()) {
       const imports: string[] = [];
       for (const [i, own] of ids.entries()) {
@@ -77,7 +80,7 @@ export async function validatorModules(header: string, modules: readonly Validat
     return Object.fromEntries(
       result.outputFiles.map((file) => {
         const name = file.path.slice(join(dir, "out").length + 1).split("\\").join("/").replace(/\.js$/, ".ts");
-        return [name, `${header}${license}${file.text.trim()}\n`];
+        return [name, `${header}${license}${file.text.trim()}\n${appended.has(name) ? `${appended.get(name)}\n` : ""}`];
       }),
     );
   } finally {
