@@ -1,31 +1,42 @@
 /**
- * Generates what the testing kit (`store-admin-sdk/testing`, src/testing/) knows about the
- * contract, `openapi/store-admin.yaml`:
+ * Generates the precompiled validators of the contract, `openapi/store-admin.yaml`, and what
+ * the testing kit (`store-admin-sdk/testing`, src/testing/) and `store-admin-sdk/schemas`
+ * (src/schemas/) know about it:
  *
  * - `generated/testing/operations.ts`: the operations' keys, each with the loader of its module.
  * - `generated/testing/ops/<operationId>.ts` (scripts/testing-modules.ts), one per operation:
  *   its parameters by location, its request body's media type, its responses (status, whether
  *   JSON) and the example the mock answers with when no handler is set (the first example of
  *   the first 2xx response, or, without one, the smallest body its schema accepts:
- *   scripts/samples.ts); and Ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1) validators
- *   of its parameters, headers, request body and JSON responses, compiled here into standalone
- *   code, then bundled by esbuild with the few Ajv and ajv-formats helpers that code calls.
- *   The kit loads one on the operation's first request.
+ *   scripts/samples.ts); the validators of its parameters, headers and request body; and its
+ *   responses' validators, re-exported from:
+ * - `generated/validators/responses/<operationId>.ts`: its JSON responses' validators by status,
+ *   loaded through `generated/validators/responses.ts` (`responseValidators`) by whatever
+ *   validates responses, the kit included; `generated/validators/types.ts`, their types.
+ * - `generated/validators/schemas/<Name>.ts`: each named schema's validator in the view it is
+ *   used in (scripts/contract-model.ts, `schemaExports`), and `generated/schemas/index.ts`, which
+ *   exports each as a Standard Schema (`store-admin-sdk/schemas`).
+ *
+ * The validators are Ajv's (JSON Schema 2020-12, the dialect of OpenAPI 3.1), compiled here
+ * into standalone code, then bundled by esbuild with the few Ajv and ajv-formats helpers that
+ * code calls (`generated/validators/chunks/`). Each module is loaded on its first use.
  *
  * Why compiled here rather than Ajv in `dependencies`: users install no validator library
  * (supply chain: Ajv brings four packages of its own, for every user of the SDK, including
- * the many who never import the kit); nothing is compiled at run time, so there is no
+ * the many who never validate); nothing is compiled at run time, so there is no
  * `new Function` (which a strict Content-Security-Policy and some edge runtimes forbid) and
  * no start-up cost (compiling these schemas with Ajv took about 2 s on this machine, loaded;
  * importing the compiled kit takes about a tenth of that). The price is size on disk, in the
- * tarball, never in the main entry's bundle, and loaded one operation at a time.
+ * tarball, never in the main entry's bundle, and loaded one module at a time.
  *
  * Request and response schemas differ where OpenAPI says they do: a `readOnly` property is
- * never required in a request, a `writeOnly` one never in a response.
+ * never required in a request (and refused in `store-admin-sdk/schemas`' request view), a
+ * `writeOnly` one never in a response.
  *
- * `tsx scripts/generate-testing.ts` writes both files; `--check` writes nothing and exits 1
- * when either differs from what the contract produces (part of `npm run generate:check`).
- * `--spec FILE` and `--out DIR` read another contract and write elsewhere.
+ * `tsx scripts/generate-testing.ts` writes them all; `--check` writes nothing and exits 1
+ * when any differs from what the contract produces (part of `npm run generate:check`).
+ * `--spec FILE` and `--out DIR` read another contract and write the kit's files to DIR, the
+ * others beside it (`DIR/../validators/`, `DIR/../schemas/`).
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
 import Ajv2020 from "ajv/dist/2020.js";

@@ -116,7 +116,7 @@ async function generateAll(doc: Json): Promise<Record<string, string>> {
   const loaded = () => loadContract(JSON.stringify(doc), "fuzz.json");
   const files: Record<string, string> = {};
   for (const [name, text] of Object.entries(await generatedOutputs(loaded()))) files[`generated/${name}`] = text;
-  for (const [name, text] of Object.entries(await testingOutputs(loaded()))) files[`generated/testing/${name}`] = text;
+  for (const [name, text] of Object.entries(await testingOutputs(loaded()))) files[`generated/${name}`] = text;
   files["generated/mcp-tools.ts"] = render(mcpTools(loaded()));
   return files;
 }
