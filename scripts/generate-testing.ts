@@ -13,9 +13,11 @@
  * - `generated/validators/responses/<operationId>.ts`: its JSON responses' validators by status,
  *   loaded through `generated/validators/responses.ts` (`responseValidators`) by whatever
  *   validates responses, the kit included; `generated/validators/types.ts`, their types.
- * - `generated/validators/schemas/<Name>.ts`: each named schema's validator in the view it is
- *   used in (scripts/contract-model.ts, `schemaExports`), and `generated/schemas/index.ts`, which
- *   exports each as a Standard Schema (`store-admin-sdk/schemas`).
+ * - `generated/validators/schemas/<n>.ts`: each named schema's validator in the view it is used
+ *   in (scripts/contract-model.ts, `schemaExports`), numbered in the order of the contract (no
+ *   file name is made of contract text: a schema's name may be long, or differ from another's
+ *   in case only), and `generated/schemas/index.ts`, which exports each as a Standard Schema
+ *   (`store-admin-sdk/schemas`).
  *
  * The validators are Ajv's (JSON Schema 2020-12, the dialect of OpenAPI 3.1), compiled here
  * into standalone code, then bundled by esbuild with the few Ajv and ajv-formats helpers that
@@ -250,7 +252,7 @@ export async function testingOutputs(doc: Json): Promise<Record<string, string>>
       ids: [[], [], Object.values(responseIds[operationId] ?? {})],
       code: `export const validators = { ${Object.entries(responseIds[operationId] ?? {}).map(([status, id]) => `${stringLiteral(status)}: v.${id}`).join(", ")} };`,
     })),
-    ...exported.map(({ name }) => ({ path: `validators/schemas/${name}`, ids: [[], [], [`schema$${name}`]], code: `export const validator = v.schema$${name};` })),
+    ...exported.map(({ name }, i) => ({ path: `validators/schemas/${i}`, ids: [[], [], [`schema$${name}`]], code: `export const validator = v.schema$${name};` })),
   ];
   const compiled = await validatorModules(HEADER, modules, [converting, form, exact], root);
   return {
@@ -357,7 +359,7 @@ function schemasModule(doc: Json, exported: ReturnType<typeof schemaExports>): s
   const { typeNames } = contractModel(doc);
   const inResponses = responseSchemaNames(doc);
   const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
-  const lines = exported.map(({ name, schema, view }) => {
+  const lines = exported.map(({ name, schema, view }, i) => {
     // The schema's own type (generated/names.ts) in the view it is typed in there, the other view's from the contract's types.
     const own = (view === "response") === inResponses.has(schema);
     const type = own ? `Names.${typeNames.get(schema)!}` : `${view === "response" ? "Readable" : "Writable"}<components["schemas"][${stringLiteral(schema)}]>`;
@@ -366,9 +368,10 @@ function schemasModule(doc: Json, exported: ReturnType<typeof schemaExports>): s
       view === "response"
         ? `The schema ${typeNames.get(schema)!} as responses carry it: read-only properties allowed, write-only ones never required.`
         : `The schema ${typeNames.get(schema)!} as a request sends it: read-only properties refused, write-only ones allowed.`;
-    return `${docComment([...description, which])}export const ${name}: StandardSchemaV1<${type}> = standardSchema(() => import(${stringLiteral(`../validators/schemas/${name}.js`)}));`;
+    return `${docComment([...description, which])}export const ${name}: StandardSchemaV1<${type}> = /* @__PURE__ */ standardSchema(() => import(${stringLiteral(`../validators/schemas/${i}.js`)}));`;
   });
   const fromSchema = ["components", "Readable", "Writable"].filter((name) => lines.some((line) => line.includes(`${name}<`) || line.includes(`${name}[`)));
+  // Each call marked pure: a bundler keeps only the schemas an application imports.
   return `${HEADER}
 import type * as Names from "../names.js";
 ${fromSchema.length > 0 ? `import type { ${fromSchema.join(", ")} } from "../schema.js";\n` : ""}import { standardSchema, type StandardSchemaV1 } from "../../src/schemas/standard-schema.js";
