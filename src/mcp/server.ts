@@ -115,7 +115,7 @@ export function mcpServerOver(rows: readonly McpToolRow[], given: StoreAdminMcpS
   const calls = operationCalls({ client, filter, maxBytes, clean, contractChecker, nameOf });
 
   const server = new Server({ name: "store-admin-sdk", version: VERSION }, { capabilities: { tools: {} } });
-  const tools = mode === "dynamic" ? dynamicToolListing() : toolListing(listed);
+  const tools = mode === "dynamic" ? dynamicToolListing(filter.allowWrites === true) : toolListing(listed);
   const callTool = mode === "dynamic" ? dynamicTools({ rows, listed, calls, filter, maxBytes, clean }) : perOperationTools(rows, listed, calls, clean);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   // Every result, whatever made it, within the cap.
