@@ -75,7 +75,7 @@ function barLine(p: BulkProgress, sent: boolean, columns = 80): string {
     }
   }
   // A terminal narrower than the counters themselves: cut.
-  return counters(p, sent, "least").slice(0, Math.max(0, room));
+  return counters(p, sent, "least").slice(0, Math.max(0, room)).replace(/[ ·]+$/, "");
 }
 
 /** What progress is written to: a terminal (`columns` wide) or not. */
