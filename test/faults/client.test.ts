@@ -86,8 +86,8 @@ describe("calls that create something reach the server at most once", () => {
     expect(data).toMatchObject({ id: 42 });
     expect(server().count("GET", "/users/42/")).toBe(3);
     expect(events.map(formatLogEvent).map((line) => line.replace(/ \d+ ms/, " N ms"))).toEqual([
-      "GET /users/{id}/ 503 attempt 1 N ms retrying in 0 ms",
-      "GET /users/{id}/ 503 attempt 2 N ms retrying in 0 ms",
+      "GET /users/{id}/ 503 attempt 1 N ms InternalServerError retrying in 0 ms",
+      "GET /users/{id}/ 503 attempt 2 N ms InternalServerError retrying in 0 ms",
       "GET /users/{id}/ 200 attempt 3 N ms",
     ]);
   });
