@@ -188,7 +188,13 @@ async function sentUnsafe(slot: Slot, fetch: FetchLike, input: string | URL | Re
   return response;
 }
 
-/** A 429 or 503 with `Retry-After` pauses the whole run; longer than the run may pause, the run stops (a resume goes on), nothing waits that long. */
+/**
+ * A 429 or 503 with `Retry-After` pauses the whole run; longer than the run may pause, the run
+ * stops (a resume goes on), nothing waits that long. A 429 within `MAX_RETRY_AFTER_MS` pauses
+ * the client too (client/rate-pause.ts), from the same answer, so both pauses end at the same
+ * instant: a task waits for the budget, then finds the client's pause over, one wait in all
+ * (test/production/rate-pause.test.ts counts it at a server).
+ */
 async function pauseForRetryAfter(run: Observation, budget: RateBudget, response: Response): Promise<void> {
   const waitMs = parseRetryAfterMs(response.headers.get("retry-after"));
   if (waitMs === undefined || waitMs <= 0) return;

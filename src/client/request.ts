@@ -10,7 +10,9 @@
  *    body, and only then does the deadline stop, so `timeoutMs` covers the whole body. It
  *    returns a tagged outcome and never throws.
  * 3. The retry policy (`core/retry-policy.ts`) is asked once; the logger hears of the attempt.
- * 4. Wait, and go back to 2; or `finish()`.
+ * 4. Wait, and go back to 2; or `finish()`. Before each attempt (the first too), a call waits
+ *    out the client's pause after a 429 (`rate-pause.ts`), in the order the calls were made,
+ *    outside the attempt's `timeoutMs`.
  *
  * Retries live here, above openapi-fetch: a body cut off mid-stream or a stall after the
  * headers only shows while openapi-fetch reads the body, and middleware cannot resend.
