@@ -131,6 +131,15 @@ describe("typed errors through the client", () => {
     expect(server().requests).toHaveLength(1);
   });
 
+  it("a Retry-After beyond the cap holds no other call of the client: the next call is sent, and meets its own 429", async () => {
+    server().enqueue({ status: 429, headers: { "retry-after": "60.001" } }, { status: 429, headers: { "retry-after": "60.001" } });
+    const store = client();
+    const first = await store.GET("/users/{id}/", { params: { path: { id: 1 } } });
+    const second = await store.GET("/users/{id}/", { params: { path: { id: 2 } } });
+    expect([first.response.status, second.response.status]).toEqual([429, 429]);
+    expect(server().requests.map((r) => r.path)).toEqual(["/users/1/", "/users/2/"]);
+  });
+
   it("a 403 names the scope the operation requires, and the token stays out of it", async () => {
     server().enqueue({ status: 403, body: { detail: `token Bearer ${TEST_TOKEN} lacks scope` } });
     const error = await unwrap(client().GET("/users/{id}/", { params: { path: { id: 1 } } })).catch((e: unknown) => e);
