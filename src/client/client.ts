@@ -217,6 +217,14 @@ export function telemetryOf(client: StoreAdminClient): ClientContext["telemetry"
   return assemblies.get(client)?.[0].telemetry;
 }
 
+/**
+ * Milliseconds left of `client`'s pause after a 429 (client/rate-pause.ts; 0: none). Not
+ * exported from the package's main entry: the bulk runner starts its run-wide pause from it.
+ */
+export function pauseLeftOf(client: StoreAdminClient): number {
+  return assemblies.get(client)?.[0].pause.left() ?? 0;
+}
+
 /** How {@link deriveClient} changes a client: its transport, and a wait before each attempt. */
 interface ClientDerivation {
   /** The derived client's `fetch`, made from the original's: called once per attempt that goes on the wire. */

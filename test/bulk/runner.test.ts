@@ -138,6 +138,23 @@ describe("one 429 slows the whole run", () => {
   });
 });
 
+describe("a client paused by a 429 before the run", () => {
+  it("the run starts after the client's pause, and its requests leave spaced by the rate, not all at once when the pause ends", async () => {
+    server.respond = (request) => (request.id === "99" ? { status: 429, headers: { "retry-after": "1" }, body: { detail: "slow down" } } : undefined);
+    const store = client({ maxRetries: 0 });
+    await store.PATCH("/gift-cards/{id}/", { params: { path: { id: 99 } }, body: { expired_at: null } });
+    const refusedAt = server.received[0]!.at;
+    // 10/s: a slot every 105 ms. Without the client's pause as the run's, the 5 slots would be
+    // handed out during the pause and the 5 requests sent together when it ends.
+    const report = await runBulk({ client: store, runId: "paused-client", items: ids(5), key: String, concurrency: 5, rate: { perSecond: 10 }, task: expire });
+    expect(report.done).toBe(5);
+    const times = server.received.slice(1).map((r) => r.at);
+    expect(Math.min(...times) - refusedAt).toBeGreaterThanOrEqual(1000);
+    const gaps = times.slice(1).map((at, i) => at - times[i]!);
+    for (const gap of gaps) expect(gap, JSON.stringify(gaps)).toBeGreaterThanOrEqual(80);
+  });
+});
+
 describe("results", () => {
   it("done for a 2xx or a plain value; failed with the status and the SDK's error (no token) for an error status or a throw", async () => {
     server.respond = (request) =>
