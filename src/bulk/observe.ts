@@ -117,14 +117,15 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
     return stopWaits ? untilStopped(signal ?? slot.stop.signal, stopWaits, (both) => take(both)) : take(signal ?? slot.stop.signal);
   };
   // The client's pause after a 429 (met in this run or before it) is the run's too: the budget
-  // hands out no slot until it ends, so that the attempts it held leave spaced, not at once.
+  // hands out no slot until it ends, so that the attempts it held leave spaced, not at once. In
+  // this process's budget only: the queue's workers pause through Redis and BullMQ on the 429 itself.
   const afterClientPause = async (signal: AbortSignal | undefined): Promise<void> => {
     await budget!.pauseUntil(Date.now() + pauseLeftOf(client));
     return acquire(signal);
   };
   slot.client = deriveClient(client, {
     fetch: (fetch) => observing(slot, run, beforeSend, fetch),
-    beforeAttempt: budget ? (signal) => (pauseLeftOf(client) > 0 ? afterClientPause(signal) : local && budget.now() ? undefined : acquire(signal)) : undefined,
+    beforeAttempt: budget ? (signal) => (local && pauseLeftOf(client) > 0 ? afterClientPause(signal) : local && budget.now() ? undefined : acquire(signal)) : undefined,
     ...(stopWaits ? { stopWaits } : {}),
   });
   return slot;
