@@ -58,14 +58,18 @@ const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.y
  * encoders and of the URL rule for method names added ~10 kB: 430,182 B measured. The long
  * functions split into named steps (13 small modules of one concern each in src/bulk,
  * src/bulk/bullmq and src/cli, each with its declarations) added ~7 kB: 433,453 B before, 440,333 B
- * after. The precompiled validators moved below the kit (generated/validators/: each operation's
- * response validators a module of their own, so a component both directions use is compiled into
- * two modules of the operation, not one) and store-admin-sdk/schemas (one module per named schema
- * in its view, 68 for our contract, each holding the components its schema reaches, so that one
- * schema loads alone: `Order`'s holds most of the contract) added ~103 kB: 543,334 B. A jump past
- * it means something unintended got packed.
+ * after. The MCP server's dynamic mode (the operations' search with its synonym table, the
+ * describe and call tools, example calls, one call path for both modes: ~23 kB of code, its
+ * source map and declarations) with its docs added ~16 kB: 456,760 B. The precompiled validators
+ * moved below the kit (generated/validators/: each operation's response validators a module of
+ * their own, so a component both directions use is compiled into two modules of the operation,
+ * not one) and store-admin-sdk/schemas (one module per named schema in its view, 68 for our
+ * contract, each holding the components its schema reaches, so that one schema loads alone:
+ * `Order`'s holds most of the contract) added ~103 kB: 565,829 B with the changes merged beside
+ * them (the mock that stops with its launcher, the progress line, their docs). A jump past it means something
+ * unintended got packed.
  */
-const MAX_TARBALL_BYTES = 550_000;
+const MAX_TARBALL_BYTES = 572_000;
 
 const PACK_TIMEOUT_MS = 300_000;
 
