@@ -23,6 +23,12 @@ describe("the import graph of src/ and generated/", () => {
     expect(has("src/testing/incoming.ts", "generated/testing/operations.ts")).toBe(true);
     expect(has("src/client/tables.ts", "src/client/operation-tables.ts")).toBe(true); // `import()`
   });
+
+  it("keeps the precompiled validators free of src/: the client, the kit and the schemas entry all load them", () => {
+    const { edges } = importGraph(projectRoot);
+    expect(edges.filter((edge) => edge.from.startsWith("generated/validators/") && !edge.to.startsWith("generated/"))).toEqual([]);
+    expect(edges.some((edge) => edge.from === "generated/testing/ops/getUser.ts" && edge.to === "generated/validators/responses/getUser.ts")).toBe(true);
+  });
 });
 
 describe("on a scratch copy with a fault planted", () => {
