@@ -20,7 +20,19 @@ interface McpFlags {
   scopes?: string[];
   tools?: string[];
   maxResultBytes?: number;
+  mode?: "tools" | "code";
+  cpuMs?: number;
+  memoryMb?: number;
+  stackKb?: number;
+  maxCalls?: number;
 }
+
+/** A whole-number flag at least `min`. */
+const whole = (flag: string, min: number) => (value: string): number => {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`${flag} must be a whole number ≥ ${min}, got ${JSON.stringify(value)}.`);
+  return n;
+};
 
 const list = (flag: string) => (value: string, previous: string[] | undefined): string[] => {
   const items = value.split(",").map((item) => item.trim()).filter((item) => item !== "");
@@ -41,6 +53,14 @@ export function mcpCommand(program: Command, io: { stderr: NodeJS.WriteStream; e
       if (!Number.isSafeInteger(n) || n < 1024) throw new InvalidArgumentError(`--max-result-bytes must be a whole number ≥ 1024, got ${JSON.stringify(value)}.`);
       return n;
     })
+    .option("--mode <mode>", "tools: one tool per operation (default); code: search_docs and execute (TypeScript run in a sandbox; needs typescript@5 and quickjs-emscripten)", (value: string) => {
+      if (value !== "tools" && value !== "code") throw new InvalidArgumentError(`--mode must be tools or code, got ${JSON.stringify(value)}.`);
+      return value;
+    })
+    .option("--cpu-ms <n>", "code mode: CPU time one execute may run, in milliseconds (default 5000)", whole("--cpu-ms", 10))
+    .option("--memory-mb <n>", "code mode: the sandbox's memory, in megabytes (default 64)", whole("--memory-mb", 4))
+    .option("--stack-kb <n>", "code mode: the sandbox's stack, in kilobytes, 64 to 384 (default 256)", whole("--stack-kb", 64))
+    .option("--max-calls <n>", "code mode: the most store calls one execute makes, a list's page being one (default 50)", whole("--max-calls", 1))
     .addHelpText(
       "after",
       `
@@ -53,6 +73,8 @@ MCP client configurations: docs/mcp.md in this package.`,
       process.exitCode = await serve(flags, io);
     });
 }
+
+const mega = (value: number | undefined, unit: number) => (value === undefined ? undefined : value * unit);
 
 async function serve(flags: McpFlags, io: { stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Promise<number> {
   let store;
@@ -78,7 +100,11 @@ async function serve(flags: McpFlags, io: { stderr: NodeJS.WriteStream; env: Nod
   const { variable, ...options } = store;
   let server;
   try {
-    server = createStoreAdminMcpServer({ store: options, allowWrites: flags.allowWrites, scopes: flags.scopes, tools: flags.tools, maxResultBytes: flags.maxResultBytes });
+    const code = flags.mode === "code" ? { cpuMs: flags.cpuMs, memoryBytes: mega(flags.memoryMb, 1024 * 1024), stackBytes: mega(flags.stackKb, 1024), maxCalls: flags.maxCalls } : undefined;
+    if (code === undefined && [flags.cpuMs, flags.memoryMb, flags.stackKb, flags.maxCalls].some((flag) => flag !== undefined)) throw new Error("--cpu-ms, --memory-mb, --stack-kb and --max-calls are code mode's limits: add --mode code.");
+    server = createStoreAdminMcpServer({ store: options, allowWrites: flags.allowWrites, scopes: flags.scopes, tools: flags.tools, maxResultBytes: flags.maxResultBytes, mode: flags.mode, code });
+    // Code mode's TypeScript and QuickJS, loaded now: a missing one is named before the client connects.
+    if (flags.mode === "code") await (await import("../mcp/code/mode.js")).loadCodeMode();
   } catch (error) {
     io.stderr.write(`store-admin-sdk mcp: ${(error as Error).message}\n`);
     return EXIT_ERROR;
@@ -87,7 +113,7 @@ async function serve(flags: McpFlags, io: { stderr: NodeJS.WriteStream; env: Nod
   await server.connect(new StdioServerTransport());
   // The origin only: never a URL's credentials, never the token.
   const url = new URL(String(io.env[variable]));
-  io.stderr.write(`store-admin-sdk mcp: serving ${url.protocol}//${url.host} over stdio, ${flags.allowWrites ? "reads and writes" : "reads only"}.\n`);
+  io.stderr.write(`store-admin-sdk mcp: serving ${url.protocol}//${url.host} over stdio, ${flags.allowWrites ? "reads and writes" : "reads only"}${flags.mode === "code" ? ", code mode" : ""}.\n`);
   const close = () => void server.close();
   process.stdin.once("end", close);
   process.once("SIGTERM", close);

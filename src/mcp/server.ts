@@ -11,15 +11,21 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { clip, createStoreAdminClient, ownOptions, redact, type StoreAdminClient, type StoreAdminClientOptions, StoreAdminError, tokenSourceOf, VERSION } from "#shared";
 import { listedTools, toolListing, toolNamed, VALIDATE_CALL, whyNotListed, type ToolFilter } from "./tool-list.js";
-import { checkArguments, errorResult, resultOf, send, ToolArgumentError, type CallArguments, type ToolResult } from "./tool-call.js";
+import { checkArguments, errorResult, resultOf, send, sendWithStatus, ToolArgumentError, type CallArguments, type ToolResult } from "./tool-call.js";
 import { quoted, shown, withinCap } from "./result-size.js";
 import { mcpTools, type McpToolRow } from "../../generated/mcp-tools.js";
+import { codeModeOptions, type CodeModeLimits } from "./code/limits.js";
+import { serveCodeMode } from "./code/serve.js";
 
 export interface StoreAdminMcpServerOptions extends ToolFilter {
   /** How to reach the store: the options of `createStoreAdminClient` (`baseUrl` or `apiUrl`, `accessToken`, …). */
   store: StoreAdminClientOptions;
   /** The most a result may hold, in bytes: the whole result as the JSON-RPC response carries it (text, `structuredContent`, every note). @default 32768 */
   maxResultBytes?: number | undefined;
+  /** `"tools"`: one tool per operation; `"code"`: `search_docs` and `execute` (typed SDK code in a sandbox; needs `typescript` 5 and `quickjs-emscripten`). @default "tools" */
+  mode?: "tools" | "code" | undefined;
+  /** Code mode's limits per execute. */
+  code?: CodeModeLimits | undefined;
 }
 
 /** Default result cap: well under the 64 KB at which stdio clients break, text and structured copy together. */
@@ -28,7 +34,7 @@ export const DEFAULT_MAX_RESULT_BYTES = 32_768;
 const MIN_RESULT_BYTES = 1_024;
 
 /** The names of {@link StoreAdminMcpServerOptions}. */
-const OPTION_NAMES: readonly string[] = ["store", "allowWrites", "scopes", "tools", "maxResultBytes"] satisfies ReadonlyArray<keyof StoreAdminMcpServerOptions>;
+const OPTION_NAMES: readonly string[] = ["store", "allowWrites", "scopes", "tools", "maxResultBytes", "mode", "code"] satisfies ReadonlyArray<keyof StoreAdminMcpServerOptions>;
 
 /** Most of an error body a result quotes: enough for a model to see which field the store refused. */
 const MAX_QUOTED_BODY = 2_000;
@@ -82,6 +88,7 @@ function checkedOptions(given: StoreAdminMcpServerOptions): { store: StoreAdminC
  */
 export function createStoreAdminMcpServer(given: StoreAdminMcpServerOptions): Server {
   const { store, filter, maxBytes, listed } = checkedOptions(given);
+  const { mode, limits } = codeModeOptions(ownOptions(given));
 
   const client = createStoreAdminClient(store);
   // Every token the client's source handed out is scrubbed from what leaves the server, in every encoding the SDK's redaction knows.
@@ -105,6 +112,9 @@ export function createStoreAdminMcpServer(given: StoreAdminMcpServerOptions): Se
   }
 
   const server = new Server({ name: "store-admin-sdk", version: VERSION }, { capabilities: { tools: {} } });
+
+  // Code mode: search_docs and execute, their calls through the checks below (src/mcp/code/).
+  if (mode === "code") return serveCodeMode(server, { filter, clean, contractProblem, send: (tool, args, signal) => sendWithStatus(client, tool, args, signal) }, limits, maxBytes);
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListing(listed) }));
 
