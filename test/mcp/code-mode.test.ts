@@ -114,7 +114,7 @@ describe("the host bridge", () => {
   it("refuses a forged method name, and arguments that are not JSON or not the method's, sending nothing", async () => {
     const calls: SentCall[] = [];
     const host = codeModeHost(
-      { filter: { allowWrites: true }, maxCalls: 50, clean: (text) => text, contractProblem: async () => undefined, send: async () => ({ data: null, status: 200 }) },
+      { maxCalls: 50, clean: (text) => text, calls: { checkedSend: async () => ({ args: {}, data: null, status: 200 }) } },
       calls,
     );
     const stop = () => {};
@@ -122,8 +122,8 @@ describe("the host bridge", () => {
       const answer = await host(name, "[]", undefined, stop);
       expect(answer, name).toEqual({ error: { name: "TypeError", message: `store.${name} is not an operation method.` } });
     }
-    expect(await host("users.retrieve", "[1,", undefined, stop)).toEqual({ error: { name: "TypeError", message: "Not sent: store.users.retrieve(): the arguments are not JSON." } });
-    expect(await host("users.retrieve", "[1, 2, 3]", undefined, stop)).toEqual({ error: { name: "TypeError", message: "Not sent: store.users.retrieve() takes id, got 3 arguments." } });
+    expect(await host("users.retrieve", "[1,", undefined, stop)).toEqual({ error: { name: "NotSentError", message: "Not sent: store.users.retrieve(): the arguments are not JSON." } });
+    expect(await host("users.retrieve", "[1, 2, 3]", undefined, stop)).toEqual({ error: { name: "NotSentError", message: "Not sent: store.users.retrieve() takes id, got 3 arguments." } });
     expect(await host("users.retrieve", JSON.stringify([`${"x".repeat(9 * 1024 * 1024)}`]), undefined, stop)).toMatchObject({ error: { message: expect.stringMatching(/arguments are \d+ characters of JSON; a call takes at most/) } });
     expect(calls.every((call) => call.status === "not sent")).toBe(true);
     expect(store.requests).toHaveLength(0);

@@ -1,15 +1,13 @@
 /**
  * Code mode's `search_docs`: words in; the methods the server would let the code call out,
- * each with its signature in the sandbox, summary, the scopes it needs, whether it writes,
- * and an example.
+ * ranked by the dynamic mode's search (operation-search.ts), each with its signature as the
+ * sandbox declares it, summary, the scopes it needs, whether it writes, and an example; paged
+ * like other results.
  */
 import { codeModeDocs } from "../../../generated/code-mode-docs.js";
-import { mcpTools } from "../../../generated/mcp-tools.js";
-import { whyNotListed, type ToolFilter } from "../tool-list.js";
+import { createOperationSearch, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, operationDocument, SearchArgumentError, type SearchDocument } from "../operation-search.js";
+import { listedTools, type ToolFilter } from "../tool-list.js";
 import { withinCap, type ToolResult } from "../result-size.js";
-
-const DEFAULT_LIMIT = 5;
-const MAX_LIMIT = 20;
 
 export const SEARCH_DOCS_TOOL = {
   name: "search_docs",
@@ -20,7 +18,8 @@ export const SEARCH_DOCS_TOOL = {
     type: "object" as const,
     properties: {
       query: { type: "string", description: "What you want to do, in words." },
-      limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT, description: `How many methods to show (default ${DEFAULT_LIMIT}).` },
+      limit: { type: "integer", minimum: 1, maximum: MAX_SEARCH_LIMIT, description: `How many methods a page shows (default ${DEFAULT_SEARCH_LIMIT}).` },
+      cursor: { type: "string", description: "The next_cursor of a previous result, for its next page." },
     },
     required: ["query"],
     additionalProperties: false,
@@ -28,35 +27,26 @@ export const SEARCH_DOCS_TOOL = {
   annotations: { title: "Search the SDK's methods", readOnlyHint: true, openWorldHint: false },
 };
 
-const words = (text: string): string[] => text.toLowerCase().split(/[^a-z0-9]+/).filter((word) => word.length > 1).map((word) => word.replace(/(ies|es|s)$/, (end) => (end === "ies" ? "y" : "")));
+interface Found extends SearchDocument {
+  signature: string;
+  example: string;
+}
 
-export function searchDocs(input: Record<string, unknown> | undefined, filter: ToolFilter, maxBytes: number): ToolResult {
-  const query = input?.query;
-  const limit = input?.limit ?? DEFAULT_LIMIT;
-  if (typeof query !== "string" || query.trim() === "") return { content: [{ type: "text", text: "search_docs takes { query }: what you want to do, in words." }], isError: true };
-  if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    return { content: [{ type: "text", text: `search_docs: limit must be a whole number from 1 to ${MAX_LIMIT}, got ${JSON.stringify(limit)}.` }], isError: true };
-  }
-  const wanted = new Set(words(query));
-  const found = codeModeDocs
-    .map(([name, signature, example]) => {
-      const tool = mcpTools.find((row) => row.name === name.replace(/\./g, "_"))!;
-      const text = new Set(words(`${name.replace(/([a-z])([A-Z])/g, "$1 $2")} ${tool.title} ${tool.description} ${tool.tags.join(" ")}`));
-      const score = [...wanted].filter((word) => text.has(word)).length;
-      return { name, signature, example, tool, score };
-    })
-    .filter(({ tool, score }) => score > 0 && whyNotListed(tool, filter) === undefined)
-    .sort((a, b) => b.score - a.score)
-    .slice(0, limit)
-    .map(({ name, signature, example, tool }) => ({
-      method: `store.${name}`,
-      signature,
-      summary: tool.title,
-      scopes: tool.scopes,
-      writes: tool.method !== "GET",
-      example,
-    }));
-  const structured = { methods: found, ...(found.length === 0 ? { note: "No method this server allows matches those words; try other words." } : {}) };
-  const text = JSON.stringify(structured);
-  return withinCap({ content: [{ type: "text", text }], structuredContent: structured }, maxBytes);
+const docsByName = new Map(codeModeDocs.map(([name, signature, example]) => [name, { signature, example }]));
+
+/** `search_docs` over the methods `filter` lets the code call. */
+export function docsSearch(filter: ToolFilter, maxBytes: number): (input: Record<string, unknown> | undefined) => ToolResult {
+  const index = createOperationSearch<Found>(listedTools(filter).map((row) => ({ ...operationDocument(row), ...docsByName.get(row.methodName)! })));
+  return (input) => {
+    let page;
+    try {
+      page = index.search(input?.query as string, { limit: input?.limit as number | undefined, cursor: input?.cursor as string | undefined });
+    } catch (error) {
+      if (!(error instanceof SearchArgumentError)) throw error;
+      return { content: [{ type: "text", text: `search_docs: ${error.message}` }], isError: true };
+    }
+    const methods = page.results.map((doc) => ({ method: `store.${doc.name}`, signature: doc.signature, summary: doc.summary, scopes: doc.scopes, writes: doc.writes, example: doc.example }));
+    const structured = { methods, total: page.total, next_cursor: page.next_cursor, ...(methods.length === 0 ? { note: "No method this server allows matches those words; try other words." } : {}) };
+    return withinCap({ content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured }, maxBytes);
+  };
 }

@@ -2,16 +2,16 @@
  * The host's side of code mode's `store.*` calls. A call arrives as strings only (a method
  * name, its arguments' JSON text, a list's cursor); the name must be one of the generated
  * rows', the text plain JSON within a size, and the call then goes through exactly the checks
- * of the per-operation tools: the server's policy (reads only unless writes are allowed, the
- * scopes, the tools), the arguments' check, the contract check before sending, then the SDK's
- * client, which holds the token. What goes back is the answer's JSON, or an error's name,
+ * of the per-operation tools, in their code (operation-call.ts, `checkedSend`): the server's
+ * policy (reads only unless writes are allowed, the scopes, the tools), the arguments' check,
+ * the contract check before sending, then the SDK's client, which holds the token. What goes back is the answer's JSON, or an error's name,
  * message and status, scrubbed of the token; never a host stack trace.
  */
 import { cursorOf, StoreAdminError } from "#shared";
 import { codeModeRows, type CodeModeRow } from "../../../generated/code-mode.js";
-import { toolNamed, whyNotListed, type ToolFilter } from "../tool-list.js";
-import { checkArguments, ToolArgumentError, type CallArguments } from "../tool-call.js";
-import type { McpToolRow } from "../../../generated/mcp-tools.js";
+import { toolNamed } from "../tool-list.js";
+import { ToolArgumentError } from "../tool-call.js";
+import type { OperationCalls } from "../operation-call.js";
 import type { HostAnswer, HostCall } from "./sandbox.js";
 
 /** One call the code made: the method, and the HTTP status, or why it was not sent. */
@@ -20,13 +20,9 @@ export interface SentCall {
   status: number | "not sent" | "failed";
 }
 
-/** What the host needs of the server: its policy, its contract check and its client. */
+/** What the host needs of the server: its checked calls (the policy, the contract check, the client). */
 export interface HostContext {
-  filter: ToolFilter;
-  /** `undefined` when the call matches the contract, else why not (nothing is sent). */
-  contractProblem(tool: McpToolRow, args: CallArguments): Promise<string | undefined>;
-  /** Sends the call with the server's client: the data and the HTTP status, or the SDK's typed error thrown. */
-  send(tool: McpToolRow, args: CallArguments, signal: AbortSignal | undefined): Promise<{ data: unknown; status: number }>;
+  calls: Pick<OperationCalls, "checkedSend">;
   /** Scrubs the token out of text that leaves. */
   clean(text: string): string;
   maxCalls: number;
@@ -58,17 +54,14 @@ export function codeModeHost(context: HostContext, calls: SentCall[]): HostCall 
     const record: SentCall = { method: name, status: "not sent" };
     calls.push(record);
     try {
-      const args = callArguments(row, tool, argsJson, cursor);
-      const refused = whyNotListed(tool, context.filter);
-      if (refused !== undefined) return refuse(context.clean(`Not sent: ${refused}`), "PolicyError");
-      const problem = await context.contractProblem(tool, args);
-      if (problem !== undefined) return refuse(context.clean(`Not sent: the call does not match the contract. ${problem}`), "ContractError");
-      record.status = "failed";
-      const { data, status } = await context.send(tool, args, context.signal);
+      const args = callArguments(row, argsJson, cursor);
+      const { data, status } = await context.calls.checkedSend(tool, args, context.signal);
       record.status = status;
       return { json: context.clean(JSON.stringify(answerOf(row, data) ?? null)) };
     } catch (error) {
-      if (error instanceof ToolArgumentError) return refuse(context.clean(`Not sent: ${error.message}`));
+      if (error instanceof ToolArgumentError) return refuse(context.clean(`Not sent: ${error.message}`), "NotSentError");
+      // Past the checks, a failure was sent (or tried): its status, or "failed".
+      record.status = "failed";
       if (error instanceof StoreAdminError) {
         const status = (error as { status?: unknown }).status;
         if (typeof status === "number") record.status = status;
@@ -87,8 +80,8 @@ function answerOf(row: CodeModeRow, data: unknown): unknown {
   return { items: Array.isArray(page.results) ? page.results : [], next_cursor: next };
 }
 
-/** The positional arguments' JSON as `{ path, query, body }`, or a {@link ToolArgumentError} saying what is wrong. */
-function callArguments(row: CodeModeRow, tool: McpToolRow, argsJson: string, cursor: string | undefined): CallArguments {
+/** The positional arguments' JSON as `{ path, query, body }` (checked next as a tool's arguments), or a {@link ToolArgumentError} saying what is wrong. */
+function callArguments(row: CodeModeRow, argsJson: string, cursor: string | undefined): Record<string, unknown> {
   const [name, pathParams, rest, paginated] = row;
   if (argsJson.length > MAX_ARGUMENTS_BYTES) throw new ToolArgumentError(`store.${name}(): the arguments are ${argsJson.length} characters of JSON; a call takes at most ${MAX_ARGUMENTS_BYTES}.`);
   let args: unknown;
@@ -109,5 +102,5 @@ function callArguments(row: CodeModeRow, tool: McpToolRow, argsJson: string, cur
     if (value !== undefined && value !== null) given[kind] = value;
   });
   if (paginated && cursor !== undefined) given.query = { ...((given.query as object | undefined) ?? {}), cursor };
-  return checkArguments(tool, given);
+  return given;
 }

@@ -25,20 +25,19 @@ const RANGES: Record<keyof CodeModeLimits, readonly [number, number]> = {
   maxCalls: [1, 10_000],
 };
 
-/** `mode` and `code` of the server's options (own properties only), each checked: what is wrong is named. */
-export function codeModeOptions(options: { mode?: unknown; code?: unknown }): { mode: "tools" | "code"; limits: Required<CodeModeLimits> } {
-  const mode = Object.hasOwn(options, "mode") ? options.mode : undefined;
-  if (mode !== undefined && mode !== "tools" && mode !== "code") throw new TypeError(`mode must be "tools" or "code", got ${JSON.stringify(mode)}.`);
+/** The `code` option (an own property), checked against the server's `mode`: what is wrong is named. */
+export function codeModeLimits(options: { code?: unknown }, mode: string): Required<CodeModeLimits> {
   const given = Object.hasOwn(options, "code") ? options.code : undefined;
-  if (given !== undefined && (given === null || typeof given !== "object" || Array.isArray(given))) throw new TypeError(`code takes { cpuMs?, memoryBytes?, stackBytes?, maxCalls? }, got ${JSON.stringify(given)}.`);
+  if (given === undefined) return { ...CODE_MODE_DEFAULTS };
+  if (mode !== "code") throw new TypeError('code (the limits of code mode) is given, but mode is not "code".');
+  if (given === null || typeof given !== "object" || Array.isArray(given)) throw new TypeError(`code takes { cpuMs?, memoryBytes?, stackBytes?, maxCalls? }, got ${JSON.stringify(given)}.`);
   const limits = { ...CODE_MODE_DEFAULTS };
-  for (const [name, value] of Object.entries((given ?? {}) as Record<string, unknown>)) {
+  for (const [name, value] of Object.entries(given as Record<string, unknown>)) {
     if (!Object.hasOwn(RANGES, name)) throw new TypeError(`code.${name} is not a limit; the limits are ${Object.keys(RANGES).join(", ")}.`);
     if (value === undefined) continue;
     const [low, high] = RANGES[name as keyof CodeModeLimits];
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < low || value > high) throw new TypeError(`code.${name} must be a whole number from ${low} to ${high}, got ${JSON.stringify(value)}.`);
     limits[name as keyof CodeModeLimits] = value;
   }
-  if (mode !== "code" && given !== undefined) throw new TypeError('code (the limits of code mode) is given, but mode is not "code".');
-  return { mode: mode ?? "tools", limits };
+  return limits;
 }

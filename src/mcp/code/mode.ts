@@ -9,7 +9,8 @@
 import { loadQuickJS, runInSandbox, type SandboxOutcome } from "./sandbox.js";
 import { loadTypeScript, snippetChecker, type CompileError, type SnippetChecker } from "./typecheck.js";
 import { codeModeHost, type HostContext, type SentCall } from "./host.js";
-import { searchDocs, SEARCH_DOCS_TOOL } from "./docs.js";
+import { docsSearch, SEARCH_DOCS_TOOL } from "./docs.js";
+import type { ToolFilter } from "../tool-list.js";
 import { bytesOf, cutResult, type ToolResult } from "../result-size.js";
 import type { QuickJSWASMModule } from "quickjs-emscripten";
 import type { CodeModeLimits } from "./limits.js";
@@ -70,10 +71,11 @@ interface CodeModeServer {
   call(name: string, input: Record<string, unknown> | undefined, signal: AbortSignal): Promise<ToolResult>;
 }
 
-export function codeModeServer(context: Omit<HostContext, "maxCalls" | "signal">, limits: Required<CodeModeLimits>, maxBytes: number): CodeModeServer {
+export function codeModeServer(context: Omit<HostContext, "maxCalls" | "signal"> & { filter: ToolFilter }, limits: Required<CodeModeLimits>, maxBytes: number): CodeModeServer {
+  const searchDocs = docsSearch(context.filter, maxBytes);
   return {
     async call(name, input, signal) {
-      if (name === SEARCH_DOCS_TOOL.name) return searchDocs(input, context.filter, maxBytes);
+      if (name === SEARCH_DOCS_TOOL.name) return searchDocs(input);
       if (name !== EXECUTE_TOOL) return errorText(`There is no tool ${JSON.stringify(name.slice(0, 100))}. The tools: ${SEARCH_DOCS_TOOL.name}, ${EXECUTE_TOOL}.`);
       const code = input?.code;
       if (typeof code !== "string" || code.trim() === "") return errorText("execute takes { code }: TypeScript, the body of an async function that uses `store` and returns a value.");
@@ -87,7 +89,7 @@ export function codeModeServer(context: Omit<HostContext, "maxCalls" | "signal">
       const checked = loaded.checker.check(code);
       if (!checked.ok) return compileErrors(checked.errors, context.clean);
       const calls: SentCall[] = [];
-      const host = codeModeHost({ ...context, maxCalls: limits.maxCalls, signal }, calls);
+      const host = codeModeHost({ calls: context.calls, clean: context.clean, maxCalls: limits.maxCalls, signal }, calls);
       const outcome = await runInSandbox(loaded.quickjs, checked.javascript, host, { ...limits, logChars: Math.floor(maxBytes / 4) });
       return executeResult(outcome, calls, maxBytes, context.clean);
     },

@@ -6,9 +6,10 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { withinCap, type ToolResult } from "../result-size.js";
 import type { HostContext } from "./host.js";
+import type { ToolFilter } from "../tool-list.js";
 import type { CodeModeLimits } from "./limits.js";
 
-export function serveCodeMode(server: Server, context: Omit<HostContext, "maxCalls" | "signal">, limits: Required<CodeModeLimits>, maxBytes: number): Server {
+export function serveCodeMode(server: Server, context: Omit<HostContext, "maxCalls" | "signal"> & { filter: ToolFilter }, limits: Required<CodeModeLimits>, maxBytes: number): Server {
   type Mode = Pick<typeof import("./mode.js"), "codeModeListing" | "codeModeServer">;
   let mode: Promise<Mode> | undefined;
   const loaded = () => (mode ??= import("./mode.js").then(({ codeModeListing, codeModeServer }) => ({ codeModeListing, codeModeServer })));
