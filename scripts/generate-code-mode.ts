@@ -23,7 +23,7 @@ import { jsonCode, stringLiteral } from "./encode.js";
 import { generatedOutputs } from "./generate.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
-import { isPaginated } from "./samples.js";
+import { generatedSample, isPaginated, writtenSamples } from "./samples.js";
 
 type Json = Record<string, unknown>;
 
@@ -40,8 +40,22 @@ export function codeModeRows(doc: Json): CodeModeRow[] {
   });
 }
 
-/** Each method's signature in the sandbox and its example, read from the generated `methods.ts`: `[name, signature, example]`. */
-export function methodDocs(methodsSource: string, rows: readonly CodeModeRow[]): [string, string, string][] {
+/** A sample without its import and client set-up: the part that shows the call (as scripts/generate.ts documents the methods with it). */
+function sampleBody(source: string): string {
+  const lines = source.replace(/\r\n/g, "\n").split("\n");
+  const setupEnd = lines.findIndex((line) => /^\}\);\s*$/.test(line));
+  return lines.slice(setupEnd + 1).join("\n").trim();
+}
+
+/** Each operation's example, by method name: its written sample (docs/samples/), else a generated one, as the methods' docs show it. */
+async function examples(doc: Json): Promise<Map<string, string>> {
+  const model = contractModel(doc);
+  const written = await writtenSamples(new URL("../docs/samples/", import.meta.url));
+  return new Map(model.operations.map((op) => [op.methodName, sampleBody(written.get(op.operationId) ?? generatedSample(model, op, isPaginated(model, op)))]));
+}
+
+/** Each method's signature in the sandbox, read from the generated `methods.ts`, and its example: `[name, signature, example]`. */
+export function methodDocs(methodsSource: string, rows: readonly CodeModeRow[], exampleOf: ReadonlyMap<string, string>): [string, string, string][] {
   const source = ts.createSourceFile("methods.ts", methodsSource, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
   const members = new Map<string, ts.MethodSignature>();
   for (const statement of source.statements) {
@@ -57,9 +71,7 @@ export function methodDocs(methodsSource: string, rows: readonly CodeModeRow[]):
     // Without the per-call options, which the sandbox has none of; a method resolves to its data.
     const parameters = member.parameters.filter((p) => p.name.getText(source) !== "options").map((p) => printer.printNode(ts.EmitHint.Unspecified, p, source));
     const returns = member.type === undefined ? "Promise<unknown>" : member.type.getText(source).replace(/^ResponsePromise</, "Promise<");
-    const example = ts.getJSDocTags(member).find((tag) => tag.tagName.text === "example");
-    const text = typeof example?.comment === "string" ? example.comment : (ts.getTextOfJSDocComment(example?.comment) ?? "");
-    return [name, `store.${name}(${parameters.join(", ")}): ${returns}`, text.trim()];
+    return [name, `store.${name}(${parameters.join(", ")}): ${returns}`, exampleOf.get(name) ?? ""];
   });
 }
 
@@ -101,7 +113,7 @@ export async function codeModeOutputs(doc: Json): Promise<Record<string, string>
     "store.d.ts": GLOBALS,
   };
   const rows = codeModeRows(doc);
-  const docs = methodDocs(sdk["methods.ts"]!, rows);
+  const docs = methodDocs(sdk["methods.ts"]!, rows, await examples(doc));
   return {
     "code-mode.ts": `${HEADER}
 /** One sandboxed method: its dotted name, its path parameters in the template's order, what follows them (\`body\`, \`query\`, \`body+query\` or \`""\`), and whether it is a paginated list. */
