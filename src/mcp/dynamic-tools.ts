@@ -21,8 +21,12 @@ const CALL = "call_operation";
 const METHOD = { type: "string", description: "The operation's method name, as search_operations gives it, e.g. giftCards.update." };
 const ARGUMENTS = { type: "object", description: "The operation's arguments { path?, query?, body? } as describe_operation gives their schema (list operations also take offset)." };
 
-/** What `tools/list` answers in the dynamic mode: the same four tools whatever the contract's size. */
-export function dynamicToolListing() {
+/**
+ * What `tools/list` answers in the dynamic mode: the same four tools whatever the contract's
+ * size. `call_operation` is read-only (MCP's `readOnlyHint`) on a server that does not allow
+ * writes, so that a client may treat it as it treats reads.
+ */
+export function dynamicToolListing(allowWrites: boolean) {
   const object = (properties: Record<string, unknown>, required: string[]) => ({ type: "object" as const, properties, required, additionalProperties: false });
   return [
     {
@@ -54,7 +58,9 @@ export function dynamicToolListing() {
       description:
         "Calls one operation of the store API with its arguments, checked against the API's contract first (nothing is sent if they do not match). Answers the store's data as JSON (a list answers one page, with next_cursor), or isError with what to fix. A call that changes data is refused unless the server allows writes.",
       inputSchema: object({ method: METHOD, arguments: ARGUMENTS }, ["method"]),
-      annotations: { title: "Call an operation", readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      annotations: allowWrites
+        ? { title: "Call an operation", readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true }
+        : { title: "Call an operation", readOnlyHint: true, openWorldHint: true },
     },
     {
       name: VALIDATE_CALL,

@@ -21,8 +21,9 @@
  * also matches, for less, its synonyms from a small table of this domain's words ("user" for
  * "customer", "order" for "buy", "void" for "cancel"), a word it begins ("subscr"), or a word one
  * letter away ("custmer"). Each query word counts once per document, by its best match. What
- * the contract itself says about an operation (its tag "Customers" beside its path `/users/`,
- * its parameter `email`) is in the same document, so it links an agent's word to it too.
+ * the contract itself says about an operation (its tag, its path, its parameter names) is in
+ * the same document, so it links an agent's word to it too, and a tag over one resource only
+ * ("Customers" over `/users/…`) makes its words synonyms ("user" finds what says "customer").
  *
  * No dependency: MiniSearch (a well-kept candidate) would bring prefix and fuzzy matching, but
  * the stemming, the synonyms and the weighting here would still be ours, for a few hundred
@@ -190,6 +191,30 @@ function synonymTable(): Map<string, Set<string>> {
 }
 const SYNONYMS = synonymTable();
 
+/**
+ * Synonyms the contract states: a tag that groups the operations of one resource only names
+ * that resource in its own words (the tag "Customers" over `/users/…` alone: a customer is a
+ * user; "Support" over `/tickets/…`). A tag over several resources ("Payments") states none.
+ */
+function contractSynonyms(documents: readonly SearchDocument[]): Map<string, Set<string>> {
+  const resources = new Map<string, Set<string>>();
+  for (const doc of documents) {
+    const resource = doc.name.split(".")[0]!;
+    for (const tag of doc.tags ?? []) resources.set(tag, (resources.get(tag) ?? new Set()).add(resource));
+  }
+  const table = new Map<string, Set<string>>();
+  const pair = (a: string, b: string) => table.set(a, (table.get(a) ?? new Set()).add(b));
+  for (const [tag, named] of resources) {
+    if (named.size !== 1) continue;
+    const tagWords = terms(tag);
+    const resourceWords = terms([...named][0]!);
+    if (tagWords.length !== 1 || resourceWords.length !== 1 || tagWords[0] === resourceWords[0]) continue;
+    pair(tagWords[0]!, resourceWords[0]!);
+    pair(resourceWords[0]!, tagWords[0]!);
+  }
+  return table;
+}
+
 /** Whether `a` and `b` are one insertion, deletion, substitution or swap apart. */
 function oneEditApart(a: string, b: string): boolean {
   if (Math.abs(a.length - b.length) > 1 || a === b) return false;
@@ -241,13 +266,13 @@ function buildIndex(documents: readonly SearchDocument[]): { indexed: Indexed[];
 }
 
 /** The index's terms a query word matches, each with what a match is worth. */
-function expansions(word: string, vocabulary: readonly string[], known: ReadonlySet<string>): Map<string, number> {
+function expansions(word: string, vocabulary: readonly string[], known: ReadonlySet<string>, stated: ReadonlyMap<string, ReadonlySet<string>>): Map<string, number> {
   const out = new Map<string, number>();
   const offer = (term: string, worth: number) => {
     if (known.has(term) && (out.get(term) ?? 0) < worth) out.set(term, worth);
   };
   offer(word, 1);
-  for (const synonym of SYNONYMS.get(word) ?? []) offer(synonym, SYNONYM);
+  for (const synonym of [...(SYNONYMS.get(word) ?? []), ...(stated.get(word) ?? [])]) offer(synonym, SYNONYM);
   for (const term of vocabulary) {
     if (term === word) continue;
     if (word.length >= 4 && term.startsWith(word)) offer(term, PREFIX);
@@ -260,13 +285,14 @@ function expansions(word: string, vocabulary: readonly string[], known: Readonly
 export function createOperationSearch<T extends SearchDocument>(documents: readonly T[]): OperationSearch<T> {
   const { indexed, idf, vocabulary } = buildIndex(documents);
   const known = new Set(vocabulary);
+  const stated = contractSynonyms(documents);
   return {
     search(query, options = {}) {
       const { limit, offset } = checkedSearch(query, options);
       const words = [...new Set(terms(query))];
       const scores = new Float64Array(documents.length);
       for (const word of words) {
-        const matches = [...expansions(word, vocabulary, known)];
+        const matches = [...expansions(word, vocabulary, known, stated)];
         indexed.forEach(({ weights }, i) => {
           // A query word counts once, by its best match in the document.
           let best = 0;

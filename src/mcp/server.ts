@@ -123,7 +123,7 @@ export function mcpServerOver(rows: readonly McpToolRow[], given: StoreAdminMcpS
   const server = new Server({ name: "store-admin-sdk", version: VERSION }, { capabilities: { tools: {} } });
   // Code mode: search_docs and execute, whose store.* calls go through `calls` (src/mcp/code/).
   if (mode === "code") return serveCodeMode(server, { calls, filter, clean }, limits, maxBytes);
-  const tools = mode === "dynamic" ? dynamicToolListing() : toolListing(listed);
+  const tools = mode === "dynamic" ? dynamicToolListing(filter.allowWrites === true) : toolListing(listed);
   const callTool = mode === "dynamic" ? dynamicTools({ rows, listed, calls, filter, maxBytes, clean }) : perOperationTools(rows, listed, calls, clean);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   // Every result, whatever made it, within the cap.

@@ -136,3 +136,24 @@ describe("queries worded as an agent words them", () => {
     expect(rate).toBeGreaterThanOrEqual(0.9);
   });
 });
+
+describe("synonyms the contract states", () => {
+  const doc = (name: string, summary: string, tags: string[]): SearchDocument => ({ name, summary, tags, scopes: [], writes: false });
+  // "Clients" is the tag of the `patrons` resource alone: a client is a patron. "Money" groups two resources: no synonym.
+  const documents = [
+    doc("patrons.list", "List patrons", ["Clients"]),
+    doc("patrons.retrieve", "Retrieve a patron", ["Clients"]),
+    doc("ledgers.retrieve", "Retrieve a ledger", ["Money"]),
+    doc("tills.retrieve", "Retrieve a till", ["Money"]),
+    doc("reports.retrieve", "Retrieve a report about clients", []),
+  ];
+  const index = createOperationSearch(documents);
+
+  it("a tag over one resource only makes its words synonyms of the resource's", () => {
+    // A client is a patron: "patron" finds what speaks of clients.
+    expect(index.search("patron").results.map((d) => d.name)).toContain("reports.retrieve");
+    expect(index.search("money").results.map((d) => d.name).sort()).toEqual(["ledgers.retrieve", "tills.retrieve"]);
+    // "Money" over ledgers and tills makes neither a synonym of it: "ledger" does not reach the tills through the tag.
+    expect(index.search("ledger").results.map((d) => d.name)).toEqual(["ledgers.retrieve"]);
+  });
+});
