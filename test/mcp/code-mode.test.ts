@@ -110,6 +110,22 @@ describe("execute", () => {
   });
 });
 
+describe("the result cap", () => {
+  it("drops the log first, then cuts the value, and always lists the calls", async () => {
+    const small = await connect({ maxResultBytes: 2_048 });
+    const logged = await execute(small, 'for (let i = 0; i < 100; i++) console.log("line", i, "x".repeat(40)); return (await store.users.retrieve(42)).id;');
+    expect(logged.structured.result).toBe(42);
+    expect(logged.structured.logs.length).toBeLessThan(100);
+    expect(logged.structured.logs_dropped_characters).toBeGreaterThan(0);
+    expect(logged.structured.calls).toEqual([{ method: "users.retrieve", status: 200 }]);
+    const big = await execute(small, 'await store.users.retrieve(42); return "y".repeat(10_000);');
+    expect(big.structured.result).toBeUndefined();
+    expect(big.structured.result_cut).toMatch(/^The returned value is 10002 bytes, over the 2048-byte result cap/);
+    expect(big.structured.calls).toEqual([{ method: "users.retrieve", status: 200 }]);
+    expect(Buffer.byteLength(JSON.stringify(big.result))).toBeLessThanOrEqual(2_048);
+  });
+});
+
 describe("the host bridge", () => {
   it("refuses a forged method name, and arguments that are not JSON or not the method's, sending nothing", async () => {
     const calls: SentCall[] = [];
