@@ -61,6 +61,17 @@ describe("without quickjs-emscripten", () => {
   });
 });
 
+describe("code mode's flags", () => {
+  it("refuses a limit without --mode code, and one out of range, naming it, exiting 2", async () => {
+    const without = await run(process.execPath, [binOf(project!.dir), "mcp", "--max-calls", "3"], { env: env(), cwd: project!.dir });
+    expect(without.code).toBe(2);
+    expect(without.stderr).toContain("--cpu-ms, --memory-mb, --stack-kb and --max-calls are code mode's limits: add --mode code.");
+    const deep = await run(process.execPath, [binOf(project!.dir), "mcp", "--mode", "code", "--stack-kb", "1024"], { env: env(), cwd: project!.dir });
+    expect(deep.code).toBe(2);
+    expect(deep.stderr).toContain("code mode's stackBytes must be a whole number from 65536 to 393216, got 1048576.");
+  });
+});
+
 describe("store-admin-sdk mcp --mode code", () => {
   beforeAll(async () => {
     const version = await pinnedVersion("quickjs-emscripten");
