@@ -4,6 +4,7 @@
  */
 import { bulkRunner } from "./bulk.js";
 import { bulkQueue } from "./bulk-queue.js";
+import { codeMode } from "./code-mode.js";
 import { contractDiff, size, startup, typecheck } from "./footprint.js";
 import { pagination, timedWalk, type WalkName } from "./pagination.js";
 import { costPerOperation } from "./per-operation.js";
@@ -22,6 +23,7 @@ const BENCHMARKS: Record<string, (...args: string[]) => Promise<unknown>> = {
   bulk: (mode) => bulkRunner(mode === "quick"),
   bulkQueue: (mode) => bulkQueue(mode === "quick"),
   perOperation: (mode) => costPerOperation(mode === "quick"),
+  codeMode: (mode) => codeMode(mode === "quick"),
 };
 
 const [name = "", ...args] = process.argv.slice(2);

@@ -6,3 +6,4 @@
 export { createStoreAdminMcpServer, DEFAULT_MAX_RESULT_BYTES, type McpMode, type StoreAdminMcpServerOptions } from "./server.js";
 export { VALIDATE_CALL, type ToolFilter } from "./tool-list.js";
 export { MAX_UPLOAD_BYTES, type McpToolRow } from "../../generated/mcp-tools.js";
+export type { CodeModeLimits } from "./code/limits.js";

@@ -6,7 +6,7 @@
  */
 import { clip, StoreAdminError, type StoreAdminClient } from "#shared";
 import { whyNotListed, type ToolFilter } from "./tool-list.js";
-import { checkArguments, errorResult, resultOf, send, ToolArgumentError, type CallArguments, type ToolResult } from "./tool-call.js";
+import { checkArguments, errorResult, resultOf, send, sendWithStatus, ToolArgumentError, type CallArguments, type ToolResult } from "./tool-call.js";
 import { shown } from "./result-size.js";
 import type { McpToolRow } from "../../generated/mcp-tools.js";
 
@@ -30,6 +30,12 @@ export interface OperationCalls {
   call(tool: McpToolRow, input: unknown, signal: AbortSignal): Promise<ToolResult>;
   /** `validate_call`'s verdict on calling `tool` with `input`: nothing is sent. */
   validate(tool: McpToolRow, input: unknown): Promise<ToolResult>;
+  /**
+   * The same checks as {@link call}, then the call: its data and HTTP status (code mode's
+   * `store.*` calls). A refusal throws a {@link ToolArgumentError} (`Not sent: …`), the
+   * store's answer the SDK's typed error.
+   */
+  checkedSend(tool: McpToolRow, input: unknown, signal: AbortSignal | undefined): Promise<{ args: CallArguments; data: unknown; status: number }>;
 }
 
 /**
@@ -59,15 +65,21 @@ export function operationCalls({ client, filter, maxBytes, clean, contractChecke
     }
   }
 
-  async function call(tool: McpToolRow, input: unknown, signal: AbortSignal): Promise<ToolResult> {
+  async function checkedSend(tool: McpToolRow, input: unknown, signal: AbortSignal | undefined) {
     const refused = whyNotListed(tool, filter, nameOf(tool));
-    if (refused !== undefined) return errorResult(`Not sent: ${refused}`, clean);
+    if (refused !== undefined) throw new ToolArgumentError(refused);
+    const shownTool = named(tool);
+    const args = checkArguments(shownTool, input);
+    const problem = await contractProblem(shownTool, args);
+    if (problem !== undefined) throw new ToolArgumentError(`the call does not match the contract. ${problem}`);
+    const { data, status } = await sendWithStatus(client, tool, args, signal);
+    return { args, data, status };
+  }
+
+  async function call(tool: McpToolRow, input: unknown, signal: AbortSignal): Promise<ToolResult> {
     const shownTool = named(tool);
     try {
-      const args = checkArguments(shownTool, input);
-      const problem = await contractProblem(shownTool, args);
-      if (problem !== undefined) return errorResult(`Not sent: the call does not match the contract. ${problem}`, clean);
-      const data = await send(client, tool, args, signal);
+      const { args, data } = await checkedSend(tool, input, signal);
       return resultOf(shownTool, data, args.offset ?? 0, maxBytes, clean, nameOf);
     } catch (error) {
       if (error instanceof ToolArgumentError) return errorResult(`Not sent: ${error.message}`, clean);
@@ -93,5 +105,5 @@ export function operationCalls({ client, filter, maxBytes, clean, contractChecke
     return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
   }
 
-  return { call, validate };
+  return { call, validate, checkedSend };
 }

@@ -18,9 +18,11 @@ import { operationCalls, type OperationCalls } from "./operation-call.js";
 import { dynamicToolListing, dynamicTools } from "./dynamic-tools.js";
 import { quoted, withinCap } from "./result-size.js";
 import { mcpTools, type McpToolRow } from "../../generated/mcp-tools.js";
+import { codeModeLimits, type CodeModeLimits } from "./code/limits.js";
+import { serveCodeMode } from "./code/serve.js";
 
 /** How the server offers the operations: one tool each, or three tools that search, describe and call them. */
-const MODES = ["per-operation", "dynamic"] as const;
+const MODES = ["per-operation", "dynamic", "code"] as const;
 export type McpMode = (typeof MODES)[number];
 
 export interface StoreAdminMcpServerOptions extends ToolFilter {
@@ -31,9 +33,12 @@ export interface StoreAdminMcpServerOptions extends ToolFilter {
   /**
    * `"per-operation"`: one tool per operation the filters allow. `"dynamic"`: `search_operations`,
    * `describe_operation` and `call_operation` (and `validate_call`), a list that does not grow
-   * with the contract. @default "per-operation"
+   * with the contract. `"code"`: `search_docs` and `execute`, typed SDK code run in a sandbox
+   * (needs `typescript` 5 and `quickjs-emscripten`; docs/mcp.md). @default "per-operation"
    */
   mode?: McpMode | undefined;
+  /** Code mode's limits per `execute`. */
+  code?: CodeModeLimits | undefined;
 }
 
 /** Default result cap: well under the 64 KB at which stdio clients break, text and structured copy together. */
@@ -42,7 +47,7 @@ export const DEFAULT_MAX_RESULT_BYTES = 32_768;
 const MIN_RESULT_BYTES = 1_024;
 
 /** The names of {@link StoreAdminMcpServerOptions}. */
-const OPTION_NAMES: readonly string[] = ["store", "allowWrites", "scopes", "tools", "maxResultBytes", "mode"] satisfies ReadonlyArray<keyof StoreAdminMcpServerOptions>;
+const OPTION_NAMES: readonly string[] = ["store", "allowWrites", "scopes", "tools", "maxResultBytes", "mode", "code"] satisfies ReadonlyArray<keyof StoreAdminMcpServerOptions>;
 
 interface Checked {
   store: StoreAdminClientOptions;
@@ -102,6 +107,7 @@ export function createStoreAdminMcpServer(given: StoreAdminMcpServerOptions): Se
  */
 export function mcpServerOver(rows: readonly McpToolRow[], given: StoreAdminMcpServerOptions): Server {
   const { store, filter, maxBytes, listed, mode } = checkedOptions(given, rows);
+  const limits = codeModeLimits(ownOptions(given), mode);
 
   const client = createStoreAdminClient(store);
   // Every token the client's source handed out is scrubbed from what leaves the server, in every encoding the SDK's redaction knows.
@@ -111,10 +117,12 @@ export function mcpServerOver(rows: readonly McpToolRow[], given: StoreAdminMcpS
   // The testing kit's client: the contract's validators answer, nothing leaves the process. Loaded on first use.
   const contractChecker = () => (checker ??= import("../testing/mock-store.js").then(({ mockStoreClient }) => mockStoreClient("contract-check")));
   // The dynamic mode names an operation by its method name, which call_operation takes.
-  const nameOf = mode === "dynamic" ? (tool: McpToolRow) => tool.methodName : (tool: McpToolRow) => tool.name;
+  const nameOf = mode === "dynamic" ? (tool: McpToolRow) => tool.methodName : mode === "code" ? (tool: McpToolRow) => `store.${tool.methodName}` : (tool: McpToolRow) => tool.name;
   const calls = operationCalls({ client, filter, maxBytes, clean, contractChecker, nameOf });
 
   const server = new Server({ name: "store-admin-sdk", version: VERSION }, { capabilities: { tools: {} } });
+  // Code mode: search_docs and execute, whose store.* calls go through `calls` (src/mcp/code/).
+  if (mode === "code") return serveCodeMode(server, { calls, filter, clean }, limits, maxBytes);
   const tools = mode === "dynamic" ? dynamicToolListing(filter.allowWrites === true) : toolListing(listed);
   const callTool = mode === "dynamic" ? dynamicTools({ rows, listed, calls, filter, maxBytes, clean }) : perOperationTools(rows, listed, calls, clean);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));

@@ -114,6 +114,13 @@ export function send(client: StoreAdminClient, tool: McpToolRow, args: CallArgum
   return unwrap(request(tool.method, tool.path, { ...requestOf(tool, args), ...(signal ? { signal } : {}) }) as never);
 }
 
+/** As {@link send}, with the answer's HTTP status (code mode lists each call's). */
+export async function sendWithStatus(client: StoreAdminClient, tool: McpToolRow, args: CallArguments, signal?: AbortSignal): Promise<{ data: unknown; status: number }> {
+  const request = client.request as unknown as Request;
+  const result = await request(tool.method, tool.path, { ...requestOf(tool, args), ...(signal ? { signal } : {}) });
+  return { data: await unwrap(result as never), status: result.response.status };
+}
+
 /** What a page's fields beside its items (and its next cursor) may take of the cap, each: a quarter. */
 const BESIDE_SHARE = 4;
 

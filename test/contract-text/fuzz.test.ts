@@ -39,6 +39,7 @@ import { contractModel } from "../../scripts/contract-model.js";
 import { mcpTools, render } from "../../scripts/generate-mcp.js";
 import { testingOutputs } from "../../scripts/generate-testing.js";
 import { generatedOutputs } from "../../scripts/generate.js";
+import { codeModeOutputs } from "../../scripts/generate-code-mode.js";
 import { loadContract } from "../../scripts/load-contract.js";
 import { ROOT } from "../package/tarball.js";
 
@@ -118,10 +119,13 @@ async function generateAll(doc: Json): Promise<Record<string, string>> {
   for (const [name, text] of Object.entries(await generatedOutputs(loaded()))) files[`generated/${name}`] = text;
   for (const [name, text] of Object.entries(await testingOutputs(loaded()))) files[`generated/${name}`] = text;
   files["generated/mcp-tools.ts"] = render(mcpTools(loaded()));
+  for (const [name, text] of Object.entries(await codeModeOutputs(loaded()))) files[`generated/${name}`] = text;
   return files;
 }
 
 const MARKER = /Zq(\d+)q/g;
+/** The generated modules whose strings are TypeScript source, read back through the compiler. */
+const CODE_SOURCE = new Set(["generated/code-mode-declarations.ts", "generated/code-mode-docs.ts"]);
 /** A marker, also lower-cased (header names are). */
 const HAS_MARKER = /zq\d+q/i;
 const sourceOf = (name: string, text: string) => ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
@@ -302,7 +306,9 @@ describe("free text in every place it reaches", () => {
         if (tree !== harmless) problems.push(`${name}: its syntax differs from the harmless one's: ${firstDifference(tree, harmless)}`);
         const reading = readingOf(source);
         for (const comment of reading.otherComments) if (HAS_MARKER.test(comment)) problems.push(`${name}: contract text in a comment that is no doc comment: ${comment.slice(0, 80)}`);
-        for (const [where, texts, decode] of [["string", reading.strings, (t: string) => t], ["doc comment", reading.docs, unescapeDoc]] as const) {
+        // Code mode's strings are TypeScript source: read through the compiler, as the type check reads them.
+        const strings = CODE_SOURCE.has(name) ? reading.strings.flatMap((value) => readingOf(sourceOf("value.ts", value)).strings) : reading.strings;
+        for (const [where, texts, decode] of [["string", strings, (t: string) => t], ["doc comment", reading.docs, unescapeDoc]] as const) {
           for (const [n, readBack] of between(texts)) {
             for (const got of readBack) {
               if (got === undefined || !readsAs(decode(got), expected)) problems.push(`${name}: marker ${n} reads back from a ${where} as ${JSON.stringify(got?.slice(0, 60))}`);
@@ -314,7 +320,9 @@ describe("free text in every place it reaches", () => {
       expect(printed, "importing the generated modules printed").toEqual([]);
       expect(added, "importing the generated modules added globals").toEqual([]);
       for (const [name, module] of Object.entries(modules)) {
-        const atRunTime = between(valuesOf(module).strings);
+        // Code mode's values are TypeScript source (its declarations, signatures, examples): contract text is in that source's strings.
+        const strings = CODE_SOURCE.has(name) ? valuesOf(module).strings.flatMap((value) => readingOf(sourceOf("value.ts", value)).strings) : valuesOf(module).strings;
+        const atRunTime = between(strings);
         for (const [n, got] of atRunTime) if (got.some((text) => text === undefined || spaced(text) !== expected)) problems.push(`${name}: marker ${n} reads back at run time as ${JSON.stringify(got[0]?.slice(0, 60))}`);
         // A validator module (the kit's, an operation's responses', a schema's) also holds the schemas its validators
         // report from, which it does not export: its literals are checked above.

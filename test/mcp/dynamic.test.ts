@@ -226,6 +226,6 @@ describe("--mode", () => {
   it("refuses a mode it does not have, naming the modes, and exits 2", async () => {
     const result = await run(process.execPath, [bin, "mcp", "--mode", "fast"], { env: storeEnv(), cwd: project!.dir });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('store-admin-sdk mcp: --mode must be "per-operation" or "dynamic", got "fast".');
+    expect(result.stderr).toContain('store-admin-sdk mcp: --mode must be "per-operation" or "dynamic" or "code", got "fast".');
   });
 });

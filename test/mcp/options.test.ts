@@ -18,13 +18,21 @@ const store = { apiUrl: "http://127.0.0.1:9/api/admin", accessToken: "test-token
 describe("createStoreAdminMcpServer options", () => {
   it("refuses an unknown option name, naming it and the options there are", () => {
     expect(() => createStoreAdminMcpServer({ store, scope: ["users:read"] } as never)).toThrow(
-      new TypeError('createStoreAdminMcpServer(): "scope" is not an option; the options are store, allowWrites, scopes, tools, maxResultBytes, mode.'),
+      new TypeError('createStoreAdminMcpServer(): "scope" is not an option; the options are store, allowWrites, scopes, tools, maxResultBytes, mode, code.'),
     );
     expect(() => createStoreAdminMcpServer({ store, allowWrite: true, maxBytes: 2048 } as never)).toThrow(/"allowWrite", "maxBytes" are not options/);
   });
 
   it("takes every option it documents", () => {
     expect(() => createStoreAdminMcpServer({ store, allowWrites: true, scopes: ["users:read"], tools: ["users_*"], maxResultBytes: 4096 })).not.toThrow();
+    expect(() => createStoreAdminMcpServer({ store, mode: "code", code: { cpuMs: 1000, memoryBytes: 8 * 1024 * 1024, stackBytes: 128 * 1024, maxCalls: 10 } })).not.toThrow();
+  });
+
+  it("refuses code mode's limits out of range, unknown, or without mode code, naming them", () => {
+    expect(() => createStoreAdminMcpServer({ store, mode: "code", code: { cpuMs: 0 } })).toThrow(new TypeError("code.cpuMs must be a whole number from 10 to 600000, got 0."));
+    expect(() => createStoreAdminMcpServer({ store, mode: "code", code: { stackBytes: 1024 * 1024 } })).toThrow(new TypeError("code.stackBytes must be a whole number from 65536 to 393216, got 1048576."));
+    expect(() => createStoreAdminMcpServer({ store, mode: "code", code: { timeoutMs: 5 } as never })).toThrow(new TypeError("code.timeoutMs is not a limit; the limits are cpuMs, memoryBytes, stackBytes, maxCalls."));
+    expect(() => createStoreAdminMcpServer({ store, code: { maxCalls: 5 } })).toThrow(new TypeError('code (the limits of code mode) is given, but mode is not "code".'));
   });
 });
 

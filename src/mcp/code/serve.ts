@@ -1,0 +1,23 @@
+/**
+ * Code mode on the server: its two tools listed and called, every result within the cap. The
+ * mode's module (and with it TypeScript and QuickJS) is loaded on the server's first request.
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { withinCap, type ToolResult } from "../result-size.js";
+import type { HostContext } from "./host.js";
+import type { ToolFilter } from "../tool-list.js";
+import type { CodeModeLimits } from "./limits.js";
+
+export function serveCodeMode(server: Server, context: Omit<HostContext, "maxCalls" | "signal"> & { filter: ToolFilter }, limits: Required<CodeModeLimits>, maxBytes: number): Server {
+  type Mode = Pick<typeof import("./mode.js"), "codeModeListing" | "codeModeServer">;
+  let mode: Promise<Mode> | undefined;
+  const loaded = () => (mode ??= import("./mode.js").then(({ codeModeListing, codeModeServer }) => ({ codeModeListing, codeModeServer })));
+  let code: ReturnType<Mode["codeModeServer"]> | undefined;
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await loaded()).codeModeListing(limits, context.filter.allowWrites === true) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<ToolResult> => {
+    code ??= (await loaded()).codeModeServer(context, limits, maxBytes);
+    return withinCap(await code.call(request.params.name, request.params.arguments, extra.signal), maxBytes);
+  });
+  return server;
+}

@@ -1,0 +1,189 @@
+/**
+ * Code mode (`mode: "code"`): `search_docs` and `execute`, driven by the official MCP client
+ * over an in-memory transport against a loopback store that counts what it receives. The
+ * customers-with-notes task in one execute, type errors before anything runs, and the escape
+ * suite: each attempt contained, the server serving the next call, no token in any result.
+ * (test/package/code-mode.test.ts runs the packed CLI over stdio.)
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createStoreAdminMcpServer, type StoreAdminMcpServerOptions } from "../../src/mcp/index.js";
+import { startFaultServer, type FaultServer } from "../helpers/fault-server.js";
+import { codeModeHost, type SentCall } from "../../src/mcp/code/host.js";
+import { NOTES_CODE, NOTES_TASK, storeAnswer, TOKEN } from "./code-mode-store.js";
+
+let store: FaultServer;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  store = await startFaultServer(storeAnswer);
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await store.close();
+});
+beforeEach(() => {
+  store.requests.length = 0;
+});
+
+async function connect(options: Partial<StoreAdminMcpServerOptions> = {}): Promise<Client> {
+  const server = createStoreAdminMcpServer({ store: { apiUrl: `${store.url}/api/admin`, accessToken: TOKEN, maxRetries: 0 }, mode: "code", ...options });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "code-mode-test", version: "1.0.0" });
+  await Promise.all([server.connect(a), client.connect(b)]);
+  clients.push(client);
+  return client;
+}
+
+type Json = Record<string, any>;
+const execute = async (client: Client, code: string) => {
+  const result = await client.callTool({ name: "execute", arguments: { code } });
+  const text = (result.content as Array<{ text: string }>).map((c) => c.text).join("\n");
+  expect(text).not.toContain(TOKEN);
+  expect(text).not.toContain(TOKEN.slice(4, 16));
+  return { result, text, structured: result.structuredContent as Json };
+};
+
+let reads: Client;
+let writes: Client;
+beforeAll(async () => {
+  reads = await connect();
+  writes = await connect({ allowWrites: true, code: { maxCalls: 5, cpuMs: 300, memoryBytes: 16 * 1024 * 1024 } });
+});
+
+describe("code mode's tools", () => {
+  it("lists search_docs and execute only", async () => {
+    const { tools } = await reads.listTools();
+    expect(tools.map((t) => t.name)).toEqual(["search_docs", "execute"]);
+  });
+
+  it("search_docs finds a method with its sandbox signature, scopes and an example; writes only when allowed", async () => {
+    const found = (await reads.callTool({ name: "search_docs", arguments: { query: "notes of a customer" } })).structuredContent as Json;
+    const notes = found.methods.find((m: Json) => m.method === "store.users.notes.list");
+    expect(notes.signature).toBe("store.users.notes.list(id: number, query?: ListUserNotesQuery): AsyncGenerator<Note, void, undefined>");
+    expect(notes.scopes).toEqual([["users:read"]]);
+    expect(notes.example).toContain("store.users.notes.list(");
+    const update = async (client: Client) => ((await client.callTool({ name: "search_docs", arguments: { query: "update gift card" } })).structuredContent as Json).methods.map((m: Json) => m.method);
+    expect(await update(reads)).not.toContain("store.giftCards.update");
+    expect(await update(writes)).toContain("store.giftCards.update");
+  });
+});
+
+describe("execute", () => {
+  it("does the customers-with-notes task in one execute, with exactly the requests it needs", async () => {
+    const { result, structured } = await execute(reads, NOTES_CODE);
+    expect(result.isError).toBeFalsy();
+    expect(structured.result).toEqual(NOTES_TASK.answer);
+    expect(structured.logs).toEqual(["counted 2 customers"]);
+    expect(store.requests.map((r) => r.path.replace(/^\/api\/admin/, ""))).toEqual(NOTES_TASK.requests);
+    expect(structured.calls).toEqual(NOTES_TASK.requests.map((path) => ({ method: path === "/users/" ? "users.list" : "users.notes.list", status: 200 })));
+    expect(store.requests.every((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+  });
+
+  it("answers type errors with line and column, and sends nothing", async () => {
+    const { result, structured, text } = await execute(reads, 'const user = await store.users.retrieve("42");\nawait store.giftCards.update(1, { expird_at: "2027-01-01" });\nreturn user;');
+    expect(result.isError).toBe(true);
+    expect(structured.compiled).toBe(false);
+    expect(structured.errors.map((e: Json) => [e.line, e.column, e.code])).toEqual([
+      [1, 41, 2345],
+      [2, 35, 2561],
+    ]);
+    expect(text).toContain("expird_at");
+    expect(store.requests).toHaveLength(0);
+  });
+
+  it("refuses per-call options, GET, paginate and use at compile time", async () => {
+    for (const code of ["return store.users.retrieve(1, { signal: undefined as never as AbortSignal })", 'return (store as { GET?: unknown }).GET === undefined ? store.GET("/users/") : 0', "return store.paginate", "return store.use"]) {
+      const { structured } = await execute(reads, code);
+      expect(structured.compiled, code).toBe(false);
+    }
+    expect(store.requests).toHaveLength(0);
+  });
+
+  it("throws the SDK's error inside the sandbox with its name and status, no host stack, no token", async () => {
+    const { structured } = await execute(reads, "try { await store.users.retrieve(401); } catch (e) { const error = e as Error & { status: number }; return [error.name, error.status, error.message, String(error.stack)]; }");
+    const [name, status, message, stack] = structured.result;
+    expect([name, status]).toEqual(["AuthenticationError", 401]);
+    expect(message).not.toContain(TOKEN);
+    expect(stack).not.toMatch(/node_modules|src\/|\.ts:|file:/);
+  });
+});
+
+describe("the result cap", () => {
+  it("drops the log first, then cuts the value, and always lists the calls", async () => {
+    const small = await connect({ maxResultBytes: 2_048 });
+    const logged = await execute(small, 'for (let i = 0; i < 100; i++) console.log("line", i, "x".repeat(40)); return (await store.users.retrieve(42)).id;');
+    expect(logged.structured.result).toBe(42);
+    expect(logged.structured.logs.length).toBeLessThan(100);
+    expect(logged.structured.logs_dropped_characters).toBeGreaterThan(0);
+    expect(logged.structured.calls).toEqual([{ method: "users.retrieve", status: 200 }]);
+    const big = await execute(small, 'await store.users.retrieve(42); return "y".repeat(10_000);');
+    expect(big.structured.result).toBeUndefined();
+    expect(big.structured.result_cut).toMatch(/^The returned value is 10002 bytes, over the 2048-byte result cap/);
+    expect(big.structured.calls).toEqual([{ method: "users.retrieve", status: 200 }]);
+    expect(Buffer.byteLength(JSON.stringify(big.result))).toBeLessThanOrEqual(2_048);
+  });
+});
+
+describe("the host bridge", () => {
+  it("refuses a forged method name, and arguments that are not JSON or not the method's, sending nothing", async () => {
+    const calls: SentCall[] = [];
+    const host = codeModeHost(
+      { maxCalls: 50, clean: (text) => text, calls: { checkedSend: async () => ({ args: {}, data: null, status: 200 }) } },
+      calls,
+    );
+    const stop = () => {};
+    for (const name of ["users.delete", "__proto__", "constructor", "toString", "users", "users.list.constructor", "GET", "paginate", ""]) {
+      const answer = await host(name, "[]", undefined, stop);
+      expect(answer, name).toEqual({ error: { name: "TypeError", message: `store.${name} is not an operation method.` } });
+    }
+    expect(await host("users.retrieve", "[1,", undefined, stop)).toEqual({ error: { name: "NotSentError", message: "Not sent: store.users.retrieve(): the arguments are not JSON." } });
+    expect(await host("users.retrieve", "[1, 2, 3]", undefined, stop)).toEqual({ error: { name: "NotSentError", message: "Not sent: store.users.retrieve() takes id, got 3 arguments." } });
+    expect(await host("users.retrieve", JSON.stringify([`${"x".repeat(9 * 1024 * 1024)}`]), undefined, stop)).toMatchObject({ error: { message: expect.stringMatching(/arguments are \d+ characters of JSON; a call takes at most/) } });
+    expect(calls.every((call) => call.status === "not sent")).toBe(true);
+    expect(store.requests).toHaveLength(0);
+  });
+});
+
+describe("the escape suite", () => {
+  const cases: Record<string, string> = {
+    "globalThis and Function reach no host": `const g = globalThis as any;
+      const f = (store.users.retrieve as any).constructor.constructor;
+      return [typeof g.process, typeof g.require, typeof g.fetch, typeof g.setTimeout, typeof f("return typeof process")(), typeof Function("return this")().process, Object.getOwnPropertyNames(g).filter((n) => n.startsWith("__codeModeB") || n.startsWith("__codeModeL"))];`,
+    "module loading": `return await import("node:fs" as string);`,
+    "prototype pollution aimed at the bridge": `(Object.prototype as any).allowWrites = true;
+      (Object.prototype as any).method = "giftCards.update";
+      (Array.prototype as any).toJSON = () => [1, { expired_at: "2027-01-01T00:00:00Z" }];
+      JSON.stringify = () => '[1, {"expired_at": "2027-01-01T00:00:00Z"}]';
+      return await (store.giftCards as any).update(1, { expired_at: "2027-01-01T00:00:00Z" });`,
+    "a method that is not an operation": `return await (store.users as any).delete(1);`,
+    "a function argument": `return await store.users.list({ email: (() => 1) as any }).next();`,
+    "a cyclic argument": `const q: any = {}; q.self = q; return await store.users.list(q).next();`,
+    "a getter argument": `return await store.users.list({ get email() { return "a@example.com"; } } as any).next();`,
+    "a huge string": `return await store.users.list({ email: "x".repeat(7 * 1024 * 1024) }).next();`,
+    "a tight loop": `for (;;) {}`,
+    "a memory bomb": `let s = "x"; const keep: string[] = []; for (;;) { keep.push(s + keep.length); s = s + s.slice(0, 65536); }`,
+    "deep recursion": `const f = (n: number): number => f(n + 1) + 1; return f(0);`,
+    "a call storm": `for (let i = 0; i < 1000; i++) await store.users.retrieve(i); return "done";`,
+    "the token through errors": `try { await store.users.retrieve(401); } catch (e) { return JSON.stringify(e) + String((e as Error).message) + String((e as Error).stack); }`,
+    "the token through an answer": `return await store.users.retrieve(7);`,
+    "a write without the flag": `return await store.giftCards.update(1, { expired_at: "2027-01-01T00:00:00Z" });`,
+    "a write past the policy through as any": `return await (store as any).giftCards.update(1, { expired_at: "2027-01-01T00:00:00Z" });`,
+    "a promise that never settles": `await new Promise(() => {}); return 1;`,
+  };
+  /** Run on the server with small limits (and writes allowed, which none of them reaches). */
+  const LIMITED = new Set(["a tight loop", "a memory bomb", "deep recursion", "a call storm"]);
+  for (const [name, code] of Object.entries(cases)) {
+    it(`contains ${name}, and the server serves the next call`, async () => {
+      const { text, structured } = await execute(LIMITED.has(name) ? writes : reads, code);
+      expect(text).not.toContain(TOKEN);
+      // Nothing was written, whatever the attempt.
+      expect(store.requests.filter((r) => r.method !== "GET")).toEqual([]);
+      expect(structured, name).toMatchSnapshot();
+      store.requests.length = 0;
+      const after = await execute(reads, "return (await store.users.retrieve(42)).id;");
+      expect(after.structured.result).toBe(42);
+    });
+  }
+});
