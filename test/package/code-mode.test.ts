@@ -117,7 +117,8 @@ describe("store-admin-sdk mcp --mode code", () => {
     const log = stderr.join("");
     expect(log).toContain("in code mode");
     expect(log).not.toContain(TOKEN);
-  });
+    // Nine executes, each type-checked, one a memory bomb that runs until QuickJS's heap limit.
+  }, 180_000);
 });
 
 describe("beside TypeScript 7", () => {
