@@ -3,7 +3,7 @@
  * and the path *template* (`/users/{id}/`, not `/users/42/`), never a header, a query
  * string, a body or the token, so they can go to any log sink as they are.
  */
-import { StoreAdminError, type Operation } from "./errors.js";
+import { StoreAdminError, type ContractDrift, type Operation } from "./errors.js";
 import { clip, describe } from "./redact.js";
 import { requestIdOf } from "./request-id.js";
 import type { RetryDecision } from "./retry-policy.js";
@@ -28,6 +28,11 @@ export interface RequestLogEvent {
   retryDelayMs?: number;
   /** The server's `x-request-id` (or `request-id`), when it sent one. */
   requestId?: string;
+  /**
+   * With `validateResponses`: where the attempt's 2xx body drifted from the contract (types
+   * only, never a value). An event of its own, once per operation and pointer per process.
+   */
+  drift?: ContractDrift;
 }
 
 /**
@@ -63,6 +68,7 @@ export function formatLogEvent(event: RequestLogEvent): string {
   if (event.requestId) parts.push(`request-id ${event.requestId}`);
   if (event.error) parts.push(`${event.error.name}: ${event.error.message}`);
   if (event.willRetry) parts.push(`retrying in ${event.retryDelayMs ?? 0} ms`);
+  if (event.drift) parts.push(`contract drift at ${event.drift.pointer || "/"}: expected ${event.drift.expected}, received ${event.drift.received}`);
   return parts.join(" ");
 }
 
@@ -109,7 +115,7 @@ export function attemptEvent({ operation, attempt, startedMs, response, error, d
  * {@link formatLogEvent}'s format (method, path template, status, attempt, duration,
  * request id, the error and the retry plan; never a header, a query, a body or the token):
  *
- * - `warn`: the attempts that end a call with an error (an error status or a thrown error, no retry left);
+ * - `warn`: the attempts that end a call with an error (an error status or a thrown error, no retry left), and a body's drift from the contract (`validateResponses`);
  * - `info`: those, and every attempt that is retried;
  * - `debug`: every attempt, successes too.
  *
@@ -127,7 +133,7 @@ export function printEnvLog(level: string, event: RequestLogEvent): void {
     warned = true;
     return;
   }
-  const failed = event.error !== undefined || (event.status ?? 0) >= 400;
+  const failed = event.error !== undefined || event.drift !== undefined || (event.status ?? 0) >= 400;
   const shown = event.willRetry ? 1 : failed ? 0 : 2;
   if (rank >= shown) console.error(formatLogEvent(event));
 }
