@@ -21,6 +21,7 @@ export default defineConfig({
       "test/pagination/**/*.test.ts",
       "test/spec/**/*.test.ts",
       "test/testing/**/*.test.ts",
+      "test/schemas/**/*.test.ts",
       "test/mcp/result.test.ts",
       "test/mcp/options.test.ts",
       "test/smoke.test.ts",

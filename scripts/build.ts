@@ -38,6 +38,7 @@ export const ENTRIES = [
   "src/bulk/index.ts",
   "src/bulk/bullmq/index.ts",
   "src/mcp/index.ts",
+  "src/schemas/index.ts",
   "src/cli/main.ts",
 ];
 
@@ -80,11 +81,11 @@ export async function buildDist(root: string): Promise<void> {
   dropGeneratedMaps(root, rest.metafile!.outputs);
 }
 
-/** One of the testing kit's per-operation modules (not a chunk they share): generated already minified, on one line. */
-const OPERATION_MODULE = /^generated\/testing\/ops\/(?!chunk-)\w+\.ts$/;
+/** One of the generated validator modules (the kit's per-operation ones, an operation's responses', a named schema's; not a chunk they share): generated already minified, on one line. */
+const OPERATION_MODULE = /^generated\/(testing\/ops|validators\/responses|validators\/schemas)\/[\w$]+\.ts$/;
 
 /**
- * No source map for the chunk of one of the kit's per-operation modules (`chunks/<operationId>-…js`):
+ * No source map for the chunk of one of the generated validator modules (`chunks/<operationId>-…js`):
  * it would map to one line of generated code, so it says nothing a stack trace needs, and
  * those maps were about 37 kB of the tarball gzipped.
  */

@@ -104,6 +104,99 @@ export function ownedByOther(doc: Json, property: unknown, view: View, at: strin
   return (isObject(property) && property[flag] === true) || resolveRef(doc, property, at)[flag] === true;
 }
 
+// ─── Where schemas are used ─────────────────────────────────────────────────────────
+
+/**
+ * Names of the component schemas reached through `$ref`s from `roots` (a `$ref` to a
+ * component response, request body or parameter standing for the schemas it references).
+ */
+function schemasReached(doc: Json, roots: unknown[]): Set<string> {
+  const components = isObject(doc.components) ? doc.components : {};
+  const schemas = (components.schemas ?? {}) as Json;
+  const refs = (node: unknown, out: unknown[]): unknown[] => {
+    if (Array.isArray(node)) for (const item of node) refs(item, out);
+    else if (node && typeof node === "object") {
+      if (typeof (node as Json).$ref === "string") out.push(node);
+      for (const [key, value] of Object.entries(node)) if (key !== "examples" && key !== "example") refs(value, out);
+    }
+    return out;
+  };
+  const expand = (ref: unknown): unknown[] => {
+    const [, kind, name] = /^#\/components\/(responses|requestBodies|parameters)\/(.+)$/.exec(String((ref as Json).$ref)) ?? [];
+    const target = kind !== undefined && isObject(components[kind]) ? (components[kind] as Json)[name!] : undefined;
+    return target !== undefined ? refs(target, []).flatMap(expand) : [ref];
+  };
+  const seen = new Set<string>();
+  const todo = refs(roots, []).flatMap(expand);
+  for (let ref = todo.pop(); ref !== undefined; ref = todo.pop()) {
+    const name = schemaRefName(ref);
+    if (name === undefined || seen.has(name)) continue;
+    seen.add(name);
+    todo.push(...refs(schemas[name], []).flatMap(expand));
+  }
+  return seen;
+}
+
+/** The operations' objects of `doc`, with their path items. */
+function operationObjects(doc: Json): Array<{ item: Json; operation: Json }> {
+  const out: Array<{ item: Json; operation: Json }> = [];
+  for (const item of Object.values(isObject(doc.paths) ? doc.paths : {})) {
+    if (!isObject(item)) continue;
+    for (const method of HTTP_METHODS) if (isObject(item[method])) out.push({ item, operation: item[method] as Json });
+  }
+  return out;
+}
+
+/** Names of the component schemas some response reaches through `$ref`s. */
+export function responseSchemaNames(doc: Json): Set<string> {
+  return schemasReached(doc, operationObjects(doc).map(({ operation }) => operation.responses));
+}
+
+/** Names of the component schemas some request body or parameter reaches through `$ref`s. */
+function requestSchemaNames(doc: Json): Set<string> {
+  return schemasReached(doc, operationObjects(doc).flatMap(({ item, operation }) => [operation.requestBody, operation.parameters, item.parameters]));
+}
+
+/** One named schema as `store-admin-sdk/schemas` exports it. */
+interface SchemaExport {
+  /** The export's name: the schema's type name, `<type name>Input` for the request view of one used both ways. */
+  name: string;
+  /** The contract's name of the schema. */
+  schema: string;
+  view: View;
+}
+
+/** The suffix of the request view's name of a schema that responses and requests both use. */
+const REQUEST_VIEW_SUFFIX = "Input";
+
+/**
+ * Each named schema in the view it is used in: one a response reaches in the response view,
+ * under its type name; one only requests (or nothing) reach in the request view, under its
+ * type name too (as generated/names.ts types it); one both reach twice, the request view
+ * named `<type name>Input`. Refuses a request view's name that another schema's type name
+ * takes, naming both schemas.
+ */
+export function schemaExports(doc: Json): SchemaExport[] {
+  const names = contractModel(doc).typeNames;
+  const [inResponses, inRequests] = [responseSchemaNames(doc), requestSchemaNames(doc)];
+  const byType = new Map([...names].map(([schema, type]) => [type, schema]));
+  const out: SchemaExport[] = [];
+  for (const [schema, type] of names) {
+    out.push({ name: type, schema, view: inResponses.has(schema) ? "response" : "request" });
+    if (!inResponses.has(schema) || !inRequests.has(schema)) continue;
+    const name = `${type}${REQUEST_VIEW_SUFFIX}`;
+    const taken = byType.get(name);
+    if (taken !== undefined) {
+      throw new ContractError(
+        `${JSON.stringify(pointer("components", "schemas", schema))} is used in requests and responses, so store-admin-sdk/schemas exports its request view as ${name}, ` +
+          `the type name of ${JSON.stringify(pointer("components", "schemas", taken))}; rename one of them.`,
+      );
+    }
+    out.push({ name, schema, view: "request" });
+  }
+  return out;
+}
+
 // ─── Names ──────────────────────────────────────────────────────────────────────────
 
 const RESERVED_WORDS = new Set(

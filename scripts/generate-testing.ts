@@ -30,12 +30,12 @@
 import { fileURLToPath, pathToFileURL } from "node:url";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { keyed, stringLiteral } from "./encode.js";
+import { docComment, docText, jsonCode, keyed, stringLiteral } from "./encode.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
-import { contractModel, FORM_MEDIA, JSON_MEDIA, MULTIPART_MEDIA, ownedByOther, resolveRef, schemaRefName, type View } from "./contract-model.js";
+import { contractModel, FORM_MEDIA, JSON_MEDIA, MULTIPART_MEDIA, ownedByOther, resolveRef, responseSchemaNames, schemaExports, schemaRefName, type View } from "./contract-model.js";
 import { loadContractFile } from "./load-contract.js";
 import { mediaExample, minimalInstance } from "./samples.js";
-import { operationModules } from "./testing-modules.js";
+import { validatorModules, type ValidatorModule } from "./testing-modules.js";
 
 const root = new URL("../", import.meta.url);
 const specUrl = pathArgument("--spec", new URL("openapi/store-admin.yaml", root));
@@ -55,13 +55,20 @@ const SUBSCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "dep
 const ANNOTATIONS = new Set(["description", "title", "examples", "example", "default", "deprecated", "$comment", "externalDocs", "discriminator", "xml", "readOnly", "writeOnly"]);
 
 /**
+ * How a schema is compiled: as one direction sees it (`request`, `response`), or as
+ * `store-admin-sdk/schemas` checks a request (`input`: a request that also refuses the
+ * `readOnly` properties the store sets, where the kit's `request` view only stops requiring them).
+ */
+type Compiled = View | "input";
+
+/**
  * A schema as one direction sees it: component references point into that direction's copy
  * of the components (`request.User`, each compiled once, named by its type name: an Ajv id
  * must be a plain word), properties the other direction owns (`readOnly` ones in a request,
- * `writeOnly` ones in a response) are not required, and annotations and `x-` extensions are
- * left out.
+ * `writeOnly` ones in a response) are not required (and in the `input` view, `readOnly` ones
+ * are refused), and annotations and `x-` extensions are left out.
  */
-function viewOf(doc: Json, node: unknown, view: View, at = "#"): unknown {
+function viewOf(doc: Json, node: unknown, view: Compiled, at = "#"): unknown {
   if (node === null || typeof node !== "object" || Array.isArray(node)) return node;
   const schema = node as Json;
   const out: Json = keyed();
@@ -82,8 +89,12 @@ function viewOf(doc: Json, node: unknown, view: View, at = "#"): unknown {
     }
   }
   const properties = schema.properties as Json | undefined;
+  const direction = view === "input" ? "request" : view;
   if (Array.isArray(out.required) && properties) {
-    out.required = (out.required as string[]).filter((name) => !ownedByOther(doc, properties[name], view, `${at}/properties/${name}`));
+    out.required = (out.required as string[]).filter((name) => !ownedByOther(doc, properties[name], direction, `${at}/properties/${name}`));
+  }
+  if (view === "input" && properties) {
+    for (const name of Object.keys(properties)) if (ownedByOther(doc, properties[name], direction, `${at}/properties/${name}`)) (out.properties as Json)[name] = false;
   }
   return out;
 }
@@ -123,7 +134,8 @@ export async function testingOutputs(doc: Json): Promise<Record<string, string>>
   const exact = new Ajv2020.default(options);
   for (const ajv of [converting, form, exact]) {
     addFormats.default(ajv);
-    for (const view of ["request", "response"] as const) {
+    // The \`input\` view only for the named schemas' validators, which \`exact\` compiles.
+    for (const view of (["request", "response"] as Compiled[]).concat(ajv === exact ? ["input"] : [])) {
       for (const [name, schema] of Object.entries(schemas)) {
         ajv.addSchema(viewOf(doc, schema, view, `#/components/schemas/${name}`) as Json, `${view}.${model.typeNames.get(name)}`);
       }
@@ -138,6 +150,8 @@ export async function testingOutputs(doc: Json): Promise<Record<string, string>>
   };
 
   const operations: OperationOut[] = [];
+  // Each operation's JSON response validators (generated/validators/responses/), by status.
+  const responseIds: Record<string, Record<string, string>> = {};
   for (const op of model.operations) {
     // Validators are named after the operationId as an identifier (they become exports of one module).
     const { key, ident: operationId } = op;
@@ -195,7 +209,8 @@ export async function testingOutputs(doc: Json): Promise<Record<string, string>>
       const facts: OperationOut["responses"][string] = { json: media !== undefined };
       if (media) {
         const at = `${op.at}/responses/${status}/content/application~1json`;
-        add(exact, exactIds, `${operationId}_${status}`, viewOf(doc, media.schema ?? {}, "response", `${at}/schema`));
+        exact.addSchema({ ...(viewOf(doc, media.schema ?? {}, "response", `${at}/schema`) as Json), $id: `${operationId}_${status}` });
+        (responseIds[operationId] ??= {})[status] = `${operationId}_${status}`;
         const example = mediaExample(doc, media, at);
         if (example !== undefined) facts.example = example;
         // The success response the mock answers with: without an example, the smallest valid body.
@@ -206,14 +221,31 @@ export async function testingOutputs(doc: Json): Promise<Record<string, string>>
     operations.push({ key, operationId, params, ...(body ? { body } : {}), responses, bearer: op.authenticated });
   }
 
+  // Each named schema in its view (generated/validators/schemas/), for store-admin-sdk/schemas.
+  const exported = schemaExports(doc);
+  for (const { name, schema, view } of exported) exact.addSchema({ $ref: `${view === "request" ? "input" : view}.${model.typeNames.get(schema)}`, $id: `schema$${name}` });
+
+  const idsOf = (own: (name: string) => boolean) => [convertingIds, formIds, exactIds].map((ids) => Object.keys(ids).filter(own));
+  const modules: ValidatorModule[] = [
+    ...operations.map(({ key: _key, ...facts }) => ({
+      path: `testing/ops/${facts.operationId}`,
+      ids: idsOf((name) => name.startsWith(`${facts.operationId}_`)),
+      code: `export const validators = v;\nexport const operation = ${jsonCode(facts)};`,
+    })),
+    ...operations.map(({ operationId }) => ({
+      path: `validators/responses/${operationId}`,
+      ids: [[], [], Object.values(responseIds[operationId] ?? {})],
+      code: `export const validators = { ${Object.entries(responseIds[operationId] ?? {}).map(([status, id]) => `${stringLiteral(status)}: v.${id}`).join(", ")} };`,
+    })),
+    ...exported.map(({ name }) => ({ path: `validators/schemas/${name}`, ids: [[], [], [`schema$${name}`]], code: `export const validator = v.schema$${name};` })),
+  ];
+  const compiled = await validatorModules(HEADER, modules, [converting, form, exact], root);
   return {
-    "operations.ts": operationsModule(operations),
-    ...(await operationModules(
-      HEADER,
-      operations.map(({ key: _key, ...facts }) => ({ operationId: facts.operationId, facts })),
-      [[converting, convertingIds], [form, formIds], [exact, exactIds]],
-      root,
-    )),
+    "testing/operations.ts": operationsModule(operations),
+    "validators/types.ts": TYPES_MODULE,
+    "validators/responses.ts": responsesModule(model.operations),
+    "schemas/index.ts": schemasModule(doc, exported),
+    ...compiled,
   };
 }
 
@@ -221,6 +253,7 @@ function operationsModule(operations: OperationOut[]): string {
   const entries = operations.map((op) => `  ${stringLiteral(op.key)}: () => load(import(${stringLiteral(`./ops/${op.operationId}.js`)})),`);
   return `${HEADER}
 import type { OperationKey } from "../operations.js";
+import type { Validator } from "../validators/types.js";
 
 /** The request media types the kit reads. */
 export type BodyMediaType = "application/json" | "application/x-www-form-urlencoded" | "multipart/form-data";
@@ -238,23 +271,9 @@ export interface MockOperation {
   bearer: boolean;
 }
 
-/** One problem an Ajv validator found. */
-export interface ValidationError {
-  /** JSON Pointer to the value, e.g. \`/addresses/0/line1\`; empty for the root. */
-  instancePath: string;
-  /** The JSON Schema keyword that failed: \`required\`, \`type\`, \`maximum\`, … */
-  keyword: string;
-  params: Record<string, unknown>;
-  message?: string;
-}
+export type { ValidationError, Validator } from "../validators/types.js";
 
-/** A compiled validator: true when \`data\` is valid, else the problems are in \`errors\`. */
-export interface Validator {
-  (data: unknown): boolean;
-  errors?: ValidationError[] | null;
-}
-
-/** One operation's module (\`ops/<operationId>.ts\`): its facts and its validators, named \`<operationId>_params|headers|body|body_<json|form|multipart>|<status>\`. */
+/** One operation's module (\`ops/<operationId>.ts\`): its facts and its validators, named \`<operationId>_params|headers|body|body_<json|form|multipart>\` (its responses' are in generated/validators/responses/). */
 export interface MockOperationModule {
   operation: MockOperation;
   validators: Readonly<Record<string, Validator>>;
@@ -272,13 +291,87 @@ ${entries.join("\n")}
 `;
 }
 
+/** The validators' types, which every user of the generated validators shares. */
+const TYPES_MODULE = `${HEADER}
+/** One problem an Ajv validator found. */
+export interface ValidationError {
+  /** JSON Pointer to the value, e.g. \`/addresses/0/line1\`; empty for the root. */
+  instancePath: string;
+  /** The JSON Schema keyword that failed: \`required\`, \`type\`, \`maximum\`, … */
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/** A compiled validator: true when \`data\` is valid, else the problems are in \`errors\` (all of them: compiled with \`allErrors\`). */
+export interface Validator {
+  (data: unknown): boolean;
+  errors?: ValidationError[] | null;
+}
+`;
+
+function responsesModule(operations: ReadonlyArray<{ key: string; ident: string }>): string {
+  const entries = operations.map((op) => `  ${stringLiteral(op.key)}: () => load(import(${stringLiteral(`./responses/${op.ident}.js`)})),`);
+  return `${HEADER}
+import type { OperationKey } from "../operations.js";
+import type { Validator } from "./types.js";
+
+const load = (module: Promise<unknown>) => (module as Promise<{ validators: Readonly<Record<string, Validator>> }>).then((loaded) => loaded.validators);
+
+/**
+ * Every operation's JSON response validators, keyed by \`"METHOD /path/template"\`: a loader of
+ * a module holding that operation's only, by the contract's status key (\`"200"\`, \`"2XX"\`,
+ * \`"default"\`), compiled as responses are read (read-only properties allowed, write-only
+ * ones never required). Loaded on first use, by the testing kit and by response validation.
+ */
+export const responseValidators: Readonly<Record<OperationKey, () => Promise<Readonly<Record<string, Validator>>>>> = {
+${entries.join("\n")}
+};
+`;
+}
+
+/**
+ * \`store-admin-sdk/schemas\`' named exports (generated/schemas/index.ts): each named schema
+ * as a Standard Schema, typed with its generated type in its view, its validator loaded on
+ * its first use (src/schemas/standard-schema.ts).
+ */
+function schemasModule(doc: Json, exported: ReturnType<typeof schemaExports>): string {
+  const { typeNames } = contractModel(doc);
+  const inResponses = responseSchemaNames(doc);
+  const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
+  const lines = exported.map(({ name, schema, view }) => {
+    // The schema's own type (generated/names.ts) in the view it is typed in there, the other view's from the contract's types.
+    const own = (view === "response") === inResponses.has(schema);
+    const type = own ? `Names.${typeNames.get(schema)!}` : `${view === "response" ? "Readable" : "Writable"}<components["schemas"][${stringLiteral(schema)}]>`;
+    const description = typeof schemas[schema]?.description === "string" ? [docText((schemas[schema]!.description as string).trim()), ""] : [];
+    const which =
+      view === "response"
+        ? `The schema ${typeNames.get(schema)!} as responses carry it: read-only properties allowed, write-only ones never required.`
+        : `The schema ${typeNames.get(schema)!} as a request sends it: read-only properties refused, write-only ones allowed.`;
+    return `${docComment([...description, which])}export const ${name}: StandardSchemaV1<${type}> = standardSchema(() => import(${stringLiteral(`../validators/schemas/${name}.js`)}));`;
+  });
+  const fromSchema = ["components", "Readable", "Writable"].filter((name) => lines.some((line) => line.includes(`${name}<`) || line.includes(`${name}[`)));
+  return `${HEADER}
+import type * as Names from "../names.js";
+${fromSchema.length > 0 ? `import type { ${fromSchema.join(", ")} } from "../schema.js";\n` : ""}import { standardSchema, type StandardSchemaV1 } from "../../src/schemas/standard-schema.js";
+
+${lines.join("\n")}
+`;
+}
+
 // Run as a script; imported (by a test), only the exports.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const check = process.argv.includes("--check");
   // Only references within the document, and no alias bomb (scripts/load-contract.ts).
   await Promise.resolve()
     .then(() => testingOutputs(loadContractFile(fileURLToPath(specUrl))))
-    .then((outputs) => writeGenerated(outDir, outputs, check))
+    .then(async (outputs) => {
+      // The kit's files go to --out (generated/testing/); the validators and the schemas entry's beside it.
+      for (const folder of ["testing/", "validators/", "schemas/"]) {
+        const own = Object.entries(outputs).filter(([name]) => name.startsWith(folder)).map(([name, text]) => [name.slice(folder.length), text]);
+        await writeGenerated(folder === "testing/" ? outDir : new URL(`../${folder}`, outDir), Object.fromEntries(own), check);
+      }
+    })
     .catch((error: unknown) => {
       console.error(`generate-testing: ${(error as Error).message}`);
       process.exit(1);

@@ -36,12 +36,12 @@ import openapiTS, { astToString } from "openapi-typescript";
 import {
   contractModel,
   firstParagraph,
+  responseSchemaNames,
   resolveRef,
   schemaRefName,
   scopeSentence,
   type ContractModel,
   type OperationModel,
-  HTTP_METHODS,
   FORM_MEDIA,
   MULTIPART_MEDIA,
 } from "./contract-model.js";
@@ -185,39 +185,6 @@ ${lines.join("\n")}
 };
 `;
   return { "operations.ts": operations, "operation-facts.ts": facts };
-}
-
-/** Names of the component schemas some response reaches through \`$ref\`s. */
-function responseSchemaNames(doc: JsonObject): Set<string> {
-  const schemas = ((doc.components as JsonObject | undefined)?.schemas ?? {}) as JsonObject;
-  const responses = ((doc.components as JsonObject | undefined)?.responses ?? {}) as JsonObject;
-  const refs = (node: unknown, out: unknown[]): unknown[] => {
-    if (Array.isArray(node)) for (const item of node) refs(item, out);
-    else if (node && typeof node === "object") {
-      if (typeof (node as JsonObject).$ref === "string") out.push(node);
-      for (const [key, value] of Object.entries(node)) if (key !== "examples" && key !== "example") refs(value, out);
-    }
-    return out;
-  };
-  const roots: unknown[] = [];
-  for (const item of Object.values(doc.paths as JsonObject)) {
-    for (const method of HTTP_METHODS) refs(((item as JsonObject)[method] as JsonObject | undefined)?.responses, roots);
-  }
-  // A \`$ref\` to a response component stands for the schemas that response references.
-  const expand = (ref: unknown): unknown[] => {
-    const target = String((ref as JsonObject).$ref);
-    const name = /^#\/components\/responses\/(.+)$/.exec(target)?.[1];
-    return name !== undefined && responses[name] !== undefined ? refs(responses[name], []) : [ref];
-  };
-  const seen = new Set<string>();
-  const todo = roots.flatMap(expand);
-  for (let ref = todo.pop(); ref !== undefined; ref = todo.pop()) {
-    const name = schemaRefName(ref);
-    if (name === undefined || seen.has(name)) continue;
-    seen.add(name);
-    todo.push(...refs(schemas[name], []));
-  }
-  return seen;
 }
 
 async function generateNames(doc: JsonObject): Promise<string> {

@@ -28,7 +28,7 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { parse } from "yaml";
-import { contractModel, ContractError, isObject } from "./contract-model.js";
+import { contractModel, ContractError, isObject, schemaExports } from "./contract-model.js";
 
 export type ContractDocument = Record<string, unknown>;
 
@@ -121,6 +121,7 @@ export function loadContract(text: string, source: string): ContractDocument {
   // What the generators cannot serve (a media type, two names for one type, a reference to nothing, …), refused here first.
   try {
     contractModel(raw);
+    schemaExports(raw);
   } catch (error) {
     if (error instanceof ContractError) throw new Error(`${source} is refused: ${error.message}`);
     throw error;

@@ -1,15 +1,16 @@
 /**
- * The testing kit's per-operation modules, `generated/testing/ops/<operationId>.ts`: each holds
- * one operation's facts (its parameters, body, responses and their examples) and its Ajv
- * validators, compiled here into standalone code (never at run time: no `new Function`, which
- * Workers and a strict Content-Security-Policy refuse). The kit loads an operation's module on
- * the first request to it (src/testing/operation-modules.ts), so what it loads at start is
- * the operations' keys and a loader each, not every validator of the contract
- * (docs/architecture.md, "Cost per operation").
+ * The generated modules of precompiled validators: the testing kit's per-operation modules,
+ * `generated/testing/ops/<operationId>.ts` (one operation's facts and the validators of its
+ * parameters, headers and request body), each operation's JSON response validators,
+ * `generated/validators/responses/<operationId>.ts` (the kit and the client's response
+ * validation load the same ones), and each named schema's, `generated/validators/schemas/<Name>.ts`
+ * (`store-admin-sdk/schemas`). Ajv compiles them here into standalone code (never at run time:
+ * no `new Function`, which Workers and a strict Content-Security-Policy refuse); each is
+ * loaded on its first use (docs/architecture.md, "Cost per operation").
  *
  * esbuild bundles the modules together, with code splitting: the Ajv and ajv-formats helpers
- * the validators call are in shared chunks (`ops/chunk-<hash>.ts`), once. A component schema
- * that several operations use is compiled into each of their modules.
+ * the validators call are in shared chunks (`validators/chunks/chunk-<hash>.ts`), once. A component
+ * schema that several modules use is compiled into each of them.
  */
 import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -18,49 +19,41 @@ import { fileURLToPath } from "node:url";
 import type Ajv2020 from "ajv/dist/2020.js";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import { build } from "esbuild";
-import { jsonCode } from "./encode.js";
 
 type Ajv = InstanceType<typeof Ajv2020.default>;
 
-/** What goes into one operation's module: its facts, and the names of its validators (`<operationId>_…`). */
-interface OperationModuleInput {
-  operationId: string;
-  facts: unknown;
+/**
+ * One generated module of validators: where it goes (under generated/, without `.ts`), the
+ * validators it holds (per compiler, by their Ajv ids) and the exports it makes of them:
+ * `code` reads the validators from `v`, by id.
+ */
+export interface ValidatorModule {
+  path: string;
+  ids: ReadonlyArray<readonly string[]>;
+  code: string;
 }
 
 /**
- * The sources of `ops/<operationId>.ts` and their shared chunks, by file name under the
- * kit's generated folder. `compilers` are the Ajv instances with each one's validator names;
- * an operation's validators are the names that begin with its operationId and `_`.
+ * The sources of the modules and their shared chunks (`validators/chunks/chunk-<hash>.ts`), by file
+ * name under generated/. `compilers` are the Ajv instances; a module's `ids[i]` are compiled
+ * by `compilers[i]`.
  */
-export async function operationModules(
-  header: string,
-  operations: readonly OperationModuleInput[],
-  compilers: ReadonlyArray<[ajv: Ajv, ids: Record<string, string>]>,
-  root: URL,
-): Promise<Record<string, string>> {
+export async function validatorModules(header: string, modules: readonly ValidatorModule[], compilers: readonly Ajv[], root: URL): Promise<Record<string, string>> {
   const cache = new URL(".cache/", root);
   await mkdir(cache, { recursive: true });
   const dir = await mkdtemp(join(fileURLToPath(cache), "validators-"));
   try {
     const entryPoints: Record<string, string> = {};
-    for (const { operationId, facts } of operations) {
+    for (const [m, { path, ids, code }] of modules.entries()) {
       const imports: string[] = [];
-      for (const [i, [ajv, ids]] of compilers.entries()) {
-        const own = Object.fromEntries(Object.entries(ids).filter(([name]) => name.startsWith(`${operationId}_`)));
-        if (Object.keys(own).length === 0) continue;
-        await writeFile(join(dir, `${operationId}.${i}.mjs`), standaloneCode.default(ajv, own));
-        imports.push(`${operationId}.${i}`);
+      for (const [i, own] of ids.entries()) {
+        if (own.length === 0) continue;
+        await writeFile(join(dir, `${m}.${i}.mjs`), standaloneCode.default(compilers[i]!, Object.fromEntries(own.map((id) => [id, id]))));
+        imports.push(`${m}.${i}`);
       }
-      const entry = join(dir, `${operationId}.entry.mjs`);
-      await writeFile(
-        entry,
-        `${imports.map((name, i) => `import * as part${i} from "./${name}.mjs";`).join("\n")}
-export const validators = { ${imports.map((_, i) => `...part${i}`).join(", ")} };
-export const operation = ${jsonCode(facts)};
-`,
-      );
-      entryPoints[operationId] = entry;
+      const entry = join(dir, `${m}.entry.mjs`);
+      await writeFile(entry, `${imports.map((name, i) => `import * as part${i} from "./${name}.mjs";`).join("\n")}\nconst v = { ${imports.map((_, i) => `...part${i}`).join(", ")} };\n${code}\n`);
+      entryPoints[path] = entry;
     }
     const result = await build({
       // Paths (and so the chunks' hashes) relative to the folder of the modules, wherever the generator runs from.
@@ -70,7 +63,8 @@ export const operation = ${jsonCode(facts)};
       splitting: true,
       write: false,
       outdir: join(dir, "out"),
-      chunkNames: "chunk-[hash]",
+      // The Ajv and ajv-formats helpers, once, below both the kit and the validators' other users.
+      chunkNames: "validators/chunks/chunk-[hash]",
       format: "esm",
       platform: "neutral",
       target: "es2022",
@@ -82,8 +76,8 @@ export const operation = ${jsonCode(facts)};
     const license = `// Ajv ${ajvVersion(root)} standalone validators (MIT, Evgeny Poberezkin), with helpers from ajv-formats and fast-deep-equal (MIT).\n// @ts-nocheck\n`;
     return Object.fromEntries(
       result.outputFiles.map((file) => {
-        const name = file.path.slice(join(dir, "out").length + 1).replace(/\.js$/, ".ts");
-        return [`ops/${name}`, `${header}${license}${file.text.trim()}\n`];
+        const name = file.path.slice(join(dir, "out").length + 1).split("\\").join("/").replace(/\.js$/, ".ts");
+        return [name, `${header}${license}${file.text.trim()}\n`];
       }),
     );
   } finally {

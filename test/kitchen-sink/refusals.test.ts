@@ -131,6 +131,11 @@ describe("what the generators cannot serve", () => {
       (d) => (d.components.schemas["line item"] = { type: "string" }),
       '"#/components/schemas/line-item" and "#/components/schemas/line item" both map to the type name LineItem',
     ],
+    [
+      "a schema named as another schema's request view",
+      (d) => (d.components.schemas.WidgetInput = { type: "string" }),
+      '"#/components/schemas/Widget" is used in requests and responses, so store-admin-sdk/schemas exports its request view as WidgetInput, the type name of "#/components/schemas/WidgetInput"; rename one of them.',
+    ],
     ["a schema name the generated code uses", (d) => (d.components.schemas.Promise = { type: "string" }), '"#/components/schemas/Promise": the schema name "Promise" is one the generated code uses itself'],
     [
       "a request media type the client cannot send",
@@ -174,6 +179,16 @@ describe("what the generators cannot serve", () => {
       expect(loading(mutated(mutate))).toThrow(`mutated.yaml is refused: ${message}`);
     });
   }
+
+  it("the generator of the validators refuses a request view's name another schema takes, naming both", async () => {
+    const file = join(scratch, "view-collision.yaml");
+    await writeFile(file, stringify(mutated(refusals[1]![1]), { aliasDuplicateObjects: false }));
+    const result = await run(process.execPath, [TSX, "scripts/generate-testing.ts", "--spec", file, "--out", join(scratch, "out-views")], { cwd: ROOT });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toMatch(
+      /^generate-testing: .*view-collision\.yaml is refused: "#\/components\/schemas\/Widget" is used in requests and responses, so store-admin-sdk\/schemas exports its request view as WidgetInput, the type name of "#\/components\/schemas\/WidgetInput"; rename one of them\.$/,
+    );
+  }, 60_000);
 
   it("each generator says so in a sentence and exits 1, without a stack trace", async () => {
     const file = join(scratch, "collision.yaml");

@@ -1,0 +1,108 @@
+/**
+ * Standard Schema v1 (https://standardschema.dev), the interface its spec asks libraries to
+ * copy rather than depend on: users install nothing to type `store-admin-sdk/schemas`, and any
+ * consumer of the spec (`@standard-schema/spec`'s types, a form or router library) accepts
+ * these objects, as the interface is structural.
+ */
+import type { ValidationError, Validator } from "../../generated/validators/types.js";
+
+/** The Standard Schema interface: a validator of `Output` values, typed `Input` on the way in. */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly "~standard": StandardSchemaV1.Props<Input, Output>;
+}
+
+export declare namespace StandardSchemaV1 {
+  /** The properties of the `~standard` key. */
+  export interface Props<Input = unknown, Output = Input> {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => Result<Output> | Promise<Result<Output>>;
+    readonly types?: Types<Input, Output> | undefined;
+  }
+  export type Result<Output> = SuccessResult<Output> | FailureResult;
+  export interface SuccessResult<Output> {
+    readonly value: Output;
+    readonly issues?: undefined;
+  }
+  export interface FailureResult {
+    readonly issues: ReadonlyArray<Issue>;
+  }
+  export interface Issue {
+    readonly message: string;
+    readonly path?: ReadonlyArray<PropertyKey | PathSegment> | undefined;
+  }
+  export interface PathSegment {
+    readonly key: PropertyKey;
+  }
+  export interface Types<Input = unknown, Output = Input> {
+    readonly input: Input;
+    readonly output: Output;
+  }
+  export type InferInput<Schema extends StandardSchemaV1> = NonNullable<Schema["~standard"]["types"]>["input"];
+  export type InferOutput<Schema extends StandardSchemaV1> = NonNullable<Schema["~standard"]["types"]>["output"];
+}
+
+/** The vendor these schemas name. */
+const VENDOR = "store-admin-sdk";
+
+/** A JSON Pointer's segments (`/addresses/0/line1` → `["addresses", 0, "line1"]`): an index where the value there is an array. */
+function pathOf(root: unknown, pointer: string): PropertyKey[] {
+  const path: PropertyKey[] = [];
+  let at = root;
+  for (const raw of pointer === "" ? [] : pointer.slice(1).split("/")) {
+    const segment = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    const key: PropertyKey = Array.isArray(at) && /^(0|[1-9]\d*)$/.test(segment) ? Number(segment) : segment;
+    path.push(key);
+    at = at !== null && typeof at === "object" ? (at as Record<PropertyKey, unknown>)[key] : undefined;
+  }
+  return path;
+}
+
+/**
+ * The issues of one failed validation: a missing property is reported at its own path; the
+ * alternatives of a nullable value (`must be string`, `must be null`, `must match a schema in
+ * anyOf`) become one issue (`must be string or null`).
+ */
+function issuesOf(value: unknown, errors: readonly ValidationError[]): StandardSchemaV1.Issue[] {
+  const types = new Map<string, string[]>();
+  for (const error of errors) {
+    if (error.keyword === "type") types.set(error.instancePath, [...(types.get(error.instancePath) ?? []), ...([] as unknown[]).concat(error.params.type).map(String)]);
+  }
+  const issues = new Map<string, StandardSchemaV1.Issue>();
+  for (const error of errors) {
+    const { instancePath, keyword, params } = error;
+    if ((keyword === "anyOf" || keyword === "oneOf") && errors.some((other) => other !== error && other.instancePath === instancePath)) continue;
+    if (keyword === "required" || keyword === "additionalProperties") {
+      const property = String(params.missingProperty ?? params.additionalProperty);
+      const message = keyword === "required" ? "is required" : "is not a property of this schema";
+      issues.set(`${instancePath} ${keyword} ${JSON.stringify(property)}`, { message, path: [...pathOf(value, instancePath), property] });
+    } else if (keyword === "false schema") {
+      issues.set(`${instancePath} false`, { message: "is read-only: the store sets it, a request may not send it", path: pathOf(value, instancePath) });
+    } else if (keyword === "type") {
+      issues.set(`${instancePath} type`, { message: `must be ${types.get(instancePath)!.join(" or ")}`, path: pathOf(value, instancePath) });
+    } else {
+      issues.set(`${instancePath} ${keyword} ${JSON.stringify(params)}`, { message: error.message ?? `fails ${keyword}`, path: pathOf(value, instancePath) });
+    }
+  }
+  return [...issues.values()];
+}
+
+/**
+ * A Standard Schema whose validator module `load` imports on the first validation: `validate`
+ * always returns a Promise (the spec allows it), so that loading a schema's validator costs
+ * nothing until a value is validated, and only that schema's.
+ */
+export function standardSchema<T>(load: () => Promise<{ validator: Validator }>): StandardSchemaV1<T> {
+  let validator: Promise<Validator> | undefined;
+  const validate = async (value: unknown): Promise<StandardSchemaV1.Result<T>> => {
+    validator ??= load().then((module) => module.validator);
+    // A failed import (a chunk the server did not send) is tried again by the next call.
+    const check = await validator.catch((error: unknown) => {
+      validator = undefined;
+      throw error;
+    });
+    if (check(value)) return { value: value as T };
+    return { issues: issuesOf(value, check.errors ?? []) };
+  };
+  return { "~standard": { version: 1, vendor: VENDOR, validate } };
+}
