@@ -29,7 +29,7 @@
 import { readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, type BuildOptions } from "esbuild";
+import { build, type BuildOptions, type Plugin } from "esbuild";
 
 /** Every entry of `exports` and `bin` in package.json, by its source: a new subpath is one line. The first is the main entry. */
 export const ENTRIES = [
@@ -74,12 +74,29 @@ export async function buildDist(root: string): Promise<void> {
     logLevel: "warning",
   };
   const [main, ...others] = ENTRIES as [string, ...string[]];
-  const first = await build({ ...common, entryPoints: [main, SHARED] });
+  const first = await build({ ...common, entryPoints: [main, SHARED], plugins: [driftThroughTheDoor] });
   const inMain = new Set(Object.values(first.metafile!.outputs).flatMap((output) => Object.keys(output.inputs).map((input) => resolve(root, input))));
   const rest = await build({ ...common, entryPoints: others, external: [...common.external!, SHARED_IMPORT] });
   checkOneCopy(root, inMain, rest.metafile!.outputs);
   dropGeneratedMaps(root, rest.metafile!.outputs);
 }
+
+/**
+ * The `validateResponses` check (src/client/drift.ts) is a chunk the main entry loads with that
+ * option only. Were it to import the main entry's modules (the errors, the logger, the
+ * redaction) as they are, esbuild would split those modules into a chunk of their own, and the
+ * main entry would read three files at start, not two (docs/performance.md, "Start-up"): what
+ * it takes of them, and of the response validators, it takes through the door, `#shared`, in
+ * `dist/`: the same modules, already loaded.
+ */
+const driftThroughTheDoor: Plugin = {
+  name: "drift-through-the-door",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/(core\/|\.\.\/generated\/validators\/responses\.js$)/ }, ({ importer, path }) =>
+      /src[\\/]client[\\/]drift\.ts$/.test(importer) ? { path: SHARED_IMPORT, external: true } : undefined,
+    );
+  },
+};
 
 /** One of the generated validator modules (the kit's per-operation ones, an operation's responses', a named schema's; not a chunk they share): generated already minified, on one line. */
 const OPERATION_MODULE = /^generated\/(testing\/ops|validators\/responses|validators\/schemas)\/[\w$]+\.ts$/;
@@ -100,12 +117,25 @@ function dropGeneratedMaps(root: string, outputs: Record<string, { inputs: Recor
 }
 
 /**
+ * The Ajv and ajv-formats helpers the generated validators share (`generated/validators/chunks/`):
+ * functions and constant tables, no class and no registry, so a copy in the main entry's
+ * output (response validation, `validateResponses`) and one in the other entries' (the kit's
+ * request validators, `store-admin-sdk/schemas`) behave as one. The validators themselves are one
+ * copy: the kit takes `responseValidators` through the door.
+ */
+const STATELESS_HELPERS = /^generated\/validators\/chunks\//;
+
+/**
  * Fails the build when a module of the main entry (`inMain`: absolute paths) is also in
  * another entry's output: a second copy, whose classes and registries are not the main entry's.
  * The other entries' sources reach those modules through `#shared` only (test/architecture/layers.test.ts).
  */
 function checkOneCopy(root: string, inMain: ReadonlySet<string>, outputs: Record<string, { inputs: Record<string, unknown> }>): void {
-  const copies = Object.entries(outputs).flatMap(([file, { inputs }]) => Object.keys(inputs).filter((input) => inMain.has(resolve(root, input))).map((input) => `${input} (in ${file})`));
+  const copies = Object.entries(outputs).flatMap(([file, { inputs }]) =>
+    Object.keys(inputs)
+      .filter((input) => inMain.has(resolve(root, input)) && !STATELESS_HELPERS.test(input))
+      .map((input) => `${input} (in ${file})`),
+  );
   if (copies.length > 0) throw new Error(`A module of the main entry is bundled into another entry too; import it through #shared: ${copies.join(", ")}`);
 }
 

@@ -165,6 +165,7 @@ export function buildClient(given: StoreAdminClientOptions, internals: ClientInt
     // Loaded only with the option (it loads @opentelemetry/api); a failure to load it, or a bad
     // option, fails each call with its error (telemetry.ts), never the process.
     telemetry: telemetry ? loadTelemetry(telemetry) : undefined,
+    drift: options.validateResponses,
   };
   return assemble(client, context, apiRoot);
 }

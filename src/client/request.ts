@@ -34,6 +34,7 @@ import { ownOptions } from "../core/own.js";
 import { describe } from "../core/redact.js";
 import { loadedTables, loadTables } from "./tables.js";
 import type { CallTelemetry, ClientTelemetry } from "./telemetry.js";
+import type { BodyCheck } from "./drift.js";
 import type { CallOptionKey } from "../core/types.js";
 
 /** The per-call options a caller may pass; anything else is refused. */
@@ -78,6 +79,11 @@ export interface ClientContext {
   random: () => number;
   /** Spans and metrics (`telemetry.ts`), when the client was created with `telemetry`. */
   telemetry?: Promise<ClientTelemetry> | undefined;
+  /** The `validateResponses` option as given; with it, a call holds its 2xx JSON body against the contract (`drift.ts`). */
+  drift?: unknown;
+  /** Its module, loading or loaded by the client's first call, and its check once loaded (drift.ts sets it). */
+  driftCheck?: Promise<void>;
+  check?: BodyCheck;
 }
 
 /** One call, as `prepare()` leaves it for its attempts. */
@@ -148,7 +154,7 @@ async function prepare(context: ClientContext, method: string, path: string, ini
     throw new TypeError(`${where} unknown per-call option \`${key}\`${clientOption}; a call takes ${Object.keys(CALL_OPTIONS).join(", ")}. The request was not sent.`);
   }
   // The operations' facts load with the first call (tables.ts); later calls do not wait.
-  const { operations } = loadedTables() ?? (await loadTables());
+  const { operations, loadDriftCheck } = loadedTables() ?? (await loadTables());
   const facts = operations[`${method === "HEAD" ? "GET" : method} ${path}` as OperationKey] as OperationFacts | undefined;
   if (!facts) {
     throw new TypeError(
@@ -169,6 +175,8 @@ async function prepare(context: ClientContext, method: string, path: string, ini
     throw new TypeError(`${where} parseAs must be one of ${PARSE_AS.join(", ")}, got ${describe(init.parseAs)}. The request was not sent.`);
   }
 
+  // Loaded before the first call sends: a bad `validateResponses` rejects here.
+  if (context.drift) await (context.driftCheck ??= loadDriftCheck(context));
   const signal = init.signal ?? undefined;
   const timeoutMs = init.timeoutMs ?? context.timeoutMs;
   const operation: Operation = { method, path };
@@ -305,6 +313,7 @@ async function runAttempt(call: Call, attempt: number): Promise<Outcome> {
     if (expectsJsonBody(method, result.response) && result.data === undefined && !call.facts.noContent) {
       throw new InvalidResponseError({ status: result.response.status, problem: "the body is empty", operation, secrets });
     }
+    if (context.check) await context.check(result, call, attempt, startedMs);
     return { sent: sent !== undefined, result, startedMs };
   } catch (thrown) {
     // Nothing was sent (a middleware threw): the error is the caller's own.

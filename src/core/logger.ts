@@ -30,7 +30,8 @@ export interface RequestLogEvent {
   requestId?: string;
   /**
    * With `validateResponses`: where the attempt's 2xx body drifted from the contract (types
-   * only, never a value). An event of its own, once per operation and pointer per process.
+   * only, never a value). An event of its own, once per operation and pointer per process,
+   * whose `error` is `ContractDriftError` and the drift in words, so that it prints at `warn`.
    */
   drift?: ContractDrift;
 }
@@ -68,7 +69,6 @@ export function formatLogEvent(event: RequestLogEvent): string {
   if (event.requestId) parts.push(`request-id ${event.requestId}`);
   if (event.error) parts.push(`${event.error.name}: ${event.error.message}`);
   if (event.willRetry) parts.push(`retrying in ${event.retryDelayMs ?? 0} ms`);
-  if (event.drift) parts.push(`contract drift at ${event.drift.pointer || "/"}: expected ${event.drift.expected}, received ${event.drift.received}`);
   return parts.join(" ");
 }
 
@@ -133,7 +133,7 @@ export function printEnvLog(level: string, event: RequestLogEvent): void {
     warned = true;
     return;
   }
-  const failed = event.error !== undefined || event.drift !== undefined || (event.status ?? 0) >= 400;
+  const failed = event.error !== undefined || (event.status ?? 0) >= 400;
   const shown = event.willRetry ? 1 : failed ? 0 : 2;
   if (rank >= shown) console.error(formatLogEvent(event));
 }

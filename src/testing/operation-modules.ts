@@ -8,7 +8,8 @@
  */
 import type { OperationKey } from "../../generated/operations.js";
 import { mockOperations, type MockOperation, type Validator } from "../../generated/testing/operations.js";
-import { responseValidators } from "../../generated/validators/responses.js";
+// Through the door: the client loads the same modules (validateResponses), and each must be one copy in the package.
+import { responseValidators } from "#shared";
 
 /** An operation as the mock checks it: its facts and its validators, by name (`getUser_body`, `getUser_200`). */
 export interface LoadedOperation extends MockOperation {
