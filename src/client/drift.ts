@@ -19,7 +19,7 @@ import type { OperationKey } from "../../generated/operations.js";
 import { responseValidators } from "../../generated/validators/responses.js";
 import type { Validator } from "../../generated/validators/types.js";
 import type { FetchResult } from "../core/call-types.js";
-import { ContractDriftError, StoreAdminError, type ContractDrift, type Operation } from "../core/errors.js";
+import { ContractDriftError, StoreAdminError, type Operation } from "../core/errors.js";
 import { emitLogEvent, type Logger } from "../core/logger.js";
 import { clip, describe } from "../core/redact.js";
 import { driftsOf } from "./drift-report.js";
@@ -99,9 +99,12 @@ function createDriftCheck(mode: "report" | "strict", logger: Logger | undefined)
     const status = String(body.response.status);
     const validate = validators?.[status] ?? validators?.[`${status[0]}XX`] ?? validators?.["default"];
     if (!validate || validate(body.data)) return;
+    // A pointer holds the body's keys: scrubbed as any text a server sent.
     const drifts = driftsOf(validate.errors ?? [], body.data).map((drift) => ({ ...drift, pointer: clip(drift.pointer, body.secrets) }));
-    report(body, drifts, logger);
-    if (mode === "strict") throw new ContractDriftError({ response: body.response, body: body.data, drifts, operation: body.operation, secrets: body.secrets });
+    // Made in both modes: it reads the request id as the errors do (scrubbed), and "strict" throws it.
+    const error = new ContractDriftError({ response: body.response, body: body.data, drifts, operation: body.operation, secrets: body.secrets });
+    report(body, error, logger);
+    if (mode === "strict") throw error;
   };
   return (body) => {
     const key = `${body.operation.method} ${body.operation.path}`;
@@ -127,7 +130,7 @@ function createDriftCheck(mode: "report" | "strict", logger: Logger | undefined)
 }
 
 /** A drifting body's report: the span's events and count, and a log event per pointer not yet warned of. */
-function report(body: CheckedBody, drifts: readonly ContractDrift[], logger: Logger | undefined): void {
+function report(body: CheckedBody, { drifts, requestId }: ContractDriftError, logger: Logger | undefined): void {
   body.telemetry?.drift(drifts);
   if (!logger) return;
   const { operation, response, attempt, startedMs } = body;
@@ -135,6 +138,6 @@ function report(body: CheckedBody, drifts: readonly ContractDrift[], logger: Log
     if (!firstWarning(`${operation.method} ${operation.path} ${drift.pointer}`)) continue;
     // The drift in words as the event's error, so that a line printed of it says what drifted (at `warn` with STORE_ADMIN_LOG).
     const error = { name: "ContractDriftError", message: `contract drift at ${drift.pointer || "/"}: expected ${drift.expected}, received ${drift.received}` };
-    emitLogEvent(logger, () => ({ method: operation.method, path: operation.path, status: response.status, attempt, durationMs: Math.round(performance.now() - startedMs), willRetry: false, error, drift }));
+    emitLogEvent(logger, () => ({ method: operation.method, path: operation.path, status: response.status, attempt, durationMs: Math.round(performance.now() - startedMs), willRetry: false, error, drift, ...(requestId ? { requestId: clip(requestId, body.secrets) } : {}) }));
   }
 }
