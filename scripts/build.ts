@@ -49,6 +49,14 @@ const SHARED = "src/shared.ts";
 export const SHARED_IMPORT = "#shared";
 
 /**
+ * The response validators' loaders, built with the other entries, whose testing kit bundles
+ * each operation's response validators into its own module: the `validateResponses` check
+ * (main pass) imports them by their package-private name, so that each is one copy.
+ */
+const RESPONSE_VALIDATORS = "generated/validators/responses.ts";
+const RESPONSE_VALIDATORS_IMPORT = "#response-validators";
+
+/**
  * Writes the bundles into `root`/dist. The command builds the project it is run in (npm runs
  * scripts in the package root): a copy of the project whose `scripts/` is a link builds its own.
  */
@@ -76,7 +84,7 @@ export async function buildDist(root: string): Promise<void> {
   const [main, ...others] = ENTRIES as [string, ...string[]];
   const first = await build({ ...common, entryPoints: [main, SHARED], plugins: [driftThroughTheDoor] });
   const inMain = new Set(Object.values(first.metafile!.outputs).flatMap((output) => Object.keys(output.inputs).map((input) => resolve(root, input))));
-  const rest = await build({ ...common, entryPoints: others, external: [...common.external!, SHARED_IMPORT] });
+  const rest = await build({ ...common, entryPoints: [...others, RESPONSE_VALIDATORS], external: [...common.external!, SHARED_IMPORT] });
   checkOneCopy(root, inMain, rest.metafile!.outputs);
   dropGeneratedMaps(root, rest.metafile!.outputs);
 }
@@ -86,15 +94,16 @@ export async function buildDist(root: string): Promise<void> {
  * option only. Were it to import the main entry's modules (the errors, the logger, the
  * redaction) as they are, esbuild would split those modules into a chunk of their own, and the
  * main entry would read three files at start, not two (docs/performance.md, "Start-up"): what
- * it takes of them, and of the response validators, it takes through the door, `#shared`, in
- * `dist/`: the same modules, already loaded.
+ * it takes of them it takes through the door, `#shared`, in `dist/` (the same modules, already
+ * loaded), and the response validators by their own private name (built with the testing kit).
  */
 const driftThroughTheDoor: Plugin = {
   name: "drift-through-the-door",
   setup(build) {
-    build.onResolve({ filter: /^\.\.\/(core\/|\.\.\/generated\/validators\/responses\.js$)/ }, ({ importer, path }) =>
-      /src[\\/]client[\\/]drift\.ts$/.test(importer) ? { path: SHARED_IMPORT, external: true } : undefined,
-    );
+    build.onResolve({ filter: /^\.\.\/(core\/|\.\.\/generated\/validators\/responses\.js$)/ }, ({ importer, path }) => {
+      if (!/src[\\/]client[\\/]drift\.ts$/.test(importer)) return undefined;
+      return { path: path.startsWith("../core/") ? SHARED_IMPORT : RESPONSE_VALIDATORS_IMPORT, external: true };
+    });
   },
 };
 

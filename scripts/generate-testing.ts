@@ -1,31 +1,44 @@
 /**
- * Generates what the testing kit (`store-admin-sdk/testing`, src/testing/) knows about the
- * contract, `openapi/store-admin.yaml`:
+ * Generates the precompiled validators of the contract, `openapi/store-admin.yaml`, and what
+ * the testing kit (`store-admin-sdk/testing`, src/testing/) and `store-admin-sdk/schemas`
+ * (src/schemas/) know about it:
  *
  * - `generated/testing/operations.ts`: the operations' keys, each with the loader of its module.
  * - `generated/testing/ops/<operationId>.ts` (scripts/testing-modules.ts), one per operation:
  *   its parameters by location, its request body's media type, its responses (status, whether
  *   JSON) and the example the mock answers with when no handler is set (the first example of
  *   the first 2xx response, or, without one, the smallest body its schema accepts:
- *   scripts/samples.ts); and Ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1) validators
- *   of its parameters, headers, request body and JSON responses, compiled here into standalone
- *   code, then bundled by esbuild with the few Ajv and ajv-formats helpers that code calls.
- *   The kit loads one on the operation's first request.
+ *   scripts/samples.ts); the validators of its parameters, headers and request body; and its
+ *   responses' validators, re-exported from:
+ * - `generated/validators/responses/<operationId>.ts`: its JSON responses' validators by status,
+ *   loaded through `generated/validators/responses.ts` (`responseValidators`) by whatever
+ *   validates responses, the kit included; `generated/validators/types.ts`, their types.
+ * - `generated/validators/schemas/<n>.ts`: each named schema's validator in the view it is used
+ *   in (scripts/contract-model.ts, `schemaExports`), numbered in the order of the contract (no
+ *   file name is made of contract text: a schema's name may be long, or differ from another's
+ *   in case only), and `generated/schemas/index.ts`, which exports each as a Standard Schema
+ *   (`store-admin-sdk/schemas`).
+ *
+ * The validators are Ajv's (JSON Schema 2020-12, the dialect of OpenAPI 3.1), compiled here
+ * into standalone code, then bundled by esbuild with the few Ajv and ajv-formats helpers that
+ * code calls (`generated/validators/chunks/`). Each module is loaded on its first use.
  *
  * Why compiled here rather than Ajv in `dependencies`: users install no validator library
  * (supply chain: Ajv brings four packages of its own, for every user of the SDK, including
- * the many who never import the kit); nothing is compiled at run time, so there is no
+ * the many who never validate); nothing is compiled at run time, so there is no
  * `new Function` (which a strict Content-Security-Policy and some edge runtimes forbid) and
  * no start-up cost (compiling these schemas with Ajv took about 2 s on this machine, loaded;
  * importing the compiled kit takes about a tenth of that). The price is size on disk, in the
- * tarball, never in the main entry's bundle, and loaded one operation at a time.
+ * tarball, never in the main entry's bundle, and loaded one module at a time.
  *
  * Request and response schemas differ where OpenAPI says they do: a `readOnly` property is
- * never required in a request, a `writeOnly` one never in a response.
+ * never required in a request (and refused in `store-admin-sdk/schemas`' request view), a
+ * `writeOnly` one never in a response.
  *
- * `tsx scripts/generate-testing.ts` writes both files; `--check` writes nothing and exits 1
- * when either differs from what the contract produces (part of `npm run generate:check`).
- * `--spec FILE` and `--out DIR` read another contract and write elsewhere.
+ * `tsx scripts/generate-testing.ts` writes them all; `--check` writes nothing and exits 1
+ * when any differs from what the contract produces (part of `npm run generate:check`).
+ * `--spec FILE` and `--out DIR` read another contract and write the kit's files to DIR, the
+ * others beside it (`DIR/../validators/`, `DIR/../schemas/`).
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
 import Ajv2020 from "ajv/dist/2020.js";
@@ -231,13 +244,15 @@ export async function testingOutputs(doc: Json): Promise<Record<string, string>>
       path: `testing/ops/${facts.operationId}`,
       ids: idsOf((name) => name.startsWith(`${facts.operationId}_`)),
       code: `export const validators = v;\nexport const operation = ${jsonCode(facts)};`,
+      // Its responses' validators, the module response validation loads (one copy), imported with it.
+      append: `export { validators as responses } from ${stringLiteral(`../../validators/responses/${facts.operationId}.js`)};`,
     })),
     ...operations.map(({ operationId }) => ({
       path: `validators/responses/${operationId}`,
       ids: [[], [], Object.values(responseIds[operationId] ?? {})],
       code: `export const validators = { ${Object.entries(responseIds[operationId] ?? {}).map(([status, id]) => `${stringLiteral(status)}: v.${id}`).join(", ")} };`,
     })),
-    ...exported.map(({ name }) => ({ path: `validators/schemas/${name}`, ids: [[], [], [`schema$${name}`]], code: `export const validator = v.schema$${name};` })),
+    ...exported.map(({ name }, i) => ({ path: `validators/schemas/${i}`, ids: [[], [], [`schema$${name}`]], code: `export const validator = v.schema$${name};` })),
   ];
   const compiled = await validatorModules(HEADER, modules, [converting, form, exact], root);
   return {
@@ -273,10 +288,15 @@ export interface MockOperation {
 
 export type { ValidationError, Validator } from "../validators/types.js";
 
-/** One operation's module (\`ops/<operationId>.ts\`): its facts and its validators, named \`<operationId>_params|headers|body|body_<json|form|multipart>\` (its responses' are in generated/validators/responses/). */
+/**
+ * One operation's module (\`ops/<operationId>.ts\`): its facts, its validators, named
+ * \`<operationId>_params|headers|body|body_<json|form|multipart>\`, and its responses' by status
+ * (\`"200"\`), re-exported from generated/validators/responses/.
+ */
 export interface MockOperationModule {
   operation: MockOperation;
   validators: Readonly<Record<string, Validator>>;
+  responses: Readonly<Record<string, Validator>>;
 }
 
 const load = (module: Promise<unknown>) => module as Promise<MockOperationModule>;
@@ -339,7 +359,7 @@ function schemasModule(doc: Json, exported: ReturnType<typeof schemaExports>): s
   const { typeNames } = contractModel(doc);
   const inResponses = responseSchemaNames(doc);
   const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
-  const lines = exported.map(({ name, schema, view }) => {
+  const lines = exported.map(({ name, schema, view }, i) => {
     // The schema's own type (generated/names.ts) in the view it is typed in there, the other view's from the contract's types.
     const own = (view === "response") === inResponses.has(schema);
     const type = own ? `Names.${typeNames.get(schema)!}` : `${view === "response" ? "Readable" : "Writable"}<components["schemas"][${stringLiteral(schema)}]>`;
@@ -348,9 +368,10 @@ function schemasModule(doc: Json, exported: ReturnType<typeof schemaExports>): s
       view === "response"
         ? `The schema ${typeNames.get(schema)!} as responses carry it: read-only properties allowed, write-only ones never required.`
         : `The schema ${typeNames.get(schema)!} as a request sends it: read-only properties refused, write-only ones allowed.`;
-    return `${docComment([...description, which])}export const ${name}: StandardSchemaV1<${type}> = standardSchema(() => import(${stringLiteral(`../validators/schemas/${name}.js`)}));`;
+    return `${docComment([...description, which])}export const ${name}: StandardSchemaV1<${type}> = /* @__PURE__ */ standardSchema(() => import(${stringLiteral(`../validators/schemas/${i}.js`)}));`;
   });
   const fromSchema = ["components", "Readable", "Writable"].filter((name) => lines.some((line) => line.includes(`${name}<`) || line.includes(`${name}[`)));
+  // Each call marked pure: a bundler keeps only the schemas an application imports.
   return `${HEADER}
 import type * as Names from "../names.js";
 ${fromSchema.length > 0 ? `import type { ${fromSchema.join(", ")} } from "../schema.js";\n` : ""}import { standardSchema, type StandardSchemaV1 } from "../../src/schemas/standard-schema.js";

@@ -3,7 +3,7 @@
  * `generated/testing/ops/<operationId>.ts` (one operation's facts and the validators of its
  * parameters, headers and request body), each operation's JSON response validators,
  * `generated/validators/responses/<operationId>.ts` (the kit and the client's response
- * validation load the same ones), and each named schema's, `generated/validators/schemas/<Name>.ts`
+ * validation load the same ones), and each named schema's, `generated/validators/schemas/<n>.ts`
  * (`store-admin-sdk/schemas`). Ajv compiles them here into standalone code (never at run time:
  * no `new Function`, which Workers and a strict Content-Security-Policy refuse); each is
  * loaded on its first use (docs/architecture.md, "Cost per operation").
@@ -31,6 +31,8 @@ export interface ValidatorModule {
   path: string;
   ids: ReadonlyArray<readonly string[]>;
   code: string;
+  /** A statement added after bundling (a re-export of another module, which bundling would split into a chunk). */
+  append?: string;
 }
 
 /**
@@ -44,6 +46,7 @@ export async function validatorModules(header: string, modules: readonly Validat
   const dir = await mkdtemp(join(fileURLToPath(cache), "validators-"));
   try {
     const entryPoints: Record<string, string> = {};
+    const appended = new Map(modules.filter((module) => module.append !== undefined).map((module) => [`${module.path}.ts`, module.append!]));
     for (const [m, { path, ids, code }] of modules.entries()) {
       const imports: string[] = [];
       for (const [i, own] of ids.entries()) {
@@ -77,7 +80,7 @@ export async function validatorModules(header: string, modules: readonly Validat
     return Object.fromEntries(
       result.outputFiles.map((file) => {
         const name = file.path.slice(join(dir, "out").length + 1).split("\\").join("/").replace(/\.js$/, ".ts");
-        return [name, `${header}${license}${file.text.trim()}\n`];
+        return [name, `${header}${license}${file.text.trim()}\n${appended.has(name) ? `${appended.get(name)}\n` : ""}`];
       }),
     );
   } finally {

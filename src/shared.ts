@@ -21,7 +21,6 @@ export { NULL_BODY_STATUSES } from "./client/transport.js";
 export { reasonPhrase } from "./core/error-messages.js";
 export { emitLogEvent } from "./core/logger.js";
 export { API_ROOT_PATH } from "../generated/operations.js";
-export { responseValidators } from "../generated/validators/responses.js";
 export type { TokenSource } from "./client/auth.js";
 export type { FetchLike } from "./core/call-types.js";
 export type { RunTelemetry } from "./client/telemetry.js";

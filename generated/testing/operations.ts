@@ -21,10 +21,15 @@ export interface MockOperation {
 
 export type { ValidationError, Validator } from "../validators/types.js";
 
-/** One operation's module (`ops/<operationId>.ts`): its facts and its validators, named `<operationId>_params|headers|body|body_<json|form|multipart>` (its responses' are in generated/validators/responses/). */
+/**
+ * One operation's module (`ops/<operationId>.ts`): its facts, its validators, named
+ * `<operationId>_params|headers|body|body_<json|form|multipart>`, and its responses' by status
+ * (`"200"`), re-exported from generated/validators/responses/.
+ */
 export interface MockOperationModule {
   operation: MockOperation;
   validators: Readonly<Record<string, Validator>>;
+  responses: Readonly<Record<string, Validator>>;
 }
 
 const load = (module: Promise<unknown>) => module as Promise<MockOperationModule>;

@@ -1,6 +1,6 @@
 /**
- * Standard Schema v1 (https://standardschema.dev), the interface its spec asks libraries to
- * copy rather than depend on: users install nothing to type `store-admin-sdk/schemas`, and any
+ * Standard Schema v1 (https://standardschema.dev; `@standard-schema/spec` 1.1.0), the interface
+ * its spec asks libraries to copy rather than depend on: users install nothing to type `store-admin-sdk/schemas`, and any
  * consumer of the spec (`@standard-schema/spec`'s types, a form or router library) accepts
  * these objects, as the interface is structural.
  */
@@ -16,10 +16,14 @@ export declare namespace StandardSchemaV1 {
   export interface Props<Input = unknown, Output = Input> {
     readonly version: 1;
     readonly vendor: string;
-    readonly validate: (value: unknown) => Result<Output> | Promise<Result<Output>>;
+    readonly validate: (value: unknown, options?: Options | undefined) => Result<Output> | Promise<Result<Output>>;
     readonly types?: Types<Input, Output> | undefined;
   }
   export type Result<Output> = SuccessResult<Output> | FailureResult;
+  /** Options a caller may pass to a library's validation; these schemas take none. */
+  export interface Options {
+    readonly libraryOptions?: Record<string, unknown> | undefined;
+  }
   export interface SuccessResult<Output> {
     readonly value: Output;
     readonly issues?: undefined;
@@ -104,5 +108,6 @@ export function standardSchema<T>(load: () => Promise<{ validator: Validator }>)
     if (check(value)) return { value: value as T };
     return { issues: issuesOf(value, check.errors ?? []) };
   };
-  return { "~standard": { version: 1, vendor: VENDOR, validate } };
+  // Frozen, as every table a public entry exports: no importer can swap another's validator.
+  return Object.freeze({ "~standard": Object.freeze({ version: 1, vendor: VENDOR, validate } as const) });
 }

@@ -1,15 +1,12 @@
 /**
  * An operation's facts and validators, loaded on its first request: the kit starts with the
- * operations' keys only, and each operation's module (`generated/testing/ops/<operationId>.ts`,
- * its examples and the precompiled validators of its requests) and its response validators
- * (`generated/validators/responses/<operationId>.ts`, which response validation in the client
- * loads too) are imported once, when a request first needs them (docs/architecture.md, "Cost
- * per operation").
+ * operations' keys only, and each operation's module (`generated/testing/ops/<operationId>.ts`:
+ * its examples, the precompiled validators of its requests, and its responses' validators,
+ * `generated/validators/responses/<operationId>.ts`, the module response validation loads too)
+ * is imported once, when a request first needs it (docs/architecture.md, "Cost per operation").
  */
 import type { OperationKey } from "../../generated/operations.js";
 import { mockOperations, type MockOperation, type Validator } from "../../generated/testing/operations.js";
-// Through the door: the client loads the same modules (validateResponses), and each must be one copy in the package.
-import { responseValidators } from "#shared";
 
 /** An operation as the mock checks it: its facts and its validators, by name (`getUser_body`, `getUser_200`). */
 export interface LoadedOperation extends MockOperation {
@@ -22,7 +19,7 @@ const loaded = new Map<OperationKey, Promise<LoadedOperation>>();
 export function loadOperation(key: OperationKey): Promise<LoadedOperation> {
   let module = loaded.get(key);
   if (!module) {
-    module = Promise.all([mockOperations[key](), responseValidators[key]()]).then(([{ operation, validators }, responses]) => ({
+    module = mockOperations[key]().then(({ operation, validators, responses }) => ({
       ...operation,
       // A response's validator by the kit's name for it, `<operationId>_<status>`.
       validators: { ...validators, ...Object.fromEntries(Object.entries(responses).map(([status, validator]) => [`${operation.operationId}_${status}`, validator])) },

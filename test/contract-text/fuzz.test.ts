@@ -26,7 +26,7 @@
  * give. The reference page built with every hostile string runs no script in Chromium.
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -116,7 +116,7 @@ async function generateAll(doc: Json): Promise<Record<string, string>> {
   const loaded = () => loadContract(JSON.stringify(doc), "fuzz.json");
   const files: Record<string, string> = {};
   for (const [name, text] of Object.entries(await generatedOutputs(loaded()))) files[`generated/${name}`] = text;
-  for (const [name, text] of Object.entries(await testingOutputs(loaded()))) files[`generated/testing/${name}`] = text;
+  for (const [name, text] of Object.entries(await testingOutputs(loaded()))) files[`generated/${name}`] = text;
   files["generated/mcp-tools.ts"] = render(mcpTools(loaded()));
   return files;
 }
@@ -259,6 +259,9 @@ async function importAll(files: Record<string, string>, folder: string) {
     await mkdir(dirname(join(dir, name)), { recursive: true });
     await writeFile(join(dir, name), text);
   }
+  // What generated/schemas/index.ts imports from the sources.
+  await mkdir(join(dir, "src", "schemas"), { recursive: true });
+  await copyFile(join(ROOT, "src", "schemas", "standard-schema.ts"), join(dir, "src", "schemas", "standard-schema.ts"));
   const globals = new Set(Object.getOwnPropertyNames(globalThis));
   const printed: string[] = [];
   const write = process.stdout.write;
@@ -313,8 +316,9 @@ describe("free text in every place it reaches", () => {
       for (const [name, module] of Object.entries(modules)) {
         const atRunTime = between(valuesOf(module).strings);
         for (const [n, got] of atRunTime) if (got.some((text) => text === undefined || spaced(text) !== expected)) problems.push(`${name}: marker ${n} reads back at run time as ${JSON.stringify(got[0]?.slice(0, 60))}`);
-        // A kit module also holds the schemas its validators report from, which it does not export: its literals are checked above.
-        if (name.includes("/ops/")) continue;
+        // A validator module (the kit's, an operation's responses', a schema's) also holds the schemas its validators
+        // report from, which it does not export: its literals are checked above.
+        if (name.includes("/ops/") || name.startsWith("generated/validators/")) continue;
         for (const [n] of between(readingOf(sourceOf(name, files[name]!)).data)) {
           const got = atRunTime.get(n);
           if (got === undefined) problems.push(`${name}: marker ${n} is not at run time as written`);
