@@ -76,13 +76,13 @@ interface CheckedBody {
 }
 
 /** The most operation-and-pointer pairs remembered as warned: past it, the oldest is forgotten (and may warn again). */
-const MAX_WARNED = 1_000;
+export const MAX_WARNED = 1_000;
 
 /** Pairs (`GET /users/`, a pointer) warned of in this process, oldest first. */
 const warned = new Set<string>();
 
 /** Whether `key` is new to the warned set; remembers it. */
-function firstWarning(key: string): boolean {
+export function firstWarning(key: string): boolean {
   if (warned.has(key)) return false;
   if (warned.size >= MAX_WARNED) warned.delete(warned.values().next().value!);
   warned.add(key);

@@ -3,12 +3,13 @@
  * as `*` (found by walking the data, so an object's key made of digits stays), what the
  * contract allows, the type that came and never the value, one report where `anyOf` lists a
  * nullable reference, at most 10. The validators are compiled here as the generator compiles
- * them (Ajv 2020, allErrors, formats).
+ * them (Ajv 2020, allErrors, formats). And the set that makes the logger warn once per field.
  */
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { driftsOf, jsonType, locate, MAX_DRIFTS } from "../../src/client/drift-report.js";
+import { firstWarning, MAX_WARNED } from "../../src/client/drift.js";
 
 const ajv = new Ajv2020.default({ allErrors: true, strict: false });
 addFormats.default(ajv);
@@ -84,5 +85,17 @@ describe("drift reports", () => {
 
   it("name JSON types", () => {
     expect([null, [], {}, "", 1, 1.5, true].map(jsonType)).toEqual(["null", "array", "object", "string", "integer", "number", "boolean"]);
+  });
+});
+
+describe("the warned set (src/client/drift.ts)", () => {
+  it(`remembers ${MAX_WARNED} operation-and-pointer pairs, forgetting the oldest first`, () => {
+    const keys = Array.from({ length: MAX_WARNED }, (_, i) => `GET /users/ /results/*/f${i}`);
+    expect(keys.map(firstWarning).every(Boolean)).toBe(true);
+    expect(keys.map(firstWarning).some(Boolean), "each warned once").toBe(false);
+    expect(firstWarning("GET /users/ /next")).toBe(true);
+    // The oldest was forgotten to make room, and warns again; the newest is still remembered.
+    expect(firstWarning(keys[0]!)).toBe(true);
+    expect(firstWarning(keys.at(-1)!)).toBe(false);
   });
 });
