@@ -118,7 +118,8 @@ const OPERATION_MODULE = /^generated\/(testing\/ops|validators\/responses|valida
 function dropGeneratedMaps(root: string, outputs: Record<string, { inputs: Record<string, unknown> }>): void {
   for (const [file, { inputs }] of Object.entries(outputs)) {
     const sources = Object.keys(inputs);
-    if (!file.endsWith(".js") || sources.length !== 1 || !OPERATION_MODULE.test(sources[0]!)) continue;
+    // (The kit's module of an operation and the responses' module it re-exports are one chunk.)
+    if (!file.endsWith(".js") || sources.length === 0 || !sources.every((source) => OPERATION_MODULE.test(source))) continue;
     const path = resolve(root, file);
     writeFileSync(path, readFileSync(path, "utf8").replace(/\n\/\/# sourceMappingURL=\S+\n?$/, "\n"));
     rmSync(`${path}.map`);

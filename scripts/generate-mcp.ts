@@ -92,6 +92,8 @@ const FILE_SCHEMA = {
 
 export interface ToolRow {
   name: string;
+  /** The operation's method name, as the SDK's client has it: `giftCards.update`. */
+  methodName: string;
   /** The operation: `"METHOD /path/"`. */
   operation: string;
   method: string;
@@ -188,6 +190,7 @@ export function mcpTools(doc: Json): ToolRow[] {
     const destructive = method === "post" ? op.operation["x-sdk-destructive"] === true : true;
     rows.push({
       name,
+      methodName,
       operation: `${verb} ${path}`,
       method: verb,
       path,
@@ -217,6 +220,8 @@ export function render(rows: ToolRow[]): string {
  */
 export interface McpToolRow {
   readonly name: string;
+  /** The operation's method name, as the SDK's client has it: \`giftCards.update\`. */
+  readonly methodName: string;
   /** The operation, \`"METHOD /path/"\`. */
   readonly operation: string;
   readonly method: string;

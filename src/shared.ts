@@ -11,7 +11,7 @@
  * `deriveClient` reach a client's token, so no public entry may export them (test/package/entry-guarantees.test.ts).
  */
 export * from "./index.js";
-export { deriveClient, loadTelemetry, telemetryOf, tokenSourceOf } from "./client/client.js";
+export { deriveClient, loadTelemetry, pauseLeftOf, telemetryOf, tokenSourceOf } from "./client/client.js";
 export { cursorOf, walkOf } from "./client/paginate.js";
 export { ownOptions } from "./core/own.js";
 export { isIdempotent, parseRetryAfterMs } from "./core/retry-policy.js";

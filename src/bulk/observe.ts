@@ -5,7 +5,7 @@
  * its transport records a POST or PATCH in the ledger before the request leaves, and pauses the
  * whole run when an answer is a 429 or 503 with `Retry-After`.
  */
-import { ConnectionError, deriveClient, type FetchLike, isIdempotent, parseRetryAfterMs, redact, sanitizeCause, sleep, type StoreAdminClient, StoreAdminError, type TokenSource, untilStopped } from "#shared";
+import { ConnectionError, deriveClient, type FetchLike, isIdempotent, parseRetryAfterMs, pauseLeftOf, redact, sanitizeCause, sleep, type StoreAdminClient, StoreAdminError, type TokenSource, untilStopped } from "#shared";
 import { isLocalBudget, type LocalBudget } from "./budget.js";
 import type { Ledger, RateBudget } from "./types.js";
 
@@ -116,9 +116,16 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
     const take = local ? budget.reserve : budget!.acquire;
     return stopWaits ? untilStopped(signal ?? slot.stop.signal, stopWaits, (both) => take(both)) : take(signal ?? slot.stop.signal);
   };
+  // The client's pause after a 429 (met in this run or before it) is the run's too: the budget
+  // hands out no slot until it ends, so that the attempts it held leave spaced, not at once. In
+  // this process's budget only: the queue's workers pause through Redis and BullMQ on the 429 itself.
+  const afterClientPause = async (signal: AbortSignal | undefined): Promise<void> => {
+    await budget!.pauseUntil(Date.now() + pauseLeftOf(client));
+    return acquire(signal);
+  };
   slot.client = deriveClient(client, {
     fetch: (fetch) => observing(slot, run, beforeSend, fetch),
-    beforeAttempt: budget ? (signal) => (local && budget.now() ? undefined : acquire(signal)) : undefined,
+    beforeAttempt: budget ? (signal) => (local && pauseLeftOf(client) > 0 ? afterClientPause(signal) : local && budget.now() ? undefined : acquire(signal)) : undefined,
     ...(stopWaits ? { stopWaits } : {}),
   });
   return slot;
@@ -188,7 +195,13 @@ async function sentUnsafe(slot: Slot, fetch: FetchLike, input: string | URL | Re
   return response;
 }
 
-/** A 429 or 503 with `Retry-After` pauses the whole run; longer than the run may pause, the run stops (a resume goes on), nothing waits that long. */
+/**
+ * A 429 or 503 with `Retry-After` pauses the whole run; longer than the run may pause, the run
+ * stops (a resume goes on), nothing waits that long. A 429 within `MAX_RETRY_AFTER_MS` pauses
+ * the client too (client/rate-pause.ts), from the same answer, so both pauses end at the same
+ * instant: a task waits for the budget, then finds the client's pause over, one wait in all
+ * (test/production/rate-pause.test.ts counts it at a server).
+ */
 async function pauseForRetryAfter(run: Observation, budget: RateBudget, response: Response): Promise<void> {
   const waitMs = parseRetryAfterMs(response.headers.get("retry-after"));
   if (waitMs === undefined || waitMs <= 0) return;

@@ -187,8 +187,8 @@ async function planOf(method: string, path: string, flags: BulkFlags, env: NodeJ
   return { upper, path, flags, dryRun: flags.dryRun === true, client, total, read, key, ledger, runLedger, failuresFile, inDoubtFile, legacyKey };
 }
 
-/** The task of each call: refuses an invalid line or a key 0.3.0 recorded, sends the call, and keeps the calls that failed (by key). */
-function callTask(plan: BulkPlan, failedCalls: Map<string, KeyedCall>): BulkTask<KeyedCall> {
+/** The task of each call: refuses an invalid line or a key 0.3.0 recorded, sends the call (telling `sending`), and keeps the calls that failed (by key). */
+function callTask(plan: BulkPlan, failedCalls: Map<string, KeyedCall>, sending: () => void): BulkTask<KeyedCall> {
   const { upper, path, flags, runLedger, legacyKey } = plan;
   return async (call, { client: runClient, signal, key: itemKey }) => {
     const init = { params: { path: call.path, query: call.query }, body: call.body, signal };
@@ -199,6 +199,7 @@ function callTask(plan: BulkPlan, failedCalls: Map<string, KeyedCall>): BulkTask
         // Recorded by 0.3.0 under a key another call may share: which call it was is unknown.
         throw new InputError(`${flags.input}:${call.line}: the ledger has a record of "${legacy}", the key 0.3.0 gave this call and any other whose path values join the same; check this call at the store, then run it with a new --ledger if it must be sent.`);
       }
+      sending();
       const result = await (runClient.request as (m: string, p: string, i: unknown) => Promise<{ response: Response }>)(upper, path, init);
       if (!result.response.ok) failedCalls.set(itemKey, call);
       return result;
@@ -213,7 +214,9 @@ function callTask(plan: BulkPlan, failedCalls: Map<string, KeyedCall>): BulkTask
 async function runCalls(plan: BulkPlan, interrupts: Interrupts, stderr: NodeJS.WriteStream): Promise<{ report: BulkReport; failedCalls: Map<string, KeyedCall> }> {
   const { flags, upper, path } = plan;
   const mode = flags.progress === "auto" ? (stderr.isTTY ? "bar" : "lines") : flags.progress;
-  const output = mode === "none" ? undefined : progressOutput({ write: (text) => stderr.write(text), terminal: mode === "bar", columns: stderr.columns });
+  // Whether a call was sent yet: until then the progress shows no rate.
+  let sent = false;
+  const output = mode === "none" ? undefined : progressOutput({ write: (text) => stderr.write(text), terminal: mode === "bar", columns: stderr.columns }, () => sent);
   // The calls that failed, by key, until the report says which failures stand.
   const failedCalls = new Map<string, KeyedCall>();
   const report: BulkReport = await runBulk({
@@ -223,7 +226,7 @@ async function runCalls(plan: BulkPlan, interrupts: Interrupts, stderr: NodeJS.W
     key: (call) => call.key,
     fingerprint: (call) => callFingerprint(`${upper} ${path}`, call),
     total: plan.total,
-    task: callTask(plan, failedCalls),
+    task: callTask(plan, failedCalls, () => (sent = true)),
     concurrency: flags.concurrency,
     rate: flags.rate === undefined ? undefined : { perSecond: flags.rate },
     ledger: plan.runLedger,

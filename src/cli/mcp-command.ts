@@ -10,6 +10,7 @@ import { Command, InvalidArgumentError } from "commander";
 import { storeOptionsFromEnv } from "./environment.js";
 import { InputError } from "./input.js";
 import { VERSION } from "#shared";
+import type { McpMode } from "../mcp/server.js";
 
 const EXIT_ERROR = 2;
 /** The peer dependency the server is built on, and the range the package declares. */
@@ -20,6 +21,7 @@ interface McpFlags {
   scopes?: string[];
   tools?: string[];
   maxResultBytes?: number;
+  mode?: string;
 }
 
 const list = (flag: string) => (value: string, previous: string[] | undefined): string[] => {
@@ -35,7 +37,8 @@ export function mcpCommand(program: Command, io: { stderr: NodeJS.WriteStream; e
     .description("Serve the Store Admin API to an AI agent as Model Context Protocol tools over stdio: reads only unless --allow-writes.")
     .option("--allow-writes", "also list the tools that change data (POST, PUT, PATCH, DELETE)")
     .option("--scopes <list>", "list only the tools these scopes allow, e.g. users:read,gift_cards:read", list("--scopes"))
-    .option("--tools <list>", "list only these tools: names or tags, * matches any run of characters, e.g. giftCards_*,Orders", list("--tools"))
+    .option("--tools <list>", "list only these tools: names, method names or tags, * matches any run of characters, e.g. giftCards_*,Orders", list("--tools"))
+    .option("--mode <mode>", "per-operation (the default): one tool per operation; dynamic: search_operations, describe_operation and call_operation, a list that does not grow with the contract")
     .option("--max-result-bytes <n>", "the most one result may hold, text and structured copy together (default 32768)", (value: string) => {
       const n = Number(value);
       if (!Number.isSafeInteger(n) || n < 1024) throw new InvalidArgumentError(`--max-result-bytes must be a whole number ≥ 1024, got ${JSON.stringify(value)}.`);
@@ -78,16 +81,17 @@ async function serve(flags: McpFlags, io: { stderr: NodeJS.WriteStream; env: Nod
   const { variable, ...options } = store;
   let server;
   try {
-    server = createStoreAdminMcpServer({ store: options, allowWrites: flags.allowWrites, scopes: flags.scopes, tools: flags.tools, maxResultBytes: flags.maxResultBytes });
+    server = createStoreAdminMcpServer({ store: options, allowWrites: flags.allowWrites, scopes: flags.scopes, tools: flags.tools, maxResultBytes: flags.maxResultBytes, mode: flags.mode as McpMode | undefined });
   } catch (error) {
-    io.stderr.write(`store-admin-sdk mcp: ${(error as Error).message}\n`);
+    // The server's option is --mode here.
+    io.stderr.write(`store-admin-sdk mcp: ${(error as Error).message.replace(/^mode must be/, "--mode must be")}\n`);
     return EXIT_ERROR;
   }
   const closed = new Promise<void>((resolve) => (server.onclose = resolve));
   await server.connect(new StdioServerTransport());
   // The origin only: never a URL's credentials, never the token.
   const url = new URL(String(io.env[variable]));
-  io.stderr.write(`store-admin-sdk mcp: serving ${url.protocol}//${url.host} over stdio, ${flags.allowWrites ? "reads and writes" : "reads only"}.\n`);
+  io.stderr.write(`store-admin-sdk mcp: serving ${url.protocol}//${url.host} over stdio, ${flags.allowWrites ? "reads and writes" : "reads only"}${flags.mode === "dynamic" ? ", in the dynamic mode" : ""}.\n`);
   const close = () => void server.close();
   process.stdin.once("end", close);
   process.once("SIGTERM", close);

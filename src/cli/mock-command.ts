@@ -7,10 +7,11 @@
  * written to the request log, one JSON line written before its answer is sent (so in the order
  * of the answers): method, path, query, body, status, time of arrival, never a header (so never
  * the token). SIGTERM or Ctrl-C stops taking requests, gives those in flight `--grace` seconds,
- * answers the rest 503, writes their lines, and exits 0.
+ * answers the rest 503, writes their lines, and exits 0; so does the exit of the process that
+ * started it (`npx`, which does not pass SIGTERM on), so that stopping the launcher stops it.
  */
 import { once } from "node:events";
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -22,6 +23,9 @@ import type { MockStore } from "../testing/types.js";
 
 /** Prism's port: a script written for `npm run mock`'s default keeps working. */
 const DEFAULT_PORT = 4010;
+
+/** How often the mock looks whether the process that started it is still there. */
+const LAUNCHER_POLL_MS = 250;
 
 /** Seconds the requests in flight get to be answered after SIGTERM, by default. */
 const DEFAULT_GRACE_SECONDS = 5;
@@ -82,7 +86,8 @@ export function mockCommand(program: Command, io: { stdout: NodeJS.WriteStream; 
       `
 Point the SDK at it with baseUrl http://127.0.0.1:PORT (or apiUrl http://127.0.0.1:PORT${API_ROOT_PATH}).
 SIGTERM or Ctrl-C stops taking requests, gives those in flight --grace seconds, answers the
-rest 503 (each logged), and exits 0. A --log that cannot be opened, is not a regular file or is
+rest 503 (each logged), and exits 0; so does the exit of the process that started it (npx
+stopped by its process id). A --log that cannot be opened, is not a regular file or is
 the --handlers module, a --handlers module that cannot be loaded, throws, or does not settle
 within ${SETUP_TIMEOUT_MS / 1000} s, or a port in use exits 2 before it listens, the log untouched.`,
     )
@@ -182,12 +187,52 @@ async function serve(flags: MockFlags, io: Io): Promise<number> {
   }
   const server = createServer((request, response) => answer(state, mock, request, response));
   if (!(await listening(state, server))) return 2;
-  const signal = await new Promise<NodeJS.Signals>((resolveSignal) => {
-    process.once("SIGTERM", () => resolveSignal("SIGTERM"));
-    process.once("SIGINT", () => resolveSignal("SIGINT"));
+  const reason = await new Promise<string>((resolveReason) => {
+    process.once("SIGTERM", () => resolveReason("SIGTERM"));
+    process.once("SIGINT", () => resolveReason("SIGINT"));
+    watchLauncher(() => resolveReason("its launcher exited"));
   });
-  await stop(state, server, signal);
+  await stop(state, server, reason);
   return 0;
+}
+
+/**
+ * Calls `gone` once the process that started the mock has exited. `npx store-admin-sdk mock`
+ * (npm exec) runs the command as `sh -c …` and passes no SIGTERM on: a script that stops npx by
+ * its process id would leave the mock serving. A signal cannot tell us, and neither can stdin
+ * (inherited from the script, it stays open), but the parent's exit can: the mock is reparented,
+ * so `process.ppid` changes (polled on an unref'd timer: it holds nothing open). SIGTERM to npm
+ * takes its shell down too; SIGKILL leaves the shell waiting on the mock, so under npm exec with
+ * a shell as parent, npm (the shell's parent, read from /proc on Linux) is watched as well.
+ * Started directly (`node …/store-admin-sdk mock`), the parent is whatever started it: a test
+ * runner or a script that exits stops its mock too.
+ */
+function watchLauncher(gone: () => void): void {
+  const parent = process.ppid;
+  const launcher = process.env.npm_command === "exec" && /^(ba|da|z)?sh$/.test(procField(parent, "comm") ?? "") ? parentOf(parent) : undefined;
+  const timer = setInterval(() => {
+    if (process.ppid === parent && (launcher === undefined || parentOf(parent) === launcher)) return;
+    clearInterval(timer);
+    gone();
+  }, LAUNCHER_POLL_MS);
+  timer.unref();
+}
+
+/** `/proc/<pid>/<field>`, trimmed; undefined where there is no /proc (not Linux) or no such process. */
+function procField(pid: number, field: "comm" | "stat"): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/${field}`, "utf8").trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The parent of process `pid`, from /proc (Linux); undefined elsewhere or once it is gone. */
+function parentOf(pid: number): number | undefined {
+  const stat = procField(pid, "stat");
+  // `pid (comm) state ppid …`: the name may hold spaces and parentheses, so read after the last ")".
+  const ppid = stat === undefined ? Number.NaN : Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  return Number.isInteger(ppid) ? ppid : undefined;
 }
 
 /** `setUpHandlers`, given {@link SETUP_TIMEOUT_MS} to settle. */
@@ -248,7 +293,7 @@ async function listening(state: Serving, server: Server): Promise<boolean> {
 }
 
 /** No new connection; the requests in flight get the grace time, then the rest are answered 503 (each logged). */
-async function stop(state: Serving, server: Server, signal: NodeJS.Signals): Promise<void> {
+async function stop(state: Serving, server: Server, reason: string): Promise<void> {
   const { flags, inFlight } = state;
   server.close();
   server.closeIdleConnections();
@@ -261,12 +306,12 @@ async function stop(state: Serving, server: Server, signal: NodeJS.Signals): Pro
     log(state, request, 503);
     if (!request.response.headersSent) {
       request.response.writeHead(503, { "content-type": "application/json", connection: "close" });
-      request.response.end(JSON.stringify({ detail: `The mock stopped (${signal}) before this request was answered.` }));
+      request.response.end(JSON.stringify({ detail: `The mock stopped (${reason}) before this request was answered.` }));
     }
   }
   server.closeAllConnections();
   if (state.fd !== undefined) closeSync(state.fd);
-  state.io.stderr.write(`store-admin-sdk mock stopped (${signal})${inFlight.size > 0 ? `: ${inFlight.size} request(s) not answered within --grace ${flags.grace} s were answered 503` : ""}\n`);
+  state.io.stderr.write(`store-admin-sdk mock stopped (${reason})${inFlight.size > 0 ? `: ${inFlight.size} request(s) not answered within --grace ${flags.grace} s were answered 503` : ""}\n`);
 }
 
 /**

@@ -17,6 +17,7 @@ import { sleep as abortableSleep, untilStopped } from "../core/sleep.js";
 import { attachMethods } from "./methods.js";
 import { createPaginate } from "./paginate.js";
 import { createSend, type ClientContext } from "./request.js";
+import { ratePause } from "./rate-pause.js";
 import { DEFAULT_TIMEOUT_MS } from "../core/timeout.js";
 import { VERSION } from "../core/version.js";
 import { API_ROOT_PATH, API_VERSION } from "../../generated/operations.js";
@@ -165,6 +166,7 @@ export function buildClient(given: StoreAdminClientOptions, internals: ClientInt
     // Loaded only with the option (it loads @opentelemetry/api); a failure to load it, or a bad
     // option, fails each call with its error (telemetry.ts), never the process.
     telemetry: telemetry ? loadTelemetry(telemetry) : undefined,
+    pause: ratePause(),
     drift: options.validateResponses,
   };
   return assemble(client, context, apiRoot);
@@ -216,6 +218,14 @@ export function telemetryOf(client: StoreAdminClient): ClientContext["telemetry"
   return assemblies.get(client)?.[0].telemetry;
 }
 
+/**
+ * Milliseconds left of `client`'s pause after a 429 (client/rate-pause.ts; 0: none). Not
+ * exported from the package's main entry: the bulk runner starts its run-wide pause from it.
+ */
+export function pauseLeftOf(client: StoreAdminClient): number {
+  return assemblies.get(client)?.[0].pause.left() ?? 0;
+}
+
 /** How {@link deriveClient} changes a client: its transport, and a wait before each attempt. */
 interface ClientDerivation {
   /** The derived client's `fetch`, made from the original's: called once per attempt that goes on the wire. */
@@ -228,7 +238,8 @@ interface ClientDerivation {
   beforeAttempt?: (signal: AbortSignal | undefined) => Promise<void> | undefined;
   /**
    * Aborting it ends the derived client's waits between attempts (the backoff or `Retry-After`
-   * sleep, and `beforeAttempt` after it) at once, with its reason; a request in flight goes on.
+   * sleep, and `beforeAttempt` after it) and in the client's pause after a 429 at once, with its
+   * reason; a request in flight goes on.
    */
   stopWaits?: AbortSignal;
 }
@@ -253,6 +264,9 @@ export function deriveClient(client: StoreAdminClient, derivation: ClientDerivat
     };
     derived.sleep = stopWaits ? (ms, signal) => untilStopped(signal, stopWaits, (both) => between(ms, both)) : between;
   }
+  // The same pause as the client's; a stop ends the derived client's waits in it too.
+  const { pause } = context;
+  if (stopWaits) derived.pause = { ...pause, wait: (turn, signal) => (pause.left() > 0 ? untilStopped(signal, stopWaits, (both) => pause.wait(turn, both)!) : undefined) };
   // `use`, `eject` and anything else the client carries are shared; the methods are remade below.
   const target = assemble({ ...client }, derived, apiRoot) as unknown as Record<string, (...args: never[]) => Promise<unknown>>;
   if (beforeAttempt) {

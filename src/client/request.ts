@@ -10,7 +10,9 @@
  *    body, and only then does the deadline stop, so `timeoutMs` covers the whole body. It
  *    returns a tagged outcome and never throws.
  * 3. The retry policy (`core/retry-policy.ts`) is asked once; the logger hears of the attempt.
- * 4. Wait, and go back to 2; or `finish()`.
+ * 4. Wait, and go back to 2; or `finish()`. Before each attempt (the first too), a call waits
+ *    out the client's pause after a 429 (`rate-pause.ts`), in the order the calls were made,
+ *    outside the attempt's `timeoutMs`.
  *
  * Retries live here, above openapi-fetch: a body cut off mid-stream or a stall after the
  * headers only shows while openapi-fetch reads the body, and middleware cannot resend.
@@ -22,7 +24,7 @@ import { ConnectionError, invalidJson, InvalidResponseError, StoreAdminError, Ti
 import { checkHeaders, sdkHeaders } from "./headers.js";
 import { attemptEvent, emitLogEvent, type Logger } from "../core/logger.js";
 import { checkPathParams } from "./path-params.js";
-import { decideRetry, type AttemptOutcome, type RetryDecision } from "../core/retry-policy.js";
+import { decideRetry, parseRetryAfterMs, type AttemptOutcome, type RetryDecision } from "../core/retry-policy.js";
 import { settleWithin } from "../core/timeout.js";
 import { expectsJsonBody, limitBody, responseHeadProblem } from "./transport.js";
 import type { FetchLike, FetchResult } from "../core/call-types.js";
@@ -33,6 +35,7 @@ import { checkNumberOption } from "../core/options.js";
 import { ownOptions } from "../core/own.js";
 import { describe } from "../core/redact.js";
 import { loadedTables, loadTables } from "./tables.js";
+import { nextTurn, type RatePause } from "./rate-pause.js";
 import type { CallTelemetry, ClientTelemetry } from "./telemetry.js";
 import type { BodyCheck } from "./drift.js";
 import type { CallOptionKey } from "../core/types.js";
@@ -79,6 +82,8 @@ export interface ClientContext {
   random: () => number;
   /** Spans and metrics (`telemetry.ts`), when the client was created with `telemetry`. */
   telemetry?: Promise<ClientTelemetry> | undefined;
+  /** The pause after a 429 (`rate-pause.ts`), shared with the clients derived from this one. */
+  pause: RatePause;
   /** The `validateResponses` option as given; with it, a call holds its 2xx JSON body against the contract (`drift.ts`). */
   drift?: unknown;
   /** Its module, loading or loaded by the client's first call, and its check once loaded (drift.ts sets it). */
@@ -116,10 +121,19 @@ export function createSend(context: ClientContext): (method: string, path: strin
     // The caller's own keys only (core/own.ts), at both levels openapi-fetch reads.
     const init = ownOptions(given);
     if (init?.params) init.params = ownOptions(init.params);
+    const turn = nextTurn();
     const call = await prepare(context, method, path, init, telemetry);
     for (let attempt = 1; ; attempt++) {
       if (call.signal?.aborted) throw call.signal.reason;
-      const outcome = await runAttempt(call, attempt);
+      // A 429 paused the client: wait, in call order, before the attempt's deadline starts.
+      const held = context.pause.wait(turn, call.signal);
+      let pausedMs = 0;
+      if (held) {
+        pausedMs = performance.now();
+        await held;
+        pausedMs = Math.round(performance.now() - pausedMs);
+      }
+      const outcome = await runAttempt(call, attempt, pausedMs);
       telemetry?.attemptEnd(outcome.result?.response, outcome.error);
       if (!outcome.sent) return finish(call, outcome);
       const response = outcome.result?.response;
@@ -129,11 +143,12 @@ export function createSend(context: ClientContext): (method: string, path: strin
       const decision = response?.ok ? NOT_RETRIED : retryDecision(call, outcome, attempt);
       if (context.logger) {
         const { operation, secrets } = call;
-        emitLogEvent(context.logger, () => attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, error: outcome.error, decision, secrets }));
+        emitLogEvent(context.logger, () => attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, body: outcome.result?.error, error: outcome.error, decision, secrets, pausedMs }));
       }
       if (!decision.retry) return finish(call, outcome);
       telemetry?.retry(decision.delayMs, response?.headers.get("retry-after"));
-      await context.sleep(decision.delayMs, call.signal);
+      // What the client's pause (set by this 429, or another) does not cover; the rest is waited in turn above.
+      await context.sleep(Math.max(0, decision.delayMs - context.pause.left()), call.signal);
     }
   };
   // With the `telemetry` option, each call runs within its span (telemetry.ts); without it, nothing of that runs.
@@ -270,7 +285,7 @@ function encodeQueryKeys(query: Record<string, unknown>, querySerializer: unknow
 }
 
 /** One attempt (the `attempt`th): one openapi-fetch call under its own deadline. Never throws. */
-async function runAttempt(call: Call, attempt: number): Promise<Outcome> {
+async function runAttempt(call: Call, attempt: number, pausedMs: number): Promise<Outcome> {
   const { context, method, operation, secrets, signal, timeoutMs } = call;
   const deadline = context.startDeadline(signal, call.streams, timeoutMs);
   // The request as openapi-fetch handed it to fetch, kept reachable until the attempt ends:
@@ -286,13 +301,15 @@ async function runAttempt(call: Call, attempt: number): Promise<Outcome> {
     let head: Response;
     try {
       const send = () => sendRequest(context.fetch, request);
-      head = await (call.telemetry ? call.telemetry.attempt(attempt, request, secrets, send) : send());
+      head = await (call.telemetry ? call.telemetry.attempt(attempt, request, secrets, send, pausedMs) : send());
     } catch (error) {
       // Middleware's onError sees what the caller would: the timeout, the abort, or the network error.
       const { timedOut } = deadline;
       if (signal?.aborted && !timedOut) throw signal.reason;
       throw timedOut ? new TimeoutError({ timeoutMs, operation, secrets }) : ConnectionError.from(error, { phase: "request", operation, secrets });
     }
+    // A 429 holds the client's calls not yet sent, as soon as its head arrives.
+    if (head.status === 429) context.pause.hold(parseRetryAfterMs(head.headers.get("retry-after")));
     const problem = responseHeadProblem(head, request, operation, secrets);
     if (problem) {
       await head.body?.cancel().catch(() => undefined);

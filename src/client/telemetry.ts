@@ -30,8 +30,9 @@ export interface CallTelemetry {
   /**
    * Sends one attempt's request (`send`) under its CLIENT span, with its `traceparent`; `attempt`
    * counts from 1. `secrets` (the token the call carries) are scrubbed from what the call records.
+   * `pausedMs`: how long the attempt waited in the client's pause after a 429 (0: it did not).
    */
-  attempt(attempt: number, request: { url: string; method: string; headers: Headers }, secrets: readonly string[], send: () => Promise<Response>): Promise<Response>;
+  attempt(attempt: number, request: { url: string; method: string; headers: Headers }, secrets: readonly string[], send: () => Promise<Response>, pausedMs: number): Promise<Response>;
   /** Ends the attempt's span (when one was started): the response whose body was read, or what the attempt threw. */
   attemptEnd(response: Response | undefined, error: unknown): void;
   /** The wait before the next attempt, and the server's `Retry-After` when it sent one. */
@@ -83,6 +84,9 @@ const API_MODULE = "@opentelemetry/api";
  * an attempt this module already traces, and leaves its `traceparent` alone.
  */
 const SUPPRESS_TRACING = "OpenTelemetry SDK Context Key SUPPRESS_TRACING";
+
+/** The attempt span's attribute for its wait in the client's pause after a 429, in milliseconds (set only when it waited). */
+const PAUSED_MS = "store_admin.rate_pause.waited_ms";
 
 /** The most characters of a `Retry-After` the retry event records: an HTTP date is 29. */
 const MAX_RETRY_AFTER = 100;
@@ -208,6 +212,7 @@ interface Attempt {
   span: Span;
   attributes: Attributes;
   startedMs: number;
+  url: string;
 }
 
 const setHeader = { set: (headers: Headers, key: string, value: string) => headers.set(key, value) };
@@ -223,9 +228,10 @@ function callTelemetry(t: Instruments, method: string, path: string): CallTeleme
   // The token of the call's attempts, known from its first (a token function is called per call).
   let secrets: readonly string[] = [];
   return {
-    attempt(attempt, request, callSecrets, send) {
+    attempt(attempt, request, callSecrets, send, pausedMs) {
       secrets = callSecrets;
       current = startAttempt(t, path, attempt, request, secrets, callContext);
+      if (pausedMs) current.span.setAttribute(PAUSED_MS, pausedMs);
       const attemptContext = trace.setSpan(callContext, current.span);
       t.api.propagation.inject(attemptContext, request.headers, setHeader);
       return context.with(attemptContext.setValue(t.suppressed, true), send);
@@ -277,7 +283,7 @@ function startAttempt(t: Instruments, path: string, attempt: number, request: { 
     { kind: t.api.SpanKind.CLIENT, attributes: { ...attributes, "url.full": t.redact(url.href, secrets), ...(attempt > 1 ? { "http.request.resend_count": attempt - 1 } : {}) } },
     callContext,
   );
-  return { span: attemptSpan, attributes, startedMs: performance.now() };
+  return { span: attemptSpan, attributes, startedMs: performance.now(), url: request.url };
 }
 
 /** Ends an attempt's span with its status (an error status or what it threw is a failure), and records its duration. */
@@ -286,12 +292,27 @@ function endAttempt(t: Instruments, attempt: Attempt, response: Response | undef
   if (response) {
     attributes["http.response.status_code"] = response.status;
     attemptSpan.setAttribute("http.response.status_code", response.status);
+    const version = protocolVersion(attempt.url);
+    if (version) attemptSpan.setAttribute("network.protocol.version", (attributes["network.protocol.version"] = version));
     if (response.status >= 400) failed(t, attemptSpan, attributes, String(response.status));
   } else {
     failed(t, attemptSpan, attributes, errorName(error), secrets);
   }
   attemptSpan.end();
   if (!undiciInstrumented()) t.duration.record((performance.now() - startedMs) / 1000, attributes);
+}
+
+/**
+ * `network.protocol.version` (`1.1`, `2`, `3`) of the attempt's response, where the runtime
+ * tells it: a `Response` carries no HTTP version, but a runtime that keeps resource timing for
+ * fetch (browsers) records the protocol it used as the entry's `nextHopProtocol` (`http/1.1`,
+ * `h2`, `h3`). Node's fetch records the entry with no protocol (and Workers keep none): there
+ * the attribute is left out rather than guessed.
+ */
+function protocolVersion(url: string): string | undefined {
+  const entries = (globalThis.performance?.getEntriesByName?.(url, "resource") ?? []) as { nextHopProtocol?: string }[];
+  const match = /^(?:http\/(\d(?:\.\d)?)|h(\d))/i.exec(entries[entries.length - 1]?.nextHopProtocol ?? "");
+  return match ? (match[1] ?? match[2]) : undefined;
 }
 
 /** `error.type` for a thrown value: its class's name (`TimeoutError`, `ConnectionError`, …), else the conventions' fallback. */

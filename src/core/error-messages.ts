@@ -113,7 +113,7 @@ function nextStep(status: number, headers: Headers, operation: Operation | undef
 }
 
 /** A short, single-line detail from an error body: `detail`, `message`, `title` or `error`. */
-function bodyDetail(body: unknown, secrets: readonly string[]): string | undefined {
+export function bodyDetail(body: unknown, secrets: readonly string[]): string | undefined {
   if (typeof body === "string") {
     const text = body.trim();
     if (!text) return undefined;

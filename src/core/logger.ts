@@ -3,7 +3,8 @@
  * and the path *template* (`/users/{id}/`, not `/users/42/`), never a header, a query
  * string, a body or the token, so they can go to any log sink as they are.
  */
-import { StoreAdminError, type ContractDrift, type Operation } from "./errors.js";
+import { errorFromResponse, StoreAdminError, type ContractDrift, type Operation } from "./errors.js";
+import { bodyDetail } from "./error-messages.js";
 import { clip, describe } from "./redact.js";
 import { requestIdOf } from "./request-id.js";
 import type { RetryDecision } from "./retry-policy.js";
@@ -20,12 +21,23 @@ export interface RequestLogEvent {
   attempt: number;
   /** Time from sending to the whole body received (or to the failure), in milliseconds. */
   durationMs: number;
-  /** The failure, when the attempt threw (token redacted). */
+  /**
+   * The failure (token redacted): what the attempt threw; for an error status, the class of the
+   * error it makes (`NotFoundError`) and the store's `detail` (empty when the body has none).
+   */
   error?: { name: string; message: string };
   /** Whether the SDK is about to send the request again. */
   willRetry: boolean;
   /** How long it waits first, when `willRetry`. */
   retryDelayMs?: number;
+  /**
+   * Why a failed attempt is not sent again: its method is not idempotent (`not-idempotent`: a
+   * POST or PATCH answered 5xx, or cut off), the retries are used up, the server asked for a
+   * wait over the cap (`retry-after-too-long`), or retrying cannot change the answer (`not-retryable`).
+   */
+  notRetried?: "not-idempotent" | "retries-exhausted" | "retry-after-too-long" | "not-retryable";
+  /** How long the attempt waited, before it started, for the client's pause after a 429 (client-wide; omitted when it did not wait). */
+  pausedMs?: number;
   /** The server's `x-request-id` (or `request-id`), when it sent one. */
   requestId?: string;
   /**
@@ -58,17 +70,29 @@ export function emitLogEvent(logger: Logger, report: () => RequestLogEvent): voi
   }
 }
 
+/** What `formatLogEvent` says of each `notRetried` reason (`not-retryable`: the status or the error says it). */
+const NOT_RETRIED: Record<string, string> = {
+  "not-idempotent": "is not idempotent",
+  "retries-exhausted": "attempts used up",
+  "retry-after-too-long": "Retry-After over 60 s",
+};
+
 /**
  * One line for an event: `POST /subscriptions/{id}/renew/ 503 attempt 1 12 ms`, followed by
- * the error and the retry plan when there are any.
+ * the wait in the client's pause, the request id, the error, and the retry plan or why there is
+ * none (`not retried: POST is not idempotent`), when there are any.
  */
 export function formatLogEvent(event: RequestLogEvent): string {
   const parts = [event.method, event.path];
+  const { error, notRetried } = event;
   if (event.status !== undefined) parts.push(String(event.status));
   parts.push(`attempt ${event.attempt}`, `${event.durationMs} ms`);
+  if (event.pausedMs) parts.push(`paused ${event.pausedMs} ms`);
   if (event.requestId) parts.push(`request-id ${event.requestId}`);
-  if (event.error) parts.push(`${event.error.name}: ${event.error.message}`);
+  if (error) parts.push(error.message ? `${error.name}: ${error.message}` : error.name);
   if (event.willRetry) parts.push(`retrying in ${event.retryDelayMs ?? 0} ms`);
+  const why = NOT_RETRIED[notRetried!];
+  if (why) parts.push(`not retried: ${why[0] === "i" ? `${event.method} ` : ""}${why}`);
   return parts.join(" ");
 }
 
@@ -79,17 +103,20 @@ interface AttemptReport {
   startedMs: number;
   /** The response, when one arrived and was read. */
   response?: Response | undefined;
+  /** The parsed body of an error response (openapi-fetch's `error`). */
+  body?: unknown;
   /** What the attempt threw, when no response was read. */
   error?: unknown;
   decision: RetryDecision;
   secrets: readonly string[];
+  pausedMs: number;
 }
 
 /**
  * The event for one attempt. What the server sent (`x-request-id`) and foreign errors'
  * messages are scrubbed of the token and of control characters; the SDK's own messages already are.
  */
-export function attemptEvent({ operation, attempt, startedMs, response, error, decision, secrets }: AttemptReport): RequestLogEvent {
+export function attemptEvent({ operation, attempt, startedMs, response, body, error, decision, secrets, pausedMs }: AttemptReport): RequestLogEvent {
   const event: RequestLogEvent = {
     method: operation.method,
     path: operation.path,
@@ -101,12 +128,16 @@ export function attemptEvent({ operation, attempt, startedMs, response, error, d
     event.status = response.status;
     const requestId = requestIdOf(response.headers, secrets);
     if (requestId) event.requestId = clip(requestId, secrets);
+    const { status, headers } = response;
+    if (status >= 400) event.error = { name: errorFromResponse({ status, body, headers }).name, message: bodyDetail(body, secrets) ?? "" };
   } else {
     const name = error instanceof Error ? error.name : typeof error;
     const message = error instanceof Error ? error.message : describe(error);
     event.error = { name, message: error instanceof StoreAdminError ? message : clip(message, secrets) };
   }
   if (decision.retry) event.retryDelayMs = decision.delayMs;
+  else if (event.error) event.notRetried = decision.reason;
+  if (pausedMs) event.pausedMs = pausedMs;
   return event;
 }
 
@@ -135,5 +166,6 @@ export function printEnvLog(level: string, event: RequestLogEvent): void {
   }
   const failed = event.error !== undefined || (event.status ?? 0) >= 400;
   const shown = event.willRetry ? 1 : failed ? 0 : 2;
-  if (rank >= shown) console.error(formatLogEvent(event));
+  // Tagged: the line goes to a process's stderr among others.
+  if (rank >= shown) console.error(`store-admin-sdk: ${formatLogEvent(event)}`);
 }

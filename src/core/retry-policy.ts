@@ -141,7 +141,7 @@ export function retryDelayMs(
 /** The decision {@link decideRetry} returns; `reason` says why not, for logs and tests. */
 export type RetryDecision =
   | { retry: true; delayMs: number }
-  | { retry: false; reason: "not-retryable" | "retries-exhausted" | "retry-after-too-long" };
+  | { retry: false; reason: "not-retryable" | "not-idempotent" | "retries-exhausted" | "retry-after-too-long" };
 
 /** Everything {@link decideRetry} looks at. */
 interface RetryQuestion {
@@ -159,7 +159,8 @@ interface RetryQuestion {
 /** The whole retry decision: the rules of {@link isRetryable}, the attempt budget and the `Retry-After` cap. */
 export function decideRetry(question: RetryQuestion): RetryDecision {
   const { method, outcome, attempt, maxRetries } = question;
-  if (!isRetryable(method, outcome)) return { retry: false, reason: "not-retryable" };
+  // `not-idempotent`: the same outcome of a GET would be retried.
+  if (!isRetryable(method, outcome)) return { retry: false, reason: isRetryable("GET", outcome) ? "not-idempotent" : "not-retryable" };
   if (attempt > maxRetries) return { retry: false, reason: "retries-exhausted" };
   const delayMs = retryDelayMs(attempt, question.retryAfter, question.now ?? Date.now(), question.random ?? Math.random);
   if (delayMs > MAX_RETRY_AFTER_MS) return { retry: false, reason: "retry-after-too-long" };

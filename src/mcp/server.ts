@@ -1,7 +1,9 @@
 /**
  * The Model Context Protocol server: the generated tools (generated/mcp-tools.ts), filtered,
  * each call sent through the SDK's own client, and `validate_call`, which checks a proposed
- * call against the contract with the testing kit and sends nothing.
+ * call against the contract with the testing kit and sends nothing. In the dynamic mode the
+ * operations are reached through three tools instead (dynamic-tools.ts); both modes call an
+ * operation through one function (operation-call.ts).
  *
  * Built on the official SDK's low-level `Server` (`@modelcontextprotocol/sdk`, an optional
  * peer dependency): the tools carry JSON Schema derived from the contract, which its
@@ -9,17 +11,29 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { clip, createStoreAdminClient, ownOptions, redact, type StoreAdminClient, type StoreAdminClientOptions, StoreAdminError, tokenSourceOf, VERSION } from "#shared";
-import { listedTools, toolListing, toolNamed, VALIDATE_CALL, whyNotListed, type ToolFilter } from "./tool-list.js";
-import { checkArguments, errorResult, resultOf, send, ToolArgumentError, type CallArguments, type ToolResult } from "./tool-call.js";
-import { quoted, shown, withinCap } from "./result-size.js";
+import { createStoreAdminClient, ownOptions, redact, type StoreAdminClient, type StoreAdminClientOptions, tokenSourceOf, VERSION } from "#shared";
+import { listedTools, toolListing, VALIDATE_CALL, type ToolFilter } from "./tool-list.js";
+import { errorResult, type ToolResult } from "./tool-call.js";
+import { operationCalls, type OperationCalls } from "./operation-call.js";
+import { dynamicToolListing, dynamicTools } from "./dynamic-tools.js";
+import { quoted, withinCap } from "./result-size.js";
 import { mcpTools, type McpToolRow } from "../../generated/mcp-tools.js";
+
+/** How the server offers the operations: one tool each, or three tools that search, describe and call them. */
+const MODES = ["per-operation", "dynamic"] as const;
+export type McpMode = (typeof MODES)[number];
 
 export interface StoreAdminMcpServerOptions extends ToolFilter {
   /** How to reach the store: the options of `createStoreAdminClient` (`baseUrl` or `apiUrl`, `accessToken`, …). */
   store: StoreAdminClientOptions;
   /** The most a result may hold, in bytes: the whole result as the JSON-RPC response carries it (text, `structuredContent`, every note). @default 32768 */
   maxResultBytes?: number | undefined;
+  /**
+   * `"per-operation"`: one tool per operation the filters allow. `"dynamic"`: `search_operations`,
+   * `describe_operation` and `call_operation` (and `validate_call`), a list that does not grow
+   * with the contract. @default "per-operation"
+   */
+  mode?: McpMode | undefined;
 }
 
 /** Default result cap: well under the 64 KB at which stdio clients break, text and structured copy together. */
@@ -28,28 +42,23 @@ export const DEFAULT_MAX_RESULT_BYTES = 32_768;
 const MIN_RESULT_BYTES = 1_024;
 
 /** The names of {@link StoreAdminMcpServerOptions}. */
-const OPTION_NAMES: readonly string[] = ["store", "allowWrites", "scopes", "tools", "maxResultBytes"] satisfies ReadonlyArray<keyof StoreAdminMcpServerOptions>;
+const OPTION_NAMES: readonly string[] = ["store", "allowWrites", "scopes", "tools", "maxResultBytes", "mode"] satisfies ReadonlyArray<keyof StoreAdminMcpServerOptions>;
 
-/** Most of an error body a result quotes: enough for a model to see which field the store refused. */
-const MAX_QUOTED_BODY = 2_000;
-
-/**
- * The SDK's message, and what the store said (its body, scrubbed by the client), for a model to
- * act on: one line, without the control and bidi characters a store may put in it.
- */
-function apiErrorText(error: StoreAdminError): string {
-  const body = (error as { body?: unknown }).body;
-  if (body === undefined || body === null || body === "") return error.message;
-  return `${error.message}\nThe store answered: ${clip(typeof body === "string" ? body : JSON.stringify(body), [], MAX_QUOTED_BODY)}`;
+interface Checked {
+  store: StoreAdminClientOptions;
+  filter: ToolFilter;
+  maxBytes: number;
+  listed: McpToolRow[];
+  mode: McpMode;
 }
 
 /** The server's options, each checked: what is wrong is refused by name, before a client is made. */
-function checkedOptions(given: StoreAdminMcpServerOptions): { store: StoreAdminClientOptions; filter: ToolFilter; maxBytes: number; listed: McpToolRow[] } {
+function checkedOptions(given: StoreAdminMcpServerOptions, rows: readonly McpToolRow[]): Checked {
   // Own properties only, here and in `store`: a key on a polluted Object.prototype (`fetch`,
   // `allowWrites`) must neither receive the token nor switch writes on.
   const options = ownOptions(given);
   if (options === null || typeof options !== "object" || options.store === null || typeof options.store !== "object") {
-    throw new TypeError("createStoreAdminMcpServer() takes { store: { baseUrl | apiUrl, accessToken }, allowWrites?, scopes?, tools?, maxResultBytes? }.");
+    throw new TypeError("createStoreAdminMcpServer() takes { store: { baseUrl | apiUrl, accessToken }, allowWrites?, scopes?, tools?, maxResultBytes?, mode? }.");
   }
   const store = ownOptions(options.store);
   if (options.allowWrites !== undefined && typeof options.allowWrites !== "boolean") {
@@ -64,6 +73,8 @@ function checkedOptions(given: StoreAdminMcpServerOptions): { store: StoreAdminC
   if (!Number.isSafeInteger(maxBytes) || maxBytes < MIN_RESULT_BYTES) {
     throw new TypeError(`maxResultBytes must be a whole number ≥ ${MIN_RESULT_BYTES}, got ${JSON.stringify(options.maxResultBytes)}.`);
   }
+  const mode = options.mode ?? "per-operation";
+  if (!(MODES as readonly unknown[]).includes(mode)) throw new TypeError(`mode must be ${MODES.map((m) => JSON.stringify(m)).join(" or ")}, got ${JSON.stringify(options.mode)}.`);
   const filter: ToolFilter = { allowWrites: options.allowWrites, scopes: options.scopes, tools: options.tools };
   for (const name of ["scopes", "tools"] as const) {
     const value = filter[name];
@@ -71,9 +82,9 @@ function checkedOptions(given: StoreAdminMcpServerOptions): { store: StoreAdminC
       throw new TypeError(`${name} must be an array of non-empty strings, got ${JSON.stringify(value)}.`);
     }
   }
-  const listed = listedTools(filter);
+  const listed = listedTools(filter, rows);
   if (filter.tools !== undefined && listed.length === 0) throw new TypeError(`tools (${filter.tools.join(", ")}) names no tool this server may list.`);
-  return { store: store as StoreAdminClientOptions, filter, maxBytes, listed };
+  return { store: store as StoreAdminClientOptions, filter, maxBytes, listed, mode };
 }
 
 /**
@@ -81,7 +92,16 @@ function checkedOptions(given: StoreAdminMcpServerOptions): { store: StoreAdminC
  * with `server.connect(transport)`.
  */
 export function createStoreAdminMcpServer(given: StoreAdminMcpServerOptions): Server {
-  const { store, filter, maxBytes, listed } = checkedOptions(given);
+  return mcpServerOver(mcpTools, given);
+}
+
+/**
+ * The server over `rows`: generated/mcp-tools.ts's, or another contract's to measure the list
+ * and the search at any size (test/mcp/dynamic-size.test.ts). Calls are checked against our
+ * contract, whatever the rows.
+ */
+export function mcpServerOver(rows: readonly McpToolRow[], given: StoreAdminMcpServerOptions): Server {
+  const { store, filter, maxBytes, listed, mode } = checkedOptions(given, rows);
 
   const client = createStoreAdminClient(store);
   // Every token the client's source handed out is scrubbed from what leaves the server, in every encoding the SDK's redaction knows.
@@ -90,64 +110,30 @@ export function createStoreAdminMcpServer(given: StoreAdminMcpServerOptions): Se
   let checker: Promise<StoreAdminClient> | undefined;
   // The testing kit's client: the contract's validators answer, nothing leaves the process. Loaded on first use.
   const contractChecker = () => (checker ??= import("../testing/mock-store.js").then(({ mockStoreClient }) => mockStoreClient("contract-check")));
-
-  /** `undefined` when the call matches the contract, else why not (the testing kit's words). */
-  async function contractProblem(tool: McpToolRow, args: CallArguments): Promise<string | undefined> {
-    try {
-      await send(await contractChecker(), tool, { path: args.path, query: args.query, body: args.body });
-      return undefined;
-    } catch (error) {
-      if (error instanceof ToolArgumentError) return error.message;
-      const status = (error as { status?: unknown }).status;
-      if (status === 400 || status === 415 || status === 422) return (error as Error).message;
-      return undefined; // the kit answers every valid call; another failure is no verdict on the call
-    }
-  }
+  // The dynamic mode names an operation by its method name, which call_operation takes.
+  const nameOf = mode === "dynamic" ? (tool: McpToolRow) => tool.methodName : (tool: McpToolRow) => tool.name;
+  const calls = operationCalls({ client, filter, maxBytes, clean, contractChecker, nameOf });
 
   const server = new Server({ name: "store-admin-sdk", version: VERSION }, { capabilities: { tools: {} } });
-
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListing(listed) }));
-
+  const tools = mode === "dynamic" ? dynamicToolListing(filter.allowWrites === true) : toolListing(listed);
+  const callTool = mode === "dynamic" ? dynamicTools({ rows, listed, calls, filter, maxBytes, clean }) : perOperationTools(rows, listed, calls, clean);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   // Every result, whatever made it, within the cap.
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<ToolResult> => withinCap(await callTool(request.params, extra.signal), maxBytes));
-
-  async function callTool({ name, arguments: input }: { name: string; arguments?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<ToolResult> {
-    if (name === VALIDATE_CALL) return validateCall(input);
-    const tool = toolNamed(name);
-    if (!tool) return errorResult(`There is no tool ${quoted(name)}. The tools: ${[...listed.map((t) => t.name), VALIDATE_CALL].join(", ")}.`, clean);
-    const refused = whyNotListed(tool, filter);
-    if (refused !== undefined) return errorResult(`Not sent: ${refused}`, clean);
-    try {
-      const args = checkArguments(tool, input);
-      const problem = await contractProblem(tool, args);
-      if (problem !== undefined) return errorResult(`Not sent: the call does not match the contract. ${problem}`, clean);
-      const data = await send(client, tool, args, signal);
-      return resultOf(tool, data, args.offset ?? 0, maxBytes, clean);
-    } catch (error) {
-      if (error instanceof ToolArgumentError) return errorResult(`Not sent: ${error.message}`, clean);
-      if (error instanceof StoreAdminError) return errorResult(apiErrorText(error), clean);
-      return errorResult(`${tool.name} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`, clean);
-    }
-  }
-
-  async function validateCall(input: Record<string, unknown> | undefined): Promise<ToolResult> {
-    const name = input?.tool;
-    const tool = typeof name === "string" ? toolNamed(name) : undefined;
-    if (!tool) return errorResult(`validate_call takes { tool, arguments }: tool must name one of ${mcpTools.map((t) => t.name).join(", ")}, got ${quoted(name)}.`, clean);
-    let problem: string | undefined;
-    try {
-      problem = await contractProblem(tool, checkArguments(tool, input?.arguments));
-    } catch (error) {
-      if (!(error instanceof ToolArgumentError)) throw error;
-      problem = error.message;
-    }
-    // Shown in the text and in `structuredContent`: clipped, so that both fit under the cap.
-    if (problem !== undefined) problem = shown(problem, MAX_QUOTED_BODY);
-    const refused = whyNotListed(tool, filter);
-    const verdict = { valid: problem === undefined, ...(problem !== undefined ? { problem } : {}), ...(refused !== undefined ? { available: false, why: refused } : { available: true }) };
-    const text = clean(JSON.stringify(verdict));
-    return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
-  }
-
   return server;
+}
+
+/** The per-operation mode's tools: an operation's own tool, or `validate_call { tool, arguments }`. */
+function perOperationTools(rows: readonly McpToolRow[], listed: readonly McpToolRow[], calls: OperationCalls, clean: (text: string) => string) {
+  return async ({ name, arguments: input }: { name: string; arguments?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<ToolResult> => {
+    if (name === VALIDATE_CALL) {
+      const named = input?.tool;
+      const tool = typeof named === "string" ? rows.find((row) => row.name === named) : undefined;
+      if (!tool) return errorResult(`validate_call takes { tool, arguments }: tool must name one of ${rows.map((t) => t.name).join(", ")}, got ${quoted(named)}.`, clean);
+      return calls.validate(tool, input?.arguments);
+    }
+    const tool = rows.find((row) => row.name === name);
+    if (!tool) return errorResult(`There is no tool ${quoted(name)}. The tools: ${[...listed.map((t) => t.name), VALIDATE_CALL].join(", ")}.`, clean);
+    return calls.call(tool, input, signal);
+  };
 }

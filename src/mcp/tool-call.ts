@@ -137,7 +137,7 @@ function besideItems(rest: Record<string, unknown>, budget: number, clean: (text
  * The answer as a result of at most `maxBytes` (the whole result as serialized, see
  * result-size.ts), `clean` applied to every string that leaves (the token's redaction).
  */
-export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxBytes: number, clean: (text: string) => string): ToolResult {
+export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxBytes: number, clean: (text: string) => string, nameOf: (tool: McpToolRow) => string = (row) => row.name): ToolResult {
   const shaped = (structured: Record<string, unknown>): ToolResult => {
     const text = clean(JSON.stringify(structured));
     return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
@@ -178,7 +178,7 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
     let high = Math.max(0, items.length - offset);
     if (size(part(high)) <= maxBytes) return part(high);
     if (size(part(1)) > maxBytes) {
-      first = omitted(tool, items[offset], offset, bytes(clean(JSON.stringify(items[offset]))), maxBytes, whole);
+      first = omitted(tool, items[offset], offset, bytes(clean(JSON.stringify(items[offset]))), maxBytes, whole, nameOf);
       low = 1;
       if (size(part(high)) <= maxBytes) return part(high);
     }
@@ -196,7 +196,7 @@ export function resultOf(tool: McpToolRow, data: unknown, offset: number, maxByt
 }
 
 /** What stands for a list item over the cap: its place, its size, and the tool that reads it alone where there is one. */
-function omitted(tool: McpToolRow, item: unknown, index: number, size: number, maxBytes: number, whole: string): { omitted: string } {
+function omitted(tool: McpToolRow, item: unknown, index: number, size: number, maxBytes: number, whole: string, nameOf: (tool: McpToolRow) => string): { omitted: string } {
   const what = `Item ${index} of this ${whole} is ${size} bytes, over the ${maxBytes}-byte result cap, and is not shown`;
   // The operation reading one item: GET <the list's path>{param}/, e.g. users_retrieve for users_list.
   for (const one of mcpTools) {
@@ -207,7 +207,7 @@ function omitted(tool: McpToolRow, item: unknown, index: number, size: number, m
       // A value too long to quote could not be passed back whole either.
       if (text !== shown(text)) return { omitted: `${what}: its ${param} is ${String(value).length} characters long, too long to quote.` };
       const also = tool.path.includes("{") ? " and this call's path parameters" : "";
-      return { omitted: `${what}: read it with ${one.name}, path.${param} ${text}${also} (a result over the cap is cut, marked).` };
+      return { omitted: `${what}: read it with ${nameOf(one)}, path.${param} ${text}${also} (a result over the cap is cut, marked).` };
     }
   }
   return { omitted: `${what}: a server started with a larger maxResultBytes (--max-result-bytes) shows it.` };

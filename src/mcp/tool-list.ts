@@ -11,36 +11,36 @@ export interface ToolFilter {
   allowWrites?: boolean | undefined;
   /** The scopes the token holds: list only the tools that one of their operation's alternatives is satisfied by. */
   scopes?: readonly string[] | undefined;
-  /** Tool names or tags, `*` matching any run of characters: list only the tools one of them names. */
+  /** Tool names, method names or tags, `*` matching any run of characters: list only the tools one of them names. */
   tools?: readonly string[] | undefined;
 }
 
 /** `"giftCards_*"` as a whole-string regular expression. */
 const glob = (pattern: string) => new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "i");
 
-/** Why `tool` is not listed under `filter`, or `undefined` when it is. */
-export function whyNotListed(tool: McpToolRow, filter: ToolFilter): string | undefined {
+/** Why `tool` is not listed under `filter`, or `undefined` when it is; the reason names it `name`. */
+export function whyNotListed(tool: McpToolRow, filter: ToolFilter, name = tool.name): string | undefined {
   if (tool.method !== "GET" && filter.allowWrites !== true) {
-    return `${tool.name} changes data (${tool.operation}), and this server lists only reads: start it with --allow-writes (allowWrites: true) to allow writes.`;
+    return `${name} changes data (${tool.operation}), and this server lists only reads: start it with --allow-writes (allowWrites: true) to allow writes.`;
   }
   if (filter.scopes !== undefined && tool.scopes.length > 0) {
     const held = new Set(filter.scopes);
     if (!tool.scopes.some((alternative) => alternative.every((scope) => held.has(scope)))) {
-      return `${tool.name} needs the scope ${tool.scopes.map((a) => a.join(" and ")).join(" or ")}, which the scopes this server was given (${filter.scopes.join(", ") || "none"}) do not include.`;
+      return `${name} needs the scope ${tool.scopes.map((a) => a.join(" and ")).join(" or ")}, which the scopes this server was given (${filter.scopes.join(", ") || "none"}) do not include.`;
     }
   }
   if (filter.tools !== undefined) {
     const patterns = filter.tools.map(glob);
-    if (!patterns.some((p) => p.test(tool.name) || tool.tags.some((tag) => p.test(tag)))) {
-      return `${tool.name} is not among the tools this server was started with (${filter.tools.join(", ")}).`;
+    if (!patterns.some((p) => p.test(tool.name) || p.test(tool.methodName) || tool.tags.some((tag) => p.test(tag)))) {
+      return `${name} is not among the tools this server was started with (${filter.tools.join(", ")}).`;
     }
   }
   return undefined;
 }
 
-/** The listed tools. */
-export function listedTools(filter: ToolFilter): McpToolRow[] {
-  return mcpTools.filter((tool) => whyNotListed(tool, filter) === undefined);
+/** The listed tools (of `rows`: another contract's, to measure). */
+export function listedTools(filter: ToolFilter, rows: readonly McpToolRow[] = mcpTools): McpToolRow[] {
+  return rows.filter((tool) => whyNotListed(tool, filter) === undefined);
 }
 
 /** The generated tool named `name`, listed or not. */

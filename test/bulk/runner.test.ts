@@ -138,6 +138,24 @@ describe("one 429 slows the whole run", () => {
   });
 });
 
+describe("a client paused by a 429 before the run", () => {
+  it("the run starts after the client's pause, and its requests leave spaced by the rate, not all at once when the pause ends", async () => {
+    server.respond = (request) => (request.id === "99" ? { status: 429, headers: { "retry-after": "1" }, body: { detail: "slow down" } } : undefined);
+    const store = client({ maxRetries: 0 });
+    await store.PATCH("/gift-cards/{id}/", { params: { path: { id: 99 } }, body: { expired_at: null } });
+    const refusedAt = server.received[0]!.at;
+    // 10/s: a slot every 105 ms, the first when the pause ends, so the fifth request cannot leave
+    // before 1,000 + 4 × 105 ms. Without the client's pause as the run's, the 5 slots were handed
+    // out during the pause and the requests left together when it ended (at most twice as fast
+    // as the spacing: the fifth about 1,210 ms after the 429).
+    const report = await runBulk({ client: store, runId: "paused-client", items: ids(5), key: String, concurrency: 5, rate: { perSecond: 10 }, task: expire });
+    expect(report.done).toBe(5);
+    const times = server.received.slice(1).map((r) => r.at - refusedAt);
+    expect(Math.min(...times)).toBeGreaterThanOrEqual(1000);
+    expect(Math.max(...times), JSON.stringify(times)).toBeGreaterThanOrEqual(1400);
+  });
+});
+
 describe("results", () => {
   it("done for a 2xx or a plain value; failed with the status and the SDK's error (no token) for an error status or a throw", async () => {
     server.respond = (request) =>

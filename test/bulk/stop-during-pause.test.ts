@@ -43,7 +43,10 @@ describe("a stop during a 429 pause", () => {
       const refused = server.received.map((r) => Number(r.id));
 
       server.respond = undefined;
-      const second = await runBulk({ client, runId: "pause-stop", ledger, items: ids, key: String, concurrency: 2, task });
+      // The client that met a 429 of 30 s is paused for it (one pause for the whole client): the
+      // resume, as a later process would, comes with a client of its own.
+      const resumed = createStoreAdminClient({ apiUrl: server.url, accessToken: "sk_test_pause_stop", maxRetries: 2 });
+      const second = await runBulk({ client: resumed, runId: "pause-stop", ledger, items: ids, key: String, concurrency: 2, task });
       expect(second).toMatchObject({ done: 10, failed: 0, inDoubt: 0, stopped: false });
       for (const id of ids) expect(server.count("PATCH", id), `PATCH ${id}`).toBe(refused.includes(id) ? 2 : 1);
     });

@@ -86,8 +86,8 @@ describe("calls that create something reach the server at most once", () => {
     expect(data).toMatchObject({ id: 42 });
     expect(server().count("GET", "/users/42/")).toBe(3);
     expect(events.map(formatLogEvent).map((line) => line.replace(/ \d+ ms/, " N ms"))).toEqual([
-      "GET /users/{id}/ 503 attempt 1 N ms retrying in 0 ms",
-      "GET /users/{id}/ 503 attempt 2 N ms retrying in 0 ms",
+      "GET /users/{id}/ 503 attempt 1 N ms InternalServerError retrying in 0 ms",
+      "GET /users/{id}/ 503 attempt 2 N ms InternalServerError retrying in 0 ms",
       "GET /users/{id}/ 200 attempt 3 N ms",
     ]);
   });
@@ -129,6 +129,15 @@ describe("typed errors through the client", () => {
       "[POST /subscriptions/{id}/renew/] 429 Too Many Requests: Too many requests. Rate limited: retry after 600 s.",
     );
     expect(server().requests).toHaveLength(1);
+  });
+
+  it("a Retry-After beyond the cap holds no other call of the client: the next call is sent, and meets its own 429", async () => {
+    server().enqueue({ status: 429, headers: { "retry-after": "60.001" } }, { status: 429, headers: { "retry-after": "60.001" } });
+    const store = client();
+    const first = await store.GET("/users/{id}/", { params: { path: { id: 1 } } });
+    const second = await store.GET("/users/{id}/", { params: { path: { id: 2 } } });
+    expect([first.response.status, second.response.status]).toEqual([429, 429]);
+    expect(server().requests.map((r) => r.path)).toEqual(["/users/1/", "/users/2/"]);
   });
 
   it("a 403 names the scope the operation requires, and the token stays out of it", async () => {

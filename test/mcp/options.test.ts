@@ -18,7 +18,7 @@ const store = { apiUrl: "http://127.0.0.1:9/api/admin", accessToken: "test-token
 describe("createStoreAdminMcpServer options", () => {
   it("refuses an unknown option name, naming it and the options there are", () => {
     expect(() => createStoreAdminMcpServer({ store, scope: ["users:read"] } as never)).toThrow(
-      new TypeError('createStoreAdminMcpServer(): "scope" is not an option; the options are store, allowWrites, scopes, tools, maxResultBytes.'),
+      new TypeError('createStoreAdminMcpServer(): "scope" is not an option; the options are store, allowWrites, scopes, tools, maxResultBytes, mode.'),
     );
     expect(() => createStoreAdminMcpServer({ store, allowWrite: true, maxBytes: 2048 } as never)).toThrow(/"allowWrite", "maxBytes" are not options/);
   });

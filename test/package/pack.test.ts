@@ -60,14 +60,18 @@ const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.y
  * encoders and of the URL rule for method names added ~10 kB: 430,182 B measured. The long
  * functions split into named steps (13 small modules of one concern each in src/bulk,
  * src/bulk/bullmq and src/cli, each with its declarations) added ~7 kB: 433,453 B before, 440,333 B
- * after. The precompiled validators moved below the kit (generated/validators/: each operation's
- * response validators a module of their own, so a component both directions use is compiled into
- * two modules of the operation, not one) and store-admin-sdk/schemas (one module per named schema
- * in its view, 68 for our contract, each holding the components its schema reaches, so that one
- * schema loads alone: `Order`'s holds most of the contract) added ~104 kB: 544,001 B. A jump past
- * it means something unintended got packed.
+ * after. The MCP server's dynamic mode (the operations' search with its synonym table, the
+ * describe and call tools, example calls, one call path for both modes: ~23 kB of code, its
+ * source map and declarations) with its docs added ~16 kB: 456,760 B. The precompiled validators
+ * moved below the kit (generated/validators/: each operation's response validators a module of
+ * their own, so a component both directions use is compiled into two modules of the operation,
+ * not one) and store-admin-sdk/schemas (one module per named schema in its view, 68 for our
+ * contract, each holding the components its schema reaches, so that one schema loads alone:
+ * `Order`'s holds most of the contract) added ~103 kB: 565,829 B with the changes merged beside
+ * them (the mock that stops with its launcher, the progress line, their docs). A jump past it means something
+ * unintended got packed.
  */
-const MAX_TARBALL_BYTES = 550_000;
+const MAX_TARBALL_BYTES = 572_000;
 
 const PACK_TIMEOUT_MS = 300_000;
 
@@ -101,10 +105,10 @@ describe("npm pack", () => {
       names.has(/^dist\/chunks\/([\w$]+)-\w+\.js$/.exec(path)?.[1] ?? "") ||
       /\n\/\/ generated\/validators\/responses\/\w+\.ts\n/.test(readFileSync(join(ROOT, path), "utf8").slice(0, 400));
     expect(paths.filter((path) => path.endsWith(".js") && !paths.includes(`${path}.map`) && !perModule(path)), "bundles without source maps").toEqual([]);
-    // And each operation's response validators twice: their code (the chunk the kit's module and the
-    // loaders of `validateResponses` share) and the loaders' entry to it, a line of re-exports.
-    const responses = readdirSync(join(ROOT, "generated", "validators", "responses")).length;
-    expect(paths.filter(perModule), "a chunk per generated validator module").toHaveLength(modules.length + responses);
+    // A chunk named after each (an operation's responses are in its kit module's chunk, until another entry loads them alone:
+    // `validateResponses`' loaders do, and then their code is a chunk the two share, named by esbuild).
+    const named = paths.filter(perModule).filter((path) => !/^dist\/chunks\/chunk-/.test(path));
+    expect(new Set(named.map((path) => /^dist\/chunks\/([\w$]+)-/.exec(path)![1])), "a chunk per generated validator module").toEqual(names);
     expect(paths.some((path) => path.startsWith("dist/generated/")), "dist/generated/ (imported by the declarations)").toBe(true);
   });
 

@@ -9,7 +9,7 @@ import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createConsumerProject, describeRun, ROOT, run, type ConsumerProject } from "../package/tarball.js";
-import { startFaultServer, type Fault, type FaultServer } from "../helpers/fault-server.js";
+import { closedPortUrl, startFaultServer, type Fault, type FaultServer } from "../helpers/fault-server.js";
 import { envLogger } from "../../src/client/env-logger.js";
 import { BIN_DIR, ensureRuntimes, INSTALL_TIMEOUT_MS, runtimeEnv } from "../runtimes/install.js";
 
@@ -20,11 +20,13 @@ let server: FaultServer;
 beforeAll(async () => {
   server = await startFaultServer((request): Fault => {
     if (request.path === "/users/7/") return { status: 404, body: { detail: `Not found for ${TOKEN}` }, headers: { "x-request-id": "r-404" } };
+    if (request.method === "PATCH") return { status: 503, body: { detail: "Maintenance window" } };
     return { body: { id: 1 }, headers: { "request-id": "r-ok" } };
   });
   project = await createConsumerProject();
   await cp(join(ROOT, "test", "production", "fixtures", "debug-calls.mjs"), join(project.dir, "debug-calls.mjs"));
   await cp(join(ROOT, "test", "production", "fixtures", "debug-deno.mjs"), join(project.dir, "debug-deno.mjs"));
+  await cp(join(ROOT, "test", "production", "fixtures", "debug-failures.mjs"), join(project.dir, "debug-failures.mjs"));
 }, 300_000);
 
 afterAll(async () => {
@@ -44,30 +46,42 @@ async function runCalls(level: string | undefined, extra: Record<string, string>
   return result.stderr.split("\n").filter(Boolean);
 }
 
-const LINE = /^GET \/users\/\{id\}\/ (200|404|503) attempt [12] \d+ ms/;
+const LINE = /^store-admin-sdk: GET \/users\/\{id\}\/ (200|404|503) attempt [12] \d+ ms/;
 
 describe("STORE_ADMIN_LOG", () => {
   it("debug: one line per attempt, in formatLogEvent's format, redacted", async () => {
     const lines = await runCalls("debug");
     expect(lines, lines.join("\n")).toHaveLength(5);
     for (const line of lines) expect(line).toMatch(LINE);
-    expect(lines[0]).toMatch(/^GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms$/);
-    expect(lines[1]).toMatch(/^GET \/users\/\{id\}\/ 503 attempt 1 \d+ ms retrying in 0 ms$/);
-    expect(lines[2]).toMatch(/^GET \/users\/\{id\}\/ 200 attempt 2 \d+ ms request-id r-ok$/);
-    expect(lines[3]).toMatch(/^GET \/users\/\{id\}\/ 404 attempt 1 \d+ ms request-id r-404$/);
+    expect(lines[0]).toMatch(/^store-admin-sdk: GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms$/);
+    expect(lines[1]).toMatch(/^store-admin-sdk: GET \/users\/\{id\}\/ 503 attempt 1 \d+ ms InternalServerError: busy retrying in 0 ms$/);
+    expect(lines[2]).toMatch(/^store-admin-sdk: GET \/users\/\{id\}\/ 200 attempt 2 \d+ ms request-id r-ok$/);
+    // The error's class and the store's detail, scrubbed of the token.
+    expect(lines[3]).toMatch(/^store-admin-sdk: GET \/users\/\{id\}\/ 404 attempt 1 \d+ ms request-id r-404 NotFoundError: Not found for \[REDACTED\]$/);
   }, 60_000);
 
   it("info: the retried attempts and the failures; warn: the failures", async () => {
     const info = await runCalls("info");
-    expect(info.map((line) => line.split(" ")[2])).toEqual(["503", "404"]);
+    expect(info.map((line) => line.split(" ")[3])).toEqual(["503", "404"]);
     const warn = await runCalls("WARN");
-    expect(warn.map((line) => line.split(" ")[2])).toEqual(["404"]);
+    expect(warn.map((line) => line.split(" ")[3])).toEqual(["404"]);
   }, 60_000);
 
   it("unset: nothing; an unknown value: one warning line, once", async () => {
     expect(await runCalls(undefined)).toEqual([]);
     const lines = await runCalls("verbose");
     expect(lines).toEqual(['store-admin-sdk: STORE_ADMIN_LOG="verbose" is not one of warn, info, debug; nothing is logged.']);
+  }, 60_000);
+
+  it("a call not retried says why, and the last attempt's line is on stderr before the caller's catch runs", async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, SERVER_URL: server.url, CLOSED_URL: await closedPortUrl(), STORE_ADMIN_LOG: "warn" };
+    const result = await run(process.execPath, ["debug-failures.mjs"], { cwd: project!.dir, env, timeoutMs: 60_000 });
+    expect(result.code, describeRun("debug-failures.mjs", result)).toBe(0);
+    const lines = result.stderr.split("\n").filter(Boolean);
+    expect(lines, lines.join("\n")).toHaveLength(3);
+    expect(lines[0]).toMatch(/^store-admin-sdk: PATCH \/users\/\{id\}\/ 503 attempt 1 \d+ ms InternalServerError: Maintenance window not retried: PATCH is not idempotent$/);
+    expect(lines[1]).toMatch(/^store-admin-sdk: GET \/users\/\{id\}\/ attempt 1 \d+ ms ConnectionError: .* not retried: attempts used up$/);
+    expect(lines[2]).toBe("caught ConnectionError");
   }, 60_000);
 
   it("a logger given in code wins", async () => {
@@ -90,7 +104,7 @@ describe("where the environment cannot be read without asking", () => {
     expect(without.stderr).not.toMatch(/attempt 1|NotCapable|PermissionDenied|STORE_ADMIN_LOG/);
     const granted = await deno(true);
     expect(granted.code, describeRun("deno --allow-env", granted)).toBe(0);
-    expect(granted.stderr).toMatch(/^GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms/m);
+    expect(granted.stderr).toMatch(/^store-admin-sdk: GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms/m);
   }, INSTALL_TIMEOUT_MS);
 
   it("Deno without the env permission: off, and the permission is only queried (never requested)", () => {

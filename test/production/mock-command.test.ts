@@ -6,17 +6,20 @@
  * line each, written before its answer is sent, never the token; SIGTERM lets the request in
  * flight finish and its line be written, and answers 503 (and logs) what is still pending after
  * --grace; a --log or --handlers module that cannot be used exits 2 before listening; a body
- * too large for the log is logged as its size.
+ * too large for the log is logged as its size. Started through `npx` (which passes no SIGTERM
+ * on) and stopped by npx's process id, it stops as on SIGTERM: the guide's script runs as is.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, linkSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { cp, readFile } from "node:fs/promises";
 import { request } from "node:http";
+import { once } from "node:events";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fencedBlocks } from "../../scripts/docs-code.js";
 import { createStoreAdminClient, UnprocessableEntityError } from "../../src/index.js";
-import { createConsumerProject, ROOT, run, type ConsumerProject } from "../package/tarball.js";
+import { createConsumerProject, npmEnv, ROOT, run, type ConsumerProject } from "../package/tarball.js";
 
 const TOKEN = "sk_live_mockcommand_secret_0123";
 let project: ConsumerProject | undefined;
@@ -59,6 +62,117 @@ function startMock(args: string[], env: NodeJS.ProcessEnv = process.env): Promis
     });
   });
 }
+
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+function accepting(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/** Polls until nothing accepts on `port` (true), or gives up after `tries` × 100 ms (false). */
+async function closedWithin(port: number, tries = 100): Promise<boolean> {
+  for (let i = 0; i < tries; i++) {
+    if (!(await accepting(port))) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
+/**
+ * The mock processes running in `dir` (Linux /proc): the ones a test started through a launcher
+ * whose pid it does not hold, so that a failing test can still stop them by id.
+ */
+function mocksIn(dir: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const command = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (readlinkSync(`/proc/${entry}/cwd`) === dir && command.some((arg) => arg.endsWith("store-admin-sdk")) && command.includes("mock") && /(^|\/)node$/.test(command[0]!)) found.push(Number(entry));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found;
+}
+
+/** The requests of sync-customers.mjs, the code the guide's script runs against the mock. */
+const SYNC_CUSTOMERS = `import { createStoreAdminClient } from "store-admin-sdk";
+const store = createStoreAdminClient({ baseUrl: process.env.STORE_URL, accessToken: "test-token", maxRetries: 0 });
+await store.users.retrieve(1);
+await store.users.retrieve(2);
+for (const id of [7, 8]) await store.giftCards.update(id, { expired_at: 42 }).catch(() => undefined);
+`;
+
+describe("store-admin-sdk mock started through npx, stopped by npx's process id", () => {
+  it("the guide's script runs as is: the mock stops, the port is closed, the log complete", async () => {
+    const guide = readFileSync(join(ROOT, "docs", "guide.md"), "utf8");
+    const script = fencedBlocks(guide, "docs/guide.md").find((block) => block.language === "sh" && block.code.includes('kill "$mock"'));
+    expect(script, "the guide's mock section shows a script that starts and stops the mock").toBeDefined();
+    writeFileSync(join(project!.dir, "sync-customers.mjs"), SYNC_CUSTOMERS);
+    try {
+      const result = await run("bash", ["-c", script!.code], { cwd: project!.dir, env: npmEnv(), timeoutMs: 45_000 });
+      expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+      // The script's last command counts the PATCH lines.
+      expect(result.stdout.trim().split("\n").at(-1)).toBe("2");
+      const out = readFileSync(join(project!.dir, "mock.out"), "utf8");
+      expect(out).toContain("store-admin-sdk mock stopped (its launcher exited)");
+      const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
+      expect(await closedWithin(port)).toBe(true);
+      const lines = readFileSync(join(project!.dir, "requests.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.map((line) => [line.method, line.path, line.status])).toEqual([
+        ["GET", "/users/1/", 200],
+        ["GET", "/users/2/", 200],
+        ["PATCH", "/gift-cards/7/", 422],
+        ["PATCH", "/gift-cards/8/", 422],
+      ]);
+      expect(mocksIn(project!.dir)).toEqual([]);
+    } finally {
+      for (const pid of mocksIn(project!.dir)) process.kill(pid, "SIGKILL");
+    }
+  }, 90_000);
+
+  it("npx killed with SIGKILL: the mock still stops, answering the request in flight and logging it first", async () => {
+    const npx = spawn("npx", ["store-admin-sdk", "mock", "--port", "0", "--log", "launched.jsonl", "--handlers", "handlers.mjs"], { cwd: project!.dir, env: npmEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    // The mock writes to npx's pipes: they close once the mock has exited too.
+    const closed = Promise.all([once(npx.stdout!, "close"), once(npx.stderr!, "close")]);
+    npx.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+    npx.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+    try {
+      for (let i = 0; i < 300 && !/listening on http/.test(output); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+      expect(url, output).toBeDefined();
+      const store = createStoreAdminClient({ baseUrl: url!, accessToken: TOKEN, maxRetries: 0 });
+      expect(await store.users.retrieve(5)).toEqual({ id: 5, email: "user5@example.org" });
+      // Answered after a second: in flight when npx goes.
+      rmSync(join(project!.dir, "in-flight.marker"), { force: true });
+      const late = store.gateways.retrieve(1);
+      for (let i = 0; i < 300 && !existsSync(join(project!.dir, "in-flight.marker")); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      npx.kill("SIGKILL");
+      expect(await late).toEqual({ id: 1 });
+      // Bounded: a mock left serving fails here, not at the test's timeout.
+      const exited = await Promise.race([closed.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 20_000))]);
+      expect(exited, `the mock is still running after npx was killed:\n${output}`).toBe(true);
+      expect(output).toContain("store-admin-sdk mock stopped (its launcher exited)");
+      expect(await closedWithin(Number(new URL(url!).port))).toBe(true);
+      const lines = readFileSync(join(project!.dir, "launched.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.map((line) => [line.method, line.path, line.status])).toEqual([
+        ["GET", "/users/5/", 200],
+        ["GET", "/gateways/1/", 200],
+      ]);
+    } finally {
+      npx.kill("SIGKILL");
+      for (const pid of mocksIn(project!.dir)) process.kill(pid, "SIGKILL");
+      rmSync(join(project!.dir, "in-flight.marker"), { force: true });
+    }
+  }, 90_000);
+});
 
 describe("store-admin-sdk mock", () => {
   it("serves the kit with the handlers, validates, logs every request in order, and stops cleanly on SIGTERM", async () => {

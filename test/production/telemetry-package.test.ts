@@ -81,7 +81,14 @@ describe("@opentelemetry/api, an optional peer dependency", () => {
   it("with the API and the SDK installed: the packed client's spans", async () => {
     const packages = await Promise.all(["@opentelemetry/api", "@opentelemetry/sdk-trace-base"].map(async (name) => `${name}@${await pinnedVersion(name)}`));
     await runOrThrow("npm install OpenTelemetry", "npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", ...packages], { cwd: project!.dir, env: npmEnv(), timeoutMs: 300_000 });
-    expect(await runConsumer({ WITH_OTEL: "1" })).toEqual(["plain: 42 req-pkg; raw: 200 false 42", "spans: GET /users/{id}/, users.retrieve"]);
+    server.enqueue({ body: { id: 42 }, headers: { "x-request-id": "req-pkg" } }, { body: { id: 42 }, headers: { "x-request-id": "req-pkg" } }, { body: { id: 42 } });
+    server.enqueue({ status: 429, headers: { "retry-after": "0.3" }, body: { detail: "Slow down." } });
+    expect(await runConsumer({ WITH_OTEL: "1" })).toEqual([
+      "plain: 42 req-pkg; raw: 200 false 42",
+      "spans: GET /users/{id}/, users.retrieve",
+      // Held by the client's pause after the 429; `network.protocol.version` only where the runtime records the protocol.
+      "pause: waited; protocol: undefined, 2",
+    ]);
   }, 300_000);
 });
 

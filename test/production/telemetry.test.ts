@@ -17,6 +17,7 @@ import {
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_HTTP_REQUEST_RESEND_COUNT,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_NETWORK_PROTOCOL_VERSION,
   ATTR_SERVER_ADDRESS,
   ATTR_SERVER_PORT,
   ATTR_URL_FULL,
@@ -24,7 +25,7 @@ import {
   METRIC_HTTP_CLIENT_REQUEST_DURATION,
 } from "@opentelemetry/semantic-conventions";
 import { ATTR_URL_TEMPLATE } from "@opentelemetry/semantic-conventions/incubating";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createStoreAdminClient, NotFoundError, type StoreAdminClient } from "../../src/index.js";
 import { startFaultServer, TEST_TOKEN, type FaultServer } from "../helpers/fault-server.js";
 
@@ -105,6 +106,37 @@ describe("telemetry: spans", () => {
       [ATTR_HTTP_RESPONSE_STATUS_CODE]: 200,
     });
     expect(server.requests[0]!.headers.traceparent).toBe(traceparentOf(attempt!));
+  });
+
+  it("network.protocol.version where the runtime records the protocol (a browser's resource timing), and none where it does not (Node's fetch)", async () => {
+    // Node's fetch records a resource timing entry per request, with no protocol: the first test's span has no version.
+    const entries = vi.spyOn(performance, "getEntriesByName").mockImplementation((name) => (name === `${server.url}/users/42/` ? [{ nextHopProtocol: "h2" } as unknown as PerformanceEntry] : []));
+    try {
+      await client().users.retrieve(42);
+    } finally {
+      entries.mockRestore();
+    }
+    const [attempt] = spans(SpanKind.CLIENT);
+    expect(attempt!.attributes[ATTR_NETWORK_PROTOCOL_VERSION]).toBe("2");
+    const [point] = await durationPoints();
+    expect(point!.attributes[ATTR_NETWORK_PROTOCOL_VERSION]).toBe("2");
+    exporter.reset();
+    await client().users.retrieve(42);
+    expect(spans(SpanKind.CLIENT)[0]!.attributes).not.toHaveProperty(ATTR_NETWORK_PROTOCOL_VERSION);
+  });
+
+  it("an attempt held by the client's pause after a 429 says how long it waited", async () => {
+    const store = client();
+    server.enqueue({ status: 429, headers: { "retry-after": "0.3" }, body: { detail: "Slow down." } });
+    const first = store.users.retrieve(1, { maxRetries: 0 }).catch((error: unknown) => error);
+    expect(await first).toMatchObject({ name: "RateLimitError" });
+    exporter.reset();
+    await store.users.retrieve(42);
+    const [attempt] = spans(SpanKind.CLIENT);
+    expect(attempt!.attributes["store_admin.rate_pause.waited_ms"]).toBeGreaterThan(0);
+    exporter.reset();
+    await store.users.retrieve(42);
+    expect(spans(SpanKind.CLIENT)[0]!.attributes).not.toHaveProperty("store_admin.rate_pause.waited_ms");
   });
 
   it("a path-style call gets the operation's method name too, and the caller's active span is its parent", async () => {

@@ -130,11 +130,14 @@ describe("decideRetry", () => {
     });
   });
 
-  it("says when the outcome is not retryable at all", () => {
+  it("says when the outcome is not retryable at all, and when only because the method is not idempotent", () => {
     expect(decideRetry({ ...base, method: "POST", outcome: { kind: "status", status: 500 }, attempt: 1 })).toEqual({
       retry: false,
-      reason: "not-retryable",
+      reason: "not-idempotent",
     });
+    expect(decideRetry({ ...base, method: "PATCH", outcome: { kind: "timeout" }, attempt: 1 })).toEqual({ retry: false, reason: "not-idempotent" });
+    expect(decideRetry({ ...base, method: "GET", outcome: { kind: "status", status: 404 }, attempt: 1 })).toEqual({ retry: false, reason: "not-retryable" });
+    expect(decideRetry({ ...base, method: "POST", outcome: { kind: "other" }, attempt: 1 })).toEqual({ retry: false, reason: "not-retryable" });
   });
 });
 

@@ -1,0 +1,63 @@
+/**
+ * The client-wide pause on a 429: after a 429 with `Retry-After`, the calls of the client (and
+ * of the clients derived from it, which share this object) that have not been sent yet wait
+ * until that time, then go in the order they were made (their turn, taken when the call
+ * starts). Without it each call meets the rate limit on its own and collects a 429 of its own.
+ *
+ * - A hint over `MAX_RETRY_AFTER_MS` holds nothing: the call that met it gets its 429 back (the
+ *   retry policy), and the others meet the 429 on their own.
+ * - A waiter whose signal aborts leaves at once, with the abort's reason, and sends nothing.
+ * - The wait comes before an attempt starts, outside its `timeoutMs`.
+ *
+ * One timer, and only while someone waits: a pause nobody waits for keeps no process alive.
+ */
+import { MAX_RETRY_AFTER_MS } from "../core/retry-policy.js";
+import { onAbort } from "../core/timeout.js";
+
+/** The pause of one client and its derivatives. */
+export interface RatePause {
+  /** Holds the calls not yet sent for `ms` from now (a 429's `Retry-After`); a longer pause already set stays. */
+  hold(ms: number | undefined): void;
+  /** Milliseconds left of the pause (0: none). */
+  left(): number;
+  /** `undefined` when there is no pause; else a wait for its end, served in `turn` order, rejected with `signal.reason` on an abort. */
+  wait(turn: number, signal?: AbortSignal): Promise<void> | undefined;
+}
+
+let turns = 0;
+
+/** The next call's turn: calls wait out a pause in the order they took one. */
+export const nextTurn = (): number => ++turns;
+
+/** A pause of its own, for a client made by `createStoreAdminClient()`. */
+export function ratePause(): RatePause {
+  let until = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // Kept in turn order.
+  const waiters: { turn: number; go: () => void }[] = [];
+  const left = (): number => Math.max(0, until - performance.now());
+  const wake = (): void => {
+    timer = left() > 0 ? setTimeout(wake, left()) : void waiters.splice(0).forEach((waiter) => waiter.go());
+  };
+  return {
+    hold(ms) {
+      if (ms! > 0 && ms! <= MAX_RETRY_AFTER_MS) until = Math.max(until, performance.now() + ms!);
+    },
+    left,
+    wait: (turn, signal) =>
+      left() > 0
+        ? new Promise<void>((resolve, reject) => {
+            if (signal?.aborted) return reject(signal.reason);
+            const waiter = { turn, go: () => (unwatch?.(), resolve()) };
+            const unwatch = signal && onAbort(signal, () => {
+              waiters.splice(waiters.indexOf(waiter), 1);
+              if (!waiters.length) timer = void clearTimeout(timer);
+              reject(signal.reason);
+            });
+            waiters.push(waiter);
+            waiters.sort((a, b) => a.turn - b.turn);
+            timer ??= setTimeout(wake, left());
+          })
+        : undefined,
+  };
+}
