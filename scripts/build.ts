@@ -127,25 +127,12 @@ function dropGeneratedMaps(root: string, outputs: Record<string, { inputs: Recor
 }
 
 /**
- * The Ajv and ajv-formats helpers the generated validators share (`generated/validators/chunks/`):
- * functions and constant tables, no class and no registry, so a copy in the main entry's
- * output (response validation, `validateResponses`) and one in the other entries' (the kit's
- * request validators, `store-admin-sdk/schemas`) behave as one. The validators themselves are one
- * copy: the kit takes `responseValidators` through the door.
- */
-const STATELESS_HELPERS = /^generated\/validators\/chunks\//;
-
-/**
  * Fails the build when a module of the main entry (`inMain`: absolute paths) is also in
  * another entry's output: a second copy, whose classes and registries are not the main entry's.
  * The other entries' sources reach those modules through `#shared` only (test/architecture/layers.test.ts).
  */
 function checkOneCopy(root: string, inMain: ReadonlySet<string>, outputs: Record<string, { inputs: Record<string, unknown> }>): void {
-  const copies = Object.entries(outputs).flatMap(([file, { inputs }]) =>
-    Object.keys(inputs)
-      .filter((input) => inMain.has(resolve(root, input)) && !STATELESS_HELPERS.test(input))
-      .map((input) => `${input} (in ${file})`),
-  );
+  const copies = Object.entries(outputs).flatMap(([file, { inputs }]) => Object.keys(inputs).filter((input) => inMain.has(resolve(root, input))).map((input) => `${input} (in ${file})`));
   if (copies.length > 0) throw new Error(`A module of the main entry is bundled into another entry too; import it through #shared: ${copies.join(", ")}`);
 }
 
