@@ -6,7 +6,8 @@
  * type-checking, the contract diff), bulk.ts (the runner), bulk-queue.ts (the queue across
  * processes, with redis-server), per-operation.ts (what each operation of a contract costs, on
  * synthetic contracts of 20, 200 and 1,000 operations), code-mode.ts (the MCP server's code mode:
- * type-check, sandbox start, a sandboxed call); measure.ts says how they sample.
+ * type-check, sandbox start, a sandboxed call), drift.ts (what `validateResponses` costs);
+ * measure.ts says how they sample.
  *
  *   npm run bench               full run (about 8 minutes), writes docs/performance.md
  *   npm run bench -- --quick    smoke run: fewer, shorter samples; prints, writes nothing
@@ -30,7 +31,7 @@ const tsc = join(ROOT, "node_modules/typescript/lib/tsc.js");
 execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
 await buildDist(ROOT);
 
-const ALL = ["stub", "loopback", "pagination", "retryCost", "size", "startup", "typecheck", "contractDiff", "bulk", "bulkQueue", "perOperation", "codeMode"];
+const ALL = ["stub", "loopback", "pagination", "retryCost", "size", "startup", "typecheck", "contractDiff", "bulk", "bulkQueue", "perOperation", "codeMode", "drift"];
 const onlyAt = process.argv.indexOf("--only");
 const only = onlyAt < 0 ? undefined : (process.argv[onlyAt + 1] ?? "").split(",").filter(Boolean);
 const unknown = only?.filter((name) => !ALL.includes(name)) ?? [];

@@ -24,6 +24,8 @@ export {
   RedirectError,
   PaginationError,
   ResponseTooLargeError,
+  ContractDriftError,
+  type ContractDrift,
   type Operation,
   type ValidationIssue,
 } from "./core/errors.js";
@@ -43,6 +45,7 @@ export type {
   StoreAdminClient,
   StoreAdminClientOptions,
   TelemetryOptions,
+  ValidateResponses,
   WithResponse,
   paths,
 } from "./core/types.js";

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { rolldown } from "rolldown";
-import { bundleSize, CEILING_GZIP_BYTES, GOAL_GZIP_BYTES, MAIN_ENTRY, staticClosure } from "../scripts/size.js";
+import { bundleSize, CEILING_GZIP_BYTES, GOAL_GZIP_BYTES, MAIN_ENTRY, staticClosure, VALIDATION_HOOK_GZIP_BYTES, validationHookGzipBytes } from "../scripts/size.js";
 import { ROOT } from "./package/tarball.js";
 
 /** An application that makes a client and calls it. */
@@ -93,7 +93,7 @@ describe("bundle size (scripts/size.ts)", () => {
     });
     const byPath = new Map(result.outputFiles.filter((file) => file.path.endsWith(".js")).map((file) => [file.path, file]));
     const outputs = result.metafile.outputs;
-    const entry = Object.keys(outputs).find((path) => outputs[path]!.entryPoint !== undefined)!;
+    const entry = Object.keys(outputs).find((path) => outputs[path]!.entryPoint === "<stdin>")!;
     const loadedAtStart = new Set<string>();
     const visit = (path: string): void => {
       if (loadedAtStart.has(path)) return;
@@ -107,8 +107,17 @@ describe("bundle size (scripts/size.ts)", () => {
     const start = [...loadedAtStart];
     // Not counted here: the telemetry option's module (it loads with that option only, never on a
     // failure) and the form bodies' module (src/client/multipart.ts, loaded by the first call that may send a form, with every bundler).
+    // Nor the `validateResponses` option's check and what it loads (its per-operation validators): they load with that option only.
+    const withDrift = new Set<string>();
+    const follow = (path: string): void => {
+      if (withDrift.has(path) || loadedAtStart.has(path)) return;
+      withDrift.add(path);
+      for (const next of outputs[path]!.imports) if (outputs[next.path]) follow(next.path);
+    };
+    for (const path of Object.keys(outputs)) if (/\/drift-[^/]*\.js$/.test(path)) follow(path);
     const later = Object.keys(outputs).filter(
-      (path) => path.endsWith(".js") && !loadedAtStart.has(path) && !/\/telemetry-[^/]*\.js$/.test(path) && !file(path).text.includes("a URL-encoded form cannot carry"),
+      (path) =>
+        path.endsWith(".js") && !loadedAtStart.has(path) && !withDrift.has(path) && !/\/telemetry-[^/]*\.js$/.test(path) && !file(path).text.includes("a URL-encoded form cannot carry"),
     );
     for (const marker of ["was not followed; the token was not sent there", "retry-after-too-long", "[REDACTED]"]) expect(code(start), marker).toContain(marker);
     // Later: the operation tables (loaded by the first call), and nothing else.
@@ -120,6 +129,18 @@ describe("bundle size (scripts/size.ts)", () => {
     // The guide names each bundler with what it loads when.
     const guide = readFileSync(join(ROOT, "docs", "guide.md"), "utf8");
     expect(guide).toMatch(/The error classes and their wording load with the client/);
+  });
+
+  it(`\`validateResponses\` adds at most ${VALIDATION_HOOK_GZIP_BYTES} B min+gz to what loads at start; its check and validators load with the option`, async () => {
+    const { withHook, withoutHook } = await validationHookGzipBytes();
+    console.info(`validateResponses "off": ${withHook - withoutHook} B min+gz at start (${withoutHook} B without it, ${withHook} B with it)`);
+    // Something is measured: the entry with the hook is the larger.
+    expect(withHook).toBeGreaterThan(withoutHook);
+    expect(withHook - withoutHook).toBeLessThanOrEqual(VALIDATION_HOOK_GZIP_BYTES);
+    // What it runs is not at start, nor in the code a first call loads: it loads with the option (src/client/drift.ts).
+    const { inputs } = await bundleSize();
+    const paths = inputs.map((input) => input.path);
+    for (const module of ["src/client/drift.ts", "src/client/drift-report.ts", "generated/validators/responses.ts"]) expect(paths).not.toContain(module);
   });
 
   it("measures any entry and names: bare openapi-fetch's createClient is a fraction of ours", async () => {

@@ -13,6 +13,7 @@ describe("exports", () => {
         "BadRequestError",
         "ConflictError",
         "ConnectionError",
+        "ContractDriftError",
         "InternalServerError",
         "InvalidResponseError",
         "NotFoundError",

@@ -167,6 +167,7 @@ export function buildClient(given: StoreAdminClientOptions, internals: ClientInt
     // option, fails each call with its error (telemetry.ts), never the process.
     telemetry: telemetry ? loadTelemetry(telemetry) : undefined,
     pause: ratePause(),
+    drift: options.validateResponses,
   };
   return assemble(client, context, apiRoot);
 }

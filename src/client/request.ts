@@ -37,6 +37,7 @@ import { describe } from "../core/redact.js";
 import { loadedTables, loadTables } from "./tables.js";
 import { nextTurn, type RatePause } from "./rate-pause.js";
 import type { CallTelemetry, ClientTelemetry } from "./telemetry.js";
+import type { BodyCheck } from "./drift.js";
 import type { CallOptionKey } from "../core/types.js";
 
 /** The per-call options a caller may pass; anything else is refused. */
@@ -83,6 +84,11 @@ export interface ClientContext {
   telemetry?: Promise<ClientTelemetry> | undefined;
   /** The pause after a 429 (`rate-pause.ts`), shared with the clients derived from this one. */
   pause: RatePause;
+  /** The `validateResponses` option as given; with it, a call holds its 2xx JSON body against the contract (`drift.ts`). */
+  drift?: unknown;
+  /** Its module, loading or loaded by the client's first call, and its check once loaded (drift.ts sets it). */
+  driftCheck?: Promise<void>;
+  check?: BodyCheck;
 }
 
 /** One call, as `prepare()` leaves it for its attempts. */
@@ -163,7 +169,7 @@ async function prepare(context: ClientContext, method: string, path: string, ini
     throw new TypeError(`${where} unknown per-call option \`${key}\`${clientOption}; a call takes ${Object.keys(CALL_OPTIONS).join(", ")}. The request was not sent.`);
   }
   // The operations' facts load with the first call (tables.ts); later calls do not wait.
-  const { operations } = loadedTables() ?? (await loadTables());
+  const { operations, loadDriftCheck } = loadedTables() ?? (await loadTables());
   const facts = operations[`${method === "HEAD" ? "GET" : method} ${path}` as OperationKey] as OperationFacts | undefined;
   if (!facts) {
     throw new TypeError(
@@ -184,6 +190,8 @@ async function prepare(context: ClientContext, method: string, path: string, ini
     throw new TypeError(`${where} parseAs must be one of ${PARSE_AS.join(", ")}, got ${describe(init.parseAs)}. The request was not sent.`);
   }
 
+  // Loaded before the first call sends: a bad `validateResponses` rejects here.
+  if (context.drift) await (context.driftCheck ??= loadDriftCheck(context));
   const signal = init.signal ?? undefined;
   const timeoutMs = init.timeoutMs ?? context.timeoutMs;
   const operation: Operation = { method, path };
@@ -322,6 +330,7 @@ async function runAttempt(call: Call, attempt: number, pausedMs: number): Promis
     if (expectsJsonBody(method, result.response) && result.data === undefined && !call.facts.noContent) {
       throw new InvalidResponseError({ status: result.response.status, problem: "the body is empty", operation, secrets });
     }
+    if (context.check) await context.check(result, call, attempt, startedMs);
     return { sent: sent !== undefined, result, startedMs };
   } catch (thrown) {
     // Nothing was sent (a middleware threw): the error is the caller's own.

@@ -23,6 +23,7 @@ import type { Attributes, Histogram, Span } from "@opentelemetry/api";
 import { spanNames } from "../../generated/span-names.js";
 import type { clip as clipText, redact as redactText } from "../core/redact.js";
 import type { TelemetryOptions } from "../core/types.js";
+import type { ContractDrift } from "../core/errors.js";
 
 /** What the call lifecycle (request.ts) tells the telemetry of one call. */
 export interface CallTelemetry {
@@ -36,6 +37,8 @@ export interface CallTelemetry {
   attemptEnd(response: Response | undefined, error: unknown): void;
   /** The wait before the next attempt, and the server's `Retry-After` when it sent one. */
   retry(delayMs: number, retryAfter: string | null | undefined): void;
+  /** A 2xx body that does not match the contract (`validateResponses`): its drifts as events on the call's span, one count. */
+  drift(drifts: readonly ContractDrift[]): void;
   /** Ends the call's span when `result` settles (an error status or a rejection is a failure); returns `result`. */
   end<Result extends { response: Response }>(result: Promise<Result>): Promise<Result>;
 }
@@ -114,6 +117,7 @@ interface Instruments {
   readonly suppressed: symbol;
   readonly redact: (text: string, secrets?: readonly string[]) => string;
   readonly clip: (text: string, secrets: readonly string[] | undefined, max?: number) => string;
+  readonly meter: OpenTelemetry.Meter;
 }
 
 /**
@@ -154,7 +158,7 @@ function instrumentsOf(api: typeof OpenTelemetry, options: TelemetryOptions, abo
     valueType: ValueType.DOUBLE,
     advice: { explicitBucketBoundaries: DURATION_BUCKETS },
   });
-  return { api, about, tracer, duration, suppressed: createContextKey(SUPPRESS_TRACING), redact, clip };
+  return { api, about, tracer, duration, suppressed: createContextKey(SUPPRESS_TRACING), redact, clip, meter };
 }
 
 /** ERROR with `error.type`: a status code, or an error's name (a middleware's or a custom fetch's error names itself). */
@@ -242,8 +246,26 @@ function callTelemetry(t: Instruments, method: string, path: string): CallTeleme
       // Outside text, as a log line takes it: one line, no control or bidi characters, clipped, scrubbed.
       span.addEvent("retry", { "store_admin.retry.delay_ms": delayMs, ...(retryAfter ? { "http.response.header.retry-after": [t.clip(retryAfter, secrets, MAX_RETRY_AFTER)] } : {}) });
     },
+    drift: (drifts) => recordDrift(t, span, name, drifts),
     end: (result) => settle(t, span, result, ({ response }) => response.ok || failed(t, span, {}, String(response.status)), () => secrets),
   };
+}
+
+/** The counter of drifting responses, made on the first drift. */
+const driftCounters = new WeakMap<Instruments, OpenTelemetry.Counter>();
+
+/**
+ * A drifting body (drift.ts): an event per drift on the call's span (at most 10: the
+ * caller keeps no more), and one count by operation only, so the counter's series stay as few
+ * as the operations. Types only, never a value: the drifts hold none.
+ */
+function recordDrift(t: Instruments, span: Span, operation: string, drifts: readonly ContractDrift[]): void {
+  for (const { pointer, expected, received } of drifts) {
+    span.addEvent("store_admin.contract.drift", { "store_admin.operation": operation, "store_admin.contract.pointer": pointer, "store_admin.contract.expected": expected, "store_admin.contract.received": received });
+  }
+  let counter = driftCounters.get(t);
+  if (!counter) driftCounters.set(t, (counter = t.meter.createCounter("store_admin.contract.drifts", { description: "Responses whose body does not match the contract.", valueType: t.api.ValueType.INT })));
+  counter.add(1, { "store_admin.operation": operation });
 }
 
 /** An attempt's CLIENT span, with the HTTP client conventions' attributes (scrubbed of the call's token). */

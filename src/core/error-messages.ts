@@ -163,3 +163,23 @@ function htmlSummary(html: string, secrets: readonly string[]): string {
   const summary = clip(text.replace(/&nbsp;/g, " "), secrets, MAX_HTML_SUMMARY_CHARS);
   return `the server sent an HTML page, not JSON${summary ? ` ("${summary}")` : ""}`;
 }
+
+/**
+ * Where a 2xx body does not match the contract: a JSON pointer with array indices as `*`
+ * (`/results/3/email` is reported as `/results/` `*` `/email`, one pointer for every item), what the contract allows there (`string or null`, `one of "open",
+ * "closed"`, `required`, `format "email"`) and the JSON type that came (`null`, `missing`).
+ * Never the value: bodies carry customers' data.
+ */
+export interface ContractDrift {
+  pointer: string;
+  expected: string;
+  received: string;
+}
+
+/** `200 OK body does not match the contract at /email: expected string, received null (and 2 more). …` */
+export function driftMessage(status: number, drifts: readonly ContractDrift[]): string {
+  const [first] = drifts;
+  const where = first ? ` at ${first.pointer || "/"}: expected ${first.expected}, received ${first.received}` : "";
+  const more = drifts.length > 1 ? ` (and ${drifts.length - 1} more)` : "";
+  return `${status} ${reasonPhrase(status)} body does not match the contract${where}${more}. The store changed, or the contract is behind it: validateResponses "report" logs this and returns the data.`;
+}

@@ -12,11 +12,11 @@
  */
 
 import { isIdempotent, parseRetryAfterMs } from "./retry-policy.js";
-import { prefix, reasonPhrase, statusMessage, validationIssues, type Operation, type RequiredScopes, type ValidationIssue } from "./error-messages.js";
+import { driftMessage, prefix, reasonPhrase, statusMessage, validationIssues, type ContractDrift, type Operation, type RequiredScopes, type ValidationIssue } from "./error-messages.js";
 import { causeCodes, clip, redact, REDACTED, redactDeep, redactHeaders, sanitizeCause, summarizeCause } from "./redact.js";
 import { requestIdOf } from "./request-id.js";
 
-export type { Operation, ValidationIssue };
+export type { ContractDrift, Operation, ValidationIssue };
 
 /** Options shared by every SDK error. */
 interface StoreAdminErrorOptions {
@@ -353,5 +353,43 @@ export class PaginationError extends StoreAdminError {
   constructor(input: { problem: string; pagesRead: number } & StoreAdminErrorOptions) {
     super(`pagination stopped after ${input.pagesRead} page(s): ${input.problem}.`, input);
     this.pagesRead = input.pagesRead;
+  }
+}
+
+/**
+ * Thrown with `validateResponses: "strict"` for a 2xx body that does not match the operation's
+ * response schema (an enum value it does not list, a `null` it does not allow, a missing
+ * required field, a wrong type, a broken format, pattern or length; an extra field is no drift).
+ * Both call styles throw it, as openapi-fetch throws on a body it cannot parse; it is never
+ * retried. The message names the first drift; `drifts` lists them (at most 10), types only.
+ */
+export class ContractDriftError extends StoreAdminError {
+  override name = "ContractDriftError";
+  /** The HTTP status of the response (2xx). */
+  readonly status: number;
+  /** The first drift: where, what the contract allows there, and the type that came. */
+  readonly pointer: string;
+  readonly expected: string;
+  readonly received: string;
+  /** Every drift found in the body (at most 10). */
+  readonly drifts: readonly ContractDrift[];
+  /** The parsed body, token scrubbed (as `ApiError` bodies are). */
+  readonly body: unknown;
+  /** The server's `x-request-id` (or `request-id`), to quote to the API's support. */
+  readonly requestId: string | undefined;
+  /** The response, its body read. Not enumerable: its headers may carry a cookie, and a logged error must not show them. */
+  declare readonly response: Response;
+
+  constructor(input: { response: Response; body: unknown; drifts: readonly ContractDrift[] } & StoreAdminErrorOptions) {
+    const { response, drifts } = input;
+    super(driftMessage(response.status, drifts), input);
+    this.status = response.status;
+    this.pointer = drifts[0]?.pointer ?? "";
+    this.expected = drifts[0]?.expected ?? "";
+    this.received = drifts[0]?.received ?? "";
+    this.drifts = drifts;
+    this.body = redactDeep(input.body, input.secrets);
+    this.requestId = requestIdOf(response.headers, input.secrets);
+    Object.defineProperty(this, "response", { value: response, enumerable: false });
   }
 }

@@ -3,7 +3,7 @@
  * and the path *template* (`/users/{id}/`, not `/users/42/`), never a header, a query
  * string, a body or the token, so they can go to any log sink as they are.
  */
-import { errorFromResponse, StoreAdminError, type Operation } from "./errors.js";
+import { errorFromResponse, StoreAdminError, type ContractDrift, type Operation } from "./errors.js";
 import { bodyDetail } from "./error-messages.js";
 import { clip, describe } from "./redact.js";
 import { requestIdOf } from "./request-id.js";
@@ -40,6 +40,12 @@ export interface RequestLogEvent {
   pausedMs?: number;
   /** The server's `x-request-id` (or `request-id`), when it sent one. */
   requestId?: string;
+  /**
+   * With `validateResponses`: where the attempt's 2xx body drifted from the contract (types
+   * only, never a value). An event of its own, once per operation and pointer per process,
+   * whose `error` is `ContractDriftError` and the drift in words, so that it prints at `warn`.
+   */
+  drift?: ContractDrift;
 }
 
 /**
@@ -140,7 +146,7 @@ export function attemptEvent({ operation, attempt, startedMs, response, body, er
  * {@link formatLogEvent}'s format (method, path template, status, attempt, duration,
  * request id, the error and the retry plan; never a header, a query, a body or the token):
  *
- * - `warn`: the attempts that end a call with an error (an error status or a thrown error, no retry left);
+ * - `warn`: the attempts that end a call with an error (an error status or a thrown error, no retry left), and a body's drift from the contract (`validateResponses`);
  * - `info`: those, and every attempt that is retried;
  * - `debug`: every attempt, successes too.
  *

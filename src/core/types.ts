@@ -178,7 +178,18 @@ interface CommonOptions {
    * @default off
    */
   telemetry?: TelemetryOptions | boolean | undefined;
+  /**
+   * Whether each 2xx JSON body is held against its operation's response schema (docs/guide.md,
+   * "Contract drift"): `"off"` checks nothing and loads nothing more; `"report"` returns as
+   * usual and reports a drift (a span event, a counter, a `warn` once per field); `"strict"`
+   * throws `ContractDriftError` in both call styles, never retried.
+   * @default "off"
+   */
+  validateResponses?: ValidateResponses | undefined;
 }
+
+/** The `validateResponses` option's values. */
+export type ValidateResponses = "off" | "report" | "strict";
 
 /** Options of {@link createStoreAdminClient}: exactly one of `baseUrl` and `apiUrl`. */
 export type StoreAdminClientOptions = CommonOptions &

@@ -4,7 +4,7 @@
  * the README links to, and nothing else; every relative link of the shipped Markdown leads to
  * a file of the tarball; publint and Are The Types Wrong find no problem in the tarball.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
@@ -27,6 +27,8 @@ const ALLOWED = [
   // and what the other entries import from the main entry's modules (package.json `imports`).
   /^dist\/chunks\/[\w-]+\.js(\.map)?$/,
   /^dist\/src\/shared\.js(\.map)?$/,
+  // The response validators' loaders, built with the testing kit, which `validateResponses` imports (package.json `imports`).
+  /^dist\/generated\/validators\/responses\.js(\.map)?$/,
   // The docs the README links to, so that its links work in node_modules/store-admin-sdk/.
   /^docs\/(guide|reliability|performance|architecture|contract-diff|bulk|mcp)\.md$/,
   /^CHANGELOG\.md$/,
@@ -101,10 +103,15 @@ describe("npm pack", () => {
     // kit's per-operation modules, each operation's response validators, each named schema's.
     const modules = ["testing/ops", "validators/responses", "validators/schemas"].flatMap((dir) => readdirSync(join(ROOT, "generated", dir)).map((name) => name.replace(/\.ts$/, "")));
     const names = new Set(modules);
-    const perModule = (path: string) => names.has(/^dist\/chunks\/([\w$]+)-\w+\.js$/.exec(path)?.[1] ?? "");
+    // A module the kit and the response validators' loaders both import is a chunk named by esbuild, whose comment names its one module.
+    const perModule = (path: string) =>
+      names.has(/^dist\/chunks\/([\w$]+)-\w+\.js$/.exec(path)?.[1] ?? "") ||
+      /\n\/\/ generated\/validators\/responses\/\w+\.ts\n/.test(readFileSync(join(ROOT, path), "utf8").slice(0, 400));
     expect(paths.filter((path) => path.endsWith(".js") && !paths.includes(`${path}.map`) && !perModule(path)), "bundles without source maps").toEqual([]);
-    // A chunk named after each (an operation's responses are in its kit module's chunk, until another entry loads them alone).
-    expect(new Set(paths.filter(perModule).map((path) => /^dist\/chunks\/([\w$]+)-/.exec(path)![1])), "a chunk per generated validator module").toEqual(names);
+    // A chunk named after each (an operation's responses are in its kit module's chunk, until another entry loads them alone:
+    // `validateResponses`' loaders do, and then their code is a chunk the two share, named by esbuild).
+    const named = paths.filter(perModule).filter((path) => !/^dist\/chunks\/chunk-/.test(path));
+    expect(new Set(named.map((path) => /^dist\/chunks\/([\w$]+)-/.exec(path)![1])), "a chunk per generated validator module").toEqual(names);
     expect(paths.some((path) => path.startsWith("dist/generated/")), "dist/generated/ (imported by the declarations)").toBe(true);
   });
 

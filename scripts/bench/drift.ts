@@ -1,0 +1,90 @@
+/**
+ * What `validateResponses` costs: the loopback per-call ratio of `"report"` against `"off"`
+ * (the same GET and POST as throughput.ts's loopback, whose bodies match the contract, so
+ * the figure is the check itself, not a report), and the bytes each operation loads on its
+ * first checked call: its response validators' module, plus, once per process, the check's
+ * module and the Ajv helpers the validators share (all min+gz, from the built `dist/`).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+import { clientCalls, loadSdk, ROOT, TOKEN } from "./fixtures.js";
+import { cell, compareOps, int, oneLine, pairedRatio, status, summarize, times, type Section, type Summary } from "./measure.js";
+import { startLoopbackServer } from "./server.js";
+
+const gzip = (code: string | Uint8Array): number => gzipSync(code, { level: 9 }).byteLength;
+
+/** Each operation's response validators as the package's bundler leaves them: its module (the shared helpers apart), min+gz. */
+async function firstUseBytes(): Promise<{ perOperation: number[]; helpers: number; check: number; loaders: number }> {
+  const dir = join(ROOT, "generated", "validators", "responses");
+  const perOperation: number[] = [];
+  for (const file of readdirSync(dir).filter((name) => name.endsWith(".ts"))) {
+    const result = await build({ entryPoints: [join(dir, file)], bundle: true, minify: true, format: "esm", write: false, logLevel: "silent", external: ["../chunks/*"] });
+    perOperation.push(gzip(result.outputFiles[0]!.contents));
+  }
+  const chunks = join(ROOT, "generated", "validators", "chunks");
+  const helpers = readdirSync(chunks).reduce((sum, name) => sum + gzip(readFileSync(join(chunks, name))), 0);
+  const distChunks = join(ROOT, "dist", "chunks");
+  const checkFile = readdirSync(distChunks).find((name) => /^drift-\w+\.js$/.test(name))!;
+  const minified = async (file: string) =>
+    gzip((await build({ entryPoints: [file], bundle: true, minify: true, format: "esm", write: false, logLevel: "silent", external: ["#shared", "#response-validators", "./*"] })).outputFiles[0]!.contents);
+  return { perOperation, helpers, check: await minified(join(distChunks, checkFile)), loaders: await minified(join(ROOT, "dist", "generated", "validators", "responses.js")) };
+}
+
+export async function drift(quick: boolean): Promise<Section> {
+  const sdk = await loadSdk();
+  const server = await startLoopbackServer();
+  const client = (validateResponses: "off" | "report") => clientCalls(sdk.createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN, validateResponses }));
+  const calls = { off: client("off"), report: client("report"), control: client("off") };
+  try {
+    const samples = {
+      get: await compareOps({ off: calls.off.get, report: calls.report.get, control: calls.control.get }, { quick, rounds: 40 }),
+      post: await compareOps({ off: calls.off.post, report: calls.report.post, control: calls.control.post }, { quick, rounds: 40 }),
+    };
+    const ratio = (a: string, b: string): Record<"get" | "post", Summary> => ({ get: pairedRatio(samples.get[a]!, samples.get[b]!), post: pairedRatio(samples.post[a]!, samples.post[b]!) });
+    const report = ratio("report", "off");
+    const control = ratio("control", "off");
+    const bytes = await firstUseBytes();
+    const perOperation = summarize(bytes.perOperation);
+    const met = report.get.median >= 0.9 && report.post.median >= 0.9;
+    return {
+      title: "Response validation (`validateResponses`)",
+      note: oneLine(`
+        The GET and POST of § 2 on loopback, through a client with \`validateResponses: "report"\` and one
+        with \`"off"\` (the default), and a second \`"off"\` client as the A/A control, 40 rounds in
+        rotating order. The bodies match the contract: the figure is the check (a precompiled validator
+        over the parsed body, synchronous once the operation's module is loaded), not a report. On first
+        use, an operation loads its response validators' module (its own bytes below), and the first
+        checked call of the process the check's module and the Ajv helpers every validator shares; with
+        \`"off"\` none of it loads, and what loads at start grows by the option's hook only (scripts/size.ts,
+        \`validationHookGzipBytes\`, held at 64 B by test/size.test.ts).`),
+      tables: [
+        [
+          ["variant", "GET ops/s", "POST ops/s"],
+          ["`validateResponses: \"off\"`", cell(summarize(samples.get["off"]!), int), cell(summarize(samples.post["off"]!), int)],
+          ["`validateResponses: \"report\"`", cell(summarize(samples.get["report"]!), int), cell(summarize(samples.post["report"]!), int)],
+          ["A/A control: `\"off\"` again", cell(summarize(samples.get["control"]!), int), cell(summarize(samples.post["control"]!), int)],
+        ],
+        [
+          ["ratio (paired per round)", "GET", "POST"],
+          ["\"report\" ÷ \"off\" (goal ≥ 0.90×)", cell(report.get, times), cell(report.post, times)],
+          ["A/A control ÷ \"off\" (ideally 1.00×: the resolution)", cell(control.get, times), cell(control.post, times)],
+        ],
+        [
+          ["loaded on first use (min+gz)", "bytes"],
+          [`an operation's response validators (median of ${bytes.perOperation.length}; largest)`, `${int(perOperation.median)} B; ${int(Math.max(...bytes.perOperation))} B`],
+          ["once per process: the check (`src/client/drift.ts`)", `${int(bytes.check)} B`],
+          ["once per process: the operations' loaders (`generated/validators/responses.ts`)", `${int(bytes.loaders)} B`],
+          ["once per process: the Ajv helpers the validators share", `${int(bytes.helpers)} B`],
+        ],
+      ],
+      summary: [
+        ["loopback, `validateResponses: \"report\"` ÷ `\"off\"` (ops/s), GET / POST", `${times(report.get.median)} / ${times(report.post.median)}`, "≥ 0.90×", status(met)],
+        ["bytes an operation's response validators load on first use, median; largest", `${int(perOperation.median)} B; ${int(Math.max(...bytes.perOperation))} B`, "reported", "–"],
+      ],
+    };
+  } finally {
+    await server.close();
+  }
+}

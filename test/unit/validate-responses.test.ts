@@ -1,0 +1,98 @@
+/**
+ * `createStoreAdminClient({ validateResponses })` from the sources, against a local server:
+ * a bad value refused before anything is sent; `"off"` (the default) and `"report"` return the
+ * drifting data as today; `"strict"` throws `ContractDriftError` in both call styles, once (never
+ * retried), with the pointer, what was expected and the type that came, the request id and the
+ * body scrubbed of the token; the logger hears of each drifting field once per process; an
+ * extra field and a body read as text are no drift. The packed package, its span events and
+ * counter are proven in test/production/drift-package.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ContractDriftError, StoreAdminError, type RequestLogEvent } from "../../src/index.js";
+import { startFaultServer, TEST_TOKEN, type FaultServer } from "../helpers/fault-server.js";
+
+let server: FaultServer;
+
+beforeAll(async () => {
+  server = await startFaultServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+/** A page of users whose second user's language is not one the contract lists. */
+const drifting = (echo = "fr") => ({ next: null, previous: null, results: [{ id: 1, language: "en" }, { id: 2, language: echo }, { id: 3, language: "tlh" }] });
+
+describe("validateResponses", () => {
+  it("refuses a value that is not off, report or strict, naming it, before anything is sent", async () => {
+    const before = server.requests.length;
+    const store = server.client({ validateResponses: "loud" as never });
+    const message = 'validateResponses must be one of off, report, strict, got loud. The request was not sent.';
+    await expect(store.users.retrieve(1)).rejects.toThrow(new TypeError(message));
+    await expect(store.GET("/users/{id}/", { params: { path: { id: 1 } } })).rejects.toThrow(new TypeError(message));
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('"off" (the default) and "report" return the drifting data as today', async () => {
+    for (const validateResponses of [undefined, "off", "report"] as const) {
+      server.enqueue({ body: drifting() });
+      const page = await server.client({ validateResponses }).GET("/users/", { params: { query: {} } });
+      expect(page.data?.results.map((user) => user.language)).toEqual(["en", "fr", "tlh"]);
+      expect(page.error).toBeUndefined();
+    }
+  });
+
+  it('"strict" throws ContractDriftError in both call styles, once: the pointer, the enum, the type, the request id, the body scrubbed', async () => {
+    const store = server.client({ validateResponses: "strict" });
+    const methodStyle = async () => {
+      for await (const user of store.users.list()) expect(user).toBeUndefined();
+    };
+    for (const call of [methodStyle, () => store.GET("/users/", { params: { query: {} } })]) {
+      const before = server.count("GET", "/users/");
+      server.enqueue({ body: drifting(TEST_TOKEN), headers: { "x-request-id": "req-drift" } });
+      const error = (await call().then(() => undefined, (thrown: unknown) => thrown)) as ContractDriftError;
+      expect(error).toBeInstanceOf(ContractDriftError);
+      expect(error).toBeInstanceOf(StoreAdminError);
+      expect(server.count("GET", "/users/") - before, "never retried").toBe(1);
+      expect(error.pointer).toBe("/results/*/language");
+      expect(error.expected).toMatch(/^one of "en", "fr", .*"", null$/);
+      expect(error.received).toBe("string");
+      expect(error.message).toBe(`[GET /users/] 200 OK body does not match the contract at /results/*/language: expected ${error.expected}, received string. The store changed, or the contract is behind it: validateResponses "report" logs this and returns the data.`);
+      expect(error.requestId).toBe("req-drift");
+      expect(error.status).toBe(200);
+      expect(error.response.status).toBe(200);
+      expect((error.body as ReturnType<typeof drifting>).results[1]!.language).toBe("[REDACTED]");
+      expect(JSON.stringify(error)).not.toContain(TEST_TOKEN);
+      expect(Object.keys(error)).not.toContain("response");
+    }
+  });
+
+  it("an extra field, a body read as text, and an error status are no drift", async () => {
+    const store = server.client({ validateResponses: "strict" });
+    server.enqueue({ body: { id: 7, favourite_colour: "blue" } });
+    expect(await store.users.retrieve(7)).toEqual({ id: 7, favourite_colour: "blue" });
+    server.enqueue({ body: { id: "seven" } });
+    const text = await store.GET("/users/{id}/", { params: { path: { id: 7 } }, parseAs: "text" });
+    expect(text.data).toBe('{"id":"seven"}');
+    server.enqueue({ status: 404, body: { detail: 42 } });
+    await expect(store.users.retrieve(7)).rejects.toMatchObject({ name: "NotFoundError" });
+  });
+
+  it('"report" tells the logger of each drifting field once per process, types only', async () => {
+    const events: RequestLogEvent[] = [];
+    const store = server.client({ validateResponses: "report", logger: (event) => void events.push(event) });
+    for (let i = 0; i < 2; i++) {
+      server.enqueue({ body: { id: 9, email: "no address", is_blocked: "yes", language: TEST_TOKEN } });
+      await store.users.retrieve(9);
+    }
+    const drifts = events.filter((event) => event.drift);
+    expect(drifts.map((event) => event.drift)).toEqual([
+      { pointer: "/email", expected: 'format "email"', received: "string" },
+      { pointer: "/is_blocked", expected: "boolean or null", received: "string" },
+      { pointer: "/language", expected: expect.stringMatching(/^one of "en"/), received: "string" },
+    ]);
+    expect(drifts[0]).toMatchObject({ method: "GET", path: "/users/{id}/", status: 200, attempt: 1, willRetry: false, error: { name: "ContractDriftError", message: 'contract drift at /email: expected format "email", received string' } });
+    expect(JSON.stringify(events)).not.toMatch(/sk_test|no address|yes/);
+    expect(events.filter((event) => !event.drift)).toHaveLength(2);
+  });
+});
