@@ -4,12 +4,10 @@
  * (1,000 checks of 1 MB in a 64 MB heap), and no result is over the cap, the whole serialized
  * result counted, whatever the store puts in a page or an argument holds.
  */
-import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFaultServer, type FaultServer, type ReceivedRequest } from "../helpers/fault-server.js";
-import { createConsumerProject, npmEnv, pinnedVersion, runOrThrow, type ConsumerProject } from "../package/tarball.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { describe, expect, it } from "vitest";
+import type { ReceivedRequest } from "../helpers/fault-server.js";
+import { mcpSdk, useStdioFixture } from "./stdio-fixture.js";
 
 const TOKEN = "sk_live_Mcp7Bounds9Token42";
 const CAP = 32_768;
@@ -29,41 +27,8 @@ function answer(received: ReceivedRequest) {
   return { body: { id: 1 } };
 }
 
-let project: ConsumerProject | undefined;
-let store: FaultServer;
-let bin: string;
-const clients: Client[] = [];
-
-beforeAll(async () => {
-  store = await startFaultServer(answer);
-  project = await createConsumerProject();
-  bin = join(project.dir, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js");
-  const version = await pinnedVersion("@modelcontextprotocol/sdk");
-  await runOrThrow("npm install @modelcontextprotocol/sdk", "npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", `@modelcontextprotocol/sdk@${version}`], {
-    cwd: project.dir,
-    env: npmEnv(),
-    timeoutMs: 300_000,
-  });
-}, 600_000);
-
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await store?.close();
-  await project?.remove();
-});
-
-async function connect(nodeFlags: string[] = []): Promise<Client> {
-  const client = new Client({ name: "store-admin-sdk-bounds", version: "1.0.0" });
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [...nodeFlags, bin, "mcp"],
-    env: { PATH: process.env.PATH ?? "", STORE_ADMIN_API_URL: `${store.url}/api/admin`, STORE_ADMIN_TOKEN: TOKEN },
-    stderr: "pipe",
-  });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
-}
+const mcp = useStdioFixture({ answer, token: TOKEN, clientName: "store-admin-sdk-bounds", packages: async () => [await mcpSdk()] });
+const connect = (nodeFlags: string[] = []): Promise<Client> => mcp.connect([], { nodeFlags });
 
 type Result = Awaited<ReturnType<Client["callTool"]>>;
 const textOf = (result: Result) => (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
@@ -74,7 +39,7 @@ describe("the MCP server's memory", () => {
   it("keeps nothing of the calls it checks: 1,000 validate_call of 1 MB in a 64 MB heap, each answered", async () => {
     const client = await connect(["--max-old-space-size=64"]);
     const message = "m".repeat(1_000_000);
-    const before = store.requests.length;
+    const before = mcp.store.requests.length;
     const verdicts = new Map<string, number>();
     for (let i = 0; i < 1_000; i++) {
       const result = await client.callTool({ name: "validate_call", arguments: { tool: "disputes_notes_create", arguments: { path: { id: i + 1 }, body: { message } } } });
@@ -84,7 +49,7 @@ describe("the MCP server's memory", () => {
     // One verdict, 1,000 times: the call matches the contract (a write, which this server does not list).
     expect([...verdicts.values()]).toEqual([1_000]);
     expect(JSON.parse([...verdicts.keys()][0]!)).toMatchObject({ valid: true, available: false });
-    expect(store.requests.length).toBe(before);
+    expect(mcp.store.requests.length).toBe(before);
   }, 300_000);
 });
 

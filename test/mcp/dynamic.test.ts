@@ -5,14 +5,13 @@
  * with `describe_operation` and calls it with `call_operation`; the policy (reads only unless
  * --allow-writes, --scopes, --tools) decides what a search finds and what a call may send.
  */
-import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFaultServer, type FaultServer, type ReceivedRequest } from "../helpers/fault-server.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { describe, expect, it } from "vitest";
+import type { ReceivedRequest } from "../helpers/fault-server.js";
 import { prismUrl } from "../helpers/prism.js";
 import { mcpTools } from "../../generated/mcp-tools.js";
-import { createConsumerProject, pinnedVersion, run, type ConsumerProject } from "../package/tarball.js";
+import { run } from "../package/tarball.js";
+import { mcpSdk, useStdioFixture } from "./stdio-fixture.js";
 
 const TOKEN = "sk_live_Dyn4mic7Token91";
 const DYNAMIC_TOOLS = ["call_operation", "describe_operation", "search_operations", "validate_call"];
@@ -30,31 +29,8 @@ function answer(received: ReceivedRequest) {
   return { body: { id: 1 } };
 }
 
-let project: ConsumerProject | undefined;
-let store: FaultServer;
-let bin: string;
-const clients: Client[] = [];
-
-beforeAll(async () => {
-  store = await startFaultServer(answer);
-  project = await createConsumerProject([`@modelcontextprotocol/sdk@${await pinnedVersion("@modelcontextprotocol/sdk")}`]);
-  bin = join(project.dir, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js");
-}, 600_000);
-
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await store?.close();
-  await project?.remove();
-});
-
-const storeEnv = () => ({ PATH: process.env.PATH ?? "", STORE_ADMIN_API_URL: `${store.url}/api/admin`, STORE_ADMIN_TOKEN: TOKEN });
-
-async function connect(flags: string[], env: Record<string, string> = storeEnv()): Promise<Client> {
-  const client = new Client({ name: "store-admin-sdk-dynamic", version: "1.0.0" });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", "--mode", "dynamic", ...flags], env, stderr: "pipe" }));
-  clients.push(client);
-  return client;
-}
+const mcp = useStdioFixture({ answer, token: TOKEN, clientName: "store-admin-sdk-dynamic", packages: async () => [await mcpSdk()] });
+const connect = (flags: string[], env?: Record<string, string>): Promise<Client> => mcp.connect(["--mode", "dynamic", ...flags], { env });
 
 type Json = Record<string, any>;
 type Result = Awaited<ReturnType<Client["callTool"]>>;
@@ -63,9 +39,9 @@ const call = (client: Client, name: string, args: Json) => client.callTool({ nam
 const structured = (result: Result) => result.structuredContent as Json;
 /** What `work` sent the store. */
 async function sentBy(work: () => Promise<unknown>): Promise<string[]> {
-  const before = store.requests.length;
+  const before = mcp.store.requests.length;
   await work();
-  return store.requests.slice(before).map((r) => `${r.method} ${r.url}`);
+  return mcp.store.requests.slice(before).map((r) => `${r.method} ${r.url}`);
 }
 
 describe("tools/list", () => {
@@ -116,14 +92,12 @@ describe("search → describe → call", () => {
       expect(structured(result)).toMatchObject({ results: NOTES.results, page_items: 2, offset: 0, next_cursor: null });
     });
     expect(sent).toEqual(["GET /api/admin/users/42/notes/"]);
-    expect(store.requests.at(-1)!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(mcp.store.requests.at(-1)!.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
   it("answers a call as the operation's own tool answers it: one function serves both modes", async () => {
     const dynamic = await connect([]);
-    const perOperation = new Client({ name: "store-admin-sdk-per-operation", version: "1.0.0" });
-    await perOperation.connect(new StdioClientTransport({ command: process.execPath, args: [bin, "mcp"], env: storeEnv(), stderr: "pipe" }));
-    clients.push(perOperation);
+    const perOperation = await mcp.connect([]);
     for (const id of [42, 7]) {
       const viaDynamic = await call(dynamic, "call_operation", { method: "users.retrieve", arguments: { path: { id } } });
       const viaTool = await call(perOperation, "users_retrieve", { path: { id } });
@@ -209,7 +183,7 @@ describe("the policy", () => {
 
 describe("against Prism", () => {
   it("search → describe → call answers what the contract's examples say", async () => {
-    const client = await connect(["--allow-writes"], { PATH: process.env.PATH ?? "", STORE_ADMIN_API_URL: prismUrl(), STORE_ADMIN_TOKEN: TOKEN });
+    const client = await connect(["--allow-writes"], mcp.env({ STORE_ADMIN_API_URL: prismUrl() }));
     const found = structured(await call(client, "search_operations", { query: "move a gift card to another customer", limit: 5 }));
     expect(found.results.map((r: Json) => r.method)).toContain("giftCards.update");
     const { example } = structured(await call(client, "describe_operation", { method: "giftCards.update" }));
@@ -224,7 +198,7 @@ describe("against Prism", () => {
 
 describe("--mode", () => {
   it("refuses a mode it does not have, naming the modes, and exits 2", async () => {
-    const result = await run(process.execPath, [bin, "mcp", "--mode", "fast"], { env: storeEnv(), cwd: project!.dir });
+    const result = await run(process.execPath, [mcp.bin, "mcp", "--mode", "fast"], { env: mcp.env(), cwd: mcp.project.dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('store-admin-sdk mcp: --mode must be "per-operation" or "dynamic" or "code", got "fast".');
   });

@@ -6,15 +6,15 @@
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFaultServer, type FaultServer, type ReceivedRequest } from "../helpers/fault-server.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { ReceivedRequest } from "../helpers/fault-server.js";
 import { prismUrl } from "../helpers/prism.js";
 import { contractCalls, formFileFields, type ContractCall } from "../helpers/contract-calls.js";
 import { operations } from "../../generated/operation-facts.js";
 import { mcpTools } from "../../generated/mcp-tools.js";
-import { createConsumerProject, npmEnv, pinnedVersion, ROOT, run, runOrThrow, type ConsumerProject } from "../package/tarball.js";
+import { npmEnv, pinnedVersion, ROOT, run, runOrThrow } from "../package/tarball.js";
+import { useStdioFixture } from "./stdio-fixture.js";
 
 /** The operations of generated/: one tool each (the reads without --allow-writes), beside validate_call. */
 const OPERATION_KEYS = Object.keys(operations);
@@ -52,41 +52,10 @@ function answer(received: ReceivedRequest) {
   return { status: 200, body: { id: 1 } };
 }
 
-let project: ConsumerProject | undefined;
-let store: FaultServer;
-let bin: string;
-const clients: Client[] = [];
-/** What each server wrote to stderr (its log). */
-const logs = new Map<Client, string[]>();
-
-beforeAll(async () => {
-  store = await startFaultServer(answer);
-  project = await createConsumerProject();
-  bin = join(project.dir, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js");
-}, 600_000);
-
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await store?.close();
-  await project?.remove();
-});
-
-const env = (extra: Record<string, string> = {}) => ({ PATH: process.env.PATH ?? "", STORE_ADMIN_API_URL: `${store.url}/api/admin`, STORE_ADMIN_TOKEN: TOKEN, ...extra });
-
-async function connect(...flags: string[]): Promise<Client> {
-  return connectTo(env(), flags);
-}
-
-async function connectTo(environment: Record<string, string>, flags: string[]): Promise<Client> {
-  const client = new Client({ name: "store-admin-sdk-test", version: "1.0.0" });
-  const stderr: string[] = [];
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", ...flags], env: environment, stderr: "pipe" });
-  transport.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
-  await client.connect(transport);
-  clients.push(client);
-  logs.set(client, stderr);
-  return client;
-}
+const mcp = useStdioFixture({ answer, token: TOKEN, clientName: "store-admin-sdk-test" });
+const env = mcp.env;
+const connect = (...flags: string[]): Promise<Client> => mcp.connect(flags);
+const connectTo = (environment: Record<string, string>, flags: string[]): Promise<Client> => mcp.connect(flags, { env: environment });
 
 type Json = Record<string, any>;
 
@@ -109,11 +78,11 @@ async function everyCall(): Promise<Array<{ tool: string; args: Json; call: Cont
 }
 
 const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) => (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
-const requestsTo = (path: string) => store.requests.filter((r) => r.path === path);
+const requestsTo = (path: string) => mcp.store.requests.filter((r) => r.path === path);
 
 describe("without @modelcontextprotocol/sdk", () => {
   it("says which package to install and exits 2", async () => {
-    const result = await run(process.execPath, [bin, "mcp"], { env: env(), cwd: project!.dir });
+    const result = await run(process.execPath, [mcp.bin, "mcp"], { env: env(), cwd: mcp.project.dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("npm install @modelcontextprotocol/sdk@^1.32");
     // No `npx -p store-admin-sdk@<this version>`: between releases that version has no `mcp` command on the registry.
@@ -126,7 +95,7 @@ let sdkInstalled: Promise<unknown> | undefined;
 const installSdk = (): Promise<unknown> =>
   (sdkInstalled ??= pinnedVersion("@modelcontextprotocol/sdk").then((version) =>
     runOrThrow("npm install @modelcontextprotocol/sdk", "npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", `@modelcontextprotocol/sdk@${version}`], {
-      cwd: project!.dir,
+      cwd: mcp.project.dir,
       env: npmEnv(),
       timeoutMs: 300_000,
     }),
@@ -175,14 +144,14 @@ describe("store-admin-sdk mcp", () => {
 
   it("sends each call as the contract says, with the token and the version header", async () => {
     const client = await connect("--allow-writes");
-    const before = store.requests.length;
+    const before = mcp.store.requests.length;
     const read = await client.callTool({ name: "users_retrieve", arguments: { path: { id: 42 } } });
     expect(read.isError).toBeFalsy();
     expect(read.structuredContent).toEqual({ id: 42, email: "ada@example.com" });
     expect(JSON.parse(textOf(read))).toEqual({ id: 42, email: "ada@example.com" });
     const write = await client.callTool({ name: "giftCards_update", arguments: { path: { id: 1 }, body: { expired_at: "2027-01-31T00:00:00Z" } } });
     expect(write.isError).toBeFalsy();
-    const received = store.requests.slice(before);
+    const received = mcp.store.requests.slice(before);
     expect(received.map((r) => `${r.method} ${r.url}`)).toEqual(["GET /api/admin/users/42/", "PATCH /api/admin/gift-cards/1/"]);
     expect(JSON.parse(received[1]!.body)).toEqual({ expired_at: "2027-01-31T00:00:00Z" });
     for (const r of received) {
@@ -196,10 +165,10 @@ describe("store-admin-sdk mcp", () => {
     const calls = await everyCall();
     expect(calls).toHaveLength(OPERATION_KEYS.length);
     for (const { tool, args, call } of calls) {
-      const before = store.requests.length;
+      const before = mcp.store.requests.length;
       const result = await client.callTool({ name: tool, arguments: args });
       expect(result.isError, `${tool}: ${textOf(result)}`).toBeFalsy();
-      const received = store.requests.slice(before);
+      const received = mcp.store.requests.slice(before);
       expect(received.map((r) => `${r.method} ${r.path}`), tool).toEqual([`${call.method} /api/admin${call.url.pathname}`]);
       if (call.mediaType === "multipart/form-data") {
         expect(formFileFields(call.body).length, tool).toBeGreaterThan(0);
@@ -210,7 +179,7 @@ describe("store-admin-sdk mcp", () => {
   });
 
   it("every tool's call passes Prism's check of the contract", async () => {
-    const client = await connectTo({ PATH: process.env.PATH ?? "", STORE_ADMIN_API_URL: prismUrl(), STORE_ADMIN_TOKEN: TOKEN }, ["--allow-writes"]);
+    const client = await connectTo(env({ STORE_ADMIN_API_URL: prismUrl() }), ["--allow-writes"]);
     for (const { tool, args } of await everyCall()) {
       const result = await client.callTool({ name: tool, arguments: args });
       expect(result.isError, `${tool}: ${textOf(result)}`).toBeFalsy();
@@ -219,7 +188,7 @@ describe("store-admin-sdk mcp", () => {
 
   it("refuses a wrong argument before any request, naming the field", async () => {
     const client = await connect("--allow-writes");
-    const before = store.requests.length;
+    const before = mcp.store.requests.length;
     const wrongType = await client.callTool({ name: "giftCards_update", arguments: { path: { id: 1 }, body: { expired_at: 12 } } });
     expect(wrongType.isError).toBe(true);
     expect(textOf(wrongType)).toContain("expired_at");
@@ -232,12 +201,12 @@ describe("store-admin-sdk mcp", () => {
     expect(textOf(smuggled)).toMatch(/"headers", "baseUrl" are not one of them/);
     const pathEscape = await client.callTool({ name: "users_retrieve", arguments: { path: { id: "../../gift-cards" } } });
     expect(pathEscape.isError).toBe(true);
-    expect(store.requests.length).toBe(before);
+    expect(mcp.store.requests.length).toBe(before);
   });
 
   it("refuses a query or path parameter the contract does not declare, or an object for a scalar, naming it; validate_call agrees", async () => {
     const client = await connect();
-    const before = store.requests.length;
+    const before = mcp.store.requests.length;
     const cases: Array<[string, Json, string]> = [
       ["users_list", { query: { bogus: "x", _method: "DELETE" } }, "query.bogus"],
       ["users_list", JSON.parse('{"query":{"__proto__":{"email":"x"}}}'), "query.__proto__"],
@@ -253,19 +222,19 @@ describe("store-admin-sdk mcp", () => {
       expect(verdict.structuredContent, `${tool} ${JSON.stringify(args)}`).toMatchObject({ valid: false });
       expect(String((verdict.structuredContent as { problem: string }).problem)).toContain(named);
     }
-    expect(store.requests.length).toBe(before);
+    expect(mcp.store.requests.length).toBe(before);
   });
 
   it("refuses a tool it does not list and sends nothing", async () => {
     const client = await connect();
-    const before = store.requests.length;
+    const before = mcp.store.requests.length;
     const result = await client.callTool({ name: "giftCards_update", arguments: { path: { id: 1 }, body: {} } });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain("--allow-writes");
     const scoped = await (await connect("--scopes", "users:read")).callTool({ name: "giftCards_list", arguments: {} });
     expect(scoped.isError).toBe(true);
     expect(textOf(scoped)).toContain("gift_cards:read");
-    expect(store.requests.length).toBe(before);
+    expect(mcp.store.requests.length).toBe(before);
   });
 
   it("answers API errors as tool results: a 404, a 422 and a 429", async () => {
@@ -357,7 +326,7 @@ describe("store-admin-sdk mcp", () => {
 
   it("STORE_ADMIN_LOG=debug logs one line per request the store received, none for the contract check", async () => {
     const client = await connectTo(env({ STORE_ADMIN_LOG: "debug" }), ["--allow-writes"]);
-    const log = logs.get(client)!;
+    const log = mcp.logOf(client);
     const lines = (text: string) => log.join("").split("\n").filter((line) => line.includes(text));
     const before = requestsTo("/api/admin/gift-cards/1/").length;
     expect((await client.callTool({ name: "giftCards_update", arguments: { path: { id: 1 }, body: { expired_at: null } } })).isError).toBeFalsy();
@@ -377,7 +346,7 @@ describe("store-admin-sdk mcp", () => {
       JSON.stringify(await client.callTool({ name: "users_retrieve", arguments: { path: { id: 401 } } })),
     ];
     expect(outputs[1]).toContain("[REDACTED]");
-    outputs.push(logs.get(client)!.join(""));
+    outputs.push(mcp.logOf(client).join(""));
     expect(outputs.at(-1)).toContain("serving http://127.0.0.1:");
     for (const output of outputs) {
       expect(output.toLowerCase()).not.toContain(TOKEN.toLowerCase());
@@ -387,13 +356,13 @@ describe("store-admin-sdk mcp", () => {
 
   it("validate_call checks a call against the contract and sends nothing", async () => {
     const client = await connect();
-    const before = store.requests.length;
+    const before = mcp.store.requests.length;
     const bad = await client.callTool({ name: "validate_call", arguments: { tool: "giftCards_update", arguments: { path: { id: 1 }, body: { expired_at: "soon" } } } });
     expect(bad.structuredContent).toMatchObject({ valid: false, available: false });
     expect(String((bad.structuredContent as { problem: string }).problem)).toContain("expired_at");
     const good = await client.callTool({ name: "validate_call", arguments: { tool: "users_retrieve", arguments: { path: { id: 42 } } } });
     expect(good.structuredContent).toEqual({ valid: true, available: true });
-    expect(store.requests.length).toBe(before);
+    expect(mcp.store.requests.length).toBe(before);
   });
 });
 
@@ -410,24 +379,22 @@ describe("the MCP client configurations docs/mcp.md gives", () => {
   beforeAll(installSdk, 600_000);
 
   async function listToolsWith(command: string, args: string[]): Promise<string[]> {
-    const client = new Client({ name: "docs-config", version: "1.0.0" });
     // The page's variables, with the test store's address and token.
     expect(Object.keys(server.env).sort()).toEqual(["STORE_ADMIN_TOKEN", "STORE_ADMIN_URL"]);
-    const environment = { PATH: process.env.PATH ?? "", STORE_ADMIN_URL: store.url, STORE_ADMIN_TOKEN: TOKEN };
-    await client.connect(new StdioClientTransport({ command, args, env: environment, cwd: tmpdir(), stderr: "pipe" }));
-    clients.push(client);
+    const environment = { PATH: process.env.PATH ?? "", STORE_ADMIN_URL: mcp.store.url, STORE_ADMIN_TOKEN: TOKEN };
+    const client = await mcp.connectTo({ command, args, env: environment, cwd: tmpdir() });
     return (await client.listTools()).tools.map((t) => t.name);
   }
 
   it("from a project that depends on the package: its bin by absolute path, started from another folder", async () => {
     expect(server.command).toBe("/path/to/your/project/node_modules/.bin/store-admin-sdk");
-    const names = await listToolsWith(server.command.replace("/path/to/your/project", project!.dir), server.args);
+    const names = await listToolsWith(server.command.replace("/path/to/your/project", mcp.project.dir), server.args);
     expect(names).toContain("users_retrieve");
   });
 
   it("from a packed tarball with `npx -y`: the package and the MCP SDK from npx's cache", async () => {
-    const args = argsOf(blocks.find((b) => b.includes(".tgz")) ?? "").map((a) => a.replace("/path/to/store-admin-sdk-<version>.tgz", project!.pack.tarball));
-    expect(args).toContain(project!.pack.tarball);
+    const args = argsOf(blocks.find((b) => b.includes(".tgz")) ?? "").map((a) => a.replace("/path/to/store-admin-sdk-<version>.tgz", mcp.project.pack.tarball));
+    expect(args).toContain(mcp.project.pack.tarball);
     // npx installs on its first start; do that outside the client's initialize timeout.
     await runOrThrow("npx (first start)", "npx", [...args, "--help"], { env: npmEnv(), timeoutMs: 300_000 });
     expect(await listToolsWith("npx", args)).toContain("users_retrieve");

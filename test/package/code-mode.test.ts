@@ -8,43 +8,26 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFaultServer, type FaultServer } from "../helpers/fault-server.js";
 import { NOTES_CODE, NOTES_TASK, storeAnswer, TOKEN } from "../mcp/code-mode-store.js";
+import { binOf, mcpSdk, useStdioFixture } from "../mcp/stdio-fixture.js";
 import { createConsumerProject, npmEnv, pinnedVersion, run, runOrThrow, type ConsumerProject } from "./tarball.js";
 
-let store: FaultServer;
-let project: ConsumerProject | undefined;
 let beside7: ConsumerProject | undefined;
-const clients: Client[] = [];
-const stderr: string[] = [];
 
-const binOf = (dir: string) => join(dir, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js");
-const env = () => ({ PATH: process.env.PATH ?? "", STORE_ADMIN_API_URL: `${store.url}/api/admin`, STORE_ADMIN_TOKEN: TOKEN });
-
-beforeAll(async () => {
-  store = await startFaultServer(storeAnswer);
-  const [sdk, typescript] = await Promise.all([pinnedVersion("@modelcontextprotocol/sdk"), pinnedVersion("typescript")]);
-  project = await createConsumerProject([`@modelcontextprotocol/sdk@${sdk}`, `typescript@${typescript}`]);
-}, 600_000);
+const mcp = useStdioFixture({
+  answer: storeAnswer,
+  token: TOKEN,
+  clientName: "code-mode-package-test",
+  packages: async () => [await mcpSdk(), `typescript@${await pinnedVersion("typescript")}`],
+});
+const env = mcp.env;
+const connect = (...flags: string[]): Promise<Client> => mcp.connect(["--mode", "code", ...flags]);
 
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await store?.close();
-  await project?.remove();
   await beside7?.remove();
 });
-
-async function connect(...flags: string[]): Promise<Client> {
-  const client = new Client({ name: "code-mode-package-test", version: "1.0.0" });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [binOf(project!.dir), "mcp", "--mode", "code", ...flags], env: env(), stderr: "pipe" });
-  transport.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
-  await client.connect(transport);
-  clients.push(client);
-  return client;
-}
 
 type Json = Record<string, any>;
 async function execute(client: Client, code: string): Promise<{ isError: boolean; structured: Json; text: string }> {
@@ -55,7 +38,7 @@ async function execute(client: Client, code: string): Promise<{ isError: boolean
 
 describe("without quickjs-emscripten", () => {
   it("says which package to install and exits 2", async () => {
-    const result = await run(process.execPath, [binOf(project!.dir), "mcp", "--mode", "code"], { env: env(), cwd: project!.dir });
+    const result = await run(process.execPath, [mcp.bin, "mcp", "--mode", "code"], { env: env(), cwd: mcp.project.dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("quickjs-emscripten is not installed. Install it beside store-admin-sdk: npm install quickjs-emscripten@^0.32");
   });
@@ -63,10 +46,10 @@ describe("without quickjs-emscripten", () => {
 
 describe("code mode's flags", () => {
   it("refuses a limit without --mode code, and one out of range, naming it, exiting 2", async () => {
-    const without = await run(process.execPath, [binOf(project!.dir), "mcp", "--max-calls", "3"], { env: env(), cwd: project!.dir });
+    const without = await run(process.execPath, [mcp.bin, "mcp", "--max-calls", "3"], { env: env(), cwd: mcp.project.dir });
     expect(without.code).toBe(2);
     expect(without.stderr).toContain("--cpu-ms, --memory-mb, --stack-kb and --max-calls are code mode's limits: add --mode code.");
-    const deep = await run(process.execPath, [binOf(project!.dir), "mcp", "--mode", "code", "--stack-kb", "1024"], { env: env(), cwd: project!.dir });
+    const deep = await run(process.execPath, [mcp.bin, "mcp", "--mode", "code", "--stack-kb", "1024"], { env: env(), cwd: mcp.project.dir });
     expect(deep.code).toBe(2);
     expect(deep.stderr).toContain("code mode's stackBytes must be a whole number from 65536 to 393216, got 1048576.");
   });
@@ -75,7 +58,7 @@ describe("code mode's flags", () => {
 describe("store-admin-sdk mcp --mode code", () => {
   beforeAll(async () => {
     const version = await pinnedVersion("quickjs-emscripten");
-    await runOrThrow("npm install quickjs-emscripten", "npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", `quickjs-emscripten@${version}`], { cwd: project!.dir, env: npmEnv(), timeoutMs: 300_000 });
+    await runOrThrow("npm install quickjs-emscripten", "npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", `quickjs-emscripten@${version}`], { cwd: mcp.project.dir, env: npmEnv(), timeoutMs: 300_000 });
   }, 600_000);
 
   it("lists search_docs and execute", async () => {
@@ -84,11 +67,11 @@ describe("store-admin-sdk mcp --mode code", () => {
   });
 
   it("does the customers-with-notes task in one execute, with exactly the requests it needs", async () => {
-    store.requests.length = 0;
+    mcp.store.requests.length = 0;
     const { isError, structured, text } = await execute(await connect(), NOTES_CODE);
     expect(isError, text).toBe(false);
     expect(structured.result).toEqual(NOTES_TASK.answer);
-    expect(store.requests.map((r) => r.path.replace(/^\/api\/admin/, ""))).toEqual(NOTES_TASK.requests);
+    expect(mcp.store.requests.map((r) => r.path.replace(/^\/api\/admin/, ""))).toEqual(NOTES_TASK.requests);
     expect(structured.calls).toHaveLength(NOTES_TASK.requests.length);
   });
 
@@ -101,20 +84,20 @@ describe("store-admin-sdk mcp --mode code", () => {
       ["const keep: string[] = []; for (let s = 'x';; s += s.slice(0, 65536)) keep.push(s + keep.length);", "memory"],
     ] as const;
     for (const [code, stoppedBy] of attempts) {
-      store.requests.length = 0;
+      mcp.store.requests.length = 0;
       const stopped = await execute(client, code);
       expect(stopped.structured.stopped_by, code).toBe(stoppedBy);
       const after = await execute(client, "return (await store.users.retrieve(42)).id;");
       expect(after.structured.result).toBe(42);
     }
-    store.requests.length = 0;
+    mcp.store.requests.length = 0;
     const written = await execute(client, 'return await (store as any).giftCards.update(1, { expired_at: "2027-01-01T00:00:00Z" });');
     expect(written.text).toContain("Not sent: store.giftCards.update changes data");
-    expect(store.requests).toHaveLength(0);
+    expect(mcp.store.requests).toHaveLength(0);
     const echoed = await execute(client, "const u = await store.users.retrieve(7); let e = ''; try { await store.users.retrieve(401); } catch (error) { e = String((error as Error).stack) + (error as Error).message; } return [u, e];");
     expect(echoed.text).not.toContain(TOKEN);
     expect(echoed.text).toContain("[REDACTED]");
-    const log = stderr.join("");
+    const log = mcp.stderr();
     expect(log).toContain("in code mode");
     expect(log).not.toContain(TOKEN);
     // Nine executes, each type-checked, one a memory bomb that runs until QuickJS's heap limit.
