@@ -58,6 +58,7 @@ export async function costPerOperation(quick: boolean): Promise<Section> {
     ["`scripts/generate.ts`", builds.map((f) => f.ms.generate)],
     ["`scripts/generate-testing.ts`", builds.map((f) => f.ms.generateTesting)],
     ["`scripts/generate-mcp.ts`", builds.map((f) => f.ms.generateMcp)],
+    ["`scripts/generate-code-mode.ts`", builds.map((f) => f.ms.generateCodeMode)],
     ["the docs build (`scripts/docs.ts`)", times.map((t) => t.docs)],
     ["a consumer's type check (`tsc --noEmit`)", times.map((t) => t.typecheck)],
   ];

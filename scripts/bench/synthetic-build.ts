@@ -31,8 +31,8 @@ export interface SyntheticFigures {
   testing: { gzipBytes: number; lazyGzipBytes: number };
   /** Files of the built testing entry (with everything it may load) that hold `new Function` or `eval(`. */
   runtimeCompiled: string[];
-  /** Wall times in milliseconds: `scripts/generate.ts`, `scripts/generate-testing.ts`, `scripts/generate-mcp.ts`, the build of dist/. */
-  ms: { generate: number; generateTesting: number; generateMcp: number; build: number };
+  /** Wall times in milliseconds: `scripts/generate.ts`, `scripts/generate-testing.ts`, `scripts/generate-mcp.ts`, `scripts/generate-code-mode.ts`, the build of dist/. */
+  ms: { generate: number; generateTesting: number; generateMcp: number; generateCodeMode: number; build: number };
   /** Where the project copy is. */
   dir: string;
 }
@@ -76,7 +76,7 @@ export async function syntheticBuild(operations: number, seed = 1): Promise<Synt
 
   // The copy's own generators (its scripts/), so that they read its contract and samples and write its generated/.
   const generator = (script: string) => () => execFileSync(process.execPath, [TSX, join(dir, "scripts", script)], { cwd: dir, stdio: "pipe" });
-  const ms = { generate: timed(generator("generate.ts")), generateTesting: timed(generator("generate-testing.ts")), generateMcp: timed(generator("generate-mcp.ts")), build: 0 };
+  const ms = { generate: timed(generator("generate.ts")), generateTesting: timed(generator("generate-testing.ts")), generateMcp: timed(generator("generate-mcp.ts")), generateCodeMode: timed(generator("generate-code-mode.ts")), build: 0 };
   const started = performance.now();
   await buildDist(dir);
   ms.build = Math.round(performance.now() - started);

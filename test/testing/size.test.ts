@@ -34,16 +34,22 @@ async function bundle(source: string, platform: "neutral" | "browser") {
 
 const dist = (path: string) => JSON.stringify(join(ROOT, "dist", path));
 
+/** A generated validator module: the kit's module of an operation, an operation's responses', a named schema's. */
+const GENERATED_VALIDATOR_MODULE = /^generated\/(testing\/ops|validators\/responses|validators\/schemas)\/[\w$]+\.ts$/;
+
 /** The source files of a built entry and of the chunks it imports (statically or with `import()`), from their source maps. */
 function sourcesOf(entry: string, seen = new Set<string>()): string[] {
   const file = join(ROOT, "dist", entry);
   if (seen.has(file)) return [];
   seen.add(file);
-  // Only the chunk of one operation's module has no map (scripts/build.ts): it is named after that module.
-  const operation = `generated/testing/ops/${/[\\/]chunks[\\/](\w+)-\w+\.js$/.exec(file)?.[1]}.ts`;
-  if (!existsSync(`${file}.map`) && !existsSync(join(ROOT, operation))) throw new Error(`${entry} has no source map`);
-  const map = existsSync(`${file}.map`) ? (JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] }) : { sources: [operation] };
-  const chunks = [...readFileSync(file, "utf8").matchAll(/(?:from |import\()"(\.[^"]+)"/g)].map(([, specifier]) => join(dirname(entry), specifier!));
+  const text = readFileSync(file, "utf8");
+  // A chunk made only of generated validator modules has no map (scripts/build.ts, dropGeneratedMaps):
+  // its sources are the module comments esbuild writes above each one, all of them such modules.
+  const marked = [...text.matchAll(/^\/\/ (\S+\.ts)$/gm)].map(([, source]) => source!);
+  const unmapped = marked.length > 0 && marked.every((source) => GENERATED_VALIDATOR_MODULE.test(source));
+  if (!existsSync(`${file}.map`) && !unmapped) throw new Error(`${entry} has no source map`);
+  const map = existsSync(`${file}.map`) ? (JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] }) : { sources: marked };
+  const chunks = [...text.matchAll(/(?:from |import\()"(\.[^"]+)"/g)].map(([, specifier]) => join(dirname(entry), specifier!));
   return [...map.sources, ...chunks.flatMap((chunk) => sourcesOf(chunk, seen))];
 }
 
