@@ -73,9 +73,9 @@ export function useQueueEnvironment(token: string, options: { persistent?: boole
 }
 
 /** Waits until `check()` is true, looking every 20 ms. */
-export async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
