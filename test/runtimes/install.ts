@@ -43,7 +43,9 @@ async function missingRuntimes(): Promise<RuntimeName[]> {
  * later install does not name.
  */
 export async function ensureRuntimes(): Promise<void> {
-  if ((await missingRuntimes()).length === 0) return;
+  // Checked only under the lock: while another test file's install runs, a runtime's bin link
+  // and package.json are there before its postinstall has put the binary in place (a Deno
+  // started then ran its placeholder, which exec'd node on the binary half-written).
   await withLock("runtimes", async () => {
     const missing = await missingRuntimes();
     if (missing.length === 0) return;
