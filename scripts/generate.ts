@@ -49,7 +49,6 @@ import { docComment, docText, encodedCopy, jsonCode, stringLiteral } from "./enc
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
 import { methodIndexModule } from "./lazy-tables.js";
-import { renamedMethods } from "./method-names.js";
 import { generatedSample, isPaginated, writtenSamples } from "./samples.js";
 import { schemaTypeOptions } from "./schema-types.js";
 
@@ -563,10 +562,6 @@ export async function generatedOutputs(doc: JsonObject): Promise<Record<string, 
 async function main(): Promise<void> {
   const doc = loadContractFile(fileURLToPath(specUrl));
   await writeGenerated(outDir, await generatedOutputs(doc), process.argv.includes("--check"));
-  const renamed = renamedMethods(contractModel(doc).operations);
-  if (renamed.length > 0) {
-    console.log(`The method names derived from the URL differ from the former rule's (operationId read verb first) for ${renamed.length} operation${renamed.length === 1 ? "" : "s"} without x-sdk-method (set it to keep a name):\n${renamed.map((line) => `  ${line}`).join("\n")}`);
-  }
 }
 
 // Run as a script; imported (by a test), only the exports.

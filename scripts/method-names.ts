@@ -1,23 +1,38 @@
 /**
  * The operation methods' names (`store.invoices.lineItems.list`): an operation's
  * `x-sdk-method` when it has one, else a name derived from its URL, as a reader of the path
- * names things (docs/architecture.md, "Mapped"), whatever the word order of its operationId:
+ * names things (docs/architecture.md, "Mapped"), whatever the word order of its operationId.
  *
- * - Resources are the path's static segments (`/disputes/{id}/notes/` → `disputes.notes`),
- *   camelCased; the operationId only breaks a segment into words (`/stockrecords/` with
- *   `getStockRecord` or `stockRecordsRetrieve` → `stockRecords`).
- * - What the path ends on decides the verb: `GET` is `list` on a collection (a segment with an
- *   item below it, or whose `GET` answers a list or a page) and `retrieve` elsewhere; `PATCH`
- *   `update`; `PUT` `update`, or `replace` where the path also takes `PATCH`; `DELETE`
- *   `delete`; `POST` `create`, except for an action (below), whose segment is the verb
- *   (`POST /disputes/{id}/resolve/` → `disputes.resolve`).
- * - An action is a `POST` on a static segment with no `GET` of its own and nothing below it,
- *   answering no content or the schema of the nearest item above it: by reference where that
- *   item has operations, else by name (its segment singularised: `subscriptions` →
- *   `Subscription`). With no item above, only no content makes an action.
+ * Resources are the path's static segments (`/disputes/{id}/notes/` → `disputes.notes`),
+ * camelCased; the operationId only breaks a segment into words (`/stockrecords/` with
+ * `getStockRecord` or `stockRecordsRetrieve` → `stockRecords`).
  *
- * Every name, given or derived, is then checked: well formed, not taken twice, not both a
- * method and a resource, not in the client's way; each refusal names the JSON pointers.
+ * The verb, in this order of precedence (the first that decides wins):
+ *
+ * 1. `x-sdk-method`, which may name anything.
+ * 2. The path's own shape. On an item (`/users/{id}/`): `GET` `retrieve`, `PATCH` `update`,
+ *    `PUT` `update` (`replace` where the path also takes `PATCH`), `DELETE` `delete`. A static
+ *    segment with an item below it is a collection: `GET` `list`, `POST` `create`. A verb
+ *    segment is an action, whatever it answers: a `POST` on the last segment, directly after
+ *    an item, singular, with no `GET` of its own and nothing below it, answering no schema
+ *    named after it (`POST /orders/{number}/fulfill/` answering a `FulfillmentOrder` →
+ *    `orders.fulfill`; `POST /users/{id}/avatar/` answering an `Avatar` is a creation).
+ * 3. The operationId's usual verb words, for a `GET` the path leaves open (a static segment
+ *    with no item below): `List` → `list`; `Retrieve` or `Get` → `retrieve`; both or neither
+ *    decide nothing (`GET /products/{id}/variants/` answering one object, `productsVariantList`
+ *    → `products.variants.list`). A `POST`'s `Create` is not read: some generators append it to
+ *    every `POST`, actions included (`invoicesSendAllCreate`).
+ * 4. The response, the last word, since real descriptions get shapes wrong: a `GET` answering
+ *    an array or a page (an object with `results`) is `list`, else `retrieve`; a `POST` on a
+ *    static segment with no `GET` of its own and nothing below it, answering no content or the
+ *    schema of the nearest item above it (by reference where that item has operations, else by
+ *    name: its segment singularised, `subscriptions` → `Subscription`), is an action
+ *    (`POST /returns/{id}/approval/accept/` → `returns.approval.accept`; with no item above,
+ *    only no content makes one); any other `POST` is `create`.
+ *
+ * Every name, given or derived, is then checked: well formed, not taken twice (the refusal
+ * names both operations: set `x-sdk-method` on one), not both a method and a resource, not in
+ * the client's way; each refusal names the JSON pointers.
  */
 import pluralize from "pluralize";
 import type { OperationModel } from "./contract-model.js";
@@ -87,7 +102,7 @@ class PathIndex {
 
   constructor(
     operations: readonly OperationModel[],
-    private readonly schemas: SchemaReader,
+    readonly schemas: SchemaReader,
   ) {
     for (const op of operations) {
       const segments = segmentsOf(op.path);
@@ -105,14 +120,18 @@ class PathIndex {
     return this.byShape.get(shapeOf(segments)) ?? [];
   }
 
-  /** A collection: a static segment with an item below it, or whose `GET` answers a list or a page. */
-  isCollection(segments: string[]): boolean {
-    const get = this.at(segments).find((op) => op.method === "get");
-    return this.below.get(shapeOf(segments)) === true || (get !== undefined && this.answersMany(get.success.schema, `${get.at}/responses/${get.success.status}`, new Set()));
+  /** An item comes directly below this path (`/users/` of `/users/{id}/`). */
+  hasItemBelow(segments: string[]): boolean {
+    return this.below.get(shapeOf(segments)) === true;
   }
 
-  /** An array (or a `oneOf`/`anyOf` branch that is one), or a page (an object with `results`, as the API's pages have). */
-  private answersMany(node: unknown, at: string, seen: Set<object>): boolean {
+  /** A static last segment with no `GET` of its own and nothing below it: where an action may be. */
+  isLeafWithoutGet(segments: string[]): boolean {
+    return !isParam(segments.at(-1) ?? "{}") && !this.below.has(shapeOf(segments)) && !this.at(segments).some((other) => other.method === "get");
+  }
+
+  /** An array (or a `oneOf`/`anyOf`/`allOf` branch that is one), or a page (an object with `results`, as the API's pages have). */
+  answersMany(node: unknown, at: string, seen = new Set<object>()): boolean {
     if (node === undefined) return false;
     const schema = this.schemas.resolve(node, at);
     if (seen.has(schema)) return false;
@@ -125,37 +144,59 @@ class PathIndex {
     );
   }
 
-  /**
-   * An action: a `POST` on a static segment with no `GET` of its own and nothing below it,
-   * answering no content, or the schema of the nearest item above it (by reference when that
-   * item has operations, else by its segment singularised).
-   */
-  isAction(op: OperationModel, segments: string[], idWords: string[]): boolean {
-    if (op.method !== "post" || isParam(segments.at(-1)!) || this.below.has(shapeOf(segments))) return false;
-    if (this.at(segments).some((other) => other.method === "get")) return false;
-    if (!op.success.content) return true;
+  /** The operation answers the schema of the nearest item above its path: by reference when that item has operations, else by its segment singularised. */
+  answersOwner(op: OperationModel, segments: string[], idWords: string[]): boolean {
     const answered = this.schemas.refName(op.success.schema);
     const item = segments.reduce((found, segment, i) => (isParam(segment) ? i : found), -1);
     if (answered === undefined || item === -1) return false;
     const itemOperations = this.at(segments.slice(0, item + 1));
     if (itemOperations.length > 0) return itemOperations.some((other) => this.schemas.refName(other.success.schema) === answered);
     const owner = segments[item - 1];
-    const simple = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, "");
     return owner !== undefined && !isParam(owner) && simple(pluralize.singular(segmentName(owner, idWords))) === simple(answered);
   }
 }
 
-/** The verb of an operation that is no action, by its HTTP method and where its path ends. */
-function verbOf(op: OperationModel, segments: string[], index: PathIndex): string {
+const simple = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, "");
+
+/** The schema a `POST` answers is named after its segment (`avatar` answering `Avatar` or `UserAvatar`). */
+function namedAfter(answered: string | undefined, segment: string): boolean {
+  const own = simple(pluralize.singular(segment));
+  return answered !== undefined && own !== "" && simple(answered).endsWith(own);
+}
+
+/**
+ * A verb segment (rule 2): the last segment of a `POST`, directly after an item, singular,
+ * with no `GET` of its own and nothing below it, whose answer is no schema named after it.
+ */
+function isVerbSegment(op: OperationModel, segments: string[], index: PathIndex): boolean {
+  const last = segments.at(-1) ?? "{}";
+  if (op.method !== "post" || segments.length < 2 || !isParam(segments.at(-2)!) || !index.isLeafWithoutGet(segments)) return false;
+  const lastWord = words(last).at(-1);
+  return lastWord !== undefined && pluralize.isSingular(lastWord) && !namedAfter(index.schemas.refName(op.success.schema), last);
+}
+
+/** The verbs the operationId's usual words name for a `GET` (rule 3): one, or none when they say neither or both. */
+function idVerb(idWords: string[]): "list" | "retrieve" | undefined {
+  const said = new Set(idWords.map((word) => word.toLowerCase()).flatMap((word) => (word === "list" ? ["list"] : word === "retrieve" || word === "get" ? ["retrieve"] : [])));
+  return said.size === 1 ? ([...said][0] as "list" | "retrieve") : undefined;
+}
+
+/** The verb of an operation, by rules 2 to 4; `action` for a `POST` whose last segment is its verb. */
+function verbOf(op: OperationModel, segments: string[], idWords: string[], index: PathIndex): string {
+  const onItem = isParam(segments.at(-1) ?? "{}");
   switch (op.method) {
     case "get":
-      return !isParam(segments.at(-1) ?? "{}") && index.isCollection(segments) ? "list" : "retrieve";
+      if (onItem) return "retrieve";
+      if (index.hasItemBelow(segments)) return "list";
+      return idVerb(idWords) ?? (index.answersMany(op.success.schema, `${op.at}/responses/${op.success.status}`) ? "list" : "retrieve");
     case "put":
       return index.at(segments).some((other) => other.method === "patch") ? "replace" : "update";
     case "patch":
       return "update";
     case "post":
-      return "create";
+      if (onItem || index.hasItemBelow(segments)) return "create";
+      if (isVerbSegment(op, segments, index)) return "action";
+      return index.isLeafWithoutGet(segments) && (!op.success.content || index.answersOwner(op, segments, idWords)) ? "action" : "create";
     default:
       return op.method;
   }
@@ -167,11 +208,12 @@ function derivedName(op: OperationModel, index: PathIndex): string {
   const explicitId = op.operation.operationId;
   const idWords = typeof explicitId === "string" ? words(explicitId) : [];
   const names = segments.filter((s) => !isParam(s)).map((s) => segmentName(s, idWords)).filter(Boolean);
-  if (index.isAction(op, segments, idWords) && names.length > 0) {
-    const verb = names.pop()!;
-    return `${(names.length > 0 ? names : ["api"]).join(".")}.${verb}`;
+  const verb = verbOf(op, segments, idWords, index);
+  if (verb === "action" && names.length > 0) {
+    const action = names.pop()!;
+    return `${(names.length > 0 ? names : ["api"]).join(".")}.${action}`;
   }
-  return `${(names.length > 0 ? names : ["api"]).join(".")}.${verbOf(op, segments, index)}`;
+  return `${(names.length > 0 ? names : ["api"]).join(".")}.${verb === "action" ? "create" : verb}`;
 }
 
 /**
@@ -211,25 +253,4 @@ export function nameMethods(operations: readonly OperationModel[], schemas: Sche
       );
     }
   }
-}
-
-/**
- * The name the former rule gave an operation without `x-sdk-method`: its operationId read
- * verb first (`getWidget` → `widget.get`), or its path and HTTP method. Kept only to tell
- * maintainers which names the URL rule changed ({@link renamedMethods}).
- */
-function formerName(op: OperationModel): string {
-  const resources = segmentsOf(op.path).filter((s) => !s.startsWith("{")).map((s) => camel(words(s))).filter(Boolean);
-  const [verb, ...rest] = typeof op.operation.operationId === "string" ? words(op.operation.operationId) : [];
-  if (verb !== undefined) return `${rest.length > 0 ? camel(rest) : (resources[0] ?? "api")}.${camel([verb])}`;
-  const onItem = /\}\/?$/.test(op.path);
-  const byMethod: Record<string, string> = { get: onItem ? "retrieve" : "list", post: "create", put: "replace", patch: "update", delete: "delete" };
-  return `${(resources.length > 0 ? resources : ["api"]).join(".")}.${byMethod[op.method] ?? op.method}`;
-}
-
-/** `"GET /widgets/{id}/: widget.get → widgets.retrieve"` for each operation without `x-sdk-method` whose derived name the URL rule changed. */
-export function renamedMethods(operations: readonly OperationModel[]): string[] {
-  return operations
-    .filter((op) => op.operation["x-sdk-method"] === undefined && formerName(op) !== op.methodName)
-    .map((op) => `${op.key}: ${formerName(op)} → ${op.methodName}`);
 }
