@@ -4,19 +4,22 @@
  * (src/schemas/) know about it:
  *
  * - `generated/testing/operations.ts`: the operations' keys, each with the loader of its module.
- * - `generated/testing/ops/<operationId>.ts` (scripts/testing-modules.ts), one per operation:
+ * Each file made per operation or per schema is named by its stable key (scripts/file-keys.ts:
+ * `<identifier lower-cased>_<hash of the exact name>`), so adding one renames no other.
+ *
+ * - `generated/testing/ops/<key>.ts` (scripts/testing-modules.ts), one per operation:
  *   its parameters by location, its request body's media type, its responses (status, whether
  *   JSON) and the example the mock answers with when no handler is set (the first example of
  *   the first 2xx response, or, without one, the smallest body its schema accepts:
  *   scripts/samples.ts); the validators of its parameters, headers and request body; and its
  *   responses' validators, re-exported from:
- * - `generated/validators/responses/<operationId>.ts`: its JSON responses' validators by status,
+ * - `generated/validators/responses/<key>.ts`: its JSON responses' validators by status,
  *   loaded through `generated/validators/responses.ts` (`responseValidators`) by whatever
  *   validates responses, the kit included; `generated/validators/types.ts`, their types.
- * - `generated/validators/schemas/<n>.ts`: each named schema's validator in the view it is used
- *   in (scripts/contract-model.ts, `schemaExports`), numbered in the order of the contract (no
- *   file name is made of contract text: a schema's name may be long, or differ from another's
- *   in case only), and `generated/schemas/index.ts`, which exports each as a Standard Schema
+ * - `generated/validators/schemas/<key>.ts`: each named schema's validator in the view it is used
+ *   in (scripts/contract-model.ts, `schemaExports`), keyed by its export name (no file name is
+ *   contract text: a schema's name may be long, or differ from another's in case only), and
+ *   `generated/schemas/index.ts`, which exports each as a Standard Schema
  *   (`store-admin-sdk/schemas`).
  *
  * The validators are Ajv's (JSON Schema 2020-12, the dialect of OpenAPI 3.1), compiled here
@@ -44,8 +47,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { docComment, docText, jsonCode, keyed, stringLiteral } from "./encode.js";
+import { fileKey } from "./file-keys.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
-import { contractModel, FORM_MEDIA, JSON_MEDIA, MULTIPART_MEDIA, ownedByOther, resolveRef, responseSchemaNames, schemaExports, schemaRefName, type View } from "./contract-model.js";
+import { contractModel, FORM_MEDIA, JSON_MEDIA, MULTIPART_MEDIA, ownedByOther, resolveRef, responseSchemaNames, schemaExports, schemaRefName, type OperationModel, type View } from "./contract-model.js";
 import { loadContractFile } from "./load-contract.js";
 import { mediaExample, minimalInstance } from "./samples.js";
 import { validatorModules, type ValidatorModule } from "./testing-modules.js";
@@ -130,11 +134,20 @@ interface OperationOut {
 /** The suffix of the validator of a body sent in a media type other than the one the client chooses. */
 const MEDIA_SUFFIX: Record<string, string> = { [JSON_MEDIA]: "json", [FORM_MEDIA]: "form", [MULTIPART_MEDIA]: "multipart" };
 
-/** The kit's generated files of the contract `doc` (parsed, through scripts/load-contract.ts), by name under generated/testing/. */
-export async function testingOutputs(doc: Json): Promise<Record<string, string>> {
-  const model = contractModel(doc);
-  const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Json;
+type AjvInstance = InstanceType<typeof Ajv2020.default>;
 
+/** The three compilers and the ids of the validators each compiles for the operations' modules. */
+interface Compilers {
+  converting: AjvInstance;
+  form: AjvInstance;
+  exact: AjvInstance;
+  ids: Map<AjvInstance, string[]>;
+}
+
+/** The Ajv instances, each holding every component schema in the views it compiles. */
+function compilersOf(doc: Json): Compilers {
+  const { typeNames } = contractModel(doc);
+  const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Json;
   // Two Ajv instances: parameters (and form fields) arrive as strings and are converted as
   // their schemas say (`"42"` becomes 42, a single `?tag=a` a list when a list is meant);
   // JSON bodies and responses are checked exactly as they are.
@@ -150,113 +163,138 @@ export async function testingOutputs(doc: Json): Promise<Record<string, string>>
     // The \`input\` view only for the named schemas' validators, which \`exact\` compiles.
     for (const view of (["request", "response"] as Compiled[]).concat(ajv === exact ? ["input"] : [])) {
       for (const [name, schema] of Object.entries(schemas)) {
-        ajv.addSchema(viewOf(doc, schema, view, `#/components/schemas/${name}`) as Json, `${view}.${model.typeNames.get(name)}`);
+        ajv.addSchema(viewOf(doc, schema, view, `#/components/schemas/${name}`) as Json, `${view}.${typeNames.get(name)}`);
       }
     }
   }
-  const convertingIds: Record<string, string> = {};
-  const formIds: Record<string, string> = {};
-  const exactIds: Record<string, string> = {};
-  const add = (ajv: InstanceType<typeof Ajv2020.default>, ids: Record<string, string>, name: string, schema: unknown) => {
-    ajv.addSchema({ ...(schema as Json), $id: name });
-    ids[name] = name;
-  };
+  return { converting, form, exact, ids: new Map([converting, form, exact].map((ajv) => [ajv, []])) };
+}
 
+/** Compiles `schema` as the validator `name` of an operation's module. */
+function addValidator(compilers: Compilers, ajv: AjvInstance, name: string, schema: unknown): void {
+  ajv.addSchema({ ...(schema as Json), $id: name });
+  compilers.ids.get(ajv)!.push(name);
+}
+
+/** An operation's parameters by location, and their validators (`<id>_params`, `<id>_headers`). */
+function paramsOut(doc: Json, op: OperationModel, compilers: Compilers): ParamFacts {
+  const params: ParamFacts = { path: [], query: [], header: [] };
+  const groups: Record<"path" | "query" | "header", { properties: Json; required: string[] }> = {
+    path: { properties: keyed(), required: [] },
+    query: { properties: keyed(), required: [] },
+    header: { properties: keyed(), required: [] },
+  };
+  for (const parameter of op.parameters) {
+    const place = parameter.in as string;
+    if (place !== "path" && place !== "query" && place !== "header") continue;
+    // Header names are case-insensitive; the mock sees them lower-cased, as fetch's Headers does.
+    const name = place === "header" ? (parameter.name as string).toLowerCase() : (parameter.name as string);
+    params[place].push(name);
+    groups[place].properties[name] = viewOf(doc, parameter.schema ?? {}, "request", `${op.at}/parameters`);
+    if (parameter.required === true || place === "path") groups[place].required.push(name);
+  }
+  const object = (group: { properties: Json; required: string[] }) => ({ type: "object", properties: group.properties, required: group.required });
+  addValidator(compilers, compilers.converting, `${op.ident}_params`, {
+    type: "object",
+    properties: { path: object(groups.path), query: object(groups.query) },
+    required: ["path", "query"],
+  });
+  addValidator(compilers, compilers.exact, `${op.ident}_headers`, object(groups.header));
+  return params;
+}
+
+/** An operation's request body facts, and its validators: `<id>_body` for the media type the client chooses, `<id>_body_<json|form|multipart>` for any other offered. */
+function bodyOut(doc: Json, op: OperationModel, compilers: Compilers): OperationOut["body"] {
+  if (!op.body) return undefined;
+  const { mediaType, offered, at } = op.body;
+  const also = offered.filter((type) => type !== mediaType && MEDIA_SUFFIX[type] !== undefined);
+  const body: NonNullable<OperationOut["body"]> = { mediaType, required: op.body.required, ...(also.length > 0 ? { also } : {}) };
+  for (const type of [mediaType, ...also]) {
+    const name = type === mediaType ? `${op.ident}_body` : `${op.ident}_body_${MEDIA_SUFFIX[type]}`;
+    const schema = viewOf(doc, op.body.schemas[type] ?? {}, "request", `${at}/content`);
+    if (type === JSON_MEDIA) {
+      addValidator(compilers, compilers.exact, name, schema);
+      continue;
+    }
+    addValidator(compilers, compilers.form, name, schema);
+    const properties = (resolveRef(doc, op.body.schemas[type], `${at}/content`).properties ?? {}) as Json;
+    const listFields = Object.entries(properties)
+      .filter(([field, property]) => {
+        const fieldType = resolveRef(doc, property, `${at}/content/properties/${field}`).type;
+        return fieldType === "array" || (Array.isArray(fieldType) && fieldType.includes("array") && !fieldType.includes("string"));
+      })
+      .map(([field]) => field);
+    body.listFields = [...new Set([...(body.listFields ?? []), ...listFields])];
+  }
+  return body;
+}
+
+/** An operation's declared responses, and its JSON responses' validators (`<id>_<status>`, for generated/validators/responses/), by status. */
+function responsesOut(doc: Json, op: OperationModel, compilers: Compilers): { responses: OperationOut["responses"]; ids: Record<string, string> } {
+  const responses: OperationOut["responses"] = {};
+  const ids: Record<string, string> = {};
+  for (const [status, response] of Object.entries(op.responses)) {
+    const media = ((response.content ?? {}) as Json)[JSON_MEDIA] as Json | undefined;
+    const facts: OperationOut["responses"][string] = { json: media !== undefined };
+    if (media) {
+      const at = `${op.at}/responses/${status}/content/application~1json`;
+      compilers.exact.addSchema({ ...(viewOf(doc, media.schema ?? {}, "response", `${at}/schema`) as Json), $id: `${op.ident}_${status}` });
+      ids[status] = `${op.ident}_${status}`;
+      const example = mediaExample(doc, media, at);
+      if (example !== undefined) facts.example = example;
+      // The success response the mock answers with: without an example, the smallest valid body.
+      else if (status === op.success.status) Object.assign(facts, { example: minimalInstance(doc, media.schema, "response", `${at}/schema`), built: true });
+    }
+    responses[status] = facts;
+  }
+  return { responses, ids };
+}
+
+/** What an operation's module says of it: all but its key, which the table of modules holds. */
+const moduleFacts = ({ key: _key, ...facts }: OperationOut): Omit<OperationOut, "key"> => facts;
+
+/** The file key of an operation's modules (scripts/file-keys.ts). */
+const operationFile = (op: { ident: string; operationId: string }): string => fileKey(op.ident, op.operationId);
+
+/** The kit's generated files of the contract `doc` (parsed, through scripts/load-contract.ts), by name under generated/testing/. */
+export async function testingOutputs(doc: Json): Promise<Record<string, string>> {
+  const model = contractModel(doc);
+  const compilers = compilersOf(doc);
+  const modules: ValidatorModule[] = [];
   const operations: OperationOut[] = [];
-  // Each operation's JSON response validators (generated/validators/responses/), by status.
-  const responseIds: Record<string, Record<string, string>> = {};
   for (const op of model.operations) {
     // Validators are named after the operationId as an identifier (they become exports of one module).
-    const { key, ident: operationId } = op;
-    const params: ParamFacts = { path: [], query: [], header: [] };
-    const groups: Record<"path" | "query" | "header", { properties: Json; required: string[] }> = {
-      path: { properties: keyed(), required: [] },
-      query: { properties: keyed(), required: [] },
-      header: { properties: keyed(), required: [] },
-    };
-    for (const parameter of op.parameters) {
-      const place = parameter.in as string;
-      if (place !== "path" && place !== "query" && place !== "header") continue;
-      // Header names are case-insensitive; the mock sees them lower-cased, as fetch's Headers does.
-      const name = place === "header" ? (parameter.name as string).toLowerCase() : (parameter.name as string);
-      params[place].push(name);
-      groups[place].properties[name] = viewOf(doc, parameter.schema ?? {}, "request", `${op.at}/parameters`);
-      if (parameter.required === true || place === "path") groups[place].required.push(name);
-    }
-    const object = (group: { properties: Json; required: string[] }) => ({ type: "object", properties: group.properties, required: group.required });
-    add(converting, convertingIds, `${operationId}_params`, {
-      type: "object",
-      properties: { path: object(groups.path), query: object(groups.query) },
-      required: ["path", "query"],
-    });
-    add(exact, exactIds, `${operationId}_headers`, object(groups.header));
-
-    let body: OperationOut["body"];
-    if (op.body) {
-      const { mediaType, offered, at } = op.body;
-      // The media type the client chooses is validated by `<id>_body`; any other offered by `<id>_body_<json|form|multipart>`.
-      const also = offered.filter((type) => type !== mediaType && MEDIA_SUFFIX[type] !== undefined);
-      body = { mediaType, required: op.body.required, ...(also.length > 0 ? { also } : {}) };
-      for (const type of [mediaType, ...also]) {
-        const name = type === mediaType ? `${operationId}_body` : `${operationId}_body_${MEDIA_SUFFIX[type]}`;
-        const schema = viewOf(doc, op.body.schemas[type] ?? {}, "request", `${at}/content`);
-        if (type === JSON_MEDIA) {
-          add(exact, exactIds, name, schema);
-          continue;
-        }
-        add(form, formIds, name, schema);
-        const properties = (resolveRef(doc, op.body.schemas[type], `${at}/content`).properties ?? {}) as Json;
-        const listFields = Object.entries(properties)
-          .filter(([field, property]) => {
-            const fieldType = resolveRef(doc, property, `${at}/content/properties/${field}`).type;
-            return fieldType === "array" || (Array.isArray(fieldType) && fieldType.includes("array") && !fieldType.includes("string"));
-          })
-          .map(([field]) => field);
-        body.listFields = [...new Set([...(body.listFields ?? []), ...listFields])];
-      }
-    }
-
-    const responses: OperationOut["responses"] = {};
-    for (const [status, response] of Object.entries(op.responses)) {
-      const media = ((response.content ?? {}) as Json)[JSON_MEDIA] as Json | undefined;
-      const facts: OperationOut["responses"][string] = { json: media !== undefined };
-      if (media) {
-        const at = `${op.at}/responses/${status}/content/application~1json`;
-        exact.addSchema({ ...(viewOf(doc, media.schema ?? {}, "response", `${at}/schema`) as Json), $id: `${operationId}_${status}` });
-        (responseIds[operationId] ??= {})[status] = `${operationId}_${status}`;
-        const example = mediaExample(doc, media, at);
-        if (example !== undefined) facts.example = example;
-        // The success response the mock answers with: without an example, the smallest valid body.
-        else if (status === op.success.status) Object.assign(facts, { example: minimalInstance(doc, media.schema, "response", `${at}/schema`), built: true });
-      }
-      responses[status] = facts;
-    }
-    operations.push({ key, operationId, params, ...(body ? { body } : {}), responses, bearer: op.authenticated });
+    const before = new Map([...compilers.ids].map(([ajv, ids]) => [ajv, ids.length]));
+    const params = paramsOut(doc, op, compilers);
+    const body = bodyOut(doc, op, compilers);
+    const { responses, ids } = responsesOut(doc, op, compilers);
+    const facts: OperationOut = { key: op.key, operationId: op.ident, params, ...(body ? { body } : {}), responses, bearer: op.authenticated };
+    operations.push(facts);
+    const file = operationFile(op);
+    modules.push(
+      {
+        path: `testing/ops/${file}`,
+        ids: [compilers.converting, compilers.form, compilers.exact].map((ajv) => compilers.ids.get(ajv)!.slice(before.get(ajv))),
+        code: `export const validators = v;\nexport const operation = ${jsonCode(moduleFacts(facts))};`,
+        // Its responses' validators, the module response validation loads (one copy), imported with it.
+        append: `export { validators as responses } from ${stringLiteral(`../../validators/responses/${file}.js`)};`,
+      },
+      {
+        path: `validators/responses/${file}`,
+        ids: [[], [], Object.values(ids)],
+        code: `export const validators = { ${Object.entries(ids).map(([status, id]) => `${stringLiteral(status)}: v.${id}`).join(", ")} };`,
+      },
+    );
   }
-
   // Each named schema in its view (generated/validators/schemas/), for store-admin-sdk/schemas.
   const exported = schemaExports(doc);
-  for (const { name, schema, view } of exported) exact.addSchema({ $ref: `${view === "request" ? "input" : view}.${model.typeNames.get(schema)}`, $id: `schema$${name}` });
-
-  const idsOf = (own: (name: string) => boolean) => [convertingIds, formIds, exactIds].map((ids) => Object.keys(ids).filter(own));
-  const modules: ValidatorModule[] = [
-    ...operations.map(({ key: _key, ...facts }) => ({
-      path: `testing/ops/${facts.operationId}`,
-      ids: idsOf((name) => name.startsWith(`${facts.operationId}_`)),
-      code: `export const validators = v;\nexport const operation = ${jsonCode(facts)};`,
-      // Its responses' validators, the module response validation loads (one copy), imported with it.
-      append: `export { validators as responses } from ${stringLiteral(`../../validators/responses/${facts.operationId}.js`)};`,
-    })),
-    ...operations.map(({ operationId }) => ({
-      path: `validators/responses/${operationId}`,
-      ids: [[], [], Object.values(responseIds[operationId] ?? {})],
-      code: `export const validators = { ${Object.entries(responseIds[operationId] ?? {}).map(([status, id]) => `${stringLiteral(status)}: v.${id}`).join(", ")} };`,
-    })),
-    ...exported.map(({ name }, i) => ({ path: `validators/schemas/${i}`, ids: [[], [], [`schema$${name}`]], code: `export const validator = v.schema$${name};` })),
-  ];
-  const compiled = await validatorModules(HEADER, modules, [converting, form, exact], root);
+  for (const { name, schema, view } of exported) {
+    compilers.exact.addSchema({ $ref: `${view === "request" ? "input" : view}.${model.typeNames.get(schema)}`, $id: `schema$${name}` });
+    modules.push({ path: `validators/schemas/${schemaFile(name)}`, ids: [[], [], [`schema$${name}`]], code: `export const validator = v.schema$${name};` });
+  }
+  const compiled = await validatorModules(HEADER, modules, [compilers.converting, compilers.form, compilers.exact], root);
   return {
-    "testing/operations.ts": operationsModule(operations),
+    "testing/operations.ts": operationsModule(model.operations),
     "validators/types.ts": TYPES_MODULE,
     "validators/responses.ts": responsesModule(model.operations),
     "schemas/index.ts": schemasModule(doc, exported),
@@ -264,8 +302,11 @@ export async function testingOutputs(doc: Json): Promise<Record<string, string>>
   };
 }
 
-function operationsModule(operations: OperationOut[]): string {
-  const entries = operations.map((op) => `  ${stringLiteral(op.key)}: () => load(import(${stringLiteral(`./ops/${op.operationId}.js`)})),`);
+/** The file key of a named schema's validator module: its export name, unique among the exports. */
+const schemaFile = (exportName: string): string => fileKey(exportName, exportName);
+
+function operationsModule(operations: ReadonlyArray<{ key: string; ident: string; operationId: string }>): string {
+  const entries = operations.map((op) => `  ${stringLiteral(op.key)}: () => load(import(${stringLiteral(`./ops/${operationFile(op)}.js`)})),`);
   return `${HEADER}
 import type { OperationKey } from "../operations.js";
 import type { Validator } from "../validators/types.js";
@@ -289,7 +330,7 @@ export interface MockOperation {
 export type { ValidationError, Validator } from "../validators/types.js";
 
 /**
- * One operation's module (\`ops/<operationId>.ts\`): its facts, its validators, named
+ * One operation's module (\`ops/<key>.ts\`, its operationId lower-cased with a hash): its facts, its validators, named
  * \`<operationId>_params|headers|body|body_<json|form|multipart>\`, and its responses' by status
  * (\`"200"\`), re-exported from generated/validators/responses/.
  */
@@ -330,8 +371,8 @@ export interface Validator {
 }
 `;
 
-function responsesModule(operations: ReadonlyArray<{ key: string; ident: string }>): string {
-  const entries = operations.map((op) => `  ${stringLiteral(op.key)}: () => load(import(${stringLiteral(`./responses/${op.ident}.js`)})),`);
+function responsesModule(operations: ReadonlyArray<{ key: string; ident: string; operationId: string }>): string {
+  const entries = operations.map((op) => `  ${stringLiteral(op.key)}: () => load(import(${stringLiteral(`./responses/${operationFile(op)}.js`)})),`);
   return `${HEADER}
 import type { OperationKey } from "../operations.js";
 import type { Validator } from "./types.js";
@@ -359,7 +400,7 @@ function schemasModule(doc: Json, exported: ReturnType<typeof schemaExports>): s
   const { typeNames } = contractModel(doc);
   const inResponses = responseSchemaNames(doc);
   const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
-  const lines = exported.map(({ name, schema, view }, i) => {
+  const lines = exported.map(({ name, schema, view }) => {
     // The schema's own type (generated/names.ts) in the view it is typed in there, the other view's from the contract's types.
     const own = (view === "response") === inResponses.has(schema);
     const type = own ? `Names.${typeNames.get(schema)!}` : `${view === "response" ? "Readable" : "Writable"}<components["schemas"][${stringLiteral(schema)}]>`;
@@ -368,7 +409,7 @@ function schemasModule(doc: Json, exported: ReturnType<typeof schemaExports>): s
       view === "response"
         ? `The schema ${typeNames.get(schema)!} as responses carry it: read-only properties allowed, write-only ones never required.`
         : `The schema ${typeNames.get(schema)!} as a request sends it: read-only properties refused, write-only ones allowed.`;
-    return `${docComment([...description, which])}export const ${name}: StandardSchemaV1<${type}> = /* @__PURE__ */ standardSchema(() => import(${stringLiteral(`../validators/schemas/${i}.js`)}));`;
+    return `${docComment([...description, which])}export const ${name}: StandardSchemaV1<${type}> = /* @__PURE__ */ standardSchema(() => import(${stringLiteral(`../validators/schemas/${schemaFile(name)}.js`)}));`;
   });
   const fromSchema = ["components", "Readable", "Writable"].filter((name) => lines.some((line) => line.includes(`${name}<`) || line.includes(`${name}[`)));
   // Each call marked pure: a bundler keeps only the schemas an application imports.

@@ -9,25 +9,25 @@ import { standardSchema, type StandardSchemaV1 } from "../../src/schemas/standar
  *
  * The schema Decimal as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Decimal: StandardSchemaV1<Names.Decimal> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/0.js"));
+export const Decimal: StandardSchemaV1<Names.Decimal> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/decimal_18517d33.js"));
 /**
  * A decimal value (money amount or quantity) carried as a string.
  *
  * The schema Decimal as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const DecimalInput: StandardSchemaV1<Writable<components["schemas"]["Decimal"]>> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/1.js"));
+export const DecimalInput: StandardSchemaV1<Writable<components["schemas"]["Decimal"]>> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/decimalinput_47b29123.js"));
 /**
  * An ISO 8601 date-time.
  *
  * The schema Timestamp as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Timestamp: StandardSchemaV1<Names.Timestamp> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/2.js"));
+export const Timestamp: StandardSchemaV1<Names.Timestamp> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/timestamp_115a2cc9.js"));
 /**
  * An ISO 8601 date-time.
  *
  * The schema Timestamp as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const TimestampInput: StandardSchemaV1<Writable<components["schemas"]["Timestamp"]>> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/3.js"));
+export const TimestampInput: StandardSchemaV1<Writable<components["schemas"]["Timestamp"]>> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/timestampinput_17e9cf42.js"));
 /**
  * A language code: `en` English, `fr` French, `th` Thai, `de` German,
  * `sv` Swedish, `no` Norwegian, `it` Italian, `es` Spanish, `nl` Dutch,
@@ -35,7 +35,7 @@ export const TimestampInput: StandardSchemaV1<Writable<components["schemas"]["Ti
  *
  * The schema LanguageCode as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const LanguageCode: StandardSchemaV1<Names.LanguageCode> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/4.js"));
+export const LanguageCode: StandardSchemaV1<Names.LanguageCode> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/languagecode_8a36fbd2.js"));
 /**
  * One of the language codes (see `LanguageCode`), or the empty string, or null.
  * The specification's field description mentions E164; E.164 is a
@@ -44,7 +44,7 @@ export const LanguageCode: StandardSchemaV1<Names.LanguageCode> = /* @__PURE__ *
  *
  * The schema Language as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Language: StandardSchemaV1<Names.Language> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/5.js"));
+export const Language: StandardSchemaV1<Names.Language> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/language_a4fe6526.js"));
 /**
  * One of the language codes (see `LanguageCode`), or the empty string, or null.
  * The specification's field description mentions E164; E.164 is a
@@ -53,27 +53,27 @@ export const Language: StandardSchemaV1<Names.Language> = /* @__PURE__ */ standa
  *
  * The schema Language as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const LanguageInput: StandardSchemaV1<Writable<components["schemas"]["Language"]>> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/6.js"));
+export const LanguageInput: StandardSchemaV1<Writable<components["schemas"]["Language"]>> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/languageinput_94b2bd45.js"));
 /**
  * The state of a gift card, as used by the list filter.
  *
  * The schema GiftCardStatus as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const GiftCardStatus: StandardSchemaV1<Names.GiftCardStatus> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/7.js"));
+export const GiftCardStatus: StandardSchemaV1<Names.GiftCardStatus> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/giftcardstatus_b1669a9e.js"));
 /**
  * A subscription interval: `day`, `week`, `month` or `year`; also the empty
  * string or null on write (and so, tolerantly, in responses).
  *
  * The schema ProductInterval as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const ProductInterval: StandardSchemaV1<Names.ProductInterval> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/8.js"));
+export const ProductInterval: StandardSchemaV1<Names.ProductInterval> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/productinterval_ecc4c3ee.js"));
 /**
  * A subscription interval: `day`, `week`, `month` or `year`; also the empty
  * string or null on write (and so, tolerantly, in responses).
  *
  * The schema ProductInterval as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const ProductIntervalInput: StandardSchemaV1<Writable<components["schemas"]["ProductInterval"]>> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/9.js"));
+export const ProductIntervalInput: StandardSchemaV1<Writable<components["schemas"]["ProductInterval"]>> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/productintervalinput_055127cd.js"));
 /**
  * How a dispute was resolved: `could_not_find_order` (transaction not found),
  * `declined_or_canceled_nothing_to_do` (nothing to do), `issued_full_refund`,
@@ -83,7 +83,7 @@ export const ProductIntervalInput: StandardSchemaV1<Writable<components["schemas
  *
  * The schema DisputeResolution as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const DisputeResolution: StandardSchemaV1<Names.DisputeResolution> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/10.js"));
+export const DisputeResolution: StandardSchemaV1<Names.DisputeResolution> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/disputeresolution_5ead04be.js"));
 /**
  * How a dispute was resolved: `could_not_find_order` (transaction not found),
  * `declined_or_canceled_nothing_to_do` (nothing to do), `issued_full_refund`,
@@ -93,19 +93,19 @@ export const DisputeResolution: StandardSchemaV1<Names.DisputeResolution> = /* @
  *
  * The schema DisputeResolution as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const DisputeResolutionInput: StandardSchemaV1<Writable<components["schemas"]["DisputeResolution"]>> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/11.js"));
+export const DisputeResolutionInput: StandardSchemaV1<Writable<components["schemas"]["DisputeResolution"]>> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/disputeresolutioninput_286ce634.js"));
 /**
  * Free-form key/value data. A union-typed field in the specification; null is accepted in responses.
  *
  * The schema Metadata as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Metadata: StandardSchemaV1<Names.Metadata> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/12.js"));
+export const Metadata: StandardSchemaV1<Names.Metadata> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/metadata_9eddf573.js"));
 /**
  * Free-form key/value data. A union-typed field in the specification; null is accepted in responses.
  *
  * The schema Metadata as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const MetadataInput: StandardSchemaV1<Writable<components["schemas"]["Metadata"]>> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/13.js"));
+export const MetadataInput: StandardSchemaV1<Writable<components["schemas"]["Metadata"]>> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/metadatainput_3742a712.js"));
 /**
  * The links of a cursor-paginated list. Send the same request again with the
  * `cursor` query parameter of `next` to get the next page; `next` is null on the
@@ -113,25 +113,25 @@ export const MetadataInput: StandardSchemaV1<Writable<components["schemas"]["Met
  *
  * The schema PageLinks as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const PageLinks: StandardSchemaV1<Names.PageLinks> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/14.js"));
+export const PageLinks: StandardSchemaV1<Names.PageLinks> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/pagelinks_82a50377.js"));
 /**
  * One page of customers.
  *
  * The schema UserPage as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const UserPage: StandardSchemaV1<Names.UserPage> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/15.js"));
+export const UserPage: StandardSchemaV1<Names.UserPage> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/userpage_3407bac0.js"));
 /**
  * One page of customer notes.
  *
  * The schema NotePage as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const NotePage: StandardSchemaV1<Names.NotePage> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/16.js"));
+export const NotePage: StandardSchemaV1<Names.NotePage> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/notepage_0ff72ac6.js"));
 /**
  * One page of gift cards.
  *
  * The schema GiftCardPage as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const GiftCardPage: StandardSchemaV1<Names.GiftCardPage> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/17.js"));
+export const GiftCardPage: StandardSchemaV1<Names.GiftCardPage> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/giftcardpage_91cabefb.js"));
 /**
  * The body of an error response. The specification shows no error body, status
  * codes or error codes, so this schema is deliberately tolerant: every property
@@ -142,93 +142,93 @@ export const GiftCardPage: StandardSchemaV1<Names.GiftCardPage> = /* @__PURE__ *
  *
  * The schema ErrorBody as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const ErrorBody: StandardSchemaV1<Names.ErrorBody> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/18.js"));
+export const ErrorBody: StandardSchemaV1<Names.ErrorBody> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/errorbody_eb8c22d0.js"));
 /**
  * A customer of the store.
  *
  * The schema User as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const User: StandardSchemaV1<Names.User> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/19.js"));
+export const User: StandardSchemaV1<Names.User> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/user_b512d97e.js"));
 /**
  * The writable fields of a customer, all optional. Union-typed fields accept
  * their stated type; `language` also accepts the empty string and null.
  *
  * The schema UserUpdate as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const UserUpdate: StandardSchemaV1<Names.UserUpdate> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/20.js"));
+export const UserUpdate: StandardSchemaV1<Names.UserUpdate> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/userupdate_ea30da6a.js"));
 /**
  * The address subset carried by a fulfillment origin and by a location.
  *
  * The schema LocationAddress as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const LocationAddress: StandardSchemaV1<Names.LocationAddress> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/21.js"));
+export const LocationAddress: StandardSchemaV1<Names.LocationAddress> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/locationaddress_7d1cf2c9.js"));
 /**
  * The address subset embedded in orders and subscriptions as the billing address (no notes, no default flags).
  *
  * The schema BillingAddress as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const BillingAddress: StandardSchemaV1<Names.BillingAddress> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/22.js"));
+export const BillingAddress: StandardSchemaV1<Names.BillingAddress> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/billingaddress_55a928fa.js"));
 /**
  * The address subset embedded in orders, subscriptions and fulfillment orders as the shipping address (no default flags).
  *
  * The schema ShippingAddress as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const ShippingAddress: StandardSchemaV1<Names.ShippingAddress> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/23.js"));
+export const ShippingAddress: StandardSchemaV1<Names.ShippingAddress> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/shippingaddress_533ae505.js"));
 /**
  * A customer address.
  *
  * The schema Address as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Address: StandardSchemaV1<Names.Address> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/24.js"));
+export const Address: StandardSchemaV1<Names.Address> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/address_56ef8f20.js"));
 /**
  * A customer address to store. `country`, `line1` and `line4` are required (the
  * specification takes this from its request sample).
  *
  * The schema AddressUpdate as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const AddressUpdate: StandardSchemaV1<Names.AddressUpdate> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/25.js"));
+export const AddressUpdate: StandardSchemaV1<Names.AddressUpdate> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/addressupdate_35925828.js"));
 /**
  * The customer embedded in gift cards, orders and subscriptions (null when there is none).
  *
  * The schema UserSummary as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const UserSummary: StandardSchemaV1<Names.UserSummary> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/26.js"));
+export const UserSummary: StandardSchemaV1<Names.UserSummary> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/usersummary_69d030ee.js"));
 /**
  * A note on a customer or on a dispute.
  *
  * The schema Note as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Note: StandardSchemaV1<Names.Note> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/27.js"));
+export const Note: StandardSchemaV1<Names.Note> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/note_d8da2c49.js"));
 /**
  * A gift card.
  *
  * The schema GiftCard as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const GiftCard: StandardSchemaV1<Names.GiftCard> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/28.js"));
+export const GiftCard: StandardSchemaV1<Names.GiftCard> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/giftcard_b81617a8.js"));
 /**
  * The writable fields of a gift card, both optional.
  *
  * The schema GiftCardUpdate as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const GiftCardUpdate: StandardSchemaV1<Names.GiftCardUpdate> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/29.js"));
+export const GiftCardUpdate: StandardSchemaV1<Names.GiftCardUpdate> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/giftcardupdate_6cb854e5.js"));
 /**
  * A product category (deprecated).
  *
  * The schema Category as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Category: StandardSchemaV1<Names.Category> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/30.js"));
+export const Category: StandardSchemaV1<Names.Category> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/category_292c06f0.js"));
 /**
  * A variant attribute of a product and its values.
  *
  * The schema VariantAttribute as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const VariantAttribute: StandardSchemaV1<Names.VariantAttribute> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/31.js"));
+export const VariantAttribute: StandardSchemaV1<Names.VariantAttribute> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/variantattribute_707ec552.js"));
 /**
  * A product of the catalogue.
  *
  * The schema Product as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Product: StandardSchemaV1<Names.Product> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/32.js"));
+export const Product: StandardSchemaV1<Names.Product> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/product_fb9ef894.js"));
 /**
  * A product to create. `title` is required. The element shapes accepted inside
  * `variants`, `variant_attributes` and `categories` are not shown by the
@@ -237,96 +237,96 @@ export const Product: StandardSchemaV1<Names.Product> = /* @__PURE__ */ standard
  *
  * The schema ProductCreate as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const ProductCreate: StandardSchemaV1<Names.ProductCreate> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/33.js"));
+export const ProductCreate: StandardSchemaV1<Names.ProductCreate> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/productcreate_c8d98fca.js"));
 /**
  * A product category (deprecated). As sent in a product create request (its request form: no `null`).
  *
  * The schema ProductCreateCategory as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const ProductCreateCategory: StandardSchemaV1<Names.ProductCreateCategory> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/34.js"));
+export const ProductCreateCategory: StandardSchemaV1<Names.ProductCreateCategory> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/productcreatecategory_b35c4270.js"));
 /**
  * A variant attribute of a product and its values. As sent in a product create request (its request form: no `null`).
  *
  * The schema ProductCreateVariantAttribute as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const ProductCreateVariantAttribute: StandardSchemaV1<Names.ProductCreateVariantAttribute> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/35.js"));
+export const ProductCreateVariantAttribute: StandardSchemaV1<Names.ProductCreateVariantAttribute> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/productcreatevariantattribute_0b6fff37.js"));
 /**
  * A product variant. As sent in a product create request (its request form: no `null`).
  *
  * The schema ProductCreateVariant as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const ProductCreateVariant: StandardSchemaV1<Names.ProductCreateVariant> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/36.js"));
+export const ProductCreateVariant: StandardSchemaV1<Names.ProductCreateVariant> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/productcreatevariant_d386fd45.js"));
 /**
  * A product variant.
  *
  * The schema Variant as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Variant: StandardSchemaV1<Names.Variant> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/37.js"));
+export const Variant: StandardSchemaV1<Names.Variant> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/variant_3f19fe84.js"));
 /**
  * An image of a product. `display_order` 0 marks the primary image.
  *
  * The schema ProductImage as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const ProductImage: StandardSchemaV1<Names.ProductImage> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/38.js"));
+export const ProductImage: StandardSchemaV1<Names.ProductImage> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/productimage_999cb75f.js"));
 /**
  * An image to add: either the file itself (`attachment`, base64) or a URL the
  * store fetches and attaches (`src`). All fields are optional.
  *
  * The schema ProductImageCreate as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const ProductImageCreate: StandardSchemaV1<Names.ProductImageCreate> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/39.js"));
+export const ProductImageCreate: StandardSchemaV1<Names.ProductImageCreate> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/productimagecreate_08209b65.js"));
 /**
  * A stock location.
  *
  * The schema Location as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Location: StandardSchemaV1<Names.Location> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/40.js"));
+export const Location: StandardSchemaV1<Names.Location> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/location_15b61974.js"));
 /**
  * The stock of one variant at one location.
  *
  * The schema StockRecord as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const StockRecord: StandardSchemaV1<Names.StockRecord> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/41.js"));
+export const StockRecord: StandardSchemaV1<Names.StockRecord> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/stockrecord_8a2c0072.js"));
 /**
  * A payment dispute.
  *
  * The schema Dispute as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Dispute: StandardSchemaV1<Names.Dispute> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/42.js"));
+export const Dispute: StandardSchemaV1<Names.Dispute> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/dispute_3a8931a9.js"));
 /**
  * A note to add to a dispute.
  *
  * The schema DisputeNoteCreate as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const DisputeNoteCreate: StandardSchemaV1<Names.DisputeNoteCreate> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/43.js"));
+export const DisputeNoteCreate: StandardSchemaV1<Names.DisputeNoteCreate> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/disputenotecreate_7db2042f.js"));
 /**
  * How to resolve a dispute; all fields optional.
  *
  * The schema DisputeResolve as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const DisputeResolve: StandardSchemaV1<Names.DisputeResolve> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/44.js"));
+export const DisputeResolve: StandardSchemaV1<Names.DisputeResolve> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/disputeresolve_e87838e3.js"));
 /**
  * The schema CodeLabel as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const CodeLabel: StandardSchemaV1<Names.CodeLabel> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/45.js"));
+export const CodeLabel: StandardSchemaV1<Names.CodeLabel> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/codelabel_fbf7767e.js"));
 /**
  * A payment gateway.
  *
  * The schema Gateway as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Gateway: StandardSchemaV1<Names.Gateway> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/46.js"));
+export const Gateway: StandardSchemaV1<Names.Gateway> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/gateway_41ed5292.js"));
 /**
  * A comment on a ticket.
  *
  * The schema Comment as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Comment: StandardSchemaV1<Names.Comment> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/47.js"));
+export const Comment: StandardSchemaV1<Names.Comment> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/comment_44f5e3fb.js"));
 /**
  * A support ticket.
  *
  * The schema Ticket as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Ticket: StandardSchemaV1<Names.Ticket> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/48.js"));
+export const Ticket: StandardSchemaV1<Names.Ticket> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/ticket_567a8b5f.js"));
 /**
  * The files to attach, as `multipart/form-data`. `files` is optional and may be
  * repeated to send several files. How the target ticket is identified is not
@@ -336,108 +336,108 @@ export const Ticket: StandardSchemaV1<Names.Ticket> = /* @__PURE__ */ standardSc
  *
  * The schema TicketAttachmentUpload as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const TicketAttachmentUpload: StandardSchemaV1<Names.TicketAttachmentUpload> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/49.js"));
+export const TicketAttachmentUpload: StandardSchemaV1<Names.TicketAttachmentUpload> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/ticketattachmentupload_3685a194.js"));
 /**
  * The edit to make to an order line; all fields optional.
  *
  * The schema OrderLineUpdate as a request sends it: read-only properties refused, write-only ones allowed.
  */
-export const OrderLineUpdate: StandardSchemaV1<Names.OrderLineUpdate> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/50.js"));
+export const OrderLineUpdate: StandardSchemaV1<Names.OrderLineUpdate> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/orderlineupdate_2522434a.js"));
 /**
  * An amount converted to the store's reporting currency.
  *
  * The schema AmountReportValues as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const AmountReportValues: StandardSchemaV1<Names.AmountReportValues> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/51.js"));
+export const AmountReportValues: StandardSchemaV1<Names.AmountReportValues> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/amountreportvalues_03ccfaaf.js"));
 /**
  * The schema TaxLineBase as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const TaxLineBase: StandardSchemaV1<Names.TaxLineBase> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/52.js"));
+export const TaxLineBase: StandardSchemaV1<Names.TaxLineBase> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/taxlinebase_01631c34.js"));
 /**
  * A tax applied to a line, shipping or fulfillment item.
  *
  * The schema TaxLine as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const TaxLine: StandardSchemaV1<Names.TaxLine> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/53.js"));
+export const TaxLine: StandardSchemaV1<Names.TaxLine> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/taxline_fee6dd29.js"));
 /**
  * A tax line of an order, with `id` in place of `tax_id`.
  *
  * The schema OrderTaxLine as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const OrderTaxLine: StandardSchemaV1<Names.OrderTaxLine> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/54.js"));
+export const OrderTaxLine: StandardSchemaV1<Names.OrderTaxLine> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/ordertaxline_b093a66c.js"));
 /**
  * Marketing attribution of an order or subscription.
  *
  * The schema Attribution as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Attribution: StandardSchemaV1<Names.Attribution> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/55.js"));
+export const Attribution: StandardSchemaV1<Names.Attribution> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/attribution_a902dcce.js"));
 /**
  * A line item of an order.
  *
  * The schema OrderLine as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const OrderLine: StandardSchemaV1<Names.OrderLine> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/56.js"));
+export const OrderLine: StandardSchemaV1<Names.OrderLine> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/orderline_d484891f.js"));
 /**
  * A line item of a fulfillment.
  *
  * The schema FulfillmentLineItem as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const FulfillmentLineItem: StandardSchemaV1<Names.FulfillmentLineItem> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/57.js"));
+export const FulfillmentLineItem: StandardSchemaV1<Names.FulfillmentLineItem> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/fulfillmentlineitem_b96dadf7.js"));
 /**
  * A fulfillment (shipment) of an order.
  *
  * The schema Fulfillment as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Fulfillment: StandardSchemaV1<Names.Fulfillment> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/58.js"));
+export const Fulfillment: StandardSchemaV1<Names.Fulfillment> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/fulfillment_a1061213.js"));
 /**
  * How a transaction was paid.
  *
  * The schema PaymentDetails as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const PaymentDetails: StandardSchemaV1<Names.PaymentDetails> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/59.js"));
+export const PaymentDetails: StandardSchemaV1<Names.PaymentDetails> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/paymentdetails_216bcebd.js"));
 /**
  * A payment transaction.
  *
  * The schema Transaction as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Transaction: StandardSchemaV1<Names.Transaction> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/60.js"));
+export const Transaction: StandardSchemaV1<Names.Transaction> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/transaction_eec26ddd.js"));
 /**
  * The schema RefundAmountReportValues as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const RefundAmountReportValues: StandardSchemaV1<Names.RefundAmountReportValues> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/61.js"));
+export const RefundAmountReportValues: StandardSchemaV1<Names.RefundAmountReportValues> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/refundamountreportvalues_f84dfcc2.js"));
 /**
  * A refund of an order.
  *
  * The schema Refund as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Refund: StandardSchemaV1<Names.Refund> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/62.js"));
+export const Refund: StandardSchemaV1<Names.Refund> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/refund_6b37bd35.js"));
 /**
  * An offer discount applied to an order.
  *
  * The schema Discount as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Discount: StandardSchemaV1<Names.Discount> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/63.js"));
+export const Discount: StandardSchemaV1<Names.Discount> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/discount_cb72ec98.js"));
 /**
  * A voucher discount applied to an order.
  *
  * The schema VoucherDiscount as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const VoucherDiscount: StandardSchemaV1<Names.VoucherDiscount> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/64.js"));
+export const VoucherDiscount: StandardSchemaV1<Names.VoucherDiscount> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/voucherdiscount_d49a4c22.js"));
 /**
  * An order.
  *
  * The schema Order as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Order: StandardSchemaV1<Names.Order> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/65.js"));
+export const Order: StandardSchemaV1<Names.Order> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/order_6be09082.js"));
 /**
  * A fulfillment order of an order.
  *
  * The schema FulfillmentOrder as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const FulfillmentOrder: StandardSchemaV1<Names.FulfillmentOrder> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/66.js"));
+export const FulfillmentOrder: StandardSchemaV1<Names.FulfillmentOrder> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/fulfillmentorder_d4a76083.js"));
 /**
  * A subscription.
  *
  * The schema Subscription as responses carry it: read-only properties allowed, write-only ones never required.
  */
-export const Subscription: StandardSchemaV1<Names.Subscription> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/67.js"));
+export const Subscription: StandardSchemaV1<Names.Subscription> = /* @__PURE__ */ standardSchema(() => import("../validators/schemas/subscription_4999c6c6.js"));

@@ -22,7 +22,7 @@ export interface MockOperation {
 export type { ValidationError, Validator } from "../validators/types.js";
 
 /**
- * One operation's module (`ops/<operationId>.ts`): its facts, its validators, named
+ * One operation's module (`ops/<key>.ts`, its operationId lower-cased with a hash): its facts, its validators, named
  * `<operationId>_params|headers|body|body_<json|form|multipart>`, and its responses' by status
  * (`"200"`), re-exported from generated/validators/responses/.
  */
@@ -39,24 +39,24 @@ const load = (module: Promise<unknown>) => module as Promise<MockOperationModule
  * operation's facts and validators load on its first use, not with the kit.
  */
 export const mockOperations: Readonly<Record<OperationKey, () => Promise<MockOperationModule>>> = {
-  "GET /users/": () => load(import("./ops/listUsers.js")),
-  "GET /users/{id}/": () => load(import("./ops/getUser.js")),
-  "PUT /users/{id}/": () => load(import("./ops/replaceUser.js")),
-  "PATCH /users/{id}/": () => load(import("./ops/updateUser.js")),
-  "PUT /users/{id}/addresses/{addressId}/": () => load(import("./ops/updateUserAddress.js")),
-  "GET /users/{id}/notes/": () => load(import("./ops/listUserNotes.js")),
-  "GET /gift-cards/": () => load(import("./ops/listGiftCards.js")),
-  "PATCH /gift-cards/{id}/": () => load(import("./ops/updateGiftCard.js")),
-  "POST /products/": () => load(import("./ops/createProduct.js")),
-  "GET /products/variants/{id}/": () => load(import("./ops/getProductVariant.js")),
-  "POST /products/{id}/images/": () => load(import("./ops/createProductImage.js")),
-  "GET /stockrecords/{id}/": () => load(import("./ops/getStockRecord.js")),
-  "GET /disputes/{id}/": () => load(import("./ops/getDispute.js")),
-  "POST /disputes/{id}/notes/": () => load(import("./ops/createDisputeNote.js")),
-  "POST /disputes/{id}/resolve/": () => load(import("./ops/resolveDispute.js")),
-  "GET /gateways/{id}/": () => load(import("./ops/getGateway.js")),
-  "PATCH /orders/{number}/lines/{lineId}/": () => load(import("./ops/updateOrderLine.js")),
-  "GET /orders/{number}/fulfillment-orders/": () => load(import("./ops/listOrderFulfillmentOrders.js")),
-  "POST /subscriptions/{id}/renew/": () => load(import("./ops/renewSubscription.js")),
-  "POST /tickets/attachments/": () => load(import("./ops/createTicketAttachment.js")),
+  "GET /users/": () => load(import("./ops/listusers_f88e350b.js")),
+  "GET /users/{id}/": () => load(import("./ops/getuser_e28ebfde.js")),
+  "PUT /users/{id}/": () => load(import("./ops/replaceuser_5ca711ff.js")),
+  "PATCH /users/{id}/": () => load(import("./ops/updateuser_ad2fa884.js")),
+  "PUT /users/{id}/addresses/{addressId}/": () => load(import("./ops/updateuseraddress_19929f7d.js")),
+  "GET /users/{id}/notes/": () => load(import("./ops/listusernotes_02ce1281.js")),
+  "GET /gift-cards/": () => load(import("./ops/listgiftcards_5970e188.js")),
+  "PATCH /gift-cards/{id}/": () => load(import("./ops/updategiftcard_4c7d4c63.js")),
+  "POST /products/": () => load(import("./ops/createproduct_d1c7741e.js")),
+  "GET /products/variants/{id}/": () => load(import("./ops/getproductvariant_6ac6756a.js")),
+  "POST /products/{id}/images/": () => load(import("./ops/createproductimage_236b750f.js")),
+  "GET /stockrecords/{id}/": () => load(import("./ops/getstockrecord_4965c65f.js")),
+  "GET /disputes/{id}/": () => load(import("./ops/getdispute_f51ed7c6.js")),
+  "POST /disputes/{id}/notes/": () => load(import("./ops/createdisputenote_7d77faf9.js")),
+  "POST /disputes/{id}/resolve/": () => load(import("./ops/resolvedispute_c6a62fc7.js")),
+  "GET /gateways/{id}/": () => load(import("./ops/getgateway_b9017cfa.js")),
+  "PATCH /orders/{number}/lines/{lineId}/": () => load(import("./ops/updateorderline_6d94426d.js")),
+  "GET /orders/{number}/fulfillment-orders/": () => load(import("./ops/listorderfulfillmentorders_115cfb26.js")),
+  "POST /subscriptions/{id}/renew/": () => load(import("./ops/renewsubscription_403d8608.js")),
+  "POST /tickets/attachments/": () => load(import("./ops/createticketattachment_66aa6fd5.js")),
 };

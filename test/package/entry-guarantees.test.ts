@@ -19,6 +19,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fileKey } from "../../scripts/file-keys.js";
 import { createConsumerProject, describeRun, pinnedVersion, run, type ConsumerProject } from "./tarball.js";
 
 const SETUP_TIMEOUT_MS = 300_000;
@@ -264,7 +265,7 @@ console.log(JSON.stringify(report));
 describe("a lost module of the testing kit", () => {
   it("answers 500 saying the kit could not load the operation's module, not a broken connection; back, it answers", async () => {
     const chunks = join(project!.dir, "node_modules", "store-admin-sdk", "dist", "chunks");
-    const chunk = join(chunks, readdirSync(chunks).find((name) => /^getUser-.*\.js$/.test(name))!);
+    const chunk = join(chunks, readdirSync(chunks).find((name) => name.startsWith(`${fileKey("getUser", "getUser")}-`) && name.endsWith(".js"))!);
     const report = (await child("lost-kit-module.mjs", LOST_KIT_MODULE, [chunk])) as { lost: { api: boolean; name: string; status: number; message: string }; after: string };
     expect(report.lost).toMatchObject({ api: true, status: 500 });
     expect(report.lost.message).toMatch(/The testing kit could not load the module of GET \/users\/\{id\}\/ \(ERR_MODULE_NOT_FOUND\): the package is incomplete, or was replaced while this process ran\./);
