@@ -102,6 +102,41 @@ function nullableWrapper(doc: Node, schema: At): Nullable | undefined {
   return { core: { node: branches[index] as Node, ptr: child(schema.ptr, combinator, index) }, combinator };
 }
 
+/** Every `$ref` reached from `node`, following each once (a component's own references included). */
+function refsReached(doc: Node, node: unknown, reached: Set<string>): void {
+  if (Array.isArray(node)) {
+    for (const item of node) refsReached(doc, item, reached);
+    return;
+  }
+  if (!isNode(node)) return;
+  if (typeof node.$ref === "string" && node.$ref.startsWith("#") && !reached.has(node.$ref)) {
+    reached.add(node.$ref);
+    refsReached(doc, deref(doc, node, node.$ref).node, reached);
+  }
+  for (const [key, value] of Object.entries(node)) if (key !== "$ref") refsReached(doc, value, reached);
+}
+
+/**
+ * What uses each component schema in `doc`, by its pointer: "the request body of POST /x/",
+ * "the responses of GET /x/", "the parameters of GET /x/" (directly or through other components).
+ */
+function componentUses(doc: Node): Map<string, string[]> {
+  const uses = new Map<string, string[]>();
+  for (const [key, operation] of operations(doc)) {
+    const parts: Array<[string, unknown]> = [
+      ["the request body", operation.op.node.requestBody],
+      ["the responses", operation.op.node.responses],
+      ["the parameters", [operation.pathItem.node.parameters, operation.op.node.parameters]],
+    ];
+    for (const [part, node] of parts) {
+      const reached = new Set<string>();
+      refsReached(doc, node, reached);
+      for (const ref of reached) if (/^#\/components\/schemas\/[^/]+$/.test(ref)) uses.set(ref, [...(uses.get(ref) ?? []), `${part} of ${key}`]);
+    }
+  }
+  return uses;
+}
+
 class Differ {
   readonly changes: Change[] = [];
   /** Pointers of schemas reached from some operation, per document (to find unused components). */
@@ -440,17 +475,20 @@ class Differ {
     if (typeof ba === "object" && typeof ha === "object") this.compareSchema(ba, ha, `${field}.*`, direction);
   }
 
-  /** Components no operation reaches (in either document) still get a line, as a patch. */
+  /** Components no compared operation reaches (in either document) still get a line, as a patch, saying what uses them. */
   private compareUnusedComponents(): void {
     this.operation = null;
     this.used = false;
     const bs = isNode(this.base.components) && isNode(this.base.components.schemas) ? this.base.components.schemas : {};
     const hs = isNode(this.head.components) && isNode(this.head.components.schemas) ? this.head.components.schemas : {};
+    // What the compared operations did not reach may still be used: by an operation added or removed.
+    const [baseUses, headUses] = [componentUses(this.base), componentUses(this.head)];
+    const usedBy = (uses: string[] | undefined): string => (uses === undefined ? "used by no operation" : `used by ${uses.join(", ")}`);
     for (const name of new Set([...Object.keys(bs), ...Object.keys(hs)])) {
       const ptr = child("#/components/schemas", name);
       if (this.usedBase.has(ptr) || this.usedHead.has(ptr)) continue;
-      if (!(name in hs)) this.add("component-removed", ptr, name, "response", `The component ${name}, used by no operation, was removed.`);
-      else if (!(name in bs)) this.add("component-added", ptr, name, "response", `The component ${name}, used by no operation, was added.`);
+      if (!(name in hs)) this.add("component-removed", ptr, name, "response", `The component ${name}, ${usedBy(baseUses.get(ptr))}, was removed.`);
+      else if (!(name in bs)) this.add("component-added", ptr, name, "response", `The component ${name}, ${usedBy(headUses.get(ptr))}, was added.`);
       else this.compareSchema({ node: bs[name] as Node, ptr }, { node: hs[name] as Node, ptr }, name, "response");
     }
     this.used = true;

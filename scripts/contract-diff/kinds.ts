@@ -139,8 +139,8 @@ export const KINDS = {
   "constraint-loosened": { request: "minor", response: "patch", typed: false, advice: "Nothing to change; {op} accepts more values of {field}." },
   "default-changed": { request: "minor", response: "minor", typed: false, advice: "If you leave {field} out when calling {op}, check that the new default suits you." },
   "docs-changed": { request: "patch", response: "patch", typed: false, advice: "Nothing to change (documentation, examples)." },
-  "component-added": { request: "patch", response: "patch", typed: false, advice: "Nothing to change; the component is used by no operation." },
-  "component-removed": { request: "patch", response: "patch", typed: false, advice: "Nothing to change; the component was used by no operation." },
+  "component-added": { request: "patch", response: "patch", typed: false, advice: "Nothing to change; the component is new (the message names what uses it)." },
+  "component-removed": { request: "patch", response: "patch", typed: false, advice: "Nothing to change; no operation still in the API used the component." },
   "type-break-unattributed": { request: "major", response: "major", typed: true, advice: "Code calling {op} no longer compiles; see the compile error.", broken: "" },
 } as const satisfies Record<string, KindRule>;
 
