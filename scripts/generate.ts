@@ -85,7 +85,7 @@ function successVariants(doc: JsonObject, op: OperationModel): JsonObject[] {
 }
 
 /** The body may be one item where a list is meant (`oneOf: [array of X, X]`); the client wraps it. */
-function isSingleOrList(doc: JsonObject, op: OperationModel): boolean {
+export function isSingleOrList(doc: JsonObject, op: OperationModel): boolean {
   const variants = successVariants(doc, op);
   return variants.length === 2 && variants.some((v) => v.type === "array");
 }
