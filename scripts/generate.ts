@@ -319,48 +319,55 @@ const readSample: ReadSample = async (operationId) => (await (samples ??= writte
 const operationType = (op: OperationModel) =>
   op.operation.operationId === op.operationId ? `operations[${stringLiteral(op.operationId)}]` : `paths[${stringLiteral(op.path)}][${stringLiteral(op.method)}]`;
 
-/** The method's documentation and signature parts, from the operation's model. */
-async function methodSpec(model: ContractModel, op: OperationModel, responseNames: Set<string>, sampleOf: ReadSample): Promise<MethodSpec> {
-  const { doc, typeNames } = model;
-  const namesUsed: string[] = [];
-  const use = (schema: string) => {
-    const type = typeNames.get(schema)!;
-    namesUsed.push(type);
-    return type;
-  };
-  const opType = operationType(op);
-  const pathParams = op.pathParams.map((param, n) => {
+/** What a method's signature takes from names.ts: `use(schema)` is the type of a named schema, and records it. */
+type UseName = (schema: string) => string;
+
+/** The method's path parameters: argument name, description, and type (a plain one written out, so editors show it). */
+function pathParamsOf(model: ContractModel, op: OperationModel, opType: string): MethodSpec["pathParams"] {
+  return op.pathParams.map((param, n) => {
     const i = op.parameters.findIndex((p) => p.in === "path" && p.name === param);
     const parameter = op.parameters[i]!;
-    const schema = resolveRef(doc, parameter.schema, `${op.at}/parameters/${i}/schema`);
+    const schema = resolveRef(model.doc, parameter.schema, `${op.at}/parameters/${i}/schema`);
     const plain = Object.keys(schema).every((key) => ["type", "format", "description", "minimum", "maximum", "minLength", "maxLength", "pattern", "example", "examples"].includes(key));
     const type = plain ? ({ integer: "number", number: "number", string: "string" } as Record<string, string>)[schema.type as string] : undefined;
     return { name: op.pathArguments[n]!, description: docText(firstParagraph(parameter.description)), type: type ?? `${opType}["parameters"]["path"][${stringLiteral(param)}]` };
   });
+}
+
+/** What the method returns, and the sentence of its `@returns`. */
+function returnsOf(model: ContractModel, op: OperationModel, opType: string, use: UseName): { returns: string; returnsDoc: string } {
+  const { doc, typeNames } = model;
   const okAt = `${op.at}/responses/${op.success.status}`;
   const okName = schemaRefName(op.success.schema);
-  const paginated = isPaginated(model, op);
   const variants = op.success.content ? successVariants(doc, op) : [];
   const fallback = `Readable<NonNullable<${opType}["responses"][${/^\d+$/.test(op.success.status) ? op.success.status : stringLiteral(op.success.status)}]["content"]["application/json"]>>`;
-  let returns: string;
-  let returnsDoc: string;
-  if (paginated) {
+  if (isPaginated(model, op)) {
     const results = findProperty(doc, op.success.schema, "results", okAt) as JsonObject;
     const itemName = schemaRefName(resolveRef(doc, results, `${okAt}/results`).items);
     const itemType = itemName ? use(itemName) : `NonNullable<${okName ? use(okName) : fallback}["results"]>[number]`;
-    returns = `AsyncGenerator<${itemType}, void, undefined>`;
-    returnsDoc = `An async iterable of every \`${itemName ? typeNames.get(itemName) : "item"}\`, page after page (as \`paginate\`): a page is requested only when the previous one is used up, and leaving the loop stops fetching.`;
-  } else if (!op.success.content) {
-    returns = "ResponsePromise<void>";
-    returnsDoc = `Resolves (to nothing) once the store answers ${op.success.status}, which has no content; \`.withResponse()\` adds the \`Response\` and its request id.`;
-  } else if (variants.length === 2 && variants.some((v) => v.type === "array")) {
-    const itemName = schemaRefName(variants.find((v) => v.type === "array")!.items);
-    returns = `ResponsePromise<${itemName ? `${use(itemName)}[]` : fallback}>`;
-    returnsDoc = `Resolves to the list of \`${itemName ? typeNames.get(itemName) : "item"}\` (an array, also when the store sends one object); \`.withResponse()\` adds the \`Response\` and its request id.`;
-  } else {
-    returns = `ResponsePromise<${okName ? use(okName) : fallback}>`;
-    returnsDoc = `Resolves to the \`${okName ? typeNames.get(okName) : "response body"}\`; \`.withResponse()\` adds the \`Response\` and its request id, \`.asResponse()\` gives the \`Response\` unread.`;
+    return {
+      returns: `AsyncGenerator<${itemType}, void, undefined>`,
+      returnsDoc: `An async iterable of every \`${itemName ? typeNames.get(itemName) : "item"}\`, page after page (as \`paginate\`): a page is requested only when the previous one is used up, and leaving the loop stops fetching.`,
+    };
   }
+  if (!op.success.content) {
+    return { returns: "ResponsePromise<void>", returnsDoc: `Resolves (to nothing) once the store answers ${op.success.status}, which has no content; \`.withResponse()\` adds the \`Response\` and its request id.` };
+  }
+  if (variants.length === 2 && variants.some((v) => v.type === "array")) {
+    const itemName = schemaRefName(variants.find((v) => v.type === "array")!.items);
+    return {
+      returns: `ResponsePromise<${itemName ? `${use(itemName)}[]` : fallback}>`,
+      returnsDoc: `Resolves to the list of \`${itemName ? typeNames.get(itemName) : "item"}\` (an array, also when the store sends one object); \`.withResponse()\` adds the \`Response\` and its request id.`,
+    };
+  }
+  return {
+    returns: `ResponsePromise<${okName ? use(okName) : fallback}>`,
+    returnsDoc: `Resolves to the \`${okName ? typeNames.get(okName) : "response body"}\`; \`.withResponse()\` adds the \`Response\` and its request id, \`.asResponse()\` gives the \`Response\` unread.`,
+  };
+}
+
+/** What follows the path parameters: the body, then the query. */
+function restOf(model: ContractModel, op: OperationModel, opType: string, responseNames: Set<string>, use: UseName): RestArgument[] {
   const rest: RestArgument[] = [];
   const typeBase = pascal(op.ident);
   if (op.body) {
@@ -370,7 +377,7 @@ async function methodSpec(model: ContractModel, op: OperationModel, responseName
     // A schema responses also carry is named in its readable form; a body takes the writable one.
     const named = bodyName !== undefined && !responseNames.has(bodyName);
     const type = named ? use(bodyName) : `${typeBase}Body`;
-    const bodyDoc = docText(firstParagraph(resolveRef(doc, bodySchema, `${op.body.at}/content`).description));
+    const bodyDoc = docText(firstParagraph(resolveRef(model.doc, bodySchema, `${op.body.at}/content`).description));
     const files = offered.includes(MULTIPART_MEDIA) && mediaType !== MULTIPART_MEDIA ? ", or as `multipart/form-data` when it holds a file" : "";
     const media = mediaType === "application/json" && !files ? "" : `, sent as \`${docText(mediaType)}\`${files}`;
     rest.push({
@@ -387,19 +394,22 @@ async function methodSpec(model: ContractModel, op: OperationModel, responseName
       kind: "query",
       required: false,
       type,
-      doc: paginated ? "Filters, and the `cursor` to start from." : "The query parameters.",
+      doc: isPaginated(model, op) ? "Filters, and the `cursor` to start from." : "The query parameters.",
       declaration: `export interface ${type} extends NonNullable<${opType}["parameters"]["query"]> {}`,
     });
   }
-  const written = await sampleOf(op.operationId).catch(() => undefined);
-  const sample = written ?? generatedSample(model, op, paginated);
+  return rest;
+}
+
+/** The method's doc comment: summary, description, scopes, parameters, returns, throws, and the sample as its example. */
+function docOf(op: OperationModel, pathParams: MethodSpec["pathParams"], rest: RestArgument[], returnsDoc: string, sample: string): string {
   const throwsLines = Object.keys(op.responses)
     .filter((status) => ERROR_BY_STATUS[status])
     .map((status) => `@throws {${ERROR_BY_STATUS[status]}} ${status === "5XX" ? "5xx" : status}: ${ERROR_REASON[status]}.`);
   // A summary taken from the description's first sentence is not said twice.
   const description = op.description.startsWith(`${op.summary}.`) ? op.description.slice(op.summary.length + 1).trim() : op.description;
   const named = op.operation.operationId === op.operationId ? ` (\`${docText(op.operationId)}\`)` : "";
-  const lines = [
+  return [
     `${docText(op.summary)}.`,
     "",
     ...(description ? [docText(description), ""] : []),
@@ -413,7 +423,24 @@ async function methodSpec(model: ContractModel, op: OperationModel, responseName
     "@throws {TimeoutError | ConnectionError} when no answer comes in time, or none at all, after the retries.",
     "@example",
     ...docText(sampleBody(sample)).split("\n"),
-  ];
+  ].join("\n");
+}
+
+/** The method's documentation and signature parts, from the operation's model. */
+async function methodSpec(model: ContractModel, op: OperationModel, responseNames: Set<string>, sampleOf: ReadSample): Promise<MethodSpec> {
+  const namesUsed: string[] = [];
+  const use: UseName = (schema) => {
+    const type = model.typeNames.get(schema)!;
+    namesUsed.push(type);
+    return type;
+  };
+  const opType = operationType(op);
+  const pathParams = pathParamsOf(model, op, opType);
+  const paginated = isPaginated(model, op);
+  const { returns, returnsDoc } = returnsOf(model, op, opType, use);
+  const rest = restOf(model, op, opType, responseNames, use);
+  const written = await sampleOf(op.operationId).catch(() => undefined);
+  const sample = written ?? generatedSample(model, op, paginated);
   return {
     name: op.methodName,
     operationId: op.operationId,
@@ -425,7 +452,7 @@ async function methodSpec(model: ContractModel, op: OperationModel, responseName
     paginated,
     returns,
     namesUsed,
-    doc: lines.join("\n"),
+    doc: docOf(op, pathParams, rest, returnsDoc, sample),
     tags: op.tags,
   };
 }
