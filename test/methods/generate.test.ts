@@ -131,7 +131,7 @@ describe("any contract: what the generators derive where the contract says nothi
   };
   const none = async () => undefined;
 
-  it("derives method names from the path (the operationId read verb first no longer); x-sdk-method overrides", async () => {
+  it("derives method names from the path, whatever the operationId's word order; x-sdk-method overrides", async () => {
     const { table } = await generateMethods(widgets(), none);
     expect(table).toContain('["widgets.create", "POST /widgets/", "body+query"],');
     expect(table).toContain('["widgets.delete", "DELETE /widgets/{id}/", ""],');
