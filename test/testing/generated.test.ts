@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
+import { fileKey } from "../../scripts/file-keys.js";
 import { describeRun, ROOT, run } from "../package/tarball.js";
 import { scratchDir } from "../docs/typecheck.js";
 import { mockOperations, type MockOperationModule } from "../../generated/testing/operations.js";
@@ -48,8 +49,8 @@ describe("generated/testing/", () => {
     const result = await generate("--check", "--spec", changedSpec);
     expect(result.code, describeRun("generate-testing --check --spec changed.yaml", result)).toBe(1);
     expect(result.stderr).toContain("generated/testing/ is stale");
-    expect(result.stderr).toContain("ops/updateUser.ts");
-    expect(result.stderr).toContain("ops/getUser.ts");
+    expect(result.stderr).toContain(`ops/${fileKey("updateUser", "updateUser")}.ts`);
+    expect(result.stderr).toContain(`ops/${fileKey("getUser", "getUser")}.ts`);
   }, TIMEOUT_MS);
 
   it("carries a contract change into the kit's validators and examples by a regenerate alone", async () => {
@@ -58,14 +59,14 @@ describe("generated/testing/", () => {
     expect(result.code, describeRun("generate-testing --spec --out", result)).toBe(0);
 
     // The operation's own module: its validators and its facts (the kit loads it on first use).
-    const { validators } = (await import(pathToFileURL(join(out, "ops", "updateUser.ts")).href)) as MockOperationModule;
+    const { validators } = (await import(pathToFileURL(join(out, "ops", `${fileKey("updateUser", "updateUser")}.ts`)).href)) as MockOperationModule;
     const body = { first_name: "Astrid Anna" };
     expect(validators.updateUser_body!(body), "11 characters, over the new limit of 10").toBe(false);
     expect(validators.updateUser_body!.errors).toEqual([expect.objectContaining({ instancePath: "/first_name", keyword: "maxLength" })]);
     const current = await mockOperations["PATCH /users/{id}/"]();
     expect(current.validators.updateUser_body!(body), "valid under the committed contract (limit 255)").toBe(true);
 
-    const { operation } = (await import(pathToFileURL(join(out, "ops", "getUser.ts")).href)) as MockOperationModule;
+    const { operation } = (await import(pathToFileURL(join(out, "ops", `${fileKey("getUser", "getUser")}.ts`)).href)) as MockOperationModule;
     expect(operation.responses["200"]?.example).toMatchObject({ email: "changed@example.org" });
   }, TIMEOUT_MS);
 });
