@@ -1,9 +1,9 @@
 /**
  * The generated modules of precompiled validators: the testing kit's per-operation modules,
- * `generated/testing/ops/<operationId>.ts` (one operation's facts and the validators of its
+ * `generated/testing/ops/<key>.ts` (one operation's facts and the validators of its
  * parameters, headers and request body), each operation's JSON response validators,
- * `generated/validators/responses/<operationId>.ts` (the kit and the client's response
- * validation load the same ones), and each named schema's, `generated/validators/schemas/<n>.ts`
+ * `generated/validators/responses/<key>.ts` (the kit and the client's response
+ * validation load the same ones), and each named schema's, `generated/validators/schemas/<key>.ts`
  * (`store-admin-sdk/schemas`). Ajv compiles them here into standalone code (never at run time:
  * no `new Function`, which Workers and a strict Content-Security-Policy refuse); each is
  * loaded on its first use (docs/architecture.md, "Cost per operation").

@@ -1,8 +1,8 @@
 /**
  * An operation's facts and validators, loaded on its first request: the kit starts with the
- * operations' keys only, and each operation's module (`generated/testing/ops/<operationId>.ts`:
+ * operations' keys only, and each operation's module (`generated/testing/ops/<key>.ts`:
  * its examples, the precompiled validators of its requests, and its responses' validators,
- * `generated/validators/responses/<operationId>.ts`, the module response validation loads too)
+ * `generated/validators/responses/<key>.ts`, the module response validation loads too)
  * is imported once, when a request first needs it (docs/architecture.md, "Cost per operation").
  */
 import type { OperationKey } from "../../generated/operations.js";
