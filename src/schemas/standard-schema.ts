@@ -62,33 +62,122 @@ function pathOf(root: unknown, pointer: string): PropertyKey[] {
   return path;
 }
 
+/** The most issues one validation returns: past it, the last says how many more there were. */
+export const MAX_ISSUES = 100;
+
+/** The most characters of a list of allowed values in a message: a long list says no more. */
+const MAX_LISTED = 200;
+
+/** What a `format` asks for, in words. */
+const FORMATS: Record<string, string> = {
+  email: "an email address, such as name@example.com",
+  uri: "an absolute URL, such as https://example.com/path",
+  "date-time": "a date and time with its offset (RFC 3339), such as 2024-04-01T10:00:00Z",
+  date: "a date (YYYY-MM-DD), such as 2024-04-01",
+  time: "a time with its offset, such as 10:00:00Z",
+  uuid: "a UUID, such as 3f2c8e2a-5b1d-4c6e-9a7f-0d1e2f3a4b5c",
+  int32: "a whole number between -2147483648 and 2147483647",
+  int64: "a whole number between -9223372036854775808 and 9223372036854775807",
+};
+
+const listed = (values: readonly unknown[]): string => {
+  const text = values.map((value) => JSON.stringify(value)).join(", ");
+  return text.length > MAX_LISTED ? `${text.slice(0, MAX_LISTED)}…` : text;
+};
+
+const plural = (n: unknown, one: string): string => `${String(n)} ${one}${n === 1 ? "" : "s"}`;
+
+/** What `error` asks for, in words that name what would be accepted. */
+function messageOf({ keyword, params, message }: ValidationError, types: ReadonlyMap<string, string[]>, instancePath: string): string {
+  const limit = params["limit"];
+  switch (keyword) {
+    case "type":
+      return `must be ${types.get(instancePath)!.join(" or ")}`;
+    case "enum":
+      return `must be one of ${listed([params["allowedValues"]].flat())}`;
+    case "const":
+      return `must be ${listed([params["allowedValue"]])}`;
+    case "format": {
+      const format = String(params["format"]);
+      return `must be ${FORMATS[format] ?? `in the format "${format}"`}`;
+    }
+    case "pattern":
+      return `must match the pattern ${String(params["pattern"])}`;
+    case "minLength":
+      return `must be at least ${plural(limit, "character")} long`;
+    case "maxLength":
+      return `must be at most ${plural(limit, "character")} long`;
+    case "minimum":
+      return `must be ${String(limit)} or more`;
+    case "maximum":
+      return `must be ${String(limit)} or less`;
+    case "exclusiveMinimum":
+      return `must be more than ${String(limit)}`;
+    case "exclusiveMaximum":
+      return `must be less than ${String(limit)}`;
+    case "multipleOf":
+      return `must be a multiple of ${String(limit)}`;
+    case "minItems":
+      return `must have at least ${plural(limit, "item")}`;
+    case "maxItems":
+      return `must have at most ${plural(limit, "item")}`;
+    case "minProperties":
+      return `must have at least ${plural(limit, "property")}`.replace("propertys", "properties");
+    case "maxProperties":
+      return `must have at most ${plural(limit, "property")}`.replace("propertys", "properties");
+    case "uniqueItems":
+      return `must not repeat an item (items ${String(params["j"])} and ${String(params["i"])} are the same)`;
+    case "anyOf":
+    case "oneOf":
+      return "must match one of the shapes the schema allows";
+    default:
+      return message ?? `fails ${keyword}`;
+  }
+}
+
 /**
  * The issues of one failed validation: a missing property is reported at its own path; the
  * alternatives of a nullable value (`must be string`, `must be null`, `must match a schema in
- * anyOf`) become one issue (`must be string or null`).
+ * anyOf`) become one issue (`must be string or null`). Linear in the errors: each is read a
+ * fixed number of times. At most {@link MAX_ISSUES}: past it, the last issue says how many more.
  */
 function issuesOf(value: unknown, errors: readonly ValidationError[]): StandardSchemaV1.Issue[] {
   const types = new Map<string, string[]>();
+  const atPath = new Map<string, number>();
   for (const error of errors) {
-    if (error.keyword === "type") types.set(error.instancePath, [...(types.get(error.instancePath) ?? []), ...([] as unknown[]).concat(error.params.type).map(String)]);
+    atPath.set(error.instancePath, (atPath.get(error.instancePath) ?? 0) + 1);
+    if (error.keyword !== "type") continue;
+    let listedTypes = types.get(error.instancePath);
+    if (!listedTypes) types.set(error.instancePath, (listedTypes = []));
+    for (const type of [error.params["type"]].flat()) listedTypes.push(String(type));
   }
-  const issues = new Map<string, StandardSchemaV1.Issue>();
+  const issues = new Map<string, StandardSchemaV1.Issue | undefined>();
+  const kept = MAX_ISSUES - 1;
   for (const error of errors) {
     const { instancePath, keyword, params } = error;
-    if ((keyword === "anyOf" || keyword === "oneOf") && errors.some((other) => other !== error && other.instancePath === instancePath)) continue;
-    if (keyword === "required" || keyword === "additionalProperties") {
-      const property = String(params.missingProperty ?? params.additionalProperty);
-      const message = keyword === "required" ? "is required" : "is not a property of this schema";
-      issues.set(`${instancePath} ${keyword} ${JSON.stringify(property)}`, { message, path: [...pathOf(value, instancePath), property] });
-    } else if (keyword === "false schema") {
-      issues.set(`${instancePath} false`, { message: "is read-only: the store sets it, a request may not send it", path: pathOf(value, instancePath) });
-    } else if (keyword === "type") {
-      issues.set(`${instancePath} type`, { message: `must be ${types.get(instancePath)!.join(" or ")}`, path: pathOf(value, instancePath) });
-    } else {
-      issues.set(`${instancePath} ${keyword} ${JSON.stringify(params)}`, { message: error.message ?? `fails ${keyword}`, path: pathOf(value, instancePath) });
-    }
+    // The alternatives' own complaints at the same place say more than "must match a schema in anyOf".
+    if ((keyword === "anyOf" || keyword === "oneOf") && atPath.get(instancePath)! > 1) continue;
+    const property = keyword === "required" || keyword === "additionalProperties" ? String(params["missingProperty"] ?? params["additionalProperty"]) : undefined;
+    const key = keyword === "type" || keyword === "false schema" ? `${instancePath} ${keyword}` : `${instancePath} ${keyword} ${property === undefined ? JSON.stringify(params) : JSON.stringify(property)}`;
+    if (issues.has(key)) continue;
+    // Past the bound, an issue is counted, not made.
+    issues.set(key, issues.size < kept ? issueOf(value, error, property, types) : undefined);
   }
-  return [...issues.values()];
+  const made = [...issues.values()].filter((issue) => issue !== undefined);
+  const more = issues.size - made.length;
+  if (more > 0) made.push({ message: `and ${more.toLocaleString("en-US")} more issues, not listed (the first ${kept} are above)` });
+  return made;
+}
+
+/** One issue: where, and what would be accepted there. */
+function issueOf(value: unknown, error: ValidationError, property: string | undefined, types: ReadonlyMap<string, string[]>): StandardSchemaV1.Issue {
+  const { instancePath, keyword } = error;
+  if (property !== undefined) {
+    const message = keyword === "required" ? "is required" : "is not a property of this schema";
+    return { message, path: [...pathOf(value, instancePath), property] };
+  }
+  if (keyword === "false schema") return { message: "is read-only: the store sets it, a request may not send it", path: pathOf(value, instancePath) };
+  return { message: messageOf(error, types, instancePath), path: pathOf(value, instancePath) };
 }
 
 /**
