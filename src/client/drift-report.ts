@@ -83,29 +83,43 @@ const pointerOf = ({ instancePath, keyword, params }: ValidatorError): string =>
 
 const ALTERNATIVES = new Set(["anyOf", "oneOf"]);
 
+/** The drifts of one body: at most {@link MAX_DRIFTS}, and how many more there were. */
+export interface BodyDrifts {
+  drifts: ContractDrift[];
+  more: number;
+}
+
 /**
  * The drifts a validator's `errors` (compiled with `allErrors`) describe in `data`, at most
- * {@link MAX_DRIFTS}, one per pointer and expectation. Where `anyOf`/`oneOf` failed (a
- * nullable reference: a timestamp or `null`), the branches' complaints at that place become
- * one drift (`expected string or null`); when some branch complained deeper down, the value
- * was of that branch's type and the deeper drift says what broke, so those at the place go.
+ * {@link MAX_DRIFTS}, one per pointer and expectation, and how many more. Where `anyOf`/`oneOf`
+ * failed (a nullable reference: a timestamp or `null`), the branches' complaints at that place
+ * become one drift (`expected string or null`); when some branch complained deeper down, the
+ * value was of that branch's type and the deeper drift says what broke, so those at the place
+ * go. Linear in the errors: every pointer's ancestors are gathered once, not searched for.
  */
-export function driftsOf(errors: readonly ValidatorError[], data: unknown): ContractDrift[] {
+export function driftsOf(errors: readonly ValidatorError[], data: unknown): BodyDrifts {
   const byPointer = new Map<string, ValidatorError[]>();
+  const ancestors = new Set<string>();
   for (const error of errors) {
     const pointer = pointerOf(error);
-    byPointer.set(pointer, [...(byPointer.get(pointer) ?? []), error]);
+    const found = byPointer.get(pointer);
+    if (found) found.push(error);
+    else {
+      byPointer.set(pointer, [error]);
+      for (let end = pointer.lastIndexOf("/"); end > 0; end = pointer.lastIndexOf("/", end - 1)) ancestors.add(pointer.slice(0, end));
+      if (pointer !== "") ancestors.add("");
+    }
   }
-  const pointers = [...byPointer.keys()];
   const drifts = new Map<string, ContractDrift>();
   for (const [pointer, found] of byPointer) {
     const alternatives = found.some((error) => ALTERNATIVES.has(error.keyword));
-    if (alternatives && pointers.some((other) => other.startsWith(`${pointer}/`))) continue;
+    if (alternatives && ancestors.has(pointer)) continue;
     const located = locate(pointer, data);
     const received = located.found ? jsonType(located.value) : "missing";
     const expected = found.filter((error) => !ALTERNATIVES.has(error.keyword)).map(expectation);
     const said = alternatives ? [[...new Set(expected)].join(" or ") || "one of the schemas"] : expected;
     for (const text of said) drifts.set(`${located.pointer} ${text}`, { pointer: located.pointer, expected: text, received });
   }
-  return [...drifts.values()].slice(0, MAX_DRIFTS);
+  const all = [...drifts.values()];
+  return { drifts: all.slice(0, MAX_DRIFTS), more: Math.max(0, all.length - MAX_DRIFTS) };
 }

@@ -135,49 +135,98 @@ function messageOf({ keyword, params, message }: ValidationError, types: Readonl
   }
 }
 
+/** Where an error's issue is: a missing or unknown property at its own place. */
+const propertyOf = ({ keyword, params }: ValidationError): string | undefined =>
+  keyword === "required" || keyword === "additionalProperties" ? String(params["missingProperty"] ?? params["additionalProperty"]) : undefined;
+
+/** What one pass over the errors gathers, for the second to read in constant time per error. */
+interface ErrorIndex {
+  /** The types each place allows (`string`, `null`): one `type` issue per place. */
+  types: Map<string, string[]>;
+  /** Places where `anyOf`/`oneOf` failed: the alternatives' complaints there become one issue. */
+  alternatives: Set<string>;
+  /** Every place some error is below (a property of it, an item): there the deeper issue speaks. */
+  ancestors: Set<string>;
+}
+
+function indexErrors(errors: readonly ValidationError[]): ErrorIndex {
+  const index: ErrorIndex = { types: new Map(), alternatives: new Set(), ancestors: new Set() };
+  const seen = new Set<string>();
+  for (const error of errors) {
+    const { instancePath, keyword } = error;
+    if (keyword === "anyOf" || keyword === "oneOf") index.alternatives.add(instancePath);
+    if (keyword === "type") {
+      let listedTypes = index.types.get(instancePath);
+      if (!listedTypes) index.types.set(instancePath, (listedTypes = []));
+      for (const type of [error.params["type"]].flat()) listedTypes.push(String(type));
+    }
+    const property = propertyOf(error);
+    const place = property === undefined ? instancePath : `${instancePath}/${property}`;
+    if (seen.has(place)) continue;
+    seen.add(place);
+    for (let end = place.lastIndexOf("/"); end >= 0; end = end === 0 ? -1 : place.lastIndexOf("/", end - 1)) index.ancestors.add(place.slice(0, end));
+  }
+  return index;
+}
+
+/** An issue being gathered: its place, and what each alternative there would accept. */
+interface Gathered {
+  path: PropertyKey[];
+  messages: string[];
+}
+
 /**
  * The issues of one failed validation: a missing property is reported at its own path; the
- * alternatives of a nullable value (`must be string`, `must be null`, `must match a schema in
- * anyOf`) become one issue (`must be string or null`). Linear in the errors: each is read a
- * fixed number of times. At most {@link MAX_ISSUES}: past it, the last issue says how many more.
+ * alternatives of a nullable value (`must be a date and time …`, `must be null`, `must match a
+ * schema in anyOf`) become one issue (`must be a date and time … or null`), unless something
+ * deeper inside the value failed, which says more. Linear in the errors: two passes, each
+ * error read in constant time. At most {@link MAX_ISSUES}: past it, the last says how many more.
  */
 function issuesOf(value: unknown, errors: readonly ValidationError[]): StandardSchemaV1.Issue[] {
-  const types = new Map<string, string[]>();
-  const atPath = new Map<string, number>();
-  for (const error of errors) {
-    atPath.set(error.instancePath, (atPath.get(error.instancePath) ?? 0) + 1);
-    if (error.keyword !== "type") continue;
-    let listedTypes = types.get(error.instancePath);
-    if (!listedTypes) types.set(error.instancePath, (listedTypes = []));
-    for (const type of [error.params["type"]].flat()) listedTypes.push(String(type));
-  }
-  const issues = new Map<string, StandardSchemaV1.Issue | undefined>();
+  const index = indexErrors(errors);
+  const gathered = new Map<string, Gathered | undefined>();
   const kept = MAX_ISSUES - 1;
   for (const error of errors) {
     const { instancePath, keyword, params } = error;
-    // The alternatives' own complaints at the same place say more than "must match a schema in anyOf".
-    if ((keyword === "anyOf" || keyword === "oneOf") && atPath.get(instancePath)! > 1) continue;
-    const property = keyword === "required" || keyword === "additionalProperties" ? String(params["missingProperty"] ?? params["additionalProperty"]) : undefined;
-    const key = keyword === "type" || keyword === "false schema" ? `${instancePath} ${keyword}` : `${instancePath} ${keyword} ${property === undefined ? JSON.stringify(params) : JSON.stringify(property)}`;
-    if (issues.has(key)) continue;
+    const property = propertyOf(error);
+    const alternative = property === undefined && index.alternatives.has(instancePath);
+    if (alternative && (index.ancestors.has(instancePath) || keyword === "anyOf" || keyword === "oneOf")) continue;
+    const key = alternative ? `${instancePath} alternatives` : keyword === "type" || keyword === "false schema" ? `${instancePath} ${keyword}` : `${instancePath} ${keyword} ${JSON.stringify(property ?? params)}`;
+    const message = property === undefined ? messageOf(error, index.types, instancePath) : undefined;
+    const found = gathered.get(key);
+    if (found) {
+      if (alternative && !found.messages.includes(message!)) found.messages.push(message!);
+      continue;
+    }
+    if (gathered.has(key)) continue;
     // Past the bound, an issue is counted, not made.
-    issues.set(key, issues.size < kept ? issueOf(value, error, property, types) : undefined);
+    gathered.set(key, gathered.size < kept ? issueOf(value, error, property, message) : undefined);
   }
-  const made = [...issues.values()].filter((issue) => issue !== undefined);
-  const more = issues.size - made.length;
-  if (more > 0) made.push({ message: `and ${more.toLocaleString("en-US")} more issues, not listed (the first ${kept} are above)` });
-  return made;
+  const issues: StandardSchemaV1.Issue[] = [];
+  for (const issue of gathered.values()) {
+    if (issue) issues.push({ message: joined(issue.messages), path: issue.path });
+  }
+  const more = gathered.size - issues.length;
+  if (more > 0) issues.push({ message: `and ${more.toLocaleString("en-US")} more issues, not listed (the first ${kept} are above)` });
+  return issues;
+}
+
+/** Alternatives' messages as one: `must be a date … or null`. */
+function joined(messages: readonly string[]): string {
+  if (messages.length === 1) return messages[0]!;
+  const MUST_BE = "must be ";
+  // A part that holds a comma (an example) is closed by one, so that "or" reads as a choice.
+  const or = messages.some((message) => message.includes(",")) ? ", or " : " or ";
+  if (messages.every((message) => message.startsWith(MUST_BE))) return MUST_BE + messages.map((message) => message.slice(MUST_BE.length)).join(or);
+  return messages.join(", or ");
 }
 
 /** One issue: where, and what would be accepted there. */
-function issueOf(value: unknown, error: ValidationError, property: string | undefined, types: ReadonlyMap<string, string[]>): StandardSchemaV1.Issue {
+function issueOf(value: unknown, error: ValidationError, property: string | undefined, message: string | undefined): Gathered {
   const { instancePath, keyword } = error;
-  if (property !== undefined) {
-    const message = keyword === "required" ? "is required" : "is not a property of this schema";
-    return { message, path: [...pathOf(value, instancePath), property] };
-  }
-  if (keyword === "false schema") return { message: "is read-only: the store sets it, a request may not send it", path: pathOf(value, instancePath) };
-  return { message: messageOf(error, types, instancePath), path: pathOf(value, instancePath) };
+  if (property !== undefined) return { messages: [keyword === "required" ? "is required" : "is not a property of this schema"], path: [...pathOf(value, instancePath), property] };
+  if (keyword === "false schema") return { messages: ["is read-only: the store sets it, a request may not send it"], path: pathOf(value, instancePath) };
+  return { messages: [message!], path: pathOf(value, instancePath) };
 }
 
 /**
