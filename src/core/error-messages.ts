@@ -52,10 +52,12 @@ export function statusMessage(
   path: string | undefined,
   secrets: readonly string[],
 ): string {
-  const detail = (status === 422 && validationSummary(body, secrets)) || bodyDetail(body, secrets);
+  const fields = status === 422 ? validationSummary(body, secrets) : undefined;
+  const detail = fields || bodyDetail(body, secrets);
   // The lookbehind makes the match start only at the first dot of a run: linear.
   const head = `${status} ${reasonPhrase(status)}`.trim() + (detail ? `: ${detail.replace(/(?<!\.)\.+$/, "")}` : "");
-  const next = nextStep(status, headers, operation, required, path);
+  // "Fix the fields named above" only where some are.
+  const next = status === 422 && !fields ? "The store named no field: check the body against the operation's request schema." : nextStep(status, headers, operation, required, path);
   return next ? `${head}. ${next}` : `${head}.`;
 }
 
