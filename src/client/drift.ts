@@ -19,7 +19,7 @@ import type { OperationKey } from "../../generated/operations.js";
 import { responseValidators } from "../../generated/validators/responses.js";
 import type { Validator } from "../../generated/validators/types.js";
 import type { FetchResult } from "../core/call-types.js";
-import { ContractDriftError, StoreAdminError, type Operation } from "../core/errors.js";
+import { ContractDriftError, StoreAdminError, type ContractDrift, type Operation } from "../core/errors.js";
 import { noteDrifts, type Logger } from "../core/logger.js";
 import { clip, describe } from "../core/redact.js";
 import { driftsOf } from "./drift-report.js";
@@ -102,10 +102,9 @@ function createDriftCheck(mode: "report" | "strict", logger: Logger | undefined)
     // A pointer holds the body's keys: scrubbed as any text a server sent.
     const found = driftsOf(validate.errors ?? [], body.data);
     const drifts = found.drifts.map((drift) => ({ ...drift, pointer: clip(drift.pointer, body.secrets) }));
-    // Made in both modes: it reads the request id as the errors do (scrubbed), and "strict" throws it.
-    const error = new ContractDriftError({ response: body.response, body: body.data, drifts, moreDrifts: found.more, operation: body.operation, secrets: body.secrets });
-    report(body, error, logger);
-    if (mode === "strict") throw error;
+    report(body, drifts, found.more, logger);
+    // Only "strict" makes the error: it copies the whole body, scrubbed, which "report" would throw away.
+    if (mode === "strict") throw new ContractDriftError({ response: body.response, body: body.data, drifts, moreDrifts: found.more, operation: body.operation, secrets: body.secrets });
   };
   return (body) => {
     const key = `${body.operation.method} ${body.operation.path}`;
@@ -134,7 +133,7 @@ function createDriftCheck(mode: "report" | "strict", logger: Logger | undefined)
  * A drifting body's report: the span's events and count, and, for the attempt's own log event
  * (one per attempt), the drifts not logged before in this process.
  */
-function report(body: CheckedBody, { drifts, moreDrifts }: ContractDriftError, logger: Logger | undefined): void {
+function report(body: CheckedBody, drifts: readonly ContractDrift[], moreDrifts: number, logger: Logger | undefined): void {
   body.telemetry?.drift(drifts);
   if (!logger) return;
   const { operation } = body;

@@ -88,11 +88,12 @@ const listed = (values: readonly unknown[]): string => {
 const plural = (n: unknown, one: string): string => `${String(n)} ${one}${n === 1 ? "" : "s"}`;
 
 /** What `error` asks for, in words that name what would be accepted. */
-function messageOf({ keyword, params, message }: ValidationError, types: ReadonlyMap<string, string[]>, instancePath: string): string {
+function messageOf({ keyword, params, message }: ValidationError): string {
   const limit = params["limit"];
   switch (keyword) {
     case "type":
-      return `must be ${types.get(instancePath)!.join(" or ")}`;
+      // Ajv gives a list of types as an array or as "string,null".
+      return `must be ${String([params["type"]].flat()).split(",").join(" or ")}`;
     case "enum":
       return `must be one of ${listed([params["allowedValues"]].flat())}`;
     case "const":
@@ -139,34 +140,25 @@ function messageOf({ keyword, params, message }: ValidationError, types: Readonl
 const propertyOf = ({ keyword, params }: ValidationError): string | undefined =>
   keyword === "required" || keyword === "additionalProperties" ? String(params["missingProperty"] ?? params["additionalProperty"]) : undefined;
 
-/** What one pass over the errors gathers, for the second to read in constant time per error. */
-interface ErrorIndex {
-  /** The types each place allows (`string`, `null`): one `type` issue per place. */
-  types: Map<string, string[]>;
-  /** Places where `anyOf`/`oneOf` failed: the alternatives' complaints there become one issue. */
-  alternatives: Set<string>;
-  /** Every place some error is below (a property of it, an item): there the deeper issue speaks. */
-  ancestors: Set<string>;
-}
-
-function indexErrors(errors: readonly ValidationError[]): ErrorIndex {
-  const index: ErrorIndex = { types: new Map(), alternatives: new Set(), ancestors: new Set() };
-  const seen = new Set<string>();
+/**
+ * The places where `anyOf`/`oneOf` failed (the alternatives' complaints there become one issue),
+ * less those some error is below (a property of it, an item): there the deeper issue speaks.
+ * `undefined` when nothing had alternatives (the common case: no second pass).
+ */
+function alternativesOf(errors: readonly ValidationError[]): { at: Set<string>; below: Set<string> } | undefined {
+  let at: Set<string> | undefined;
+  for (const { instancePath, keyword } of errors) if (keyword === "anyOf" || keyword === "oneOf") (at ??= new Set()).add(instancePath);
+  if (!at) return undefined;
+  const below = new Set<string>();
   for (const error of errors) {
-    const { instancePath, keyword } = error;
-    if (keyword === "anyOf" || keyword === "oneOf") index.alternatives.add(instancePath);
-    if (keyword === "type") {
-      let listedTypes = index.types.get(instancePath);
-      if (!listedTypes) index.types.set(instancePath, (listedTypes = []));
-      for (const type of [error.params["type"]].flat()) listedTypes.push(String(type));
-    }
     const property = propertyOf(error);
-    const place = property === undefined ? instancePath : `${instancePath}/${property}`;
-    if (seen.has(place)) continue;
-    seen.add(place);
-    for (let end = place.lastIndexOf("/"); end >= 0; end = end === 0 ? -1 : place.lastIndexOf("/", end - 1)) index.ancestors.add(place.slice(0, end));
+    const place = property === undefined ? error.instancePath : `${error.instancePath}/${property}`;
+    for (let end = place.lastIndexOf("/"); end >= 0; end = end === 0 ? -1 : place.lastIndexOf("/", end - 1)) {
+      const above = place.slice(0, end);
+      if (at.has(above)) below.add(above);
+    }
   }
-  return index;
+  return { at, below };
 }
 
 /** An issue being gathered: its place, and what each alternative there would accept. */
@@ -183,30 +175,35 @@ interface Gathered {
  * error read in constant time. At most {@link MAX_ISSUES}: past it, the last says how many more.
  */
 function issuesOf(value: unknown, errors: readonly ValidationError[]): StandardSchemaV1.Issue[] {
-  const index = indexErrors(errors);
-  const gathered = new Map<string, Gathered | undefined>();
+  const alternatives = alternativesOf(errors);
+  const gathered = new Map<string, Gathered>();
   const kept = MAX_ISSUES - 1;
+  let more = 0;
+  let last: { place: string; keyword: string } | undefined;
   for (const error of errors) {
     const { instancePath, keyword, params } = error;
     const property = propertyOf(error);
-    const alternative = property === undefined && index.alternatives.has(instancePath);
-    if (alternative && (index.ancestors.has(instancePath) || keyword === "anyOf" || keyword === "oneOf")) continue;
-    const key = alternative ? `${instancePath} alternatives` : keyword === "type" || keyword === "false schema" ? `${instancePath} ${keyword}` : `${instancePath} ${keyword} ${JSON.stringify(property ?? params)}`;
-    const message = property === undefined ? messageOf(error, index.types, instancePath) : undefined;
-    const found = gathered.get(key);
-    if (found) {
-      if (alternative && !found.messages.includes(message!)) found.messages.push(message!);
+    const alternative = property === undefined && alternatives !== undefined && alternatives.at.has(instancePath);
+    if (alternative && (alternatives.below.has(instancePath) || keyword === "anyOf" || keyword === "oneOf")) continue;
+    const place = property === undefined ? instancePath : `${instancePath}/${property}`;
+    if (gathered.size >= kept) {
+      // Past the bound, issues are counted, not made: one per place and keyword (an issue's errors come together).
+      const same = last !== undefined && last.place === place && (alternative || last.keyword === keyword);
+      if (!same) more++;
+      last = { place, keyword };
       continue;
     }
-    if (gathered.has(key)) continue;
-    // Past the bound, an issue is counted, not made.
-    gathered.set(key, gathered.size < kept ? issueOf(value, error, property, message) : undefined);
+    last = { place, keyword };
+    const key = alternative ? `${instancePath} alternatives` : keyword === "type" || keyword === "false schema" ? `${instancePath} ${keyword}` : `${instancePath} ${keyword} ${JSON.stringify(property ?? params)}`;
+    const found = gathered.get(key);
+    if (found) {
+      const message = messageOf(error);
+      if (alternative && !found.messages.includes(message)) found.messages.push(message);
+      continue;
+    }
+    gathered.set(key, issueOf(value, error, property));
   }
-  const issues: StandardSchemaV1.Issue[] = [];
-  for (const issue of gathered.values()) {
-    if (issue) issues.push({ message: joined(issue.messages), path: issue.path });
-  }
-  const more = gathered.size - issues.length;
+  const issues = [...gathered.values()].map(({ messages, path }): StandardSchemaV1.Issue => ({ message: joined(messages), path }));
   if (more > 0) issues.push({ message: `and ${more.toLocaleString("en-US")} more issues, not listed (the first ${kept} are above)` });
   return issues;
 }
@@ -222,11 +219,11 @@ function joined(messages: readonly string[]): string {
 }
 
 /** One issue: where, and what would be accepted there. */
-function issueOf(value: unknown, error: ValidationError, property: string | undefined, message: string | undefined): Gathered {
+function issueOf(value: unknown, error: ValidationError, property: string | undefined): Gathered {
   const { instancePath, keyword } = error;
   if (property !== undefined) return { messages: [keyword === "required" ? "is required" : "is not a property of this schema"], path: [...pathOf(value, instancePath), property] };
   if (keyword === "false schema") return { messages: ["is read-only: the store sets it, a request may not send it"], path: pathOf(value, instancePath) };
-  return { messages: [message!], path: pathOf(value, instancePath) };
+  return { messages: [messageOf(error)], path: pathOf(value, instancePath) };
 }
 
 /**
