@@ -84,7 +84,7 @@ const pointerOf = ({ instancePath, keyword, params }: ValidatorError): string =>
 const ALTERNATIVES = new Set(["anyOf", "oneOf"]);
 
 /** The drifts of one body: at most {@link MAX_DRIFTS}, and how many more there were. */
-export interface BodyDrifts {
+interface BodyDrifts {
   drifts: ContractDrift[];
   more: number;
 }
