@@ -179,7 +179,8 @@ function issuesOf(value: unknown, errors: readonly ValidationError[]): StandardS
   const gathered = new Map<string, Gathered>();
   const kept = MAX_ISSUES - 1;
   let more = 0;
-  let last: { place: string; keyword: string } | undefined;
+  let lastPlace: string | undefined;
+  let lastKeyword = "";
   for (const error of errors) {
     const { instancePath, keyword, params } = error;
     const property = propertyOf(error);
@@ -188,12 +189,14 @@ function issuesOf(value: unknown, errors: readonly ValidationError[]): StandardS
     const place = property === undefined ? instancePath : `${instancePath}/${property}`;
     if (gathered.size >= kept) {
       // Past the bound, issues are counted, not made: one per place and keyword (an issue's errors come together).
-      const same = last !== undefined && last.place === place && (alternative || last.keyword === keyword);
+      const same = lastPlace === place && (alternative || lastKeyword === keyword);
       if (!same) more++;
-      last = { place, keyword };
+      lastPlace = place;
+      lastKeyword = keyword;
       continue;
     }
-    last = { place, keyword };
+    lastPlace = place;
+    lastKeyword = keyword;
     const key = alternative ? `${instancePath} alternatives` : keyword === "type" || keyword === "false schema" ? `${instancePath} ${keyword}` : `${instancePath} ${keyword} ${JSON.stringify(property ?? params)}`;
     const found = gathered.get(key);
     if (found) {
