@@ -261,7 +261,48 @@ function makeSelfContained(html: string): string {
   if (loaded) {
     outputChanged(`The page loads a script or stylesheet by URL (${JSON.stringify(html.slice(loaded.index, loaded.index + 200))}): is --inlineBundle still honoured?`);
   }
+  const fetches = urlLoader(html);
+  if (fetches) throw new Error(`The page would load or submit a URL when opened (${JSON.stringify(fetches)}): the contract's Markdown let live HTML through (scripts/encode.ts, untrustedMarkdown).`);
   return html;
+}
+
+/** Elements that fetch, embed or submit by their nature. */
+const LOADING_ELEMENTS = new Set(["img", "video", "audio", "source", "track", "iframe", "frame", "object", "embed", "form", "link", "base", "portal", "image", "feimage", "applet", "bgsound"]);
+
+/** Attributes that load or submit a URL, on any element. */
+const LOADING_ATTRIBUTES = new Set(["src", "srcset", "poster", "background", "action", "formaction", "data", "dynsrc", "lowsrc", "ping", "xlink:href", "imagesrcset"]);
+
+/**
+ * Markup that loads or submits a URL by itself (an element, an attribute, a style), outside the
+ * page's scripts (Redoc's bundle holds such words in its code): what the first of them reads, or
+ * `undefined`. Links a reader follows (`<a href>`), fragments (`#icon`) and `data:` URLs load
+ * nothing from anywhere. Tags are read attribute by attribute, so text in a value is not markup.
+ */
+export function urlLoader(html: string): string | undefined {
+  const markup = html.replace(/<script\b[^>]*>[^]*?<\/script\s*>/gi, "<script></script>");
+  const tags = /<([a-zA-Z][\w:-]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*)\s*\/?>/g;
+  const attributes = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g;
+  const local = (value: string): boolean => /^\s*(?:data:|#|$)/i.test(value);
+  for (const [tag, name, list] of markup.matchAll(tags)) {
+    const element = name!.toLowerCase();
+    const said = tag.slice(0, 200);
+    if (LOADING_ELEMENTS.has(element)) return said;
+    for (const [, key, ...values] of list!.matchAll(attributes)) {
+      const attribute = key!.toLowerCase();
+      const value = values.find((v) => v !== undefined) ?? "";
+      if (LOADING_ATTRIBUTES.has(attribute) && !local(value)) return said;
+      if (attribute === "href" && element !== "a" && !local(value)) return said;
+      if (attribute === "type" && element === "input" && value.toLowerCase() === "image") return said;
+      if (attribute === "http-equiv" && value.toLowerCase() === "refresh") return said;
+      if (attribute === "style" && /@import|url\(\s*["']?(?!data:|#)[^)"'\s]/i.test(value)) return said;
+    }
+  }
+  // Styles that fetch: @import, url() to anything but data: (in a <style> element).
+  for (const [, css] of markup.matchAll(/<style\b[^>]*>([^]*?)<\/style\s*>/gi)) {
+    const fetching = /@import\b[^;]*|url\(\s*["']?(?!data:|#)[^)"'\s][^)]*\)/i.exec(css!);
+    if (fetching) return fetching[0].slice(0, 200);
+  }
+  return undefined;
 }
 
 function outputChanged(problem: string): never {

@@ -18,6 +18,8 @@
  * {@link encodedCopy} walks a contract for those that encode its text in place (openapi-typescript's
  * doc comments, the reference's Markdown).
  */
+import MarkdownIt from "markdown-it";
+import type StateInline from "markdown-it/lib/rules_inline/state_inline.js";
 
 /** Every line break a reader or a parser may see: JavaScript's line terminators, and U+0085. */
 const LINE_BREAK = /\r\n|[\r\n\u2028\u2029\u0085]/;
@@ -68,10 +70,64 @@ export function docComment(lines: readonly string[], indent = ""): string {
  * `!` or `?`) outside code is written `&lt;`, so it shows as text. Redoc's `untrustedSpec` sanitises what
  * it renders in the browser, but the page is also rendered ahead of time, where the contract's
  * own description is HTML as written (an `<img>` there loaded its URL with the page).
+ *
+ * Code (fenced and indented blocks, code spans) is found by the parser Redoc renders with
+ * (Markdoc's markdown-it 12, pinned in devDependencies), so that the two cannot disagree: a
+ * backslash-escaped backtick opens no code span, and a line indented four spaces is a code
+ * block. Code the parser read where it cannot be placed back in the text (a span inside a block
+ * quote or list whose line prefixes it stripped) is escaped like text: safe, if less tidy.
  */
 export function untrustedMarkdown(text: string): string {
-  // Code (a fenced block, a code span) shows `<` as written: only text outside it is escaped.
-  return text.replace(/(```[\s\S]*?(?:```|$)|~~~[\s\S]*?(?:~~~|$)|(`+)[\s\S]*?\2)|<(?=[A-Za-z/!?])/g, (match, code: string | undefined) => code ?? "&lt;");
+  const source = text.replace(/\r\n|\r/g, "\n");
+  let out = "";
+  let from = 0;
+  for (const [start, end] of codeRanges(source)) {
+    if (start < from) continue;
+    out += escapeTags(source.slice(from, start)) + source.slice(start, end);
+    from = end;
+  }
+  return out + escapeTags(source.slice(from));
+}
+
+const escapeTags = (text: string): string => text.replace(/<(?=[A-Za-z/!?])/g, "&lt;");
+
+/** A parser as Redoc's: CommonMark, raw HTML allowed (Redoc then sanitises it), recording where each code span starts and ends. */
+function codeParser(spans: Array<[number, number]>): MarkdownIt {
+  const md = new MarkdownIt({ html: true });
+  // markdown-it names its rules only in the ruler's own list; its code-span rule is wrapped, not replaced.
+  const rules = (md.inline.ruler as unknown as { __rules__: Array<{ name: string; fn: (state: StateInline, silent: boolean) => boolean }> }).__rules__;
+  const backticks = rules.find((rule) => rule.name === "backticks")!.fn;
+  md.inline.ruler.at("backticks", (state, silent) => {
+    const start = state.pos;
+    const found = backticks(state, silent);
+    if (found && !silent && state.tokens.at(-1)?.type === "code_inline") spans.push([start, state.pos]);
+    return found;
+  });
+  return md;
+}
+
+/** Where Redoc's parser reads code in `source`: [start, end) ranges, in order. */
+function codeRanges(source: string): Array<[number, number]> {
+  const lineStarts = [0];
+  for (let i = source.indexOf("\n"); i >= 0; i = source.indexOf("\n", i + 1)) lineStarts.push(i + 1);
+  const lineAt = (line: number): number => lineStarts[line] ?? source.length;
+  const ranges: Array<[number, number]> = [];
+  const spans: Array<[number, number]> = [];
+  const md = codeParser(spans);
+  for (const token of md.parse(source, {})) {
+    if (!token.map) continue;
+    const [first, last] = token.map;
+    if ((token.type === "fence" || token.type === "code_block") && token.level === 0) ranges.push([lineAt(first), lineAt(last)]);
+    if (token.type !== "inline") continue;
+    spans.length = 0;
+    md.inline.parse(token.content, md, {}, []);
+    const block = source.slice(lineAt(first), lineAt(last));
+    const offset = block.indexOf(token.content);
+    // Placed back only where the inline text stands in the source as it is.
+    if (offset < 0 || spans.length === 0) continue;
+    for (const [start, end] of spans) ranges.push([lineAt(first) + offset + start, lineAt(first) + offset + end]);
+  }
+  return ranges.sort((a, b) => a[0] - b[0]);
 }
 
 /**

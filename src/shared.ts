@@ -19,7 +19,7 @@ export { clip, describe, headOf, redact, sanitizeCause } from "./core/redact.js"
 export { sleep, untilStopped } from "./core/sleep.js";
 export { NULL_BODY_STATUSES } from "./client/transport.js";
 export { reasonPhrase } from "./core/error-messages.js";
-export { emitLogEvent } from "./core/logger.js";
+export { noteDrifts } from "./core/logger.js";
 export { API_ROOT_PATH } from "../generated/operations.js";
 export type { TokenSource } from "./client/auth.js";
 export type { FetchLike } from "./core/call-types.js";

@@ -44,7 +44,6 @@ export async function runItem<Item>(run: ItemRun<Item>, slot: Slot, item: Item, 
   const admitted = await admit(run, item, page);
   if (admitted === undefined) return;
   const { key, fingerprint } = admitted;
-  run.state.inFlight.add(key);
   run.state.inDoubtKeys.delete(key);
   slot.key = key;
   slot.recorded = false;
@@ -56,13 +55,20 @@ export async function runItem<Item>(run: ItemRun<Item>, slot: Slot, item: Item, 
   await settle(run, slot, page, key, fingerprint, outcome);
 }
 
+/** What `admit` lets run: the key, marked in flight, and its fingerprint. */
+type Admitted = { key: string; fingerprint: string | undefined };
+
 /**
  * The item's key, and whether it runs: a key met again in this run, done earlier, failed
  * earlier (with `retryFailed: false`) or in doubt (without `rerunInDoubt`) is settled here;
  * a key the ledger holds as sent under another fingerprint stops the run.
+ *
+ * The check "met again in this run" and the mark "in flight" happen in one synchronous step,
+ * before any `await`: two workers that pull the same key together cannot both pass the check.
+ * The mark is taken back when the ledger's answer settles the key here.
  */
-async function admit<Item>(run: ItemRun<Item>, item: Item, page: PageTrack | undefined): Promise<{ key: string; fingerprint: string | undefined } | undefined> {
-  const { options, state, ledger, checkpoint } = run;
+async function admit<Item>(run: ItemRun<Item>, item: Item, page: PageTrack | undefined): Promise<Admitted | undefined> {
+  const { options, state, checkpoint } = run;
   const keyOf = options.key;
   const key = keyOf(item);
   if (typeof key !== "string" || key === "") {
@@ -74,6 +80,19 @@ async function admit<Item>(run: ItemRun<Item>, item: Item, page: PageTrack | und
     checkpoint.itemSettled(page, state.inFlight.has(key) ? "skipped" : "failed");
     return undefined;
   }
+  state.inFlight.add(key);
+  let admitted: Admitted | undefined;
+  try {
+    admitted = await admitByLedger(run, item, page, key);
+  } finally {
+    if (admitted === undefined) state.inFlight.delete(key);
+  }
+  return admitted;
+}
+
+/** What the ledger holds of `key` decides whether it runs (`admit`'s second half). */
+async function admitByLedger<Item>(run: ItemRun<Item>, item: Item, page: PageTrack | undefined, key: string): Promise<Admitted | undefined> {
+  const { options, state, ledger, checkpoint } = run;
   let entry = ledger.get(key);
   if (entry instanceof Promise) entry = await entry;
   // A dry run's ledger is thrown away: a fingerprint there (a call's whole body) would only fill memory.

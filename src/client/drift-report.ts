@@ -83,29 +83,83 @@ const pointerOf = ({ instancePath, keyword, params }: ValidatorError): string =>
 
 const ALTERNATIVES = new Set(["anyOf", "oneOf"]);
 
+/** The drifts of one body: at most {@link MAX_DRIFTS}, and how many more there were. */
+interface BodyDrifts {
+  drifts: ContractDrift[];
+  more: number;
+}
+
 /**
  * The drifts a validator's `errors` (compiled with `allErrors`) describe in `data`, at most
- * {@link MAX_DRIFTS}, one per pointer and expectation. Where `anyOf`/`oneOf` failed (a
- * nullable reference: a timestamp or `null`), the branches' complaints at that place become
- * one drift (`expected string or null`); when some branch complained deeper down, the value
- * was of that branch's type and the deeper drift says what broke, so those at the place go.
+ * {@link MAX_DRIFTS}, one per pointer and expectation, and how many more. Where `anyOf`/`oneOf`
+ * failed (a nullable reference: a timestamp or `null`), the branches' complaints at that place
+ * become one drift (`expected string or null`); when some branch complained deeper down, the
+ * value was of that branch's type and the deeper drift says what broke, so those at the place
+ * go. Linear in the errors: every pointer's ancestors are gathered once, not searched for.
  */
-export function driftsOf(errors: readonly ValidatorError[], data: unknown): ContractDrift[] {
-  const byPointer = new Map<string, ValidatorError[]>();
-  for (const error of errors) {
-    const pointer = pointerOf(error);
-    byPointer.set(pointer, [...(byPointer.get(pointer) ?? []), error]);
+export function driftsOf(errors: readonly ValidatorError[], data: unknown): BodyDrifts {
+  const byPointer = representatives(errors, data);
+  // The places (as shapes) of failed alternatives that some other error is below.
+  const alternativesAt = new Set<string>();
+  for (const [pointer, found] of byPointer) if (found.some((error) => ALTERNATIVES.has(error.keyword))) alternativesAt.add(shapeOf(pointer));
+  const deeper = new Set<string>();
+  if (alternativesAt.size > 0) {
+    for (const pointer of byPointer.keys()) {
+      const shape = shapeOf(pointer);
+      for (let end = shape.lastIndexOf("/"); end >= 0; end = end === 0 ? -1 : shape.lastIndexOf("/", end - 1)) {
+        const above = shape.slice(0, end);
+        if (alternativesAt.has(above)) deeper.add(above);
+      }
+    }
   }
-  const pointers = [...byPointer.keys()];
   const drifts = new Map<string, ContractDrift>();
   for (const [pointer, found] of byPointer) {
     const alternatives = found.some((error) => ALTERNATIVES.has(error.keyword));
-    if (alternatives && pointers.some((other) => other.startsWith(`${pointer}/`))) continue;
-    const located = locate(pointer, data);
-    const received = located.found ? jsonType(located.value) : "missing";
+    if (alternatives && deeper.has(shapeOf(pointer))) continue;
+    const place = locate(pointer, data);
+    const received = place.found ? jsonType(place.value) : "missing";
     const expected = found.filter((error) => !ALTERNATIVES.has(error.keyword)).map(expectation);
     const said = alternatives ? [[...new Set(expected)].join(" or ") || "one of the schemas"] : expected;
-    for (const text of said) drifts.set(`${located.pointer} ${text}`, { pointer: located.pointer, expected: text, received });
+    for (const text of said) {
+      const key = `${place.pointer} ${text}`;
+      if (!drifts.has(key)) drifts.set(key, { pointer: place.pointer, expected: text, received });
+    }
   }
-  return [...drifts.values()].slice(0, MAX_DRIFTS);
+  const all = [...drifts.values()];
+  return { drifts: all.slice(0, MAX_DRIFTS), more: Math.max(0, all.length - MAX_DRIFTS) };
+}
+
+/** A pointer's segments of digits as `*` (`/results/7/id` → `/results/*` `/id`): every item of a list shares it. */
+const shapeOf = (pointer: string): string => pointer.replace(/\/\d+(?=\/|$)/g, "/*");
+
+/**
+ * The errors by pointer, one pointer per shape and keyword: the items of a list that fail alike
+ * (40,000 items without an integer `id`) are one drift, read once, so that the cost of a failing
+ * page is a step per error, not a walk of the data each. A shape whose digits are an object's
+ * keys (`/counts/2024`, seen by walking the data once) keeps every pointer.
+ */
+function representatives(errors: readonly ValidatorError[], data: unknown): Map<string, ValidatorError[]> {
+  const byPointer = new Map<string, ValidatorError[]>();
+  const shapes = new Map<string, { exact: boolean; keywords: Set<string> }>();
+  // A pointer is kept or passed over as its first error is met, with all its errors.
+  const passed = new Set<string>();
+  for (const error of errors) {
+    const pointer = pointerOf(error);
+    const found = byPointer.get(pointer);
+    if (found) {
+      found.push(error);
+      continue;
+    }
+    if (passed.has(pointer)) continue;
+    const shape = shapeOf(pointer);
+    let seen = shapes.get(shape);
+    if (!seen) shapes.set(shape, (seen = { exact: shape === pointer || locate(pointer, data).pointer === shape, keywords: new Set() }));
+    if (seen.exact && seen.keywords.has(error.keyword)) {
+      passed.add(pointer);
+      continue;
+    }
+    seen.keywords.add(error.keyword);
+    byPointer.set(pointer, [error]);
+  }
+  return byPointer;
 }

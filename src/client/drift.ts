@@ -10,17 +10,17 @@
  * main entry's start (scripts/size.ts, `validationHookGzipBytes`).
  *
  * A drift is reported on the call's span (an event per drift, at most 10) and counter (one per
- * drifting body, by operation), and through the logger once per operation and pointer per
- * process; with `"strict"` the attempt then fails with `ContractDriftError`, which the retry
- * policy never retries. Never a value: a pointer, what the contract allows there and the type
+ * drifting body, by operation), and on the attempt's log event, once per operation, pointer and
+ * type received per process; with `"strict"` the attempt then fails with `ContractDriftError`,
+ * which the retry policy never retries. Never a value: a pointer, what the contract allows there and the type
  * that came. Not exported from the package.
  */
 import type { OperationKey } from "../../generated/operations.js";
 import { responseValidators } from "../../generated/validators/responses.js";
 import type { Validator } from "../../generated/validators/types.js";
 import type { FetchResult } from "../core/call-types.js";
-import { ContractDriftError, StoreAdminError, type Operation } from "../core/errors.js";
-import { emitLogEvent, type Logger } from "../core/logger.js";
+import { ContractDriftError, StoreAdminError, type ContractDrift, type Operation } from "../core/errors.js";
+import { noteDrifts, type Logger } from "../core/logger.js";
 import { clip, describe } from "../core/redact.js";
 import { driftsOf } from "./drift-report.js";
 import type { CallTelemetry } from "./telemetry.js";
@@ -75,10 +75,10 @@ interface CheckedBody {
   telemetry: CallTelemetry | undefined;
 }
 
-/** The most operation-and-pointer pairs remembered as warned: past it, the oldest is forgotten (and may warn again). */
+/** The most drifts remembered as logged: past it, the oldest is forgotten (and may be logged again). */
 export const MAX_WARNED = 1_000;
 
-/** Pairs (`GET /users/`, a pointer) warned of in this process, oldest first. */
+/** Drifts (operation, pointer and the type received: `GET /users/{id}/ /id null`) logged in this process, oldest first. */
 const warned = new Set<string>();
 
 /** Whether `key` is new to the warned set; remembers it. */
@@ -100,11 +100,11 @@ function createDriftCheck(mode: "report" | "strict", logger: Logger | undefined)
     const validate = validators?.[status] ?? validators?.[`${status[0]}XX`] ?? validators?.["default"];
     if (!validate || validate(body.data)) return;
     // A pointer holds the body's keys: scrubbed as any text a server sent.
-    const drifts = driftsOf(validate.errors ?? [], body.data).map((drift) => ({ ...drift, pointer: clip(drift.pointer, body.secrets) }));
-    // Made in both modes: it reads the request id as the errors do (scrubbed), and "strict" throws it.
-    const error = new ContractDriftError({ response: body.response, body: body.data, drifts, operation: body.operation, secrets: body.secrets });
-    report(body, error, logger);
-    if (mode === "strict") throw error;
+    const found = driftsOf(validate.errors ?? [], body.data);
+    const drifts = found.drifts.map((drift) => ({ ...drift, pointer: clip(drift.pointer, body.secrets) }));
+    report(body, drifts, found.more, logger);
+    // Only "strict" makes the error: it copies the whole body, scrubbed, which "report" would throw away.
+    if (mode === "strict") throw new ContractDriftError({ response: body.response, body: body.data, drifts, moreDrifts: found.more, operation: body.operation, secrets: body.secrets });
   };
   return (body) => {
     const key = `${body.operation.method} ${body.operation.path}`;
@@ -129,15 +129,14 @@ function createDriftCheck(mode: "report" | "strict", logger: Logger | undefined)
   }
 }
 
-/** A drifting body's report: the span's events and count, and a log event per pointer not yet warned of. */
-function report(body: CheckedBody, { drifts, requestId }: ContractDriftError, logger: Logger | undefined): void {
+/**
+ * A drifting body's report: the span's events and count, and, for the attempt's own log event
+ * (one per attempt), the drifts not logged before in this process.
+ */
+function report(body: CheckedBody, drifts: readonly ContractDrift[], moreDrifts: number, logger: Logger | undefined): void {
   body.telemetry?.drift(drifts);
   if (!logger) return;
-  const { operation, response, attempt, startedMs } = body;
-  for (const drift of drifts) {
-    if (!firstWarning(`${operation.method} ${operation.path} ${drift.pointer}`)) continue;
-    // The drift in words as the event's error, so that a line printed of it says what drifted (at `warn` with STORE_ADMIN_LOG).
-    const error = { name: "ContractDriftError", message: `contract drift at ${drift.pointer || "/"}: expected ${drift.expected}, received ${drift.received}` };
-    emitLogEvent(logger, () => ({ method: operation.method, path: operation.path, status: response.status, attempt, durationMs: Math.round(performance.now() - startedMs), willRetry: false, error, drift, ...(requestId ? { requestId: clip(requestId, body.secrets) } : {}) }));
-  }
+  const { operation } = body;
+  const unlogged = drifts.filter((drift) => firstWarning(`${operation.method} ${operation.path} ${drift.pointer} ${drift.received}`));
+  if (unlogged.length > 0) noteDrifts(body.response, { drifts: unlogged, moreDrifts });
 }

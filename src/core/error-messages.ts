@@ -52,10 +52,12 @@ export function statusMessage(
   path: string | undefined,
   secrets: readonly string[],
 ): string {
-  const detail = (status === 422 && validationSummary(body, secrets)) || bodyDetail(body, secrets);
+  const fields = status === 422 ? validationSummary(body, secrets) : undefined;
+  const detail = fields || bodyDetail(body, secrets);
   // The lookbehind makes the match start only at the first dot of a run: linear.
   const head = `${status} ${reasonPhrase(status)}`.trim() + (detail ? `: ${detail.replace(/(?<!\.)\.+$/, "")}` : "");
-  const next = nextStep(status, headers, operation, required, path);
+  // "Fix the fields named above" only where some are.
+  const next = status === 422 && !fields ? "The store named no field: check the body against the operation's request schema." : nextStep(status, headers, operation, required, path);
   return next ? `${head}. ${next}` : `${head}.`;
 }
 
@@ -176,10 +178,19 @@ export interface ContractDrift {
   received: string;
 }
 
-/** `200 OK body does not match the contract at /email: expected string, received null (and 2 more). …` */
-export function driftMessage(status: number, drifts: readonly ContractDrift[]): string {
+/** A drift in words for a reader: `/id is missing, though the contract requires it`, `/email is null, where the contract expects string`. */
+export function driftWords({ pointer, expected, received }: ContractDrift): string {
+  const where = pointer || "the body";
+  if (received === "missing") return `${where} is missing, though the contract requires it`;
+  const article = received === "null" ? "" : /^[aeiou]/.test(received) ? "an " : "a ";
+  return `${where} is ${article}${received}, where the contract expects ${expected}`;
+}
+
+/** `200 OK body does not match the contract: /email is null, where the contract expects string (and 2 more). …` */
+export function driftMessage(status: number, drifts: readonly ContractDrift[], moreDrifts = 0): string {
   const [first] = drifts;
-  const where = first ? ` at ${first.pointer || "/"}: expected ${first.expected}, received ${first.received}` : "";
-  const more = drifts.length > 1 ? ` (and ${drifts.length - 1} more)` : "";
+  const where = first ? `: ${driftWords(first)}` : "";
+  const others = drifts.length - 1 + moreDrifts;
+  const more = others > 0 ? ` (and ${others} more)` : "";
   return `${status} ${reasonPhrase(status)} body does not match the contract${where}${more}. The store changed, or the contract is behind it: validateResponses "report" logs this and returns the data.`;
 }

@@ -8,7 +8,8 @@
  * <what to do next>`. The secrets of the call are passed in (`secrets`), and everything that
  * came from outside is scrubbed of them where it is put on an error (`redact.ts`):
  * the body, headers, `requestId`, server text in a message, `cause`. The SDK's own words are
- * not, so a short token cannot garble them. `toJSON()` gives every field but `headers`.
+ * not, so a short token cannot garble them. `toJSON()` gives every field but `headers` (and
+ * `ContractDriftError`'s `body`: a success body is customers' data).
  */
 
 import { isIdempotent, parseRetryAfterMs } from "./retry-policy.js";
@@ -373,23 +374,36 @@ export class ContractDriftError extends StoreAdminError {
   readonly received: string;
   /** Every drift found in the body (at most 10). */
   readonly drifts: readonly ContractDrift[];
-  /** The parsed body, token scrubbed (as `ApiError` bodies are). */
+  /** How many more drifts the body had past the 10 in `drifts` (counted, not kept). */
+  readonly moreDrifts: number;
+  /**
+   * The parsed body, token scrubbed (as `ApiError` bodies are). Left out of `toJSON()`: a 2xx
+   * body is customers' data, which a logged error must not carry.
+   */
   readonly body: unknown;
   /** The server's `x-request-id` (or `request-id`), to quote to the API's support. */
   readonly requestId: string | undefined;
   /** The response, its body read. Not enumerable: its headers may carry a cookie, and a logged error must not show them. */
   declare readonly response: Response;
 
-  constructor(input: { response: Response; body: unknown; drifts: readonly ContractDrift[] } & StoreAdminErrorOptions) {
+  constructor(input: { response: Response; body: unknown; drifts: readonly ContractDrift[]; moreDrifts?: number } & StoreAdminErrorOptions) {
     const { response, drifts } = input;
-    super(driftMessage(response.status, drifts), input);
+    const moreDrifts = input.moreDrifts ?? 0;
+    super(driftMessage(response.status, drifts, moreDrifts), input);
     this.status = response.status;
     this.pointer = drifts[0]?.pointer ?? "";
     this.expected = drifts[0]?.expected ?? "";
     this.received = drifts[0]?.received ?? "";
     this.drifts = drifts;
+    this.moreDrifts = moreDrifts;
     this.body = redactDeep(input.body, input.secrets);
     this.requestId = requestIdOf(response.headers, input.secrets);
     Object.defineProperty(this, "response", { value: response, enumerable: false });
+  }
+
+  /** Every field but `headers` and `body`: the body of a success is customers' data (names, emails), never logged. */
+  override toJSON(): Record<string, unknown> {
+    const { body: _body, ...fields } = super.toJSON();
+    return fields;
   }
 }

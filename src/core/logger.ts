@@ -4,7 +4,7 @@
  * string, a body or the token, so they can go to any log sink as they are.
  */
 import { errorFromResponse, StoreAdminError, type ContractDrift, type Operation } from "./errors.js";
-import { bodyDetail } from "./error-messages.js";
+import { bodyDetail, driftWords } from "./error-messages.js";
 import { clip, describe } from "./redact.js";
 import { requestIdOf } from "./request-id.js";
 import type { RetryDecision } from "./retry-policy.js";
@@ -42,10 +42,25 @@ export interface RequestLogEvent {
   requestId?: string;
   /**
    * With `validateResponses`: where the attempt's 2xx body drifted from the contract (types
-   * only, never a value). An event of its own, once per operation and pointer per process,
-   * whose `error` is `ContractDriftError` and the drift in words, so that it prints at `warn`.
+   * only, never a value), on the attempt's own event. Each drift once per operation, pointer
+   * and type received per process: an attempt whose drifts were all logged before has none.
    */
-  drift?: ContractDrift;
+  drifts?: readonly ContractDrift[];
+  /** How many more drifts the body had past the 10 the check keeps (with `drifts` only). */
+  moreDrifts?: number;
+}
+
+/** What the drift check (client/drift.ts) leaves for an attempt's event, by its response. */
+interface DriftNote {
+  drifts: readonly ContractDrift[];
+  moreDrifts: number;
+}
+
+const driftNotes = new WeakMap<Response, DriftNote>();
+
+/** Leaves `note` for the event of the attempt that read `response`. */
+export function noteDrifts(response: Response, note: DriftNote): void {
+  driftNotes.set(response, note);
 }
 
 /**
@@ -90,6 +105,8 @@ export function formatLogEvent(event: RequestLogEvent): string {
   if (event.pausedMs) parts.push(`paused ${event.pausedMs} ms`);
   if (event.requestId) parts.push(`request-id ${event.requestId}`);
   if (error) parts.push(error.message ? `${error.name}: ${error.message}` : error.name);
+  // A strict check's error names the first drift already; "report" throws nothing, the drifts say it.
+  else if (event.drifts?.length) parts.push(`contract drift: ${event.drifts.map(driftWords).join("; ")}${event.moreDrifts ? ` (and ${event.moreDrifts} more)` : ""}`);
   if (event.willRetry) parts.push(`retrying in ${event.retryDelayMs ?? 0} ms`);
   const why = NOT_RETRIED[notRetried!];
   if (why) parts.push(`not retried: ${why[0] === "i" ? `${event.method} ` : ""}${why}`);
@@ -138,6 +155,13 @@ export function attemptEvent({ operation, attempt, startedMs, response, body, er
   if (decision.retry) event.retryDelayMs = decision.delayMs;
   else if (event.error) event.notRetried = decision.reason;
   if (pausedMs) event.pausedMs = pausedMs;
+  // A strict check throws ContractDriftError, which holds the response (not enumerable).
+  const drifted = response ?? (error instanceof StoreAdminError ? (error as { response?: Response }).response : undefined);
+  const note = drifted && driftNotes.get(drifted);
+  if (note) {
+    event.drifts = note.drifts;
+    if (note.moreDrifts) event.moreDrifts = note.moreDrifts;
+  }
   return event;
 }
 
@@ -164,7 +188,7 @@ export function printEnvLog(level: string, event: RequestLogEvent): void {
     warned = true;
     return;
   }
-  const failed = event.error !== undefined || (event.status ?? 0) >= 400;
+  const failed = event.error !== undefined || (event.status ?? 0) >= 400 || event.drifts !== undefined;
   const shown = event.willRetry ? 1 : failed ? 0 : 2;
   // Tagged: the line goes to a process's stderr among others.
   if (rank >= shown) console.error(`store-admin-sdk: ${formatLogEvent(event)}`);

