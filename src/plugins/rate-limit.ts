@@ -68,7 +68,9 @@ export function rateLimit(options: RateLimitOptions = {}): StoreAdminPlugin & { 
     async wrapAttempt(attempt, next) {
       const signal = attempt.call.signal;
       const limited = seconds ? () => inSecond(next, signal) : next;
-      const outcome = await queue.add(limited, signal ? { signal } : {});
+      const outcome = await queue.add(limited, signal ? { signal } : {}).catch((error: unknown) => {
+        throw signal?.aborted ? signal.reason : error;
+      });
       const response = outcome.response;
       if (response?.status === 429) {
         const waitMs = parseRetryAfterMs(response.headers.get("retry-after"));
