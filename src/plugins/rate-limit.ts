@@ -42,12 +42,12 @@ export function rateLimit(options: RateLimitOptions = {}): StoreAdminPlugin & { 
   checkBound("perSecond", perSecond);
   const queue = new PQueue({ concurrency: maxConcurrent ?? Infinity });
   const seconds = perSecond ? new PQueue({ concurrency: perSecond }) : undefined;
-  // A slot of the second's queue: the attempt, then a second after its answer (not keeping the process alive).
+  // A slot of the second's queue: the attempt, then a second after its answer (a timer that keeps a process up to a second after its last call).
   const inSecond = <Result>(task: () => Promise<Result>, signal: AbortSignal | undefined): Promise<Result> =>
     new Promise<Result>((resolve, reject) => {
       const slot = async (): Promise<void> => {
         await task().then(resolve, reject);
-        await new Promise<void>((done) => (setTimeout(done, 1000) as { unref?: () => void }).unref?.());
+        await new Promise<void>((done) => setTimeout(done, 1000));
       };
       // An abort while waiting for a slot rejects with the signal's reason, as every wait of the client does.
       seconds!.add(slot, signal ? { signal } : {}).catch(() => reject(signal?.reason));
