@@ -11,4 +11,3 @@ export { validateResponses } from "./drift.js";
 export { telemetry } from "./telemetry.js";
 export { idempotencyKey, type IdempotencyKeyOptions } from "./idempotency-key.js";
 export { rateLimit, type RateLimitOptions } from "./rate-limit.js";
-export type { StoreAdminPlugin, TelemetryOptions } from "#shared";
