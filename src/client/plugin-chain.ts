@@ -139,7 +139,7 @@ export function wrapAttempt(plugins: readonly StoreAdminPlugin[], attempt: Attem
 }
 
 /** The decision after every plugin's `onAttemptEnd`, and whether one asked for a fresh token. */
-export interface Verdicts {
+interface Verdicts {
   decision: RetryDecision;
   refreshToken: boolean;
   /** Whether the retry is one the policy would not have made. */

@@ -29,7 +29,7 @@ export interface RatePause {
 let turns = 0;
 
 /** The next call's turn: calls wait out a pause in the order they took one. */
-export const nextTurn = (): number => ++turns;
+const nextTurn = (): number => ++turns;
 
 /** A pause of its own, for a client made by `createStoreAdminClient()`. */
 export function ratePause(): RatePause {
