@@ -137,7 +137,7 @@ export async function createTelemetry(
   try {
     api = (await import(/* @vite-ignore */ /* webpackIgnore: true */ API_MODULE)) as typeof OpenTelemetry;
   } catch (cause) {
-    throw new Error("telemetry() needs the package @opentelemetry/api (1.x): install it beside store-admin-sdk.", { cause });
+    throw new Error("The telemetry option needs the package @opentelemetry/api (1.x): install it beside store-admin-sdk.", { cause });
   }
   const instruments = instrumentsOf(api, option === true ? {} : option, about, redact, clip);
   const { context, propagation } = api;
