@@ -9,6 +9,7 @@
  */
 import { readFile, writeFile, cp } from "node:fs/promises";
 import { join } from "node:path";
+import { transform } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, type ConsumerProject } from "../package/tarball.js";
 import { startFaultServer, type FaultServer, type Fault, type ReceivedRequest } from "../helpers/fault-server.js";
@@ -131,9 +132,11 @@ describe("telemetry({ attributes }) in the packed package, with the OpenTelemetr
 describe("the guide's own plugin", () => {
   it("runs as the guide prints it: a header on every request, a line per attempt", async () => {
     const guide = await readFile(join(ROOT, "docs", "guide.md"), "utf8");
-    const code = /<!-- plugin-example -->\s*```js\n([\s\S]*?)```/.exec(guide)?.[1];
-    expect(code).toBeDefined();
-    await writeFile(join(project!.dir, "guide-plugin.mjs"), `${code}\nawait store.users.retrieve(42);\n`);
+    const source = /<!-- plugin-example -->\s*```ts\n([\s\S]*?)```/.exec(guide)?.[1];
+    expect(source).toBeDefined();
+    // The guide's TypeScript, its types stripped as a user's build would.
+    const { code } = await transform(`${source}\nawait store.users.retrieve(42);\n`, { loader: "ts", format: "esm" });
+    await writeFile(join(project!.dir, "guide-plugin.mjs"), code);
     const before = arrivals.length;
     const result = await run(process.execPath, ["guide-plugin.mjs"], { cwd: project!.dir, env: { ...process.env, STORE_URL: server.url, STORE_TOKEN: "sk_test_guide" }, timeoutMs: 60_000 });
     if (result.code !== 0) throw new Error(describeRun("guide-plugin.mjs", result));
