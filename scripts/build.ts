@@ -29,7 +29,7 @@
 import { readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, type BuildOptions, type Plugin } from "esbuild";
+import { build, type BuildOptions } from "esbuild";
 
 /** Every entry of `exports` and `bin` in package.json, by its source: a new subpath is one line. The first is the main entry. */
 export const ENTRIES = [
@@ -39,6 +39,7 @@ export const ENTRIES = [
   "src/bulk/bullmq/index.ts",
   "src/mcp/index.ts",
   "src/schemas/index.ts",
+  "src/plugins/index.ts",
   "src/cli/main.ts",
 ];
 
@@ -50,11 +51,10 @@ export const SHARED_IMPORT = "#shared";
 
 /**
  * The response validators' loaders, built with the other entries, whose testing kit bundles
- * each operation's response validators into its own module: the `validateResponses` check
- * (main pass) imports them by their package-private name, so that each is one copy.
+ * each operation's response validators into its own module: the `validateResponses()` plugin
+ * (store-admin-sdk/plugins, the same pass) shares them, so that each is one copy.
  */
 const RESPONSE_VALIDATORS = "generated/validators/responses.ts";
-const RESPONSE_VALIDATORS_IMPORT = "#response-validators";
 
 /**
  * Writes the bundles into `root`/dist. The command builds the project it is run in (npm runs
@@ -82,30 +82,12 @@ export async function buildDist(root: string): Promise<void> {
     logLevel: "warning",
   };
   const [main, ...others] = ENTRIES as [string, ...string[]];
-  const first = await build({ ...common, entryPoints: [main, SHARED], plugins: [driftThroughTheDoor] });
+  const first = await build({ ...common, entryPoints: [main, SHARED] });
   const inMain = new Set(Object.values(first.metafile!.outputs).flatMap((output) => Object.keys(output.inputs).map((input) => resolve(root, input))));
   const rest = await build({ ...common, entryPoints: [...others, RESPONSE_VALIDATORS], external: [...common.external!, SHARED_IMPORT] });
   checkOneCopy(root, inMain, rest.metafile!.outputs);
   dropGeneratedMaps(root, rest.metafile!.outputs);
 }
-
-/**
- * The `validateResponses` check (src/client/drift.ts) is a chunk the main entry loads with that
- * option only. Were it to import the main entry's modules (the errors, the logger, the
- * redaction) as they are, esbuild would split those modules into a chunk of their own, and the
- * main entry would read three files at start, not two (docs/performance.md, "Start-up"): what
- * it takes of them it takes through the door, `#shared`, in `dist/` (the same modules, already
- * loaded), and the response validators by their own private name (built with the testing kit).
- */
-const driftThroughTheDoor: Plugin = {
-  name: "drift-through-the-door",
-  setup(build) {
-    build.onResolve({ filter: /^\.\.\/(core\/|\.\.\/generated\/validators\/responses\.js$)/ }, ({ importer, path }) => {
-      if (!/src[\\/]client[\\/]drift\.ts$/.test(importer)) return undefined;
-      return { path: path.startsWith("../core/") ? SHARED_IMPORT : RESPONSE_VALIDATORS_IMPORT, external: true };
-    });
-  },
-};
 
 /** One of the generated validator modules (the kit's per-operation ones, an operation's responses', a named schema's; not a chunk they share): generated already minified, on one line. */
 const OPERATION_MODULE = /^generated\/(testing\/ops|validators\/responses|validators\/schemas)\/[\w$]+\.ts$/;

@@ -377,10 +377,11 @@ export class ContractDriftError extends StoreAdminError {
   /** How many more drifts the body had past the 10 in `drifts` (counted, not kept). */
   readonly moreDrifts: number;
   /**
-   * The parsed body, token scrubbed (as `ApiError` bodies are). Left out of `toJSON()`: a 2xx
+   * The parsed body, token scrubbed (as `ApiError` bodies are), copied when first read: a
+   * report that never reads it costs no copy of a large page. Left out of `toJSON()`: a 2xx
    * body is customers' data, which a logged error must not carry.
    */
-  readonly body: unknown;
+  declare readonly body: unknown;
   /** The server's `x-request-id` (or `request-id`), to quote to the API's support. */
   readonly requestId: string | undefined;
   /** The response, its body read. Not enumerable: its headers may carry a cookie, and a logged error must not show them. */
@@ -396,7 +397,8 @@ export class ContractDriftError extends StoreAdminError {
     this.received = drifts[0]?.received ?? "";
     this.drifts = drifts;
     this.moreDrifts = moreDrifts;
-    this.body = redactDeep(input.body, input.secrets);
+    let body: { scrubbed: unknown } | undefined;
+    Object.defineProperty(this, "body", { enumerable: true, get: () => (body ??= { scrubbed: redactDeep(input.body, input.secrets) }).scrubbed });
     this.requestId = requestIdOf(response.headers, input.secrets);
     Object.defineProperty(this, "response", { value: response, enumerable: false });
   }

@@ -75,9 +75,10 @@ const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.y
  * modules by a stable key (`getuser_e28ebfde`, scripts/file-keys.ts) instead of the operationId
  * or a number cost ~15 kB compressed (604,196 → 619,239 B, both measured on this machine; only
  * 7.6 kB unpacked): a hash does not compress, and the schemas' modules no longer sort apart from
- * the operations'. A jump past it means something unintended got packed.
+ * the operations'. The plugins entry (its chunks, maps and declarations, the hook chain's, the
+ * guide's Plugins section) added ~19 kB. A jump past it means something unintended got packed.
  */
-const MAX_TARBALL_BYTES = 625_000;
+const MAX_TARBALL_BYTES = 650_000;
 
 const PACK_TIMEOUT_MS = 300_000;
 

@@ -66,7 +66,7 @@ describe("@opentelemetry/api, an optional peer dependency", () => {
       "telemetry: The telemetry option needs the package @opentelemetry/api (1.x): install it beside store-admin-sdk.",
     ]);
     const bundled = await build({
-      stdin: { contents: 'import { createStoreAdminClient } from "store-admin-sdk"; export const store = createStoreAdminClient({ apiUrl: "http://127.0.0.1:1", accessToken: "t", telemetry: true });', resolveDir: project!.dir },
+      stdin: { contents: 'import { createStoreAdminClient } from "store-admin-sdk"; import { telemetry } from "store-admin-sdk/plugins"; export const store = createStoreAdminClient({ apiUrl: "http://127.0.0.1:1", accessToken: "t", plugins: [telemetry()] });', resolveDir: project!.dir },
       bundle: true,
       splitting: true,
       format: "esm",
