@@ -21,6 +21,7 @@ export const FLOORS: readonly Floor[] = [
   { name: "the entry and the door (src/index.ts, src/shared.ts)", rank: 2, holds: (f) => f === "src/index.ts" || f === "src/shared.ts" },
   { name: "the testing kit (src/testing/, generated/testing/)", rank: 3, holds: (f) => f.startsWith("src/testing/") || f.startsWith("generated/testing/") },
   { name: "the schemas entry (src/schemas/, generated/schemas/)", rank: 3, holds: (f) => f.startsWith("src/schemas/") || f.startsWith("generated/schemas/") },
+  { name: "the partner apps' OAuth (src/oauth/)", rank: 3, holds: (f) => f.startsWith("src/oauth/") },
   { name: "the bulk runner (src/bulk/)", rank: 4, holds: (f) => f.startsWith("src/bulk/") && !f.startsWith("src/bulk/bullmq/") },
   { name: "the MCP server (src/mcp/)", rank: 4, holds: (f) => f.startsWith("src/mcp/") },
   { name: "the BullMQ backend (src/bulk/bullmq/)", rank: 5, holds: (f) => f.startsWith("src/bulk/bullmq/") },
