@@ -11,7 +11,7 @@ import { OAuth2Server } from "oauth2-mock-server";
 
 export const CLIENT_ID = "partner-app";
 export const CLIENT_SECRET = "app-secret-3f9a7c21d4e8b6a0";
-export const REDIRECT_URI = "https://partner.example/callback";
+export const REDIRECT_URI = "https://partner.example/oauth/callback";
 
 export interface TokenRequestSeen {
   contentType: string | undefined;
