@@ -18,7 +18,7 @@ import type { StoredTokens } from "./types.js";
 const POLL_MS = 25;
 
 /** The error for a store whose refresh token was refused (now or by an earlier refresh). */
-export const refusal = (store: string, refused: NonNullable<StoredTokens["refused"]>): OAuthError =>
+const refusal = (store: string, refused: NonNullable<StoredTokens["refused"]>): OAuthError =>
   new OAuthError("refresh_refused", `The authorization server refused the refresh token of ${store} (${refused.error}${refused.description ? `: ${refused.description}` : ""}): the merchant must authorize the app again (begin()).`, { code: refused.error });
 
 /**

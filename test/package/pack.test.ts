@@ -71,10 +71,11 @@ const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.y
  * them (the mock that stops with its launcher, the progress line, their docs). The MCP server's
  * code mode (its chunk, ~21 kB gzipped, most of it the declarations an agent's code is checked
  * against, generated from the SDK's own types; the sandbox, host and type check; their maps and
- * declarations) with its docs added ~37 kB: 602,211 B. A jump past it means something unintended
- * got packed.
+ * declarations) with its docs added ~37 kB: 602,211 B. store-admin-sdk/oauth (its bundle, map
+ * and declarations, ~15 kB gzipped) with the guide's "Partner apps" (~3 kB) added ~19 kB: 621,429 B
+ * measured. A jump past it means something unintended got packed.
  */
-const MAX_TARBALL_BYTES = 610_000;
+const MAX_TARBALL_BYTES = 630_000;
 
 const PACK_TIMEOUT_MS = 300_000;
 
