@@ -64,8 +64,6 @@ export function tokenSource(accessToken: AccessToken): TokenSource {
       try {
         token = await accessToken();
       } catch (cause) {
-        // An SDK error (store-admin-sdk/oauth's refresh: a ConnectionError, an InternalServerError) says it better as it is.
-        if (cause instanceof StoreAdminError) throw cause;
         throw new StoreAdminError("The accessToken function threw, so the request was not sent.", { cause });
       }
       const checked = checkAccessToken(token, "The token returned by accessToken()");
