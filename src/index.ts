@@ -30,6 +30,16 @@ export {
   type ValidationIssue,
 } from "./core/errors.js";
 export { formatLogEvent, type Logger, type RequestLogEvent } from "./core/logger.js";
+export type {
+  AttemptOutcome,
+  AttemptVerdict,
+  PluginAttempt,
+  PluginAttributeValue,
+  PluginCall,
+  PluginClient,
+  RetryDecision,
+  StoreAdminPlugin,
+} from "./core/plugin.js";
 export { API_VERSION } from "../generated/operations.js";
 export { VERSION } from "./core/version.js";
 export type {

@@ -15,6 +15,7 @@ import type { OperationMethods } from "../../generated/methods.js";
 import type { PaginatedPath } from "../../generated/operations.js";
 import type { paths as ContractPaths } from "../../generated/schema.js";
 import type { Logger } from "./logger.js";
+import type { StoreAdminPlugin } from "./plugin.js";
 import type { FetchLike, PerCallLimits } from "./call-types.js";
 export type { MethodOptions, ResponsePromise, WithResponse } from "./call-types.js";
 
@@ -171,6 +172,12 @@ interface CommonOptions {
   maxResponseBytes?: number | undefined;
   /** Called once per attempt with method, path template, status, attempt and duration; never the token. */
   logger?: Logger | undefined;
+  /**
+   * Plugins on the client's hook chain (docs/guide.md, "Plugins"; `store-admin-sdk/plugins` has
+   * the SDK's own), run in the order given. None is ever handed the token.
+   * @default []
+   */
+  plugins?: readonly StoreAdminPlugin[] | undefined;
   /**
    * OpenTelemetry spans and metrics (docs/guide.md, "OpenTelemetry"): `true` for the global
    * providers, or the providers to use. Needs `@opentelemetry/api` 1.x, an optional peer
