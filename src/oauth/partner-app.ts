@@ -10,6 +10,7 @@ import { callback } from "./callback.js";
 import { checkedPath, checkedTestOrigin, storeOrigin, VENDOR_AUTHORIZE_PATH, VENDOR_TOKEN_PATH } from "./endpoints.js";
 import { memoryTokenStorage } from "./memory-storage.js";
 import { refresher } from "./refresh.js";
+import { refreshOn401 } from "./refresh-on-401.js";
 import { allowList, checkedStore } from "./store-host.js";
 import { storeTokenSource, type StoreTokenSource } from "./token-source.js";
 import type { PartnerApp } from "./app-state.js";
@@ -23,7 +24,10 @@ export interface PartnerAppHandle {
   callback(request: URL | URLSearchParams | string, began: Began): Promise<CallbackResult>;
   /** The store's token source: its `accessToken` refreshes before expiry. */
   tokenSource(store: string): StoreTokenSource;
-  /** A client for the store: `https://{store}`, its token source, and the resend on a 401 after a refresh. */
+  /**
+   * A client for the store: `https://{store}`, its token source, and the resend on a 401 after
+   * one refresh (a plugin on the client's hook chain, before `options.plugins`).
+   */
   client(store: string, options?: Omit<StoreAdminClientOptions, "baseUrl" | "apiUrl" | "accessToken">): StoreAdminClient;
   /** Where the tokens are kept. */
   readonly storage: TokenStorage;
@@ -92,7 +96,8 @@ export function createPartnerApp(options: PartnerAppOptions): PartnerAppHandle {
     client(store, clientOptions = {}) {
       const checked = checkedStore(store, app.allowed);
       const source = storeTokenSource(app, checked);
-      return createStoreAdminClient({ ...clientOptions, baseUrl: storeOrigin(app.endpoints, checked), accessToken: source.accessToken });
+      const plugins = [refreshOn401(app, source), ...(clientOptions.plugins ?? [])];
+      return createStoreAdminClient({ ...clientOptions, plugins, baseUrl: storeOrigin(app.endpoints, checked), accessToken: source.accessToken });
     },
     storage: app.storage,
   };
