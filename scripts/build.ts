@@ -40,6 +40,7 @@ export const ENTRIES = [
   "src/mcp/index.ts",
   "src/schemas/index.ts",
   "src/oauth/index.ts",
+  "src/plugins/index.ts",
   "src/cli/main.ts",
 ];
 

@@ -11,7 +11,9 @@
  * `deriveClient` reach a client's token, so no public entry may export them (test/package/entry-guarantees.test.ts).
  */
 export * from "./index.js";
-export { deriveClient, loadTelemetry, pauseLeftOf, telemetryOf, tokenSourceOf } from "./client/client.js";
+export { deriveClient, pauseLeftOf, TELEMETRY, telemetryOf, tokenSourceOf, type RunTelemetry, type RunTelemetrySource } from "./client/client.js";
+export { secretsOf } from "./client/plugin-chain.js";
+export { MAX_EXTRA_ATTEMPTS } from "./core/plugin.js";
 export { cursorOf, walkOf } from "./client/paginate.js";
 export { ownOptions } from "./core/own.js";
 export { isIdempotent, parseRetryAfterMs } from "./core/retry-policy.js";
@@ -20,7 +22,7 @@ export { sleep, untilStopped } from "./core/sleep.js";
 export { NULL_BODY_STATUSES } from "./client/transport.js";
 export { reasonPhrase } from "./core/error-messages.js";
 export { emitLogEvent } from "./core/logger.js";
+export { MAX_RETRY_AFTER_MS } from "./core/retry-policy.js";
 export { API_ROOT_PATH } from "../generated/operations.js";
 export type { TokenSource } from "./client/auth.js";
 export type { FetchLike } from "./core/call-types.js";
-export type { RunTelemetry } from "./client/telemetry.js";

@@ -12,17 +12,18 @@ import { deadlineClock } from "./deadline-clock.js";
 import { trackMiddleware } from "./openapi-fetch-internals.js";
 import { checkNumberOption } from "../core/options.js";
 import { ownOptions } from "../core/own.js";
-import { clip, redact } from "../core/redact.js";
+import { redact } from "../core/redact.js";
 import { sleep as abortableSleep, untilStopped } from "../core/sleep.js";
 import { attachMethods } from "./methods.js";
 import { createPaginate } from "./paginate.js";
 import { createSend, type ClientContext } from "./request.js";
-import { ratePause } from "./rate-pause.js";
+import { pausePlugins, ratePause } from "./rate-pause.js";
+import { logPlugin } from "./log-plugin.js";
+import { checkPlugins } from "./plugin-chain.js";
 import { DEFAULT_TIMEOUT_MS } from "../core/timeout.js";
-import { VERSION } from "../core/version.js";
-import { API_ROOT_PATH, API_VERSION } from "../../generated/operations.js";
+import { API_ROOT_PATH } from "../../generated/operations.js";
 import type { FetchLike } from "../core/call-types.js";
-import type { paths, StoreAdminClient, StoreAdminClientOptions, TelemetryOptions } from "../core/types.js";
+import type { paths, StoreAdminClient, StoreAdminClientOptions } from "../core/types.js";
 
 /**
  * Default limit on a response body, decoded. The largest real answer is a list page, well
@@ -125,7 +126,8 @@ export function buildClient(given: StoreAdminClientOptions, internals: ClientInt
   if (options.logger !== undefined && typeof options.logger !== "function") {
     throw new TypeError("logger must be a function receiving one event per attempt.");
   }
-  const { telemetry } = options;
+  refuseMovedOptions(options as unknown as Record<string, unknown>);
+  const added = checkPlugins(options.plugins);
   const token = tokenSource(options.accessToken);
 
   const headers = clientHeaders(options.headers);
@@ -150,6 +152,11 @@ export function buildClient(given: StoreAdminClientOptions, internals: ClientInt
   const hasMiddleware = trackMiddleware(client);
 
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const logger = options.logger ?? envLogger();
+  // The pause's wait first, the caller's plugins, the logger (it hears their decision), and the pause's release.
+  const pause = ratePause();
+  const [pauseWait, pauseRelease] = pausePlugins(pause);
+  const plugins = [pauseWait, ...added, ...(logger ? [logPlugin(logger)] : []), pauseRelease];
   const context: ClientContext = {
     request: client.request as ClientContext["request"],
     // Looked up per call, so that a fetch installed later (a test, a polyfill) is used.
@@ -158,28 +165,35 @@ export function buildClient(given: StoreAdminClientOptions, internals: ClientInt
     timeoutMs,
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    logger: options.logger ?? envLogger(),
+    logger,
     startDeadline: deadlineClock(timeoutMs),
     hasMiddleware,
     sleep: internals.sleep ?? abortableSleep,
     random: internals.random ?? Math.random,
-    // Loaded only with the option (it loads @opentelemetry/api); a failure to load it, or a bad
-    // option, fails each call with its error (telemetry.ts), never the process.
-    telemetry: telemetry ? loadTelemetry(telemetry) : undefined,
-    pause: ratePause(),
-    drift: options.validateResponses,
+    plugins,
+    apiRoot,
+    pause,
   };
-  return assemble(client, context, apiRoot);
+  const assembled = assemble(client, context, apiRoot);
+  setUp(context);
+  return assembled;
 }
 
-/**
- * The telemetry module and the client's spans and metrics, loaded on demand. Not exported from
- * the package's main entry: the bulk queue's producer makes its spans with it.
- */
-export function loadTelemetry(option: TelemetryOptions | true): ClientContext["telemetry"] {
-  const loading = import("./telemetry.js").then(({ createTelemetry }) => createTelemetry(option, { sdkVersion: VERSION, apiVersion: API_VERSION }, { clip, redact }));
-  loading.catch(() => undefined);
-  return loading;
+/** The options that became plugins: refused, naming the plugin to import instead. */
+function refuseMovedOptions(options: Record<string, unknown>): void {
+  if (options["validateResponses"] !== undefined) {
+    throw new TypeError('validateResponses is no longer a client option: import { validateResponses } from "store-admin-sdk/plugins" and pass plugins: [validateResponses("report")] (or "strict").');
+  }
+  if (options["telemetry"] !== undefined) {
+    throw new TypeError('telemetry is no longer a client option: import { telemetry } from "store-admin-sdk/plugins" and pass plugins: [telemetry({ tracerProvider?, meterProvider?, attributes? })].');
+  }
+}
+
+/** Each plugin's `setup`, once per client that runs it; what it is handed holds no token. */
+function setUp(context: ClientContext): void {
+  const { token, apiRoot, logger } = context;
+  const client = { apiRoot, logger, redact: (text: string) => redact(text, token.secrets) };
+  for (const plugin of context.plugins) plugin.setup?.(client);
 }
 
 /** What each client was assembled from, for {@link deriveClient}. */
@@ -211,12 +225,34 @@ export function tokenSourceOf(client: StoreAdminClient): TokenSource | undefined
 }
 
 /**
- * The spans and metrics of `client` (made with the `telemetry` option), or `undefined`. Not
+ * The spans and metrics of `client` (run with the `telemetry()` plugin), or `undefined`. Not
  * exported from the package's main entry: the bulk runner makes a run's span with it.
  */
-export function telemetryOf(client: StoreAdminClient): ClientContext["telemetry"] {
-  return assemblies.get(client)?.[0].telemetry;
+export function telemetryOf(client: StoreAdminClient): Promise<RunTelemetrySource> | undefined {
+  const plugins = assemblies.get(client)?.[0].plugins ?? [];
+  for (const plugin of plugins) {
+    const telemetry = (plugin as { [TELEMETRY]?: () => Promise<RunTelemetrySource> })[TELEMETRY];
+    if (telemetry) return telemetry();
+  }
+  return undefined;
 }
+
+/** What the bulk runner tells the telemetry of one run (the telemetry plugin makes it). */
+export interface RunTelemetry {
+  /** Runs `task` with the run's span active: the calls it makes are the span's children. */
+  within<Result>(task: () => Result): Result;
+  /** Ends the run's span with its counts when `report` settles; returns `report`. */
+  end<Report extends { done: number; failed: number; skipped: number; inDoubt: number }>(report: Promise<Report>): Promise<Report>;
+}
+
+/** What the telemetry plugin (store-admin-sdk/plugins) offers the bulk runner, under {@link TELEMETRY}. */
+export interface RunTelemetrySource {
+  bulkRun(runId: string): RunTelemetry;
+  withRemote<Result>(carrier: Record<string, string>, task: () => Result): Result;
+}
+
+/** The key under which the telemetry plugin offers {@link RunTelemetrySource}: a symbol of the registry, so the plugins entry and the door agree. */
+export const TELEMETRY = Symbol.for("store-admin-sdk.telemetry");
 
 /**
  * Milliseconds left of `client`'s pause after a 429 (client/rate-pause.ts; 0: none). Not
@@ -264,9 +300,8 @@ export function deriveClient(client: StoreAdminClient, derivation: ClientDerivat
     };
     derived.sleep = stopWaits ? (ms, signal) => untilStopped(signal, stopWaits, (both) => between(ms, both)) : between;
   }
-  // The same pause as the client's; a stop ends the derived client's waits in it too.
-  const { pause } = context;
-  if (stopWaits) derived.pause = { ...pause, wait: (turn, signal) => (pause.left() > 0 ? untilStopped(signal, stopWaits, (both) => pause.wait(turn, both)!) : undefined) };
+  // The same pause as the client's (its plugin is shared); a stop ends the derived client's waits in it too.
+  if (stopWaits) derived.stopWaits = stopWaits;
   // `use`, `eject` and anything else the client carries are shared; the methods are remade below.
   const target = assemble({ ...client }, derived, apiRoot) as unknown as Record<string, (...args: never[]) => Promise<unknown>>;
   if (beforeAttempt) {

@@ -11,8 +11,10 @@
  *
  * One timer, and only while someone waits: a pause nobody waits for keeps no process alive.
  */
-import { MAX_RETRY_AFTER_MS } from "../core/retry-policy.js";
+import { MAX_RETRY_AFTER_MS, parseRetryAfterMs } from "../core/retry-policy.js";
 import { onAbort } from "../core/timeout.js";
+import { untilStopped } from "../core/sleep.js";
+import type { AttemptOutcome, PluginCall, StoreAdminPlugin } from "../core/plugin.js";
 
 /** The pause of one client and its derivatives. */
 export interface RatePause {
@@ -60,4 +62,44 @@ export function ratePause(): RatePause {
           })
         : undefined,
   };
+}
+
+/** Each call's turn, taken at its first attempt. */
+const callTurns = new WeakMap<PluginCall, number>();
+
+/** What stops a derived client's waits (client.ts, `deriveClient`), by call. */
+export const waitStops = new WeakMap<PluginCall, AbortSignal>();
+
+/**
+ * The pause as two plugins: the chain's first (before each attempt, a call waits out a pause in
+ * turn, outside the attempt's `timeoutMs`; a 429's `Retry-After` holds the client's calls) and
+ * its last (a retry the pause covers waits in it, in turn, rather than beside it: its delay
+ * shortened after the logger and telemetry have heard the policy's).
+ */
+export function pausePlugins(pause: RatePause): [StoreAdminPlugin, StoreAdminPlugin] {
+  const wait: StoreAdminPlugin = {
+    name: "rate-pause",
+    wrapAttempt(attempt, next) {
+      const { call } = attempt;
+      let turn = callTurns.get(call);
+      if (turn === undefined) callTurns.set(call, (turn = nextTurn()));
+      const stop = waitStops.get(call);
+      const held = pause.left() > 0 ? (stop ? untilStopped(call.signal, stop, (both) => pause.wait(turn, both)!) : pause.wait(turn, call.signal)) : undefined;
+      return (held ? held.then(next) : next()).then(holdOn429);
+    },
+  };
+  const release: StoreAdminPlugin = {
+    name: "rate-pause",
+    onAttemptEnd(_attempt, _outcome, decision) {
+      const left = pause.left();
+      if (decision.retry && left > 0) return { retry: true, delayMs: Math.max(0, decision.delayMs - left) };
+    },
+  };
+  return [wait, release];
+
+  function holdOn429(outcome: AttemptOutcome): AttemptOutcome {
+    const response = outcome.response;
+    if (response?.status === 429) pause.hold(parseRetryAfterMs(response.headers.get("retry-after")));
+    return outcome;
+  }
 }

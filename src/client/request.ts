@@ -9,10 +9,12 @@
  *    head is checked and its body counted (`transport.ts`), openapi-fetch reads and parses the
  *    body, and only then does the deadline stop, so `timeoutMs` covers the whole body. It
  *    returns a tagged outcome and never throws.
- * 3. The retry policy (`core/retry-policy.ts`) is asked once; the logger hears of the attempt.
- * 4. Wait, and go back to 2; or `finish()`. Before each attempt (the first too), a call waits
- *    out the client's pause after a 429 (`rate-pause.ts`), in the order the calls were made,
- *    outside the attempt's `timeoutMs`.
+ * 3. The retry policy (`core/retry-policy.ts`) is asked once.
+ * 4. Wait, and go back to 2; or `finish()`.
+ *
+ * A client with plugins (core/plugin.ts; the pause after a 429 is one, on by default) runs them
+ * around this (plugin-chain.ts): `wrapCall` around the whole, `wrapAttempt` around step 2,
+ * `onAttemptEnd` after step 3. With none, nothing of that runs.
  *
  * Retries live here, above openapi-fetch: a body cut off mid-stream or a stall after the
  * headers only shows while openapi-fetch reads the body, and middleware cannot resend.
@@ -22,9 +24,9 @@ import type { OperationFacts, OperationKey } from "../../generated/operations.js
 import type { TokenSource } from "./auth.js";
 import { ConnectionError, invalidJson, InvalidResponseError, StoreAdminError, TimeoutError, type Operation } from "../core/errors.js";
 import { checkHeaders, sdkHeaders } from "./headers.js";
-import { attemptEvent, emitLogEvent, type Logger } from "../core/logger.js";
+import type { Logger } from "../core/logger.js";
 import { checkPathParams } from "./path-params.js";
-import { decideRetry, parseRetryAfterMs, type AttemptOutcome, type RetryDecision } from "../core/retry-policy.js";
+import { decideRetry, isIdempotent, type AttemptOutcome as PolicyOutcome, type RetryDecision } from "../core/retry-policy.js";
 import { settleWithin } from "../core/timeout.js";
 import { expectsJsonBody, limitBody, responseHeadProblem } from "./transport.js";
 import type { FetchLike, FetchResult } from "../core/call-types.js";
@@ -35,10 +37,11 @@ import { checkNumberOption } from "../core/options.js";
 import { ownOptions } from "../core/own.js";
 import { describe } from "../core/redact.js";
 import { loadedTables, loadTables } from "./tables.js";
-import { nextTurn, type RatePause } from "./rate-pause.js";
-import type { CallTelemetry, ClientTelemetry } from "./telemetry.js";
-import type { BodyCheck } from "./drift.js";
 import type { CallOptionKey } from "../core/types.js";
+import { waitStops, type RatePause } from "./rate-pause.js";
+import type { AttemptOutcome, StoreAdminPlugin } from "../core/plugin.js";
+import { AttemptView, CallView, pluginHeaders, verdicts, wrapAttempt, wrapCall } from "./plugin-chain.js";
+import { createFinalURL, createQuerySerializer, defaultPathSerializer } from "openapi-fetch";
 
 /** The per-call options a caller may pass; anything else is refused. */
 interface CallInit {
@@ -80,15 +83,14 @@ export interface ClientContext {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Random source in [0, 1) for the backoff jitter. */
   random: () => number;
-  /** Spans and metrics (`telemetry.ts`), when the client was created with `telemetry`. */
-  telemetry?: Promise<ClientTelemetry> | undefined;
-  /** The pause after a 429 (`rate-pause.ts`), shared with the clients derived from this one. */
+  /** The hook chain: the client's own plugins, the caller's, the logger's (core/plugin.ts says the order). */
+  plugins: readonly StoreAdminPlugin[];
+  /** The API root, for the URL an attempt's plugins are shown. */
+  apiRoot: string;
+  /** The pause after a 429 (`rate-pause.ts`; its plugin is the chain's first), shared with the clients derived from this one. */
   pause: RatePause;
-  /** The `validateResponses` option as given; with it, a call holds its 2xx JSON body against the contract (`drift.ts`). */
-  drift?: unknown;
-  /** Its module, loading or loaded by the client's first call, and its check once loaded (drift.ts sets it). */
-  driftCheck?: Promise<void>;
-  check?: BodyCheck;
+  /** A derived client's stop (client.ts, `deriveClient`): it ends the calls' waits in the pause. */
+  stopWaits?: AbortSignal | undefined;
 }
 
 /** One call, as `prepare()` leaves it for its attempts. */
@@ -106,62 +108,120 @@ interface Call {
   init: Record<string, unknown>;
   /** Whether the attempt streams its body to the caller after the call (its deadline must not be shared). */
   streams: boolean;
-  /** The call's spans, with the `telemetry` option. */
-  telemetry: CallTelemetry | undefined;
+  /** The call as its plugins see it, when the client has plugins. */
+  view: CallView | undefined;
+  /** Extra attempts the plugins asked for so far (plugin.ts, `MAX_EXTRA_ATTEMPTS`). */
+  extra: number;
+  /** Whether a plugin asked for a fresh token for the next attempt. */
+  refresh: boolean;
+  /** The attempt in flight as the plugins see it, and its outcome as they left it. */
+  attemptView?: AttemptView;
+  shown?: AttemptOutcome;
 }
 
-/** How one attempt ended. `sent: false`: nothing reached `fetch` (a middleware answered or threw). */
-type Outcome =
-  | { sent: boolean; result: FetchResult; error?: undefined; startedMs: number }
-  | { sent: boolean; result?: undefined; error: unknown; startedMs: number };
+/**
+ * How one attempt ended. `sent: false`: nothing reached `fetch` (a middleware answered or threw).
+ * An error wins over a result (a plugin failed an answered attempt).
+ */
+type Outcome = { sent: boolean; result?: FetchResult | undefined; error?: unknown; startedMs: number };
 
 /** Builds the function every client method calls: `send("GET", "/users/{id}/", init)`. */
 export function createSend(context: ClientContext): (method: string, path: string, init?: CallInit) => Promise<FetchResult> {
-  const send = async (method: string, path: string, given: CallInit = {}, telemetry?: CallTelemetry): Promise<FetchResult> => {
+  const send = async (method: string, path: string, given: CallInit = {}, view?: CallView): Promise<FetchResult> => {
     // The caller's own keys only (core/own.ts), at both levels openapi-fetch reads.
     const init = ownOptions(given);
     if (init?.params) init.params = ownOptions(init.params);
-    const turn = nextTurn();
-    const call = await prepare(context, method, path, init, telemetry);
+    const call = await prepare(context, method, path, init, view);
     for (let attempt = 1; ; attempt++) {
       if (call.signal?.aborted) throw call.signal.reason;
-      // A 429 paused the client: wait, in call order, before the attempt's deadline starts.
-      const held = context.pause.wait(turn, call.signal);
-      let pausedMs = 0;
-      if (held) {
-        pausedMs = performance.now();
-        await held;
-        pausedMs = Math.round(performance.now() - pausedMs);
-      }
-      const outcome = await runAttempt(call, attempt, pausedMs);
-      telemetry?.attemptEnd(outcome.result?.response, outcome.error);
+      const outcome = view ? await pluginAttempt(call, attempt, view) : await runAttempt(call, attempt);
       if (!outcome.sent) return finish(call, outcome);
-      const response = outcome.result?.response;
-      // A success is never retried (retry-policy.ts): with no logger to hear of it, there is nothing to ask.
-      if (response?.ok && !context.logger) return finish(call, outcome);
+      const response = outcome.error === undefined ? outcome.result?.response : undefined;
+      // A success is never retried (retry-policy.ts): with no plugin to hear of it, there is nothing to ask.
+      if (response?.ok && !view) return finish(call, outcome);
       // The retry policy is asked of a failed attempt only.
-      const decision = response?.ok ? NOT_RETRIED : retryDecision(call, outcome, attempt);
-      if (context.logger) {
-        const { operation, secrets } = call;
-        emitLogEvent(context.logger, () => attemptEvent({ operation, attempt, startedMs: outcome.startedMs, response, body: outcome.result?.error, error: outcome.error, decision, secrets, pausedMs }));
-      }
+      let decision = response?.ok ? NOT_RETRIED : retryDecision(call, outcome, attempt);
+      if (view) decision = await pluginVerdicts(call, decision);
       if (!decision.retry) return finish(call, outcome);
-      telemetry?.retry(decision.delayMs, response?.headers.get("retry-after"));
-      // What the client's pause (set by this 429, or another) does not cover; the rest is waited in turn above.
-      await context.sleep(Math.max(0, decision.delayMs - context.pause.left()), call.signal);
+      await context.sleep(decision.delayMs, call.signal);
     }
   };
-  // With the `telemetry` option, each call runs within its span (telemetry.ts); without it, nothing of that runs.
-  const { telemetry } = context;
-  if (!telemetry) return send;
-  return async (method, path, init) => {
-    const traced = (await telemetry).call(method, path);
-    return traced.end(send(method, path, init, traced));
+  const { plugins } = context;
+  if (!plugins.length) return send;
+  const secrets = (): readonly string[] => context.token.secrets;
+  return (method, path, init) => {
+    const view = new CallView(method, path, init?.signal ?? undefined, init?.parseAs ?? "json", isIdempotent(method), secrets);
+    if (context.stopWaits) waitStops.set(view, context.stopWaits);
+    return wrapCall(plugins, view, () => send(method, path, init, view));
   };
 }
 
+/** What the plugins are shown of an attempt's outcome. */
+const ATTEMPT_OUTCOME = Symbol("outcome");
+
+/** One attempt through the plugins' `wrapAttempt`, with the headers they set. */
+async function pluginAttempt(call: Call, attempt: number, view: CallView): Promise<Outcome> {
+  const { context } = call;
+  const shown = (call.attemptView = new AttemptView(view, attempt, () => attemptUrl(call)));
+  if (call.refresh) await refreshToken(call);
+  call.shown = await wrapAttempt(context.plugins, shown, async () => outcomeForPlugins(await runAttempt(call, attempt, pluginHeaders(context.plugins, shown))));
+  return outcomeFromPlugins(call.shown);
+}
+
+/** A fresh token from the client's source, for the attempt after a plugin asked for one (a 401 answered by a refresh). */
+async function refreshToken(call: Call): Promise<void> {
+  call.refresh = false;
+  const { token } = call.context;
+  if (token.fixed !== undefined) return;
+  const accessToken = await tokenWithin(token, call.signal, call.timeoutMs, call.operation);
+  const params = call.init["params"] as { header: Record<string, unknown> };
+  params.header = { ...params.header, ...sdkHeaders(accessToken) };
+  call.secrets = token.secrets[0] === accessToken ? token.secrets : [accessToken, ...token.secrets];
+}
+
+/** The outcome as plugins see it (core/plugin.ts); the attempt's own record rides along out of their sight. */
+function outcomeForPlugins(outcome: Outcome): AttemptOutcome {
+  const { result } = outcome;
+  const shown: AttemptOutcome = {
+    response: result?.response,
+    data: result?.data,
+    errorBody: result?.error,
+    error: outcome.error,
+    durationMs: outcome.startedMs ? Math.round(performance.now() - outcome.startedMs) : 0,
+  };
+  Object.defineProperty(shown, ATTEMPT_OUTCOME, { value: outcome });
+  return shown;
+}
+
+/** The attempt's record from what the plugins returned: theirs if they made a new outcome. */
+function outcomeFromPlugins(shown: AttemptOutcome): Outcome {
+  const own = (shown as { [ATTEMPT_OUTCOME]?: Outcome })[ATTEMPT_OUTCOME];
+  const sent = own?.sent ?? true;
+  const startedMs = own?.startedMs ?? 0;
+  if (shown.error !== undefined) return { sent, error: shown.error, result: undefined, startedMs };
+  if (!shown.response) return own ?? { sent, error: new TypeError("a plugin returned an attempt outcome with neither a response nor an error"), startedMs };
+  const result: FetchResult = own?.result && own.result.response === shown.response && own.result.data === shown.data ? own.result : { data: shown.data, error: shown.errorBody, response: shown.response };
+  return { sent, result, startedMs };
+}
+
+/** The plugins' say on an attempt (plugin-chain.ts); a fresh token for the next attempt when one asked. */
+async function pluginVerdicts(call: Call, policy: RetryDecision): Promise<RetryDecision> {
+  const said = await verdicts(call.context.plugins, call.attemptView!, call.shown!, policy, call.extra);
+  if (said.extra) call.extra++;
+  if (said.decision.retry && said.refreshToken) call.refresh = true;
+  return said.decision;
+}
+
+/** The URL openapi-fetch builds for an attempt, for the plugins that ask. */
+function attemptUrl({ context, operation, init }: Call): string {
+  const params = init["params"] as { path?: Record<string, unknown>; query?: Record<string, unknown> };
+  const given = init["querySerializer"];
+  const querySerializer = typeof given === "function" ? (given as (query: unknown) => string) : createQuerySerializer(given as Parameters<typeof createQuerySerializer>[0]);
+  return createFinalURL(operation.path, { baseUrl: context.apiRoot, params, querySerializer, pathSerializer: defaultPathSerializer });
+}
+
 /** Everything checked and computed once per call, before anything is sent. */
-async function prepare(context: ClientContext, method: string, path: string, init: CallInit, telemetry: CallTelemetry | undefined): Promise<Call> {
+async function prepare(context: ClientContext, method: string, path: string, init: CallInit, view: CallView | undefined): Promise<Call> {
   const where = `[${method} ${path}]`;
   for (const key of Object.keys(init)) {
     if (Object.hasOwn(CALL_OPTIONS, key)) continue;
@@ -169,7 +229,7 @@ async function prepare(context: ClientContext, method: string, path: string, ini
     throw new TypeError(`${where} unknown per-call option \`${key}\`${clientOption}; a call takes ${Object.keys(CALL_OPTIONS).join(", ")}. The request was not sent.`);
   }
   // The operations' facts load with the first call (tables.ts); later calls do not wait.
-  const { operations, loadDriftCheck } = loadedTables() ?? (await loadTables());
+  const { operations } = loadedTables() ?? (await loadTables());
   const facts = operations[`${method === "HEAD" ? "GET" : method} ${path}` as OperationKey] as OperationFacts | undefined;
   if (!facts) {
     throw new TypeError(
@@ -190,8 +250,6 @@ async function prepare(context: ClientContext, method: string, path: string, ini
     throw new TypeError(`${where} parseAs must be one of ${PARSE_AS.join(", ")}, got ${describe(init.parseAs)}. The request was not sent.`);
   }
 
-  // Loaded before the first call sends: a bad `validateResponses` rejects here.
-  if (context.drift) await (context.driftCheck ??= loadDriftCheck(context));
   const signal = init.signal ?? undefined;
   const timeoutMs = init.timeoutMs ?? context.timeoutMs;
   const operation: Operation = { method, path };
@@ -232,7 +290,9 @@ async function prepare(context: ClientContext, method: string, path: string, ini
       Request: context.hasMiddleware() || (init.middleware?.length ?? 0) > 0 ? undefined : PlannedRequest,
     },
     streams: init.parseAs === "stream",
-    telemetry,
+    view,
+    extra: 0,
+    refresh: false,
   };
 }
 
@@ -285,7 +345,7 @@ function encodeQueryKeys(query: Record<string, unknown>, querySerializer: unknow
 }
 
 /** One attempt (the `attempt`th): one openapi-fetch call under its own deadline. Never throws. */
-async function runAttempt(call: Call, attempt: number, pausedMs: number): Promise<Outcome> {
+async function runAttempt(call: Call, attempt: number, headers?: Record<string, string>): Promise<Outcome> {
   const { context, method, operation, secrets, signal, timeoutMs } = call;
   const deadline = context.startDeadline(signal, call.streams, timeoutMs);
   // The request as openapi-fetch handed it to fetch, kept reachable until the attempt ends:
@@ -297,19 +357,16 @@ async function runAttempt(call: Call, attempt: number, pausedMs: number): Promis
   let startedMs = 0;
   const fetchOnce = async (request: Request | PlannedRequest): Promise<Response> => {
     sent = request;
-    if (context.logger) startedMs = performance.now();
+    if (call.view) startedMs = performance.now();
     let head: Response;
     try {
-      const send = () => sendRequest(context.fetch, request);
-      head = await (call.telemetry ? call.telemetry.attempt(attempt, request, secrets, send, pausedMs) : send());
+      head = await sendRequest(context.fetch, request);
     } catch (error) {
       // Middleware's onError sees what the caller would: the timeout, the abort, or the network error.
       const { timedOut } = deadline;
       if (signal?.aborted && !timedOut) throw signal.reason;
       throw timedOut ? new TimeoutError({ timeoutMs, operation, secrets }) : ConnectionError.from(error, { phase: "request", operation, secrets });
     }
-    // A 429 holds the client's calls not yet sent, as soon as its head arrives.
-    if (head.status === 429) context.pause.hold(parseRetryAfterMs(head.headers.get("retry-after")));
     const problem = responseHeadProblem(head, request, operation, secrets);
     if (problem) {
       await head.body?.cancel().catch(() => undefined);
@@ -324,13 +381,13 @@ async function runAttempt(call: Call, attempt: number, pausedMs: number): Promis
 
   try {
     // `baseUrl` and `pathSerializer` given as undefined (openapi-fetch's defaults), so that none is inherited.
-    const result = await context.request(method, operation.path, { ...call.init, signal: deadline.signal, fetch: fetchOnce, baseUrl: undefined, pathSerializer: undefined });
+    const init = headers ? withHeaders(call.init, headers) : call.init;
+    const result = await context.request(method, operation.path, { ...init, signal: deadline.signal, fetch: fetchOnce, baseUrl: undefined, pathSerializer: undefined });
     // The body's JSON is checked, not its schema (that would cost every call a walk of its data):
     // `null`, `42` or `"hello"` is data, as a body that lacks a field is.
     if (expectsJsonBody(method, result.response) && result.data === undefined && !call.facts.noContent) {
       throw new InvalidResponseError({ status: result.response.status, problem: "the body is empty", operation, secrets });
     }
-    if (context.check) await context.check(result, call, attempt, startedMs);
     return { sent: sent !== undefined, result, startedMs };
   } catch (thrown) {
     // Nothing was sent (a middleware threw): the error is the caller's own.
@@ -343,6 +400,12 @@ async function runAttempt(call: Call, attempt: number, pausedMs: number): Promis
   } finally {
     deadline.stop();
   }
+}
+
+/** openapi-fetch's options with the plugins' headers over the caller's, under the SDK's own (which the plugins cannot set). */
+function withHeaders(init: Record<string, unknown>, headers: Record<string, string>): Record<string, unknown> {
+  const params = init["params"] as { header: Record<string, unknown> };
+  return { ...init, params: { ...params, header: { ...params.header, ...headers } } };
 }
 
 /** The SDK error for what an attempt threw after its request went to `fetch`. */
@@ -359,10 +422,11 @@ function attemptError(thrown: unknown, response: Response | undefined, { operati
 const NOT_RETRIED: RetryDecision = { retry: false, reason: "not-retryable" };
 
 /** Whether a failed attempt is retried, and when: the retry policy's answer. */
-function retryDecision({ context, method, maxRetries, signal }: Call, outcome: Outcome, attempt: number): RetryDecision {
-  const response = outcome.result?.response;
+function retryDecision({ context, method, maxRetries, signal, view }: Call, outcome: Outcome, attempt: number): RetryDecision {
+  const response = outcome.error === undefined ? outcome.result?.response : undefined;
   return decideRetry({
     method,
+    idempotent: view?.idempotent,
     outcome: response ? { kind: "status", status: response.status } : policyOutcome(outcome.error, signal),
     attempt,
     maxRetries,
@@ -374,7 +438,7 @@ function retryDecision({ context, method, maxRetries, signal }: Call, outcome: O
 }
 
 /** What the retry policy needs to know about an attempt that threw. */
-function policyOutcome(error: unknown, signal: AbortSignal | undefined): AttemptOutcome {
+function policyOutcome(error: unknown, signal: AbortSignal | undefined): PolicyOutcome {
   if (signal?.aborted) return { kind: "other" };
   if (error instanceof TimeoutError) return { kind: "timeout" };
   if (error instanceof ConnectionError) return { kind: "connection", requestSent: error.requestSent };
@@ -389,7 +453,7 @@ function policyOutcome(error: unknown, signal: AbortSignal | undefined): Attempt
  * (`singleOrList`) and callers always get an array, as the types promise.
  */
 function finish({ facts, operation, secrets }: Call, outcome: Outcome): FetchResult {
-  if (outcome.result === undefined) throw outcome.error;
+  if (outcome.error !== undefined || outcome.result === undefined) throw outcome.error;
   const { result } = outcome;
   if (facts.singleOrList && result.response.ok && result.data != null && !Array.isArray(result.data)) {
     result.data = [result.data];

@@ -114,6 +114,8 @@ export interface PluginCall {
   readonly path: string;
   /** The caller's signal, if any. */
   readonly signal: AbortSignal | undefined;
+  /** How the body is read (openapi-fetch's `parseAs`): `data` is parsed JSON only for `"json"`. */
+  readonly parseAs: string;
   /**
    * Headers every attempt of this call carries, set by its plugins: empty when the call
    * starts. They win over the caller's headers of the same name. The client's own

@@ -65,7 +65,7 @@ export function isIdempotent(method: string): boolean {
  * Whether an attempt that ended with `outcome` may be sent again, ignoring how many
  * attempts were made (see {@link decideRetry} for the whole decision).
  */
-export function isRetryable(method: string, outcome: AttemptOutcome): boolean {
+export function isRetryable(method: string, outcome: AttemptOutcome, idempotent: boolean = isIdempotent(method)): boolean {
   switch (outcome.kind) {
     case "status":
       // 429 Too Many Requests (RFC 6585 §4): a rate limiter refuses the request before
@@ -75,17 +75,17 @@ export function isRetryable(method: string, outcome: AttemptOutcome): boolean {
       // 408 Request Timeout (RFC 9110 §15.5.9) and 5xx: the server may have acted on the
       // request before failing, so only an idempotent request can be resent safely.
       // https://www.rfc-editor.org/rfc/rfc9110#section-15.5.9
-      if (outcome.status === 408 || outcome.status >= 500) return isIdempotent(method);
+      if (outcome.status === 408 || outcome.status >= 500) return idempotent;
       // Every other status is the server's considered answer; sending it again gets the same.
       return false;
     case "timeout":
       // The request may have been received and acted on; only idempotent ones are resent.
-      return isIdempotent(method);
+      return idempotent;
     case "connection":
       // Refused before anything was sent: the server never saw it, any method is safe.
       if (outcome.requestSent === "no") return true;
       // A reset or a cut body: the server may have acted on it.
-      return isIdempotent(method);
+      return idempotent;
     case "other":
       return false;
   }
@@ -146,6 +146,8 @@ export type RetryDecision =
 /** Everything {@link decideRetry} looks at. */
 interface RetryQuestion {
   method: string;
+  /** Whether a resend cannot duplicate work: the method's (RFC 9110), unless a plugin made the call safe to resend (an idempotency key). */
+  idempotent?: boolean | undefined;
   outcome: AttemptOutcome;
   /** Attempts made so far, including the one that just ended (1 after the first). */
   attempt: number;
@@ -160,7 +162,8 @@ interface RetryQuestion {
 export function decideRetry(question: RetryQuestion): RetryDecision {
   const { method, outcome, attempt, maxRetries } = question;
   // `not-idempotent`: the same outcome of a GET would be retried.
-  if (!isRetryable(method, outcome)) return { retry: false, reason: isRetryable("GET", outcome) ? "not-idempotent" : "not-retryable" };
+  const idempotent = question.idempotent ?? isIdempotent(method);
+  if (!isRetryable(method, outcome, idempotent)) return { retry: false, reason: isRetryable("GET", outcome) ? "not-idempotent" : "not-retryable" };
   if (attempt > maxRetries) return { retry: false, reason: "retries-exhausted" };
   const delayMs = retryDelayMs(attempt, question.retryAfter, question.now ?? Date.now(), question.random ?? Math.random);
   if (delayMs > MAX_RETRY_AFTER_MS) return { retry: false, reason: "retry-after-too-long" };

@@ -126,12 +126,14 @@ export interface Paginate {
 /** An access token, or a function returning one (sync or async), called before every request. */
 export type AccessToken = string | (() => string | Promise<string>);
 
-/** The `telemetry` option: which providers to use; `true` (or either left out) means the global ones. */
+/** The options of the `telemetry()` plugin: which providers to use (either left out: the global one), and fixed attributes. */
 export interface TelemetryOptions {
   /** A `TracerProvider` of `@opentelemetry/api`. @default the global one (`trace.getTracerProvider()`) */
   tracerProvider?: { getTracer(name: string, version?: string): unknown } | undefined;
   /** A `MeterProvider` of `@opentelemetry/api`. @default the global one (`metrics.getMeterProvider()`) */
   meterProvider?: { getMeter(name: string, version?: string): unknown } | undefined;
+  /** Attributes on every span, event and metric point the client makes (a store or tenant tag), the drift counter's included. */
+  attributes?: Readonly<Record<string, string | number | boolean>> | undefined;
 }
 
 interface CommonOptions {
@@ -178,25 +180,14 @@ interface CommonOptions {
    * @default []
    */
   plugins?: readonly StoreAdminPlugin[] | undefined;
-  /**
-   * OpenTelemetry spans and metrics (docs/guide.md, "OpenTelemetry"): `true` for the global
-   * providers, or the providers to use. Needs `@opentelemetry/api` 1.x, an optional peer
-   * dependency, loaded only when this is set.
-   * @default off
-   */
-  telemetry?: TelemetryOptions | boolean | undefined;
-  /**
-   * Whether each 2xx JSON body is held against its operation's response schema (docs/guide.md,
-   * "Contract drift"): `"off"` checks nothing and loads nothing more; `"report"` returns as
-   * usual and reports a drift (a span event, a counter, a `warn` once per field); `"strict"`
-   * throws `ContractDriftError` in both call styles, never retried.
-   * @default "off"
-   */
-  validateResponses?: ValidateResponses | undefined;
+  /** Moved: `telemetry()` of `store-admin-sdk/plugins`, in `plugins`. Passing it is a `TypeError` naming the plugin. */
+  telemetry?: never;
+  /** Moved: `validateResponses()` of `store-admin-sdk/plugins`, in `plugins`. Passing it is a `TypeError` naming the plugin. */
+  validateResponses?: never;
 }
 
-/** The `validateResponses` option's values. */
-export type ValidateResponses = "off" | "report" | "strict";
+/** The modes of the `validateResponses()` plugin (store-admin-sdk/plugins). */
+export type ValidateResponses = "report" | "strict";
 
 /** Options of {@link createStoreAdminClient}: exactly one of `baseUrl` and `apiUrl`. */
 export type StoreAdminClientOptions = CommonOptions &

@@ -418,5 +418,5 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
  */
 export function mockStoreClient(accessToken: string): StoreAdminClient {
   const mock = createMockStore({ recordRequests: false });
-  return createStoreAdminClient({ apiUrl: mock.url, accessToken, fetch: mock.fetch, maxRetries: 0, logger: () => undefined, telemetry: false });
+  return createStoreAdminClient({ apiUrl: mock.url, accessToken, fetch: mock.fetch, maxRetries: 0, logger: () => undefined });
 }

@@ -7,7 +7,7 @@
  * (`redis-ledger.ts`). Jobs carry the item and its key, never the client or its token, and
  * with `telemetry` the trace context of the `add()` that queued them (`job-trace.ts`).
  */
-import { loadTelemetry } from "#shared";
+import { loadTelemetry } from "../../plugins/telemetry.js";
 import type { JsonItem } from "./json-item.js";
 import { jobTraceOf } from "./job-trace.js";
 import { addItems } from "./queue-add.js";

@@ -4,7 +4,7 @@
  * the JSON type that came, never the value (bodies carry customers' data). Loaded with the
  * `validateResponses` option only (drift.ts). Not exported from the package.
  */
-import type { ContractDrift } from "../core/errors.js";
+import type { ContractDrift } from "#shared";
 
 /** One problem a compiled validator found (Ajv's error objects, of which this reads these fields). */
 interface ValidatorError {

@@ -1,66 +1,52 @@
 /**
- * The `validateResponses` option (docs/guide.md, "Contract drift"): each 2xx JSON body held
+ * The `validateResponses()` plugin (docs/guide.md, "Contract drift"): each 2xx JSON body held
  * against its operation's response schema, after it is parsed and before the call settles, by
  * the validators generated ahead of time (`generated/validators/`: no schema is compiled at run
  * time, Workers refuse `eval`), loaded per operation on its first use.
  *
- * A client without the option (or with `"off"`) loads and runs none of this: the call lifecycle
- * (request.ts) imports this module with a client's first call, before it sends, and calls the
- * check it installs once the body is parsed. Those two lines are all the option adds to the
- * main entry's start (scripts/size.ts, `validationHookGzipBytes`).
+ * A client without the plugin ships and runs none of this: it is in `store-admin-sdk/plugins`,
+ * never in the main entry.
  *
- * A drift is reported on the call's span (an event per drift, at most 10) and counter (one per
- * drifting body, by operation), and through the logger once per operation and pointer per
- * process; with `"strict"` the attempt then fails with `ContractDriftError`, which the retry
- * policy never retries. Never a value: a pointer, what the contract allows there and the type
- * that came. Not exported from the package.
+ * A drift rides on the attempt's outcome (`drift`), where the `telemetry()` plugin records it on
+ * the call's span (an event per drift, at most 10) and counter (one per drifting body, by
+ * operation), and is told to the client's logger once per operation and pointer per process;
+ * with `"strict"` the attempt then fails with `ContractDriftError`, which the retry policy never
+ * retries. Never a value: a pointer, what the contract allows there and the type that came.
  */
 import type { OperationKey } from "../../generated/operations.js";
 import { responseValidators } from "../../generated/validators/responses.js";
 import type { Validator } from "../../generated/validators/types.js";
-import type { FetchResult } from "../core/call-types.js";
-import { ContractDriftError, StoreAdminError, type Operation } from "../core/errors.js";
-import { emitLogEvent, type Logger } from "../core/logger.js";
-import { clip, describe } from "../core/redact.js";
+import { ContractDriftError, StoreAdminError, clip, describe, emitLogEvent, secretsOf, type AttemptOutcome, type Logger, type Operation, type StoreAdminPlugin } from "#shared";
 import { driftsOf } from "./drift-report.js";
-import type { CallTelemetry } from "./telemetry.js";
 
-/** What the check reads of a call. */
-interface CheckedCall {
-  operation: Operation;
-  secrets: readonly string[];
-  telemetry: CallTelemetry | undefined;
-  init: { parseAs?: unknown };
-}
+const MODES: readonly unknown[] = ["report", "strict"];
 
 /**
- * Holds an attempt's result against the contract: nothing for anything but a parsed 2xx JSON
- * body; else a drift is reported and, with `"strict"`, thrown as the attempt's
- * `ContractDriftError`. Synchronous once the operation's validators are loaded.
+ * Holds each 2xx JSON body against its operation's response schema: `"report"` returns as
+ * usual and reports a drift (a span event and a count with `telemetry()`, a `warn` once per
+ * field through the logger); `"strict"` fails the call with `ContractDriftError`, never retried.
+ * @throws TypeError for any other mode.
  */
-export type BodyCheck = (result: FetchResult, call: CheckedCall, attempt: number, startedMs: number) => void | Promise<void>;
-
-/** What this module reads and sets of a client (request.ts, `ClientContext`). */
-export interface DriftContext {
-  drift?: unknown;
-  logger: Logger | undefined;
-  check?: BodyCheck;
-}
-
-const MODES: readonly unknown[] = ["off", "report", "strict"];
-
-/**
- * Installs the check of `context.drift` (`"report"` or `"strict"`) as `context.check`.
- * @throws TypeError for a value that is not one of the three: every call of that client fails with it, before it sends.
- */
-export default function installDriftCheck(context: DriftContext): void {
-  const mode = context.drift;
-  if (!MODES.includes(mode)) throw new TypeError(`validateResponses must be one of ${MODES.join(", ")}, got ${describe(mode)}. The request was not sent.`);
-  const check = createDriftCheck(mode as "report" | "strict", context.logger);
-  context.check = (result, { operation, secrets, telemetry, init }, attempt, startedMs) => {
-    const { response, data } = result;
-    if (!response.ok || data === undefined || (init.parseAs ?? "json") !== "json") return;
-    return check({ operation, response, data, attempt, startedMs, secrets, telemetry });
+export function validateResponses(mode: "report" | "strict"): StoreAdminPlugin {
+  if (!MODES.includes(mode)) throw new TypeError(`validateResponses() takes "report" or "strict", got ${describe(mode)}.`);
+  let logger: Logger | undefined;
+  const check = createDriftCheck(mode, () => logger);
+  return {
+    name: "validate-responses",
+    setup(client) {
+      logger = client.logger;
+    },
+    async wrapAttempt(attempt, next) {
+      const outcome = await next();
+      const { response, data, error } = outcome;
+      const { call } = attempt;
+      // A parsed 2xx JSON body only: a stream, a text or a blob is the caller's to read.
+      if (error !== undefined || !response?.ok || data === undefined || call.parseAs !== "json") return outcome;
+      const drift = await check({ operation: { method: call.method, path: call.path }, response, data, attempt: attempt.number, startedMs: performance.now() - outcome.durationMs, secrets: secretsOf(call) });
+      if (!drift) return outcome;
+      const failed: AttemptOutcome = { ...outcome, drift, ...(mode === "strict" ? { error: drift } : {}) };
+      return failed;
+    },
   };
 }
 
@@ -72,7 +58,6 @@ interface CheckedBody {
   attempt: number;
   startedMs: number;
   secrets: readonly string[];
-  telemetry: CallTelemetry | undefined;
 }
 
 /** The most operation-and-pointer pairs remembered as warned: past it, the oldest is forgotten (and may warn again). */
@@ -91,20 +76,20 @@ export function firstWarning(key: string): boolean {
 
 type Validators = Readonly<Record<string, Validator>>;
 
-/** The check for a client created with `validateResponses: mode`. */
-function createDriftCheck(mode: "report" | "strict", logger: Logger | undefined): (body: CheckedBody) => void | Promise<void> {
+/** The check of `validateResponses(mode)`: the drift found, if any. */
+function createDriftCheck(mode: "report" | "strict", logger: () => Logger | undefined): (body: CheckedBody) => ContractDriftError | undefined | Promise<ContractDriftError | undefined> {
   // Per operation: its validators once loaded (then every check is synchronous), or the load in flight.
   const loaded = new Map<string, Validators | Promise<Validators | undefined>>();
-  const check = (body: CheckedBody, validators: Validators | undefined): void => {
+  const check = (body: CheckedBody, validators: Validators | undefined): ContractDriftError | undefined => {
     const status = String(body.response.status);
     const validate = validators?.[status] ?? validators?.[`${status[0]}XX`] ?? validators?.["default"];
-    if (!validate || validate(body.data)) return;
+    if (!validate || validate(body.data)) return undefined;
     // A pointer holds the body's keys: scrubbed as any text a server sent.
     const drifts = driftsOf(validate.errors ?? [], body.data).map((drift) => ({ ...drift, pointer: clip(drift.pointer, body.secrets) }));
     // Made in both modes: it reads the request id as the errors do (scrubbed), and "strict" throws it.
     const error = new ContractDriftError({ response: body.response, body: body.data, drifts, operation: body.operation, secrets: body.secrets });
-    report(body, error, logger);
-    if (mode === "strict") throw error;
+    report(body, error, logger());
+    return error;
   };
   return (body) => {
     const key = `${body.operation.method} ${body.operation.path}`;
@@ -131,7 +116,6 @@ function createDriftCheck(mode: "report" | "strict", logger: Logger | undefined)
 
 /** A drifting body's report: the span's events and count, and a log event per pointer not yet warned of. */
 function report(body: CheckedBody, { drifts, requestId }: ContractDriftError, logger: Logger | undefined): void {
-  body.telemetry?.drift(drifts);
   if (!logger) return;
   const { operation, response, attempt, startedMs } = body;
   for (const drift of drifts) {

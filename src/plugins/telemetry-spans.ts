@@ -1,7 +1,7 @@
 /**
- * OpenTelemetry traces and metrics, loaded only when a client is created with `telemetry`
- * (client.ts imports this module on demand, and this module imports `@opentelemetry/api`, an
- * optional peer dependency, on demand too). The shape follows the stable HTTP client semantic
+ * OpenTelemetry traces and metrics, for the `telemetry()` plugin (telemetry.ts) and the bulk
+ * queue's `telemetry` option; this module imports `@opentelemetry/api`, an optional peer
+ * dependency, on demand. The shape follows the stable HTTP client semantic
  * conventions and their retry example (https://opentelemetry.io/docs/specs/semconv/http/http-spans/):
  *
  * - one INTERNAL span per logical call, named after the operation's method (`users.retrieve`),
@@ -14,16 +14,13 @@
  * server or a URL can put text in (`url.full` with the cursor a server chose, `server.address`,
  * `error.type`, the `Retry-After` of the retry event, clipped and without control characters)
  * goes through the SDK's one redaction (core/redact.ts) with every token the client's source
- * handed out, as the errors and log events do, so no token is in an attribute, event or metric. Nothing here is imported by the rest of the
- * client: what it needs comes in as arguments (the redaction too: imported here, it would be a
- * chunk of its own that the main entry reads at start, one file more).
+ * handed out, as the errors and log events do, so no token is in an attribute, event or metric.
+ * The `attributes` option's fixed attributes are on every span, event and metric point.
  */
 import type * as OpenTelemetry from "@opentelemetry/api";
 import type { Attributes, Histogram, Span } from "@opentelemetry/api";
 import { spanNames } from "../../generated/span-names.js";
-import type { clip as clipText, redact as redactText } from "../core/redact.js";
-import type { TelemetryOptions } from "../core/types.js";
-import type { ContractDrift } from "../core/errors.js";
+import type { clip as clipText, redact as redactText, ContractDrift, TelemetryOptions } from "#shared";
 
 /** What the call lifecycle (request.ts) tells the telemetry of one call. */
 export interface CallTelemetry {
@@ -32,13 +29,15 @@ export interface CallTelemetry {
    * counts from 1. `secrets` (the token the call carries) are scrubbed from what the call records.
    * `pausedMs`: how long the attempt waited in the client's pause after a 429 (0: it did not).
    */
-  attempt(attempt: number, request: { url: string; method: string; headers: Headers }, secrets: readonly string[], send: () => Promise<Response>, pausedMs: number): Promise<Response>;
+  attempt<Sent>(attempt: number, request: { url: string; method: string; headers: Headers }, secrets: readonly string[], send: () => Promise<Sent>, pausedMs: number): Promise<Sent>;
   /** Ends the attempt's span (when one was started): the response whose body was read, or what the attempt threw. */
   attemptEnd(response: Response | undefined, error: unknown): void;
   /** The wait before the next attempt, and the server's `Retry-After` when it sent one. */
   retry(delayMs: number, retryAfter: string | null | undefined): void;
-  /** A 2xx body that does not match the contract (`validateResponses`): its drifts as events on the call's span, one count. */
+  /** A 2xx body that does not match the contract (`validateResponses()`): its drifts as events on the call's span, one count. */
   drift(drifts: readonly ContractDrift[]): void;
+  /** Attributes a plugin added to the call (`call.attributes`): on the call's span, and on the attempts from now on. */
+  add(attributes: Attributes): void;
   /** Ends the call's span when `result` settles (an error status or a rejection is a failure); returns `result`. */
   end<Result extends { response: Response }>(result: Promise<Result>): Promise<Result>;
 }
@@ -118,6 +117,8 @@ interface Instruments {
   readonly redact: (text: string, secrets?: readonly string[]) => string;
   readonly clip: (text: string, secrets: readonly string[] | undefined, max?: number) => string;
   readonly meter: OpenTelemetry.Meter;
+  /** The `attributes` option: on every span, event and metric point. */
+  readonly attributes: Attributes;
 }
 
 /**
@@ -130,13 +131,13 @@ export async function createTelemetry(
   { clip, redact }: { clip: typeof clipText; redact: typeof redactText },
 ): Promise<ClientTelemetry> {
   if (option !== true && (typeof option !== "object" || option === null)) {
-    throw new TypeError(`telemetry must be true or { tracerProvider?, meterProvider? }, got ${typeof option}; no request was sent.`);
+    throw new TypeError(`telemetry must be true or { tracerProvider?, meterProvider?, attributes? }, got ${typeof option}; no request was sent.`);
   }
   let api: typeof OpenTelemetry;
   try {
     api = (await import(/* @vite-ignore */ /* webpackIgnore: true */ API_MODULE)) as typeof OpenTelemetry;
   } catch (cause) {
-    throw new Error("The telemetry option needs the package @opentelemetry/api (1.x): install it beside store-admin-sdk.", { cause });
+    throw new Error("telemetry() needs the package @opentelemetry/api (1.x): install it beside store-admin-sdk.", { cause });
   }
   const instruments = instrumentsOf(api, option === true ? {} : option, about, redact, clip);
   const { context, propagation } = api;
@@ -158,7 +159,7 @@ function instrumentsOf(api: typeof OpenTelemetry, options: TelemetryOptions, abo
     valueType: ValueType.DOUBLE,
     advice: { explicitBucketBoundaries: DURATION_BUCKETS },
   });
-  return { api, about, tracer, duration, suppressed: createContextKey(SUPPRESS_TRACING), redact, clip, meter };
+  return { api, about, tracer, duration, suppressed: createContextKey(SUPPRESS_TRACING), redact, clip, meter, attributes: { ...(options.attributes as Attributes | undefined) } };
 }
 
 /** ERROR with `error.type`: a status code, or an error's name (a middleware's or a custom fetch's error names itself). */
@@ -187,7 +188,7 @@ function settle<Result>(t: Instruments, span: Span, result: Promise<Result>, onR
 function bulkRunTelemetry(t: Instruments, runId: string): RunTelemetry {
   const { context, trace, SpanKind } = t.api;
   const parent = context.active();
-  const span = t.tracer.startSpan("bulk.run", { kind: SpanKind.INTERNAL, attributes: { "store_admin.bulk.run_id": runId } }, parent);
+  const span = t.tracer.startSpan("bulk.run", { kind: SpanKind.INTERNAL, attributes: { ...t.attributes, "store_admin.bulk.run_id": runId } }, parent);
   const runContext = trace.setSpan(parent, span);
   return {
     within: (task) => context.with(runContext, task),
@@ -201,7 +202,7 @@ function bulkRunTelemetry(t: Instruments, runId: string): RunTelemetry {
 function bulkAddTelemetry(t: Instruments, queue: string): AddTelemetry {
   const { context, trace, propagation, SpanKind } = t.api;
   const parent = context.active();
-  const span = t.tracer.startSpan("bulk.add", { kind: SpanKind.PRODUCER, attributes: { "store_admin.bulk.run_id": queue } }, parent);
+  const span = t.tracer.startSpan("bulk.add", { kind: SpanKind.PRODUCER, attributes: { ...t.attributes, "store_admin.bulk.run_id": queue } }, parent);
   const carrier: Record<string, string> = {};
   propagation.inject(trace.setSpan(parent, span), carrier);
   return { carrier, end: (count) => settle(t, span, count, (added) => span.setAttribute("store_admin.bulk.added", added)) };
@@ -222,15 +223,17 @@ function callTelemetry(t: Instruments, method: string, path: string): CallTeleme
   const { context, trace } = t.api;
   const [name, operationId] = spanNames[`${method === "HEAD" ? "GET" : method} ${path}`] ?? [`${method} ${path}`, undefined];
   const parent = context.active();
-  const span = t.tracer.startSpan(name, { kind: t.api.SpanKind.INTERNAL, attributes: { "store_admin.operation_id": operationId, "store_admin.api_version": t.about.apiVersion } }, parent);
+  const span = t.tracer.startSpan(name, { kind: t.api.SpanKind.INTERNAL, attributes: { ...t.attributes, "store_admin.operation_id": operationId, "store_admin.api_version": t.about.apiVersion } }, parent);
   const callContext = trace.setSpan(parent, span);
   let current: Attempt | undefined;
   // The token of the call's attempts, known from its first (a token function is called per call).
   let secrets: readonly string[] = [];
+  // Plugins' attributes of this call, on every attempt after they were added.
+  let added: Attributes = {};
   return {
     attempt(attempt, request, callSecrets, send, pausedMs) {
       secrets = callSecrets;
-      current = startAttempt(t, path, attempt, request, secrets, callContext);
+      current = startAttempt(t, path, attempt, request, secrets, callContext, added);
       if (pausedMs) current.span.setAttribute(PAUSED_MS, pausedMs);
       const attemptContext = trace.setSpan(callContext, current.span);
       t.api.propagation.inject(attemptContext, request.headers, setHeader);
@@ -244,9 +247,13 @@ function callTelemetry(t: Instruments, method: string, path: string): CallTeleme
     },
     retry(delayMs, retryAfter) {
       // Outside text, as a log line takes it: one line, no control or bidi characters, clipped, scrubbed.
-      span.addEvent("retry", { "store_admin.retry.delay_ms": delayMs, ...(retryAfter ? { "http.response.header.retry-after": [t.clip(retryAfter, secrets, MAX_RETRY_AFTER)] } : {}) });
+      span.addEvent("retry", { ...t.attributes, ...added, "store_admin.retry.delay_ms": delayMs, ...(retryAfter ? { "http.response.header.retry-after": [t.clip(retryAfter, secrets, MAX_RETRY_AFTER)] } : {}) });
     },
-    drift: (drifts) => recordDrift(t, span, name, drifts),
+    drift: (drifts) => recordDrift(t, span, name, drifts, added),
+    add(attributes) {
+      added = { ...added, ...attributes };
+      span.setAttributes(attributes);
+    },
     end: (result) => settle(t, span, result, ({ response }) => response.ok || failed(t, span, {}, String(response.status)), () => secrets),
   };
 }
@@ -259,19 +266,21 @@ const driftCounters = new WeakMap<Instruments, OpenTelemetry.Counter>();
  * caller keeps no more), and one count by operation only, so the counter's series stay as few
  * as the operations. Types only, never a value: the drifts hold none.
  */
-function recordDrift(t: Instruments, span: Span, operation: string, drifts: readonly ContractDrift[]): void {
+function recordDrift(t: Instruments, span: Span, operation: string, drifts: readonly ContractDrift[], added: Attributes): void {
   for (const { pointer, expected, received } of drifts) {
-    span.addEvent("store_admin.contract.drift", { "store_admin.operation": operation, "store_admin.contract.pointer": pointer, "store_admin.contract.expected": expected, "store_admin.contract.received": received });
+    span.addEvent("store_admin.contract.drift", { ...t.attributes, ...added, "store_admin.operation": operation, "store_admin.contract.pointer": pointer, "store_admin.contract.expected": expected, "store_admin.contract.received": received });
   }
   let counter = driftCounters.get(t);
   if (!counter) driftCounters.set(t, (counter = t.meter.createCounter("store_admin.contract.drifts", { description: "Responses whose body does not match the contract.", valueType: t.api.ValueType.INT })));
-  counter.add(1, { "store_admin.operation": operation });
+  counter.add(1, { ...t.attributes, ...added, "store_admin.operation": operation });
 }
 
 /** An attempt's CLIENT span, with the HTTP client conventions' attributes (scrubbed of the call's token). */
-function startAttempt(t: Instruments, path: string, attempt: number, request: { url: string; method: string }, secrets: readonly string[], callContext: OpenTelemetry.Context): Attempt {
+function startAttempt(t: Instruments, path: string, attempt: number, request: { url: string; method: string }, secrets: readonly string[], callContext: OpenTelemetry.Context, added: Attributes): Attempt {
   const url = new URL(request.url);
   const attributes: Attributes = {
+    ...t.attributes,
+    ...added,
     "http.request.method": request.method,
     "server.address": t.redact(url.hostname, secrets),
     "server.port": Number(url.port) || (url.protocol === "https:" ? 443 : 80),

@@ -1,0 +1,210 @@
+/**
+ * Runs a client's plugins (core/plugin.ts) around one call: the objects they are handed (a
+ * call, an attempt: neither holds the token, nor anything that reaches it), the two wrap
+ * chains, and the verdicts after each attempt. request.ts calls in here only when the client
+ * has a plugin; a client with none runs prepare, attempt, finish and nothing of this.
+ */
+import type { AttemptOutcome, AttemptVerdict, PluginAttempt, PluginAttributeValue, PluginCall, StoreAdminPlugin } from "../core/plugin.js";
+import { MAX_EXTRA_ATTEMPTS } from "../core/plugin.js";
+import type { FetchResult } from "../core/call-types.js";
+import type { RetryDecision } from "../core/retry-policy.js";
+import { checkHeaders } from "./headers.js";
+import { redact } from "../core/redact.js";
+
+/** The tokens to scrub from what an SDK plugin builds for `call` (see {@link CallView.secretsOf}). */
+export const secretsOf = (call: PluginCall): readonly string[] => CallView.secretsOf(call);
+
+/** One call as its plugins see it. Its headers and attributes are made on first use: most calls never touch them. */
+export class CallView implements PluginCall {
+  idempotent: boolean;
+  #headers: Headers | undefined;
+  #attributes: Record<string, PluginAttributeValue> | undefined;
+  readonly #secrets: () => readonly string[];
+
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly signal: AbortSignal | undefined,
+    readonly parseAs: string,
+    idempotent: boolean,
+    secrets: () => readonly string[],
+  ) {
+    this.idempotent = idempotent;
+    this.#secrets = secrets;
+  }
+
+  /**
+   * Every token the call's source handed out, for the SDK's own plugins, which build the SDK's
+   * errors and log events scrubbed as the core's are. Not on the object: reachable only through
+   * this module (and the door's `secretsOf`), never from what a plugin is handed.
+   */
+  static secretsOf(view: PluginCall): readonly string[] {
+    return view instanceof CallView ? view.#secrets() : [];
+  }
+
+  get headers(): Headers {
+    return (this.#headers ??= new Headers());
+  }
+
+  get attributes(): Record<string, PluginAttributeValue> {
+    return (this.#attributes ??= {});
+  }
+
+  /** The plugins' headers, if any was set (no `Headers` is made to find out). */
+  get setHeaders(): Headers | undefined {
+    return this.#headers;
+  }
+
+  redact(text: string): string {
+    return redact(text, this.#secrets());
+  }
+
+  toJSON(): object {
+    return { method: this.method, path: this.path, idempotent: this.idempotent, headers: Object.fromEntries(this.#headers ?? []), attributes: this.#attributes ?? {} };
+  }
+}
+
+/** One attempt as its plugins see it. */
+export class AttemptView implements PluginAttempt {
+  waitedMs = 0;
+  #headers: Headers | undefined;
+  readonly #url: () => string;
+
+  constructor(
+    readonly call: CallView,
+    readonly number: number,
+    url: () => string,
+  ) {
+    this.#url = url;
+  }
+
+  get headers(): Headers {
+    return (this.#headers ??= new Headers());
+  }
+
+  get setHeaders(): Headers | undefined {
+    return this.#headers;
+  }
+
+  get url(): string {
+    return this.#url();
+  }
+
+  toJSON(): object {
+    return { call: this.call, number: this.number, url: this.url, waitedMs: this.waitedMs, headers: Object.fromEntries(this.#headers ?? []) };
+  }
+}
+
+/** Runs `next` once; a second call is a plugin's bug, refused rather than sending the call twice. */
+function once<Result>(plugin: StoreAdminPlugin, hook: string, next: () => Promise<Result>): () => Promise<Result> {
+  let called = false;
+  return () => {
+    if (called) return Promise.reject(new TypeError(`the plugin "${plugin.name}" called next() twice in ${hook}; each hook sends its call or attempt once.`));
+    called = true;
+    return next();
+  };
+}
+
+/**
+ * `core` wrapped by every plugin's `wrapCall`, the first plugin outermost. A hook that throws
+ * synchronously rejects the call as one that rejects does.
+ */
+export function wrapCall(plugins: readonly StoreAdminPlugin[], call: CallView, core: () => Promise<FetchResult>): Promise<FetchResult> {
+  const step = async (index: number): Promise<FetchResult> => {
+    for (; index < plugins.length; index++) {
+      const plugin = plugins[index]!;
+      if (plugin.wrapCall) return plugin.wrapCall(call, once(plugin, "wrapCall", () => step(index + 1)));
+    }
+    return core();
+  };
+  return step(0);
+}
+
+/**
+ * `core` (one attempt) wrapped by every plugin's `wrapAttempt`; `waitedMs` is what the wraps
+ * spent before the innermost started it.
+ */
+export function wrapAttempt(plugins: readonly StoreAdminPlugin[], attempt: AttemptView, core: () => Promise<AttemptOutcome>): Promise<AttemptOutcome> {
+  const startedMs = performance.now();
+  const step = async (index: number): Promise<AttemptOutcome> => {
+    // What the outer wraps waited, for the inner ones to read (a span after a pause), and the outcome.
+    if (index) attempt.waitedMs = Math.round(performance.now() - startedMs);
+    for (; index < plugins.length; index++) {
+      const plugin = plugins[index]!;
+      if (plugin.wrapAttempt) return plugin.wrapAttempt(attempt, once(plugin, "wrapAttempt", () => step(index + 1)));
+    }
+    return core();
+  };
+  return step(0);
+}
+
+/** The decision after every plugin's `onAttemptEnd`, and whether one asked for a fresh token. */
+export interface Verdicts {
+  decision: RetryDecision;
+  refreshToken: boolean;
+  /** Whether the retry is one the policy would not have made. */
+  extra: boolean;
+}
+
+/**
+ * Each plugin's say on an attempt's end, in order: each sees the decision the ones before it
+ * left. `extraSoFar` counts the call's earlier extra attempts: past {@link MAX_EXTRA_ATTEMPTS}
+ * a plugin's `retry: true` on what the policy would not retry is ignored.
+ */
+export async function verdicts(plugins: readonly StoreAdminPlugin[], attempt: AttemptView, outcome: AttemptOutcome, policy: RetryDecision, extraSoFar: number): Promise<Verdicts> {
+  let decision = policy;
+  let refreshToken = false;
+  for (const plugin of plugins) {
+    if (!plugin.onAttemptEnd) continue;
+    const verdict = await plugin.onAttemptEnd(attempt, outcome, decision);
+    if (verdict === undefined) continue;
+    checkVerdict(plugin, verdict);
+    if (!verdict.retry) {
+      decision = decision.retry ? { retry: false, reason: "not-retryable" } : decision;
+      refreshToken = false;
+      continue;
+    }
+    if (!policy.retry && extraSoFar >= MAX_EXTRA_ATTEMPTS) continue;
+    decision = { retry: true, delayMs: verdict.delayMs ?? (decision.retry ? decision.delayMs : 0) };
+    refreshToken ||= verdict.refreshToken === true;
+  }
+  return { decision, refreshToken, extra: decision.retry && !policy.retry };
+}
+
+function checkVerdict(plugin: StoreAdminPlugin, verdict: AttemptVerdict): void {
+  const ok =
+    verdict !== null &&
+    typeof verdict === "object" &&
+    typeof verdict.retry === "boolean" &&
+    (!verdict.retry || verdict.delayMs === undefined || (typeof verdict.delayMs === "number" && verdict.delayMs >= 0 && verdict.delayMs < Infinity));
+  if (!ok) throw new TypeError(`the plugin "${plugin.name}" returned ${JSON.stringify(verdict) ?? String(verdict)} from onAttemptEnd; return nothing, { retry: false } or { retry: true, delayMs?, refreshToken? } (delayMs a number ≥ 0).`);
+}
+
+/** The headers the plugins set for this attempt (the call's, then the attempt's), checked; `undefined` when none. */
+export function pluginHeaders(plugins: readonly StoreAdminPlugin[], attempt: AttemptView): Record<string, string> | undefined {
+  const callHeaders = attempt.call.setHeaders;
+  const own = attempt.setHeaders;
+  if (!callHeaders && !own) return undefined;
+  const merged: Record<string, string> = {};
+  callHeaders?.forEach((value, name) => (merged[name] = value));
+  own?.forEach((value, name) => (merged[name] = value));
+  checkHeaders(merged, `the headers set by the plugins (${plugins.map((plugin) => plugin.name).join(", ")})`);
+  return merged;
+}
+
+/** Refuses a `plugins` option that is not a list of plugins; the message names the entry. */
+export function checkPlugins(plugins: unknown): readonly StoreAdminPlugin[] {
+  if (plugins === undefined) return [];
+  if (!Array.isArray(plugins)) throw new TypeError(`plugins must be an array of plugins, got ${plugins === null ? "null" : typeof plugins}.`);
+  const hooks = ["setup", "wrapCall", "wrapAttempt", "onAttemptEnd"] as const;
+  plugins.forEach((plugin: unknown, index) => {
+    const given = plugin as Record<string, unknown> | null;
+    if (given === null || typeof given !== "object" || typeof given["name"] !== "string" || given["name"] === "") {
+      throw new TypeError(`plugins[${index}] must be a plugin: an object with a name and hooks (wrapCall, wrapAttempt, onAttemptEnd, setup).`);
+    }
+    for (const hook of hooks) {
+      if (given[hook] !== undefined && typeof given[hook] !== "function") throw new TypeError(`plugins[${index}] ("${given["name"]}"): ${hook} must be a function.`);
+    }
+  });
+  return plugins as readonly StoreAdminPlugin[];
+}

@@ -1,0 +1,52 @@
+/**
+ * The `idempotencyKey()` plugin: a key in a header of every POST and PATCH, the same on each
+ * attempt of a call, which makes such a call retryable on the statuses and errors a GET is
+ * (a 5xx, a timeout, a cut connection). Only for a store that honours the header: the contract
+ * declares none, so the SDK cannot know, and without the plugin a POST is never sent twice.
+ */
+import type { PluginCall, StoreAdminPlugin } from "#shared";
+
+/** The options of {@link idempotencyKey}. */
+export interface IdempotencyKeyOptions {
+  /** The header the store reads the key from, e.g. `"Idempotency-Key"`. */
+  header: string;
+  /**
+   * The key of a call: a fresh random one per call by default. A function returning a stable
+   * key (a job's id) makes a resend after a crash carry the same key; `undefined` from it: a fresh one.
+   */
+  key?: ((call: PluginCall) => string | undefined) | undefined;
+}
+
+/** Methods that change something and that the retry policy never resends on its own. */
+const UNSAFE = new Set(["POST", "PATCH"]);
+
+/** The key a bulk run gives a call of its task (`store-admin-sdk/bulk`: the run id and the item's key), by call. */
+export const stableKeys = new WeakMap<PluginCall, string>();
+
+/**
+ * Sends `header: <key>` on every POST and PATCH, one key per call, and lets the retry policy
+ * resend them as it resends a GET.
+ * @example
+ * createStoreAdminClient({ …, plugins: [idempotencyKey({ header: "Idempotency-Key" })] });
+ */
+export function idempotencyKey(options: IdempotencyKeyOptions): StoreAdminPlugin & { readonly header: string } {
+  const header = options?.header;
+  if (typeof header !== "string" || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) {
+    throw new TypeError(`idempotencyKey({ header }) must name a header, such as "Idempotency-Key", got ${JSON.stringify(header)}.`);
+  }
+  if (options.key !== undefined && typeof options.key !== "function") throw new TypeError("idempotencyKey({ key }) must be a function returning the call's key.");
+  const keyOf = options.key;
+  return {
+    name: "idempotency-key",
+    header,
+    wrapCall(call, next) {
+      if (UNSAFE.has(call.method)) {
+        const key = stableKeys.get(call) ?? keyOf?.(call) ?? crypto.randomUUID();
+        if (typeof key !== "string" || key === "") throw new TypeError(`idempotencyKey({ key }) returned ${JSON.stringify(key)} for ${call.method} ${call.path}; return a non-empty string or undefined.`);
+        call.headers.set(header, key);
+        call.idempotent = true;
+      }
+      return next();
+    },
+  };
+}
