@@ -38,6 +38,8 @@ export interface TestStore {
   tokenFailure: { status: number; body: unknown } | undefined;
   /** The `store` value the authorization redirect carries. */
   storeParam: string;
+  /** While false, the store API refuses every token (the app was uninstalled). */
+  acceptsTokens: boolean;
   /** Every access token issued so far made invalid (the store revoked them early: the next calls meet a 401). */
   revokeAccessTokens(): void;
   close(): Promise<void>;
@@ -58,6 +60,7 @@ export async function startTestStore(): Promise<TestStore> {
     grantScope: undefined as string | undefined,
     tokenFailure: undefined as { status: number; body: unknown } | undefined,
     storeParam: "shop.stores.example.com",
+    acceptsTokens: true,
     revokeAccessTokens() {
       store.valid.clear();
     },
@@ -106,7 +109,7 @@ export async function startTestStore(): Promise<TestStore> {
     if (path.startsWith("/oauth2/")) return oauthHandler(req, res);
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
     res.setHeader("Content-Type", "application/json");
-    if (!token || !store.valid.has(token)) {
+    if (!token || !store.valid.has(token) || !store.acceptsTokens) {
       res.statusCode = 401;
       return res.end(JSON.stringify({ detail: "Invalid token." }));
     }
