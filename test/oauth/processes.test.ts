@@ -1,7 +1,8 @@
 /**
  * Two processes of a partner app sharing the guide's Redis storage (docs/guide.md, "Partner
  * apps"), against a real redis-server and the test store on 127.0.0.1: when the store's token
- * is due, their concurrent calls cause exactly one refresh, and every call succeeds once.
+ * is due, or the store refuses it (401), their concurrent calls cause exactly one refresh, and
+ * every call succeeds once.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { rm } from "node:fs/promises";
@@ -10,7 +11,7 @@ import { pathToFileURL } from "node:url";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startRedis, type RedisServer } from "../../scripts/redis-server.js";
-import { createPartnerApp, type TokenStorage } from "../../src/oauth/index.js";
+import { createPartnerApp, type StoredTokens, type TokenStorage } from "../../src/oauth/index.js";
 import { ensureBuilt, ROOT } from "../package/tarball.js";
 import { authorize, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, startTestStore, type TestStore } from "./authorization-server.js";
 import { guideBlock } from "./guide-blocks.js";
@@ -63,12 +64,13 @@ function startChild(): { child: ChildProcess; line: () => Promise<string> } {
   return { child, line };
 }
 
-it("two processes sharing the storage: one refresh for their 20 concurrent calls on a due token, each call succeeding once", async () => {
+/** Installs the app on the store (in this process), lets `prepare` change what is stored or served, then runs two children at once. */
+async function twoProcesses(prepare: (tokens: StoredTokens) => Promise<void> | void) {
   const app = createPartnerApp({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI, allowedStores: [".stores.example.com"], scopes: ["users:read"], storage, testOrigin: server.origin });
   const began = await app.begin({ store: "shop.stores.example.com" });
   await app.callback(await authorize(began.url), began);
   const tokens = (await storage.get("shop.stores.example.com"))!;
-  await storage.set("shop.stores.example.com", { ...tokens, expiresAt: Date.now() + 1000 });
+  await prepare(tokens);
   server.tokenRequests.length = 0;
   server.requests.length = 0;
 
@@ -77,11 +79,21 @@ it("two processes sharing the storage: one refresh for their 20 concurrent calls
   const results = children.map(({ line }) => line());
   for (const { child } of children) child.stdin!.write("go\n");
   const outcomes = (await Promise.all(results)).map((text) => JSON.parse(text) as Array<{ id?: number; error?: string }>);
-
   for (const list of outcomes) expect(list).toEqual(Array.from({ length: CALLS_EACH }, (_, i) => ({ id: i + 1 })));
   expect(server.tokenRequests.map((seen) => seen.body.grant_type)).toEqual(["refresh_token"]);
-  expect(server.requests.filter((request) => request.startsWith("GET /api/admin/"))).toHaveLength(2 * CALLS_EACH);
+  expect(server.tokenRequests[0]!.body.refresh_token).toBe(tokens.refreshToken);
   const refreshed = (await storage.get("shop.stores.example.com"))!;
   expect(refreshed.refreshToken).not.toBe(tokens.refreshToken);
   expect(await redis.keys("partner-app:lock:*")).toEqual([]);
+}
+
+it("two processes sharing the storage: one refresh for their 20 concurrent calls on a due token, each call succeeding once", async () => {
+  await twoProcesses((tokens) => storage.set("shop.stores.example.com", { ...tokens, expiresAt: Date.now() + 1000 }));
+  expect(server.requests.filter((request) => request.startsWith("GET /api/admin/"))).toHaveLength(2 * CALLS_EACH);
+}, 60_000);
+
+it("two processes sharing the storage: one refresh for their 20 concurrent calls meeting a 401, each call sent again and succeeding once", async () => {
+  await twoProcesses(() => server.revokeAccessTokens());
+  // Each call twice: the 401, then the resend with the refreshed token.
+  expect(server.requests.filter((request) => request.startsWith("GET /api/admin/"))).toHaveLength(4 * CALLS_EACH);
 }, 60_000);
