@@ -26,7 +26,8 @@ import {
 } from "@opentelemetry/semantic-conventions";
 import { ATTR_URL_TEMPLATE } from "@opentelemetry/semantic-conventions/incubating";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createStoreAdminClient, NotFoundError, type StoreAdminClient } from "../../src/index.js";
+import { createStoreAdminClient, NotFoundError, type StoreAdminClient, type TelemetryOptions } from "../../src/index.js";
+import { telemetry } from "../../src/plugins/index.js";
 import { startFaultServer, TEST_TOKEN, type FaultServer } from "../helpers/fault-server.js";
 
 /** A metric reader the test collects when it wants (no timer). */
@@ -66,8 +67,9 @@ beforeEach(() => {
   server.requests.length = 0;
 });
 
-const client = (overrides: Partial<Parameters<typeof createStoreAdminClient>[0]> = {}): StoreAdminClient =>
-  createStoreAdminClient({ apiUrl: server.url, accessToken: TEST_TOKEN, telemetry: { tracerProvider, meterProvider }, ...overrides } as Parameters<typeof createStoreAdminClient>[0]);
+/** A client with the `telemetry()` plugin (`telemetry: true`: the global providers). */
+const client = ({ telemetry: option, ...overrides }: Record<string, unknown> & { telemetry?: TelemetryOptions | true } = {}): StoreAdminClient =>
+  createStoreAdminClient({ apiUrl: server.url, accessToken: TEST_TOKEN, plugins: [telemetry(option === true ? {} : (option ?? { tracerProvider, meterProvider }))], ...overrides } as Parameters<typeof createStoreAdminClient>[0]);
 
 const spans = (kind: SpanKind): ReadableSpan[] => exporter.getFinishedSpans().filter((span) => span.kind === kind);
 
@@ -194,8 +196,9 @@ describe("telemetry: spans", () => {
     }
   });
 
-  it("a telemetry option of another shape fails the call with a TypeError naming it, and sends nothing", async () => {
-    await expect(client({ telemetry: "yes" as never }).users.retrieve(42)).rejects.toThrow(/telemetry must be true or \{ tracerProvider\?, meterProvider\? \}/);
+  it("telemetry() with options of another shape is a TypeError naming them, and the client option is refused naming the plugin", async () => {
+    expect(() => telemetry("yes" as never)).toThrow(/telemetry\(\) takes \{ tracerProvider\?, meterProvider\?, attributes\? \}/);
+    expect(() => createStoreAdminClient({ apiUrl: server.url, accessToken: TEST_TOKEN, telemetry: true } as never)).toThrow(/telemetry is no longer a client option: import \{ telemetry \} from "store-admin-sdk\/plugins"/);
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -8,8 +8,8 @@
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
-import { driftsOf, jsonType, locate, MAX_DRIFTS } from "../../src/client/drift-report.js";
-import { firstWarning, MAX_WARNED } from "../../src/client/drift.js";
+import { driftsOf, jsonType, locate, MAX_DRIFTS } from "../../src/plugins/drift-report.js";
+import { firstWarning, MAX_WARNED } from "../../src/plugins/drift.js";
 
 const ajv = new Ajv2020.default({ allErrors: true, strict: false });
 addFormats.default(ajv);

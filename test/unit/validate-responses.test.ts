@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ContractDriftError, StoreAdminError, type RequestLogEvent } from "../../src/index.js";
+import { validateResponses } from "../../src/plugins/index.js";
 import { startFaultServer, TEST_TOKEN, type FaultServer } from "../helpers/fault-server.js";
 
 let server: FaultServer;
@@ -24,26 +25,24 @@ afterAll(async () => {
 const drifting = (echo = "fr") => ({ next: null, previous: null, results: [{ id: 1, language: "en" }, { id: 2, language: echo }, { id: 3, language: "tlh" }] });
 
 describe("validateResponses", () => {
-  it("refuses a value that is not off, report or strict, naming it, before anything is sent", async () => {
+  it("refuses a mode that is not report or strict, naming it, and the old client option, naming the plugin, before anything is sent", async () => {
     const before = server.requests.length;
-    const store = server.client({ validateResponses: "loud" as never });
-    const message = 'validateResponses must be one of off, report, strict, got loud. The request was not sent.';
-    await expect(store.users.retrieve(1)).rejects.toThrow(new TypeError(message));
-    await expect(store.GET("/users/{id}/", { params: { path: { id: 1 } } })).rejects.toThrow(new TypeError(message));
+    expect(() => validateResponses("loud" as never)).toThrow(new TypeError('validateResponses() takes "report" or "strict", got loud.'));
+    expect(() => server.client({ validateResponses: "report" } as never)).toThrow(/validateResponses is no longer a client option: import \{ validateResponses \} from "store-admin-sdk\/plugins"/);
     expect(server.requests.length).toBe(before);
   });
 
-  it('"off" (the default) and "report" return the drifting data as today', async () => {
-    for (const validateResponses of [undefined, "off", "report"] as const) {
+  it('without the plugin (the default) and with "report", the drifting data is returned as today', async () => {
+    for (const mode of [undefined, "report"] as const) {
       server.enqueue({ body: drifting() });
-      const page = await server.client({ validateResponses }).GET("/users/", { params: { query: {} } });
+      const page = await server.client({ plugins: mode ? [validateResponses(mode)] : [] }).GET("/users/", { params: { query: {} } });
       expect(page.data?.results.map((user) => user.language)).toEqual(["en", "fr", "tlh"]);
       expect(page.error).toBeUndefined();
     }
   });
 
   it('"strict" throws ContractDriftError in both call styles, once: the pointer, the enum, the type, the request id, the body scrubbed', async () => {
-    const store = server.client({ validateResponses: "strict" });
+    const store = server.client({ plugins: [validateResponses("strict")] });
     const methodStyle = async () => {
       for await (const user of store.users.list()) expect(user).toBeUndefined();
     };
@@ -68,7 +67,7 @@ describe("validateResponses", () => {
   });
 
   it("an extra field, a body read as text, and an error status are no drift", async () => {
-    const store = server.client({ validateResponses: "strict" });
+    const store = server.client({ plugins: [validateResponses("strict")] });
     server.enqueue({ body: { id: 7, favourite_colour: "blue" } });
     expect(await store.users.retrieve(7)).toEqual({ id: 7, favourite_colour: "blue" });
     server.enqueue({ body: { id: "seven" } });
@@ -80,7 +79,7 @@ describe("validateResponses", () => {
 
   it('"report" tells the logger of each drifting field once per process, types only', async () => {
     const events: RequestLogEvent[] = [];
-    const store = server.client({ validateResponses: "report", logger: (event) => void events.push(event) });
+    const store = server.client({ plugins: [validateResponses("report")], logger: (event) => void events.push(event) });
     for (let i = 0; i < 2; i++) {
       server.enqueue({ body: { id: 9, email: "no address", is_blocked: "yes", language: TEST_TOKEN } });
       await store.users.retrieve(9);
