@@ -133,7 +133,7 @@ process.exit(0);
 describe("the exports of every entry", () => {
   it("declare every runtime export, hand out no token and no table a caller can change", async () => {
     const list = entries();
-    expect(list.map((entry) => entry.specifier)).toEqual(["store-admin-sdk", "store-admin-sdk/testing", "store-admin-sdk/bulk", "store-admin-sdk/bulk/bullmq", "store-admin-sdk/mcp", "store-admin-sdk/schemas", "store-admin-sdk/oauth"]);
+    expect(list.map((entry) => entry.specifier)).toEqual(["store-admin-sdk", "store-admin-sdk/testing", "store-admin-sdk/bulk", "store-admin-sdk/bulk/bullmq", "store-admin-sdk/mcp", "store-admin-sdk/plugins", "store-admin-sdk/schemas", "store-admin-sdk/oauth"]);
     const { found, mutable, names } = (await child("exports-probe.mjs", EXPORTS_PROBE, [TOKEN, ...list.map((entry) => entry.specifier)])) as {
       found: string[];
       mutable: string[];
