@@ -22,6 +22,8 @@ export interface TestStore {
   origin: `http://127.0.0.1:${number}`;
   /** Every request received, `METHOD path` (no query). */
   requests: string[];
+  /** Every request's URL as received, query included. */
+  urls: string[];
   /** The token endpoint's requests, their form fields as received. */
   tokenRequests: TokenRequestSeen[];
   /** Access tokens the store API accepts. */
@@ -52,6 +54,7 @@ export async function startTestStore(): Promise<TestStore> {
   await oauth.issuer.keys.generate("RS256");
   const store = {
     requests: [] as string[],
+    urls: [] as string[],
     tokenRequests: [] as TokenRequestSeen[],
     valid: new Set<string>(),
     validRefresh: new Set<string>(),
@@ -106,6 +109,7 @@ export async function startTestStore(): Promise<TestStore> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
     store.requests.push(`${req.method} ${path}`);
+    store.urls.push(req.url ?? "");
     if (path.startsWith("/oauth2/")) return oauthHandler(req, res);
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
     res.setHeader("Content-Type", "application/json");

@@ -72,6 +72,9 @@ describe("calls meeting a 401", () => {
     expect(after.refreshToken).not.toBe(before.refreshToken);
     expect(server.valid.has(after.accessToken)).toBe(true);
     expect(leakedSecrets(observed(log), [...server.issued, CLIENT_SECRET])).toEqual([]);
+    // Nor in any URL: the authorization link, the callback and the API calls carry none.
+    expect(server.urls.length).toBeGreaterThan(2 * CALLS);
+    expect(leakedSecrets(server.urls, [...server.issued, CLIENT_SECRET])).toEqual([]);
 
     // The rotated refresh token is the one the next refresh sends.
     server.revokeAccessTokens();
