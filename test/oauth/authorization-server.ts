@@ -4,7 +4,8 @@
  * `/oauth2/authorize/` and `/oauth2/token/`, form-encoded token requests) and a store API under
  * `/api/admin/` that accepts only the access tokens the server issued and has not revoked.
  * Refresh tokens rotate: each refresh issues a new one and the old one is refused
- * (`invalid_grant`). It counts every request it receives.
+ * (`invalid_grant`). It counts every request it receives. `POST /test/revoke` revokes the
+ * access tokens (for the runtimes' script).
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { OAuth2Server } from "oauth2-mock-server";
@@ -111,6 +112,11 @@ export async function startTestStore(): Promise<TestStore> {
     store.requests.push(`${req.method} ${path}`);
     store.urls.push(req.url ?? "");
     if (path.startsWith("/oauth2/")) return oauthHandler(req, res);
+    // For a script in another runtime: the store revokes every access token it issued.
+    if (req.method === "POST" && path === "/test/revoke") {
+      store.revokeAccessTokens();
+      return res.end();
+    }
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
     res.setHeader("Content-Type", "application/json");
     if (!token || !store.valid.has(token) || !store.acceptsTokens) {

@@ -123,12 +123,12 @@ describe("in workerd (Cloudflare Workers)", () => {
 });
 
 describe("store-admin-sdk/oauth in workerd", () => {
-  it("a partner app installs on a store, calls it, refreshes once for five calls and refuses a forged callback", async () => {
+  it("a partner app installs on a store, calls it, refreshes once for five calls due and once for five meeting a 401, and refuses a forged callback", async () => {
     const response = await fetch(`${workerUrl}/oauth?origin=${encodeURIComponent(oauthStore.origin)}`);
     const text = await response.text();
     expect(response.status, `${text}\n${workerdOutput}`).toBe(200);
     expect(JSON.parse(text)).toEqual(OAUTH_LINES);
-    expect(oauthStore.tokenRequests.map((seen) => seen.body.grant_type)).toEqual(["authorization_code", "refresh_token"]);
+    expect(oauthStore.tokenRequests.map((seen) => seen.body.grant_type)).toEqual(["authorization_code", "refresh_token", "refresh_token"]);
   });
 });
 
