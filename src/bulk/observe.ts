@@ -5,8 +5,9 @@
  * its transport records a POST or PATCH in the ledger before the request leaves, and pauses the
  * whole run when an answer is a 429 or 503 with `Retry-After`.
  */
-import { ConnectionError, deriveClient, type FetchLike, isIdempotent, parseRetryAfterMs, pauseLeftOf, redact, sanitizeCause, sleep, type StoreAdminClient, StoreAdminError, type TokenSource, untilStopped } from "#shared";
+import { ConnectionError, deriveClient, type FetchLike, isIdempotent, parseRetryAfterMs, pauseLeftOf, pluginsOf, type StoreAdminPlugin, redact, sanitizeCause, sleep, type StoreAdminClient, StoreAdminError, type TokenSource, untilStopped } from "#shared";
 import { isLocalBudget, type LocalBudget } from "./budget.js";
+import { isIdempotencyKey, stableKeys } from "../plugins/idempotency-key.js";
 import type { Ledger, RateBudget } from "./types.js";
 
 /**
@@ -55,6 +56,8 @@ export interface Observation {
    * budget's log of send times (the queue's Redis `commit`). Default: the local budget's log.
    */
   beforeSend?: ((signal: AbortSignal) => Promise<void>) | undefined;
+  /** The run's id: with `idempotencyKey()` on the client, a task's POST and PATCH carry a key made of it and the item's key. */
+  runId?: string | undefined;
   /** The longest pause a `Retry-After` may impose; a longer one calls `onLongPause` instead. */
   maxPauseMs?: number | undefined;
   onLongPause?: ((waitMs: number, status: number) => void) | undefined;
@@ -123,12 +126,34 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
     await budget!.pauseUntil(Date.now() + pauseLeftOf(client));
     return acquire(signal);
   };
+  const keys = run.runId !== undefined && pluginsOf(client).some(isIdempotencyKey) ? [stableKeyPlugin(slot, run.runId)] : [];
   slot.client = deriveClient(client, {
     fetch: (fetch) => observing(slot, run, beforeSend, fetch),
+    plugins: keys,
     beforeAttempt: budget ? (signal) => (local && pauseLeftOf(client) > 0 ? afterClientPause(signal) : local && budget.now() ? undefined : acquire(signal)) : undefined,
     ...(stopWaits ? { stopWaits } : {}),
   });
   return slot;
+}
+
+/**
+ * The key of each POST and PATCH a task sends, for `idempotencyKey()`: the run's id, the item's
+ * key and which of the task's unsafe calls it is (`runId:key:1`, `…:2`), so a resume that runs
+ * the task again sends the same keys in the same order.
+ */
+function stableKeyPlugin(slot: Slot, runId: string): StoreAdminPlugin {
+  let current: string | undefined;
+  let count = 0;
+  return {
+    name: "bulk-stable-key",
+    wrapCall(call, next) {
+      if (slot.key !== undefined && (call.method === "POST" || call.method === "PATCH")) {
+        if (slot.key !== current) [current, count] = [slot.key, 0];
+        stableKeys.set(call, `${runId}:${slot.key}:${++count}`);
+      }
+      return next();
+    },
+  };
 }
 
 type SendStep = (signal: AbortSignal) => Promise<void> | undefined;

@@ -15,7 +15,8 @@
  * (`run-progress.ts`), how a run stops (`run-stop.ts`), and the state they share (`run-state.ts`).
  * Here: the options, the workers, and the report.
  */
-import { type RunTelemetry, type StoreAdminClient, telemetryOf, tokenSourceOf } from "#shared";
+import { pluginsOf, type RunTelemetry, type StoreAdminClient, telemetryOf, tokenSourceOf } from "#shared";
+import { isRateLimit } from "../plugins/rate-limit.js";
 import { checkRate, DEFAULT_MAX_PAUSE_MS, rateBudget } from "./budget.js";
 import { memoryLedger } from "./memory-ledger.js";
 import { observedSlot, type Observation, type Slot } from "./observe.js";
@@ -46,6 +47,8 @@ function checkOptions<Item>(options: RunBulkOptions<Item>): void {
   }
   if (rate !== undefined) {
     if (rate === null || typeof rate !== "object") throw new TypeError("rate must be { perSecond: number } or a rate budget { acquire, pauseUntil }.");
+    // One budget, one wait: the client's rateLimit() already bounds every call of the run.
+    if (pluginsOf(options.client).some(isRateLimit)) throw new TypeError("rate: the client has the rateLimit() plugin, which bounds the run's calls already; pass rate or the plugin, not both.");
     if (!isBudget(rate)) checkRate(rate);
   }
   if (ledger !== undefined) {
@@ -89,7 +92,7 @@ async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | 
   const { client, ledger, budget } = await clientAndLedger(options);
   const maxPauseMs = options.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS;
   const stop = runStop(maxPauseMs);
-  const observation: Observation = { ledger, budget, stopWaits: stop.waits, maxPauseMs, onLongPause: stop.onLongPause };
+  const observation: Observation = { ledger, budget, stopWaits: stop.waits, maxPauseMs, onLongPause: stop.onLongPause, runId: options.runId };
   // Made before anything is opened: a client not made by createStoreAdminClient() is refused here.
   const slots: Slot[] = Array.from({ length: options.concurrency ?? DEFAULT_CONCURRENCY }, () => observedSlot(client, observation));
   const runnerSlot = observedSlot(client, observation);

@@ -24,6 +24,7 @@ import { DEFAULT_TIMEOUT_MS } from "../core/timeout.js";
 import { API_ROOT_PATH } from "../../generated/operations.js";
 import type { FetchLike } from "../core/call-types.js";
 import type { paths, StoreAdminClient, StoreAdminClientOptions } from "../core/types.js";
+import type { StoreAdminPlugin } from "../core/plugin.js";
 
 /**
  * Default limit on a response body, decoded. The largest real answer is a list page, well
@@ -255,6 +256,15 @@ export interface RunTelemetrySource {
 export const TELEMETRY = Symbol.for("store-admin-sdk.telemetry");
 
 /**
+ * The plugins `client` runs, its own included. Not exported from the package's main entry: the
+ * bulk runner looks for `idempotencyKey()` (to give a task's calls a stable key) and
+ * `rateLimit()` (refused beside a run's own `rate`). Plugins hold no token.
+ */
+export function pluginsOf(client: StoreAdminClient): readonly StoreAdminPlugin[] {
+  return assemblies.get(client)?.[0].plugins ?? [];
+}
+
+/**
  * Milliseconds left of `client`'s pause after a 429 (client/rate-pause.ts; 0: none). Not
  * exported from the package's main entry: the bulk runner starts its run-wide pause from it.
  */
@@ -272,6 +282,8 @@ interface ClientDerivation {
    * fails the call); `undefined` means go ahead now.
    */
   beforeAttempt?: (signal: AbortSignal | undefined) => Promise<void> | undefined;
+  /** Plugins of the derived client only, run after the pause's wait and before the client's own. */
+  plugins?: readonly StoreAdminPlugin[];
   /**
    * Aborting it ends the derived client's waits between attempts (the backoff or `Retry-After`
    * sleep, and `beforeAttempt` after it) and in the client's pause after a 429 at once, with its
@@ -293,6 +305,7 @@ export function deriveClient(client: StoreAdminClient, derivation: ClientDerivat
   const [context, apiRoot] = assembly;
   const { beforeAttempt, stopWaits } = derivation;
   const derived: ClientContext = { ...context, fetch: derivation.fetch(context.fetch) };
+  if (derivation.plugins?.length) derived.plugins = [context.plugins[0]!, ...derivation.plugins, ...context.plugins.slice(1)];
   if (beforeAttempt || stopWaits) {
     const between = async (ms: number, signal: AbortSignal | undefined): Promise<void> => {
       await context.sleep(ms, signal);

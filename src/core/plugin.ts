@@ -15,9 +15,10 @@
  *                          retry? wait delayMs, next attempt : finish
  * ```
  *
- * Order: the client's own plugins come first (the pause after a 429), then `plugins` in the
- * order given, then the logger of the `logger` option (last, so it hears the final decision).
- * The first plugin's wrap is the outermost. `use()` middleware stays openapi-fetch's: it runs
+ * Order: the client's pause after a 429 waits first, then `plugins` in the order given, then the
+ * logger of the `logger` option (so it hears their decision), then the pause's release (a retry
+ * the pause covers waits in it). The first plugin's wrap is the outermost; the `onAttemptEnd`s
+ * run in the same order. `use()` middleware stays openapi-fetch's: it runs
  * inside each attempt, after every `wrapAttempt` has called `next()`.
  *
  * The token: no object handed to a plugin holds it. Headers a plugin reads and writes are its

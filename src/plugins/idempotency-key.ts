@@ -29,6 +29,11 @@ export const stableKeys = new WeakMap<PluginCall, string>();
  * @example
  * createStoreAdminClient({ …, plugins: [idempotencyKey({ header: "Idempotency-Key" })] });
  */
+/** Whether `plugin` was made by {@link idempotencyKey}. */
+export const isIdempotencyKey = (plugin: StoreAdminPlugin): boolean => made.has(plugin);
+
+const made = new WeakSet<StoreAdminPlugin>();
+
 export function idempotencyKey(options: IdempotencyKeyOptions): StoreAdminPlugin & { readonly header: string } {
   const header = options?.header;
   if (typeof header !== "string" || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) {
@@ -36,7 +41,7 @@ export function idempotencyKey(options: IdempotencyKeyOptions): StoreAdminPlugin
   }
   if (options.key !== undefined && typeof options.key !== "function") throw new TypeError("idempotencyKey({ key }) must be a function returning the call's key.");
   const keyOf = options.key;
-  return {
+  const plugin = {
     name: "idempotency-key",
     header,
     wrapCall(call, next) {
@@ -48,5 +53,7 @@ export function idempotencyKey(options: IdempotencyKeyOptions): StoreAdminPlugin
       }
       return next();
     },
-  };
+  } satisfies StoreAdminPlugin & { readonly header: string };
+  made.add(plugin);
+  return plugin;
 }

@@ -20,6 +20,7 @@ export const FLOORS: readonly Floor[] = [
   { name: "the client (src/client/)", rank: 1, holds: (f) => f.startsWith("src/client/") },
   { name: "the entry and the door (src/index.ts, src/shared.ts)", rank: 2, holds: (f) => f === "src/index.ts" || f === "src/shared.ts" },
   { name: "the testing kit (src/testing/, generated/testing/)", rank: 3, holds: (f) => f.startsWith("src/testing/") || f.startsWith("generated/testing/") },
+  { name: "the plugins entry (src/plugins/)", rank: 3, holds: (f) => f.startsWith("src/plugins/") },
   { name: "the schemas entry (src/schemas/, generated/schemas/)", rank: 3, holds: (f) => f.startsWith("src/schemas/") || f.startsWith("generated/schemas/") },
   { name: "the partner apps' OAuth (src/oauth/)", rank: 3, holds: (f) => f.startsWith("src/oauth/") },
   { name: "the bulk runner (src/bulk/)", rank: 4, holds: (f) => f.startsWith("src/bulk/") && !f.startsWith("src/bulk/bullmq/") },

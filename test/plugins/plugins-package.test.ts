@@ -15,7 +15,7 @@ import { startFaultServer, type FaultServer, type Fault, type ReceivedRequest } 
 
 let project: ConsumerProject | undefined;
 let server: FaultServer;
-let seen: { keyed: number[]; plain: number; limited: number[]; paced: number[]; spans: Array<{ name: string; attributes: Record<string, unknown>; events: Array<{ name: string; attributes: Record<string, unknown> }> }>; metrics: Array<{ name: string; points: Array<Record<string, unknown>> }> };
+let seen: { bulk: { first: Record<string, number>; resumed: Record<string, number> }; bothRates: string; keyed: number[]; plain: number; limited: number[]; paced: number[]; spans: Array<{ name: string; attributes: Record<string, unknown>; events: Array<{ name: string; attributes: Record<string, unknown> }> }>; metrics: Array<{ name: string; points: Array<Record<string, unknown>> }> };
 /** When each request arrived, by path, in ms. */
 const arrivals: Array<{ path: string; atMs: number; request: ReceivedRequest }> = [];
 
@@ -24,6 +24,7 @@ function answer(request: ReceivedRequest): Fault {
   arrivals.push({ path: request.path, atMs: performance.now(), request });
   if (request.path === "/subscriptions/1/renew/") return sent < 2 ? { status: 503, body: { detail: "busy" } } : { status: 201, body: { id: 1 } };
   if (request.path.endsWith("/renew/")) return request.path === "/subscriptions/3/renew/" ? { status: 503, body: { detail: "busy" } } : { status: 201, body: { id: 2 } };
+  if (request.path === "/subscriptions/5/renew/") return sent < 3 ? { status: 500, body: { detail: "down" } } : { status: 201, body: { id: 5 } };
   if (request.path === "/users/200/") return { status: 429, headers: { "retry-after": "1" }, body: { detail: "slow down" } };
   if (request.path === "/users/300/") return sent === 0 ? { status: 503, body: { detail: "busy" } } : { body: { id: 300, language: "tlh" } };
   return { body: { id: Number(request.path.split("/")[2]) } };
@@ -75,7 +76,20 @@ describe("idempotencyKey() in the packed package", () => {
   });
 });
 
+describe("idempotencyKey() with runBulk in the packed package", () => {
+  it("a resume of a key left in doubt sends the key its first run sent: the run id and the item's key", () => {
+    expect(seen.bulk.first).toMatchObject({ done: 0 });
+    expect(seen.bulk.resumed).toMatchObject({ done: 1 });
+    const keys = requestsTo("/subscriptions/5/renew/").map((request) => request.headers["idempotency-key"]);
+    expect(keys).toEqual(Array(4).fill("renewals:5:1"));
+  });
+});
+
 describe("rateLimit() in the packed package", () => {
+  it("runBulk refuses its own rate beside the client's rateLimit(): one budget, never two waits", () => {
+    expect(seen.bothRates).toBe("TypeError: rate: the client has the rateLimit() plugin, which bounds the run's calls already; pass rate or the plugin, not both.");
+  });
+
   it("20 calls fired together at perSecond 5: never more than 5 in any second at the server", () => {
     expect(seen.limited).toEqual(Array(20).fill(200));
     const times = arrivals.filter((arrival) => /^\/users\/1\d\d\/$/.test(arrival.path)).map((arrival) => arrival.atMs);
