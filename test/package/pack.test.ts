@@ -73,9 +73,10 @@ const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.y
  * against, generated from the SDK's own types; the sandbox, host and type check; their maps and
  * declarations) with its docs added ~37 kB: 602,211 B. store-admin-sdk/oauth (its bundle, map
  * and declarations, ~15 kB gzipped) with the guide's "Partner apps" (~3 kB) added ~19 kB: 621,429 B
- * measured. A jump past it means something unintended got packed.
+ * measured; with store-admin-sdk/plugins and the client's hook chain beside it, 643,902 B. A jump
+ * past it means something unintended got packed.
  */
-const MAX_TARBALL_BYTES = 630_000;
+const MAX_TARBALL_BYTES = 650_000;
 
 const PACK_TIMEOUT_MS = 300_000;
 
