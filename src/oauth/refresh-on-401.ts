@@ -25,7 +25,7 @@ export function refreshOn401(app: PartnerApp, source: StoreTokenSource): StoreAd
     name: "store-admin-sdk/oauth refresh on 401",
     async wrapCall(call, next) {
       // A refresh due before the call fails it here, as the SDK error it is (ConnectionError, InternalServerError).
-      sentWith.set(call, await source.accessToken());
+      sentWith.set(call, await untilAborted(source.accessToken(), call.signal));
       return next();
     },
     async wrapAttempt(attempt, next) {
@@ -56,4 +56,15 @@ function refreshFailure(error: unknown, outcome: AttemptOutcome, call: PluginCal
   Object.defineProperty(refused, "message", { value: `${refused.message} ${error.reason === "refresh_refused" ? REAUTHORIZE : error.message}`, writable: true, configurable: true });
   Object.defineProperty(refused, "cause", { value: error, writable: true, configurable: true });
   return refused;
+}
+
+/** `promise`, or the caller's abort reason as soon as `signal` aborts (a storage that hangs does not hold the call). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) return abort();
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
 }

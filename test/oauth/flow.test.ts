@@ -232,6 +232,17 @@ describe("the token source", () => {
     expect(leakedSecrets(errors, server.issued)).toEqual([]);
   });
 
+  it("with a storage that hangs: the caller's abort ends the call, with its reason", async () => {
+    const storage: TokenStorage = { ...memoryTokenStorage(), get: () => new Promise(() => {}) };
+    const app = createPartnerApp(appOptions({ storage }));
+    const controller = new AbortController();
+    const call = app.client("solo.example.org").users.retrieve(1, { signal: controller.signal });
+    const reason = new Error("the caller gave up");
+    controller.abort(reason);
+    await expect(call).rejects.toBe(reason);
+    expect(server.requests).toEqual([]);
+  });
+
   it("without stored tokens: says to send the merchant through begin()", async () => {
     const app = createPartnerApp(appOptions());
     const error = await app.client("solo.example.org").users.retrieve(1).catch((thrown: unknown) => thrown);
