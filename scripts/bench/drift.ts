@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
-import { clientCalls, loadSdk, ROOT, TOKEN } from "./fixtures.js";
+import { clientCalls, loadPlugins, loadSdk, ROOT, TOKEN } from "./fixtures.js";
 import { cell, compareOps, int, oneLine, pairedRatio, status, summarize, times, type Section, type Summary } from "./measure.js";
 import { startLoopbackServer } from "./server.js";
 
@@ -34,8 +34,10 @@ async function firstUseBytes(): Promise<{ perOperation: number[]; helpers: numbe
 
 export async function drift(quick: boolean): Promise<Section> {
   const sdk = await loadSdk();
+  const { validateResponses } = await loadPlugins();
   const server = await startLoopbackServer();
-  const client = (validateResponses: "off" | "report") => clientCalls(sdk.createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN, validateResponses }));
+  // "off": without the plugin.
+  const client = (mode: "off" | "report") => clientCalls(sdk.createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN, plugins: mode === "off" ? [] : [validateResponses(mode)] }));
   const calls = { off: client("off"), report: client("report"), control: client("off") };
   try {
     const samples = {

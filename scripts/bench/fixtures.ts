@@ -12,6 +12,13 @@ export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** What users import: the BUILT package, not `src/`. */
 export const DIST_ENTRY = `${ROOT}dist/src/index.js`;
 
+/** The built plugins entry (store-admin-sdk/plugins). */
+export async function loadPlugins(): Promise<typeof import("../../src/plugins/index.js")> {
+  const entry = DIST_ENTRY.replace(/index\.js$/, "plugins/index.js");
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\`.`);
+  return import(pathToFileURL(entry).href);
+}
+
 export async function loadSdk(): Promise<typeof import("../../src/index.js")> {
   if (!existsSync(DIST_ENTRY)) throw new Error(`${DIST_ENTRY} is missing: run \`npm run build\`.`);
   return import(pathToFileURL(DIST_ENTRY).href);
