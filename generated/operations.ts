@@ -56,3 +56,6 @@ export type OperationKey =
 
 /** The paths whose `GET` is a cursor-paginated list: what `paginate()` takes. */
 export type PaginatedPath = "/users/" | "/users/{id}/notes/" | "/gift-cards/";
+
+/** Every scope an operation names: what a partner app may ask a store for (`store-admin-sdk/oauth`). */
+export type Scope = "catalogue:read" | "catalogue:write" | "disputes:read" | "disputes:write" | "gateways:read" | "gift_cards:read" | "gift_cards:write" | "orders:read" | "orders:write" | "subscriptions:write" | "tickets:write" | "users:read" | "users:write";

@@ -39,6 +39,7 @@ export const ENTRIES = [
   "src/bulk/bullmq/index.ts",
   "src/mcp/index.ts",
   "src/schemas/index.ts",
+  "src/oauth/index.ts",
   "src/plugins/index.ts",
   "src/cli/main.ts",
 ];

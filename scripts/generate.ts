@@ -6,8 +6,9 @@
  * - `generated/operations.ts`: the little the client must know about each operation at
  *   run time (the scopes it needs, whether it is a paginated list, which form its body takes,
  *   whether its success has no content, whether its body may be one object where a list is
- *   meant), the version header, and the list paths as a type (`PaginatedPath`, what
- *   `paginate()` takes), so `src/` never lists an operation by hand.
+ *   meant), the version header, the list paths as a type (`PaginatedPath`, what
+ *   `paginate()` takes) and the scopes' names (`Scope`), so `src/` never lists an operation or
+ *   a scope by hand.
  * - `generated/names.ts`: one named type per component schema (`User`, `Order`,
  *   `UserUpdate`, …), in the form callers hold: a schema a response carries is its
  *   readable form (what responses are assignable to), a request-only schema its writable
@@ -174,6 +175,9 @@ ${keys.map((key) => `  | ${stringLiteral(key)}`).join("\n")};
 
 /** The paths whose \`GET\` is a cursor-paginated list: what \`paginate()\` takes. */
 export type PaginatedPath = ${listPaths.map(stringLiteral).join(" | ") || "never"};
+
+/** Every scope an operation names: what a partner app may ask a store for (\`store-admin-sdk/oauth\`). */
+export type Scope = ${[...new Set(model.operations.flatMap((op) => op.security.flat()))].sort().map(stringLiteral).join(" | ") || "never"};
 `;
   const facts = `${HEADER}
 import type { OperationFacts, OperationKey } from "./operations.js";

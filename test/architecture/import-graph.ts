@@ -22,6 +22,7 @@ export const FLOORS: readonly Floor[] = [
   { name: "the testing kit (src/testing/, generated/testing/)", rank: 3, holds: (f) => f.startsWith("src/testing/") || f.startsWith("generated/testing/") },
   { name: "the plugins entry (src/plugins/)", rank: 3, holds: (f) => f.startsWith("src/plugins/") },
   { name: "the schemas entry (src/schemas/, generated/schemas/)", rank: 3, holds: (f) => f.startsWith("src/schemas/") || f.startsWith("generated/schemas/") },
+  { name: "the partner apps' OAuth (src/oauth/)", rank: 3, holds: (f) => f.startsWith("src/oauth/") },
   { name: "the bulk runner (src/bulk/)", rank: 4, holds: (f) => f.startsWith("src/bulk/") && !f.startsWith("src/bulk/bullmq/") },
   { name: "the MCP server (src/mcp/)", rank: 4, holds: (f) => f.startsWith("src/mcp/") },
   { name: "the BullMQ backend (src/bulk/bullmq/)", rank: 5, holds: (f) => f.startsWith("src/bulk/bullmq/") },

@@ -61,7 +61,7 @@ async function child(name: string, source: string, args: string[] = []): Promise
 
 beforeAll(async () => {
   // The optional peers of the entries that need them, so that every entry loads.
-  const peers = ["bullmq", "ioredis", "@modelcontextprotocol/sdk"];
+  const peers = ["bullmq", "ioredis", "@modelcontextprotocol/sdk", "oauth4webapi"];
   project = await createConsumerProject(await Promise.all(peers.map(async (name) => `${name}@${await pinnedVersion(name)}`)));
 }, SETUP_TIMEOUT_MS);
 
@@ -134,7 +134,7 @@ process.exit(0);
 describe("the exports of every entry", () => {
   it("declare every runtime export, hand out no token and no table a caller can change", async () => {
     const list = entries();
-    expect(list.map((entry) => entry.specifier)).toEqual(["store-admin-sdk", "store-admin-sdk/testing", "store-admin-sdk/bulk", "store-admin-sdk/bulk/bullmq", "store-admin-sdk/mcp", "store-admin-sdk/plugins", "store-admin-sdk/schemas"]);
+    expect(list.map((entry) => entry.specifier)).toEqual(["store-admin-sdk", "store-admin-sdk/testing", "store-admin-sdk/bulk", "store-admin-sdk/bulk/bullmq", "store-admin-sdk/mcp", "store-admin-sdk/plugins", "store-admin-sdk/schemas", "store-admin-sdk/oauth"]);
     const { found, mutable, names } = (await child("exports-probe.mjs", EXPORTS_PROBE, [TOKEN, ...list.map((entry) => entry.specifier)])) as {
       found: string[];
       mutable: string[];

@@ -6,7 +6,8 @@
  * the package's `exports` map (enumerated, so that a new one is covered) imports in Node without
  * I/O or a timer: a Worker's global scope allows neither, and a timer at import has broken
  * other SDKs there. The testing kit runs in the Worker too: its per-operation validator modules
- * bundle with it and run there (no `eval`).
+ * bundle with it and run there (no `eval`). And a partner app's OAuth flow (store-admin-sdk/oauth,
+ * on oauth4webapi) runs in the Worker against the OAuth tests' store on 127.0.0.1.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { cp, readFile, writeFile } from "node:fs/promises";
@@ -17,6 +18,9 @@ import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, type ConsumerProject } from "../package/tarball.js";
 import { startFaultServer, type Fault, type FaultServer } from "../helpers/fault-server.js";
+import { startTestStore, type TestStore } from "../oauth/authorization-server.js";
+// @ts-expect-error: a plain ESM fixture without declarations
+import { EXPECTED_LINES as OAUTH_LINES } from "../oauth/fixtures/oauth-flow.mjs";
 
 const FIXTURES = join(ROOT, "test", "production", "fixtures", "worker");
 // The binary itself, as the package's main export names it for this platform: `.bin/workerd` is
@@ -25,6 +29,7 @@ const WORKERD = (createRequire(import.meta.url)("workerd") as { default: string 
 
 let project: ConsumerProject | undefined;
 let server: FaultServer;
+let oauthStore: TestStore;
 let workerd: ChildProcess | undefined;
 let workerdOutput = "";
 let workerUrl: string;
@@ -45,9 +50,11 @@ beforeAll(async () => {
     if (request.path === "/users/503/" && busy++ === 0) return { status: 503, body: { detail: "busy" }, headers: { "retry-after": "0" } };
     return { body: { id: 42, email: "astrid@example.org" }, headers: { "x-request-id": "req-w1" } };
   });
-  // The optional peers of the queue and MCP entries too, so that every entry can be imported.
-  project = await createConsumerProject(await Promise.all(["bullmq", "ioredis", "@modelcontextprotocol/sdk"].map(async (name) => `${name}@${await pinnedVersion(name)}`)));
+  oauthStore = await startTestStore();
+  // The optional peers of the queue, MCP and OAuth entries too, so that every entry can be imported.
+  project = await createConsumerProject(await Promise.all(["bullmq", "ioredis", "@modelcontextprotocol/sdk", "oauth4webapi"].map(async (name) => `${name}@${await pinnedVersion(name)}`)));
   await cp(join(FIXTURES, "worker.mjs"), join(project.dir, "worker.mjs"));
+  await cp(join(ROOT, "test", "oauth", "fixtures", "oauth-flow.mjs"), join(project.dir, "oauth-flow.mjs"));
   // As wrangler bundles a Worker: one ESM file, the workers' export conditions.
   await build({
     entryPoints: [join(project.dir, "worker.mjs")],
@@ -83,6 +90,7 @@ afterAll(async () => {
     await exited;
   }
   await server?.close();
+  await oauthStore?.close();
   await project?.remove();
 });
 
@@ -111,6 +119,16 @@ describe("in workerd (Cloudflare Workers)", () => {
       refused: expect.stringMatching(/^\w+Error 4\d\d$/),
       operations: ["GET /users/{id}/", "PATCH /users/{id}/"],
     });
+  });
+});
+
+describe("store-admin-sdk/oauth in workerd", () => {
+  it("a partner app installs on a store, calls it, refreshes once for five calls due and once for five meeting a 401, and refuses a forged callback", async () => {
+    const response = await fetch(`${workerUrl}/oauth?origin=${encodeURIComponent(oauthStore.origin)}`);
+    const text = await response.text();
+    expect(response.status, `${text}\n${workerdOutput}`).toBe(200);
+    expect(JSON.parse(text)).toEqual(OAUTH_LINES);
+    expect(oauthStore.tokenRequests.map((seen) => seen.body.grant_type)).toEqual(["authorization_code", "refresh_token", "refresh_token"]);
   });
 });
 
