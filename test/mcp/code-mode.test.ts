@@ -163,7 +163,7 @@ describe("the escape suite", () => {
     "a getter argument": `return await store.users.list({ get email() { return "a@example.com"; } } as any).next();`,
     "a huge string": `return await store.users.list({ email: "x".repeat(7 * 1024 * 1024) }).next();`,
     "a tight loop": `for (;;) {}`,
-    "a memory bomb": `let s = "x"; const keep: string[] = []; for (;;) { keep.push(s + keep.length); s = s + s.slice(0, 65536); }`,
+    "a memory bomb": `let s = "x"; const keep: string[] = []; for (;;) { keep.push(s + keep.length); s = s + s; }`,
     "deep recursion": `const f = (n: number): number => f(n + 1) + 1; return f(0);`,
     "a call storm": `for (let i = 0; i < 1000; i++) await store.users.retrieve(i); return "done";`,
     "the token through errors": `try { await store.users.retrieve(401); } catch (e) { return JSON.stringify(e) + String((e as Error).message) + String((e as Error).stack); }`,
