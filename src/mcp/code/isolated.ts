@@ -5,7 +5,7 @@
  * A bound reached terminates the worker; the outcome names the limit. The run's `store.*` calls
  * cross back to this thread, where the host (host.ts) makes them: the worker never holds the token.
  */
-import { CLOCK_EVERY_MS, cpuSpent, outOfHeap, WorkerPool, type CodeWorker } from "./workers.js";
+import { CLOCK_EVERY_MS, cpuSpent, outOfHeap, sharedPool, type CodeWorker, type WorkerPool } from "./workers.js";
 import { stoppedOutcome, type HostCall, type SandboxLimits, type SandboxOutcome, type StopReason } from "./sandbox.js";
 import type { CheckOutcome } from "./typecheck.js";
 import type { CodeModeLimits } from "./limits.js";
@@ -20,16 +20,15 @@ export interface IsolatedEngines {
   check(code: string, deadline: number): Promise<CheckOutcome | CheckStopped>;
   /** Runs `javascript`; `calls` is aborted when a bound ends the run, so that a store call in flight ends too. */
   run(javascript: string, host: HostCall, deadline: number, maxValueBytes: number, calls: AbortController): Promise<SandboxOutcome>;
-  /** Resolves when a worker of each kind has loaded its engine, or rejects naming what to install. */
+  /** Resolves when a worker of each kind has loaded its engine (kept for the executes), or rejects naming what to install. */
   ready(): Promise<void>;
-  close(): void;
 }
 
 type Limits = Required<CodeModeLimits> & { logChars: number };
 
 export function isolatedEngines(limits: Limits): IsolatedEngines {
-  const checks = new WorkerPool("check", limits.workerMemoryBytes, limits.maxExecutes);
-  const runs = new WorkerPool("run", limits.workerMemoryBytes, limits.maxExecutes);
+  const checks = sharedPool("check", limits.workerMemoryBytes, limits.maxExecutes);
+  const runs = sharedPool("run", limits.workerMemoryBytes, limits.maxExecutes);
   checks.warm();
   runs.warm();
 
@@ -111,10 +110,6 @@ export function isolatedEngines(limits: Limits): IsolatedEngines {
     run,
     ready: async () => {
       await Promise.all([checks.acquire(), runs.acquire()].map(async (acquired, i) => (i === 0 ? checks : runs).release(await acquired, true)));
-    },
-    close: () => {
-      checks.close();
-      runs.close();
     },
   };
 }

@@ -26,12 +26,8 @@ const EXECUTE_TOOL = "execute";
  * uses them; a clear error naming what to install when either is missing.
  */
 export async function loadCodeMode(limits: CodeModeLimits = {}): Promise<void> {
-  const engines = isolatedEngines({ ...codeModeLimits({ code: limits }, "code"), logChars: 0 });
-  try {
-    await engines.ready();
-  } finally {
-    engines.close();
-  }
+  // The workers started here are kept, warm, for the server's executes.
+  await isolatedEngines({ ...codeModeLimits({ code: limits }, "code"), logChars: 0 }).ready();
 }
 
 export function codeModeListing(limits: Required<CodeModeLimits>, allowWrites: boolean) {

@@ -19,6 +19,9 @@ const port = parentPort!;
 const post = (message: FromWorker) => port.postMessage(message);
 const { kind, clock } = workerData as { kind: "check" | "run"; clock: SharedArrayBuffer };
 
+/** A snippet run once when a run worker starts: strings, arrays, objects, JSON and a promise, as most code uses them. */
+const WARM_UP = `async function __codeModeMain() { const a = []; for (let i = 0; i < 2000; i++) a.push({ i, s: "x" + i, l: [i, i * 2] }); let t = JSON.stringify(a); for (let i = 0; i < 20; i++) t = t + t.slice(0, 1000); return JSON.parse(JSON.stringify(a.map((o) => o.s).join(",").split(",").length)) + (await Promise.resolve(t.length)); }`;
+
 /** Calls waiting for the server's answer, by id; and the stop the server asked for. */
 const pending = new Map<number, (answer: HostAnswer) => void>();
 let stopRun: ((reason: StopReason) => void) | undefined;
@@ -31,7 +34,10 @@ async function start(): Promise<void> {
       checker = snippetChecker(await loadTypeScript());
       // Warmed: the declarations parsed once, so that the first agent's check costs what the others do.
       checker.check("return 1;");
-    } else await loadQuickJS();
+    } else {
+      // Warmed: V8 compiles WebAssembly functions on their first call, which would count against the first snippet's CPU time.
+      await runInSandbox(await loadQuickJS(), WARM_UP, async () => ({ json: "null" }), { cpuMs: 10_000, memoryBytes: 16 * 1024 * 1024, stackBytes: 256 * 1024, logChars: 0 });
+    }
   } catch (error) {
     post({ type: "unavailable", message: error instanceof Error ? error.message : String(error) });
     return;

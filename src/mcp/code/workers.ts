@@ -89,7 +89,7 @@ export class WorkerPool {
   constructor(
     readonly kind: WorkerKind,
     readonly heapBytes: number,
-    readonly keep: number,
+    public keep: number,
   ) {}
 
   /** A ready worker of this kind (one started in advance if there is). */
@@ -131,12 +131,21 @@ export class WorkerPool {
       },
     );
   }
+}
 
-  close(): void {
-    for (const worker of [...this.idle, ...(this.starting ? [this.starting] : [])]) worker.terminate();
-    this.idle = [];
-    this.starting = undefined;
-  }
+const pools = new Map<string, WorkerPool>();
+
+/**
+ * The process's pool of `kind` workers of `heapBytes`: the servers of one process share their
+ * workers (a warm TypeScript checker is some 100 MB), each keeping up to the most executes any of
+ * them runs at once.
+ */
+export function sharedPool(kind: WorkerKind, heapBytes: number, keep: number): WorkerPool {
+  const key = `${kind}:${heapBytes}`;
+  const pool = pools.get(key) ?? new WorkerPool(kind, heapBytes, keep);
+  pools.set(key, pool);
+  pool.keep = Math.max(pool.keep, keep);
+  return pool;
 }
 
 /** The CPU time a run has spent by its shared clock, the current slice included. */
