@@ -13,8 +13,12 @@ import type { CodeModeLimits } from "./limits.js";
 /** A check a bound ended: its time, the worker's heap, or the whole execute's deadline. */
 export type CheckStopped = { stopped: "check_time" | "check_memory" | "timeout" } | { unavailable: string };
 
-/** Past its CPU limit by this much, a run that has not stopped itself (a C built-in ignoring the interrupt) is terminated. */
-const CPU_GRACE_MS = 100;
+/**
+ * Past its CPU limit by this much, a run that has not stopped itself (a C built-in ignoring the
+ * interrupt) is terminated: room for QuickJS's own check on a busy machine, where the worker
+ * may wait for a core, so that a worker is replaced only when it must be.
+ */
+const CPU_GRACE_MS = 500;
 
 export interface IsolatedEngines {
   check(code: string, deadline: number): Promise<CheckOutcome | CheckStopped>;
