@@ -97,8 +97,25 @@ export function codeModeServer(context: Omit<HostContext, "maxCalls" | "signal">
     const ended = new AbortController();
     const host = codeModeHost({ calls: context.calls, clean: context.clean, maxCalls: limits.maxCalls, signal: AbortSignal.any([signal, ended.signal]) }, calls);
     const outcome = await engines.run(checked.javascript, host, deadline, maxBytes, ended);
+    if (outcome.stoppedBy === "calls") return executeResult(callsStopped(outcome, limits.maxCalls), compactCalls(calls), maxBytes, context.clean);
     return executeResult(outcome, calls, maxBytes, context.clean);
   }
+}
+
+/** The calls limit's result names the limit. */
+function callsStopped(outcome: SandboxOutcome, maxCalls: number): SandboxOutcome {
+  return { ...outcome, error: { name: "LimitError", message: `Stopped: the code made more than ${maxCalls} store calls, the most one execute makes (the server's --max-calls); the call past them was not sent.` } };
+}
+
+/** Runs of the same method with the same status as one entry with their `count`: a call storm's list stays short. */
+export function compactCalls(calls: readonly SentCall[]): Array<SentCall & { count?: number }> {
+  const out: Array<SentCall & { count?: number }> = [];
+  for (const call of calls) {
+    const last = out[out.length - 1];
+    if (last !== undefined && last.method === call.method && last.status === call.status) last.count = (last.count ?? 1) + 1;
+    else out.push({ ...call });
+  }
+  return out;
 }
 
 /** A type check a bound ended, as a compile error that names the bound: nothing ran. */
@@ -124,7 +141,7 @@ function compileErrors(errors: CompileError[], clean: (text: string) => string):
  * its status; the token scrubbed. Over the cap, the log goes first, then the value is cut: the
  * list of calls always stays.
  */
-function executeResult(outcome: SandboxOutcome, calls: SentCall[], maxBytes: number, clean: (text: string) => string): ToolResult {
+function executeResult(outcome: SandboxOutcome, calls: ReadonlyArray<SentCall & { count?: number }>, maxBytes: number, clean: (text: string) => string): ToolResult {
   const failed = outcome.error !== undefined;
   const base = {
     ...(failed ? { error: outcome.error, ...(outcome.stoppedBy ? { stopped_by: outcome.stoppedBy } : {}) } : {}),
