@@ -127,7 +127,8 @@ describe("the run, in a worker of its own", () => {
 
 describe("executes at once", () => {
   it("runs --max-executes at a time with 16 waiting, refuses the rest at once as busy, and every one is answered", async () => {
-    const client = await connect("--max-executes", "4", "--cpu-ms", "1000");
+    // A wall clock no busy machine reaches: the workers a burst needs start while it runs.
+    const client = await connect("--max-executes", "4", "--cpu-ms", "1000", "--timeout-ms", "240000");
     // Each holds most of its 16 MB, and its place, until its CPU time is up.
     const bomb = `${FIRST_CALL}const keep: ArrayBuffer[] = []; for (let i = 0; i < 12; i++) keep.push(new ArrayBuffer(1024 * 1024)); for (;;) {}`;
     const burst = Promise.all(Array.from({ length: 40 }, () => execute(client, bomb)));

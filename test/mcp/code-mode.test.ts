@@ -53,6 +53,8 @@ beforeAll(async () => {
   reads = await connect();
   writes = await connect({ allowWrites: true, code: { maxCalls: 5, cpuMs: 300, memoryBytes: 16 * 1024 * 1024 } });
   memory = await connect({ code: { memoryBytes: 16 * 1024 * 1024, cpuMs: 60_000 } });
+  // The workers' first start (TypeScript's declarations parsed, QuickJS compiled) before the tests, which then measure nothing of it.
+  for (const client of [reads, writes, memory]) await client.callTool({ name: "execute", arguments: { code: "return 1;" } }, undefined, { timeout: 110_000 });
 });
 
 describe("code mode's tools", () => {
@@ -70,6 +72,23 @@ describe("code mode's tools", () => {
     const update = async (client: Client) => ((await client.callTool({ name: "search_docs", arguments: { query: "update gift card" } })).structuredContent as Json).methods.map((m: Json) => m.method);
     expect(await update(reads)).not.toContain("store.giftCards.update");
     expect(await update(writes)).toContain("store.giftCards.update");
+  });
+});
+
+describe("search_docs' notes", () => {
+  it("says when methods that change data match but are hidden, and which flag shows them; says nothing of them when writes are allowed", async () => {
+    const hidden = (await reads.callTool({ name: "search_docs", arguments: { query: "update gift card" } })).structuredContent as Json;
+    expect(hidden.note).toMatch(/^\d+ methods that change data also match \(giftCards\.update[,)].*hidden: this server lists only reads\. Start it with --allow-writes \(allowWrites: true\) to see and call them\.$/);
+    const shown = (await writes.callTool({ name: "search_docs", arguments: { query: "update gift card" } })).structuredContent as Json;
+    expect(shown.note).toBeUndefined();
+  });
+
+  it("says a best hit is weak when no word of the query is in its name, summary or tags", async () => {
+    const weak = (await reads.callTool({ name: "search_docs", arguments: { query: "custmer" } })).structuredContent as Json;
+    expect(weak.methods.length).toBeGreaterThan(0);
+    expect(weak.note).toContain(`The best match (${weak.methods[0].method.replace(/^store\./, "")}) is weak: no word of the query is in its name, summary or tags`);
+    const strong = (await reads.callTool({ name: "search_docs", arguments: { query: "notes of a customer" } })).structuredContent as Json;
+    expect(strong.note ?? "").not.toContain("is weak");
   });
 });
 
