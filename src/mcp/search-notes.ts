@@ -8,7 +8,7 @@ import { listedTools, type ToolFilter } from "./tool-list.js";
 import type { McpToolRow } from "../../generated/mcp-tools.js";
 
 /** The notes of one search of `query`, given its best hit; `undefined` when there is nothing to say. */
-export type SearchNotes = (query: string, best: SearchDocument | undefined) => string | undefined;
+type SearchNotes = (query: string, best: SearchDocument | undefined) => string | undefined;
 
 export function searchNotes(filter: ToolFilter, rows?: readonly McpToolRow[]): SearchNotes {
   const listed = new Set(listedTools(filter, rows).map((row) => row.name));

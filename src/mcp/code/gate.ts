@@ -7,7 +7,7 @@
 /** How many executes may wait for a place. */
 export const EXECUTE_QUEUE = 16;
 
-export interface ExecuteGate {
+interface ExecuteGate {
   /** A function that frees the place once one is taken, or `undefined` at once when the queue is full. */
   enter(signal: AbortSignal): Promise<() => void> | undefined;
 }

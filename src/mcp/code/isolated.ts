@@ -20,7 +20,7 @@ export type CheckStopped = { stopped: "check_time" | "check_memory" | "timeout" 
  */
 const CPU_GRACE_MS = 500;
 
-export interface IsolatedEngines {
+interface IsolatedEngines {
   check(code: string, deadline: number): Promise<CheckOutcome | CheckStopped>;
   /** Runs `javascript`; `calls` is aborted when a bound ends the run, so that a store call in flight ends too. */
   run(javascript: string, host: HostCall, deadline: number, maxValueBytes: number, calls: AbortController): Promise<SandboxOutcome>;
@@ -30,19 +30,25 @@ export interface IsolatedEngines {
 
 type Limits = Required<CodeModeLimits> & { logChars: number };
 
+/** A ready worker of `pool`, or why none can start (what to install). */
+async function acquire(pool: WorkerPool): Promise<CodeWorker | { unavailable: string }> {
+  try {
+    return await pool.acquire();
+  } catch (error) {
+    return { unavailable: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Resolves when a worker of each pool has loaded its engine (kept, warm), or rejects naming what to install. */
+async function poolsReady(...pools: WorkerPool[]): Promise<void> {
+  await Promise.all(pools.map(async (pool) => pool.release(await pool.acquire(), true)));
+}
+
 export function isolatedEngines(limits: Limits): IsolatedEngines {
   const checks = sharedPool("check", limits.workerMemoryBytes, limits.maxExecutes);
   const runs = sharedPool("run", limits.workerMemoryBytes, limits.maxExecutes);
   checks.warm();
   runs.warm();
-
-  async function acquire(pool: WorkerPool): Promise<CodeWorker | { unavailable: string }> {
-    try {
-      return await pool.acquire();
-    } catch (error) {
-      return { unavailable: error instanceof Error ? error.message : String(error) };
-    }
-  }
 
   async function check(code: string, deadline: number): Promise<CheckOutcome | CheckStopped> {
     const worker = await acquire(checks);
@@ -112,8 +118,6 @@ export function isolatedEngines(limits: Limits): IsolatedEngines {
   return {
     check,
     run,
-    ready: async () => {
-      await Promise.all([checks.acquire(), runs.acquire()].map(async (acquired, i) => (i === 0 ? checks : runs).release(await acquired, true)));
-    },
+    ready: () => poolsReady(checks, runs),
   };
 }

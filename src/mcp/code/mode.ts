@@ -108,7 +108,7 @@ function callsStopped(outcome: SandboxOutcome, maxCalls: number): SandboxOutcome
 }
 
 /** Runs of the same method with the same status as one entry with their `count`: a call storm's list stays short. */
-export function compactCalls(calls: readonly SentCall[]): Array<SentCall & { count?: number }> {
+function compactCalls(calls: readonly SentCall[]): Array<SentCall & { count?: number }> {
   const out: Array<SentCall & { count?: number }> = [];
   for (const call of calls) {
     const last = out[out.length - 1];

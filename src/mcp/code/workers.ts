@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import type { FromWorker, ToWorker } from "./worker-messages.js";
 
-export type WorkerKind = "check" | "run";
+type WorkerKind = "check" | "run";
 
 /** How often the server's thread reads a run's CPU clock. */
 const CLOCK_EVERY_MS = 50;
