@@ -13,6 +13,7 @@ const LONGEST_FIRST = [
   "test/contract-text/attacks.test.ts",
   "test/contract-diff/foreign-references.test.ts",
   "test/mcp/bounds.test.ts",
+  "test/mcp/code-mode-attacks.test.ts",
   "test/docs/reference.test.ts",
   "test/contract-diff/release.test.ts",
   "test/package/consumer.test.ts",

@@ -57,6 +57,9 @@ export const SHARED_IMPORT = "#shared";
  */
 const RESPONSE_VALIDATORS = "generated/validators/responses.ts";
 
+/** Code mode's worker thread, started by its file (package.json `imports`: `#code-mode-worker`), not imported. */
+const CODE_MODE_WORKER = "src/mcp/code/worker.ts";
+
 /**
  * Writes the bundles into `root`/dist. The command builds the project it is run in (npm runs
  * scripts in the package root): a copy of the project whose `scripts/` is a link builds its own.
@@ -85,7 +88,7 @@ export async function buildDist(root: string): Promise<void> {
   const [main, ...others] = ENTRIES as [string, ...string[]];
   const first = await build({ ...common, entryPoints: [main, SHARED] });
   const inMain = new Set(Object.values(first.metafile!.outputs).flatMap((output) => Object.keys(output.inputs).map((input) => resolve(root, input))));
-  const rest = await build({ ...common, entryPoints: [...others, RESPONSE_VALIDATORS], external: [...common.external!, SHARED_IMPORT] });
+  const rest = await build({ ...common, entryPoints: [...others, RESPONSE_VALIDATORS, CODE_MODE_WORKER], external: [...common.external!, SHARED_IMPORT] });
   checkOneCopy(root, inMain, rest.metafile!.outputs);
   dropGeneratedMaps(root, rest.metafile!.outputs);
 }

@@ -10,6 +10,7 @@ import { operationCalls } from "../../src/mcp/operation-call.js";
 import { codeModeHost, type SentCall } from "../../src/mcp/code/host.js";
 import { loadQuickJS, runInSandbox } from "../../src/mcp/code/sandbox.js";
 import { loadTypeScript, snippetChecker } from "../../src/mcp/code/typecheck.js";
+import { isolatedEngines } from "../../src/mcp/code/isolated.js";
 import { mockStoreClient } from "../../src/testing/mock-store.js";
 import { stubFetch, TOKEN, USER_JSON } from "./fixtures.js";
 import { cell, oneLine, status, summarize, times, type Section } from "./measure.js";
@@ -92,6 +93,29 @@ export async function codeMode(quick: boolean): Promise<Section> {
     const crossingMs = performance.now() - start;
     if (i >= 2) direct.push(directMs / calls), sandboxed.push(sandboxMs / calls), crossing.push(crossingMs / calls);
   }
+  // A warm execute of a one-call snippet: checked and run in worker threads (as the server does) against both on this thread (as it did).
+  const oneCall = (i: number) => `return (await store.users.retrieve(42)).email; // ${i}`;
+  const engines = isolatedEngines({ ...LIMITS, maxCalls: 50, timeoutMs: 30_000, maxExecutes: 4, checkMs: 10_000, workerMemoryBytes: 512 * 1024 * 1024 });
+  await engines.ready();
+  const inThread: number[] = [];
+  const isolated: number[] = [];
+  for (let i = 0; i < rounds + 3; i++) {
+    let start = performance.now();
+    const here = checker.check(oneCall(i));
+    if (!here.ok) throw new Error("the one-call snippet does not type-check");
+    await runInSandbox(quickjs, here.javascript, codeModeHost({ calls: checked, clean: (text) => text, maxCalls: 50 }, []), LIMITS);
+    const inThreadMs = performance.now() - start;
+    start = performance.now();
+    const deadline = start + 30_000;
+    const there = await engines.check(oneCall(i), deadline);
+    if (!("ok" in there) || !there.ok) throw new Error(`the one-call snippet does not type-check in a worker: ${JSON.stringify(there)}`);
+    const sent: SentCall[] = [];
+    const outcome = await engines.run(there.javascript, codeModeHost({ calls: checked, clean: (text) => text, maxCalls: 50 }, sent), deadline, 32_768, new AbortController());
+    const isolatedMs = performance.now() - start;
+    if (outcome.value === undefined || sent.length !== 1) throw new Error(`the one-call execute failed in a worker: ${JSON.stringify(outcome)}`);
+    if (i >= 3) inThread.push(inThreadMs), isolated.push(isolatedMs);
+  }
+  const isolation = summarize(isolated.map((ms, i) => ms / inThread[i]!));
   const overhead = summarize(sandboxed.map((ms, i) => ms - direct[i]!));
   const ratio = summarize(sandboxed.map((ms, i) => ms / direct[i]!));
   const [check, start] = [summarize(checkMs), summarize(startMs)];
@@ -107,7 +131,10 @@ export async function codeMode(quick: boolean): Promise<Section> {
       checked (the policy, the arguments, the contract by the testing kit's validators) and sent, against the
       same method called directly, both on one stub fetch; per call, paired by round. Most of the difference is
       the contract check before sending (the testing kit's validators, as the per-operation tools run it); the
-      crossing alone (a host that answers at once) is the last row.`),
+      crossing alone (a host that answers at once) is the next row. Last, a warm \`execute\` of a one-call snippet
+      (\`return (await store.users.retrieve(42)).email\`), type-checked and run on this thread as the server did
+      before, against in its worker threads as it does now (the messages, the call crossing back to this thread),
+      paired by round.`),
     tables: [
       [
         ["measure", "result"],
@@ -118,12 +145,16 @@ export async function codeMode(quick: boolean): Promise<Section> {
         ["sandboxed − direct, per call", cell(overhead, ms)],
         ["sandboxed ÷ direct, per call", cell(ratio, times)],
         ["the crossing alone, per call (a host answering at once: no check, no fetch)", cell(summarize(crossing), ms)],
+        ["a warm one-call execute, checked and run on the server's thread", cell(summarize(inThread), ms)],
+        ["a warm one-call execute, checked and run in worker threads", cell(summarize(isolated), ms)],
+        ["workers ÷ server's thread, per execute", cell(isolation, times)],
       ],
     ],
     summary: [
       ["code mode: warm type-check of a 30-line snippet", ms(check.median), "< 1 s", status(check.median < 1_000)],
       ["code mode: sandbox start", ms(start.median), "< 100 ms", status(start.median < 100)],
       ["code mode: a sandboxed call over a direct one", `${ms(overhead.median)} (${times(ratio.median)})`, "< 2 ms", status(overhead.median < 2)],
+      ["code mode: a warm one-call execute in worker threads ÷ on the server's thread", times(isolation.median), "≤ 2×", status(isolation.median <= 2)],
     ],
   };
 }

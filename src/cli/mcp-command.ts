@@ -26,6 +26,10 @@ interface McpFlags {
   memoryMb?: number;
   stackKb?: number;
   maxCalls?: number;
+  timeoutMs?: number;
+  maxExecutes?: number;
+  checkMs?: number;
+  workerMemoryMb?: number;
 }
 
 /** A whole-number flag at least `min`. */
@@ -57,6 +61,10 @@ export function mcpCommand(program: Command, io: { stderr: NodeJS.WriteStream; e
     .option("--memory-mb <n>", "code mode: the sandbox's memory, in megabytes (default 64)", whole("--memory-mb", 4))
     .option("--stack-kb <n>", "code mode: the sandbox's stack, in kilobytes, 64 to 384 (default 256)", whole("--stack-kb", 64))
     .option("--max-calls <n>", "code mode: the most store calls one execute makes, a list's page being one (default 50)", whole("--max-calls", 1))
+    .option("--timeout-ms <n>", "code mode: wall-clock time one execute may take, type check and store calls included (default 30000)", whole("--timeout-ms", 100))
+    .option("--max-executes <n>", "code mode: executes run at once; 16 more wait, and one past those is refused as busy (default 4)", whole("--max-executes", 1))
+    .option("--check-ms <n>", "code mode: wall-clock time the type check of one execute may take (default 10000)", whole("--check-ms", 100))
+    .option("--worker-memory-mb <n>", "code mode: the heap of each worker thread that checks or runs code, in megabytes (default 512)", whole("--worker-memory-mb", 128))
     .option("--max-result-bytes <n>", "the most one result may hold, text and structured copy together (default 32768)", (value: string) => {
       const n = Number(value);
       if (!Number.isSafeInteger(n) || n < 1024) throw new InvalidArgumentError(`--max-result-bytes must be a whole number ≥ 1024, got ${JSON.stringify(value)}.`);
@@ -99,14 +107,23 @@ async function serve(flags: McpFlags, io: { stderr: NodeJS.WriteStream; env: Nod
   const { variable, ...options } = store;
   let server;
   try {
-    const limits = { cpuMs: flags.cpuMs, memoryBytes: inBytes(flags.memoryMb, 1024 * 1024), stackBytes: inBytes(flags.stackKb, 1024), maxCalls: flags.maxCalls };
+    const limits = {
+      cpuMs: flags.cpuMs,
+      memoryBytes: inBytes(flags.memoryMb, 1024 * 1024),
+      stackBytes: inBytes(flags.stackKb, 1024),
+      maxCalls: flags.maxCalls,
+      timeoutMs: flags.timeoutMs,
+      maxExecutes: flags.maxExecutes,
+      checkMs: flags.checkMs,
+      workerMemoryBytes: inBytes(flags.workerMemoryMb, 1024 * 1024),
+    };
     const code = Object.values(limits).some((value) => value !== undefined) ? limits : undefined;
     server = createStoreAdminMcpServer({ store: options, allowWrites: flags.allowWrites, scopes: flags.scopes, tools: flags.tools, maxResultBytes: flags.maxResultBytes, mode: flags.mode as McpMode | undefined, code });
     // Code mode's TypeScript and QuickJS, loaded now: a missing one is named before a client connects.
-    if (flags.mode === "code") await (await import("../mcp/code/mode.js")).loadCodeMode();
+    if (flags.mode === "code") await (await import("../mcp/code/mode.js")).loadCodeMode(code);
   } catch (error) {
     // The server's option is --mode here.
-    io.stderr.write(`store-admin-sdk mcp: ${(error as Error).message.replace(/^mode must be/, "--mode must be").replace(/^code \(the limits of code mode\) is given, but mode is not "code"\./, "--cpu-ms, --memory-mb, --stack-kb and --max-calls are code mode's limits: add --mode code.").replace(/^code\.(\w+) must be/, "code mode's $1 must be")}\n`);
+    io.stderr.write(`store-admin-sdk mcp: ${(error as Error).message.replace(/^mode must be/, "--mode must be").replace(/^code \(the limits of code mode\) is given, but mode is not "code"\./, "--cpu-ms, --memory-mb, --stack-kb, --max-calls, --timeout-ms, --max-executes, --check-ms and --worker-memory-mb are code mode's limits: add --mode code.").replace(/^code\.(\w+) must be/, "code mode's $1 must be")}\n`);
     return EXIT_ERROR;
   }
   const closed = new Promise<void>((resolve) => (server.onclose = resolve));

@@ -12,6 +12,7 @@ import { whyNotListed, VALIDATE_CALL, type ToolFilter } from "./tool-list.js";
 import { errorResult, type ToolResult } from "./tool-call.js";
 import type { OperationCalls } from "./operation-call.js";
 import { quoted } from "./result-size.js";
+import { searchNotes } from "./search-notes.js";
 import { MAX_UPLOAD_BYTES, type McpToolRow } from "../../generated/mcp-tools.js";
 
 const SEARCH = "search_operations";
@@ -104,6 +105,7 @@ function fieldsOf(tool: string, input: unknown, allowed: readonly string[]): Rec
 /** The dynamic mode's tools: a call of one of them, answered. */
 export function dynamicTools({ rows, listed, calls, filter, maxBytes, clean }: DynamicContext) {
   const index = createOperationSearch<Found>(listed.map((row) => ({ ...operationDocument(row), row })));
+  const notes = searchNotes(filter, rows);
 
   /** The operation `name` names (a method name, or its tool's name), or a refusal that suggests some. */
   function operationNamed(tool: string, name: unknown): { row: McpToolRow } | { refusal: ToolResult } {
@@ -120,7 +122,7 @@ export function dynamicTools({ rows, listed, calls, filter, maxBytes, clean }: D
     try {
       const page = index.search(fields.query as string, { limit: fields.limit as number | undefined, cursor: fields.cursor as string | undefined });
       const results = page.results.map((doc) => ({ method: doc.name, summary: doc.summary, scopes: doc.scopes, writes: doc.writes }));
-      const note = page.total === 0 ? `No operation this server can call matches; try other words (it can call ${listed.length}).` : undefined;
+      const note = [page.total === 0 ? `No operation this server can call matches; try other words (it can call ${listed.length}).` : undefined, notes(String(fields.query), page.results[0])].filter(Boolean).join(" ") || undefined;
       return structured({ results, total: page.total, next_cursor: page.next_cursor, ...(note ? { note } : {}) }, clean);
     } catch (error) {
       if (error instanceof SearchArgumentError) return errorResult(`${SEARCH}: ${error.message}`, clean);

@@ -10,6 +10,9 @@ import { checkArguments, errorResult, resultOf, send, sendWithStatus, ToolArgume
 import { shown } from "./result-size.js";
 import type { McpToolRow } from "../../generated/mcp-tools.js";
 
+/** The request line and HTTP status that head the testing kit's refusal, as they head a store's error. */
+const KIT_ANSWER = /^\[[A-Z]+ [^\]]*\] \d{3} [^:]*: /;
+
 /** Most of an error body a result quotes: enough for a model to see which field the store refused. */
 const MAX_QUOTED_BODY = 2_000;
 
@@ -60,7 +63,8 @@ export function operationCalls({ client, filter, maxBytes, clean, contractChecke
     } catch (error) {
       if (error instanceof ToolArgumentError) return error.message;
       const status = (error as { status?: unknown }).status;
-      if (status === 400 || status === 415 || status === 422) return (error as Error).message;
+      // The kit answers as a store would ("[GET /users/] 422 Unprocessable Content: …"): only what is wrong, for a request that never left.
+      if (status === 400 || status === 415 || status === 422) return (error as Error).message.replace(KIT_ANSWER, "");
       return undefined; // the kit answers every valid call; another failure is no verdict on the call
     }
   }
@@ -71,7 +75,7 @@ export function operationCalls({ client, filter, maxBytes, clean, contractChecke
     const shownTool = named(tool);
     const args = checkArguments(shownTool, input);
     const problem = await contractProblem(shownTool, args);
-    if (problem !== undefined) throw new ToolArgumentError(`the call does not match the contract. ${problem}`);
+    if (problem !== undefined) throw new ToolArgumentError(`the call does not match the contract (checked here; the store was not asked): ${problem}`);
     const { data, status } = await sendWithStatus(client, tool, args, signal);
     return { args, data, status };
   }

@@ -341,3 +341,12 @@ export function operationDocument(row: McpToolRow): SearchDocument {
   const description = row.description.split("\n\n").slice(1).filter((paragraph) => !paragraph.startsWith(`${row.method} ${row.path}.`)).join("\n\n");
   return { name: row.methodName, summary: row.title, description, scopes: row.scopes, writes: row.method !== "GET", tags: row.tags, path: row.path, parameters };
 }
+
+/**
+ * Whether a query word, folded, or one of its synonyms, is a word of `doc`'s name, summary or
+ * tags: a hit found only through its description, path or a near spelling is a weak one.
+ */
+export function matchesStrongly(query: string, doc: SearchDocument): boolean {
+  const own = new Set(terms([doc.name, doc.summary, ...(doc.tags ?? [])].join(" ")));
+  return terms(query).some((word) => own.has(word) || [...(SYNONYMS.get(word) ?? [])].some((synonym) => own.has(synonym)));
+}

@@ -47,9 +47,14 @@ const execute = async (client: Client, code: string) => {
 
 let reads: Client;
 let writes: Client;
+/** A memory limit and a CPU time a memory bomb does not reach first, however busy the machine (the CPU limit holds inside a long string copy too). */
+let memory: Client;
 beforeAll(async () => {
   reads = await connect();
   writes = await connect({ allowWrites: true, code: { maxCalls: 5, cpuMs: 300, memoryBytes: 16 * 1024 * 1024 } });
+  memory = await connect({ code: { memoryBytes: 16 * 1024 * 1024, cpuMs: 60_000 } });
+  // The workers' first start (TypeScript's declarations parsed, QuickJS compiled) before the tests, which then measure nothing of it.
+  for (const client of [reads, writes, memory]) await client.callTool({ name: "execute", arguments: { code: "return 1;" } }, undefined, { timeout: 110_000 });
 });
 
 describe("code mode's tools", () => {
@@ -67,6 +72,23 @@ describe("code mode's tools", () => {
     const update = async (client: Client) => ((await client.callTool({ name: "search_docs", arguments: { query: "update gift card" } })).structuredContent as Json).methods.map((m: Json) => m.method);
     expect(await update(reads)).not.toContain("store.giftCards.update");
     expect(await update(writes)).toContain("store.giftCards.update");
+  });
+});
+
+describe("search_docs' notes", () => {
+  it("says when methods that change data match but are hidden, and which flag shows them; says nothing of them when writes are allowed", async () => {
+    const hidden = (await reads.callTool({ name: "search_docs", arguments: { query: "update gift card" } })).structuredContent as Json;
+    expect(hidden.note).toMatch(/^\d+ methods that change data also match \(giftCards\.update[,)].*hidden: this server lists only reads\. Start it with --allow-writes \(allowWrites: true\) to see and call them\.$/);
+    const shown = (await writes.callTool({ name: "search_docs", arguments: { query: "update gift card" } })).structuredContent as Json;
+    expect(shown.note).toBeUndefined();
+  });
+
+  it("says a best hit is weak when no word of the query is in its name, summary or tags", async () => {
+    const weak = (await reads.callTool({ name: "search_docs", arguments: { query: "custmer" } })).structuredContent as Json;
+    expect(weak.methods.length).toBeGreaterThan(0);
+    expect(weak.note).toContain(`The best match (${weak.methods[0].method.replace(/^store\./, "")}) is weak: no word of the query is in its name, summary or tags`);
+    const strong = (await reads.callTool({ name: "search_docs", arguments: { query: "notes of a customer" } })).structuredContent as Json;
+    expect(strong.note ?? "").not.toContain("is weak");
   });
 });
 
@@ -163,7 +185,7 @@ describe("the escape suite", () => {
     "a getter argument": `return await store.users.list({ get email() { return "a@example.com"; } } as any).next();`,
     "a huge string": `return await store.users.list({ email: "x".repeat(7 * 1024 * 1024) }).next();`,
     "a tight loop": `for (;;) {}`,
-    "a memory bomb": `let s = "x"; const keep: string[] = []; for (;;) { keep.push(s + keep.length); s = s + s.slice(0, 65536); }`,
+    "a memory bomb": `const keep: object[] = []; for (;;) keep.push({ n: keep.length, list: [keep.length, "x" + keep.length] });`,
     "deep recursion": `const f = (n: number): number => f(n + 1) + 1; return f(0);`,
     "a call storm": `for (let i = 0; i < 1000; i++) await store.users.retrieve(i); return "done";`,
     "the token through errors": `try { await store.users.retrieve(401); } catch (e) { return JSON.stringify(e) + String((e as Error).message) + String((e as Error).stack); }`,
@@ -173,10 +195,10 @@ describe("the escape suite", () => {
     "a promise that never settles": `await new Promise(() => {}); return 1;`,
   };
   /** Run on the server with small limits (and writes allowed, which none of them reaches). */
-  const LIMITED = new Set(["a tight loop", "a memory bomb", "deep recursion", "a call storm"]);
+  const LIMITED = new Set(["a tight loop", "deep recursion", "a call storm"]);
   for (const [name, code] of Object.entries(cases)) {
     it(`contains ${name}, and the server serves the next call`, async () => {
-      const { text, structured } = await execute(LIMITED.has(name) ? writes : reads, code);
+      const { text, structured } = await execute(name === "a memory bomb" ? memory : LIMITED.has(name) ? writes : reads, code);
       expect(text).not.toContain(TOKEN);
       // Nothing was written, whatever the attempt.
       expect(store.requests.filter((r) => r.method !== "GET")).toEqual([]);

@@ -31,7 +31,13 @@ describe("createStoreAdminMcpServer options", () => {
   it("refuses code mode's limits out of range, unknown, or without mode code, naming them", () => {
     expect(() => createStoreAdminMcpServer({ store, mode: "code", code: { cpuMs: 0 } })).toThrow(new TypeError("code.cpuMs must be a whole number from 10 to 600000, got 0."));
     expect(() => createStoreAdminMcpServer({ store, mode: "code", code: { stackBytes: 1024 * 1024 } })).toThrow(new TypeError("code.stackBytes must be a whole number from 65536 to 393216, got 1048576."));
-    expect(() => createStoreAdminMcpServer({ store, mode: "code", code: { timeoutMs: 5 } as never })).toThrow(new TypeError("code.timeoutMs is not a limit; the limits are cpuMs, memoryBytes, stackBytes, maxCalls."));
+    expect(() => createStoreAdminMcpServer({ store, mode: "code", code: { wallMs: 5 } as never })).toThrow(
+      new TypeError("code.wallMs is not a limit; the limits are cpuMs, memoryBytes, stackBytes, maxCalls, timeoutMs, maxExecutes, checkMs, workerMemoryBytes."),
+    );
+    expect(() => createStoreAdminMcpServer({ store, mode: "code", code: { timeoutMs: 5 } })).toThrow(new TypeError("code.timeoutMs must be a whole number from 100 to 3600000, got 5."));
+    expect(() => createStoreAdminMcpServer({ store, mode: "code", code: { maxExecutes: 0 } })).toThrow(new TypeError("code.maxExecutes must be a whole number from 1 to 64, got 0."));
+    expect(() => createStoreAdminMcpServer({ store, mode: "code", code: { checkMs: 1.5 } })).toThrow(new TypeError("code.checkMs must be a whole number from 100 to 600000, got 1.5."));
+    expect(() => createStoreAdminMcpServer({ store, mode: "code", code: { workerMemoryBytes: 1024 } })).toThrow(new TypeError("code.workerMemoryBytes must be a whole number from 134217728 to 17179869184, got 1024."));
     expect(() => createStoreAdminMcpServer({ store, code: { maxCalls: 5 } })).toThrow(new TypeError('code (the limits of code mode) is given, but mode is not "code".'));
   });
 });

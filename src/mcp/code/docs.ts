@@ -8,6 +8,7 @@ import { codeModeDocs } from "../../../generated/code-mode-docs.js";
 import { createOperationSearch, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, operationDocument, SearchArgumentError, type SearchDocument } from "../operation-search.js";
 import { listedTools, type ToolFilter } from "../tool-list.js";
 import { withinCap, type ToolResult } from "../result-size.js";
+import { searchNotes } from "../search-notes.js";
 
 export const SEARCH_DOCS_TOOL = {
   name: "search_docs",
@@ -37,6 +38,7 @@ const docsByName = new Map(codeModeDocs.map(([name, signature, example]) => [nam
 /** `search_docs` over the methods `filter` lets the code call. */
 export function docsSearch(filter: ToolFilter, maxBytes: number): (input: Record<string, unknown> | undefined) => ToolResult {
   const index = createOperationSearch<Found>(listedTools(filter).map((row) => ({ ...operationDocument(row), ...docsByName.get(row.methodName)! })));
+  const notes = searchNotes(filter);
   return (input) => {
     let page;
     try {
@@ -46,7 +48,8 @@ export function docsSearch(filter: ToolFilter, maxBytes: number): (input: Record
       return { content: [{ type: "text", text: `search_docs: ${error.message}` }], isError: true };
     }
     const methods = page.results.map((doc) => ({ method: `store.${doc.name}`, signature: doc.signature, summary: doc.summary, scopes: doc.scopes, writes: doc.writes, example: doc.example }));
-    const structured = { methods, total: page.total, next_cursor: page.next_cursor, ...(methods.length === 0 ? { note: "No method this server allows matches those words; try other words." } : {}) };
+    const said = [methods.length === 0 ? "No method this server allows matches those words; try other words." : undefined, notes(String(input?.query), page.results[0])].filter(Boolean).join(" ");
+    const structured = { methods, total: page.total, next_cursor: page.next_cursor, ...(said ? { note: said } : {}) };
     return withinCap({ content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured }, maxBytes);
   };
 }

@@ -6,40 +6,28 @@
  * host (host.ts), where the server's policy, its contract check and the token are.
  * Loaded by the server only in this mode, with TypeScript and QuickJS.
  */
-import { loadQuickJS, runInSandbox, type SandboxOutcome } from "./sandbox.js";
-import { loadTypeScript, snippetChecker, type CompileError, type SnippetChecker } from "./typecheck.js";
 import { codeModeHost, type HostContext, type SentCall } from "./host.js";
 import { docsSearch, SEARCH_DOCS_TOOL } from "./docs.js";
+import { isolatedEngines, type CheckStopped } from "./isolated.js";
+import { executeGate, EXECUTE_QUEUE } from "./gate.js";
+import { codeModeLimits, type CodeModeLimits } from "./limits.js";
+import { stoppedOutcome, type SandboxOutcome } from "./sandbox.js";
+import type { CompileError } from "./typecheck.js";
 import type { ToolFilter } from "../tool-list.js";
 import { bytesOf, cutResult, type ToolResult } from "../result-size.js";
-import type { QuickJSWASMModule } from "quickjs-emscripten";
-import type { CodeModeLimits } from "./limits.js";
 
 /** The most characters of code one execute takes. */
 const MAX_CODE = 100_000;
 
 const EXECUTE_TOOL = "execute";
 
-/** TypeScript's checker and QuickJS, loaded once: a clear error naming what to install when either is missing. */
-interface CodeModeEngines {
-  checker: SnippetChecker;
-  quickjs: QuickJSWASMModule;
-}
-
-let checker: Promise<SnippetChecker> | undefined;
-
-/** The checker (made once) and QuickJS's module (loaded again after one aborted). */
-export async function loadCodeMode(): Promise<CodeModeEngines> {
-  const quickjs = loadQuickJS();
-  const made = (checker ??= loadTypeScript().then(
-    (ts) => snippetChecker(ts),
-    (error: unknown) => {
-      checker = undefined;
-      throw error;
-    },
-  ));
-  const [ready, module] = await Promise.all([made, quickjs]);
-  return { checker: ready, quickjs: module };
+/**
+ * Checks that code mode can start: TypeScript and QuickJS load, each in a worker as an execute
+ * uses them; a clear error naming what to install when either is missing.
+ */
+export async function loadCodeMode(limits: CodeModeLimits = {}): Promise<void> {
+  // The workers started here are kept, warm, for the server's executes.
+  await isolatedEngines({ ...codeModeLimits({ code: limits }, "code"), logChars: 0 }).ready();
 }
 
 export function codeModeListing(limits: Required<CodeModeLimits>, allowWrites: boolean) {
@@ -73,6 +61,8 @@ interface CodeModeServer {
 
 export function codeModeServer(context: Omit<HostContext, "maxCalls" | "signal"> & { filter: ToolFilter }, limits: Required<CodeModeLimits>, maxBytes: number): CodeModeServer {
   const searchDocs = docsSearch(context.filter, maxBytes);
+  const engines = isolatedEngines({ ...limits, logChars: Math.floor(maxBytes / 4) });
+  const gate = executeGate(limits.maxExecutes);
   return {
     async call(name, input, signal) {
       if (name === SEARCH_DOCS_TOOL.name) return searchDocs(input);
@@ -80,20 +70,62 @@ export function codeModeServer(context: Omit<HostContext, "maxCalls" | "signal">
       const code = input?.code;
       if (typeof code !== "string" || code.trim() === "") return errorText("execute takes { code }: TypeScript, the body of an async function that uses `store` and returns a value.");
       if (code.length > MAX_CODE) return errorText(`execute: the code is ${code.length} characters; it may have at most ${MAX_CODE}.`);
-      let loaded: CodeModeEngines;
-      try {
-        loaded = await loadCodeMode();
-      } catch (error) {
-        return errorText((error as Error).message);
+      const entered = gate.enter(signal);
+      if (entered === undefined) {
+        return errorText(`The server is busy: ${limits.maxExecutes} executes are running and ${EXECUTE_QUEUE} are waiting (the server's --max-executes); nothing was run. Try again in a moment.`);
       }
-      const checked = loaded.checker.check(code);
-      if (!checked.ok) return compileErrors(checked.errors, context.clean);
-      const calls: SentCall[] = [];
-      const host = codeModeHost({ calls: context.calls, clean: context.clean, maxCalls: limits.maxCalls, signal }, calls);
-      const outcome = await runInSandbox(loaded.quickjs, checked.javascript, host, { ...limits, logChars: Math.floor(maxBytes / 4) });
-      return executeResult(outcome, calls, maxBytes, context.clean);
+      const leave = await entered;
+      try {
+        return await execute(code, signal);
+      } finally {
+        leave();
+      }
     },
   };
+
+  async function execute(code: string, signal: AbortSignal): Promise<ToolResult> {
+    // The whole execute's wall clock, type check included, from when it leaves the queue.
+    const deadline = performance.now() + limits.timeoutMs;
+    const checked = await engines.check(code, deadline);
+    if ("unavailable" in checked) return errorText(checked.unavailable);
+    if ("stopped" in checked) {
+      if (checked.stopped === "timeout") return executeResult(stoppedOutcome("timeout", limits), [], maxBytes, context.clean);
+      return checkStopped(checked, limits);
+    }
+    if (!checked.ok) return compileErrors(checked.errors, context.clean);
+    const calls: SentCall[] = [];
+    const ended = new AbortController();
+    const host = codeModeHost({ calls: context.calls, clean: context.clean, maxCalls: limits.maxCalls, signal: AbortSignal.any([signal, ended.signal]) }, calls);
+    const outcome = await engines.run(checked.javascript, host, deadline, maxBytes, ended);
+    if (outcome.stoppedBy === "calls") return executeResult(callsStopped(outcome, limits.maxCalls), compactCalls(calls), maxBytes, context.clean);
+    return executeResult(outcome, calls, maxBytes, context.clean);
+  }
+}
+
+/** The calls limit's result names the limit. */
+function callsStopped(outcome: SandboxOutcome, maxCalls: number): SandboxOutcome {
+  return { ...outcome, error: { name: "LimitError", message: `Stopped: the code made more than ${maxCalls} store calls, the most one execute makes (the server's --max-calls); the call past them was not sent.` } };
+}
+
+/** Runs of the same method with the same status as one entry with their `count`: a call storm's list stays short. */
+function compactCalls(calls: readonly SentCall[]): Array<SentCall & { count?: number }> {
+  const out: Array<SentCall & { count?: number }> = [];
+  for (const call of calls) {
+    const last = out[out.length - 1];
+    if (last !== undefined && last.method === call.method && last.status === call.status) last.count = (last.count ?? 1) + 1;
+    else out.push({ ...call });
+  }
+  return out;
+}
+
+/** A type check a bound ended, as a compile error that names the bound: nothing ran. */
+function checkStopped(checked: Extract<CheckStopped, { stopped: string }>, limits: Required<CodeModeLimits>): ToolResult {
+  const message =
+    checked.stopped === "check_time"
+      ? `The type check took longer than ${limits.checkMs} ms (the server's --check-ms) and was stopped; nothing was run. Use simpler types.`
+      : `The type check needed more than ${Math.round(limits.workerMemoryBytes / 1024 / 1024)} MB of memory (the server's --worker-memory-mb) and was stopped; nothing was run. Use simpler types.`;
+  const errors: CompileError[] = [{ line: 1, column: 1, code: 0, message }];
+  return { content: [{ type: "text", text: `The code does not type-check; nothing was run.\n${message}` }], structuredContent: { compiled: false, stopped_by: checked.stopped, errors }, isError: true };
 }
 
 const errorText = (text: string): ToolResult => ({ content: [{ type: "text", text }], isError: true });
@@ -109,7 +141,7 @@ function compileErrors(errors: CompileError[], clean: (text: string) => string):
  * its status; the token scrubbed. Over the cap, the log goes first, then the value is cut: the
  * list of calls always stays.
  */
-function executeResult(outcome: SandboxOutcome, calls: SentCall[], maxBytes: number, clean: (text: string) => string): ToolResult {
+function executeResult(outcome: SandboxOutcome, calls: ReadonlyArray<SentCall & { count?: number }>, maxBytes: number, clean: (text: string) => string): ToolResult {
   const failed = outcome.error !== undefined;
   const base = {
     ...(failed ? { error: outcome.error, ...(outcome.stoppedBy ? { stopped_by: outcome.stoppedBy } : {}) } : {}),
@@ -123,10 +155,10 @@ function executeResult(outcome: SandboxOutcome, calls: SentCall[], maxBytes: num
   const logs = { logs: outcome.logs, ...(outcome.logsDropped > 0 ? { logs_dropped_characters: outcome.logsDropped } : {}) };
   const fits = (result: ToolResult) => bytesOf(JSON.stringify(result)) <= maxBytes;
   const whole = shaped({ ...value, ...logs, ...base });
-  if (fits(whole)) return whole;
+  if (outcome.valueBytes === undefined && fits(whole)) return whole;
   const withoutLogs = shaped({ ...value, logs: [], logs_dropped_characters: outcome.logs.join("").length + outcome.logsDropped, ...base });
-  if (fits(withoutLogs)) return withoutLogs;
-  const size = outcome.value === undefined ? 0 : bytesOf(outcome.value);
+  if (outcome.valueBytes === undefined && fits(withoutLogs)) return withoutLogs;
+  const size = outcome.valueBytes ?? (outcome.value === undefined ? 0 : bytesOf(outcome.value));
   const cut = shaped({ result_cut: `The returned value is ${size} bytes, over the ${maxBytes}-byte result cap (--max-result-bytes): return less, or a part at a time.`, logs: [], ...base });
   return fits(cut) ? cut : cutResult(clean(JSON.stringify(cut.structuredContent)), maxBytes, true);
 }

@@ -14,7 +14,7 @@ import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRunt
 import { BRIDGE, LOG, prelude, RUN } from "./prelude.js";
 
 /** The limits of one run. */
-interface SandboxLimits {
+export interface SandboxLimits {
   /** CPU time the code may spend running, in milliseconds. */
   cpuMs: number;
   /** The runtime's heap, in bytes. */
@@ -23,6 +23,12 @@ interface SandboxLimits {
   stackBytes: number;
   /** The most `console.log` text kept, in characters; the rest is counted, not kept. */
   logChars: number;
+  /**
+   * Where the run publishes its CPU time for another thread to watch (a C built-in that never
+   * reaches the interrupt handler is stopped from outside): [0] the time spent, [1] when the
+   * current slice began (`performance.timeOrigin + performance.now()`), NaN outside.
+   */
+  clock?: Float64Array | undefined;
 }
 
 /** What the host answers one call: the answer's JSON text, or an error for the sandbox to throw. */
@@ -31,11 +37,13 @@ export type HostAnswer = { json: string } | { error: { name: string; message: st
 /** The host's side of a call: `name` and `argsJson` are strings the sandbox sent, unchecked. */
 export type HostCall = (name: string, argsJson: string, cursor: string | undefined, stop: (reason: StopReason) => void) => Promise<HostAnswer>;
 
-export type StopReason = "cpu" | "memory" | "stack" | "calls" | "deadlock";
+export type StopReason = "cpu" | "memory" | "stack" | "calls" | "deadlock" | "timeout";
 
 export interface SandboxOutcome {
   /** The returned value's JSON text; absent when the code returned nothing or failed. */
   value?: string;
+  /** The returned value's JSON size in bytes, when it was too long to be carried back. */
+  valueBytes?: number;
   /** What the code threw, or why it was stopped: a name and a message, no stack. */
   error?: { name: string; message: string };
   stoppedBy?: StopReason;
@@ -142,11 +150,17 @@ class Run {
   /** `work` run as sandbox time. */
   inside<T>(work: () => T): T {
     this.sliceStart = performance.now();
+    const { clock } = this.limits;
+    if (clock) clock[1] = performance.timeOrigin + this.sliceStart;
     try {
       return work();
     } finally {
       this.spent += performance.now() - this.sliceStart;
       this.sliceStart = undefined;
+      if (clock) {
+        clock[0] = this.spent;
+        clock[1] = Number.NaN;
+      }
     }
   }
 
@@ -265,7 +279,7 @@ class Run {
     }
     settled?.error?.dispose();
     if (settled && !settled.error) settled.value.dispose();
-    return { ...base, stoppedBy: this.stoppedBy!, error: { name: "LimitError", message: STOPPED[this.stoppedBy!](this.limits) } };
+    return stoppedOutcome(this.stoppedBy!, this.limits, base);
   }
 
   failed(errorHandle: QuickJSHandle): SandboxOutcome {
@@ -273,7 +287,7 @@ class Run {
     errorHandle.dispose();
     this.noteLimit(dumped);
     const base = { logs: this.logs, logsDropped: this.logsDropped };
-    if (this.stoppedBy !== undefined) return { ...base, stoppedBy: this.stoppedBy, error: { name: "LimitError", message: STOPPED[this.stoppedBy](this.limits) } };
+    if (this.stoppedBy !== undefined) return stoppedOutcome(this.stoppedBy, this.limits, base);
     const error = typeof dumped === "object" && dumped !== null ? (dumped as { name?: unknown; message?: unknown }) : { message: dumped };
     return { ...base, error: { name: typeof error.name === "string" ? error.name : "Error", message: typeof error.message === "string" ? error.message : String(error.message) } };
   }
@@ -287,10 +301,16 @@ class Run {
   }
 }
 
-const STOPPED: Record<StopReason, (limits: SandboxLimits) => string> = {
+/** The outcome of a run a limit stopped: its reason, and a message naming the limit. */
+export function stoppedOutcome(reason: StopReason, limits: Omit<SandboxLimits, "logChars" | "clock"> & { timeoutMs?: number }, base: Pick<SandboxOutcome, "logs" | "logsDropped"> = { logs: [], logsDropped: 0 }): SandboxOutcome {
+  return { ...base, stoppedBy: reason, error: { name: "LimitError", message: STOPPED[reason](limits) } };
+}
+
+const STOPPED: Record<StopReason, (limits: Omit<SandboxLimits, "logChars" | "clock"> & { timeoutMs?: number }) => string> = {
   cpu: (l) => `Stopped: the code ran for more than ${l.cpuMs} ms of CPU time (the server's --cpu-ms).`,
   stack: (l) => `Stopped: the code's calls nested deeper than a ${l.stackBytes}-byte stack holds (the server's --stack-kb).`,
   memory: (l) => `Stopped: the code needed more than ${l.memoryBytes} bytes of memory (the server's --memory-mb).`,
   calls: () => `Stopped: the code made more store calls than the server allows in one execute (the server's --max-calls).`,
   deadlock: () => "Stopped: the code awaits something that never settles (there are no timers or events in the sandbox).",
+  timeout: (l) => `Stopped: the execute ran for more than ${l.timeoutMs ?? "its"} ms of wall-clock time, store calls included (the server's --timeout-ms).`,
 };

@@ -13,11 +13,12 @@ export function serveCodeMode(server: Server, context: Omit<HostContext, "maxCal
   type Mode = Pick<typeof import("./mode.js"), "codeModeListing" | "codeModeServer">;
   let mode: Promise<Mode> | undefined;
   const loaded = () => (mode ??= import("./mode.js").then(({ codeModeListing, codeModeServer }) => ({ codeModeListing, codeModeServer })));
-  let code: ReturnType<Mode["codeModeServer"]> | undefined;
+  // One code-mode server (one gate of executes at once) however many requests arrive while it loads.
+  let code: Promise<ReturnType<Mode["codeModeServer"]>> | undefined;
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await loaded()).codeModeListing(limits, context.filter.allowWrites === true) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<ToolResult> => {
-    code ??= (await loaded()).codeModeServer(context, limits, maxBytes);
-    return withinCap(await code.call(request.params.name, request.params.arguments, extra.signal), maxBytes);
+    code ??= loaded().then(({ codeModeServer }) => codeModeServer(context, limits, maxBytes));
+    return withinCap(await (await code).call(request.params.name, request.params.arguments, extra.signal), maxBytes);
   });
   return server;
 }
