@@ -17,29 +17,19 @@
  * - Schema names that are not identifiers are mapped to one ({@link typeNameOf}).
  */
 import { requirementInWords, type RequiredScopes } from "../src/core/error-messages.js";
+import { HTTP_METHODS } from "../src/core/http-methods.js";
+import { ContractError, isObject, type Json, pointer } from "./contract-json.js";
 import { argumentNames, checkNames } from "./contract-names.js";
 import { camel, MethodNameError, METHOD_NAME, nameMethods, words } from "./method-names.js";
+import type { OperationModel } from "./operation-model.js";
 
-export { requirementInWords, type RequiredScopes };
-
-type Json = Record<string, unknown>;
-
-export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+export { ContractError, isObject, pointer, requirementInWords, type OperationModel, type RequiredScopes };
 
 export const JSON_MEDIA = "application/json";
 export const FORM_MEDIA = "application/x-www-form-urlencoded";
 export const MULTIPART_MEDIA = "multipart/form-data";
 /** The request media types the client can send, in the order it prefers them. */
 const REQUEST_MEDIA_TYPES = [JSON_MEDIA, FORM_MEDIA, MULTIPART_MEDIA] as const;
-
-/** A JSON object (not an array, not null): what a contract's maps and schemas are. */
-export function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** `#/a/b` of JSON pointer segments (`~` and `/` escaped). */
-export const pointer = (...segments: Array<string | number>): string =>
-  ["#", ...segments.map((s) => String(s).replace(/~/g, "~0").replace(/\//g, "~1"))].join("/");
 
 /** The segments of a local reference (`#/components/schemas/Product%20` → components, schemas, "Product "). */
 function refSegments(ref: string): string[] {
@@ -60,11 +50,6 @@ export function schemaRefName(node: unknown): string | undefined {
   if (typeof ref !== "string") return undefined;
   const segments = refSegments(ref);
   return segments.length === 3 && segments[0] === "components" && segments[1] === "schemas" ? segments[2] : undefined;
-}
-
-/** Refusal of the contract: a sentence naming where (a JSON pointer). */
-export class ContractError extends Error {
-  override name = "ContractError";
 }
 
 /** The node a local reference (`#/…`, JSON Pointer escapes and percent-encoding undone) names, if any. */
@@ -242,46 +227,6 @@ function typeNames(doc: Json): Map<string, string> {
 }
 
 // ─── Operations ─────────────────────────────────────────────────────────────────────
-
-/** One operation, as every generator reads it. */
-export interface OperationModel {
-  /** `"GET /widgets/{id}/"`. */
-  key: string;
-  /** `#/paths/~1widgets~1{id}~1/get`. */
-  at: string;
-  /** Lower case, as in the document. */
-  method: (typeof HTTP_METHODS)[number];
-  path: string;
-  /** The `operationId`, or one derived from the method name (`widgets.list` → `widgetsList`). */
-  operationId: string;
-  /** The operationId as an identifier (its words camelCased when it is not one): what generated names (`<Id>Body`, validators) are made of. */
-  ident: string;
-  /** `x-sdk-method`, or derived by the rule above. */
-  methodName: string;
-  /** The summary, else the description's first sentence, else `METHOD /path`; no final period. */
-  summary: string;
-  /** The description's first paragraph, on one line ("" when none). */
-  description: string;
-  /** Alternatives of scope sets ({@link RequiredScopes}). */
-  security: RequiredScopes;
-  /** Whether a bearer token is sent for it (some alternative names a scheme). */
-  authenticated: boolean;
-  /** Parameters, resolved; an operation's override its path item's of the same name and place. */
-  parameters: Json[];
-  /** Path parameter names, in the template's order. */
-  pathParams: string[];
-  /** Their arguments' names (scripts/contract-names.ts). */
-  pathArguments: string[];
-  hasQuery: boolean;
-  /** The request body: the media type a call is sent as, every one offered, and their schemas. */
-  body?: { mediaType: string; offered: string[]; required: boolean; schemas: Record<string, unknown>; at: string };
-  /** The first 2xx response: its status, and its JSON schema when it has content. */
-  success: { status: string; content: boolean; schema?: unknown };
-  responses: Record<string, Json>;
-  tags: string[];
-  /** The operation object itself. */
-  operation: Json;
-}
 
 export interface ContractModel {
   doc: Json;

@@ -27,8 +27,8 @@ import { contractModel, firstParagraph, isObject, ownedByOther, refTarget, requi
 import { jsonCode, keyed, stringLiteral } from "./encode.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
+import type { Json } from "./contract-json.js";
 
-type Json = Record<string, unknown>;
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;
 /** The tool the server always lists beside the operations' tools. */

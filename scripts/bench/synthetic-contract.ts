@@ -17,8 +17,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse, stringify } from "yaml";
+import type { Json } from "../contract-json.js";
 
-type Json = Record<string, unknown>;
 
 const NOUNS = [
   "invoice", "shipment", "warehouse", "coupon", "carrier", "supplier", "campaign", "voucher", "bundle", "catalog",

@@ -16,11 +16,10 @@ import type { PaginatedPath } from "../../generated/operations.js";
 import type { paths as ContractPaths } from "../../generated/schema.js";
 import type { Logger } from "./logger.js";
 import type { FetchLike, PerCallLimits } from "./call-types.js";
+import type { HttpMethod } from "./http-methods.js";
 export type { MethodOptions, ResponsePromise, WithResponse } from "./call-types.js";
 
 // ─── Paths as callers see them ──────────────────────────────────────────────────────
-
-type HttpMethod = "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace";
 
 /**
  * The contract declares `X-Store-API-Version` as a required header on every operation, and
