@@ -45,7 +45,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { docComment, docText, jsonCode, keyed, stringLiteral } from "./encode.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
-import { contractModel, FORM_MEDIA, JSON_MEDIA, MULTIPART_MEDIA, ownedByOther, resolveRef, responseSchemaNames, schemaExports, schemaRefName, type View } from "./contract-model.js";
+import { type ContractModel, contractModel, FORM_MEDIA, JSON_MEDIA, MULTIPART_MEDIA, type OperationModel, ownedByOther, resolveRef, responseSchemaNames, schemaExports, schemaRefName, type View } from "./contract-model.js";
 import { loadContractFile } from "./load-contract.js";
 import { mediaExample, minimalInstance } from "./samples.js";
 import { validatorModules, type ValidatorModule } from "./testing-modules.js";
@@ -130,11 +130,54 @@ interface OperationOut {
 /** The suffix of the validator of a body sent in a media type other than the one the client chooses. */
 const MEDIA_SUFFIX: Record<string, string> = { [JSON_MEDIA]: "json", [FORM_MEDIA]: "form", [MULTIPART_MEDIA]: "multipart" };
 
+/** An Ajv instance of the kit's three. */
+type AjvInstance = InstanceType<typeof Ajv2020.default>;
+
+/**
+ * The three Ajv instances the kit's validators are compiled by, each with the ids of the
+ * validators compiled by it; and each operation's JSON response validators, by status.
+ */
+interface Compilers {
+  converting: AjvInstance;
+  form: AjvInstance;
+  exact: AjvInstance;
+  ids: Map<AjvInstance, Record<string, string>>;
+  /** Each operation's JSON response validators (generated/validators/responses/), by status. */
+  responseIds: Record<string, Record<string, string>>;
+}
+
 /** The kit's generated files of the contract `doc` (parsed, through scripts/load-contract.ts), by name under generated/testing/. */
 export async function testingOutputs(doc: Json): Promise<Record<string, string>> {
   const model = contractModel(doc);
-  const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Json;
+  const compilers = ajvCompilers(doc, model);
+  const operations: OperationOut[] = [];
+  for (const op of model.operations) {
+    // Validators are named after the operationId as an identifier (they become exports of one module).
+    const { key, ident: operationId } = op;
+    const params = parameterValidators(doc, op, compilers);
+    const body = bodyValidators(doc, op, compilers);
+    const responses = responseValidators(doc, op, compilers);
+    operations.push({ key, operationId, params, ...(body ? { body } : {}), responses, bearer: op.authenticated });
+  }
 
+  // Each named schema in its view (generated/validators/schemas/), for store-admin-sdk/schemas.
+  const exported = schemaExports(doc);
+  for (const { name, schema, view } of exported) compilers.exact.addSchema({ $ref: `${view === "request" ? "input" : view}.${model.typeNames.get(schema)}`, $id: `schema$${name}` });
+
+  const { converting, form, exact } = compilers;
+  const compiled = await validatorModules(HEADER, validatorModuleList(operations, exported, compilers), [converting, form, exact], root);
+  return {
+    "testing/operations.ts": operationsModule(operations),
+    "validators/types.ts": TYPES_MODULE,
+    "validators/responses.ts": responsesModule(model.operations),
+    "schemas/index.ts": schemasModule(doc, exported),
+    ...compiled,
+  };
+}
+
+/** The three Ajv instances, each holding every named schema in the views it checks. */
+function ajvCompilers(doc: Json, model: ContractModel): Compilers {
+  const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Json;
   // Two Ajv instances: parameters (and form fields) arrive as strings and are converted as
   // their schemas say (`"42"` becomes 42, a single `?tag=a` a list when a list is meant);
   // JSON bodies and responses are checked exactly as they are.
@@ -154,92 +197,95 @@ export async function testingOutputs(doc: Json): Promise<Record<string, string>>
       }
     }
   }
-  const convertingIds: Record<string, string> = {};
-  const formIds: Record<string, string> = {};
-  const exactIds: Record<string, string> = {};
-  const add = (ajv: InstanceType<typeof Ajv2020.default>, ids: Record<string, string>, name: string, schema: unknown) => {
-    ajv.addSchema({ ...(schema as Json), $id: name });
-    ids[name] = name;
+  const ids = new Map<AjvInstance, Record<string, string>>([converting, form, exact].map((ajv) => [ajv, {}]));
+  return { converting, form, exact, ids, responseIds: {} };
+}
+
+/** Compiles `schema` as the validator `name` by `ajv`, and records it as one of that instance's. */
+function addValidator(compilers: Compilers, ajv: AjvInstance, name: string, schema: unknown): void {
+  ajv.addSchema({ ...(schema as Json), $id: name });
+  compilers.ids.get(ajv)![name] = name;
+}
+
+/** An operation's parameters' validators: `<id>_params` (path and query, converted) and `<id>_headers`; and their names by place. */
+function parameterValidators(doc: Json, op: OperationModel, compilers: Compilers): ParamFacts {
+  const params: ParamFacts = { path: [], query: [], header: [] };
+  const groups: Record<"path" | "query" | "header", { properties: Json; required: string[] }> = {
+    path: { properties: keyed(), required: [] },
+    query: { properties: keyed(), required: [] },
+    header: { properties: keyed(), required: [] },
   };
-
-  const operations: OperationOut[] = [];
-  // Each operation's JSON response validators (generated/validators/responses/), by status.
-  const responseIds: Record<string, Record<string, string>> = {};
-  for (const op of model.operations) {
-    // Validators are named after the operationId as an identifier (they become exports of one module).
-    const { key, ident: operationId } = op;
-    const params: ParamFacts = { path: [], query: [], header: [] };
-    const groups: Record<"path" | "query" | "header", { properties: Json; required: string[] }> = {
-      path: { properties: keyed(), required: [] },
-      query: { properties: keyed(), required: [] },
-      header: { properties: keyed(), required: [] },
-    };
-    for (const parameter of op.parameters) {
-      const place = parameter.in as string;
-      if (place !== "path" && place !== "query" && place !== "header") continue;
-      // Header names are case-insensitive; the mock sees them lower-cased, as fetch's Headers does.
-      const name = place === "header" ? (parameter.name as string).toLowerCase() : (parameter.name as string);
-      params[place].push(name);
-      groups[place].properties[name] = viewOf(doc, parameter.schema ?? {}, "request", `${op.at}/parameters`);
-      if (parameter.required === true || place === "path") groups[place].required.push(name);
-    }
-    const object = (group: { properties: Json; required: string[] }) => ({ type: "object", properties: group.properties, required: group.required });
-    add(converting, convertingIds, `${operationId}_params`, {
-      type: "object",
-      properties: { path: object(groups.path), query: object(groups.query) },
-      required: ["path", "query"],
-    });
-    add(exact, exactIds, `${operationId}_headers`, object(groups.header));
-
-    let body: OperationOut["body"];
-    if (op.body) {
-      const { mediaType, offered, at } = op.body;
-      // The media type the client chooses is validated by `<id>_body`; any other offered by `<id>_body_<json|form|multipart>`.
-      const also = offered.filter((type) => type !== mediaType && MEDIA_SUFFIX[type] !== undefined);
-      body = { mediaType, required: op.body.required, ...(also.length > 0 ? { also } : {}) };
-      for (const type of [mediaType, ...also]) {
-        const name = type === mediaType ? `${operationId}_body` : `${operationId}_body_${MEDIA_SUFFIX[type]}`;
-        const schema = viewOf(doc, op.body.schemas[type] ?? {}, "request", `${at}/content`);
-        if (type === JSON_MEDIA) {
-          add(exact, exactIds, name, schema);
-          continue;
-        }
-        add(form, formIds, name, schema);
-        const properties = (resolveRef(doc, op.body.schemas[type], `${at}/content`).properties ?? {}) as Json;
-        const listFields = Object.entries(properties)
-          .filter(([field, property]) => {
-            const fieldType = resolveRef(doc, property, `${at}/content/properties/${field}`).type;
-            return fieldType === "array" || (Array.isArray(fieldType) && fieldType.includes("array") && !fieldType.includes("string"));
-          })
-          .map(([field]) => field);
-        body.listFields = [...new Set([...(body.listFields ?? []), ...listFields])];
-      }
-    }
-
-    const responses: OperationOut["responses"] = {};
-    for (const [status, response] of Object.entries(op.responses)) {
-      const media = ((response.content ?? {}) as Json)[JSON_MEDIA] as Json | undefined;
-      const facts: OperationOut["responses"][string] = { json: media !== undefined };
-      if (media) {
-        const at = `${op.at}/responses/${status}/content/application~1json`;
-        exact.addSchema({ ...(viewOf(doc, media.schema ?? {}, "response", `${at}/schema`) as Json), $id: `${operationId}_${status}` });
-        (responseIds[operationId] ??= {})[status] = `${operationId}_${status}`;
-        const example = mediaExample(doc, media, at);
-        if (example !== undefined) facts.example = example;
-        // The success response the mock answers with: without an example, the smallest valid body.
-        else if (status === op.success.status) Object.assign(facts, { example: minimalInstance(doc, media.schema, "response", `${at}/schema`), built: true });
-      }
-      responses[status] = facts;
-    }
-    operations.push({ key, operationId, params, ...(body ? { body } : {}), responses, bearer: op.authenticated });
+  for (const parameter of op.parameters) {
+    const place = parameter.in as string;
+    if (place !== "path" && place !== "query" && place !== "header") continue;
+    // Header names are case-insensitive; the mock sees them lower-cased, as fetch's Headers does.
+    const name = place === "header" ? (parameter.name as string).toLowerCase() : (parameter.name as string);
+    params[place].push(name);
+    groups[place].properties[name] = viewOf(doc, parameter.schema ?? {}, "request", `${op.at}/parameters`);
+    if (parameter.required === true || place === "path") groups[place].required.push(name);
   }
+  const object = (group: { properties: Json; required: string[] }) => ({ type: "object", properties: group.properties, required: group.required });
+  addValidator(compilers, compilers.converting, `${op.ident}_params`, {
+    type: "object",
+    properties: { path: object(groups.path), query: object(groups.query) },
+    required: ["path", "query"],
+  });
+  addValidator(compilers, compilers.exact, `${op.ident}_headers`, object(groups.header));
+  return params;
+}
 
-  // Each named schema in its view (generated/validators/schemas/), for store-admin-sdk/schemas.
-  const exported = schemaExports(doc);
-  for (const { name, schema, view } of exported) exact.addSchema({ $ref: `${view === "request" ? "input" : view}.${model.typeNames.get(schema)}`, $id: `schema$${name}` });
+/** An operation's request body validators, one per media type offered that the kit reads; and the body's facts. */
+function bodyValidators(doc: Json, op: OperationModel, compilers: Compilers): OperationOut["body"] {
+  if (!op.body) return undefined;
+  const { mediaType, offered, at } = op.body;
+  // The media type the client chooses is validated by `<id>_body`; any other offered by `<id>_body_<json|form|multipart>`.
+  const also = offered.filter((type) => type !== mediaType && MEDIA_SUFFIX[type] !== undefined);
+  const body: NonNullable<OperationOut["body"]> = { mediaType, required: op.body.required, ...(also.length > 0 ? { also } : {}) };
+  for (const type of [mediaType, ...also]) {
+    const name = type === mediaType ? `${op.ident}_body` : `${op.ident}_body_${MEDIA_SUFFIX[type]}`;
+    const schema = viewOf(doc, op.body.schemas[type] ?? {}, "request", `${at}/content`);
+    if (type === JSON_MEDIA) {
+      addValidator(compilers, compilers.exact, name, schema);
+      continue;
+    }
+    addValidator(compilers, compilers.form, name, schema);
+    const properties = (resolveRef(doc, op.body.schemas[type], `${at}/content`).properties ?? {}) as Json;
+    const listFields = Object.entries(properties)
+      .filter(([field, property]) => {
+        const fieldType = resolveRef(doc, property, `${at}/content/properties/${field}`).type;
+        return fieldType === "array" || (Array.isArray(fieldType) && fieldType.includes("array") && !fieldType.includes("string"));
+      })
+      .map(([field]) => field);
+    body.listFields = [...new Set([...(body.listFields ?? []), ...listFields])];
+  }
+  return body;
+}
 
-  const idsOf = (own: (name: string) => boolean) => [convertingIds, formIds, exactIds].map((ids) => Object.keys(ids).filter(own));
-  const modules: ValidatorModule[] = [
+/** An operation's JSON response validators, `<id>_<status>`, and each response's facts (with the example the mock answers). */
+function responseValidators(doc: Json, op: OperationModel, compilers: Compilers): OperationOut["responses"] {
+  const responses: OperationOut["responses"] = {};
+  for (const [status, response] of Object.entries(op.responses)) {
+    const media = ((response.content ?? {}) as Json)[JSON_MEDIA] as Json | undefined;
+    const facts: OperationOut["responses"][string] = { json: media !== undefined };
+    if (media) {
+      const at = `${op.at}/responses/${status}/content/application~1json`;
+      compilers.exact.addSchema({ ...(viewOf(doc, media.schema ?? {}, "response", `${at}/schema`) as Json), $id: `${op.ident}_${status}` });
+      (compilers.responseIds[op.ident] ??= {})[status] = `${op.ident}_${status}`;
+      const example = mediaExample(doc, media, at);
+      if (example !== undefined) facts.example = example;
+      // The success response the mock answers with: without an example, the smallest valid body.
+      else if (status === op.success.status) Object.assign(facts, { example: minimalInstance(doc, media.schema, "response", `${at}/schema`), built: true });
+    }
+    responses[status] = facts;
+  }
+  return responses;
+}
+
+/** The validator modules: one per operation for the kit, one per operation of its response validators, one per named schema. */
+function validatorModuleList(operations: OperationOut[], exported: ReturnType<typeof schemaExports>, compilers: Compilers): ValidatorModule[] {
+  const { converting, form, exact, ids, responseIds } = compilers;
+  const idsOf = (own: (name: string) => boolean) => [converting, form, exact].map((ajv) => Object.keys(ids.get(ajv)!).filter(own));
+  return [
     ...operations.map(({ key: _key, ...facts }) => ({
       path: `testing/ops/${facts.operationId}`,
       ids: idsOf((name) => name.startsWith(`${facts.operationId}_`)),
@@ -254,14 +300,6 @@ export async function testingOutputs(doc: Json): Promise<Record<string, string>>
     })),
     ...exported.map(({ name }, i) => ({ path: `validators/schemas/${i}`, ids: [[], [], [`schema$${name}`]], code: `export const validator = v.schema$${name};` })),
   ];
-  const compiled = await validatorModules(HEADER, modules, [converting, form, exact], root);
-  return {
-    "testing/operations.ts": operationsModule(operations),
-    "validators/types.ts": TYPES_MODULE,
-    "validators/responses.ts": responsesModule(model.operations),
-    "schemas/index.ts": schemasModule(doc, exported),
-    ...compiled,
-  };
 }
 
 function operationsModule(operations: OperationOut[]): string {
