@@ -200,19 +200,19 @@ async function generateNames(doc: Json): Promise<string> {
   // The second, empty base `Record<never, never>` makes compiler messages name the interface
   // ("'expird_at' does not exist in type 'GiftCardUpdate'"): an interface with one base and no
   // members of its own is printed as that base, expanded.
-  const isObject = (schema: Json, at: string): boolean =>
+  const emitsInterface = (schema: Json, at: string): boolean =>
     (typeof schema.additionalProperties !== "object" || schema.additionalProperties === null) &&
     (schema.type === "object" ||
       (schema.type === undefined &&
         (schema.properties !== undefined ||
-          (((schema.allOf as unknown[] | undefined) ?? []).every((part, i) => isObject(resolveRef(doc, part, `${at}/allOf/${i}`), `${at}/allOf/${i}`)) && schema.allOf !== undefined))));
+          (((schema.allOf as unknown[] | undefined) ?? []).every((part, i) => emitsInterface(resolveRef(doc, part, `${at}/allOf/${i}`), `${at}/allOf/${i}`)) && schema.allOf !== undefined))));
   const lines = names.map((name) => {
     const form = inResponses.has(name) ? "Readable" : "Writable";
     const type = `${form}<components["schemas"][${stringLiteral(name)}]>`;
     const typeName = typeNames.get(name)!;
     const at = `#/components/schemas/${name}`;
     const renamed = typeName === name ? "" : comment(`The schema ${JSON.stringify(name)}.`);
-    const declaration = isObject(schemas[name]!, at) ? `export interface ${typeName} extends ${type}, Record<never, never> {}` : `export type ${typeName} = ${type};`;
+    const declaration = emitsInterface(schemas[name]!, at) ? `export interface ${typeName} extends ${type}, Record<never, never> {}` : `export type ${typeName} = ${type};`;
     return `${typeof schemas[name]!.description === "string" ? comment(schemas[name]!.description) : renamed}${declaration}`;
   });
   const key = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) && name !== "__proto__" ? name : stringLiteral(name));
@@ -452,6 +452,13 @@ export async function generateMethods(
   const specs: MethodSpec[] = [];
   for (const op of model.operations) specs.push(await methodSpec(model, op, responseNames, sampleOf));
   const tagDescriptions = new Map(((doc.tags as Json[] | undefined) ?? []).map((tag) => [tag.name as string, tag.description as string]));
+  const { blocks, names, extraTypes } = methodInterfaces(resourceTree(specs), tagDescriptions);
+  const body = `${blocks.reverse().join("\n\n")}\n\n${extraTypes.join("\n\n")}\n`;
+  return { index: methodIndexModule(HEADER, specs), spanNames: spanNamesModule(specs), table: methodTableModule(specs), types: methodTypesModule(body, names) };
+}
+
+/** The methods as a tree of resources by their dotted names (`users.addresses.list`), each resource with the tags of every operation under it. */
+function resourceTree(specs: readonly MethodSpec[]): Resource {
   const top: Resource = { path: [], methods: [], children: new Map(), tags: new Set() };
   for (const spec of specs) {
     const parts = spec.name.split(".");
@@ -465,8 +472,13 @@ export async function generateMethods(
     }
     node.methods.push(spec);
   }
-  const verbOf = (spec: MethodSpec) => spec.name.slice(spec.name.lastIndexOf(".") + 1);
+  return top;
+}
 
+const verbOf = (spec: MethodSpec) => spec.name.slice(spec.name.lastIndexOf(".") + 1);
+
+/** One interface per resource (innermost first), the named types they use, and the query and body types declared for them. */
+function methodInterfaces(top: Resource, tagDescriptions: ReadonlyMap<string, string>): { blocks: string[]; names: Set<string>; extraTypes: string[] } {
   const interfaceName = (resource: Resource) => `${resource.path.map(pascal).join("")}Methods`;
   const blocks: string[] = [];
   const names = new Set<string>();
@@ -497,27 +509,17 @@ export async function generateMethods(
     blocks.push(docComment(title, "") + `export interface ${interfaceName(resource).replace(/^Methods$/, "OperationMethods")} {\n${members.join("\n")}\n}`);
   };
   emit(top, "the client");
+  return { blocks, names, extraTypes };
+}
 
-  // The run-time table: one row per method, `[name, "METHOD /path/", what comes after the path
-  // parameters ("query", "body", "body+query" or "")]`. The path parameters are the template's, in its order:
+/** The run-time table: one row per method, `[name, "METHOD /path/", what comes after the path parameters ("query", "body", "body+query" or "")]`. */
+function methodTableModule(specs: readonly MethodSpec[]): string {
+  // The path parameters are the template's, in its order:
   // src/client/methods.ts reads them from the path (the bundle carries each name once).
   const rows = specs.map(
     (spec) => `  [${stringLiteral(spec.name)}, ${stringLiteral(`${spec.method} ${spec.path}`)}, ${stringLiteral(spec.rest.map((r) => r.kind).join("+"))}],`,
   );
-  // What src/client/telemetry.ts names each operation's span and records on it; only that module
-  // (loaded with the client's `telemetry` option) imports it, so the main bundle does not grow.
-  const spanRows = specs.map((spec) => `  ${stringLiteral(`${spec.method} ${spec.path}`)}: [${stringLiteral(spec.name)}, ${stringLiteral(spec.operationId)}],`);
-  const body = `${blocks.reverse().join("\n\n")}\n\n${extraTypes.join("\n\n")}\n`;
-  const fromSchema = ["operations", "paths", "Readable", "Writable"].filter((name) => body.includes(`${name}<`) || body.includes(`${name}[`));
-  return {
-    index: methodIndexModule(HEADER, specs),
-    spanNames: `${HEADER}
-/** Each operation's method name (its span's name) and \`operationId\`, by \`"METHOD /path/"\`: for src/client/telemetry.ts. */
-export const spanNames: Readonly<Record<string, readonly [method: string, operationId: string]>> = {
-${spanRows.join("\n")}
-};
-`,
-    table: `${HEADER}
+  return `${HEADER}
 /**
  * The operation methods, named by each operation's \`x-sdk-method\` in the contract:
  * \`src/client/methods.ts\` builds them from this table; \`methods.ts\` types and documents them.
@@ -531,8 +533,27 @@ export type MethodRow = readonly [name: string, operation: OperationKey, rest: "
 export const methodTable: readonly MethodRow[] = [
 ${rows.join("\n")}
 ];
-`,
-    types: `${HEADER}
+`;
+}
+
+/**
+ * What src/client/telemetry.ts names each operation's span and records on it; only that module
+ * (loaded with the client's `telemetry` option) imports it, so the main bundle does not grow.
+ */
+function spanNamesModule(specs: readonly MethodSpec[]): string {
+  const spanRows = specs.map((spec) => `  ${stringLiteral(`${spec.method} ${spec.path}`)}: [${stringLiteral(spec.name)}, ${stringLiteral(spec.operationId)}],`);
+  return `${HEADER}
+/** Each operation's method name (its span's name) and \`operationId\`, by \`"METHOD /path/"\`: for src/client/telemetry.ts. */
+export const spanNames: Readonly<Record<string, readonly [method: string, operationId: string]>> = {
+${spanRows.join("\n")}
+};
+`;
+}
+
+/** The methods' types and documentation: `body` (the interfaces and their types) with the imports it needs. */
+function methodTypesModule(body: string, names: ReadonlySet<string>): string {
+  const fromSchema = ["operations", "paths", "Readable", "Writable"].filter((name) => body.includes(`${name}<`) || body.includes(`${name}[`));
+  return `${HEADER}
 /**
  * The types and documentation of the operation methods (\`store.users.retrieve(42)\`), named by
  * each operation's \`x-sdk-method\` in the contract; \`method-table.ts\` is what they run on.
@@ -540,8 +561,7 @@ ${rows.join("\n")}
 import type { MethodOptions, ResponsePromise } from "../src/core/call-types.js";
 import type { ${fromSchema.join(", ")} } from "./schema.js";
 ${names.size > 0 ? `import type { ${[...names].sort().join(", ")} } from "./names.js";\n` : ""}
-${body}`,
-  };
+${body}`;
 }
 
 
