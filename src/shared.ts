@@ -13,6 +13,7 @@
 export * from "./index.js";
 export { deriveClient, loadTelemetry, pauseLeftOf, telemetryOf, tokenSourceOf } from "./client/client.js";
 export { cursorOf, walkOf } from "./client/paginate.js";
+export { loadOnce } from "./core/load-once.js";
 export { ownOptions } from "./core/own.js";
 export { isIdempotent, parseRetryAfterMs } from "./core/retry-policy.js";
 export { clip, describe, headOf, redact, sanitizeCause } from "./core/redact.js";

@@ -14,6 +14,7 @@ import type { ToolFilter } from "../tool-list.js";
 import { bytesOf, cutResult, type ToolResult } from "../result-size.js";
 import type { QuickJSWASMModule } from "quickjs-emscripten";
 import type { CodeModeLimits } from "./limits.js";
+import { loadOnce } from "#shared";
 
 /** The most characters of code one execute takes. */
 const MAX_CODE = 100_000;
@@ -26,19 +27,12 @@ interface CodeModeEngines {
   quickjs: QuickJSWASMModule;
 }
 
-let checker: Promise<SnippetChecker> | undefined;
+const loadChecker = loadOnce(() => loadTypeScript().then((ts) => snippetChecker(ts)));
 
 /** The checker (made once) and QuickJS's module (loaded again after one aborted). */
 export async function loadCodeMode(): Promise<CodeModeEngines> {
   const quickjs = loadQuickJS();
-  const made = (checker ??= loadTypeScript().then(
-    (ts) => snippetChecker(ts),
-    (error: unknown) => {
-      checker = undefined;
-      throw error;
-    },
-  ));
-  const [ready, module] = await Promise.all([made, quickjs]);
+  const [ready, module] = await Promise.all([loadChecker(), quickjs]);
   return { checker: ready, quickjs: module };
 }
 
