@@ -23,7 +23,7 @@ import { argumentNames, checkNames } from "./contract-names.js";
 import { camel, MethodNameError, METHOD_NAME, nameMethods, words } from "./method-names.js";
 import type { OperationModel } from "./operation-model.js";
 
-export { ContractError, isObject, pointer, requirementInWords, type OperationModel, type RequiredScopes };
+export { ContractError, isObject, requirementInWords, type OperationModel };
 
 export const JSON_MEDIA = "application/json";
 export const FORM_MEDIA = "application/x-www-form-urlencoded";
