@@ -106,6 +106,24 @@ export function apiRootPath(doc: Json): string {
   return path;
 }
 
+/** An operation's row of the facts table: its scope or scopes, and only the flags that are set (this table is in every bundle that imports the client). */
+function operationFacts(doc: Json, op: OperationModel, paginated: boolean): string[] {
+  const body = op.body;
+  const flags = {
+    paginated,
+    multipart: body?.mediaType === MULTIPART_MEDIA,
+    form: body?.mediaType === FORM_MEDIA,
+    // Multipart is offered besides the media type chosen: a body holding a file goes as multipart.
+    filesMultipart: body !== undefined && body.mediaType !== MULTIPART_MEDIA && body.offered.includes(MULTIPART_MEDIA),
+    singleOrList: op.success.content && isSingleOrList(doc, op),
+    noContent: !op.success.content,
+  };
+  // One scope, as most operations need, is a string; anything else the alternatives.
+  const single = op.security.length === 1 && op.security[0]!.length === 1;
+  const scope = single ? `scope: ${stringLiteral(op.security[0]![0]!)}` : `scopes: ${jsonCode(op.security)}`;
+  return [scope, ...Object.entries(flags).filter(([, on]) => on).map(([flag]) => `${flag}: true`)];
+}
+
 /**
  * `generated/operations.ts` (the API version and its header, the operations' keys, the list
  * paths: needed at start) and `generated/operation-facts.ts` (each operation's facts: loaded by
@@ -118,24 +136,9 @@ export async function generateOperations(doc: Json): Promise<{ "operations.ts": 
   const listPaths: string[] = [];
   for (const op of model.operations) {
     const paginated = isPaginated(model, op);
-    const body = op.body;
-    const flags = {
-      paginated,
-      multipart: body?.mediaType === MULTIPART_MEDIA,
-      form: body?.mediaType === FORM_MEDIA,
-      // Multipart is offered besides the media type chosen: a body holding a file goes as multipart.
-      filesMultipart: body !== undefined && body.mediaType !== MULTIPART_MEDIA && body.offered.includes(MULTIPART_MEDIA),
-      singleOrList: op.success.content && isSingleOrList(doc, op),
-      noContent: !op.success.content,
-    };
-    // One scope, as most operations need, is a string; anything else the alternatives.
-    const single = op.security.length === 1 && op.security[0]!.length === 1;
-    const scope = single ? `scope: ${stringLiteral(op.security[0]![0]!)}` : `scopes: ${jsonCode(op.security)}`;
-    // Only the flags that are set: this table is in every bundle that imports the client.
-    const facts = [scope, ...Object.entries(flags).filter(([, on]) => on).map(([flag]) => `${flag}: true`)];
     keys.push(op.key);
     if (paginated) listPaths.push(op.path);
-    lines.push(`  ${stringLiteral(op.key)}: { ${facts.join(", ")} },`);
+    lines.push(`  ${stringLiteral(op.key)}: { ${operationFacts(doc, op, paginated).join(", ")} },`);
   }
   const header = model.versionHeader;
   const optional = (text: string | undefined) => (text === undefined ? "undefined" : stringLiteral(text));

@@ -194,14 +194,19 @@ function typecheckNote(quick: boolean): string {
     tests.`);
 }
 
-export async function typecheck(quick: boolean): Promise<Section> {
+/** The files type-checked, by name: a label and the source. */
+function typecheckFiles(): Record<string, [label: string, source: string]> {
   const read = (file: string): string => readFileSync(new URL(file, import.meta.url), "utf8");
-  const files: Record<string, [label: string, source: string]> = {
+  return {
     ours: ["ours, 20 operations + paginate", read("./typecheck-consumer.ts")],
     methods: ["ours through the methods, 20 operations + a list", read("./typecheck-methods.ts")],
     bare: ["bare openapi-fetch, 20 operations", read("./typecheck-bare.ts")],
     control: ["A/A control: bare openapi-fetch again", read("./typecheck-bare.ts")],
   };
+}
+
+export async function typecheck(quick: boolean): Promise<Section> {
+  const files = typecheckFiles();
   const runs = typecheckRuns(files, quick);
   const check = (name: string): Summary => summarize(runs[name]!.map((figures) => figures["Check time"]!));
   const first = (name: string, figure: string): number => runs[name]![0]![figure]!;
