@@ -17,29 +17,19 @@
  * - Schema names that are not identifiers are mapped to one ({@link typeNameOf}).
  */
 import { requirementInWords, type RequiredScopes } from "../src/core/error-messages.js";
+import { HTTP_METHODS } from "../src/core/http-methods.js";
+import { ContractError, isObject, type Json, pointer } from "./contract-json.js";
 import { argumentNames, checkNames } from "./contract-names.js";
 import { camel, MethodNameError, METHOD_NAME, nameMethods, words } from "./method-names.js";
+import type { OperationModel } from "./operation-model.js";
 
-export { requirementInWords, type RequiredScopes };
-
-type Json = Record<string, unknown>;
-
-export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+export { ContractError, isObject, requirementInWords, type OperationModel };
 
 export const JSON_MEDIA = "application/json";
 export const FORM_MEDIA = "application/x-www-form-urlencoded";
 export const MULTIPART_MEDIA = "multipart/form-data";
 /** The request media types the client can send, in the order it prefers them. */
 const REQUEST_MEDIA_TYPES = [JSON_MEDIA, FORM_MEDIA, MULTIPART_MEDIA] as const;
-
-/** A JSON object (not an array, not null): what a contract's maps and schemas are. */
-export function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** `#/a/b` of JSON pointer segments (`~` and `/` escaped). */
-export const pointer = (...segments: Array<string | number>): string =>
-  ["#", ...segments.map((s) => String(s).replace(/~/g, "~0").replace(/\//g, "~1"))].join("/");
 
 /** The segments of a local reference (`#/components/schemas/Product%20` → components, schemas, "Product "). */
 function refSegments(ref: string): string[] {
@@ -60,11 +50,6 @@ export function schemaRefName(node: unknown): string | undefined {
   if (typeof ref !== "string") return undefined;
   const segments = refSegments(ref);
   return segments.length === 3 && segments[0] === "components" && segments[1] === "schemas" ? segments[2] : undefined;
-}
-
-/** Refusal of the contract: a sentence naming where (a JSON pointer). */
-export class ContractError extends Error {
-  override name = "ContractError";
 }
 
 /** The node a local reference (`#/…`, JSON Pointer escapes and percent-encoding undone) names, if any. */
@@ -243,46 +228,6 @@ function typeNames(doc: Json): Map<string, string> {
 
 // ─── Operations ─────────────────────────────────────────────────────────────────────
 
-/** One operation, as every generator reads it. */
-export interface OperationModel {
-  /** `"GET /widgets/{id}/"`. */
-  key: string;
-  /** `#/paths/~1widgets~1{id}~1/get`. */
-  at: string;
-  /** Lower case, as in the document. */
-  method: (typeof HTTP_METHODS)[number];
-  path: string;
-  /** The `operationId`, or one derived from the method name (`widgets.list` → `widgetsList`). */
-  operationId: string;
-  /** The operationId as an identifier (its words camelCased when it is not one): what generated names (`<Id>Body`, validators) are made of. */
-  ident: string;
-  /** `x-sdk-method`, or derived by the rule above. */
-  methodName: string;
-  /** The summary, else the description's first sentence, else `METHOD /path`; no final period. */
-  summary: string;
-  /** The description's first paragraph, on one line ("" when none). */
-  description: string;
-  /** Alternatives of scope sets ({@link RequiredScopes}). */
-  security: RequiredScopes;
-  /** Whether a bearer token is sent for it (some alternative names a scheme). */
-  authenticated: boolean;
-  /** Parameters, resolved; an operation's override its path item's of the same name and place. */
-  parameters: Json[];
-  /** Path parameter names, in the template's order. */
-  pathParams: string[];
-  /** Their arguments' names (scripts/contract-names.ts). */
-  pathArguments: string[];
-  hasQuery: boolean;
-  /** The request body: the media type a call is sent as, every one offered, and their schemas. */
-  body?: { mediaType: string; offered: string[]; required: boolean; schemas: Record<string, unknown>; at: string };
-  /** The first 2xx response: its status, and its JSON schema when it has content. */
-  success: { status: string; content: boolean; schema?: unknown };
-  responses: Record<string, Json>;
-  tags: string[];
-  /** The operation object itself. */
-  operation: Json;
-}
-
 export interface ContractModel {
   doc: Json;
   operations: OperationModel[];
@@ -374,80 +319,11 @@ export function contractModel(doc: Json): ContractModel {
   checkNames(doc);
   const names = typeNames(doc);
   const operations: OperationModel[] = [];
-  const byIdent = new Map<string, OperationModel>();
   for (const [path, rawItem] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
     const itemAt = pointer("paths", path);
     const item = resolveRef(doc, rawItem, itemAt);
     for (const method of HTTP_METHODS) {
-      const operation = item[method];
-      if (operation === undefined) continue;
-      const at = pointer("paths", path, method);
-      if (!isObject(operation)) throw new ContractError(`${at}: an operation must be an object.`);
-      const key = `${method.toUpperCase()} ${path}`;
-      const explicitId = typeof operation.operationId === "string" && operation.operationId !== "" ? operation.operationId : undefined;
-      const given = operation["x-sdk-method"];
-      if (given !== undefined && (typeof given !== "string" || !METHOD_NAME.test(given))) {
-        throw new ContractError(`${at}/x-sdk-method: must name the method as resource.verb (e.g. "users.retrieve"), got ${JSON.stringify(given)}.`);
-      }
-      const byPlace = new Map<string, Json>();
-      for (const [where, list] of [[`${itemAt}/parameters`, item.parameters], [`${at}/parameters`, operation.parameters]] as const) {
-        for (const [i, p] of (Array.isArray(list) ? list : []).entries()) {
-          const parameter = resolveRef(doc, p, `${where}/${i}`);
-          if (typeof parameter.name !== "string" || typeof parameter.in !== "string") throw new ContractError(`${where}/${i}: a parameter needs a name and an in.`);
-          byPlace.set(`${parameter.in}:${parameter.name}`, parameter);
-        }
-      }
-      const parameters = [...byPlace.values()];
-      const pathParams = [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
-      for (const name of pathParams) {
-        if (!byPlace.has(`path:${name}`)) throw new ContractError(`${at}: the path parameter {${name}} is not declared in its parameters.`);
-      }
-      let body: OperationModel["body"];
-      if (operation.requestBody !== undefined) {
-        const bodyAt = `${at}/requestBody`;
-        const requestBody = resolveRef(doc, operation.requestBody, bodyAt);
-        const content = isObject(requestBody.content) ? requestBody.content : {};
-        const offered = Object.keys(content).map((type) => type.split(";")[0]!.trim().toLowerCase());
-        const schemas = Object.fromEntries(Object.entries(content).map(([type, media]) => [type.split(";")[0]!.trim().toLowerCase(), isObject(media) ? media.schema : undefined]));
-        body = { mediaType: chosenMediaType(offered, `${bodyAt}/content`), offered, required: requestBody.required === true, schemas, at: bodyAt };
-      }
-      const responses = Object.fromEntries(
-        Object.entries(isObject(operation.responses) ? operation.responses : {}).map(([status, r]) => [status, resolveRef(doc, r, `${at}/responses/${pointer(status).slice(2)}`)]),
-      );
-      const successStatus = Object.keys(responses).find((status) => /^2(\d\d|XX)$/.test(status));
-      if (successStatus === undefined) throw new ContractError(`${at}/responses: declares no 2xx response.`);
-      const successContent = isObject(responses[successStatus]!.content) ? (responses[successStatus]!.content as Json) : {};
-      const json = successContent[JSON_MEDIA];
-      if (Object.keys(successContent).length > 0 && !isObject(json)) {
-        throw new ContractError(`${at}/responses/${successStatus}/content: the client reads only ${JSON_MEDIA} responses, not ${Object.keys(successContent).join(", ")}.`);
-      }
-      const { required, authenticated } = requirementsOf(operation.security ?? doc.security, operation.security !== undefined ? `${at}/security` : "#/security");
-      const summary = (typeof operation.summary === "string" && operation.summary.trim()) || firstSentence(operation.description) || key;
-      const model: OperationModel = {
-        key,
-        at,
-        method,
-        path,
-        // Without an operationId, both are made of the method name, known once every operation is read.
-        operationId: explicitId ?? "",
-        ident: explicitId === undefined ? "" : /^[A-Za-z_$][\w$]*$/.test(explicitId) ? explicitId : camel(words(explicitId).length > 0 ? words(explicitId) : ["operation"]),
-        // Derived (when empty) once every operation is read: the rule looks at the other paths.
-        methodName: given ?? "",
-        summary: summary.replace(/\.+$/, ""),
-        description: firstParagraph(operation.description),
-        security: required,
-        authenticated,
-        parameters,
-        pathParams,
-        pathArguments: argumentNames(pathParams, at),
-        hasQuery: parameters.some((p) => p.in === "query"),
-        ...(body ? { body } : {}),
-        success: { status: successStatus, content: isObject(json), ...(isObject(json) ? { schema: json.schema } : {}) },
-        responses,
-        tags: Array.isArray(operation.tags) ? operation.tags.filter((t): t is string => typeof t === "string") : [],
-        operation,
-      };
-      operations.push(model);
+      if (item[method] !== undefined) operations.push(operationModel(doc, { path, method, item, itemAt }));
     }
   }
   try {
@@ -455,15 +331,114 @@ export function contractModel(doc: Json): ContractModel {
   } catch (error) {
     throw error instanceof MethodNameError ? new ContractError(error.message) : error;
   }
+  identifyOperations(operations);
+  const model: ContractModel = { doc, operations, versionHeader: versionHeaderOf(doc, operations), typeNames: names };
+  cache.set(doc, model);
+  return model;
+}
+
+/** Where an operation is written: its path, its method, and its path item (resolved) with its pointer. */
+interface OperationPlace {
+  path: string;
+  method: (typeof HTTP_METHODS)[number];
+  item: Json;
+  itemAt: string;
+}
+
+/** One operation's model, its method name and (without an operationId) its ids left to derive once every operation is read. */
+function operationModel(doc: Json, { path, method, item, itemAt }: OperationPlace): OperationModel {
+  const operation = item[method];
+  const at = pointer("paths", path, method);
+  if (!isObject(operation)) throw new ContractError(`${at}: an operation must be an object.`);
+  const key = `${method.toUpperCase()} ${path}`;
+  const explicitId = typeof operation.operationId === "string" && operation.operationId !== "" ? operation.operationId : undefined;
+  const given = operation["x-sdk-method"];
+  if (given !== undefined && (typeof given !== "string" || !METHOD_NAME.test(given))) {
+    throw new ContractError(`${at}/x-sdk-method: must name the method as resource.verb (e.g. "users.retrieve"), got ${JSON.stringify(given)}.`);
+  }
+  const { parameters, pathParams } = parametersOf(doc, { path, item, itemAt, operation, at });
+  const body = requestBodyOf(doc, operation, at);
+  const { responses, success } = responsesOf(doc, operation, at);
+  const { required, authenticated } = requirementsOf(operation.security ?? doc.security, operation.security !== undefined ? `${at}/security` : "#/security");
+  const summary = (typeof operation.summary === "string" && operation.summary.trim()) || firstSentence(operation.description) || key;
+  return {
+    key,
+    at,
+    method,
+    path,
+    // Without an operationId, both are made of the method name, known once every operation is read.
+    operationId: explicitId ?? "",
+    ident: explicitId === undefined ? "" : /^[A-Za-z_$][\w$]*$/.test(explicitId) ? explicitId : camel(words(explicitId).length > 0 ? words(explicitId) : ["operation"]),
+    // Derived (when empty) once every operation is read: the rule looks at the other paths.
+    methodName: given ?? "",
+    summary: summary.replace(/\.+$/, ""),
+    description: firstParagraph(operation.description),
+    security: required,
+    authenticated,
+    parameters,
+    pathParams,
+    pathArguments: argumentNames(pathParams, at),
+    hasQuery: parameters.some((p) => p.in === "query"),
+    ...(body ? { body } : {}),
+    success,
+    responses,
+    tags: Array.isArray(operation.tags) ? operation.tags.filter((t): t is string => typeof t === "string") : [],
+    operation,
+  };
+}
+
+/** An operation's parameters, resolved (its own over its path item's of the same name and place), and its path template's parameter names, each declared. */
+function parametersOf(doc: Json, { path, item, itemAt, operation, at }: { path: string; item: Json; itemAt: string; operation: Json; at: string }): Pick<OperationModel, "parameters" | "pathParams"> {
+  const byPlace = new Map<string, Json>();
+  for (const [where, list] of [[`${itemAt}/parameters`, item.parameters], [`${at}/parameters`, operation.parameters]] as const) {
+    for (const [i, p] of (Array.isArray(list) ? list : []).entries()) {
+      const parameter = resolveRef(doc, p, `${where}/${i}`);
+      if (typeof parameter.name !== "string" || typeof parameter.in !== "string") throw new ContractError(`${where}/${i}: a parameter needs a name and an in.`);
+      byPlace.set(`${parameter.in}:${parameter.name}`, parameter);
+    }
+  }
+  const pathParams = [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
+  for (const name of pathParams) {
+    if (!byPlace.has(`path:${name}`)) throw new ContractError(`${at}: the path parameter {${name}} is not declared in its parameters.`);
+  }
+  return { parameters: [...byPlace.values()], pathParams };
+}
+
+/** An operation's request body: the media type a call is sent as, every one offered, and their schemas. */
+function requestBodyOf(doc: Json, operation: Json, at: string): OperationModel["body"] {
+  if (operation.requestBody === undefined) return undefined;
+  const bodyAt = `${at}/requestBody`;
+  const requestBody = resolveRef(doc, operation.requestBody, bodyAt);
+  const content = isObject(requestBody.content) ? requestBody.content : {};
+  const offered = Object.keys(content).map((type) => type.split(";")[0]!.trim().toLowerCase());
+  const schemas = Object.fromEntries(Object.entries(content).map(([type, media]) => [type.split(";")[0]!.trim().toLowerCase(), isObject(media) ? media.schema : undefined]));
+  return { mediaType: chosenMediaType(offered, `${bodyAt}/content`), offered, required: requestBody.required === true, schemas, at: bodyAt };
+}
+
+/** An operation's responses, resolved, and its first 2xx one, which must be JSON when it has content. */
+function responsesOf(doc: Json, operation: Json, at: string): Pick<OperationModel, "responses" | "success"> {
+  const responses = Object.fromEntries(
+    Object.entries(isObject(operation.responses) ? operation.responses : {}).map(([status, r]) => [status, resolveRef(doc, r, `${at}/responses/${pointer(status).slice(2)}`)]),
+  );
+  const successStatus = Object.keys(responses).find((status) => /^2(\d\d|XX)$/.test(status));
+  if (successStatus === undefined) throw new ContractError(`${at}/responses: declares no 2xx response.`);
+  const successContent = isObject(responses[successStatus]!.content) ? (responses[successStatus]!.content as Json) : {};
+  const json = successContent[JSON_MEDIA];
+  if (Object.keys(successContent).length > 0 && !isObject(json)) {
+    throw new ContractError(`${at}/responses/${successStatus}/content: the client reads only ${JSON_MEDIA} responses, not ${Object.keys(successContent).join(", ")}.`);
+  }
+  return { responses, success: { status: successStatus, content: isObject(json), ...(isObject(json) ? { schema: json.schema } : {}) } };
+}
+
+/** Gives the operations without an operationId one made of their method name, and refuses two with one id. */
+function identifyOperations(operations: OperationModel[]): void {
+  const byIdent = new Map<string, OperationModel>();
   for (const model of operations) {
     if (model.operationId === "") model.operationId = model.ident = camel(model.methodName.split("."));
     const sameId = byIdent.get(model.ident);
     if (sameId) throw new ContractError(`${sameId.at} and ${model.at} both have the operationId ${JSON.stringify(model.ident)} (as written, or derived); change one.`);
     byIdent.set(model.ident, model);
   }
-  const model: ContractModel = { doc, operations, versionHeader: versionHeaderOf(doc, operations), typeNames: names };
-  cache.set(doc, model);
-  return model;
 }
 
 /** What an operation needs, as a sentence for a reader: "Requires the scope `a`.", "… the scopes `a` and `b`.", "… the scope `a` or `b`.", "Requires an access token (no scope).", "Requires no authentication." */

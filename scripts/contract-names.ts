@@ -13,9 +13,8 @@
  * - A schema name becomes a type name (scripts/contract-model.ts, `typeNameOf`): one without a
  *   letter or digit has nothing to map from, and is refused.
  */
-import { ContractError, isObject, pointer } from "./contract-model.js";
-
-type Json = Record<string, unknown>;
+import { HTTP_METHODS } from "../src/core/http-methods.js";
+import { ContractError, isObject, type Json, pointer } from "./contract-json.js";
 
 
 /** RFC 9110's `token`: one or more `tchar`. */
@@ -31,7 +30,6 @@ const RESERVED = new Set(
     "protected public static yield arguments eval await").split(" "),
 );
 
-const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 /**
  * The argument name of a path parameter: its name when that is an identifier (ASCII letters,

@@ -47,6 +47,7 @@ import { contractModel, isObject } from "./contract-model.js";
 import { encodedCopy, untrustedMarkdown } from "./encode.js";
 import { loadContract } from "./load-contract.js";
 import { sampleSource, writtenSamples } from "./samples.js";
+import type { Json } from "./contract-json.js";
 
 export const DEFAULT_SPEC_PATH = fileURLToPath(new URL("../openapi/store-admin.yaml", import.meta.url));
 export const DEFAULT_OUTPUT_PATH = fileURLToPath(new URL("../docs/reference/index.html", import.meta.url));
@@ -142,7 +143,6 @@ export async function buildDocs(options: BuildDocsOptions = {}): Promise<string>
   }
 }
 
-type Json = Record<string, unknown>;
 
 /**
  * The contract as the page shows it: the samples from docs/samples/ (generated where none is

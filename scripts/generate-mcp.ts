@@ -23,14 +23,14 @@
  * `--spec FILE` and `--out DIR` as for the other generators.
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { contractModel, firstParagraph, isObject, ownedByOther, refTarget, requirementInWords, resolveRef, schemaRefName } from "./contract-model.js";
+import { contractModel, firstParagraph, isObject, type OperationModel, ownedByOther, refTarget, requirementInWords, resolveRef, schemaRefName } from "./contract-model.js";
 import { jsonCode, keyed, stringLiteral } from "./encode.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
+import type { Json } from "./contract-json.js";
 
-type Json = Record<string, unknown>;
-
-const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;
+/** The methods whose operations become tools (not HEAD, OPTIONS or TRACE). */
+const TOOL_METHODS = ["get", "put", "post", "delete", "patch"] as const;
 /** The tool the server always lists beside the operations' tools. */
 export const VALIDATE_CALL = "validate_call";
 /** What MCP clients accept as a tool name. */
@@ -123,69 +123,13 @@ export function mcpTools(doc: Json): ToolRow[] {
   const rows: ToolRow[] = [];
   const byName = new Map<string, string>();
   for (const op of contractModel(doc).operations) {
-    const { method, path, methodName, at: where } = op;
-    if (!(HTTP_METHODS as readonly string[]).includes(method)) continue;
-    const name = methodName.replace(/\./g, "_");
-    if (!TOOL_NAME.test(name)) {
-      throw new Error(`${where}: the tool name ${JSON.stringify(name)} (from the method name ${JSON.stringify(methodName)}) is not 1 to 64 letters, digits, "_" or "-", which MCP clients require.`);
-    }
-    if (name === VALIDATE_CALL) throw new Error(`${where}: the method name ${JSON.stringify(methodName)} makes the tool name ${VALIDATE_CALL}, which the server's own tool has.`);
-    const other = byName.get(name);
-    if (other !== undefined) throw new Error(`${other} and ${where} both make the tool name ${JSON.stringify(name)}: give one of them another x-sdk-method.`);
-    byName.set(name, where);
-
-    const parameters = op.parameters;
-    const defs: Json = keyed();
-    const group = (location: "path" | "query"): Json | undefined => {
-      const own = parameters.filter((p) => p.in === location);
-      if (own.length === 0) return undefined;
-      const properties: Json = keyed();
-      for (const p of own) {
-        const schema = toolSchema(doc, p.schema ?? {}, defs) as Json;
-        properties[String(p.name)] = typeof p.description === "string" && !("$ref" in schema) ? { ...schema, description: firstParagraph(p.description) } : schema;
-      }
-      const required = own.filter((p) => p.required === true || location === "path").map((p) => String(p.name));
-      return { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
-    };
-    const properties: Json = {};
-    const required: string[] = [];
-    const pathSchema = group("path");
-    if (pathSchema) (properties.path = pathSchema), required.push("path");
-    const querySchema = group("query");
-    if (querySchema) properties.query = querySchema;
-    // The media type the client sends (JSON where offered, then a form, then multipart: the model's choice), so the tool's schema is that one's.
-    const mediaType = op.body?.mediaType;
-    if (op.body !== undefined && mediaType !== undefined) {
-      properties.body = toolSchema(doc, op.body.schemas[mediaType] ?? {}, defs);
-      if (op.body.required) required.push("body");
-    }
-    const list = method === "get" && parameters.some((p) => p.in === "query" && p.name === "cursor");
-    // An answer that is a whole array (no cursor) is read in parts the same way: by offset.
-    const array = !list && method === "get" && mayBeArray(doc, op.success.schema, `${where}/responses/${op.success.status}`);
-    if (list || array) {
-      properties.offset = {
-        type: "integer",
-        minimum: 0,
-        description: `Skip this many items of the ${list ? "page" : "answer"}: to read the rest of ${list ? "a page" : "an answer"} that a result had to cut (the result says which offset to ask for).`,
-      };
-    }
-    const inputSchema: ToolRow["inputSchema"] = { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
-    if (Object.keys(defs).length > 0) inputSchema.$defs = defs;
-
+    const { method, path, methodName } = op;
+    if (!(TOOL_METHODS as readonly string[]).includes(method)) continue;
+    const name = toolName(op, byName);
+    const { inputSchema, list, mediaType } = toolInput(doc, op);
     const requirements = op.security.map((scopes) => [...scopes]);
-    const summary = op.summary;
-    const paragraph = op.description;
-    const title = summary || `${method.toUpperCase()} ${path}`;
+    const title = op.summary || `${method.toUpperCase()} ${path}`;
     const verb = method.toUpperCase();
-    const needs = requirementInWords(requirements, (scope) => scope);
-    const description = [
-      summary,
-      paragraph !== summary ? paragraph : "",
-      `${verb} ${path}. Needs ${requirements.length === 0 || needs === "no scope" ? needs : `the scope ${needs}`}.`,
-      list ? "Answers one page: its items, and `next_cursor` for the next page (pass it as query.cursor)." : "",
-    ]
-      .filter((part) => part !== "")
-      .join("\n\n");
     const read = method === "get";
     const destructive = method === "post" ? op.operation["x-sdk-destructive"] === true : true;
     rows.push({
@@ -195,7 +139,7 @@ export function mcpTools(doc: Json): ToolRow[] {
       method: verb,
       path,
       title,
-      description,
+      description: toolDescription(op, requirements, list),
       scopes: requirements,
       tags: op.tags,
       list,
@@ -207,6 +151,76 @@ export function mcpTools(doc: Json): ToolRow[] {
     });
   }
   return rows;
+}
+
+/** An operation's tool name (its method name with `_` for `.`), refused when MCP clients would not take it or another tool has it. */
+function toolName({ methodName, at: where }: OperationModel, byName: Map<string, string>): string {
+  const name = methodName.replace(/\./g, "_");
+  if (!TOOL_NAME.test(name)) {
+    throw new Error(`${where}: the tool name ${JSON.stringify(name)} (from the method name ${JSON.stringify(methodName)}) is not 1 to 64 letters, digits, "_" or "-", which MCP clients require.`);
+  }
+  if (name === VALIDATE_CALL) throw new Error(`${where}: the method name ${JSON.stringify(methodName)} makes the tool name ${VALIDATE_CALL}, which the server's own tool has.`);
+  const other = byName.get(name);
+  if (other !== undefined) throw new Error(`${other} and ${where} both make the tool name ${JSON.stringify(name)}: give one of them another x-sdk-method.`);
+  byName.set(name, where);
+  return name;
+}
+
+/** A tool's input schema (path, query, body and, for what is read in parts, `offset`), whether it lists a page, and the body's media type. */
+function toolInput(doc: Json, op: OperationModel): { inputSchema: ToolRow["inputSchema"]; list: boolean; mediaType: string | undefined } {
+  const { method, parameters, at: where } = op;
+  const defs: Json = keyed();
+  const group = (location: "path" | "query"): Json | undefined => {
+    const own = parameters.filter((p) => p.in === location);
+    if (own.length === 0) return undefined;
+    const properties: Json = keyed();
+    for (const p of own) {
+      const schema = toolSchema(doc, p.schema ?? {}, defs) as Json;
+      properties[String(p.name)] = typeof p.description === "string" && !("$ref" in schema) ? { ...schema, description: firstParagraph(p.description) } : schema;
+    }
+    const required = own.filter((p) => p.required === true || location === "path").map((p) => String(p.name));
+    return { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+  };
+  const properties: Json = {};
+  const required: string[] = [];
+  const pathSchema = group("path");
+  if (pathSchema) (properties.path = pathSchema), required.push("path");
+  const querySchema = group("query");
+  if (querySchema) properties.query = querySchema;
+  // The media type the client sends (JSON where offered, then a form, then multipart: the model's choice), so the tool's schema is that one's.
+  const mediaType = op.body?.mediaType;
+  if (op.body !== undefined && mediaType !== undefined) {
+    properties.body = toolSchema(doc, op.body.schemas[mediaType] ?? {}, defs);
+    if (op.body.required) required.push("body");
+  }
+  const list = method === "get" && parameters.some((p) => p.in === "query" && p.name === "cursor");
+  // An answer that is a whole array (no cursor) is read in parts the same way: by offset.
+  const array = !list && method === "get" && mayBeArray(doc, op.success.schema, `${where}/responses/${op.success.status}`);
+  if (list || array) {
+    properties.offset = {
+      type: "integer",
+      minimum: 0,
+      description: `Skip this many items of the ${list ? "page" : "answer"}: to read the rest of ${list ? "a page" : "an answer"} that a result had to cut (the result says which offset to ask for).`,
+    };
+  }
+  const inputSchema: ToolRow["inputSchema"] = { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+  if (Object.keys(defs).length > 0) inputSchema.$defs = defs;
+  return { inputSchema, list, mediaType };
+}
+
+/** A tool's description: its summary and first paragraph, its method, path and scopes, and how a page is read on. */
+function toolDescription(op: OperationModel, requirements: string[][], list: boolean): string {
+  const { summary, description: paragraph, path } = op;
+  const verb = op.method.toUpperCase();
+  const needs = requirementInWords(requirements, (scope) => scope);
+  return [
+    summary,
+    paragraph !== summary ? paragraph : "",
+    `${verb} ${path}. Needs ${requirements.length === 0 || needs === "no scope" ? needs : `the scope ${needs}`}.`,
+    list ? "Answers one page: its items, and `next_cursor` for the next page (pass it as query.cursor)." : "",
+  ]
+    .filter((part) => part !== "")
+    .join("\n\n");
 }
 
 /** The source of `generated/mcp-tools.ts`. */

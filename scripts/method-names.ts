@@ -35,7 +35,7 @@
  * the client's way; each refusal names the JSON pointers.
  */
 import pluralize from "pluralize";
-import type { OperationModel } from "./contract-model.js";
+import type { OperationModel } from "./operation-model.js";
 
 type Json = Record<string, unknown>;
 

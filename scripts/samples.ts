@@ -13,8 +13,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isObject, JSON_MEDIA, ownedByOther, resolveRef, type ContractModel, type OperationModel, type View } from "./contract-model.js";
 import { keyed, stringLiteral } from "./encode.js";
+import type { Json } from "./contract-json.js";
 
-type Json = Record<string, unknown>;
 
 
 /** Stands for a file in a generated value: printed as `new Blob([…])` in code. */

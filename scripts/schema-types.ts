@@ -6,8 +6,8 @@
 import type { OpenAPITSOptions } from "openapi-typescript";
 import ts from "typescript";
 import { docText, stringLiteral } from "./encode.js";
+import type { Json } from "./contract-json.js";
 
-type JsonObject = Record<string, unknown>;
 
 /** `format: binary` would become `string`; an upload takes a Blob (a File is a Blob). */
 const BLOB = ts.factory.createTypeReferenceNode(ts.factory.createIdentifier("Blob"));
@@ -21,7 +21,7 @@ const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
  * The limits of a property's schema, in words, for its doc comment (openapi-typescript writes
  * the description, default and format, but not these): what an editor shows on hover.
  */
-function limitsOf(schema: JsonObject): string[] {
+function limitsOf(schema: Json): string[] {
   const out: string[] = [];
   const types = ([] as unknown[]).concat(schema.type ?? []);
   const min = schema.minLength as number | undefined;
@@ -45,9 +45,9 @@ function limitsOf(schema: JsonObject): string[] {
 }
 
 /** openapi-typescript's options for the contract `doc` (parsed). */
-export function schemaTypeOptions(doc: JsonObject): OpenAPITSOptions {
-  const componentParameters = (((doc.components as JsonObject | undefined)?.parameters ?? {}) as Record<string, JsonObject>);
-  const schemas = (((doc.components as JsonObject | undefined)?.schemas ?? {}) as Record<string, JsonObject>);
+export function schemaTypeOptions(doc: Json): OpenAPITSOptions {
+  const componentParameters = (((doc.components as Json | undefined)?.parameters ?? {}) as Record<string, Json>);
+  const schemas = (((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>);
   const described = new WeakSet<object>();
   return {
     // readOnly fields (ids, timestamps) must not be demanded in request bodies.
@@ -70,7 +70,7 @@ export function schemaTypeOptions(doc: JsonObject): OpenAPITSOptions {
     // openapi-typescript documents a property from its schema right after this hook: the
     // limits are added to the description it reads.
     transformProperty(property, schemaObject) {
-      const schema = schemaObject as JsonObject;
+      const schema = schemaObject as Json;
       if (described.has(schema)) return undefined;
       described.add(schema);
       // A field typed by a named schema: its values, when that schema lists them.

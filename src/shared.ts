@@ -15,6 +15,7 @@ export { deriveClient, pauseLeftOf, pluginsOf, TELEMETRY, telemetryOf, tokenSour
 export { secretsOf } from "./client/plugin-chain.js";
 export { MAX_EXTRA_ATTEMPTS } from "./core/plugin.js";
 export { cursorOf, walkOf } from "./client/paginate.js";
+export { loadOnce } from "./core/load-once.js";
 export { ownOptions } from "./core/own.js";
 export { isIdempotent, parseRetryAfterMs } from "./core/retry-policy.js";
 export { clip, describe, headOf, redact, sanitizeCause } from "./core/redact.js";

@@ -14,10 +14,10 @@ import { describe, expect, it, beforeAll } from "vitest";
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { syntheticBuild, perOperation, type SyntheticFigures } from "../scripts/bench/synthetic-build.js";
-import { PER_OPERATION_GZIP_BYTES } from "../scripts/size.js";
+import figures from "../figures.json" with { type: "json" };
 import { syntheticContract } from "../scripts/bench/synthetic-contract.js";
 
-const MAIN_PER_OPERATION = PER_OPERATION_GZIP_BYTES;
+const MAIN_PER_OPERATION = figures.mainEntry.perOperationGzipBytes;
 const TESTING_PER_OPERATION = 40;
 
 let small: SyntheticFigures;

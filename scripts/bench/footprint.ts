@@ -153,15 +153,9 @@ function typecheckOnce(dir: string, name: string, source: string): Record<string
   return Object.fromEntries([...output.matchAll(/^([A-Za-z ]+):\s+([\d.]+)[sK]?$/gm)].map(([, key, value]) => [key!.trim(), Number(value)]));
 }
 
-export async function typecheck(quick: boolean): Promise<Section> {
-  const read = (file: string): string => readFileSync(new URL(file, import.meta.url), "utf8");
-  const files: Record<string, [label: string, source: string]> = {
-    ours: ["ours, 20 operations + paginate", read("./typecheck-consumer.ts")],
-    methods: ["ours through the methods, 20 operations + a list", read("./typecheck-methods.ts")],
-    bare: ["bare openapi-fetch, 20 operations", read("./typecheck-bare.ts")],
-    control: ["A/A control: bare openapi-fetch again", read("./typecheck-bare.ts")],
-  };
-  const runs: Record<string, Array<Record<string, number>>> = { ours: [], methods: [], bare: [], control: [] };
+/** Each file's `--extendedDiagnostics` figures, run after run (after one warm-up run). */
+function typecheckRuns(files: Record<string, [label: string, source: string]>, quick: boolean): Record<string, Array<Record<string, number>>> {
+  const runs: Record<string, Array<Record<string, number>>> = Object.fromEntries(Object.keys(files).map((name) => [name, []]));
   const dir = mkdtempSync(join(tmpdir(), "store-admin-sdk-typecheck-"));
   try {
     typecheckOnce(dir, "ours", files.ours![1]); // the file cache and Node's compile cache
@@ -171,6 +165,49 @@ export async function typecheck(quick: boolean): Promise<Section> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  return runs;
+}
+
+/** What the type-checking section measures, and how its figures came down. */
+function typecheckNote(quick: boolean): string {
+  return oneLine(`
+    \`tsc --noEmit --extendedDiagnostics\` (\`strict\`, NodeNext, \`skipLibCheck\`) against the built
+    \`.d.ts\`, as an application sees them: \`scripts/bench/typecheck-consumer.ts\` calls each of the 20
+    operations once, uses a field of each answer and runs one \`paginate()\`; \`typecheck-methods.ts\` does
+    the same through the operation methods (\`store.users.retrieve(42)\`); \`typecheck-bare.ts\` makes
+    the same 20 calls through bare openapi-fetch over the generated types. ${quick ? 1 : 5} runs each.
+    The path-string style cost 1.57× bare openapi-fetch's check time, with 2.40× its instantiations
+    (74,139), until the way \`src/core/types.ts\` builds its stricter types changed; the checks themselves
+    did not. Found by ablation of the built \`.d.ts\` (instantiations are deterministic; the check time
+    follows them), in this order: \`paths\` is an interface over its mapped type, so that a call's
+    \`paths[Path]\`, with \`Path\` still generic during inference, is a lookup and not the mapping
+    instantiated anew (74,139 → 56,331); a method's \`Init\` drops openapi-fetch's
+    \`MaybeOptionalInit<paths[Path], Method>\` constraint, which a call never needs (→ 44,952);
+    \`paginate()\` shares the \`GET\` call's types and takes its paths from the generator's
+    \`PaginatedPath\` (→ 42,403); \`CallerOperation\` is one homomorphic mapping (→ 37,612); a call's
+    \`Init\` is openapi-fetch's \`RequestOptions\` and fetch's \`signal\`, not all of \`FetchOptions\`
+    (→ 32,668). Tried and not kept: \`CallOptions\` as a plain \`Pick\` (it loses the \`| undefined\`
+    that \`exactOptionalPropertyTypes\` callers need) or by key remapping (more instantiations). What
+    the types refuse and allow is unchanged: \`test/types/client.ts\`, the packed consumer under
+    TypeScript 5.9 and 7 (its \`@ts-expect-error\` lines and excess-property messages, openapi-react-query
+    and swr-openapi taking the client as openapi-fetch's \`Client<paths>\`) and the language-service
+    tests.`);
+}
+
+/** The files type-checked, by name: a label and the source. */
+function typecheckFiles(): Record<string, [label: string, source: string]> {
+  const read = (file: string): string => readFileSync(new URL(file, import.meta.url), "utf8");
+  return {
+    ours: ["ours, 20 operations + paginate", read("./typecheck-consumer.ts")],
+    methods: ["ours through the methods, 20 operations + a list", read("./typecheck-methods.ts")],
+    bare: ["bare openapi-fetch, 20 operations", read("./typecheck-bare.ts")],
+    control: ["A/A control: bare openapi-fetch again", read("./typecheck-bare.ts")],
+  };
+}
+
+export async function typecheck(quick: boolean): Promise<Section> {
+  const files = typecheckFiles();
+  const runs = typecheckRuns(files, quick);
   const check = (name: string): Summary => summarize(runs[name]!.map((figures) => figures["Check time"]!));
   const first = (name: string, figure: string): number => runs[name]![0]![figure]!;
   const instantiations = times(first("ours", "Instantiations") / first("bare", "Instantiations"));
@@ -184,28 +221,7 @@ export async function typecheck(quick: boolean): Promise<Section> {
   const fixed = (n: number): string => n.toFixed(2);
   return {
     title: "Type-checking cost",
-    note: oneLine(`
-      \`tsc --noEmit --extendedDiagnostics\` (\`strict\`, NodeNext, \`skipLibCheck\`) against the built
-      \`.d.ts\`, as an application sees them: \`scripts/bench/typecheck-consumer.ts\` calls each of the 20
-      operations once, uses a field of each answer and runs one \`paginate()\`; \`typecheck-methods.ts\` does
-      the same through the operation methods (\`store.users.retrieve(42)\`); \`typecheck-bare.ts\` makes
-      the same 20 calls through bare openapi-fetch over the generated types. ${quick ? 1 : 5} runs each.
-      The path-string style cost 1.57× bare openapi-fetch's check time, with 2.40× its instantiations
-      (74,139), until the way \`src/core/types.ts\` builds its stricter types changed; the checks themselves
-      did not. Found by ablation of the built \`.d.ts\` (instantiations are deterministic; the check time
-      follows them), in this order: \`paths\` is an interface over its mapped type, so that a call's
-      \`paths[Path]\`, with \`Path\` still generic during inference, is a lookup and not the mapping
-      instantiated anew (74,139 → 56,331); a method's \`Init\` drops openapi-fetch's
-      \`MaybeOptionalInit<paths[Path], Method>\` constraint, which a call never needs (→ 44,952);
-      \`paginate()\` shares the \`GET\` call's types and takes its paths from the generator's
-      \`PaginatedPath\` (→ 42,403); \`CallerOperation\` is one homomorphic mapping (→ 37,612); a call's
-      \`Init\` is openapi-fetch's \`RequestOptions\` and fetch's \`signal\`, not all of \`FetchOptions\`
-      (→ 32,668). Tried and not kept: \`CallOptions\` as a plain \`Pick\` (it loses the \`| undefined\`
-      that \`exactOptionalPropertyTypes\` callers need) or by key remapping (more instantiations). What
-      the types refuse and allow is unchanged: \`test/types/client.ts\`, the packed consumer under
-      TypeScript 5.9 and 7 (its \`@ts-expect-error\` lines and excess-property messages, openapi-react-query
-      and swr-openapi taking the client as openapi-fetch's \`Client<paths>\`) and the language-service
-      tests.`),
+    note: typecheckNote(quick),
     tables: [
       [
         ["file", "check time (s)", "instantiations", "types"],

@@ -17,8 +17,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse, stringify } from "yaml";
+import type { Json } from "../contract-json.js";
 
-type Json = Record<string, unknown>;
 
 const NOUNS = [
   "invoice", "shipment", "warehouse", "coupon", "carrier", "supplier", "campaign", "voucher", "bundle", "catalog",
@@ -94,128 +94,176 @@ const ERRORS = {
 const NOT_FOUND = { "404": { $ref: "#/components/responses/NotFound" } };
 const VERSION = { $ref: "#/components/parameters/ApiVersion" };
 
+/** What a synthetic contract is made in: the random source, the document's maps as they fill, and how many operations are made of how many asked. */
+interface Making {
+  next: () => number;
+  pick: <T>(list: readonly T[]) => T;
+  schemas: Json;
+  paths: Json;
+  tags: Json[];
+  samples: Record<string, string>;
+  used: Set<string>;
+  made: number;
+  count: number;
+}
+
+/** One resource as its operations name it. */
+interface Resource {
+  words: string[];
+  /** The URL segment (`tax-rates`). */
+  segment: string;
+  /** The method group (`taxRates`). */
+  resource: string;
+  /** The schema name (`TaxRate`). */
+  Name: string;
+  title: string;
+  tag: string;
+  example: Json;
+  body: Json;
+}
+
+/** The operation object of a method of `resource` (`x-sdk-method` `<resource>.<method>`). */
+type OperationOf = (operationId: string, method: string, summary: string, scope: Json[], extra: Json) => Json;
+
 /** `count` operations of this API's style, from our own contract's components (`base`: its YAML). */
 export function syntheticContract(count: number, base: string, seed = 1): SyntheticContract {
   if (!Number.isInteger(count) || count < 1) throw new Error(`--operations must be a whole number ≥ 1, got ${count}`);
   const next = random(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
   const doc = parse(base) as Json;
-  const schemas = (doc.components as Json).schemas as Json;
-  const paths: Json = {};
-  const tags: Json[] = [];
-  const samples: Record<string, string> = {};
-  const used = new Set<string>();
-  let made = 0;
-
-  /** A resource's schemas (`Invoice`, `InvoiceUpdate`, `InvoicePage`) and an example of it. */
-  const resourceSchemas = (name: string, description: string) => {
-    const fields = [...FIELDS].sort(() => next() - 0.5).slice(0, 4 + Math.floor(next() * 4));
-    const properties: Json = { id: { type: "integer", readOnly: true, description: `A unique integer identifying the ${description}.` } };
-    const example: Json = { id: 42 };
-    for (const [field, schema, value] of fields) {
-      properties[field] = { ...schema, description: `The ${field.replace(/_/g, " ")} of the ${description}.` };
-      example[field] = value;
-    }
-    properties.created_at = { $ref: "#/components/schemas/Timestamp", readOnly: true };
-    example.created_at = "2024-03-14T09:26:53Z";
-    schemas[name] = { type: "object", description: `A ${description}.`, required: ["id"], properties };
-    const writable = Object.fromEntries(Object.entries(properties).filter(([field]) => field !== "id" && field !== "created_at"));
-    schemas[`${name}Update`] = { type: "object", description: `The fields of a ${description} that a request sets.`, properties: writable };
-    schemas[`${name}Page`] = {
-      description: `One page of ${description}s.`,
-      allOf: [{ $ref: "#/components/schemas/PageLinks" }, { type: "object", required: ["results"], properties: { results: { type: "array", items: { $ref: `#/components/schemas/${name}` } } } }],
-    };
-    const { id: _id, created_at: _created, ...body } = example;
-    return { example, body };
-  };
-
-  const add = (path: string, method: string, operation: Json, call: string, pathParams: Json[]) => {
-    if (made >= count) return;
-    made++;
-    const item = (paths[path] ??= pathParams.length > 0 ? { parameters: pathParams } : {}) as Json;
-    item[method] = operation;
-    samples[operation.operationId as string] = `${SETUP}\n${call}\n`;
-  };
-
-  while (made < count) {
-    // A resource: a noun, or a qualified one (`tax-rates` style), never the same twice.
-    let words: string[];
-    do words = next() < 0.6 ? [pick(NOUNS)] : [pick(QUALIFIERS), pick(NOUNS)];
-    while (used.has(words.join("-")));
-    used.add(words.join("-"));
-    const segment = [...words.slice(0, -1), plural(words.at(-1)!)].join("-");
-    const resource = camel([...words.slice(0, -1), plural(words.at(-1)!)]);
-    const Name = pascal(words);
-    const title = words.join(" ");
-    const tag = pascal([...words.slice(0, -1), plural(words.at(-1)!)]);
-    tags.push({ name: tag, description: `${pascal([title])}s of the store.` });
-    const { example, body } = resourceSchemas(Name, title);
-    const read = [{ storeAdminToken: [`${segment}:read`] }];
-    const write = [{ storeAdminToken: [`${segment}:write`] }];
-    const idParam = { name: "id", in: "path", required: true, description: `A unique integer identifying the ${title}.`, schema: { type: "integer" } };
-    const ok = (status: string, schema: string, value: unknown, description: string) => ({
-      [status]: { description, content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` }, examples: { example: { value } } } } },
-    });
-    const json = (schema: string, value: unknown) => ({ required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` }, examples: { example: { value } } } } });
-    const op = (operationId: string, method: string, summary: string, scope: Json[], extra: Json) => ({
-      operationId,
-      "x-sdk-method": `${resource}.${method}`,
-      summary,
-      description: `${summary}.`,
-      tags: [tag],
-      security: scope,
-      ...extra,
-    });
-    const page = { next: null, previous: null, results: [example] };
-    const filter = pick(FIELDS);
-
-    add(`/${segment}/`, "get", op(`list${pascal([...words.slice(0, -1), plural(words.at(-1)!)])}`, "list", `List ${title}s`, read, {
-      parameters: [VERSION, { name: filter[0], in: "query", description: `Filter by ${filter[0].replace(/_/g, " ")}.`, schema: { type: "string" } }, { $ref: "#/components/parameters/Cursor" }],
-      responses: { ...ok("200", `${Name}Page`, page, `One page of ${title}s.`), ...ERRORS },
-    }), `for await (const item of store.${resource}.list()) console.log(item.id);`, []);
-    add(`/${segment}/`, "post", op(`create${Name}`, "create", `Create a ${title}`, write, {
-      parameters: [VERSION], requestBody: json(`${Name}Update`, body), responses: { ...ok("201", Name, example, `The ${title} created.`), ...ERRORS },
-    }), `const created = await store.${resource}.create(${JSON.stringify(body)});\nconsole.log(created.id);`, []);
-    add(`/${segment}/{id}/`, "get", op(`get${Name}`, "retrieve", `Retrieve a ${title}`, read, {
-      parameters: [VERSION], responses: { ...ok("200", Name, example, `The ${title}.`), ...ERRORS, ...NOT_FOUND },
-    }), `const found = await store.${resource}.retrieve(42);\nconsole.log(found.id);`, [idParam]);
-    add(`/${segment}/{id}/`, "patch", op(`update${Name}`, "update", `Update a ${title}`, write, {
-      parameters: [VERSION], requestBody: json(`${Name}Update`, body), responses: { ...ok("200", Name, example, `The updated ${title}.`), ...ERRORS, ...NOT_FOUND },
-    }), `await store.${resource}.update(42, ${JSON.stringify(body)});`, [idParam]);
-    for (const action of [...new Set([pick(ACTIONS), pick(ACTIONS)])].slice(0, 1 + Math.floor(next() * 2))) {
-      add(`/${segment}/{id}/${action}/`, "post", op(`${action}${Name}`, action, `${pascal([action])} a ${title}`, write, {
-        parameters: [VERSION], requestBody: json(`${Name}Update`, body), responses: { ...ok("200", Name, example, `The ${title}, ${action} done.`), ...ERRORS, ...NOT_FOUND },
-      }), `await store.${resource}.${action}(42, ${JSON.stringify(body)});`, [idParam]);
-    }
-    // Nested resources: a list and a create under the parent, a retrieve and an update of one.
-    for (const child of [...new Set([pick(CHILDREN), pick(CHILDREN)])].slice(0, Math.floor(next() * 3))) {
-      const single = child.replace(/s$/, "");
-      const Child = `${Name}${pascal([single])}`;
-      const childTitle = `${title} ${single}`;
-      const { example: childExample, body: childBody } = resourceSchemas(Child, childTitle);
-      const childParam = { name: `${single}Id`, in: "path", required: true, description: `A unique integer identifying the ${childTitle}.`, schema: { type: "integer" } };
-      const sub = `${resource}.${child}`;
-      const childOp = (operationId: string, method: string, summary: string, scope: Json[], extra: Json) => ({ ...op(operationId, method, summary, scope, extra), "x-sdk-method": `${sub}.${method}` });
-      add(`/${segment}/{id}/${child}/`, "get", childOp(`list${Name}${pascal([child])}`, "list", `List a ${title}'s ${child}`, read, {
-        parameters: [VERSION, { $ref: "#/components/parameters/Cursor" }],
-        responses: { ...ok("200", `${Child}Page`, { next: null, previous: null, results: [childExample] }, `One page of ${child}.`), ...ERRORS, ...NOT_FOUND },
-      }), `for await (const item of store.${sub}.list(42)) console.log(item.id);`, [idParam]);
-      add(`/${segment}/{id}/${child}/`, "post", childOp(`create${Child}`, "create", `Add a ${childTitle}`, write, {
-        parameters: [VERSION], requestBody: json(`${Child}Update`, childBody), responses: { ...ok("201", Child, childExample, `The ${childTitle} added.`), ...ERRORS, ...NOT_FOUND },
-      }), `await store.${sub}.create(42, ${JSON.stringify(childBody)});`, [idParam]);
-      add(`/${segment}/{id}/${child}/{${single}Id}/`, "get", childOp(`get${Child}`, "retrieve", `Retrieve a ${childTitle}`, read, {
-        parameters: [VERSION], responses: { ...ok("200", Child, childExample, `The ${childTitle}.`), ...ERRORS, ...NOT_FOUND },
-      }), `const found = await store.${sub}.retrieve(42, 7);\nconsole.log(found.id);`, [idParam, childParam]);
-      add(`/${segment}/{id}/${child}/{${single}Id}/`, "patch", childOp(`update${Child}`, "update", `Update a ${childTitle}`, write, {
-        parameters: [VERSION], requestBody: json(`${Child}Update`, childBody), responses: { ...ok("200", Child, childExample, `The updated ${childTitle}.`), ...ERRORS, ...NOT_FOUND },
-      }), `await store.${sub}.update(42, 7, ${JSON.stringify(childBody)});`, [idParam, childParam]);
-    }
-  }
-  doc.paths = paths;
-  doc.tags = tags;
+  const making: Making = { next, pick, schemas: (doc.components as Json).schemas as Json, paths: {}, tags: [], samples: {}, used: new Set(), made: 0, count };
+  while (making.made < count) addResource(making);
+  doc.paths = making.paths;
+  doc.tags = making.tags;
   delete doc["x-tagGroups"];
   (doc.info as Json).description = `A synthetic contract of ${count} operations in the style of the Store Administration API (scripts/bench/synthetic-contract.ts, seed ${seed}).`;
-  return { yaml: stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false }), samples, operations: count };
+  return { yaml: stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false }), samples: making.samples, operations: count };
+}
+
+/** A resource's schemas (`Invoice`, `InvoiceUpdate`, `InvoicePage`) and an example of it. */
+function resourceSchemas(making: Making, name: string, description: string): { example: Json; body: Json } {
+  const { next, schemas } = making;
+  const fields = [...FIELDS].sort(() => next() - 0.5).slice(0, 4 + Math.floor(next() * 4));
+  const properties: Json = { id: { type: "integer", readOnly: true, description: `A unique integer identifying the ${description}.` } };
+  const example: Json = { id: 42 };
+  for (const [field, schema, value] of fields) {
+    properties[field] = { ...schema, description: `The ${field.replace(/_/g, " ")} of the ${description}.` };
+    example[field] = value;
+  }
+  properties.created_at = { $ref: "#/components/schemas/Timestamp", readOnly: true };
+  example.created_at = "2024-03-14T09:26:53Z";
+  schemas[name] = { type: "object", description: `A ${description}.`, required: ["id"], properties };
+  const writable = Object.fromEntries(Object.entries(properties).filter(([field]) => field !== "id" && field !== "created_at"));
+  schemas[`${name}Update`] = { type: "object", description: `The fields of a ${description} that a request sets.`, properties: writable };
+  schemas[`${name}Page`] = {
+    description: `One page of ${description}s.`,
+    allOf: [{ $ref: "#/components/schemas/PageLinks" }, { type: "object", required: ["results"], properties: { results: { type: "array", items: { $ref: `#/components/schemas/${name}` } } } }],
+  };
+  const { id: _id, created_at: _created, ...body } = example;
+  return { example, body };
+}
+
+/** Adds an operation and its sample, until `count` are made. */
+function addOperation(making: Making, path: string, method: string, operation: Json, call: string, pathParams: Json[]): void {
+  if (making.made >= making.count) return;
+  making.made++;
+  const item = (making.paths[path] ??= pathParams.length > 0 ? { parameters: pathParams } : {}) as Json;
+  item[method] = operation;
+  making.samples[operation.operationId as string] = `${SETUP}\n${call}\n`;
+}
+
+/** A success response of `schema` with `value` as its example. */
+const ok = (status: string, schema: string, value: unknown, description: string) => ({
+  [status]: { description, content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` }, examples: { example: { value } } } } },
+});
+/** A required JSON request body of `schema` with `value` as its example. */
+const json = (schema: string, value: unknown) => ({ required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` }, examples: { example: { value } } } } });
+const READ = (segment: string) => [{ storeAdminToken: [`${segment}:read`] }];
+const WRITE = (segment: string) => [{ storeAdminToken: [`${segment}:write`] }];
+/** The `{id}` path parameter of a resource. */
+const idParameter = (title: string) => ({ name: "id", in: "path", required: true, description: `A unique integer identifying the ${title}.`, schema: { type: "integer" } });
+
+/** A new resource (a noun, or a qualified one, `tax-rates` style, never the same twice): its list, create, retrieve, update, actions and nested resources. */
+function addResource(making: Making): void {
+  const { next, pick, used } = making;
+  let words: string[];
+  do words = next() < 0.6 ? [pick(NOUNS)] : [pick(QUALIFIERS), pick(NOUNS)];
+  while (used.has(words.join("-")));
+  used.add(words.join("-"));
+  const segment = [...words.slice(0, -1), plural(words.at(-1)!)].join("-");
+  const resource = camel([...words.slice(0, -1), plural(words.at(-1)!)]);
+  const Name = pascal(words);
+  const title = words.join(" ");
+  const tag = pascal([...words.slice(0, -1), plural(words.at(-1)!)]);
+  making.tags.push({ name: tag, description: `${pascal([title])}s of the store.` });
+  const { example, body } = resourceSchemas(making, Name, title);
+  const it: Resource = { words, segment, resource, Name, title, tag, example, body };
+  const op: OperationOf = (operationId, method, summary, scope, extra) => ({
+    operationId,
+    "x-sdk-method": `${resource}.${method}`,
+    summary,
+    description: `${summary}.`,
+    tags: [tag],
+    security: scope,
+    ...extra,
+  });
+  addOwnOperations(making, it, op);
+  // Nested resources: a list and a create under the parent, a retrieve and an update of one.
+  for (const child of [...new Set([pick(CHILDREN), pick(CHILDREN)])].slice(0, Math.floor(next() * 3))) addChildResource(making, it, op, child);
+}
+
+/** A resource's list, create, retrieve, update and one or two actions. */
+function addOwnOperations(making: Making, it: Resource, op: OperationOf): void {
+  const { next, pick } = making;
+  const { words, segment, resource, Name, title, example, body } = it;
+  const [read, write, idParam] = [READ(segment), WRITE(segment), idParameter(title)];
+  const page = { next: null, previous: null, results: [example] };
+  const filter = pick(FIELDS);
+
+  addOperation(making, `/${segment}/`, "get", op(`list${pascal([...words.slice(0, -1), plural(words.at(-1)!)])}`, "list", `List ${title}s`, read, {
+    parameters: [VERSION, { name: filter[0], in: "query", description: `Filter by ${filter[0].replace(/_/g, " ")}.`, schema: { type: "string" } }, { $ref: "#/components/parameters/Cursor" }],
+    responses: { ...ok("200", `${Name}Page`, page, `One page of ${title}s.`), ...ERRORS },
+  }), `for await (const item of store.${resource}.list()) console.log(item.id);`, []);
+  addOperation(making, `/${segment}/`, "post", op(`create${Name}`, "create", `Create a ${title}`, write, {
+    parameters: [VERSION], requestBody: json(`${Name}Update`, body), responses: { ...ok("201", Name, example, `The ${title} created.`), ...ERRORS },
+  }), `const created = await store.${resource}.create(${JSON.stringify(body)});\nconsole.log(created.id);`, []);
+  addOperation(making, `/${segment}/{id}/`, "get", op(`get${Name}`, "retrieve", `Retrieve a ${title}`, read, {
+    parameters: [VERSION], responses: { ...ok("200", Name, example, `The ${title}.`), ...ERRORS, ...NOT_FOUND },
+  }), `const found = await store.${resource}.retrieve(42);\nconsole.log(found.id);`, [idParam]);
+  addOperation(making, `/${segment}/{id}/`, "patch", op(`update${Name}`, "update", `Update a ${title}`, write, {
+    parameters: [VERSION], requestBody: json(`${Name}Update`, body), responses: { ...ok("200", Name, example, `The updated ${title}.`), ...ERRORS, ...NOT_FOUND },
+  }), `await store.${resource}.update(42, ${JSON.stringify(body)});`, [idParam]);
+  for (const action of [...new Set([pick(ACTIONS), pick(ACTIONS)])].slice(0, 1 + Math.floor(next() * 2))) {
+    addOperation(making, `/${segment}/{id}/${action}/`, "post", op(`${action}${Name}`, action, `${pascal([action])} a ${title}`, write, {
+      parameters: [VERSION], requestBody: json(`${Name}Update`, body), responses: { ...ok("200", Name, example, `The ${title}, ${action} done.`), ...ERRORS, ...NOT_FOUND },
+    }), `await store.${resource}.${action}(42, ${JSON.stringify(body)});`, [idParam]);
+  }
+}
+
+/** A resource nested under `it` (`/invoices/{id}/lines/`): its list, create, retrieve and update. */
+function addChildResource(making: Making, it: Resource, op: OperationOf, child: string): void {
+  const { segment, resource, Name, title } = it;
+  const [read, write, idParam] = [READ(segment), WRITE(segment), idParameter(title)];
+  const single = child.replace(/s$/, "");
+  const Child = `${Name}${pascal([single])}`;
+  const childTitle = `${title} ${single}`;
+  const { example: childExample, body: childBody } = resourceSchemas(making, Child, childTitle);
+  const childParam = { name: `${single}Id`, in: "path", required: true, description: `A unique integer identifying the ${childTitle}.`, schema: { type: "integer" } };
+  const sub = `${resource}.${child}`;
+  const childOp: OperationOf = (operationId, method, summary, scope, extra) => ({ ...op(operationId, method, summary, scope, extra), "x-sdk-method": `${sub}.${method}` });
+  addOperation(making, `/${segment}/{id}/${child}/`, "get", childOp(`list${Name}${pascal([child])}`, "list", `List a ${title}'s ${child}`, read, {
+    parameters: [VERSION, { $ref: "#/components/parameters/Cursor" }],
+    responses: { ...ok("200", `${Child}Page`, { next: null, previous: null, results: [childExample] }, `One page of ${child}.`), ...ERRORS, ...NOT_FOUND },
+  }), `for await (const item of store.${sub}.list(42)) console.log(item.id);`, [idParam]);
+  addOperation(making, `/${segment}/{id}/${child}/`, "post", childOp(`create${Child}`, "create", `Add a ${childTitle}`, write, {
+    parameters: [VERSION], requestBody: json(`${Child}Update`, childBody), responses: { ...ok("201", Child, childExample, `The ${childTitle} added.`), ...ERRORS, ...NOT_FOUND },
+  }), `await store.${sub}.create(42, ${JSON.stringify(childBody)});`, [idParam]);
+  addOperation(making, `/${segment}/{id}/${child}/{${single}Id}/`, "get", childOp(`get${Child}`, "retrieve", `Retrieve a ${childTitle}`, read, {
+    parameters: [VERSION], responses: { ...ok("200", Child, childExample, `The ${childTitle}.`), ...ERRORS, ...NOT_FOUND },
+  }), `const found = await store.${sub}.retrieve(42, 7);\nconsole.log(found.id);`, [idParam, childParam]);
+  addOperation(making, `/${segment}/{id}/${child}/{${single}Id}/`, "patch", childOp(`update${Child}`, "update", `Update a ${childTitle}`, write, {
+    parameters: [VERSION], requestBody: json(`${Child}Update`, childBody), responses: { ...ok("200", Child, childExample, `The updated ${childTitle}.`), ...ERRORS, ...NOT_FOUND },
+  }), `await store.${sub}.update(42, 7, ${JSON.stringify(childBody)});`, [idParam, childParam]);
 }
 
 /** Writes `dir`/store-admin.yaml and `dir`/samples/<operationId>.ts. */

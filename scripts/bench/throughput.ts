@@ -128,6 +128,36 @@ export async function stub(quick: boolean): Promise<Section> {
   };
 }
 
+/** What the loopback section measures, and where its time goes (profiled and ablated). */
+const LOOPBACK_NOTE = oneLine(`
+  The same calls with Node's fetch (undici, keep-alive) against a keep-alive \`node:http\` server on
+  127.0.0.1 in a worker thread. Raw fetch runs a second time with the per-request timeout our client
+  sets on every attempt, written by hand. 40 rounds: a loopback request takes about a millisecond,
+  and the machine's load moves it. Where the time goes (\`npx tsx scripts/bench/profile-loopback.ts\`:
+  the same GET + POST for 5 s through our client and through raw fetch with a timeout under
+  \`node --cpu-prof\`, the main thread's self time summed): our code is about 5.5 % of the main
+  thread and openapi-fetch 2.9 %, spread over many small steps with no single hotspot. The largest
+  are reading the counted body (1.8 %, where raw fetch spends as much in undici's own
+  \`parseJSONFromBytes\`: a replacement, not an addition), \`prepare\` (1.1 %) and undici's look at
+  the listeners of the attempt's signal (1.0 %; attempts share one signal, and batches of 2, 8 or 16
+  attempts instead of 64 measured no better). The requests are the same bytes on the wire, and raw
+  fetch given each way ours calls \`fetch\` differently (a \`Headers\` object, \`redirect: "manual"\`,
+  \`method\` and \`body: undefined\` in the init) measured 0.94–1.00× of raw fetch with a timeout.
+  An ablation of one GET (\`npx tsx scripts/bench/ablate-loopback.ts\`: the variants interleaved in
+  one process, 20 rounds of 300 calls, medians; 2026-11-23, load average about 1.2) reads, against
+  raw fetch's 274 µs: raw fetch with a timeout 292 µs (+17), bare openapi-fetch 309 µs (+35: its
+  own \`Request\` costs about 20 of them), bare openapi-fetch calling \`fetch(url, init)\` as ours
+  does 289 µs (+14), our client without deadline and byte count 320 µs (+46), and with both 341 µs
+  (+67); a controller per attempt instead of a shared one measured the same. So of the 49 µs ours
+  takes over raw fetch with a timeout, openapi-fetch's call is about 14, our deadline about 6 more
+  than a bare controller and timer, and our own per-call work (the checks of
+  docs/reliability.md, the headers, the counted read) about 30, where the stub fetch of § 1 shows
+  it at under 10: on loopback each step costs more than its CPU time on a stub. Reaching 0.97× on
+  GET (about 8 µs over raw fetch with a timeout) would take not calling openapi-fetch per call and
+  dropping per-call checks that keep the guarantees of docs/reliability.md. Made cheaper in this round: a page's chunks joined without a \`Blob\` (§ 3),
+  one query serializer per client, a 2xx without a logger not asking the retry policy, and the
+  retry policy and the errors loaded only when a call fails.`);
+
 export async function loopback(quick: boolean): Promise<Section> {
   const sdk = await loadSdk();
   const createClient = await loadBareOpenapiFetch();
@@ -176,34 +206,7 @@ export async function loopback(quick: boolean): Promise<Section> {
     const t = ratio["ours/rawTimeout"]!;
     return {
       title: "End to end on loopback",
-      note: oneLine(`
-        The same calls with Node's fetch (undici, keep-alive) against a keep-alive \`node:http\` server on
-        127.0.0.1 in a worker thread. Raw fetch runs a second time with the per-request timeout our client
-        sets on every attempt, written by hand. 40 rounds: a loopback request takes about a millisecond,
-        and the machine's load moves it. Where the time goes (\`npx tsx scripts/bench/profile-loopback.ts\`:
-        the same GET + POST for 5 s through our client and through raw fetch with a timeout under
-        \`node --cpu-prof\`, the main thread's self time summed): our code is about 5.5 % of the main
-        thread and openapi-fetch 2.9 %, spread over many small steps with no single hotspot. The largest
-        are reading the counted body (1.8 %, where raw fetch spends as much in undici's own
-        \`parseJSONFromBytes\`: a replacement, not an addition), \`prepare\` (1.1 %) and undici's look at
-        the listeners of the attempt's signal (1.0 %; attempts share one signal, and batches of 2, 8 or 16
-        attempts instead of 64 measured no better). The requests are the same bytes on the wire, and raw
-        fetch given each way ours calls \`fetch\` differently (a \`Headers\` object, \`redirect: "manual"\`,
-        \`method\` and \`body: undefined\` in the init) measured 0.94–1.00× of raw fetch with a timeout.
-        An ablation of one GET (\`npx tsx scripts/bench/ablate-loopback.ts\`: the variants interleaved in
-        one process, 20 rounds of 300 calls, medians; 2026-11-23, load average about 1.2) reads, against
-        raw fetch's 274 µs: raw fetch with a timeout 292 µs (+17), bare openapi-fetch 309 µs (+35: its
-        own \`Request\` costs about 20 of them), bare openapi-fetch calling \`fetch(url, init)\` as ours
-        does 289 µs (+14), our client without deadline and byte count 320 µs (+46), and with both 341 µs
-        (+67); a controller per attempt instead of a shared one measured the same. So of the 49 µs ours
-        takes over raw fetch with a timeout, openapi-fetch's call is about 14, our deadline about 6 more
-        than a bare controller and timer, and our own per-call work (the checks of
-        docs/reliability.md, the headers, the counted read) about 30, where the stub fetch of § 1 shows
-        it at under 10: on loopback each step costs more than its CPU time on a stub. Reaching 0.97× on
-        GET (about 8 µs over raw fetch with a timeout) would take not calling openapi-fetch per call and
-        dropping per-call checks that keep the guarantees of docs/reliability.md. Made cheaper in this round: a page's chunks joined without a \`Blob\` (§ 3),
-        one query serializer per client, a 2xx without a logger not asking the retry policy, and the
-        retry policy and the errors loaded only when a call fails.`),
+      note: LOOPBACK_NOTE,
       tables,
       summary: [
         ["loopback, ours ÷ raw fetch with a per-request timeout (ops/s), GET / POST", both(t), "≥ 0.97×", status(atLeast(t, 0.97))],

@@ -8,17 +8,17 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { HTTP_METHODS, type HttpMethod } from "../../src/core/http-methods.js";
+import type { Json } from "../contract-json.js";
 import { loadContract } from "../load-contract.js";
 
-export type Node = Record<string, unknown>;
+export type Node = Json;
 
 /** A node of a document and the JSON pointer (`#/...`) where it is written. */
 export interface At {
   node: Node;
   ptr: string;
 }
-
-export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
 /** The path of the contract inside the repository, used when the base is a git ref. */
 export const CONTRACT_PATH = "openapi/store-admin.yaml";
@@ -86,7 +86,7 @@ export function deref(doc: Node, value: unknown, ptr: string): At {
 export interface Operation {
   /** `"METHOD /path/"`, the key our generated `operations` table uses too. */
   key: string;
-  method: (typeof HTTP_METHODS)[number];
+  method: HttpMethod;
   path: string;
   op: At;
   pathItem: At;

@@ -60,18 +60,23 @@ const CRC_TABLE = (() => {
   return table;
 })();
 
-/** CRC-32 (IEEE) of `bytes[start, end)`. */
-function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
+/** CRC-32 (IEEE) of `bytes[start, end)`, and whether they are all ASCII: one pass, as reading a log needs both. */
+function crc32(bytes: Uint8Array, start = 0, end = bytes.length): { crc: number; ascii: boolean } {
   let crc = -1;
-  for (let i = start; i < end; i++) crc = CRC_TABLE[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
-  return (crc ^ -1) >>> 0;
+  let high = 0;
+  for (let i = start; i < end; i++) {
+    const byte = bytes[i]!;
+    high |= byte;
+    crc = CRC_TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
+  }
+  return { crc: (crc ^ -1) >>> 0, ascii: high < 0x80 };
 }
 
 const encoder = new TextEncoder();
 
 /** One line of the log: checksum, payload, newline. */
 export function ledgerLine(payload: string): string {
-  return crc32(encoder.encode(payload)).toString(16).padStart(8, "0") + payload + "\n";
+  return crc32(encoder.encode(payload)).crc.toString(16).padStart(8, "0") + payload + "\n";
 }
 
 /** The key of a `s"key"`-style payload. */
@@ -104,18 +109,6 @@ function checksumAt(bytes: Uint8Array, at: number): number {
   return sum;
 }
 
-/** CRC-32 of `bytes[start, end)`, and whether they are all ASCII. */
-function crcOfLine(bytes: Uint8Array, start: number, end: number): { crc: number; ascii: boolean } {
-  let crc = -1;
-  let high = 0;
-  for (let i = start; i < end; i++) {
-    const byte = bytes[i]!;
-    high |= byte;
-    crc = CRC_TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
-  }
-  return { crc: (crc ^ -1) >>> 0, ascii: high < 0x80 };
-}
-
 /** Reads a log into `index`; returns the run it belongs to and the byte length of its good records. */
 function readLog(bytes: Uint8Array, path: string, index: LedgerIndex): { runId: string | undefined; goodBytes: number } {
   const decoder = new TextDecoder();
@@ -128,7 +121,7 @@ function readLog(bytes: Uint8Array, path: string, index: LedgerIndex): { runId: 
   for (let pos = 0; pos < bytes.length; ) {
     const newline = bytes.indexOf(10, pos);
     if (newline < 0) break; // a torn last line
-    const line = crcOfLine(bytes, pos + 8, newline);
+    const line = crc32(bytes, pos + 8, newline);
     const good = newline - pos > 8 && checksumAt(bytes, pos) === line.crc;
     const lineChars = line.ascii && checksumAt(bytes, pos) >= 0 ? newline - pos : decoder.decode(bytes.subarray(pos, newline)).length;
     const payloadStart = charOffset + 8;

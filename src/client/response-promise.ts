@@ -30,8 +30,8 @@ export function responsePromise<Data>(send: (raw: boolean) => Promise<FetchResul
     withResponse: () =>
       data.then(async (value) => {
         const { response } = outcome;
-        // Read and scrubbed of the call's token as the errors do it (loaded once, off the path
-        // of a plain await); the Response itself is the caller's, its headers as sent.
+        // Read and scrubbed of the call's token as the errors do it, only when asked for;
+        // the Response itself is the caller's, its headers as sent.
         return { data: value, response, requestId: requestIdOf(response.headers, recallCall(response)?.secrets) };
       }),
     asResponse() {

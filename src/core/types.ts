@@ -17,11 +17,10 @@ import type { paths as ContractPaths } from "../../generated/schema.js";
 import type { Logger } from "./logger.js";
 import type { StoreAdminPlugin } from "./plugin.js";
 import type { FetchLike, PerCallLimits } from "./call-types.js";
+import type { HttpMethod } from "./http-methods.js";
 export type { MethodOptions, ResponsePromise, WithResponse } from "./call-types.js";
 
 // ─── Paths as callers see them ──────────────────────────────────────────────────────
-
-type HttpMethod = "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace";
 
 /**
  * The contract declares `X-Store-API-Version` as a required header on every operation, and

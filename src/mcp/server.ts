@@ -11,7 +11,7 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { createStoreAdminClient, ownOptions, redact, type StoreAdminClient, type StoreAdminClientOptions, tokenSourceOf, VERSION } from "#shared";
+import { createStoreAdminClient, loadOnce, ownOptions, redact, type StoreAdminClient, type StoreAdminClientOptions, tokenSourceOf, VERSION } from "#shared";
 import { listedTools, toolListing, VALIDATE_CALL, type ToolFilter } from "./tool-list.js";
 import { errorResult, type ToolResult } from "./tool-call.js";
 import { operationCalls, type OperationCalls } from "./operation-call.js";
@@ -113,9 +113,8 @@ export function mcpServerOver(rows: readonly McpToolRow[], given: StoreAdminMcpS
   // Every token the client's source handed out is scrubbed from what leaves the server, in every encoding the SDK's redaction knows.
   const tokens = tokenSourceOf(client)!;
   const clean = (text: string) => redact(text, tokens.secrets);
-  let checker: Promise<StoreAdminClient> | undefined;
   // The testing kit's client: the contract's validators answer, nothing leaves the process. Loaded on first use.
-  const contractChecker = () => (checker ??= import("../testing/mock-store.js").then(({ mockStoreClient }) => mockStoreClient("contract-check")));
+  const contractChecker = loadOnce((): Promise<StoreAdminClient> => import("../testing/mock-store.js").then(({ mockStoreClient }) => mockStoreClient("contract-check")));
   // The dynamic mode names an operation by its method name, which call_operation takes.
   const nameOf = mode === "dynamic" ? (tool: McpToolRow) => tool.methodName : mode === "code" ? (tool: McpToolRow) => `store.${tool.methodName}` : (tool: McpToolRow) => tool.name;
   const calls = operationCalls({ client, filter, maxBytes, clean, contractChecker, nameOf });

@@ -1,6 +1,6 @@
 /**
- * The layers of docs/architecture.md, held over the import graph of src/ and generated/
- * (type-only imports included): no import against the direction, none of the main entry's
+ * The layers of docs/architecture.md, held over the import graph of src/, generated/ and
+ * scripts/ (type-only imports included): no import against the direction, none of the main entry's
  * modules reached around the door, no cycle. And the check refuses each of those, planted in a
  * scratch copy, naming both files.
  */
@@ -33,11 +33,23 @@ describe("the import graph of src/ and generated/", () => {
   });
 });
 
+describe("the import graph of scripts/", () => {
+  it("holds the scripts, on floors above the package: the contract model, then the generators and the diff, then the bench", () => {
+    const { edges } = importGraph(projectRoot);
+    const has = (from: string, to: string) => edges.some((edge) => edge.from === from && edge.to === to);
+    expect(has("scripts/generate.ts", "scripts/contract-model.ts")).toBe(true);
+    expect(has("scripts/contract-model.ts", "src/core/http-methods.ts")).toBe(true);
+    expect(has("scripts/method-names.ts", "scripts/operation-model.ts")).toBe(true); // `import type`
+    expect(has("scripts/bench/mcp-tools.ts", "scripts/generate-mcp.ts")).toBe(true);
+    expect(edges.some((edge) => edge.from.startsWith("src/") && edge.to.startsWith("scripts/"))).toBe(false);
+  });
+});
+
 describe("on a scratch copy with a fault planted", () => {
   let scratch: string | undefined;
   const copy = (): string => {
     scratch = mkdtempSync(join(tmpdir(), "layers-"));
-    for (const dir of ["src", "generated"]) cpSync(join(projectRoot, dir), join(scratch, dir), { recursive: true });
+    for (const dir of ["src", "generated", "scripts"]) cpSync(join(projectRoot, dir), join(scratch, dir), { recursive: true });
     return scratch;
   };
   const plant = (root: string, file: string, line: string) => appendFileSync(join(root, file), `\n${line}\n`);
@@ -71,6 +83,28 @@ describe("on a scratch copy with a fault planted", () => {
     expect(layerProblems(root)).toEqual([
       "src/bulk/budget.ts imports src/core/redact.ts (../core/redact.js): the bulk runner (src/bulk/) takes the main entry's modules through the door, \"#shared\"",
       "src/mcp/result-size.ts imports src/bulk/memory-ledger.ts: the MCP server (src/mcp/) may not import the bulk runner (src/bulk/), beside it",
+    ]);
+  });
+
+  it("fails on a cycle among the scripts, naming the files on it", () => {
+    const root = copy();
+    plant(root, "scripts/contract-json.ts", 'import type { ContractModel } from "./contract-model.js";');
+    const problems = layerProblems(root);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^import cycle: /);
+    expect(problems[0]).toContain("scripts/contract-json.ts");
+    expect(problems[0]).toContain("scripts/contract-model.ts");
+  });
+
+  it("fails on a script importing a floor above it or beside it, naming both files", () => {
+    const root = copy();
+    plant(root, "scripts/contract-model.ts", 'import { GOAL_GZIP_BYTES } from "./size.js";');
+    plant(root, "scripts/generate.ts", 'import { bumpOf } from "./contract-diff/kinds.js";');
+    plant(root, "src/core/sleep.ts", 'import type { Json } from "../../scripts/contract-json.js";');
+    expect(layerProblems(root)).toEqual([
+      "src/core/sleep.ts imports scripts/contract-json.ts: the leaves (src/core/, generated/) may not import the contract model (scripts/), a floor above it",
+      "scripts/contract-model.ts imports scripts/size.ts: the contract model (scripts/) may not import the build and the local tools (scripts/), a floor above it",
+      "scripts/generate.ts imports scripts/contract-diff/kinds.ts: the generators (scripts/) may not import the contract diff (scripts/contract-diff*, scripts/release*), beside it",
     ]);
   });
 });

@@ -31,6 +31,7 @@ import {
 import { contractModel } from "../../scripts/contract-model.js";
 import { loadContractFile } from "../../scripts/load-contract.js";
 import { sampleSource, writtenSamples } from "../../scripts/samples.js";
+import { HTTP_METHODS } from "../../src/core/http-methods.js";
 
 const CHROMIUM_PATH = "/usr/bin/chromium";
 const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -78,7 +79,6 @@ type Spec = {
   components?: { parameters?: Record<string, { name?: string; in?: string; required?: boolean }> };
 };
 
-const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 /** Every operation of the spec, with what the page must show for it. */
 function operationsOf(spec: Spec): Operation[] {

@@ -20,10 +20,10 @@ import { loadContractFile } from "../../scripts/load-contract.js";
 import { sampleSource, writtenSamples } from "../../scripts/samples.js";
 import { describeRun, ensureBuilt, ROOT, run } from "../package/tarball.js";
 import { formatDiagnostic, scratchDir, typecheck, type TypecheckResult } from "./typecheck.js";
+import { HTTP_METHODS } from "../../src/core/http-methods.js";
 
 const SAMPLES_DIR = join(ROOT, "docs", "samples");
 const PRELOAD = join(ROOT, "test", "docs", "sample-preload.mjs");
-const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 /** Samples run in parallel, a few at a time, each in its own Node process. */
 const RUN_CONCURRENCY = 4;
 

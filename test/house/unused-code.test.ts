@@ -14,8 +14,8 @@ import { afterAll, describe, expect, test } from "vitest";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const KNIP = join(root, "node_modules", "knip", "bin", "knip.js");
-/** What knip reads: the sources, the generated files, the scripts and tests, and its configuration. */
-const COPIED = ["src", "generated", "scripts", "test", "package.json", "tsconfig.json", "knip.json"];
+/** What knip reads: the sources, the generated files, the scripts and tests, the figures they share, and its configuration. */
+const COPIED = ["src", "generated", "scripts", "test", "package.json", "tsconfig.json", "knip.json", "figures.json"];
 
 interface KnipIssue {
   file: string;

@@ -12,14 +12,14 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import { HTTP_METHODS, type HttpMethod } from "../../src/core/http-methods.js";
 
 /** A JSON object node of the parsed document (schema, operation, parameter, ...). */
 export type Node = Record<string, unknown>;
 
 export const OPENAPI_FILE = fileURLToPath(new URL("../../openapi/store-admin.yaml", import.meta.url));
 
-export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
+export { HTTP_METHODS };
 
 export interface Operation {
   method: HttpMethod;

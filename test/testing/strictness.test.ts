@@ -28,8 +28,10 @@ describe("a handler's reply at compile time", () => {
       body: { id: path.id, email: 5 },
     }));
     // Either branch of a handler is checked; a Response in the other branch does not switch the check off.
-    // @ts-expect-error `emial` again, beside a Response.
-    mock.on("GET /users/{id}/", ({ path }) => (path.id === 0 ? new Response(null, { status: 418 }) : { status: 200, body: { id: path.id, emial: "x" } }));
+    mock.on("GET /users/{id}/", ({ path }) =>
+      // @ts-expect-error `emial` again, beside a Response.
+      path.id === 0 ? new Response(null, { status: 418 }) : { status: 200, body: { id: path.id, emial: "x" } },
+    );
     // What compiles: declared fields, a 404 body, headers and delayMs, a Response, a reply held in a typed variable.
     mock.on("GET /users/{id}/", ({ path }) => (path.id === 0 ? { status: 404, body: { detail: "No such customer." } } : { status: 200, body: { id: path.id, email: "a@b.c" }, headers: { etag: "1" }, delayMs: 0 }));
     mock.on("GET /users/{id}/", () => new Response(null, { status: 418 }));

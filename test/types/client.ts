@@ -144,10 +144,16 @@ export async function checks(store: StoreAdminClient): Promise<void> {
   await store.GET("/users/{id}/");
   // @ts-expect-error `title` is required on product create
   await store.POST("/products/", { body: { description: "no title" } });
-  // @ts-expect-error `country`, `line1` and `line4` are required on address update
-  await store.PUT("/users/{id}/addresses/{addressId}/", { params: { path: { id: 1, addressId: 2 } }, body: { line1: "x", line4: "y" } });
-  // @ts-expect-error `line4` is required on address update
-  await store.PUT("/users/{id}/addresses/{addressId}/", { params: { path: { id: 1, addressId: 2 } }, body: { country: "SE", line1: "x" } });
+  await store.PUT("/users/{id}/addresses/{addressId}/", {
+    params: { path: { id: 1, addressId: 2 } },
+    // @ts-expect-error `country`, `line1` and `line4` are required on address update
+    body: { line1: "x", line4: "y" },
+  });
+  await store.PUT("/users/{id}/addresses/{addressId}/", {
+    params: { path: { id: 1, addressId: 2 } },
+    // @ts-expect-error `line4` is required on address update
+    body: { country: "SE", line1: "x" },
+  });
   // @ts-expect-error `message` is required on a dispute note
   await store.POST("/disputes/{id}/notes/", { params: { path: { id: 1 } }, body: {} });
   // @ts-expect-error a readOnly field (`id`) in a request body

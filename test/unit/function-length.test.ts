@@ -1,99 +1,31 @@
 /**
- * Functions a person can hold in mind: no function in src/ (declaration, expression, arrow,
+ * Functions a person can hold in mind: no function in src/ or scripts/ (declaration, expression, arrow,
  * method, accessor, constructor) has a body over MAX_LINES lines, unless
  * function-length.allow.json names it with a reason. A long function is split into named
  * steps over a small state object, as the request lifecycle is. An allow-list entry that no
  * longer matches a long function fails too, so the list cannot rot.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import ts from "typescript";
 import { afterAll, describe, expect, test } from "vitest";
+import { type Allowed, lengthProblems, longFunctions, MAX_LINES } from "./function-length.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const allowFile = fileURLToPath(new URL("./function-length.allow.json", import.meta.url));
-
-export const MAX_LINES = 80;
-
-/** One allowed long function: its file (from the root, with `/`), its name as reported, and why. */
-export interface Allowed {
-  file: string;
-  name: string;
-  reason: string;
-}
-
-export interface LongFunction {
-  file: string;
-  line: number;
-  name: string;
-  lines: number;
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && /\.(?:c|m)?tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts"))
-    .map((entry) => join(entry.parentPath, entry.name))
-    .sort();
-}
-
-/** What a reader calls the function: its own name, or the variable, property or class member it is assigned to. */
-function functionName(node: ts.FunctionLikeDeclaration): string {
-  if (ts.isConstructorDeclaration(node)) return "constructor";
-  if (node.name !== undefined) return node.name.getText();
-  const parent = node.parent;
-  if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && parent.name !== undefined) {
-    return parent.name.getText();
-  }
-  if (ts.isBinaryExpression(parent) && parent.operatorToken.kind === ts.SyntaxKind.EqualsToken) return parent.left.getText();
-  return "<anonymous>";
-}
-
-/** Every function under `dir` whose body spans more than `max` lines (the body's first to last line). */
-export function longFunctions(base: string, dir: string, max = MAX_LINES): LongFunction[] {
-  const found: LongFunction[] = [];
-  for (const path of sourceFiles(dir)) {
-    const source = ts.createSourceFile(path, readFileSync(path, "utf8"), ts.ScriptTarget.Latest, true);
-    const file = relative(base, path).split("\\").join("/");
-    const visit = (node: ts.Node): void => {
-      if (ts.isFunctionLike(node) && "body" in node && node.body !== undefined) {
-        const fn = node as ts.FunctionLikeDeclaration & { body: ts.Node };
-        const first = source.getLineAndCharacterOfPosition(fn.body.getStart(source)).line;
-        const last = source.getLineAndCharacterOfPosition(fn.body.getEnd()).line;
-        const lines = last - first + 1;
-        if (lines > max) {
-          found.push({ file, line: source.getLineAndCharacterOfPosition(fn.getStart(source)).line + 1, name: functionName(fn), lines });
-        }
-      }
-      ts.forEachChild(node, visit);
-    };
-    visit(source);
-  }
-  return found;
-}
-
-/** The problems, each naming file:line, the function and its length; and each allow-list entry that matches nothing. */
-export function lengthProblems(found: readonly LongFunction[], allowed: readonly Allowed[], max = MAX_LINES): string[] {
-  const isAllowed = (fn: LongFunction): boolean => allowed.some((a) => a.file === fn.file && a.name === fn.name);
-  const problems = found
-    .filter((fn) => !isAllowed(fn))
-    .map((fn) => `${fn.file}:${fn.line}: function ${fn.name} has a body of ${fn.lines} lines (at most ${max}); split it into named steps, or allow it in test/unit/function-length.allow.json with a reason.`);
-  for (const entry of allowed) {
-    if (entry.reason.trim() === "") problems.push(`function-length.allow.json: ${entry.file} ${entry.name} has no reason.`);
-    if (!found.some((fn) => fn.file === entry.file && fn.name === entry.name)) {
-      problems.push(`function-length.allow.json: ${entry.file} ${entry.name} matches no function over ${max} lines; remove the entry.`);
-    }
-  }
-  return problems;
-}
 
 const readAllowed = (): Allowed[] => JSON.parse(readFileSync(allowFile, "utf8")) as Allowed[];
 
 describe("function length", () => {
   test(`no function in src/ has a body over ${MAX_LINES} lines, apart from the allow-list`, () => {
     const found = longFunctions(root, join(root, "src"));
-    expect(lengthProblems(found, readAllowed())).toEqual([]);
+    expect(lengthProblems(found, readAllowed().filter((entry) => entry.file.startsWith("src/")))).toEqual([]);
+  });
+
+  test(`no function in scripts/ has a body over ${MAX_LINES} lines, apart from the allow-list`, () => {
+    const found = longFunctions(root, join(root, "scripts"));
+    expect(lengthProblems(found, readAllowed().filter((entry) => entry.file.startsWith("scripts/")))).toEqual([]);
   });
 
   test("every allow-list entry gives a reason", () => {
