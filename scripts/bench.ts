@@ -31,11 +31,26 @@ const tsc = join(ROOT, "node_modules/typescript/lib/tsc.js");
 execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
 await buildDist(ROOT);
 
-const ALL = ["stub", "loopback", "pagination", "retryCost", "size", "startup", "typecheck", "contractDiff", "bulk", "bulkQueue", "perOperation", "codeMode", "drift"];
+const ALL = [
+  "stub",
+  "loopback",
+  "pagination",
+  "retryCost",
+  "size",
+  "startup",
+  "typecheck",
+  "contractDiff",
+  "bulk",
+  "bulkQueue",
+  "perOperation",
+  "codeMode",
+  "drift",
+];
 const onlyAt = process.argv.indexOf("--only");
 const only = onlyAt < 0 ? undefined : (process.argv[onlyAt + 1] ?? "").split(",").filter(Boolean);
 const unknown = only?.filter((name) => !ALL.includes(name)) ?? [];
-if (only?.length === 0 || unknown.length > 0) throw new Error(`--only takes benchmark names separated by commas: ${ALL.join(", ")}`);
+if (only?.length === 0 || unknown.length > 0)
+  throw new Error(`--only takes benchmark names separated by commas: ${ALL.join(", ")}`);
 
 const sections: Section[] = [];
 for (const name of only ?? ALL) {
@@ -79,7 +94,10 @@ ${sections.map((s, i) => `## ${i + 1}. ${s.title}\n\n${s.note}\n\n${s.tables.map
 console.log(`\n${summary}\n`);
 if (quick) console.log("Quick run: docs/performance.md left as it is.");
 else if (only) {
-  writeFileSync(join(ROOT, "docs/performance.md"), replaceSections(readFileSync(join(ROOT, "docs/performance.md"), "utf8")));
+  writeFileSync(
+    join(ROOT, "docs/performance.md"),
+    replaceSections(readFileSync(join(ROOT, "docs/performance.md"), "utf8")),
+  );
   console.log(`Updated ${only.join(", ")} in docs/performance.md`);
 } else {
   writeFileSync(join(ROOT, "docs/performance.md"), report);

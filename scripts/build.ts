@@ -87,8 +87,16 @@ export async function buildDist(root: string): Promise<void> {
   };
   const [main, ...others] = ENTRIES as [string, ...string[]];
   const first = await build({ ...common, entryPoints: [main, SHARED] });
-  const inMain = new Set(Object.values(first.metafile!.outputs).flatMap((output) => Object.keys(output.inputs).map((input) => resolve(root, input))));
-  const rest = await build({ ...common, entryPoints: [...others, RESPONSE_VALIDATORS, CODE_MODE_WORKER], external: [...common.external!, SHARED_IMPORT] });
+  const inMain = new Set(
+    Object.values(first.metafile!.outputs).flatMap((output) =>
+      Object.keys(output.inputs).map((input) => resolve(root, input)),
+    ),
+  );
+  const rest = await build({
+    ...common,
+    entryPoints: [...others, RESPONSE_VALIDATORS, CODE_MODE_WORKER],
+    external: [...common.external!, SHARED_IMPORT],
+  });
   checkOneCopy(root, inMain, rest.metafile!.outputs);
   dropGeneratedMaps(root, rest.metafile!.outputs);
 }
@@ -105,7 +113,8 @@ function dropGeneratedMaps(root: string, outputs: Record<string, { inputs: Recor
   for (const [file, { inputs }] of Object.entries(outputs)) {
     const sources = Object.keys(inputs);
     // (The kit's module of an operation and the responses' module it re-exports are one chunk.)
-    if (!file.endsWith(".js") || sources.length === 0 || !sources.every((source) => OPERATION_MODULE.test(source))) continue;
+    if (!file.endsWith(".js") || sources.length === 0 || !sources.every((source) => OPERATION_MODULE.test(source)))
+      continue;
     const path = resolve(root, file);
     writeFileSync(path, readFileSync(path, "utf8").replace(/\n\/\/# sourceMappingURL=\S+\n?$/, "\n"));
     rmSync(`${path}.map`);
@@ -117,9 +126,20 @@ function dropGeneratedMaps(root: string, outputs: Record<string, { inputs: Recor
  * another entry's output: a second copy, whose classes and registries are not the main entry's.
  * The other entries' sources reach those modules through `#shared` only (test/architecture/layers.test.ts).
  */
-function checkOneCopy(root: string, inMain: ReadonlySet<string>, outputs: Record<string, { inputs: Record<string, unknown> }>): void {
-  const copies = Object.entries(outputs).flatMap(([file, { inputs }]) => Object.keys(inputs).filter((input) => inMain.has(resolve(root, input))).map((input) => `${input} (in ${file})`));
-  if (copies.length > 0) throw new Error(`A module of the main entry is bundled into another entry too; import it through #shared: ${copies.join(", ")}`);
+function checkOneCopy(
+  root: string,
+  inMain: ReadonlySet<string>,
+  outputs: Record<string, { inputs: Record<string, unknown> }>,
+): void {
+  const copies = Object.entries(outputs).flatMap(([file, { inputs }]) =>
+    Object.keys(inputs)
+      .filter((input) => inMain.has(resolve(root, input)))
+      .map((input) => `${input} (in ${file})`),
+  );
+  if (copies.length > 0)
+    throw new Error(
+      `A module of the main entry is bundled into another entry too; import it through #shared: ${copies.join(", ")}`,
+    );
 }
 
 // Run as a command (through a link too: `realpathSync`), not imported by scripts/bench.ts.

@@ -22,7 +22,8 @@ import { compareVersions, nextVersion, parseVersion } from "./contract-diff/rele
 // Paths and git refs are read relative to where the command runs (npm runs it in the repository root).
 const root = process.cwd();
 
-const USAGE = "usage: npm run contract:diff -- --base <git-ref | file> [--head <file>] [--json] [--changelog [--version x.y.z]] [--keep-probe]";
+const USAGE =
+  "usage: npm run contract:diff -- --base <git-ref | file> [--head <file>] [--json] [--changelog [--version x.y.z]] [--keep-probe]";
 
 interface Options {
   base: string;
@@ -50,8 +51,12 @@ function parseArgs(argv: string[]): Options {
     else if (arg === "--keep-probe") options.keepProbe = true;
     else throw new Error(`Unknown argument "${arg}".\n${USAGE}`);
   }
-  if (options.base === undefined) throw new Error(`--base is required: the released contract, as a git ref (e.g. main) or a file (e.g. openapi/released/store-admin-0.1.0.yaml).\n${USAGE}`);
-  if (options.json && options.changelog) throw new Error(`--json and --changelog each print one thing on stdout; choose one.\n${USAGE}`);
+  if (options.base === undefined)
+    throw new Error(
+      `--base is required: the released contract, as a git ref (e.g. main) or a file (e.g. openapi/released/store-admin-0.1.0.yaml).\n${USAGE}`,
+    );
+  if (options.json && options.changelog)
+    throw new Error(`--json and --changelog each print one thing on stdout; choose one.\n${USAGE}`);
   if (options.version !== undefined) parseVersion(options.version);
   return { head: CONTRACT_PATH, ...options } as Options;
 }
@@ -64,18 +69,24 @@ async function main(): Promise<void> {
   const base = readContract(options.base, root);
   const head = readContract(options.head, root);
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
-  const result = await diffContracts(parseContract(base.text, base.source), parseContract(head.text, head.source), { keepProbe: options.keepProbe, log });
+  const result = await diffContracts(parseContract(base.text, base.source), parseContract(head.text, head.source), {
+    keepProbe: options.keepProbe,
+    log,
+  });
   log(`Diffed ${base.source} → ${head.source} in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
   // The version the base was released as: from the snapshot's name, else package.json's.
   const releasedVersion = (): string =>
-    /store-admin-(\d+\.\d+\.\d+)\.yaml$/.exec(base.source)?.[1] ?? (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
+    /store-admin-(\d+\.\d+\.\d+)\.yaml$/.exec(base.source)?.[1] ??
+    (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
   if (options.json) {
     process.stdout.write(`${JSON.stringify(toJson(result), null, 2)}\n`);
   } else if (options.changelog) {
     const released = releasedVersion();
     const required = nextVersion(released, result.bump);
     if (options.version !== undefined && compareVersions(options.version, required) < 0) {
-      throw new Error(`--version ${options.version} is too low: after ${released} a ${result.bump} change needs at least ${required}.`);
+      throw new Error(
+        `--version ${options.version} is too low: after ${released} a ${result.bump} change needs at least ${required}.`,
+      );
     }
     process.stdout.write(toChangelog(result, options.version ?? required, base.source, released));
   } else {
@@ -86,7 +97,9 @@ async function main(): Promise<void> {
     } catch {
       released = undefined;
     }
-    process.stdout.write(toText(result, { base: base.source, head: head.source, ...(released === undefined ? {} : { released }) }));
+    process.stdout.write(
+      toText(result, { base: base.source, head: head.source, ...(released === undefined ? {} : { released }) }),
+    );
   }
 }
 

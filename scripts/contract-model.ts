@@ -33,15 +33,19 @@ const REQUEST_MEDIA_TYPES = [JSON_MEDIA, FORM_MEDIA, MULTIPART_MEDIA] as const;
 
 /** The segments of a local reference (`#/components/schemas/Product%20` → components, schemas, "Product "). */
 function refSegments(ref: string): string[] {
-  return ref.replace(/^#\/?/, "").split("/").filter((s, i, all) => s !== "" || i < all.length - 1).map((segment) => {
-    let text = segment;
-    try {
-      text = decodeURIComponent(segment);
-    } catch {
-      // Not percent-encoded: as written.
-    }
-    return text.replace(/~1/g, "/").replace(/~0/g, "~");
-  });
+  return ref
+    .replace(/^#\/?/, "")
+    .split("/")
+    .filter((s, i, all) => s !== "" || i < all.length - 1)
+    .map((segment) => {
+      let text = segment;
+      try {
+        text = decodeURIComponent(segment);
+      } catch {
+        // Not percent-encoded: as written.
+      }
+      return text.replace(/~1/g, "/").replace(/~0/g, "~");
+    });
 }
 
 /** The component schema a `$ref` names, when it names one (`#/components/schemas/X` → `X`). */
@@ -55,7 +59,8 @@ export function schemaRefName(node: unknown): string | undefined {
 /** The node a local reference (`#/…`, JSON Pointer escapes and percent-encoding undone) names, if any. */
 export function refTarget(doc: Json, ref: string): unknown {
   let target: unknown = doc;
-  for (const segment of refSegments(ref)) target = isObject(target) || Array.isArray(target) ? (target as Json)[segment] : undefined;
+  for (const segment of refSegments(ref))
+    target = isObject(target) || Array.isArray(target) ? (target as Json)[segment] : undefined;
   return target;
 }
 
@@ -71,7 +76,8 @@ export function resolveRef(doc: Json, node: unknown, at: string): Json {
     if (seen.has(ref)) throw new ContractError(`${at}: the reference ${JSON.stringify(ref)} leads back to itself.`);
     seen.add(ref);
     const target = refTarget(doc, ref);
-    if (target === undefined) throw new ContractError(`${at}/$ref: ${JSON.stringify(ref)} refers to nothing in the document.`);
+    if (target === undefined)
+      throw new ContractError(`${at}/$ref: ${JSON.stringify(ref)} refers to nothing in the document.`);
     current = target;
   }
   return isObject(current) ? current : {};
@@ -107,7 +113,8 @@ function schemasReached(doc: Json, roots: unknown[]): Set<string> {
     return out;
   };
   const expand = (ref: unknown): unknown[] => {
-    const [, kind, name] = /^#\/components\/(responses|requestBodies|parameters)\/(.+)$/.exec(String((ref as Json).$ref)) ?? [];
+    const [, kind, name] =
+      /^#\/components\/(responses|requestBodies|parameters)\/(.+)$/.exec(String((ref as Json).$ref)) ?? [];
     const target = kind !== undefined && isObject(components[kind]) ? (components[kind] as Json)[name!] : undefined;
     return target !== undefined ? refs(target, []).flatMap(expand) : [ref];
   };
@@ -134,12 +141,22 @@ function operationObjects(doc: Json): Array<{ item: Json; operation: Json }> {
 
 /** Names of the component schemas some response reaches through `$ref`s. */
 export function responseSchemaNames(doc: Json): Set<string> {
-  return schemasReached(doc, operationObjects(doc).map(({ operation }) => operation.responses));
+  return schemasReached(
+    doc,
+    operationObjects(doc).map(({ operation }) => operation.responses),
+  );
 }
 
 /** Names of the component schemas some request body or parameter reaches through `$ref`s. */
 function requestSchemaNames(doc: Json): Set<string> {
-  return schemasReached(doc, operationObjects(doc).flatMap(({ item, operation }) => [operation.requestBody, operation.parameters, item.parameters]));
+  return schemasReached(
+    doc,
+    operationObjects(doc).flatMap(({ item, operation }) => [
+      operation.requestBody,
+      operation.parameters,
+      item.parameters,
+    ]),
+  );
 }
 
 /** One named schema as `store-admin-sdk/schemas` exports it. */
@@ -185,16 +202,34 @@ export function schemaExports(doc: Json): SchemaExport[] {
 // ─── Names ──────────────────────────────────────────────────────────────────────────
 
 const RESERVED_WORDS = new Set(
-  ("break case catch class const continue debugger default delete do else enum export extends false finally for function if import in " +
+  (
+    "break case catch class const continue debugger default delete do else enum export extends false finally for function if import in " +
     "instanceof new null return super switch this throw true try typeof var void while with implements interface let package private " +
-    "protected public static yield any boolean number string symbol object never unknown undefined bigint").split(" "),
+    "protected public static yield any boolean number string symbol object never unknown undefined bigint"
+  ).split(" "),
 );
 /** Names the generated modules use themselves: a schema may not take them. */
-const GENERATED_NAMES = new Set(["Promise", "AsyncGenerator", "Blob", "NonNullable", "MethodOptions", "Readable", "Writable", "Schemas", "components", "operations", "paths"]);
+const GENERATED_NAMES = new Set([
+  "Promise",
+  "AsyncGenerator",
+  "Blob",
+  "NonNullable",
+  "MethodOptions",
+  "Readable",
+  "Writable",
+  "Schemas",
+  "components",
+  "operations",
+  "paths",
+]);
 
 /** `line-item` → `LineItem`, `Product ` → `Product`, `2fa code` → `Schema2faCode`: words, each capitalised, joined. */
 const pascalWords = (text: string): string => {
-  const joined = text.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
+  const joined = text
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join("");
   return /^[A-Za-z]/.test(joined) ? joined : `Schema${joined}`;
 };
 
@@ -215,10 +250,15 @@ function typeNames(doc: Json): Map<string, string> {
   for (const name of Object.keys(schemas)) {
     const type = typeNameOf(name);
     const at = JSON.stringify(pointer("components", "schemas", name));
-    if (GENERATED_NAMES.has(type)) throw new ContractError(`${at}: the schema name ${JSON.stringify(name)} is one the generated code uses itself (${[...GENERATED_NAMES].join(", ")}); rename it.`);
+    if (GENERATED_NAMES.has(type))
+      throw new ContractError(
+        `${at}: the schema name ${JSON.stringify(name)} is one the generated code uses itself (${[...GENERATED_NAMES].join(", ")}); rename it.`,
+      );
     const taken = byType.get(type);
     if (taken !== undefined) {
-      throw new ContractError(`${JSON.stringify(pointer("components", "schemas", taken))} and ${at} both map to the type name ${type}; rename one of them.`);
+      throw new ContractError(
+        `${JSON.stringify(pointer("components", "schemas", taken))} and ${at} both map to the type name ${type}; rename one of them.`,
+      );
     }
     byType.set(type, name);
     out.set(name, type);
@@ -239,7 +279,12 @@ export interface ContractModel {
 
 /** The first paragraph of a description, on one line. */
 export function firstParagraph(text: unknown): string {
-  return typeof text === "string" ? text.trim().split(/\n\s*\n/)[0]!.replace(/\s*\n\s*/g, " ") : "";
+  return typeof text === "string"
+    ? text
+        .trim()
+        .split(/\n\s*\n/)[0]!
+        .replace(/\s*\n\s*/g, " ")
+    : "";
 }
 
 /** The first sentence of a text: up to the first period followed by a space, or all of its first paragraph. */
@@ -252,12 +297,14 @@ function requirementsOf(security: unknown, at: string): { required: RequiredScop
   const required: string[][] = [];
   let authenticated = false;
   for (const [i, requirement] of security.entries()) {
-    if (!isObject(requirement)) throw new ContractError(`${at}/${i}: a security requirement must map scheme names to lists of scopes.`);
+    if (!isObject(requirement))
+      throw new ContractError(`${at}/${i}: a security requirement must map scheme names to lists of scopes.`);
     // `{}` among the alternatives: no authentication is one of them, so none is needed.
     if (Object.keys(requirement).length === 0) return { required: [], authenticated: false };
     authenticated = true;
     const scopes = Object.entries(requirement).flatMap(([scheme, list]) => {
-      if (!Array.isArray(list) || list.some((s) => typeof s !== "string")) throw new ContractError(`${at}/${i}/${scheme}: must be a list of scope names.`);
+      if (!Array.isArray(list) || list.some((s) => typeof s !== "string"))
+        throw new ContractError(`${at}/${i}/${scheme}: must be a list of scope names.`);
       return list as string[];
     });
     required.push([...new Set(scopes)]);
@@ -269,7 +316,9 @@ function requirementsOf(security: unknown, at: string): { required: RequiredScop
 function chosenMediaType(offered: string[], at: string): string {
   const chosen = REQUEST_MEDIA_TYPES.find((type) => offered.includes(type));
   if (chosen === undefined) {
-    throw new ContractError(`${at}: the request body is offered as ${offered.map((t) => JSON.stringify(t)).join(", ") || "nothing"}; the client sends only ${REQUEST_MEDIA_TYPES.join(", ")}.`);
+    throw new ContractError(
+      `${at}: the request body is offered as ${offered.map((t) => JSON.stringify(t)).join(", ") || "nothing"}; the client sends only ${REQUEST_MEDIA_TYPES.join(", ")}.`,
+    );
   }
   return chosen;
 }
@@ -284,15 +333,27 @@ function versionHeaderOf(doc: Json, operations: OperationModel[]): ContractModel
     const values = schema.const !== undefined ? [schema.const] : Array.isArray(schema.enum) ? schema.enum : [];
     return values.length === 1 && typeof values[0] === "string" ? values[0] : undefined;
   };
-  const candidates = new Map<string, { name: string; value: string | undefined; count: number; marked: boolean; at: string }>();
+  const candidates = new Map<
+    string,
+    { name: string; value: string | undefined; count: number; marked: boolean; at: string }
+  >();
   for (const op of operations) {
     for (const [i, parameter] of op.parameters.entries()) {
       if (parameter.in !== "header" || typeof parameter.name !== "string") continue;
       const name = parameter.name.toLowerCase();
       const value = single(resolveRef(doc, parameter.schema, `${op.at}/parameters/${i}/schema`));
       const marked = parameter["x-sdk-version-header"] === true;
-      const seen = candidates.get(name) ?? { name: parameter.name, value, count: 0, marked: false, at: `${op.at} (header ${parameter.name})` };
-      if (marked && value === undefined) throw new ContractError(`${op.at}: the header ${parameter.name} is marked x-sdk-version-header but its schema has no single const or enum value.`);
+      const seen = candidates.get(name) ?? {
+        name: parameter.name,
+        value,
+        count: 0,
+        marked: false,
+        at: `${op.at} (header ${parameter.name})`,
+      };
+      if (marked && value === undefined)
+        throw new ContractError(
+          `${op.at}: the header ${parameter.name} is marked x-sdk-version-header but its schema has no single const or enum value.`,
+        );
       if (seen.value !== value) seen.value = undefined;
       seen.count += parameter.required === true ? 1 : 0;
       seen.marked ||= marked;
@@ -301,9 +362,14 @@ function versionHeaderOf(doc: Json, operations: OperationModel[]): ContractModel
   }
   const all = [...candidates.values()];
   const marked = all.filter((c) => c.marked);
-  const found = marked.length > 0 ? marked : all.filter((c) => c.value !== undefined && c.count === operations.length && operations.length > 0);
+  const found =
+    marked.length > 0
+      ? marked
+      : all.filter((c) => c.value !== undefined && c.count === operations.length && operations.length > 0);
   if (found.length > 1) {
-    throw new ContractError(`${found.map((c) => c.at).join(" and ")}: more than one header could be the version header; mark the one with x-sdk-version-header: true.`);
+    throw new ContractError(
+      `${found.map((c) => c.at).join(" and ")}: more than one header could be the version header; mark the one with x-sdk-version-header: true.`,
+    );
   }
   const header = found[0];
   if (header?.value === undefined) return undefined;
@@ -351,16 +417,23 @@ function operationModel(doc: Json, { path, method, item, itemAt }: OperationPlac
   const at = pointer("paths", path, method);
   if (!isObject(operation)) throw new ContractError(`${at}: an operation must be an object.`);
   const key = `${method.toUpperCase()} ${path}`;
-  const explicitId = typeof operation.operationId === "string" && operation.operationId !== "" ? operation.operationId : undefined;
+  const explicitId =
+    typeof operation.operationId === "string" && operation.operationId !== "" ? operation.operationId : undefined;
   const given = operation["x-sdk-method"];
   if (given !== undefined && (typeof given !== "string" || !METHOD_NAME.test(given))) {
-    throw new ContractError(`${at}/x-sdk-method: must name the method as resource.verb (e.g. "users.retrieve"), got ${JSON.stringify(given)}.`);
+    throw new ContractError(
+      `${at}/x-sdk-method: must name the method as resource.verb (e.g. "users.retrieve"), got ${JSON.stringify(given)}.`,
+    );
   }
   const { parameters, pathParams } = parametersOf(doc, { path, item, itemAt, operation, at });
   const body = requestBodyOf(doc, operation, at);
   const { responses, success } = responsesOf(doc, operation, at);
-  const { required, authenticated } = requirementsOf(operation.security ?? doc.security, operation.security !== undefined ? `${at}/security` : "#/security");
-  const summary = (typeof operation.summary === "string" && operation.summary.trim()) || firstSentence(operation.description) || key;
+  const { required, authenticated } = requirementsOf(
+    operation.security ?? doc.security,
+    operation.security !== undefined ? `${at}/security` : "#/security",
+  );
+  const summary =
+    (typeof operation.summary === "string" && operation.summary.trim()) || firstSentence(operation.description) || key;
   return {
     key,
     at,
@@ -368,7 +441,12 @@ function operationModel(doc: Json, { path, method, item, itemAt }: OperationPlac
     path,
     // Without an operationId, both are made of the method name, known once every operation is read.
     operationId: explicitId ?? "",
-    ident: explicitId === undefined ? "" : /^[A-Za-z_$][\w$]*$/.test(explicitId) ? explicitId : camel(words(explicitId).length > 0 ? words(explicitId) : ["operation"]),
+    ident:
+      explicitId === undefined
+        ? ""
+        : /^[A-Za-z_$][\w$]*$/.test(explicitId)
+          ? explicitId
+          : camel(words(explicitId).length > 0 ? words(explicitId) : ["operation"]),
     // Derived (when empty) once every operation is read: the rule looks at the other paths.
     methodName: given ?? "",
     summary: summary.replace(/\.+$/, ""),
@@ -388,18 +466,26 @@ function operationModel(doc: Json, { path, method, item, itemAt }: OperationPlac
 }
 
 /** An operation's parameters, resolved (its own over its path item's of the same name and place), and its path template's parameter names, each declared. */
-function parametersOf(doc: Json, { path, item, itemAt, operation, at }: { path: string; item: Json; itemAt: string; operation: Json; at: string }): Pick<OperationModel, "parameters" | "pathParams"> {
+function parametersOf(
+  doc: Json,
+  { path, item, itemAt, operation, at }: { path: string; item: Json; itemAt: string; operation: Json; at: string },
+): Pick<OperationModel, "parameters" | "pathParams"> {
   const byPlace = new Map<string, Json>();
-  for (const [where, list] of [[`${itemAt}/parameters`, item.parameters], [`${at}/parameters`, operation.parameters]] as const) {
+  for (const [where, list] of [
+    [`${itemAt}/parameters`, item.parameters],
+    [`${at}/parameters`, operation.parameters],
+  ] as const) {
     for (const [i, p] of (Array.isArray(list) ? list : []).entries()) {
       const parameter = resolveRef(doc, p, `${where}/${i}`);
-      if (typeof parameter.name !== "string" || typeof parameter.in !== "string") throw new ContractError(`${where}/${i}: a parameter needs a name and an in.`);
+      if (typeof parameter.name !== "string" || typeof parameter.in !== "string")
+        throw new ContractError(`${where}/${i}: a parameter needs a name and an in.`);
       byPlace.set(`${parameter.in}:${parameter.name}`, parameter);
     }
   }
   const pathParams = [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
   for (const name of pathParams) {
-    if (!byPlace.has(`path:${name}`)) throw new ContractError(`${at}: the path parameter {${name}} is not declared in its parameters.`);
+    if (!byPlace.has(`path:${name}`))
+      throw new ContractError(`${at}: the path parameter {${name}} is not declared in its parameters.`);
   }
   return { parameters: [...byPlace.values()], pathParams };
 }
@@ -411,23 +497,42 @@ function requestBodyOf(doc: Json, operation: Json, at: string): OperationModel["
   const requestBody = resolveRef(doc, operation.requestBody, bodyAt);
   const content = isObject(requestBody.content) ? requestBody.content : {};
   const offered = Object.keys(content).map((type) => type.split(";")[0]!.trim().toLowerCase());
-  const schemas = Object.fromEntries(Object.entries(content).map(([type, media]) => [type.split(";")[0]!.trim().toLowerCase(), isObject(media) ? media.schema : undefined]));
-  return { mediaType: chosenMediaType(offered, `${bodyAt}/content`), offered, required: requestBody.required === true, schemas, at: bodyAt };
+  const schemas = Object.fromEntries(
+    Object.entries(content).map(([type, media]) => [
+      type.split(";")[0]!.trim().toLowerCase(),
+      isObject(media) ? media.schema : undefined,
+    ]),
+  );
+  return {
+    mediaType: chosenMediaType(offered, `${bodyAt}/content`),
+    offered,
+    required: requestBody.required === true,
+    schemas,
+    at: bodyAt,
+  };
 }
 
 /** An operation's responses, resolved, and its first 2xx one, which must be JSON when it has content. */
 function responsesOf(doc: Json, operation: Json, at: string): Pick<OperationModel, "responses" | "success"> {
   const responses = Object.fromEntries(
-    Object.entries(isObject(operation.responses) ? operation.responses : {}).map(([status, r]) => [status, resolveRef(doc, r, `${at}/responses/${pointer(status).slice(2)}`)]),
+    Object.entries(isObject(operation.responses) ? operation.responses : {}).map(([status, r]) => [
+      status,
+      resolveRef(doc, r, `${at}/responses/${pointer(status).slice(2)}`),
+    ]),
   );
   const successStatus = Object.keys(responses).find((status) => /^2(\d\d|XX)$/.test(status));
   if (successStatus === undefined) throw new ContractError(`${at}/responses: declares no 2xx response.`);
   const successContent = isObject(responses[successStatus]!.content) ? (responses[successStatus]!.content as Json) : {};
   const json = successContent[JSON_MEDIA];
   if (Object.keys(successContent).length > 0 && !isObject(json)) {
-    throw new ContractError(`${at}/responses/${successStatus}/content: the client reads only ${JSON_MEDIA} responses, not ${Object.keys(successContent).join(", ")}.`);
+    throw new ContractError(
+      `${at}/responses/${successStatus}/content: the client reads only ${JSON_MEDIA} responses, not ${Object.keys(successContent).join(", ")}.`,
+    );
   }
-  return { responses, success: { status: successStatus, content: isObject(json), ...(isObject(json) ? { schema: json.schema } : {}) } };
+  return {
+    responses,
+    success: { status: successStatus, content: isObject(json), ...(isObject(json) ? { schema: json.schema } : {}) },
+  };
 }
 
 /** Gives the operations without an operationId one made of their method name, and refuses two with one id. */
@@ -436,7 +541,10 @@ function identifyOperations(operations: OperationModel[]): void {
   for (const model of operations) {
     if (model.operationId === "") model.operationId = model.ident = camel(model.methodName.split("."));
     const sameId = byIdent.get(model.ident);
-    if (sameId) throw new ContractError(`${sameId.at} and ${model.at} both have the operationId ${JSON.stringify(model.ident)} (as written, or derived); change one.`);
+    if (sameId)
+      throw new ContractError(
+        `${sameId.at} and ${model.at} both have the operationId ${JSON.stringify(model.ident)} (as written, or derived); change one.`,
+      );
     byIdent.set(model.ident, model);
   }
 }

@@ -16,7 +16,6 @@
 import { HTTP_METHODS } from "../src/core/http-methods.js";
 import { ContractError, isObject, type Json, pointer } from "./contract-json.js";
 
-
 /** RFC 9110's `token`: one or more `tchar`. */
 const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -25,11 +24,12 @@ const UNSAFE_OPERATION_ID = /[/\\]|\.\.|[\u0000-\u001f\u007f-\u009f\u2028\u2029]
 
 /** Reserved words of JavaScript and TypeScript's own type names: no argument may take one. */
 const RESERVED = new Set(
-  ("break case catch class const continue debugger default delete do else enum export extends false finally for function if import in " +
+  (
+    "break case catch class const continue debugger default delete do else enum export extends false finally for function if import in " +
     "instanceof new null return super switch this throw true try typeof var void while with implements interface let package private " +
-    "protected public static yield arguments eval await").split(" "),
+    "protected public static yield arguments eval await"
+  ).split(" "),
 );
-
 
 /**
  * The argument name of a path parameter: its name when that is an identifier (ASCII letters,
@@ -40,7 +40,10 @@ const RESERVED = new Set(
  */
 function argumentName(name: string): string | undefined {
   if (/^[A-Za-z_$][\w$]*$/.test(name) && !RESERVED.has(name)) return name;
-  const words = name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").split(/[^A-Za-z0-9]+/).filter(Boolean);
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
   if (words.length === 0) return undefined;
   const camel = words.map((w, i) => (i === 0 ? w[0]!.toLowerCase() : w[0]!.toUpperCase()) + w.slice(1)).join("");
   if (/^[0-9]/.test(camel)) return `param${camel[0]!.toUpperCase()}${camel.slice(1)}`;
@@ -52,9 +55,15 @@ export function argumentNames(pathParams: readonly string[], at: string): string
   const seen = new Map<string, string>();
   return pathParams.map((name) => {
     const mapped = argumentName(name);
-    if (mapped === undefined) throw new ContractError(`${at}: the path parameter ${JSON.stringify(name)} has no letter or digit to make its argument's name of; rename it.`);
+    if (mapped === undefined)
+      throw new ContractError(
+        `${at}: the path parameter ${JSON.stringify(name)} has no letter or digit to make its argument's name of; rename it.`,
+      );
     const other = seen.get(mapped);
-    if (other !== undefined) throw new ContractError(`${at}: the path parameters ${JSON.stringify(other)} and ${JSON.stringify(name)} both map to the argument name ${mapped}; rename one.`);
+    if (other !== undefined)
+      throw new ContractError(
+        `${at}: the path parameters ${JSON.stringify(other)} and ${JSON.stringify(name)} both map to the argument name ${mapped}; rename one.`,
+      );
     seen.set(mapped, name);
     return mapped;
   });
@@ -75,7 +84,10 @@ export function checkNames(doc: Json): void {
   };
   const components = isObject(doc.components) ? doc.components : {};
   for (const name of Object.keys(isObject(components.schemas) ? components.schemas : {})) {
-    if (!/[A-Za-z0-9]/.test(name)) throw new ContractError(`${pointer("components", "schemas", name)}: the schema name ${JSON.stringify(name)} has no letter or digit to make its type's name of; rename it.`);
+    if (!/[A-Za-z0-9]/.test(name))
+      throw new ContractError(
+        `${pointer("components", "schemas", name)}: the schema name ${JSON.stringify(name)} has no letter or digit to make its type's name of; rename it.`,
+      );
   }
   checkParameters(components.parameters, ["components", "parameters"]);
   for (const [path, item] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {

@@ -34,7 +34,11 @@ const MOCK_IDS = { disputeId: "615", orderNumber: "100234", lineId: "3301" };
 
 function idsFor(mode: "mock" | "store") {
   if (mode === "mock") return MOCK_IDS;
-  return { disputeId: env.STORE_ADMIN_DISPUTE_ID, orderNumber: env.STORE_ADMIN_ORDER_NUMBER, lineId: env.STORE_ADMIN_LINE_ID };
+  return {
+    disputeId: env.STORE_ADMIN_DISPUTE_ID,
+    orderNumber: env.STORE_ADMIN_ORDER_NUMBER,
+    lineId: env.STORE_ADMIN_LINE_ID,
+  };
 }
 
 function step(title: string): void {
@@ -71,14 +75,16 @@ async function tour(store: StoreAdminClient, mode: "mock" | "store"): Promise<vo
   const ids = idsFor(mode);
 
   // Pages themselves are the path style's: `store.users.list()` yields the customers, `paginate.pages` the pages.
-  step("Page through customers: store.paginate.pages(\"/users/\") requests a page, then follows its next cursor");
+  step('Page through customers: store.paginate.pages("/users/") requests a page, then follows its next cursor');
   let count = 0;
   let pages = 0;
   let firstId: number | undefined;
   for await (const page of store.paginate.pages("/users/", { params: { query: { is_blocked: false } } })) {
     pages += 1;
     const cursor = page.next ? new URL(page.next, "http://relative.invalid").searchParams.get("cursor") : null;
-    console.log(`  page ${pages}: ${page.results.length} customer(s); ${cursor ? `next cursor ${cursor}` : "no next link: the last page"}`);
+    console.log(
+      `  page ${pages}: ${page.results.length} customer(s); ${cursor ? `next cursor ${cursor}` : "no next link: the last page"}`,
+    );
     for (const user of page.results.slice(0, 3)) {
       firstId ??= user.id;
       console.log(`    #${user.id} ${user.first_name ?? ""} ${user.last_name ?? ""} <${user.email ?? "no email"}>`);
@@ -86,14 +92,21 @@ async function tour(store: StoreAdminClient, mode: "mock" | "store"): Promise<vo
     count += page.results.length;
     if (count >= MAX_CUSTOMERS) break; // breaking out fetches no further page
   }
-  console.log(`  ${count} customer(s) on ${pages} page(s)${count >= MAX_CUSTOMERS ? ` (stopped at ${MAX_CUSTOMERS})` : ""}`);
-  mockNote(mode, 'page 1 is the contract\'s example "pageWithNext", page 2 its example "lastPage", picked by a Prefer header this tour sends; both hold the same example customer');
+  console.log(
+    `  ${count} customer(s) on ${pages} page(s)${count >= MAX_CUSTOMERS ? ` (stopped at ${MAX_CUSTOMERS})` : ""}`,
+  );
+  mockNote(
+    mode,
+    'page 1 is the contract\'s example "pageWithNext", page 2 its example "lastPage", picked by a Prefer header this tour sends; both hold the same example customer',
+  );
 
   step("Read a customer: store.users.retrieve(id) (GET /users/{id}/), the customer or a typed error");
   if (firstId === undefined) skip("the store has no customers");
   else {
     const user = await store.users.retrieve(firstId);
-    console.log(`  ${user.email ?? "no email"}: ${user.orders_count ?? 0} orders, ${user.total_spent ?? "0"} spent, language ${user.language ?? "unset"}`);
+    console.log(
+      `  ${user.email ?? "no email"}: ${user.orders_count ?? 0} orders, ${user.total_spent ?? "0"} spent, language ${user.language ?? "unset"}`,
+    );
     mockNote(mode, "the contract's example customer, whatever the id");
   }
 
@@ -102,7 +115,9 @@ async function tour(store: StoreAdminClient, mode: "mock" | "store"): Promise<vo
   if (!ids.disputeId || !Number.isInteger(disputeId)) skip("set STORE_ADMIN_DISPUTE_ID to read one");
   else {
     const dispute = await store.disputes.retrieve(disputeId);
-    console.log(`  dispute ${dispute.id}: ${dispute.amount} ${dispute.currency}, status ${dispute.status}, resolution ${dispute.resolution ?? "none"}`);
+    console.log(
+      `  dispute ${dispute.id}: ${dispute.amount} ${dispute.currency}, status ${dispute.status}, resolution ${dispute.resolution ?? "none"}`,
+    );
     mockNote(mode, "the contract's example dispute");
 
     step('Resolve the dispute: store.disputes.resolve(id, { resolution: "won" }) (POST /disputes/{id}/resolve/)');
@@ -110,21 +125,32 @@ async function tour(store: StoreAdminClient, mode: "mock" | "store"): Promise<vo
     else {
       const resolved = await store.disputes.resolve(disputeId, { resolution: "won" });
       console.log(`  dispute ${resolved.id} answered with resolution ${resolved.resolution ?? "none"}`);
-      mockNote(mode, "it checked the body against the contract and answered its example dispute, unchanged: a mock stores nothing, a real store answers with the resolution set");
+      mockNote(
+        mode,
+        "it checked the body against the contract and answered its example dispute, unchanged: a mock stores nothing, a real store answers with the resolution set",
+      );
     }
   }
 
   step("Edit an order line: store.orders.lines.update(number, lineId, body) (PATCH /orders/{number}/lines/{lineId}/)");
   const lineId = Number(ids.lineId);
-  if (!ids.orderNumber || !Number.isInteger(lineId)) skip("set STORE_ADMIN_ORDER_NUMBER and STORE_ADMIN_LINE_ID to edit one");
+  if (!ids.orderNumber || !Number.isInteger(lineId))
+    skip("set STORE_ADMIN_ORDER_NUMBER and STORE_ADMIN_LINE_ID to edit one");
   else if (!allowWrites) skip("writes to a real store need --write");
   else {
-    const order = await store.orders.lines.update(ids.orderNumber, lineId, { quantity: 1, reason: "Demo: customer asked for one bag" });
-    console.log(`  order ${order.number}: ${order.lines?.length ?? 0} line(s), total ${order.total_incl_tax} ${order.currency}`);
+    const order = await store.orders.lines.update(ids.orderNumber, lineId, {
+      quantity: 1,
+      reason: "Demo: customer asked for one bag",
+    });
+    console.log(
+      `  order ${order.number}: ${order.lines?.length ?? 0} line(s), total ${order.total_incl_tax} ${order.currency}`,
+    );
     mockNote(mode, "the body was valid; the answer is the contract's example order, not recomputed");
   }
 
-  step("Upload a ticket attachment: store.tickets.attachments.create({ files }) (POST /tickets/attachments/, multipart)");
+  step(
+    "Upload a ticket attachment: store.tickets.attachments.create({ files }) (POST /tickets/attachments/, multipart)",
+  );
   if (!allowWrites) skip("writes to a real store need --write");
   else {
     const file = new File(["Parcel arrived torn; photo to follow.\n"], "report.txt", { type: "text/plain" });
@@ -153,15 +179,21 @@ async function main(): Promise<number> {
     let store: StoreAdminClient;
     if (realStore) {
       if (!env.STORE_ADMIN_URL || !env.STORE_ADMIN_TOKEN) {
-        console.error("Set both STORE_ADMIN_URL (the store's address) and STORE_ADMIN_TOKEN (an API access token), or neither to use the bundled mock.");
+        console.error(
+          "Set both STORE_ADMIN_URL (the store's address) and STORE_ADMIN_TOKEN (an API access token), or neither to use the bundled mock.",
+        );
         return 1;
       }
-      console.log(`Touring ${env.STORE_ADMIN_URL} (${allowWrites ? "reads and writes: --write given" : "read-only; pass --write to run the steps that change data"})`);
+      console.log(
+        `Touring ${env.STORE_ADMIN_URL} (${allowWrites ? "reads and writes: --write given" : "read-only; pass --write to run the steps that change data"})`,
+      );
       store = createStoreAdminClient({ baseUrl: env.STORE_ADMIN_URL, accessToken: env.STORE_ADMIN_TOKEN });
     } else {
       mock = await startMock();
       console.log(`Touring the bundled Prism mock at ${mock.url}. It checks each request against the contract and`);
-      console.log("answers with the contract's fixed examples. (Set STORE_ADMIN_URL and STORE_ADMIN_TOKEN to tour a real store.)");
+      console.log(
+        "answers with the contract's fixed examples. (Set STORE_ADMIN_URL and STORE_ADMIN_TOKEN to tour a real store.)",
+      );
       store = createStoreAdminClient({ apiUrl: mock.url, accessToken: "demo-token" });
       store.use(mockPages);
     }

@@ -29,7 +29,9 @@ const figure = (n: number): string => n.toLocaleString("en-US");
 /** Contract text (an operation's path) as code in a Markdown table: plain path characters in backticks, anything else escaped as HTML. */
 function markdownCode(text: string): string {
   if (/^[A-Z]+ [A-Za-z0-9/{}_.~-]+$/.test(text)) return `\`${text}\``;
-  const escaped = text.replace(/[&<>"'|`\\*_[\]]/g, (c) => `&#${c.codePointAt(0)};`).replace(/[\r\n\u2028\u2029]/g, " ");
+  const escaped = text
+    .replace(/[&<>"'|`\\*_[\]]/g, (c) => `&#${c.codePointAt(0)};`)
+    .replace(/[\r\n\u2028\u2029]/g, " ");
   return `<code>${escaped}</code>`;
 }
 
@@ -48,9 +50,18 @@ function methodTable(contract: Record<string, unknown>): string {
     byResource.set(resource, [...(byResource.get(resource) ?? []), op]);
   }
   const note = (op: OperationModel): string =>
-    isPaginated(model, op) ? " (async iterable)" : isSingleOrList(model.doc, op) ? " (an array)" : op.body?.mediaType === MULTIPART_MEDIA ? " ([multipart](#uploads))" : "";
+    isPaginated(model, op)
+      ? " (async iterable)"
+      : isSingleOrList(model.doc, op)
+        ? " (an array)"
+        : op.body?.mediaType === MULTIPART_MEDIA
+          ? " ([multipart](#uploads))"
+          : "";
   const rows = [...byResource].map(([resource, ops]) => {
-    const methods = ops.map((op, i) => `\`${i === 0 ? `store.${resource}` : ""}.${op.methodName.slice(resource.length + 1)}(${argumentsOf(op)})\``);
+    const methods = ops.map(
+      (op, i) =>
+        `\`${i === 0 ? `store.${resource}` : ""}.${op.methodName.slice(resource.length + 1)}(${argumentsOf(op)})\``,
+    );
     return `| ${methods.join(", ")} | ${ops.map((op) => `${markdownCode(op.key)}${note(op)}`).join(", ")} |`;
   });
   return ["| method | operation |", "|---|---|", ...rows].join("\n");
@@ -65,12 +76,41 @@ function mcpFigures(ours: ToolListSize, kitchenSink: ToolListSize | undefined): 
   const row = (label: string, size: ToolListSize) =>
     `| ${label} | ${size.reads.tools} tools, ${figure(size.reads.bytes)} B | ${size.all.tools} tools, ${figure(size.all.bytes)} B | ${dynamic} |`;
   return [
-    ["our operations in 'Which mode'", /our [\d,]+ operations(\s+)\(\d+ KB of tools reading, \d+ KB with writes\)/, (m) => `our ${figure(ours.operations)} operations${m[1]}(${kb(ours.reads.bytes)} KB of tools reading, ${kb(ours.all.bytes)} KB with writes)`],
-    ["the dynamic list's size in 'Which mode'", /The list is [\d,]+ bytes \([\d,]+ with `--allow-writes`\)/, () => `The list is ${figure(ours.dynamic.reads.bytes)} bytes (${figure(ours.dynamic.all.bytes)} with \`--allow-writes\`)`],
-    ["the row of our contract", /^\| ours, [\d,]+ operations \|.*\|$/m, () => row(`ours, ${figure(ours.operations)} operations`, ours)],
+    [
+      "our operations in 'Which mode'",
+      /our [\d,]+ operations(\s+)\(\d+ KB of tools reading, \d+ KB with writes\)/,
+      (m) =>
+        `our ${figure(ours.operations)} operations${m[1]}(${kb(ours.reads.bytes)} KB of tools reading, ${kb(ours.all.bytes)} KB with writes)`,
+    ],
+    [
+      "the dynamic list's size in 'Which mode'",
+      /The list is [\d,]+ bytes \([\d,]+ with `--allow-writes`\)/,
+      () =>
+        `The list is ${figure(ours.dynamic.reads.bytes)} bytes (${figure(ours.dynamic.all.bytes)} with \`--allow-writes\`)`,
+    ],
+    [
+      "the row of our contract",
+      /^\| ours, [\d,]+ operations \|.*\|$/m,
+      () => row(`ours, ${figure(ours.operations)} operations`, ours),
+    ],
     // Measured where the kitchen sink is (not in a copy of the project made to build another contract).
-    ...(kitchenSink === undefined ? [] : [["the row of the kitchen sink", /^\| the kitchen sink \(test\/kitchen-sink\/\), [\d,]+ operations \|.*\|$/m, () => row(`the kitchen sink (test/kitchen-sink/), ${figure(kitchenSink.operations)} operations`, kitchenSink)] satisfies Figure]),
-    ...[20, 200, 1000].map((n): Figure => [`the dynamic mode in the row of ${n} synthetic operations`, new RegExp(`^(\\| synthetic, ${figure(n)} operations \\|.*\\| )4 tools, [\\d,]+ B \\([\\d,]+ B\\) \\|$`, "m"), (m) => `${m[1]}${dynamic} |`]),
+    ...(kitchenSink === undefined
+      ? []
+      : [
+          [
+            "the row of the kitchen sink",
+            /^\| the kitchen sink \(test\/kitchen-sink\/\), [\d,]+ operations \|.*\|$/m,
+            () =>
+              row(`the kitchen sink (test/kitchen-sink/), ${figure(kitchenSink.operations)} operations`, kitchenSink),
+          ] satisfies Figure,
+        ]),
+    ...[20, 200, 1000].map(
+      (n): Figure => [
+        `the dynamic mode in the row of ${n} synthetic operations`,
+        new RegExp(`^(\\| synthetic, ${figure(n)} operations \\|.*\\| )4 tools, [\\d,]+ B \\([\\d,]+ B\\) \\|$`, "m"),
+        (m) => `${m[1]}${dynamic} |`,
+      ],
+    ),
   ];
 }
 
@@ -78,7 +118,10 @@ function mcpFigures(ours: ToolListSize, kitchenSink: ToolListSize | undefined): 
 function rewritten(file: string, text: string, figures: Figure[]): string {
   for (const [what, where, replacement] of figures) {
     const match = where.exec(text);
-    if (match === null) throw new Error(`${file}: ${what} is not where scripts/doc-figures.ts looks for it (${where}); put it back or update the script.`);
+    if (match === null)
+      throw new Error(
+        `${file}: ${what} is not where scripts/doc-figures.ts looks for it (${where}); put it back or update the script.`,
+      );
     text = text.slice(0, match.index) + replacement(match) + text.slice(match.index + match[0].length);
   }
   return text;
@@ -90,12 +133,31 @@ function rewritten(file: string, text: string, figures: Figure[]): string {
  * contract, say) is left out.
  */
 export function documentedFigures(contract = CONTRACT): Record<string, string> {
-  const read = (file: string): string | undefined => (existsSync(new URL(file, root)) ? readFileSync(new URL(file, root), "utf8") : undefined);
+  const read = (file: string): string | undefined =>
+    existsSync(new URL(file, root)) ? readFileSync(new URL(file, root), "utf8") : undefined;
   const [guide, mcp] = [read("docs/guide.md"), read("docs/mcp.md")];
   const table = new RegExp(`${TABLE_START}\\n[^]*?\\n${TABLE_END}`);
   return {
-    ...(guide === undefined ? {} : { "docs/guide.md": rewritten("docs/guide.md", guide, [["the table of operation methods", table, () => `${TABLE_START}\n${methodTable(loadContractFile(contract))}\n${TABLE_END}`]]) }),
-    ...(mcp === undefined ? {} : { "docs/mcp.md": rewritten("docs/mcp.md", mcp, mcpFigures(toolListSize(contract), existsSync(KITCHEN_SINK) ? toolListSize(KITCHEN_SINK) : undefined)) }),
+    ...(guide === undefined
+      ? {}
+      : {
+          "docs/guide.md": rewritten("docs/guide.md", guide, [
+            [
+              "the table of operation methods",
+              table,
+              () => `${TABLE_START}\n${methodTable(loadContractFile(contract))}\n${TABLE_END}`,
+            ],
+          ]),
+        }),
+    ...(mcp === undefined
+      ? {}
+      : {
+          "docs/mcp.md": rewritten(
+            "docs/mcp.md",
+            mcp,
+            mcpFigures(toolListSize(contract), existsSync(KITCHEN_SINK) ? toolListSize(KITCHEN_SINK) : undefined),
+          ),
+        }),
   };
 }
 
@@ -108,7 +170,9 @@ function main(): void {
     else writeFileSync(new URL(file, root), text);
   }
   if (stale.length > 0) {
-    console.error(`The figures of ${stale.join(" and ")} differ from what openapi/store-admin.yaml gives.\nRun \`npm run generate\` and commit the result.`);
+    console.error(
+      `The figures of ${stale.join(" and ")} differ from what openapi/store-admin.yaml gives.\nRun \`npm run generate\` and commit the result.`,
+    );
     process.exit(1);
   }
   console.log(check ? "The documents' figures are up to date." : "The documents' figures written.");

@@ -73,7 +73,10 @@ export function fencedBlocks(markdown: string, source: string): Block[] {
 
 /** `store-admin-sdk[/sub]` → its source file, from package.json's `exports` (`./dist/src/x.js` → `src/x.ts`). */
 function sourcePaths(root: string): Record<string, string[]> {
-  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { name: string; exports: Record<string, { default?: string } | string> };
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    name: string;
+    exports: Record<string, { default?: string } | string>;
+  };
   const paths: Record<string, string[]> = {};
   for (const [subpath, target] of Object.entries(pkg.exports)) {
     const file = typeof target === "string" ? target : target.default;
@@ -92,7 +95,8 @@ export interface DocsCodeError {
   message: string;
 }
 
-export const formatDocsCodeError = (e: DocsCodeError): string => `${e.file}:${e.line}:${e.column} TS${e.code} ${e.message}`;
+export const formatDocsCodeError = (e: DocsCodeError): string =>
+  `${e.file}:${e.line}:${e.column} TS${e.code} ${e.message}`;
 
 /** Compiles the documentation's code in the project at `root` against its sources; the errors, in documentation coordinates. */
 export function checkDocsCode(root: string): DocsCodeError[] {
@@ -103,20 +107,32 @@ export function checkDocsCode(root: string): DocsCodeError[] {
   for (const markdown of MARKDOWN_WITH_CODE) {
     for (const block of fencedBlocks(readFileSync(join(root, markdown), "utf8"), markdown)) {
       if (!CHECKED_LANGUAGES.has(block.language)) continue;
-      virtual.set(join(root, ".docs-code", `${markdown.replace(/\W/g, "-")}-line-${block.fenceLine}.ts`), { text: `${block.code}\nexport {};\n`, source: markdown, lineOffset: block.fenceLine });
+      virtual.set(join(root, ".docs-code", `${markdown.replace(/\W/g, "-")}-line-${block.fenceLine}.ts`), {
+        text: `${block.code}\nexport {};\n`,
+        source: markdown,
+        lineOffset: block.fenceLine,
+      });
     }
   }
   const samplesDir = join(root, "docs", "samples");
-  const samples = readdirSync(samplesDir).filter((name) => name.endsWith(".ts")).sort().map((name) => join(samplesDir, name));
+  const samples = readdirSync(samplesDir)
+    .filter((name) => name.endsWith(".ts"))
+    .sort()
+    .map((name) => join(samplesDir, name));
 
-  const options = ts.convertCompilerOptionsFromJson({ ...DOCS_COMPILER_OPTIONS, paths: sourcePaths(root) }, root).options;
+  const options = ts.convertCompilerOptionsFromJson(
+    { ...DOCS_COMPILER_OPTIONS, paths: sourcePaths(root) },
+    root,
+  ).options;
   const host = ts.createCompilerHost(options);
   const { fileExists, readFile, getSourceFile } = host;
   host.fileExists = (name) => virtual.has(name) || fileExists.call(host, name);
   host.readFile = (name) => virtual.get(name)?.text ?? readFile.call(host, name);
   host.getSourceFile = (name, language, ...rest) => {
     const entry = virtual.get(name);
-    return entry === undefined ? getSourceFile.call(host, name, language, ...rest) : ts.createSourceFile(name, entry.text, language);
+    return entry === undefined
+      ? getSourceFile.call(host, name, language, ...rest)
+      : ts.createSourceFile(name, entry.text, language);
   };
   const program = ts.createProgram({ rootNames: [...virtual.keys(), ...samples], options, host });
   const errors: DocsCodeError[] = [];
@@ -142,9 +158,13 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const root = fileURLToPath(new URL("../", import.meta.url));
   const errors = checkDocsCode(root);
   if (errors.length > 0) {
-    console.error(`docs-code: ${errors.length} error(s): the documentation's code no longer compiles against the generated types. Fix each place:`);
+    console.error(
+      `docs-code: ${errors.length} error(s): the documentation's code no longer compiles against the generated types. Fix each place:`,
+    );
     for (const error of errors) console.error(`- ${formatDocsCodeError(error)}`);
     process.exit(1);
   }
-  console.log(`docs-code: the samples and the ${MARKDOWN_WITH_CODE.join(", ")} code blocks compile against the generated types.`);
+  console.log(
+    `docs-code: the samples and the ${MARKDOWN_WITH_CODE.join(", ")} code blocks compile against the generated types.`,
+  );
 }

@@ -68,7 +68,12 @@ export const CONTRACT_NOTES_HEADING = "What the specification leaves unstated";
 const REDOC_OPTIONS = {
   // The contract is someone else's text: its Markdown is sanitised (no raw HTML, no script).
   untrustedSpec: true,
-  codeSamples: { languages: [{ lang: SAMPLE_LANGUAGE, label: SAMPLE_LANGUAGE }, { lang: "Payload", label: "Payload" }] },
+  codeSamples: {
+    languages: [
+      { lang: SAMPLE_LANGUAGE, label: SAMPLE_LANGUAGE },
+      { lang: "Payload", label: "Payload" },
+    ],
+  },
 };
 
 /** Starts what the page says of a header the SDK sets; also keeps a shared (YAML alias) object from getting it twice. */
@@ -105,7 +110,7 @@ const REWRITES: { what: string; find: RegExp; replace: string }[] = [
   },
   {
     what: "the icon CDN",
-    find: /https:\/\/cdn\.redocly\.com\/icons\/[\w.\/-]*/g,
+    find: /https:\/\/cdn\.redocly\.com\/icons\/[\w./-]*/g,
     replace: "data:,",
   },
 ];
@@ -133,7 +138,15 @@ export async function buildDocs(options: BuildDocsOptions = {}): Promise<string>
     const copyPath = join(scratch, "reference.json");
     await writeFile(copyPath, JSON.stringify(await referenceCopy(specPath), null, 2));
     const rawPath = join(scratch, "index.html");
-    await runRedocly(["build-docs", copyPath, "--output", rawPath, "--inlineBundle", "--openapi", JSON.stringify(REDOC_OPTIONS)]);
+    await runRedocly([
+      "build-docs",
+      copyPath,
+      "--output",
+      rawPath,
+      "--inlineBundle",
+      "--openapi",
+      JSON.stringify(REDOC_OPTIONS),
+    ]);
     const html = makeSelfContained(await readFile(rawPath, "utf8"));
     await mkdir(dirname(outputPath), { recursive: true });
     await writeFile(outputPath, html);
@@ -142,7 +155,6 @@ export async function buildDocs(options: BuildDocsOptions = {}): Promise<string>
     await rm(scratch, { recursive: true, force: true });
   }
 }
-
 
 /**
  * The contract as the page shows it: the samples from docs/samples/ (generated where none is
@@ -159,7 +171,9 @@ export async function referenceCopy(specPath: string): Promise<Json> {
   const samples = await writtenSamples(pathToFileURL(SAMPLES_DIR + "/"));
   for (const op of model.operations) {
     const source = sampleSource(samples, model, op);
-    op.operation["x-codeSamples"] = [{ lang: SAMPLE_LANGUAGE, label: SAMPLE_LANGUAGE, source: source.trimEnd() + "\n" }];
+    op.operation["x-codeSamples"] = [
+      { lang: SAMPLE_LANGUAGE, label: SAMPLE_LANGUAGE, source: source.trimEnd() + "\n" },
+    ];
     describeSdkHeaders(op.operation.parameters, versionHeader);
   }
   for (const item of Object.values(isObject(spec.paths) ? spec.paths : {})) {
@@ -169,12 +183,18 @@ export async function referenceCopy(specPath: string): Promise<Json> {
   const components = isObject(spec.components) ? spec.components : {};
   describeSdkHeaders(Object.values(isObject(components.parameters) ? components.parameters : {}), versionHeader);
   for (const scheme of Object.values(isObject(components.securitySchemes) ? components.securitySchemes : {})) {
-    if (isObject(scheme) && scheme.type === "http" && String(scheme.scheme).toLowerCase() === "bearer" &&
-      !String(scheme.description ?? "").startsWith(SET_BY_SDK)) {
+    if (
+      isObject(scheme) &&
+      scheme.type === "http" &&
+      String(scheme.scheme).toLowerCase() === "bearer" &&
+      !String(scheme.description ?? "").startsWith(SET_BY_SDK)
+    ) {
       scheme.description =
-        SET_BY_SDK + " the client sends `Authorization: Bearer <token>` on every request, from its " +
+        SET_BY_SDK +
+        " the client sends `Authorization: Bearer <token>` on every request, from its " +
         "`accessToken` option (a string, or a function called before each request). You never pass this header; " +
-        "a `headers` option that sets it is refused.\n\n" + String(scheme.description ?? "");
+        "a `headers` option that sets it is refused.\n\n" +
+        String(scheme.description ?? "");
     }
   }
 
@@ -187,9 +207,11 @@ export async function referenceCopy(specPath: string): Promise<Json> {
 /** The contract with the HTML in its descriptions shown as text ({@link untrustedMarkdown}); examples and other values as they are. */
 const markdownEscaped = (doc: unknown): unknown =>
   encodedCopy(doc, (key, value) =>
-    key === "description" && typeof value === "string" ? untrustedMarkdown(value)
-      : ["example", "examples", "default", "enum", "const", "value"].includes(key) ? value
-      : undefined,
+    key === "description" && typeof value === "string"
+      ? untrustedMarkdown(value)
+      : ["example", "examples", "default", "enum", "const", "value"].includes(key)
+        ? value
+        : undefined,
   );
 
 /** Says, on the version header parameter (`name`, lower-cased), that the SDK sends it; it stays required, as the API requires it. */
@@ -199,7 +221,8 @@ function describeSdkHeaders(parameters: unknown, name: string | undefined): void
     if (!isObject(parameter) || parameter.in !== "header" || String(parameter.name).toLowerCase() !== name) continue;
     if (String(parameter.description ?? "").startsWith(SET_BY_SDK)) continue;
     parameter.description =
-      SET_BY_SDK + " the client sends this header on every request, with the version it was generated " +
+      SET_BY_SDK +
+      " the client sends this header on every request, with the version it was generated " +
       "for (`API_VERSION`). You never pass it; a `headers` option that sets it is refused.\n\n" +
       String(parameter.description ?? "");
   }
@@ -259,18 +282,54 @@ function makeSelfContained(html: string): string {
   }
   const loaded = /<script\b[^>]*\ssrc\s*=|<link\b[^>]*\shref\s*=/i.exec(html);
   if (loaded) {
-    outputChanged(`The page loads a script or stylesheet by URL (${JSON.stringify(html.slice(loaded.index, loaded.index + 200))}): is --inlineBundle still honoured?`);
+    outputChanged(
+      `The page loads a script or stylesheet by URL (${JSON.stringify(html.slice(loaded.index, loaded.index + 200))}): is --inlineBundle still honoured?`,
+    );
   }
   const fetches = urlLoader(html);
-  if (fetches) throw new Error(`The page would load or submit a URL when opened (${JSON.stringify(fetches)}): the contract's Markdown let live HTML through (scripts/encode.ts, untrustedMarkdown).`);
+  if (fetches)
+    throw new Error(
+      `The page would load or submit a URL when opened (${JSON.stringify(fetches)}): the contract's Markdown let live HTML through (scripts/encode.ts, untrustedMarkdown).`,
+    );
   return html;
 }
 
 /** Elements that fetch, embed or submit by their nature. */
-const LOADING_ELEMENTS = new Set(["img", "video", "audio", "source", "track", "iframe", "frame", "object", "embed", "form", "link", "base", "portal", "image", "feimage", "applet", "bgsound"]);
+const LOADING_ELEMENTS = new Set([
+  "img",
+  "video",
+  "audio",
+  "source",
+  "track",
+  "iframe",
+  "frame",
+  "object",
+  "embed",
+  "form",
+  "link",
+  "base",
+  "portal",
+  "image",
+  "feimage",
+  "applet",
+  "bgsound",
+]);
 
 /** Attributes that load or submit a URL, on any element. */
-const LOADING_ATTRIBUTES = new Set(["src", "srcset", "poster", "background", "action", "formaction", "data", "dynsrc", "lowsrc", "ping", "xlink:href", "imagesrcset"]);
+const LOADING_ATTRIBUTES = new Set([
+  "src",
+  "srcset",
+  "poster",
+  "background",
+  "action",
+  "formaction",
+  "data",
+  "dynsrc",
+  "lowsrc",
+  "ping",
+  "xlink:href",
+  "imagesrcset",
+]);
 
 /**
  * Markup that loads or submits a URL by itself (an element, an attribute, a style), outside the

@@ -26,7 +26,9 @@ const LINE_BREAK = /\r\n|[\r\n\u2028\u2029\u0085]/;
 
 /** `value` as a JavaScript (and TypeScript) string literal. */
 export function stringLiteral(value: string): string {
-  return JSON.stringify(value).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  return JSON.stringify(value)
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 }
 
 /**
@@ -49,7 +51,10 @@ export function jsonCode(value: unknown, indent = 0): string {
  * space escaped (`\@`), every line break made `\n` (which {@link docComment} makes a new line).
  */
 export function docText(text: string): string {
-  return text.split(LINE_BREAK).map((line) => line.replace(/\*\//g, "*\\/").replace(/(^|\s)@/g, "$1\\@")).join("\n");
+  return text
+    .split(LINE_BREAK)
+    .map((line) => line.replace(/\*\//g, "*\\/").replace(/(^|\s)@/g, "$1\\@"))
+    .join("\n");
 }
 
 /**
@@ -95,7 +100,11 @@ const escapeTags = (text: string): string => text.replace(/<(?=[A-Za-z/!?])/g, "
 function codeParser(spans: Array<[number, number]>): MarkdownIt {
   const md = new MarkdownIt({ html: true });
   // markdown-it names its rules only in the ruler's own list; its code-span rule is wrapped, not replaced.
-  const rules = (md.inline.ruler as unknown as { __rules__: Array<{ name: string; fn: (state: StateInline, silent: boolean) => boolean }> }).__rules__;
+  const rules = (
+    md.inline.ruler as unknown as {
+      __rules__: Array<{ name: string; fn: (state: StateInline, silent: boolean) => boolean }>;
+    }
+  ).__rules__;
   const backticks = rules.find((rule) => rule.name === "backticks")!.fn;
   md.inline.ruler.at("backticks", (state, silent) => {
     const start = state.pos;
@@ -117,7 +126,8 @@ function codeRanges(source: string): Array<[number, number]> {
   for (const token of md.parse(source, {})) {
     if (!token.map) continue;
     const [first, last] = token.map;
-    if ((token.type === "fence" || token.type === "code_block") && token.level === 0) ranges.push([lineAt(first), lineAt(last)]);
+    if ((token.type === "fence" || token.type === "code_block") && token.level === 0)
+      ranges.push([lineAt(first), lineAt(last)]);
     if (token.type !== "inline") continue;
     spans.length = 0;
     md.inline.parse(token.content, md, {}, []);
@@ -144,5 +154,7 @@ export const keyed = <T = unknown>(): Record<string, T> => Object.create(null) a
 export function encodedCopy(node: unknown, encode: (key: string, value: unknown) => unknown): unknown {
   if (Array.isArray(node)) return node.map((item) => encodedCopy(item, encode));
   if (typeof node !== "object" || node === null) return node;
-  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, encode(key, value) ?? encodedCopy(value, encode)]));
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, encode(key, value) ?? encodedCopy(value, encode)]),
+  );
 }

@@ -13,7 +13,8 @@ const READABLE_LENGTH = 40;
 
 /** The file key of `identifier` (a checked identifier, `[A-Za-z_$][\w$]*`), made unique by the hash of `exactName`. */
 export function fileKey(identifier: string, exactName: string): string {
-  if (!/^[A-Za-z_$][\w$]*$/.test(identifier)) throw new Error(`fileKey: ${JSON.stringify(identifier)} is not a checked identifier.`);
+  if (!/^[A-Za-z_$][\w$]*$/.test(identifier))
+    throw new Error(`fileKey: ${JSON.stringify(identifier)} is not a checked identifier.`);
   const readable = identifier.toLowerCase().replace(/\$/g, "_").slice(0, READABLE_LENGTH);
   return `${readable}_${createHash("sha256").update(exactName).digest("hex").slice(0, 8)}`;
 }

@@ -23,7 +23,17 @@
  * `--spec FILE` and `--out DIR` as for the other generators.
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { contractModel, firstParagraph, isObject, type OperationModel, ownedByOther, refTarget, requirementInWords, resolveRef, schemaRefName } from "./contract-model.js";
+import {
+  contractModel,
+  firstParagraph,
+  isObject,
+  type OperationModel,
+  ownedByOther,
+  refTarget,
+  requirementInWords,
+  resolveRef,
+  schemaRefName,
+} from "./contract-model.js";
 import { jsonCode, keyed, stringLiteral } from "./encode.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
 import { loadContractFile } from "./load-contract.js";
@@ -37,7 +47,6 @@ export const VALIDATE_CALL = "validate_call";
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** The largest file a tool call may upload, decoded: base64 in a JSON-RPC message grows it by a third. */
 export const MAX_UPLOAD_BYTES = 4 * 1024 * 1024;
-
 
 /**
  * A schema as a tool takes it: component `$ref`s point into `$defs` (collected in `defs`),
@@ -58,7 +67,8 @@ function toolSchema(doc: Json, node: unknown, defs: Json): unknown {
     }
     return { $ref: `#/$defs/${key}` };
   }
-  if (node.type === "string" && (node.format === "binary" || node.contentMediaType === "application/octet-stream")) return FILE_SCHEMA;
+  if (node.type === "string" && (node.format === "binary" || node.contentMediaType === "application/octet-stream"))
+    return FILE_SCHEMA;
   const out: Json = keyed();
   const readOnly = new Set<string>();
   if (isObject(node.properties)) {
@@ -70,9 +80,18 @@ function toolSchema(doc: Json, node: unknown, defs: Json): unknown {
     out.properties = properties;
   }
   for (const [key, value] of Object.entries(node)) {
-    if (key === "properties" || key === "example" || key === "examples" || key === "readOnly" || key === "writeOnly" || key.startsWith("x-")) continue;
+    if (
+      key === "properties" ||
+      key === "example" ||
+      key === "examples" ||
+      key === "readOnly" ||
+      key === "writeOnly" ||
+      key.startsWith("x-")
+    )
+      continue;
     if (key === "required" && Array.isArray(value)) out.required = value.filter((name) => !readOnly.has(String(name)));
-    else if (key === "discriminator") continue; // OpenAPI's, not JSON Schema's: the mapping's `$ref`s would dangle
+    else if (key === "discriminator")
+      continue; // OpenAPI's, not JSON Schema's: the mapping's `$ref`s would dangle
     else out[key] = toolSchema(doc, value, defs);
   }
   return out;
@@ -83,7 +102,10 @@ const FILE_SCHEMA = {
   description: `A file, its content in base64 (at most ${MAX_UPLOAD_BYTES} bytes decoded).`,
   properties: {
     filename: { type: "string", minLength: 1, maxLength: 255 },
-    contentType: { type: "string", description: "The file's media type, e.g. image/png (default application/octet-stream)." },
+    contentType: {
+      type: "string",
+      description: "The file's media type, e.g. image/png (default application/octet-stream).",
+    },
     base64: { type: "string", contentEncoding: "base64", maxLength: Math.ceil(MAX_UPLOAD_BYTES / 3) * 4 },
   },
   required: ["filename", "base64"],
@@ -108,7 +130,13 @@ export interface ToolRow {
   /** The body is sent as `multipart/form-data`: file fields are `{ filename, contentType?, base64 }`. */
   multipart: boolean;
   inputSchema: { type: "object"; [keyword: string]: unknown };
-  annotations: { title: string; readOnlyHint: boolean; idempotentHint?: boolean; destructiveHint?: boolean; openWorldHint: true };
+  annotations: {
+    title: string;
+    readOnlyHint: boolean;
+    idempotentHint?: boolean;
+    destructiveHint?: boolean;
+    openWorldHint: true;
+  };
 }
 
 /** Whether a schema admits an array: `type: array` (or among its types), or an alternative of `oneOf`/`anyOf` that does. */
@@ -116,7 +144,11 @@ function mayBeArray(doc: Json, node: unknown, at: string): boolean {
   if (node === undefined) return false;
   const schema = resolveRef(doc, node, at);
   if (schema.type === "array" || (Array.isArray(schema.type) && schema.type.includes("array"))) return true;
-  return (["oneOf", "anyOf"] as const).some((keyword) => Array.isArray(schema[keyword]) && (schema[keyword] as unknown[]).some((option, i) => mayBeArray(doc, option, `${at}/${keyword}/${i}`)));
+  return (["oneOf", "anyOf"] as const).some(
+    (keyword) =>
+      Array.isArray(schema[keyword]) &&
+      (schema[keyword] as unknown[]).some((option, i) => mayBeArray(doc, option, `${at}/${keyword}/${i}`)),
+  );
 }
 
 export function mcpTools(doc: Json): ToolRow[] {
@@ -147,7 +179,13 @@ export function mcpTools(doc: Json): ToolRow[] {
       inputSchema,
       annotations: read
         ? { title, readOnlyHint: true, openWorldHint: true }
-        : { title, readOnlyHint: false, idempotentHint: method === "put" || method === "delete", destructiveHint: destructive, openWorldHint: true },
+        : {
+            title,
+            readOnlyHint: false,
+            idempotentHint: method === "put" || method === "delete",
+            destructiveHint: destructive,
+            openWorldHint: true,
+          },
     });
   }
   return rows;
@@ -157,17 +195,28 @@ export function mcpTools(doc: Json): ToolRow[] {
 function toolName({ methodName, at: where }: OperationModel, byName: Map<string, string>): string {
   const name = methodName.replace(/\./g, "_");
   if (!TOOL_NAME.test(name)) {
-    throw new Error(`${where}: the tool name ${JSON.stringify(name)} (from the method name ${JSON.stringify(methodName)}) is not 1 to 64 letters, digits, "_" or "-", which MCP clients require.`);
+    throw new Error(
+      `${where}: the tool name ${JSON.stringify(name)} (from the method name ${JSON.stringify(methodName)}) is not 1 to 64 letters, digits, "_" or "-", which MCP clients require.`,
+    );
   }
-  if (name === VALIDATE_CALL) throw new Error(`${where}: the method name ${JSON.stringify(methodName)} makes the tool name ${VALIDATE_CALL}, which the server's own tool has.`);
+  if (name === VALIDATE_CALL)
+    throw new Error(
+      `${where}: the method name ${JSON.stringify(methodName)} makes the tool name ${VALIDATE_CALL}, which the server's own tool has.`,
+    );
   const other = byName.get(name);
-  if (other !== undefined) throw new Error(`${other} and ${where} both make the tool name ${JSON.stringify(name)}: give one of them another x-sdk-method.`);
+  if (other !== undefined)
+    throw new Error(
+      `${other} and ${where} both make the tool name ${JSON.stringify(name)}: give one of them another x-sdk-method.`,
+    );
   byName.set(name, where);
   return name;
 }
 
 /** A tool's input schema (path, query, body and, for what is read in parts, `offset`), whether it lists a page, and the body's media type. */
-function toolInput(doc: Json, op: OperationModel): { inputSchema: ToolRow["inputSchema"]; list: boolean; mediaType: string | undefined } {
+function toolInput(
+  doc: Json,
+  op: OperationModel,
+): { inputSchema: ToolRow["inputSchema"]; list: boolean; mediaType: string | undefined } {
   const { method, parameters, at: where } = op;
   const defs: Json = keyed();
   const group = (location: "path" | "query"): Json | undefined => {
@@ -176,7 +225,10 @@ function toolInput(doc: Json, op: OperationModel): { inputSchema: ToolRow["input
     const properties: Json = keyed();
     for (const p of own) {
       const schema = toolSchema(doc, p.schema ?? {}, defs) as Json;
-      properties[String(p.name)] = typeof p.description === "string" && !("$ref" in schema) ? { ...schema, description: firstParagraph(p.description) } : schema;
+      properties[String(p.name)] =
+        typeof p.description === "string" && !("$ref" in schema)
+          ? { ...schema, description: firstParagraph(p.description) }
+          : schema;
     }
     const required = own.filter((p) => p.required === true || location === "path").map((p) => String(p.name));
     return { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
@@ -195,7 +247,8 @@ function toolInput(doc: Json, op: OperationModel): { inputSchema: ToolRow["input
   }
   const list = method === "get" && parameters.some((p) => p.in === "query" && p.name === "cursor");
   // An answer that is a whole array (no cursor) is read in parts the same way: by offset.
-  const array = !list && method === "get" && mayBeArray(doc, op.success.schema, `${where}/responses/${op.success.status}`);
+  const array =
+    !list && method === "get" && mayBeArray(doc, op.success.schema, `${where}/responses/${op.success.status}`);
   if (list || array) {
     properties.offset = {
       type: "integer",
@@ -203,7 +256,12 @@ function toolInput(doc: Json, op: OperationModel): { inputSchema: ToolRow["input
       description: `Skip this many items of the ${list ? "page" : "answer"}: to read the rest of ${list ? "a page" : "an answer"} that a result had to cut (the result says which offset to ask for).`,
     };
   }
-  const inputSchema: ToolRow["inputSchema"] = { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+  const inputSchema: ToolRow["inputSchema"] = {
+    type: "object",
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
   if (Object.keys(defs).length > 0) inputSchema.$defs = defs;
   return { inputSchema, list, mediaType };
 }
@@ -281,5 +339,9 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     console.error(`Cannot generate the MCP tools from ${fileURLToPath(spec)}: ${(error as Error).message}`);
     process.exit(1);
   }
-  await writeGenerated(pathArgument("--out", new URL("../generated/", import.meta.url)), { "mcp-tools.ts": render(rows) }, process.argv.includes("--check"));
+  await writeGenerated(
+    pathArgument("--out", new URL("../generated/", import.meta.url)),
+    { "mcp-tools.ts": render(rows) },
+    process.argv.includes("--check"),
+  );
 }

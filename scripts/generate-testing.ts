@@ -49,7 +49,19 @@ import addFormats from "ajv-formats";
 import { docComment, docText, jsonCode, keyed, stringLiteral } from "./encode.js";
 import { fileKey } from "./file-keys.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
-import { contractModel, FORM_MEDIA, JSON_MEDIA, MULTIPART_MEDIA, ownedByOther, resolveRef, responseSchemaNames, schemaExports, schemaRefName, type OperationModel, type View } from "./contract-model.js";
+import {
+  contractModel,
+  FORM_MEDIA,
+  JSON_MEDIA,
+  MULTIPART_MEDIA,
+  ownedByOther,
+  resolveRef,
+  responseSchemaNames,
+  schemaExports,
+  schemaRefName,
+  type OperationModel,
+  type View,
+} from "./contract-model.js";
 import { loadContractFile } from "./load-contract.js";
 import { mediaExample, minimalInstance } from "./samples.js";
 import { validatorModules, type ValidatorModule } from "./testing-modules.js";
@@ -63,13 +75,36 @@ const HEADER =
 
 type Json = Record<string, unknown>;
 
-
 /** Keywords whose value is a schema, a list of schemas, or a map of names to schemas. */
-const SUBSCHEMA = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties"]);
+const SUBSCHEMA = new Set([
+  "items",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+]);
 const SUBSCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 const SUBSCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
 /** Annotations that do not change what validates; left out, so the compiled code stays small. */
-const ANNOTATIONS = new Set(["description", "title", "examples", "example", "default", "deprecated", "$comment", "externalDocs", "discriminator", "xml", "readOnly", "writeOnly"]);
+const ANNOTATIONS = new Set([
+  "description",
+  "title",
+  "examples",
+  "example",
+  "default",
+  "deprecated",
+  "$comment",
+  "externalDocs",
+  "discriminator",
+  "xml",
+  "readOnly",
+  "writeOnly",
+]);
 
 /**
  * How a schema is compiled: as one direction sees it (`request`, `response`), or as
@@ -93,14 +128,19 @@ function viewOf(doc: Json, node: unknown, view: Compiled, at = "#"): unknown {
     if (ANNOTATIONS.has(key) || key.startsWith("x-")) continue;
     if (key === "$ref" && typeof value === "string") {
       const name = schemaRefName(schema);
-      if (name === undefined) throw new Error(`${at}/$ref: a schema may refer only to a component schema (#/components/schemas/…), not ${value}.`);
+      if (name === undefined)
+        throw new Error(
+          `${at}/$ref: a schema may refer only to a component schema (#/components/schemas/…), not ${value}.`,
+        );
       out.$ref = `${view}.${contractModel(doc).typeNames.get(name)}`;
     } else if (SUBSCHEMA.has(key)) {
       out[key] = viewOf(doc, value, view, `${at}/${key}`);
     } else if (SUBSCHEMA_LISTS.has(key)) {
       out[key] = (value as unknown[]).map((item, i) => viewOf(doc, item, view, `${at}/${key}/${i}`));
     } else if (SUBSCHEMA_MAPS.has(key)) {
-      out[key] = Object.fromEntries(Object.entries(value as Json).map(([name, sub]) => [name, viewOf(doc, sub, view, `${at}/${key}/${name}`)]));
+      out[key] = Object.fromEntries(
+        Object.entries(value as Json).map(([name, sub]) => [name, viewOf(doc, sub, view, `${at}/${key}/${name}`)]),
+      );
     } else {
       out[key] = value;
     }
@@ -108,10 +148,14 @@ function viewOf(doc: Json, node: unknown, view: Compiled, at = "#"): unknown {
   const properties = schema.properties as Json | undefined;
   const direction = view === "input" ? "request" : view;
   if (Array.isArray(out.required) && properties) {
-    out.required = (out.required as string[]).filter((name) => !ownedByOther(doc, properties[name], direction, `${at}/properties/${name}`));
+    out.required = (out.required as string[]).filter(
+      (name) => !ownedByOther(doc, properties[name], direction, `${at}/properties/${name}`),
+    );
   }
   if (view === "input" && properties) {
-    for (const name of Object.keys(properties)) if (ownedByOther(doc, properties[name], direction, `${at}/properties/${name}`)) (out.properties as Json)[name] = false;
+    for (const name of Object.keys(properties))
+      if (ownedByOther(doc, properties[name], direction, `${at}/properties/${name}`))
+        (out.properties as Json)[name] = false;
   }
   return out;
 }
@@ -132,7 +176,11 @@ interface OperationOut {
 }
 
 /** The suffix of the validator of a body sent in a media type other than the one the client chooses. */
-const MEDIA_SUFFIX: Record<string, string> = { [JSON_MEDIA]: "json", [FORM_MEDIA]: "form", [MULTIPART_MEDIA]: "multipart" };
+const MEDIA_SUFFIX: Record<string, string> = {
+  [JSON_MEDIA]: "json",
+  [FORM_MEDIA]: "form",
+  [MULTIPART_MEDIA]: "multipart",
+};
 
 type AjvInstance = InstanceType<typeof Ajv2020.default>;
 
@@ -163,7 +211,10 @@ function compilersOf(doc: Json): Compilers {
     // The \`input\` view only for the named schemas' validators, which \`exact\` compiles.
     for (const view of (["request", "response"] as Compiled[]).concat(ajv === exact ? ["input"] : [])) {
       for (const [name, schema] of Object.entries(schemas)) {
-        ajv.addSchema(viewOf(doc, schema, view, `#/components/schemas/${name}`) as Json, `${view}.${typeNames.get(name)}`);
+        ajv.addSchema(
+          viewOf(doc, schema, view, `#/components/schemas/${name}`) as Json,
+          `${view}.${typeNames.get(name)}`,
+        );
       }
     }
   }
@@ -193,7 +244,11 @@ function paramsOut(doc: Json, op: OperationModel, compilers: Compilers): ParamFa
     groups[place].properties[name] = viewOf(doc, parameter.schema ?? {}, "request", `${op.at}/parameters`);
     if (parameter.required === true || place === "path") groups[place].required.push(name);
   }
-  const object = (group: { properties: Json; required: string[] }) => ({ type: "object", properties: group.properties, required: group.required });
+  const object = (group: { properties: Json; required: string[] }) => ({
+    type: "object",
+    properties: group.properties,
+    required: group.required,
+  });
   addValidator(compilers, compilers.converting, `${op.ident}_params`, {
     type: "object",
     properties: { path: object(groups.path), query: object(groups.query) },
@@ -208,7 +263,11 @@ function bodyOut(doc: Json, op: OperationModel, compilers: Compilers): Operation
   if (!op.body) return undefined;
   const { mediaType, offered, at } = op.body;
   const also = offered.filter((type) => type !== mediaType && MEDIA_SUFFIX[type] !== undefined);
-  const body: NonNullable<OperationOut["body"]> = { mediaType, required: op.body.required, ...(also.length > 0 ? { also } : {}) };
+  const body: NonNullable<OperationOut["body"]> = {
+    mediaType,
+    required: op.body.required,
+    ...(also.length > 0 ? { also } : {}),
+  };
   for (const type of [mediaType, ...also]) {
     const name = type === mediaType ? `${op.ident}_body` : `${op.ident}_body_${MEDIA_SUFFIX[type]}`;
     const schema = viewOf(doc, op.body.schemas[type] ?? {}, "request", `${at}/content`);
@@ -221,7 +280,10 @@ function bodyOut(doc: Json, op: OperationModel, compilers: Compilers): Operation
     const listFields = Object.entries(properties)
       .filter(([field, property]) => {
         const fieldType = resolveRef(doc, property, `${at}/content/properties/${field}`).type;
-        return fieldType === "array" || (Array.isArray(fieldType) && fieldType.includes("array") && !fieldType.includes("string"));
+        return (
+          fieldType === "array" ||
+          (Array.isArray(fieldType) && fieldType.includes("array") && !fieldType.includes("string"))
+        );
       })
       .map(([field]) => field);
     body.listFields = [...new Set([...(body.listFields ?? []), ...listFields])];
@@ -230,7 +292,11 @@ function bodyOut(doc: Json, op: OperationModel, compilers: Compilers): Operation
 }
 
 /** An operation's declared responses, and its JSON responses' validators (`<id>_<status>`, for generated/validators/responses/), by status. */
-function responsesOut(doc: Json, op: OperationModel, compilers: Compilers): { responses: OperationOut["responses"]; ids: Record<string, string> } {
+function responsesOut(
+  doc: Json,
+  op: OperationModel,
+  compilers: Compilers,
+): { responses: OperationOut["responses"]; ids: Record<string, string> } {
   const responses: OperationOut["responses"] = {};
   const ids: Record<string, string> = {};
   for (const [status, response] of Object.entries(op.responses)) {
@@ -238,12 +304,16 @@ function responsesOut(doc: Json, op: OperationModel, compilers: Compilers): { re
     const facts: OperationOut["responses"][string] = { json: media !== undefined };
     if (media) {
       const at = `${op.at}/responses/${status}/content/application~1json`;
-      compilers.exact.addSchema({ ...(viewOf(doc, media.schema ?? {}, "response", `${at}/schema`) as Json), $id: `${op.ident}_${status}` });
+      compilers.exact.addSchema({
+        ...(viewOf(doc, media.schema ?? {}, "response", `${at}/schema`) as Json),
+        $id: `${op.ident}_${status}`,
+      });
       ids[status] = `${op.ident}_${status}`;
       const example = mediaExample(doc, media, at);
       if (example !== undefined) facts.example = example;
       // The success response the mock answers with: without an example, the smallest valid body.
-      else if (status === op.success.status) Object.assign(facts, { example: minimalInstance(doc, media.schema, "response", `${at}/schema`), built: true });
+      else if (status === op.success.status)
+        Object.assign(facts, { example: minimalInstance(doc, media.schema, "response", `${at}/schema`), built: true });
     }
     responses[status] = facts;
   }
@@ -268,13 +338,22 @@ export async function testingOutputs(doc: Json): Promise<Record<string, string>>
     const params = paramsOut(doc, op, compilers);
     const body = bodyOut(doc, op, compilers);
     const { responses, ids } = responsesOut(doc, op, compilers);
-    const facts: OperationOut = { key: op.key, operationId: op.ident, params, ...(body ? { body } : {}), responses, bearer: op.authenticated };
+    const facts: OperationOut = {
+      key: op.key,
+      operationId: op.ident,
+      params,
+      ...(body ? { body } : {}),
+      responses,
+      bearer: op.authenticated,
+    };
     operations.push(facts);
     const file = operationFile(op);
     modules.push(
       {
         path: `testing/ops/${file}`,
-        ids: [compilers.converting, compilers.form, compilers.exact].map((ajv) => compilers.ids.get(ajv)!.slice(before.get(ajv))),
+        ids: [compilers.converting, compilers.form, compilers.exact].map((ajv) =>
+          compilers.ids.get(ajv)!.slice(before.get(ajv)),
+        ),
         code: `export const validators = v;\nexport const operation = ${jsonCode(moduleFacts(facts))};`,
         // Its responses' validators, the module response validation loads (one copy), imported with it.
         append: `export { validators as responses } from ${stringLiteral(`../../validators/responses/${file}.js`)};`,
@@ -282,17 +361,31 @@ export async function testingOutputs(doc: Json): Promise<Record<string, string>>
       {
         path: `validators/responses/${file}`,
         ids: [[], [], Object.values(ids)],
-        code: `export const validators = { ${Object.entries(ids).map(([status, id]) => `${stringLiteral(status)}: v.${id}`).join(", ")} };`,
+        code: `export const validators = { ${Object.entries(ids)
+          .map(([status, id]) => `${stringLiteral(status)}: v.${id}`)
+          .join(", ")} };`,
       },
     );
   }
   // Each named schema in its view (generated/validators/schemas/), for store-admin-sdk/schemas.
   const exported = schemaExports(doc);
   for (const { name, schema, view } of exported) {
-    compilers.exact.addSchema({ $ref: `${view === "request" ? "input" : view}.${model.typeNames.get(schema)}`, $id: `schema$${name}` });
-    modules.push({ path: `validators/schemas/${schemaFile(name)}`, ids: [[], [], [`schema$${name}`]], code: `export const validator = v.schema$${name};` });
+    compilers.exact.addSchema({
+      $ref: `${view === "request" ? "input" : view}.${model.typeNames.get(schema)}`,
+      $id: `schema$${name}`,
+    });
+    modules.push({
+      path: `validators/schemas/${schemaFile(name)}`,
+      ids: [[], [], [`schema$${name}`]],
+      code: `export const validator = v.schema$${name};`,
+    });
   }
-  const compiled = await validatorModules(HEADER, modules, [compilers.converting, compilers.form, compilers.exact], root);
+  const compiled = await validatorModules(
+    HEADER,
+    modules,
+    [compilers.converting, compilers.form, compilers.exact],
+    root,
+  );
   return {
     "testing/operations.ts": operationsModule(model.operations),
     "validators/types.ts": TYPES_MODULE,
@@ -306,7 +399,9 @@ export async function testingOutputs(doc: Json): Promise<Record<string, string>>
 const schemaFile = (exportName: string): string => fileKey(exportName, exportName);
 
 function operationsModule(operations: ReadonlyArray<{ key: string; ident: string; operationId: string }>): string {
-  const entries = operations.map((op) => `  ${stringLiteral(op.key)}: () => load(import(${stringLiteral(`./ops/${operationFile(op)}.js`)})),`);
+  const entries = operations.map(
+    (op) => `  ${stringLiteral(op.key)}: () => load(import(${stringLiteral(`./ops/${operationFile(op)}.js`)})),`,
+  );
   return `${HEADER}
 import type { OperationKey } from "../operations.js";
 import type { Validator } from "../validators/types.js";
@@ -372,7 +467,9 @@ export interface Validator {
 `;
 
 function responsesModule(operations: ReadonlyArray<{ key: string; ident: string; operationId: string }>): string {
-  const entries = operations.map((op) => `  ${stringLiteral(op.key)}: () => load(import(${stringLiteral(`./responses/${operationFile(op)}.js`)})),`);
+  const entries = operations.map(
+    (op) => `  ${stringLiteral(op.key)}: () => load(import(${stringLiteral(`./responses/${operationFile(op)}.js`)})),`,
+  );
   return `${HEADER}
 import type { OperationKey } from "../operations.js";
 import type { Validator } from "./types.js";
@@ -403,15 +500,22 @@ function schemasModule(doc: Json, exported: ReturnType<typeof schemaExports>): s
   const lines = exported.map(({ name, schema, view }) => {
     // The schema's own type (generated/names.ts) in the view it is typed in there, the other view's from the contract's types.
     const own = (view === "response") === inResponses.has(schema);
-    const type = own ? `Names.${typeNames.get(schema)!}` : `${view === "response" ? "Readable" : "Writable"}<components["schemas"][${stringLiteral(schema)}]>`;
-    const description = typeof schemas[schema]?.description === "string" ? [docText((schemas[schema]!.description as string).trim()), ""] : [];
+    const type = own
+      ? `Names.${typeNames.get(schema)!}`
+      : `${view === "response" ? "Readable" : "Writable"}<components["schemas"][${stringLiteral(schema)}]>`;
+    const description =
+      typeof schemas[schema]?.description === "string"
+        ? [docText((schemas[schema]!.description as string).trim()), ""]
+        : [];
     const which =
       view === "response"
         ? `The schema ${typeNames.get(schema)!} as responses carry it: read-only properties allowed, write-only ones never required.`
         : `The schema ${typeNames.get(schema)!} as a request sends it: read-only properties refused, write-only ones allowed.`;
     return `${docComment([...description, which])}export const ${name}: StandardSchemaV1<${type}> = /* @__PURE__ */ standardSchema(() => import(${stringLiteral(`../validators/schemas/${schemaFile(name)}.js`)}));`;
   });
-  const fromSchema = ["components", "Readable", "Writable"].filter((name) => lines.some((line) => line.includes(`${name}<`) || line.includes(`${name}[`)));
+  const fromSchema = ["components", "Readable", "Writable"].filter((name) =>
+    lines.some((line) => line.includes(`${name}<`) || line.includes(`${name}[`)),
+  );
   // Each call marked pure: a bundler keeps only the schemas an application imports.
   return `${HEADER}
 import type * as Names from "../names.js";
@@ -430,8 +534,14 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     .then(async (outputs) => {
       // The kit's files go to --out (generated/testing/); the validators and the schemas entry's beside it.
       for (const folder of ["testing/", "validators/", "schemas/"]) {
-        const own = Object.entries(outputs).filter(([name]) => name.startsWith(folder)).map(([name, text]) => [name.slice(folder.length), text]);
-        await writeGenerated(folder === "testing/" ? outDir : new URL(`../${folder}`, outDir), Object.fromEntries(own), check);
+        const own = Object.entries(outputs)
+          .filter(([name]) => name.startsWith(folder))
+          .map(([name, text]) => [name.slice(folder.length), text]);
+        await writeGenerated(
+          folder === "testing/" ? outDir : new URL(`../${folder}`, outDir),
+          Object.fromEntries(own),
+          check,
+        );
       }
     })
     .catch((error: unknown) => {

@@ -19,7 +19,11 @@ export async function writeGenerated(outDir: URL, outputs: Record<string, string
     else await mkdir(dirname(fileURLToPath(file)), { recursive: true }).then(() => writeFile(file, content));
   }
   // In a folder of outputs (`ops/`), a file no output names is left from an earlier contract.
-  for (const folder of new Set(Object.keys(outputs).filter((name) => name.includes("/")).map((name) => name.slice(0, name.lastIndexOf("/") + 1)))) {
+  for (const folder of new Set(
+    Object.keys(outputs)
+      .filter((name) => name.includes("/"))
+      .map((name) => name.slice(0, name.lastIndexOf("/") + 1)),
+  )) {
     for (const name of await readdir(new URL(folder, outDir)).catch(() => [] as string[])) {
       if (Object.hasOwn(outputs, `${folder}${name}`)) continue;
       if (check) stale.push(fileURLToPath(new URL(`${folder}${name}`, outDir)));
@@ -27,7 +31,9 @@ export async function writeGenerated(outDir: URL, outputs: Record<string, string
     }
   }
   if (stale.length > 0) {
-    console.error(`${label} is stale: ${stale.join(", ")} differ from what openapi/store-admin.yaml produces.\nRun \`npm run generate\` and commit the result.`);
+    console.error(
+      `${label} is stale: ${stale.join(", ")} differ from what openapi/store-admin.yaml produces.\nRun \`npm run generate\` and commit the result.`,
+    );
     process.exit(1);
   }
   console.log(check ? `${label} is up to date.` : `${label} written.`);

@@ -41,10 +41,12 @@ const REFERENCE_KEYWORDS = ["$ref", "$dynamicRef", "$recursiveRef", "operationRe
 const FOREIGN_KEYWORDS = ["$id", "externalValue"] as const;
 /** Keywords naming a JSON Schema dialect; the ones every tool knows without fetching are allowed. */
 const DIALECT_KEYWORDS = ["$schema", "jsonSchemaDialect"] as const;
-const KNOWN_DIALECTS = new Set(["https://spec.openapis.org/oas/3.1/dialect/base", "https://json-schema.org/draft/2020-12/schema"]);
+const KNOWN_DIALECTS = new Set([
+  "https://spec.openapis.org/oas/3.1/dialect/base",
+  "https://json-schema.org/draft/2020-12/schema",
+]);
 /** A `discriminator.mapping` value that names a schema of this document: a local reference, or a bare name (no dot or slash, which would make it a file name). */
 const LOCAL_MAPPING = /^(#.*|[\w -]+)$/;
-
 
 const pointerSegment = (key: string | number): string => String(key).replace(/~/g, "~0").replace(/\//g, "~1");
 
@@ -69,19 +71,26 @@ export function foreignReferences(doc: unknown): Array<{ at: string; keyword: st
     for (const keyword of REFERENCE_KEYWORDS) {
       if (!(keyword in record)) continue;
       const value = record[keyword];
-      if (typeof value !== "string" || !value.startsWith("#")) found.push({ at: `${at}/${pointerSegment(keyword)}`, keyword, value });
+      if (typeof value !== "string" || !value.startsWith("#"))
+        found.push({ at: `${at}/${pointerSegment(keyword)}`, keyword, value });
     }
     for (const keyword of FOREIGN_KEYWORDS) {
-      if (keyword in record && typeof record[keyword] === "string") found.push({ at: `${at}/${pointerSegment(keyword)}`, keyword, value: record[keyword] });
+      if (keyword in record && typeof record[keyword] === "string")
+        found.push({ at: `${at}/${pointerSegment(keyword)}`, keyword, value: record[keyword] });
     }
     for (const keyword of DIALECT_KEYWORDS) {
-      if (keyword in record && !KNOWN_DIALECTS.has(record[keyword] as string)) found.push({ at: `${at}/${pointerSegment(keyword)}`, keyword, value: record[keyword] });
+      if (keyword in record && !KNOWN_DIALECTS.has(record[keyword] as string))
+        found.push({ at: `${at}/${pointerSegment(keyword)}`, keyword, value: record[keyword] });
     }
     const mapping = isObject(record.discriminator) ? record.discriminator.mapping : undefined;
     if (isObject(mapping)) {
       for (const [name, value] of Object.entries(mapping)) {
         if (typeof value !== "string" || !LOCAL_MAPPING.test(value)) {
-          found.push({ at: `${at}/discriminator/mapping/${pointerSegment(name)}`, keyword: "discriminator.mapping", value });
+          found.push({
+            at: `${at}/discriminator/mapping/${pointerSegment(name)}`,
+            keyword: "discriminator.mapping",
+            value,
+          });
         }
       }
     }
@@ -102,7 +111,9 @@ export function loadContract(text: string, source: string): ContractDocument {
   } catch (error) {
     const message = (error as Error).message;
     if (/alias/i.test(message)) {
-      throw new Error(`${source} is refused: its YAML aliases expand beyond ${MAX_ALIAS_COUNT} nodes (an "alias bomb"; the parser says: ${message.split("\n")[0]})`);
+      throw new Error(
+        `${source} is refused: its YAML aliases expand beyond ${MAX_ALIAS_COUNT} nodes (an "alias bomb"; the parser says: ${message.split("\n")[0]})`,
+      );
     }
     throw new Error(`${source} is not valid YAML: ${message}`);
   }

@@ -54,11 +54,30 @@ export class MethodNameError extends Error {}
 export const METHOD_NAME = /^[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)+$/;
 
 /** Words of an identifier: `listWidgets`, `list_widgets`, `list-widgets` → list, widgets. */
-export const words = (text: string): string[] => text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").split(/[^A-Za-z0-9]+/).filter(Boolean);
-export const camel = (parts: string[]): string => parts.map((w, i) => (i === 0 ? w[0]!.toLowerCase() + w.slice(1) : w[0]!.toUpperCase() + w.slice(1))).join("");
+export const words = (text: string): string[] =>
+  text
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
+export const camel = (parts: string[]): string =>
+  parts.map((w, i) => (i === 0 ? w[0]!.toLowerCase() + w.slice(1) : w[0]!.toUpperCase() + w.slice(1))).join("");
 
 /** Keys of the client itself, which a top-level resource must not shadow (`then` would make the client a thenable). */
-const CLIENT_KEYS = new Set(["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE", "request", "use", "eject", "paginate", "then"]);
+const CLIENT_KEYS = new Set([
+  "GET",
+  "PUT",
+  "POST",
+  "DELETE",
+  "OPTIONS",
+  "HEAD",
+  "PATCH",
+  "TRACE",
+  "request",
+  "use",
+  "eject",
+  "paginate",
+  "then",
+]);
 /** Names every JavaScript object has (`constructor`, `toString`, `__proto__`, …), and `prototype`: no resource or verb may take one. */
 const OBJECT_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), "prototype"]);
 
@@ -127,7 +146,11 @@ class PathIndex {
 
   /** A static last segment with no `GET` of its own and nothing below it: where an action may be. */
   isLeafWithoutGet(segments: string[]): boolean {
-    return !isParam(segments.at(-1) ?? "{}") && !this.below.has(shapeOf(segments)) && !this.at(segments).some((other) => other.method === "get");
+    return (
+      !isParam(segments.at(-1) ?? "{}") &&
+      !this.below.has(shapeOf(segments)) &&
+      !this.at(segments).some((other) => other.method === "get")
+    );
   }
 
   /** An array (or a `oneOf`/`anyOf`/`allOf` branch that is one), or a page (an object with `results`, as the API's pages have). */
@@ -138,9 +161,12 @@ class PathIndex {
     seen.add(schema);
     const type = schema.type;
     if (type === "array" || (Array.isArray(type) && type.includes("array"))) return true;
-    if (typeof schema.properties === "object" && schema.properties !== null && "results" in schema.properties) return true;
+    if (typeof schema.properties === "object" && schema.properties !== null && "results" in schema.properties)
+      return true;
     return (["allOf", "oneOf", "anyOf"] as const).some((keyword) =>
-      (Array.isArray(schema[keyword]) ? (schema[keyword] as unknown[]) : []).some((part, i) => this.answersMany(part, `${at}/${keyword}/${i}`, seen)),
+      (Array.isArray(schema[keyword]) ? (schema[keyword] as unknown[]) : []).some((part, i) =>
+        this.answersMany(part, `${at}/${keyword}/${i}`, seen),
+      ),
     );
   }
 
@@ -150,9 +176,14 @@ class PathIndex {
     const item = segments.reduce((found, segment, i) => (isParam(segment) ? i : found), -1);
     if (answered === undefined || item === -1) return false;
     const itemOperations = this.at(segments.slice(0, item + 1));
-    if (itemOperations.length > 0) return itemOperations.some((other) => this.schemas.refName(other.success.schema) === answered);
+    if (itemOperations.length > 0)
+      return itemOperations.some((other) => this.schemas.refName(other.success.schema) === answered);
     const owner = segments[item - 1];
-    return owner !== undefined && !isParam(owner) && simple(pluralize.singular(segmentName(owner, idWords))) === simple(answered);
+    return (
+      owner !== undefined &&
+      !isParam(owner) &&
+      simple(pluralize.singular(segmentName(owner, idWords))) === simple(answered)
+    );
   }
 }
 
@@ -170,14 +201,23 @@ function namedAfter(answered: string | undefined, segment: string): boolean {
  */
 function isVerbSegment(op: OperationModel, segments: string[], index: PathIndex): boolean {
   const last = segments.at(-1) ?? "{}";
-  if (op.method !== "post" || segments.length < 2 || !isParam(segments.at(-2)!) || !index.isLeafWithoutGet(segments)) return false;
+  if (op.method !== "post" || segments.length < 2 || !isParam(segments.at(-2)!) || !index.isLeafWithoutGet(segments))
+    return false;
   const lastWord = words(last).at(-1);
-  return lastWord !== undefined && pluralize.isSingular(lastWord) && !namedAfter(index.schemas.refName(op.success.schema), last);
+  return (
+    lastWord !== undefined &&
+    pluralize.isSingular(lastWord) &&
+    !namedAfter(index.schemas.refName(op.success.schema), last)
+  );
 }
 
 /** The verbs the operationId's usual words name for a `GET` (rule 3): one, or none when they say neither or both. */
 function idVerb(idWords: string[]): "list" | "retrieve" | undefined {
-  const said = new Set(idWords.map((word) => word.toLowerCase()).flatMap((word) => (word === "list" ? ["list"] : word === "retrieve" || word === "get" ? ["retrieve"] : [])));
+  const said = new Set(
+    idWords
+      .map((word) => word.toLowerCase())
+      .flatMap((word) => (word === "list" ? ["list"] : word === "retrieve" || word === "get" ? ["retrieve"] : [])),
+  );
   return said.size === 1 ? ([...said][0] as "list" | "retrieve") : undefined;
 }
 
@@ -188,7 +228,10 @@ function verbOf(op: OperationModel, segments: string[], idWords: string[], index
     case "get":
       if (onItem) return "retrieve";
       if (index.hasItemBelow(segments)) return "list";
-      return idVerb(idWords) ?? (index.answersMany(op.success.schema, `${op.at}/responses/${op.success.status}`) ? "list" : "retrieve");
+      return (
+        idVerb(idWords) ??
+        (index.answersMany(op.success.schema, `${op.at}/responses/${op.success.status}`) ? "list" : "retrieve")
+      );
     case "put":
       return index.at(segments).some((other) => other.method === "patch") ? "replace" : "update";
     case "patch":
@@ -196,7 +239,9 @@ function verbOf(op: OperationModel, segments: string[], idWords: string[], index
     case "post":
       if (onItem || index.hasItemBelow(segments)) return "create";
       if (isVerbSegment(op, segments, index)) return "action";
-      return index.isLeafWithoutGet(segments) && (!op.success.content || index.answersOwner(op, segments, idWords)) ? "action" : "create";
+      return index.isLeafWithoutGet(segments) && (!op.success.content || index.answersOwner(op, segments, idWords))
+        ? "action"
+        : "create";
     default:
       return op.method;
   }
@@ -207,7 +252,10 @@ function derivedName(op: OperationModel, index: PathIndex): string {
   const segments = segmentsOf(op.path);
   const explicitId = op.operation.operationId;
   const idWords = typeof explicitId === "string" ? words(explicitId) : [];
-  const names = segments.filter((s) => !isParam(s)).map((s) => segmentName(s, idWords)).filter(Boolean);
+  const names = segments
+    .filter((s) => !isParam(s))
+    .map((s) => segmentName(s, idWords))
+    .filter(Boolean);
   const verb = verbOf(op, segments, idWords, index);
   if (verb === "action" && names.length > 0) {
     const action = names.pop()!;
@@ -228,7 +276,10 @@ export function nameMethods(operations: readonly OperationModel[], schemas: Sche
     if (op.methodName !== "") continue;
     op.methodName = derivedName(op, index);
     derived.add(op);
-    if (!METHOD_NAME.test(op.methodName)) throw new MethodNameError(`${op.at}: no method name can be derived from its path (got ${JSON.stringify(op.methodName)}); set x-sdk-method.`);
+    if (!METHOD_NAME.test(op.methodName))
+      throw new MethodNameError(
+        `${op.at}: no method name can be derived from its path (got ${JSON.stringify(op.methodName)}); set x-sdk-method.`,
+      );
   }
   const byName = new Map<string, OperationModel>();
   const byResource = new Map<string, OperationModel>();
@@ -236,13 +287,23 @@ export function nameMethods(operations: readonly OperationModel[], schemas: Sche
     const name = op.methodName;
     const parts = name.split(".");
     const which = `the method name ${name}${derived.has(op) ? " (derived from its path)" : ""}`;
-    if (CLIENT_KEYS.has(parts[0]!)) throw new MethodNameError(`${op.at}: ${which} would shadow the client's own ${parts[0]}; set another x-sdk-method.`);
+    if (CLIENT_KEYS.has(parts[0]!))
+      throw new MethodNameError(
+        `${op.at}: ${which} would shadow the client's own ${parts[0]}; set another x-sdk-method.`,
+      );
     const common = parts.find((part) => OBJECT_KEYS.has(part));
-    if (common !== undefined) throw new MethodNameError(`${op.at}: ${which} holds ${JSON.stringify(common)}, which every JavaScript object has; set another x-sdk-method.`);
+    if (common !== undefined)
+      throw new MethodNameError(
+        `${op.at}: ${which} holds ${JSON.stringify(common)}, which every JavaScript object has; set another x-sdk-method.`,
+      );
     const other = byName.get(name);
-    if (other) throw new MethodNameError(`${other.at} and ${op.at} both have the method name ${name}; set a different x-sdk-method on one.`);
+    if (other)
+      throw new MethodNameError(
+        `${other.at} and ${op.at} both have the method name ${name}; set a different x-sdk-method on one.`,
+      );
     byName.set(name, op);
-    for (let i = 1; i < parts.length; i++) if (!byResource.has(parts.slice(0, i).join("."))) byResource.set(parts.slice(0, i).join("."), op);
+    for (let i = 1; i < parts.length; i++)
+      if (!byResource.has(parts.slice(0, i).join("."))) byResource.set(parts.slice(0, i).join("."), op);
   }
   for (const op of operations) {
     const resource = byResource.get(op.methodName);

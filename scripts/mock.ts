@@ -66,7 +66,9 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
   const host = options.host ?? "127.0.0.1";
   // Failing here takes a millisecond; letting Prism find out takes two seconds.
   await access(specPath).catch(() => {
-    throw new Error(`Cannot start the Prism mock: no OpenAPI file at ${specPath}. Pass specPath to serve another file.`);
+    throw new Error(
+      `Cannot start the Prism mock: no OpenAPI file at ${specPath}. Pass specPath to serve another file.`,
+    );
   });
 
   for (let attempt = 0; ; attempt++) {
@@ -117,9 +119,17 @@ function prismEntry(): string {
 }
 
 function launchPrism(specPath: string, host: string, port: number): Promise<MockServer> {
-  const args = ["mock", specPath, "-h", host, "-p", String(port), "--errors",
+  const args = [
+    "mock",
+    specPath,
+    "-h",
+    host,
+    "-p",
+    String(port),
+    "--errors",
     // Prism forks a worker when NODE_ENV=production; one process is what stop() can kill by pid.
-    "--multiprocess=false"];
+    "--multiprocess=false",
+  ];
   const child = spawn(process.execPath, [prismEntry(), ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     // Plain text: the log is matched for readiness and shown in error messages.
@@ -170,11 +180,14 @@ function launchPrism(specPath: string, host: string, port: number): Promise<Mock
       resolveReady({ url: `http://${host}:${port}`, port, pid: child.pid!, log: () => log, stop });
     };
     const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
-      fail(`Prism exited (${signal ?? `code ${code}`}) before listening on ${host}:${port} for ${specPath}. ` +
-        (log.includes("EADDRINUSE")
-          ? `Port ${port} is in use: pass another port, or none to get a free one.`
-          : "Its log below says why; `npm run lint:openapi` checks the spec."));
-    const onError = (error: Error) => fail(`Could not run Prism (${error.message}); is @stoplight/prism-cli installed?`);
+      fail(
+        `Prism exited (${signal ?? `code ${code}`}) before listening on ${host}:${port} for ${specPath}. ` +
+          (log.includes("EADDRINUSE")
+            ? `Port ${port} is in use: pass another port, or none to get a free one.`
+            : "Its log below says why; `npm run lint:openapi` checks the spec."),
+      );
+    const onError = (error: Error) =>
+      fail(`Could not run Prism (${error.message}); is @stoplight/prism-cli installed?`);
     const timer = setTimeout(
       () => fail(`Prism did not report "${READY_LINE}" within ${READY_TIMEOUT_MS / 1000} s; stopped it.`),
       READY_TIMEOUT_MS,

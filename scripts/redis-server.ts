@@ -43,14 +43,26 @@ export async function startRedis(options: { persistent?: boolean; port?: number 
 
   async function start(): Promise<void> {
     if (child) throw new Error(`redis-server on port ${port} is already running (pid ${child.pid})`);
-    const started = spawn("redis-server", [
-      "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir,
-      ...(options.persistent ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]),
-      // DUMP writes strings as they are, so a scan of every key's bytes sees any text in it.
-      "--rdbcompression", "no",
-    ], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const started = spawn(
+      "redis-server",
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--dir",
+        dir,
+        ...(options.persistent ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]),
+        // DUMP writes strings as they are, so a scan of every key's bytes sees any text in it.
+        "--rdbcompression",
+        "no",
+      ],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     child = started;
     let output = "";
     await new Promise<void>((resolve, reject) => {

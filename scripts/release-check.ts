@@ -50,11 +50,15 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   checkRelease(process.cwd()).then(
     (check) => {
       if (check.problems.length > 0) {
-        console.error(`release:check: refused (last release ${check.released}, package.json ${check.packageVersion}, contract change since: ${check.bump}).`);
+        console.error(
+          `release:check: refused (last release ${check.released}, package.json ${check.packageVersion}, contract change since: ${check.bump}).`,
+        );
         for (const problem of check.problems) console.error(`- ${problem}`);
         process.exit(1);
       }
-      console.log(`release:check: the last release is ${check.released} (dated, snapshot kept, package.json agrees); CHANGELOG.md's [Unreleased] covers the contract since (change: ${check.bump}).`);
+      console.log(
+        `release:check: the last release is ${check.released} (dated, snapshot kept, package.json agrees); CHANGELOG.md's [Unreleased] covers the contract since (change: ${check.bump}).`,
+      );
     },
     (error: unknown) => {
       console.error(`release:check: ${(error as Error).message}`);

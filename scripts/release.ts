@@ -21,18 +21,29 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { checkRelease } from "./release-check.js";
-import { changelogEntry, compareVersions, nextVersion, parseVersion, snapshotPath, UNRELEASED } from "./contract-diff/release.js";
+import {
+  changelogEntry,
+  compareVersions,
+  nextVersion,
+  parseVersion,
+  snapshotPath,
+  UNRELEASED,
+} from "./contract-diff/release.js";
 import { CONTRACT_PATH } from "./contract-diff/document.js";
 
 /** Files that state the package's version, each with the edit that sets it. */
 const VERSION_FILES: Record<string, (text: string, version: string) => string> = {
   "package.json": (text, v) => text.replace(/^(  "version": )"[^"]*"/m, `$1"${v}"`),
   // The lock file states it twice: at the top and for the root package ("packages" → "").
-  "package-lock.json": (text, v) => text.replace(/^(  "version": )"[^"]*"/m, `$1"${v}"`).replace(/^(    "": \{\n(?: {6}.*\n)*? {6}"version": )"[^"]*"/m, `$1"${v}"`),
+  "package-lock.json": (text, v) =>
+    text
+      .replace(/^(  "version": )"[^"]*"/m, `$1"${v}"`)
+      .replace(/^(    "": \{\n(?: {6}.*\n)*? {6}"version": )"[^"]*"/m, `$1"${v}"`),
   "src/core/version.ts": (text, v) => text.replace(/(export const VERSION = )"[^"]*"/, `$1"${v}"`),
   // The registry form of the MCP client configuration pins the version `npx -y` fetches: a
   // placeholder until a release has the command, then the newest release (test/house.test.ts).
-  "docs/mcp.md": (text, v) => text.replace(/"store-admin-sdk@(?:\d+\.\d+\.\d+[^"]*|<version>)"/g, `"store-admin-sdk@${v}"`),
+  "docs/mcp.md": (text, v) =>
+    text.replace(/"store-admin-sdk@(?:\d+\.\d+\.\d+[^"]*|<version>)"/g, `"store-admin-sdk@${v}"`),
 };
 
 /** The command line of the checks a release runs first, in a shell (see the header). */
@@ -44,32 +55,60 @@ export function releaseChecks(skipTests: boolean, env: NodeJS.ProcessEnv = proce
 function runChecks(root: string, command: string, git: (...args: string[]) => string): void {
   console.error(`release: running the project's checks first: ${command}`);
   const result = spawnSync(command, { cwd: root, shell: true, stdio: ["ignore", "inherit", "inherit"] });
-  const how = result.error !== undefined ? result.error.message : result.status === null ? `stopped by ${result.signal}` : `exit ${result.status}`;
-  if (result.status !== 0) throw new Error(`the checks failed (\`${command}\`: ${how}); nothing was changed. Fix them, then release.`);
+  const how =
+    result.error !== undefined
+      ? result.error.message
+      : result.status === null
+        ? `stopped by ${result.signal}`
+        : `exit ${result.status}`;
+  if (result.status !== 0)
+    throw new Error(`the checks failed (\`${command}\`: ${how}); nothing was changed. Fix them, then release.`);
   const changed = git("status", "--porcelain").trimEnd();
-  if (changed !== "") throw new Error(`the checks (\`${command}\`) changed the work tree, so what they checked is not what would be released; nothing was released:\n${changed}`);
+  if (changed !== "")
+    throw new Error(
+      `the checks (\`${command}\`) changed the work tree, so what they checked is not what would be released; nothing was released:\n${changed}`,
+    );
 }
 
-export async function release(root: string, options: { version?: string | undefined; date?: string | undefined; skipTests?: boolean | undefined }): Promise<string> {
+export async function release(
+  root: string,
+  options: { version?: string | undefined; date?: string | undefined; skipTests?: boolean | undefined },
+): Promise<string> {
   const git = (...args: string[]): string => execFileSync("git", args, { cwd: root, encoding: "utf8" });
-  if (git("status", "--porcelain").trim() !== "") throw new Error("the work tree has uncommitted changes: commit or stash them, so that the release commit holds only the release.");
+  if (git("status", "--porcelain").trim() !== "")
+    throw new Error(
+      "the work tree has uncommitted changes: commit or stash them, so that the release commit holds only the release.",
+    );
   const check = await checkRelease(root);
-  if (check.problems.length > 0) throw new Error(`\`npm run release:check\` refuses the record as it stands:\n${check.problems.map((p) => `- ${p}`).join("\n")}`);
+  if (check.problems.length > 0)
+    throw new Error(
+      `\`npm run release:check\` refuses the record as it stands:\n${check.problems.map((p) => `- ${p}`).join("\n")}`,
+    );
   const changelog = readFileSync(join(root, "CHANGELOG.md"), "utf8");
-  if ((changelogEntry(changelog, "Unreleased") ?? "").trim() === "") throw new Error(`CHANGELOG.md's \`${UNRELEASED}\` section is empty: there is nothing to release.`);
+  if ((changelogEntry(changelog, "Unreleased") ?? "").trim() === "")
+    throw new Error(`CHANGELOG.md's \`${UNRELEASED}\` section is empty: there is nothing to release.`);
 
   const least = nextVersion(check.released, check.bump === "none" ? "patch" : check.bump);
   const version = options.version ?? least;
   parseVersion(version);
-  if (compareVersions(version, least) < 0) throw new Error(`${version} is too low: after ${check.released} a ${check.bump} contract change needs at least ${least}.`);
+  if (compareVersions(version, least) < 0)
+    throw new Error(
+      `${version} is too low: after ${check.released} a ${check.bump} contract change needs at least ${least}.`,
+    );
   const date = options.date ?? new Date().toISOString().slice(0, 10);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error(`--date ${date} is not YYYY-MM-DD.`);
   const tag = `v${version}`;
   if (git("tag", "--list", tag).trim() !== "") throw new Error(`the tag ${tag} exists already.`);
-  if (options.skipTests === true) console.error("release: --skip-tests: the test suite does not run, so a defect only the tests catch ships in this release.");
+  if (options.skipTests === true)
+    console.error(
+      "release: --skip-tests: the test suite does not run, so a defect only the tests catch ships in this release.",
+    );
   runChecks(root, releaseChecks(options.skipTests === true), git);
 
-  writeFileSync(join(root, "CHANGELOG.md"), changelog.replace(/^## \[Unreleased\][^\n]*\n/m, `${UNRELEASED}\n\n## [${version}] - ${date}\n`));
+  writeFileSync(
+    join(root, "CHANGELOG.md"),
+    changelog.replace(/^## \[Unreleased\][^\n]*\n/m, `${UNRELEASED}\n\n## [${version}] - ${date}\n`),
+  );
   copyFileSync(join(root, CONTRACT_PATH), join(root, snapshotPath(version)));
   const changed = ["CHANGELOG.md", snapshotPath(version)];
   for (const [file, edit] of Object.entries(VERSION_FILES)) {
@@ -87,9 +126,15 @@ export async function release(root: string, options: { version?: string | undefi
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { values, positionals } = parseArgs({ options: { date: { type: "string" }, "skip-tests": { type: "boolean" } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    options: { date: { type: "string" }, "skip-tests": { type: "boolean" } },
+    allowPositionals: true,
+  });
   release(process.cwd(), { version: positionals[0], date: values.date, skipTests: values["skip-tests"] }).then(
-    (version) => console.log(`release: ${version} dated, its contract kept as ${snapshotPath(version)}, committed and tagged v${version}. Push the commit and the tag (git push --follow-tags), then publish.`),
+    (version) =>
+      console.log(
+        `release: ${version} dated, its contract kept as ${snapshotPath(version)}, committed and tagged v${version}. Push the commit and the tag (git push --follow-tags), then publish.`,
+      ),
     (error: unknown) => {
       console.error(`release: refused: ${(error as Error).message}`);
       process.exit(1);

@@ -11,15 +11,20 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isObject, JSON_MEDIA, ownedByOther, resolveRef, type ContractModel, type OperationModel, type View } from "./contract-model.js";
+import {
+  isObject,
+  JSON_MEDIA,
+  ownedByOther,
+  resolveRef,
+  type ContractModel,
+  type OperationModel,
+  type View,
+} from "./contract-model.js";
 import { keyed, stringLiteral } from "./encode.js";
 import type { Json } from "./contract-json.js";
 
-
-
 /** Stands for a file in a generated value: printed as `new Blob([…])` in code. */
 export const FILE = Symbol("file");
-
 
 const STRING_FORMATS: Record<string, string> = {
   "date-time": "2026-01-01T00:00:00Z",
@@ -44,11 +49,20 @@ export function minimalInstance(doc: Json, schema: unknown, view: View, at: stri
   if (s.const !== undefined) return s.const;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
   const branches = (s.oneOf ?? s.anyOf) as unknown[] | undefined;
-  if (Array.isArray(branches) && branches.length > 0) return minimalInstance(doc, branches[0], view, `${at}/${s.oneOf ? "oneOf" : "anyOf"}/0`, depth + 1);
+  if (Array.isArray(branches) && branches.length > 0)
+    return minimalInstance(doc, branches[0], view, `${at}/${s.oneOf ? "oneOf" : "anyOf"}/0`, depth + 1);
   const types = ([] as unknown[]).concat(s.type ?? []);
-  const type = (types.find((t) => t !== "null") as string | undefined) ?? (types.length > 0 ? "null" : isObject(s.properties) || Array.isArray(s.allOf) ? "object" : undefined);
+  const type =
+    (types.find((t) => t !== "null") as string | undefined) ??
+    (types.length > 0 ? "null" : isObject(s.properties) || Array.isArray(s.allOf) ? "object" : undefined);
   const scalarExample = s.example ?? (Array.isArray(s.examples) ? s.examples[0] : undefined) ?? s.default;
-  if (type !== "object" && type !== "array" && scalarExample !== undefined && !(view === "request" && s.format === "binary")) return scalarExample;
+  if (
+    type !== "object" &&
+    type !== "array" &&
+    scalarExample !== undefined &&
+    !(view === "request" && s.format === "binary")
+  )
+    return scalarExample;
   switch (type) {
     case "null":
       return null;
@@ -56,8 +70,14 @@ export function minimalInstance(doc: Json, schema: unknown, view: View, at: stri
       return false;
     case "integer":
     case "number": {
-      const low = typeof s.minimum === "number" ? s.minimum : typeof s.exclusiveMinimum === "number" ? s.exclusiveMinimum + 1 : 1;
-      const high = typeof s.maximum === "number" ? s.maximum : typeof s.exclusiveMaximum === "number" ? s.exclusiveMaximum - 1 : low;
+      const low =
+        typeof s.minimum === "number" ? s.minimum : typeof s.exclusiveMinimum === "number" ? s.exclusiveMinimum + 1 : 1;
+      const high =
+        typeof s.maximum === "number"
+          ? s.maximum
+          : typeof s.exclusiveMaximum === "number"
+            ? s.exclusiveMaximum - 1
+            : low;
       return type === "integer" ? Math.ceil(Math.min(low, high)) : Math.min(low, high);
     }
     case "string": {
@@ -101,7 +121,8 @@ function literal(value: unknown, indent = ""): string {
     const entries = Object.entries(value);
     if (entries.length === 0) return "{}";
     // `__proto__` as a plain key would set the prototype: a computed key makes it a property.
-    const key = (name: string) => (name === "__proto__" ? `[${stringLiteral(name)}]` : /^[A-Za-z_$][\w$]*$/.test(name) ? name : stringLiteral(name));
+    const key = (name: string) =>
+      name === "__proto__" ? `[${stringLiteral(name)}]` : /^[A-Za-z_$][\w$]*$/.test(name) ? name : stringLiteral(name);
     return `{\n${entries.map(([name, item]) => `${indent}  ${key(name)}: ${literal(item, `${indent}  `)},`).join("\n")}\n${indent}}`;
   }
   return typeof value === "string" ? stringLiteral(value) : (JSON.stringify(value) ?? "undefined");
@@ -122,25 +143,34 @@ function writableNames(doc: Json, schema: unknown, at: string): Set<string> {
   for (const [name, property] of Object.entries(isObject(s.properties) ? s.properties : {})) {
     if (!ownedByOther(doc, property, "request", `${at}/properties/${name}`)) names.add(name);
   }
-  for (const [i, part] of ((s.allOf as unknown[] | undefined) ?? []).entries()) writableNames(doc, part, `${at}/allOf/${i}`).forEach((n) => names.add(n));
+  for (const [i, part] of ((s.allOf as unknown[] | undefined) ?? []).entries())
+    writableNames(doc, part, `${at}/allOf/${i}`).forEach((n) => names.add(n));
   return names;
 }
 
 /** The values of a generated call, from the contract: each path value, the body (the contract's example, else built), the required query. */
-export function sampleValues(model: ContractModel, op: OperationModel): { path: Record<string, unknown>; body?: unknown; query?: Json } {
+export function sampleValues(
+  model: ContractModel,
+  op: OperationModel,
+): { path: Record<string, unknown>; body?: unknown; query?: Json } {
   const { doc } = model;
   const path = Object.fromEntries(
     op.pathParams.map((name) => {
       const i = op.parameters.findIndex((p) => p.in === "path" && p.name === name);
       const parameter = op.parameters[i]!;
-      return [name, parameter.example ?? minimalInstance(doc, parameter.schema, "request", `${op.at}/parameters/${i}/schema`)];
+      return [
+        name,
+        parameter.example ?? minimalInstance(doc, parameter.schema, "request", `${op.at}/parameters/${i}/schema`),
+      ];
     }),
   );
   const values: { path: Record<string, unknown>; body?: unknown; query?: Json } = { path };
   if (op.body) {
     const schema = op.body.schemas[op.body.mediaType];
     const content = (resolveRef(doc, op.operation.requestBody, op.body.at).content ?? {}) as Json;
-    const media = Object.entries(content).find(([type]) => type.split(";")[0]!.trim().toLowerCase() === op.body!.mediaType)?.[1];
+    const media = Object.entries(content).find(
+      ([type]) => type.split(";")[0]!.trim().toLowerCase() === op.body!.mediaType,
+    )?.[1];
     let value = op.body.mediaType === JSON_MEDIA ? mediaExample(doc, media, `${op.body.at}/content`) : undefined;
     // An example may show read-only fields (a shared schema): a body leaves them out.
     if (isObject(value)) {
@@ -150,14 +180,19 @@ export function sampleValues(model: ContractModel, op: OperationModel): { path: 
     values.body = value ?? minimalInstance(doc, schema, "request", `${op.body.at}/schema`);
   }
   const required = op.parameters.filter((p) => p.in === "query" && p.required === true);
-  if (required.length > 0) values.query = Object.fromEntries(required.map((p) => [p.name, p.example ?? minimalInstance(doc, p.schema, "request", `${op.at}/parameters`)]));
+  if (required.length > 0)
+    values.query = Object.fromEntries(
+      required.map((p) => [p.name, p.example ?? minimalInstance(doc, p.schema, "request", `${op.at}/parameters`)]),
+    );
   return values;
 }
 
 /** The arguments of a generated call, as source: path values, then the body, then the required query. */
 function sampleArguments(model: ContractModel, op: OperationModel): string[] {
   const { path, body, query } = sampleValues(model, op);
-  return [...op.pathParams.map((name) => path[name]), ...(op.body ? [body] : []), ...(query ? [query] : [])].map((value) => literal(value));
+  return [...op.pathParams.map((name) => path[name]), ...(op.body ? [body] : []), ...(query ? [query] : [])].map(
+    (value) => literal(value),
+  );
 }
 
 /** An operation's sample, generated: the client set up, the call, its result used. */
@@ -187,7 +222,14 @@ ${use}
 export async function writtenSamples(samplesDir: URL): Promise<ReadonlyMap<string, string>> {
   const entries = await readdir(samplesDir, { withFileTypes: true }).catch(() => []);
   const files = entries.filter((entry) => entry.isFile() && entry.name.endsWith(".ts"));
-  return new Map(await Promise.all(files.map(async (entry) => [entry.name.slice(0, -3), await readFile(join(fileURLToPath(samplesDir), entry.name), "utf8")] as const)));
+  return new Map(
+    await Promise.all(
+      files.map(
+        async (entry) =>
+          [entry.name.slice(0, -3), await readFile(join(fileURLToPath(samplesDir), entry.name), "utf8")] as const,
+      ),
+    ),
+  );
 }
 
 /** An operation's sample: the one written ({@link writtenSamples}), else one generated from the contract. */
@@ -197,10 +239,14 @@ export function sampleSource(samples: ReadonlyMap<string, string>, model: Contra
 
 /** Whether an operation is a cursor-paginated list: it takes `cursor` and its success body has `results`. */
 export function isPaginated(model: ContractModel, op: OperationModel): boolean {
-  if (op.method !== "get" || !op.parameters.some((p) => p.in === "query" && p.name === "cursor") || !op.success.schema) return false;
+  if (op.method !== "get" || !op.parameters.some((p) => p.in === "query" && p.name === "cursor") || !op.success.schema)
+    return false;
   const has = (schema: unknown, at: string): boolean => {
     const s = resolveRef(model.doc, schema, at);
-    return (isObject(s.properties) && "results" in s.properties) || ((s.allOf as unknown[] | undefined) ?? []).some((part, i) => has(part, `${at}/allOf/${i}`));
+    return (
+      (isObject(s.properties) && "results" in s.properties) ||
+      ((s.allOf as unknown[] | undefined) ?? []).some((part, i) => has(part, `${at}/allOf/${i}`))
+    );
   };
   return has(op.success.schema, `${op.at}/responses/${op.success.status}`);
 }

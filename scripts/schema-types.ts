@@ -8,7 +8,6 @@ import ts from "typescript";
 import { docText, stringLiteral } from "./encode.js";
 import type { Json } from "./contract-json.js";
 
-
 /** `format: binary` would become `string`; an upload takes a Blob (a File is a Blob). */
 const BLOB = ts.factory.createTypeReferenceNode(ts.factory.createIdentifier("Blob"));
 
@@ -31,14 +30,25 @@ function limitsOf(schema: Json): string[] {
   else if (min !== undefined) out.push(`At least ${plural(min, "character")}.`);
   const low = schema.minimum ?? schema.exclusiveMinimum;
   const high = schema.maximum ?? schema.exclusiveMaximum;
-  const lowText = low === undefined ? "" : `${schema.exclusiveMinimum !== undefined ? "more than" : "at least"} ${low as number}`;
-  const highText = high === undefined ? "" : `${schema.exclusiveMaximum !== undefined ? "less than" : "at most"} ${high as number}`;
-  if (lowText || highText) out.push(`${[lowText, highText].filter(Boolean).join(", ")}.`.replace(/^./, (c) => c.toUpperCase()));
+  const lowText =
+    low === undefined ? "" : `${schema.exclusiveMinimum !== undefined ? "more than" : "at least"} ${low as number}`;
+  const highText =
+    high === undefined ? "" : `${schema.exclusiveMaximum !== undefined ? "less than" : "at most"} ${high as number}`;
+  if (lowText || highText)
+    out.push(`${[lowText, highText].filter(Boolean).join(", ")}.`.replace(/^./, (c) => c.toUpperCase()));
   if (schema.minItems !== undefined || schema.maxItems !== undefined) {
-    out.push(`${[schema.minItems !== undefined ? `at least ${plural(schema.minItems as number, "item")}` : "", schema.maxItems !== undefined ? `at most ${plural(schema.maxItems as number, "item")}` : ""].filter(Boolean).join(", ")}.`.replace(/^./, (c) => c.toUpperCase()));
+    out.push(
+      `${[schema.minItems !== undefined ? `at least ${plural(schema.minItems as number, "item")}` : "", schema.maxItems !== undefined ? `at most ${plural(schema.maxItems as number, "item")}` : ""].filter(Boolean).join(", ")}.`.replace(
+        /^./,
+        (c) => c.toUpperCase(),
+      ),
+    );
   }
   if (typeof schema.pattern === "string") out.push(`Matches \`${schema.pattern}\`.`);
-  if (Array.isArray(schema.enum)) out.push(`One of ${schema.enum.map((value) => (value === null ? "null" : `\`${typeof value === "string" ? stringLiteral(value) : JSON.stringify(value)}\``)).join(", ")}.`);
+  if (Array.isArray(schema.enum))
+    out.push(
+      `One of ${schema.enum.map((value) => (value === null ? "null" : `\`${typeof value === "string" ? stringLiteral(value) : JSON.stringify(value)}\``)).join(", ")}.`,
+    );
   if (schema.readOnly === true) out.push("Read-only (set by the store).");
   if (types.includes("null") || schema.nullable === true) out.push("May be null.");
   return out;
@@ -46,8 +56,8 @@ function limitsOf(schema: Json): string[] {
 
 /** openapi-typescript's options for the contract `doc` (parsed). */
 export function schemaTypeOptions(doc: Json): OpenAPITSOptions {
-  const componentParameters = (((doc.components as Json | undefined)?.parameters ?? {}) as Record<string, Json>);
-  const schemas = (((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>);
+  const componentParameters = ((doc.components as Json | undefined)?.parameters ?? {}) as Record<string, Json>;
+  const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
   const described = new WeakSet<object>();
   return {
     // readOnly fields (ids, timestamps) must not be demanded in request bodies.
@@ -64,7 +74,9 @@ export function schemaTypeOptions(doc: Json): OpenAPITSOptions {
     postTransform(type, options) {
       const path = options.path ?? "";
       const component = /^#\/components\/parameters\/([^/]+)$/.exec(path)?.[1];
-      const isQuery = /\/parameters\/query\/[^/]+$/.test(path) || (component !== undefined && componentParameters[component]?.in === "query");
+      const isQuery =
+        /\/parameters\/query\/[^/]+$/.test(path) ||
+        (component !== undefined && componentParameters[component]?.in === "query");
       return isQuery ? ts.factory.createUnionTypeNode([type, UNDEFINED]) : undefined;
     },
     // openapi-typescript documents a property from its schema right after this hook: the
@@ -74,9 +86,15 @@ export function schemaTypeOptions(doc: Json): OpenAPITSOptions {
       if (described.has(schema)) return undefined;
       described.add(schema);
       // A field typed by a named schema: its values, when that schema lists them.
-      const target = typeof schema.$ref === "string" ? schemas[schema.$ref.replace("#/components/schemas/", "")] : undefined;
+      const target =
+        typeof schema.$ref === "string" ? schemas[schema.$ref.replace("#/components/schemas/", "")] : undefined;
       const limits = target ? limitsOf({ enum: target.enum }) : limitsOf(schema);
-      if (limits.length > 0) schema.description = docText([typeof schema.description === "string" ? schema.description.trim() : "", ...limits].filter(Boolean).join(" "));
+      if (limits.length > 0)
+        schema.description = docText(
+          [typeof schema.description === "string" ? schema.description.trim() : "", ...limits]
+            .filter(Boolean)
+            .join(" "),
+        );
       return undefined;
     },
   };

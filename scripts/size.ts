@@ -73,7 +73,9 @@ const { measuredGzipBytes: MEASURED_GZIP_BYTES, measuredOperations: MEASURED_OPE
  */
 const PER_OPERATION_TOTAL_GZIP_BYTES = figures.mainEntry.perOperationTotalGzipBytes;
 /** The ceiling for the contract of generated/: the one measured, and {@link PER_OPERATION_TOTAL_GZIP_BYTES} for each operation added since. */
-export const CEILING_GZIP_BYTES = MEASURED_GZIP_BYTES + PER_OPERATION_TOTAL_GZIP_BYTES * Math.max(0, Object.keys(operations).length - MEASURED_OPERATIONS);
+export const CEILING_GZIP_BYTES =
+  MEASURED_GZIP_BYTES +
+  PER_OPERATION_TOTAL_GZIP_BYTES * Math.max(0, Object.keys(operations).length - MEASURED_OPERATIONS);
 /** The goal for the main entry's code in all: 16 kB min+gz. */
 export const GOAL_GZIP_BYTES = figures.mainEntry.goalGzipBytes;
 /** The package's main entry, built. */
@@ -99,7 +101,10 @@ interface BundleSize {
  * root (`dist/src/index.js`) or a package name (`openapi-fetch`). A name may be
  * `default as createClient`.
  */
-export async function bundleSize(entry = MAIN_ENTRY, names: readonly string[] = ["createStoreAdminClient"]): Promise<BundleSize> {
+export async function bundleSize(
+  entry = MAIN_ENTRY,
+  names: readonly string[] = ["createStoreAdminClient"],
+): Promise<BundleSize> {
   const specifier = existsSync(resolve(ROOT, entry)) ? resolve(ROOT, entry) : entry;
   const result = await minified(specifier, names, false);
   const code = result.outputFiles[0]!.contents;
@@ -107,7 +112,10 @@ export async function bundleSize(entry = MAIN_ENTRY, names: readonly string[] = 
   const gzipBytes = gzipSync(code, { level: 9 }).byteLength;
   const totalGzipBytes = gzipSync(whole, { level: 9 }).byteLength;
   const source = /^dist\/(.*)\.js$/.exec(entry)?.[1];
-  const attributed = source && existsSync(resolve(ROOT, `${source}.ts`)) ? await minified(resolve(ROOT, `${source}.ts`), names, false) : result;
+  const attributed =
+    source && existsSync(resolve(ROOT, `${source}.ts`))
+      ? await minified(resolve(ROOT, `${source}.ts`), names, false)
+      : result;
   const output = Object.values(attributed.metafile.outputs)[0]!;
   return {
     minBytes: code.byteLength,
@@ -141,14 +149,20 @@ export function staticClosure(file: string, seen = new Set<string>()): Set<strin
 const dynamicImportsApart: Plugin = {
   name: "dynamic-imports-apart",
   setup(build) {
-    build.onResolve({ filter: /.*/ }, ({ kind, path }) => (kind === "dynamic-import" ? { path, external: true } : undefined));
+    build.onResolve({ filter: /.*/ }, ({ kind, path }) =>
+      kind === "dynamic-import" ? { path, external: true } : undefined,
+    );
   },
 };
 
 function minified(specifier: string, names: readonly string[], followDynamicImports: boolean, plugins: Plugin[] = []) {
   return build({
     plugins: [...plugins, ...(followDynamicImports ? [] : [dynamicImportsApart])],
-    stdin: { contents: `export { ${names.join(", ")} } from ${JSON.stringify(specifier)};`, resolveDir: ROOT, loader: "js" },
+    stdin: {
+      contents: `export { ${names.join(", ")} } from ${JSON.stringify(specifier)};`,
+      resolveDir: ROOT,
+      loader: "js",
+    },
     bundle: true,
     minify: true,
     format: "esm",
@@ -164,9 +178,13 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const [entry = MAIN_ENTRY, ...names] = process.argv.slice(2);
   const size = await bundleSize(entry, names.length > 0 ? names : undefined);
   for (const { path, bytes } of size.inputs) console.log(`${String(bytes).padStart(8)} B  ${path}`);
-  console.log(`${entry}: ${size.totalGzipBytes} B min+gz in all: ${size.gzipBytes} B at start (${size.minBytes} B minified), ${size.lazyGzipBytes} B on a first call or form`);
+  console.log(
+    `${entry}: ${size.totalGzipBytes} B min+gz in all: ${size.gzipBytes} B at start (${size.minBytes} B minified), ${size.lazyGzipBytes} B on a first call or form`,
+  );
   if (entry === MAIN_ENTRY && names.length === 0) {
-    console.log(`ceiling ${CEILING_GZIP_BYTES} B, goal ${GOAL_GZIP_BYTES} B (${size.totalGzipBytes - GOAL_GZIP_BYTES} B over the goal)`);
+    console.log(
+      `ceiling ${CEILING_GZIP_BYTES} B, goal ${GOAL_GZIP_BYTES} B (${size.totalGzipBytes - GOAL_GZIP_BYTES} B over the goal)`,
+    );
     if (size.totalGzipBytes > CEILING_GZIP_BYTES) {
       console.error(`over the ceiling of ${CEILING_GZIP_BYTES} B min+gz: see the inputs above for what grew`);
       process.exitCode = 1;

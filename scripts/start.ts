@@ -14,7 +14,9 @@ const build = spawnSync("npm", ["run", "--silent", "build"], {
 });
 if (build.status !== 0) {
   process.stderr.write(`${build.stdout ?? ""}${build.stderr ?? ""}`);
-  console.error(`\n✗ npm run build failed (${build.error?.message ?? `exit code ${build.status}`}); the tour did not run.`);
+  console.error(
+    `\n✗ npm run build failed (${build.error?.message ?? `exit code ${build.status}`}); the tour did not run.`,
+  );
   process.exit(1);
 }
 

@@ -40,22 +40,35 @@ export interface ValidatorModule {
  * name under generated/. `compilers` are the Ajv instances; a module's `ids[i]` are compiled
  * by `compilers[i]`.
  */
-export async function validatorModules(header: string, modules: readonly ValidatorModule[], compilers: readonly Ajv[], root: URL): Promise<Record<string, string>> {
+export async function validatorModules(
+  header: string,
+  modules: readonly ValidatorModule[],
+  compilers: readonly Ajv[],
+  root: URL,
+): Promise<Record<string, string>> {
   const cache = new URL(".cache/", root);
   await mkdir(cache, { recursive: true });
   const dir = await mkdtemp(join(fileURLToPath(cache), "validators-"));
   try {
     const entryPoints: Record<string, string> = {};
-    const appended = new Map(modules.filter((module) => module.append !== undefined).map((module) => [`${module.path}.ts`, module.append!]));
+    const appended = new Map(
+      modules.filter((module) => module.append !== undefined).map((module) => [`${module.path}.ts`, module.append!]),
+    );
     for (const [m, { path, ids, code }] of modules.entries()) {
       const imports: string[] = [];
       for (const [i, own] of ids.entries()) {
         if (own.length === 0) continue;
-        await writeFile(join(dir, `${m}.${i}.mjs`), linearErrors(standaloneCode.default(compilers[i]!, Object.fromEntries(own.map((id) => [id, id])))));
+        await writeFile(
+          join(dir, `${m}.${i}.mjs`),
+          linearErrors(standaloneCode.default(compilers[i]!, Object.fromEntries(own.map((id) => [id, id])))),
+        );
         imports.push(`${m}.${i}`);
       }
       const entry = join(dir, `${m}.entry.mjs`);
-      await writeFile(entry, `${imports.map((name, i) => `import * as part${i} from "./${name}.mjs";`).join("\n")}\nconst v = { ${imports.map((_, i) => `...part${i}`).join(", ")} };\n${code}\n`);
+      await writeFile(
+        entry,
+        `${imports.map((name, i) => `import * as part${i} from "./${name}.mjs";`).join("\n")}\nconst v = { ${imports.map((_, i) => `...part${i}`).join(", ")} };\n${code}\n`,
+      );
       entryPoints[path] = entry;
     }
     const result = await build({
@@ -79,7 +92,11 @@ export async function validatorModules(header: string, modules: readonly Validat
     const license = `// Ajv ${ajvVersion(root)} standalone validators (MIT, Evgeny Poberezkin), with helpers from ajv-formats and fast-deep-equal (MIT).\n// @ts-nocheck\n`;
     return Object.fromEntries(
       result.outputFiles.map((file) => {
-        const name = file.path.slice(join(dir, "out").length + 1).split("\\").join("/").replace(/\.js$/, ".ts");
+        const name = file.path
+          .slice(join(dir, "out").length + 1)
+          .split("\\")
+          .join("/")
+          .replace(/\.js$/, ".ts");
         return [name, `${header}${license}${file.text.trim()}\n${appended.has(name) ? `${appended.get(name)}\n` : ""}`];
       }),
     );
@@ -97,11 +114,15 @@ export async function validatorModules(header: string, modules: readonly Validat
 function linearErrors(code: string): string {
   const CONCAT = /(\w+) = \1 === null \? (\w+)\.errors : \1\.concat\(\2\.errors\);/g;
   const linear = code.replace(CONCAT, "$1 = $1 === null ? $2.errors : appendErrors($1, $2.errors);");
-  if (/\.concat\(/.test(linear)) throw new Error("Ajv's standalone code gathers errors in a way scripts/testing-modules.ts does not know (a `.concat(` is left): update linearErrors().");
+  if (/\.concat\(/.test(linear))
+    throw new Error(
+      "Ajv's standalone code gathers errors in a way scripts/testing-modules.ts does not know (a `.concat(` is left): update linearErrors().",
+    );
   if (linear === code) return code;
   return `${linear}\nfunction appendErrors(errors, more) {\n  for (let i = 0; i < more.length; i++) errors.push(more[i]);\n  return errors;\n}\n`;
 }
 
 function ajvVersion(root: URL): string {
-  return (JSON.parse(readFileSync(new URL("node_modules/ajv/package.json", root), "utf8")) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL("node_modules/ajv/package.json", root), "utf8")) as { version: string })
+    .version;
 }

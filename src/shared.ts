@@ -11,7 +11,16 @@
  * `deriveClient` reach a client's token, so no public entry may export them (test/package/entry-guarantees.test.ts).
  */
 export * from "./index.js";
-export { deriveClient, pauseLeftOf, pluginsOf, TELEMETRY, telemetryOf, tokenSourceOf, type RunTelemetry, type RunTelemetrySource } from "./client/client.js";
+export {
+  deriveClient,
+  pauseLeftOf,
+  pluginsOf,
+  TELEMETRY,
+  telemetryOf,
+  tokenSourceOf,
+  type RunTelemetry,
+  type RunTelemetrySource,
+} from "./client/client.js";
 export { secretsOf } from "./client/plugin-chain.js";
 export { MAX_EXTRA_ATTEMPTS } from "./core/plugin.js";
 export { cursorOf, walkOf } from "./client/paginate.js";

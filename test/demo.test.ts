@@ -35,7 +35,11 @@ async function demo(args: string[], env: Record<string, string> = {}): Promise<D
   delete clean.STORE_ADMIN_URL;
   delete clean.STORE_ADMIN_TOKEN;
   try {
-    const { stdout, stderr } = await run(tsx, ["scripts/demo.ts", ...args], { cwd: root, env: { ...clean, ...env }, timeout: 60_000 });
+    const { stdout, stderr } = await run(tsx, ["scripts/demo.ts", ...args], {
+      cwd: root,
+      env: { ...clean, ...env },
+      timeout: 60_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -53,7 +57,14 @@ describe("against the bundled mock", () => {
     const result = await demo([]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    for (const title of ["Page through customers", "Read a customer", "Read a dispute", "Resolve the dispute", "Edit an order line", "Upload a ticket attachment"]) {
+    for (const title of [
+      "Page through customers",
+      "Read a customer",
+      "Read a dispute",
+      "Resolve the dispute",
+      "Edit an order line",
+      "Upload a ticket attachment",
+    ]) {
       expect(result.stdout).toContain(`▸ ${title}`);
     }
     expect(result.stdout).not.toContain("skipped");
@@ -146,7 +157,9 @@ describe("against a real store", () => {
     status = 403;
     const result = await demo([], store());
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toBe("✗ The token lacks the scope users:read (403) for GET /users/: grant it under API Access.");
+    expect(result.stderr.trim()).toBe(
+      "✗ The token lacks the scope users:read (403) for GET /users/: grant it under API Access.",
+    );
   });
 
   it("says what to set when only one variable is given", async () => {
@@ -172,11 +185,20 @@ describe("npm start", () => {
     // As a user's shell has it: nothing of the `npm test` running this (npm_config_*, npm_package_*, …).
     for (const key of Object.keys(env)) if (/^npm_/i.test(key)) delete env[key];
     try {
-      const { stdout, stderr } = await run("npm", ["start"], { cwd: scratch, env, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 });
+      const { stdout, stderr } = await run("npm", ["start"], {
+        cwd: scratch,
+        env,
+        timeout: 240_000,
+        maxBuffer: 16 * 1024 * 1024,
+      });
       return { code: 0, stdout, stderr: stderr.replace(MACHINE_NPM_NOISE, "") };
     } catch (error) {
       const failed = error as { code?: number; stdout?: string; stderr?: string };
-      return { code: failed.code ?? -1, stdout: failed.stdout ?? "", stderr: (failed.stderr ?? "").replace(MACHINE_NPM_NOISE, "") };
+      return {
+        code: failed.code ?? -1,
+        stdout: failed.stdout ?? "",
+        stderr: (failed.stderr ?? "").replace(MACHINE_NPM_NOISE, ""),
+      };
     }
   }
 
@@ -199,7 +221,15 @@ describe("npm start", () => {
     expect(lines.slice(0, 3)).toEqual([`> store-admin-sdk@${version} start`, "> tsx scripts/start.ts", ""]);
     expect(lines[3]).toMatch(/^Touring the bundled Prism mock at http:\/\/127\.0\.0\.1:\d+\./);
     expect(lines.at(-1)).toBe("Done.");
-    for (const chatter of ["Woohoo", "Node.js", "redocly", "API description is valid", "generated/ is up to date", `> store-admin-sdk@${version} build`, "lint:openapi"]) {
+    for (const chatter of [
+      "Woohoo",
+      "Node.js",
+      "redocly",
+      "API description is valid",
+      "generated/ is up to date",
+      `> store-admin-sdk@${version} build`,
+      "lint:openapi",
+    ]) {
       expect(result.stdout, `build output in the tour: ${chatter}`).not.toContain(chatter);
     }
   }, 300_000);

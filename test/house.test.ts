@@ -12,7 +12,10 @@ import { describe, expect, test } from "vitest";
 const root = fileURLToPath(new URL("../", import.meta.url));
 
 /** Prefixes of paths that exist on a development machine, not in the project. */
-const MACHINE_PREFIXES = [...["home", "Users", "work", "root", "mnt", "private/var"].map((folder) => `/${folder}/`), "C:\\Users\\"];
+const MACHINE_PREFIXES = [
+  ...["home", "Users", "work", "root", "mnt", "private/var"].map((folder) => `/${folder}/`),
+  "C:\\Users\\",
+];
 /** A temporary path is a scratch script's output when a maintainer's script names it. */
 const SCRATCH_PREFIXES = ["/tmp/", "/var/tmp/"];
 const SCRATCH_DIRS = ["scripts/"];
@@ -29,7 +32,8 @@ const PID_FILE = /\.pid$/;
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** A prefix counts where a path starts: not inside a URL (`https://x/home/`) or a longer path (`./home/`). */
-const pathAt = (prefixes: string[]): RegExp => new RegExp(`(?<![\\w.:/~\\\\-])(?:${prefixes.map(escape).join("|")})[^\\s"'\`)]*`, "g");
+const pathAt = (prefixes: string[]): RegExp =>
+  new RegExp(`(?<![\\w.:/~\\\\-])(?:${prefixes.map(escape).join("|")})[^\\s"'\`)]*`, "g");
 
 export interface TrackedFile {
   path: string;
@@ -41,13 +45,19 @@ export function houseProblems(files: readonly TrackedFile[]): string[] {
   const problems: string[] = [];
   for (const { path, text } of files) {
     if (PID_FILE.test(path)) problems.push(`${path}: a process id file; remove it from git.`);
-    if (SCRATCH_FILE.test(path)) problems.push(`${path}: a scratch script (a name starting with "_"); experiments live outside the repository.`);
+    if (SCRATCH_FILE.test(path))
+      problems.push(`${path}: a scratch script (a name starting with "_"); experiments live outside the repository.`);
     if (ALLOWED_FILES.includes(path)) continue;
-    const patterns = [pathAt(MACHINE_PREFIXES), ...(SCRATCH_DIRS.some((d) => path.startsWith(d)) ? [pathAt(SCRATCH_PREFIXES)] : [])];
+    const patterns = [
+      pathAt(MACHINE_PREFIXES),
+      ...(SCRATCH_DIRS.some((d) => path.startsWith(d)) ? [pathAt(SCRATCH_PREFIXES)] : []),
+    ];
     text.split("\n").forEach((line, i) => {
       for (const pattern of patterns) {
         for (const match of line.matchAll(pattern)) {
-          problems.push(`${path}:${i + 1}: names the absolute path ${match[0]} of one machine; derive it (import.meta.url, os.tmpdir(), the repository root).`);
+          problems.push(
+            `${path}:${i + 1}: names the absolute path ${match[0]} of one machine; derive it (import.meta.url, os.tmpdir(), the repository root).`,
+          );
         }
       }
     });
@@ -96,7 +106,10 @@ describe("the house", () => {
   test("what the code really uses passes: a system browser, a temporary path outside scripts/, a URL's path", () => {
     const fine: TrackedFile[] = [
       { path: "test/docs/reference.test.ts", text: 'executablePath: "/usr/bin/chromium"\n' },
-      { path: "docs/guide.md", text: "write the ledger to /tmp/run.ledger\nhttps://shop.example.com/home/x and ./home/out\n" },
+      {
+        path: "docs/guide.md",
+        text: "write the ledger to /tmp/run.ledger\nhttps://shop.example.com/home/x and ./home/out\n",
+      },
       { path: "src/cli/__main.md", text: "" },
     ];
     expect(houseProblems(fine)).toEqual([]);
@@ -139,15 +152,19 @@ function pinProblems(texts: Record<string, string>, releaseOf: typeof release): 
       if (version === "<version>") continue;
       const released = /^\d+\.\d+\.\d+$/.test(version as string) ? releaseOf(version as string) : undefined;
       if (released === undefined) problems.push(`${file}: store-admin-sdk@${version} is not a released version`);
-      else if (!released.hasMcp) problems.push(`${file}: store-admin-sdk@${version} was released without the mcp command`);
+      else if (!released.hasMcp)
+        problems.push(`${file}: store-admin-sdk@${version} was released without the mcp command`);
     }
-    if (/"-p", "store-admin-sdk"|-p store-admin-sdk(?!@)/.test(text)) problems.push(`${file}: \`-p store-admin-sdk\` without a version`);
+    if (/"-p", "store-admin-sdk"|-p store-admin-sdk(?!@)/.test(text))
+      problems.push(`${file}: \`-p store-admin-sdk\` without a version`);
   }
   return problems;
 }
 
 describe("the pinned version of `npx -y`", () => {
-  const texts = Object.fromEntries(["README.md", "docs/mcp.md", "docs/guide.md"].map((file) => [file, readFileSync(`${root}${file}`, "utf8")]));
+  const texts = Object.fromEntries(
+    ["README.md", "docs/mcp.md", "docs/guide.md"].map((file) => [file, readFileSync(`${root}${file}`, "utf8")]),
+  );
 
   test("every `store-admin-sdk@<version>` in the docs is a placeholder or a release that has the mcp command; every `npx -y` of the package pins one", () => {
     expect(pinProblems(texts, release)).toEqual([]);
@@ -156,12 +173,20 @@ describe("the pinned version of `npx -y`", () => {
 
   test("the check refuses a version never released, a release without the command, and no pin", () => {
     const mcp = texts["docs/mcp.md"] as string;
-    const pinned = (version: string): Record<string, string> => ({ "docs/mcp.md": mcp.replace('"store-admin-sdk@<version>"', `"store-admin-sdk@${version}"`) });
+    const pinned = (version: string): Record<string, string> => ({
+      "docs/mcp.md": mcp.replace('"store-admin-sdk@<version>"', `"store-admin-sdk@${version}"`),
+    });
     // 0.3.0 is dated in CHANGELOG.md, and its release commit predates the command.
     expect(release("0.3.0")).toEqual({ hasMcp: false });
-    expect(pinProblems(pinned("0.3.0"), release)).toEqual(["docs/mcp.md: store-admin-sdk@0.3.0 was released without the mcp command"]);
-    expect(pinProblems(pinned("9.9.9"), release)).toEqual(["docs/mcp.md: store-admin-sdk@9.9.9 is not a released version"]);
+    expect(pinProblems(pinned("0.3.0"), release)).toEqual([
+      "docs/mcp.md: store-admin-sdk@0.3.0 was released without the mcp command",
+    ]);
+    expect(pinProblems(pinned("9.9.9"), release)).toEqual([
+      "docs/mcp.md: store-admin-sdk@9.9.9 is not a released version",
+    ]);
     expect(pinProblems(pinned("0.4.0"), () => ({ hasMcp: true }))).toEqual([]);
-    expect(pinProblems({ "README.md": 'npx -y -p store-admin-sdk -p x mcp' }, release)).toEqual(["README.md: `-p store-admin-sdk` without a version"]);
+    expect(pinProblems({ "README.md": "npx -y -p store-admin-sdk -p x mcp" }, release)).toEqual([
+      "README.md: `-p store-admin-sdk` without a version",
+    ]);
   });
 });

@@ -20,9 +20,18 @@ describe("store-admin-sdk/schemas in an application's bundle", () => {
     const user = await bundleSize(ENTRY, ["User"]);
     const paths = user.inputs.map((input) => input.path);
     expect(paths).toEqual(expect.arrayContaining(["src/schemas/standard-schema.ts", "generated/schemas/index.ts"]));
-    expect(paths.filter((path) => /^(src\/(client|core|testing)\/|node_modules\/)/.test(path) || path === "src/index.ts" || path === "src/shared.ts")).toEqual([]);
+    expect(
+      paths.filter(
+        (path) =>
+          /^(src\/(client|core|testing)\/|node_modules\/)/.test(path) ||
+          path === "src/index.ts" ||
+          path === "src/shared.ts",
+      ),
+    ).toEqual([]);
     expect(user.gzipBytes).toBeLessThan(1024);
-    console.info(`[size] import { User } from "store-admin-sdk/schemas": ${user.gzipBytes} B at start, ${user.lazyGzipBytes} B on its first validate`);
+    console.info(
+      `[size] import { User } from "store-admin-sdk/schemas": ${user.gzipBytes} B at start, ${user.lazyGzipBytes} B on its first validate`,
+    );
   });
 
   it("a schema's first validate loads its own validator, not every schema's", async () => {

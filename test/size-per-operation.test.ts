@@ -33,8 +33,14 @@ describe("cost per operation (synthetic contracts of 20 and 1,000 operations)", 
     const base = readFileSync(new URL("../openapi/store-admin.yaml", import.meta.url), "utf8");
     const contract = syntheticContract(200, base);
     expect(contract.yaml).toBe(syntheticContract(200, base).yaml);
-    const doc = parse(contract.yaml) as { paths: Record<string, Record<string, { "x-sdk-method": string; security: unknown[] }>> };
-    const operations = Object.values(doc.paths).flatMap((item) => Object.entries(item).filter(([key]) => key !== "parameters").map(([, op]) => op));
+    const doc = parse(contract.yaml) as {
+      paths: Record<string, Record<string, { "x-sdk-method": string; security: unknown[] }>>;
+    };
+    const operations = Object.values(doc.paths).flatMap((item) =>
+      Object.entries(item)
+        .filter(([key]) => key !== "parameters")
+        .map(([, op]) => op),
+    );
     expect(operations).toHaveLength(200);
     const names = operations.map((op) => op["x-sdk-method"]);
     expect(new Set(names).size).toBe(200);
@@ -46,7 +52,9 @@ describe("cost per operation (synthetic contracts of 20 and 1,000 operations)", 
 
   it(`the main entry's code loaded at start grows by at most ${MAIN_PER_OPERATION} B min+gz per operation`, () => {
     const growth = perOperation(small, large, (f) => f.main.gzipBytes);
-    console.info(`[size] main entry at start: ${small.main.gzipBytes} B (20) → ${large.main.gzipBytes} B (1,000): ${growth.toFixed(1)} B per operation`);
+    console.info(
+      `[size] main entry at start: ${small.main.gzipBytes} B (20) → ${large.main.gzipBytes} B (1,000): ${growth.toFixed(1)} B per operation`,
+    );
     // The tables are measured, only later: what the first call loads grows with the contract.
     expect(large.main.lazyGzipBytes - small.main.lazyGzipBytes).toBeGreaterThan(980 * 5);
     expect(growth).toBeGreaterThan(0);
@@ -55,7 +63,9 @@ describe("cost per operation (synthetic contracts of 20 and 1,000 operations)", 
 
   it(`the testing entry's code loaded at start grows by at most ${TESTING_PER_OPERATION} B min+gz per operation`, () => {
     const growth = perOperation(small, large, (f) => f.testing.gzipBytes);
-    console.info(`[size] testing entry at start: ${small.testing.gzipBytes} B (20) → ${large.testing.gzipBytes} B (1,000): ${growth.toFixed(1)} B per operation`);
+    console.info(
+      `[size] testing entry at start: ${small.testing.gzipBytes} B (20) → ${large.testing.gzipBytes} B (1,000): ${growth.toFixed(1)} B per operation`,
+    );
     // The validators are built and measured: they load per operation, on its first request.
     expect(large.testing.lazyGzipBytes - small.testing.lazyGzipBytes).toBeGreaterThan(980 * 200);
     expect(growth).toBeLessThanOrEqual(TESTING_PER_OPERATION);

@@ -26,9 +26,19 @@ const apiUrl = `${server.url}/api/admin`;
 const url = `${apiUrl}/users/42/`;
 const init = { params: { path: { id: 42 } } };
 const client = (options: object = {}) => sdk.createStoreAdminClient({ apiUrl, accessToken: TOKEN, ...options });
-const [ours, noDeadline, neither] = [client(), client({ timeoutMs: Infinity }), client({ timeoutMs: Infinity, maxResponseBytes: Infinity })];
-const bare = createClient({ baseUrl: apiUrl, headers: HEADERS }) as unknown as { GET: (path: string, init: object) => Promise<unknown> };
-const planned = { ...init, Request: PlannedRequest, fetch: (request: PlannedRequest) => fetch(request.url, request.init) };
+const [ours, noDeadline, neither] = [
+  client(),
+  client({ timeoutMs: Infinity }),
+  client({ timeoutMs: Infinity, maxResponseBytes: Infinity }),
+];
+const bare = createClient({ baseUrl: apiUrl, headers: HEADERS }) as unknown as {
+  GET: (path: string, init: object) => Promise<unknown>;
+};
+const planned = {
+  ...init,
+  Request: PlannedRequest,
+  fetch: (request: PlannedRequest) => fetch(request.url, request.init),
+};
 
 const variants: Record<string, () => Promise<unknown>> = {
   "raw fetch": async () => (await fetch(url, { headers: HEADERS })).json(),
@@ -43,7 +53,7 @@ const variants: Record<string, () => Promise<unknown>> = {
   },
   "bare openapi-fetch": () => bare.GET("/users/{id}/", init),
   "bare openapi-fetch, fetch(url, init)": () => bare.GET("/users/{id}/", planned),
-  "ours": () => ours.GET("/users/{id}/", init),
+  ours: () => ours.GET("/users/{id}/", init),
   "ours, timeoutMs: Infinity": () => noDeadline.GET("/users/{id}/", init),
   "ours, no deadline, no byte count": () => neither.GET("/users/{id}/", init),
 };
@@ -61,4 +71,7 @@ for (let round = 0; round < ROUNDS; round++) {
 await server.close();
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 const raw = median(samples.get("raw fetch")!);
-for (const [name, values] of samples) console.log(`${name.padEnd(40)} ${median(values).toFixed(1).padStart(7)} µs  ${(median(values) / raw).toFixed(2)}× raw fetch`);
+for (const [name, values] of samples)
+  console.log(
+    `${name.padEnd(40)} ${median(values).toFixed(1).padStart(7)} µs  ${(median(values) / raw).toFixed(2)}× raw fetch`,
+  );

@@ -48,7 +48,10 @@ async function startArrivalServer(): Promise<ArrivalServer> {
       const ok = request.headers.authorization === `Bearer ${TOKEN}`;
       const body = ok ? USER_JSON : `{"detail":"missing token"}`;
       const send = () => {
-        response.writeHead(ok ? 200 : 401, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+        response.writeHead(ok ? 200 : 401, {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+        });
         response.end(body);
       };
       if (state.delayMs > 0) setTimeout(send, state.delayMs);
@@ -116,9 +119,25 @@ interface Run {
 }
 
 /** One run: `workers` processes on a fresh queue of `items` GETs; resolves once all have arrived. */
-async function runOnce(redis: RedisServer, server: ArrivalServer, name: string, workers: number, items: number, rate?: number): Promise<Run> {
-  const { createBulkQueue } = (await import(pathToFileURL(`${ROOT}dist/src/bulk/bullmq/index.js`).href)) as typeof import("../../src/bulk/bullmq/index.js");
-  const env = { QUEUE: name, REDIS_PORT: redis.port, API_URL: server.url, TOKEN, CONCURRENCY, ...(rate ? { RATE: rate } : {}) };
+async function runOnce(
+  redis: RedisServer,
+  server: ArrivalServer,
+  name: string,
+  workers: number,
+  items: number,
+  rate?: number,
+): Promise<Run> {
+  const { createBulkQueue } = (await import(
+    pathToFileURL(`${ROOT}dist/src/bulk/bullmq/index.js`).href
+  )) as typeof import("../../src/bulk/bullmq/index.js");
+  const env = {
+    QUEUE: name,
+    REDIS_PORT: redis.port,
+    API_URL: server.url,
+    TOKEN,
+    CONCURRENCY,
+    ...(rate ? { RATE: rate } : {}),
+  };
   const children = await startWorkers(workers, env);
   const bulk = createBulkQueue<{ id: number }>({ name, connection: { host: "127.0.0.1", port: redis.port } });
   server.arrivals.length = 0;
@@ -132,11 +151,15 @@ async function runOnce(redis: RedisServer, server: ArrivalServer, name: string, 
     // the queue is asked once they are all in.
     while (server.arrivals.length < items || (await bulk.status()).done < items) {
       if (Date.now() > deadline) throw new Error(`${name}: not done after 10 minutes`);
-      while (server.arrivals.length < items && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (server.arrivals.length < items && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const times = [...server.arrivals].sort((a, b) => a - b);
-    return { perSecond: ((times.length - 1) * 1000) / (times.at(-1)! - times[0]!), maxWindow: maxInWindow(times, 1000) };
+    return {
+      perSecond: ((times.length - 1) * 1000) / (times.at(-1)! - times[0]!),
+      maxWindow: maxInWindow(times, 1000),
+    };
   } finally {
     await stopWorkers(children);
     await bulk.close();
@@ -144,7 +167,14 @@ async function runOnce(redis: RedisServer, server: ArrivalServer, name: string, 
 }
 
 /** Jobs per second by worker count, `rounds` interleaved rounds (the order rotating per round) of `itemsPerWorker` × workers items each. */
-async function scaleRounds(redis: RedisServer, server: ArrivalServer, label: string, counts: readonly number[], rounds: number, itemsPerWorker: number): Promise<Map<number, number[]>> {
+async function scaleRounds(
+  redis: RedisServer,
+  server: ArrivalServer,
+  label: string,
+  counts: readonly number[],
+  rounds: number,
+  itemsPerWorker: number,
+): Promise<Map<number, number[]>> {
   const rates = new Map<number, number[]>(counts.map((workers) => [workers, []]));
   for (let round = 0; round < rounds; round++) {
     const order = counts.map((_, i) => counts[(i + round) % counts.length]!);
@@ -164,7 +194,8 @@ export async function bulkQueue(quick: boolean): Promise<Section> {
     const budgetRounds = quick ? 1 : 3;
     const budgetItems = quick ? 400 : BUDGET * 10;
     const budget: Run[] = [];
-    for (let round = 0; round < budgetRounds; round++) budget.push(await runOnce(redis, server, `bench-budget-${round}`, 3, budgetItems, BUDGET));
+    for (let round = 0; round < budgetRounds; round++)
+      budget.push(await runOnce(redis, server, `bench-budget-${round}`, 3, budgetItems, BUDGET));
     const achieved = summarize(budget.map((r) => r.perSecond / BUDGET));
     const window = summarize(budget.map((r) => r.maxWindow / BUDGET));
     const worstWindow = Math.max(...budget.map((r) => r.maxWindow / BUDGET));
@@ -172,12 +203,29 @@ export async function bulkQueue(quick: boolean): Promise<Section> {
     // No budget, a store that answers in 100 ms: about 5 s of requests per run at full scale-out.
     const latencyRounds = quick ? 1 : 3;
     server.delayMs = LATENCY_MS;
-    const latency = await scaleRounds(redis, server, "latency", LATENCY_WORKERS, latencyRounds, quick ? 100 : LATENCY_ITEMS_PER_WORKER);
+    const latency = await scaleRounds(
+      redis,
+      server,
+      "latency",
+      LATENCY_WORKERS,
+      latencyRounds,
+      quick ? 100 : LATENCY_ITEMS_PER_WORKER,
+    );
     server.delayMs = 0;
     // No budget, answers at once: what the workers' CPU costs, on this machine's cores.
     const cpuRounds = quick ? 1 : 4;
     const cpu = await scaleRounds(redis, server, "cpu", [1, 3], cpuRounds, quick ? 200 : 1000);
-    return queueSection({ budgetRounds, budgetItems, latencyRounds, cpuRounds, achieved, window, worstWindow, latency, cpu });
+    return queueSection({
+      budgetRounds,
+      budgetItems,
+      latencyRounds,
+      cpuRounds,
+      achieved,
+      window,
+      worstWindow,
+      latency,
+      cpu,
+    });
   } finally {
     await server.close();
     await redis.dispose();
@@ -229,15 +277,35 @@ function queueSection(f: QueueFigures): Section {
         ["measure", "result"],
         ["3 workers, budget 200/s: achieved ÷ budget", cell(f.achieved, times)],
         ["3 workers, budget 200/s: busiest 1-second arrival window ÷ budget (goal ≤ 1.00×)", cell(f.window, times)],
-        ...LATENCY_WORKERS.map((workers) => [`no budget, store answering in ${LATENCY_MS} ms, ${workers} worker${workers > 1 ? "s" : ""} (jobs/s)`, cell(summarize(f.latency.get(workers)!), perSecond)]),
-        ...LATENCY_WORKERS.filter((workers) => workers > 1).map((workers) => [`no budget, store answering in ${LATENCY_MS} ms: ${workers} workers ÷ 1 worker`, cell(latencyRatio(workers), times)]),
-        ["CPU contention on this machine (no budget, answers at once), 1 worker (jobs/s)", cell(summarize(f.cpu.get(1)!), perSecond)],
-        ["CPU contention on this machine (no budget, answers at once), 3 workers (jobs/s)", cell(summarize(f.cpu.get(3)!), perSecond)],
-        [`CPU contention on this machine (no budget, answers at once, ${cores} cores): 3 workers ÷ 1 worker`, cell(cpuRatio, times)],
+        ...LATENCY_WORKERS.map((workers) => [
+          `no budget, store answering in ${LATENCY_MS} ms, ${workers} worker${workers > 1 ? "s" : ""} (jobs/s)`,
+          cell(summarize(f.latency.get(workers)!), perSecond),
+        ]),
+        ...LATENCY_WORKERS.filter((workers) => workers > 1).map((workers) => [
+          `no budget, store answering in ${LATENCY_MS} ms: ${workers} workers ÷ 1 worker`,
+          cell(latencyRatio(workers), times),
+        ]),
+        [
+          "CPU contention on this machine (no budget, answers at once), 1 worker (jobs/s)",
+          cell(summarize(f.cpu.get(1)!), perSecond),
+        ],
+        [
+          "CPU contention on this machine (no budget, answers at once), 3 workers (jobs/s)",
+          cell(summarize(f.cpu.get(3)!), perSecond),
+        ],
+        [
+          `CPU contention on this machine (no budget, answers at once, ${cores} cores): 3 workers ÷ 1 worker`,
+          cell(cpuRatio, times),
+        ],
       ],
     ],
     summary: [
-      ["queue, 3 workers on one budget of 200/s: achieved ÷ budget", times(f.achieved.median), "≥ 0.90×", status(f.achieved.median >= 0.9)],
+      [
+        "queue, 3 workers on one budget of 200/s: achieved ÷ budget",
+        times(f.achieved.median),
+        "≥ 0.90×",
+        status(f.achieved.median >= 0.9),
+      ],
       // "No window above": every round's busiest window counts, the worst one decides.
       [
         "queue, 3 workers on one budget of 200/s: busiest 1-second window ÷ budget (worst round)",
@@ -245,8 +313,18 @@ function queueSection(f: QueueFigures): Section {
         "≤ 1.00×",
         status(f.worstWindow <= 1),
       ],
-      [`queue, no budget, store answering in ${LATENCY_MS} ms: 3 / 6 workers ÷ 1 worker (jobs/s)`, `${times(latencyRatio(3).median)} / ${times(latencyRatio(6).median)}`, "reported", "–"],
-      [`queue, no budget, answers at once: 3 workers ÷ 1 worker (jobs/s), CPU contention on this machine's ${cores} cores`, times(cpuRatio.median), "reported", "–"],
+      [
+        `queue, no budget, store answering in ${LATENCY_MS} ms: 3 / 6 workers ÷ 1 worker (jobs/s)`,
+        `${times(latencyRatio(3).median)} / ${times(latencyRatio(6).median)}`,
+        "reported",
+        "–",
+      ],
+      [
+        `queue, no budget, answers at once: 3 workers ÷ 1 worker (jobs/s), CPU contention on this machine's ${cores} cores`,
+        times(cpuRatio.median),
+        "reported",
+        "–",
+      ],
     ],
   };
 }

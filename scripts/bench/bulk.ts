@@ -29,7 +29,10 @@ const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 
 /** Items per second: runBulk and a Promise pool, the same client and the same call, rotating order. */
-async function throughput(bulk: BulkModule, quick: boolean): Promise<{ items: number; rounds: number; ours: number[]; pool: number[] }> {
+async function throughput(
+  bulk: BulkModule,
+  quick: boolean,
+): Promise<{ items: number; rounds: number; ours: number[]; pool: number[] }> {
   const sdk = await loadSdk();
   const server = await startLoopbackServer();
   const client = sdk.createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN });
@@ -99,9 +102,16 @@ const server = require("node:http").createServer((request, response) => {
 server.listen(0, "127.0.0.1", () => console.log(server.address().port));`;
 
 /** Arrival times at a server of a run under `perSecond`: the achieved rate and the busiest one-second window. */
-async function budget(bulk: BulkModule, quick: boolean, perSecond: number): Promise<{ items: number; achieved: number; fullest: number }> {
+async function budget(
+  bulk: BulkModule,
+  quick: boolean,
+  perSecond: number,
+): Promise<{ items: number; achieved: number; fullest: number }> {
   const sdk = await loadSdk();
-  const child = spawn(process.execPath, ["-e", ARRIVAL_SERVER], { env: { ...process.env, BODY: USER_JSON }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["-e", ARRIVAL_SERVER], {
+    env: { ...process.env, BODY: USER_JSON },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   try {
     const port = await new Promise<number>((resolve, reject) => {
       child.stdout!.once("data", (chunk: Buffer) => resolve(Number(chunk.toString("utf8").trim())));
@@ -133,7 +143,9 @@ async function budget(bulk: BulkModule, quick: boolean, perSecond: number): Prom
 }
 
 /** The heap after forced collections, before and after a run of a million items with no calls. */
-async function memory(bulk: BulkModule): Promise<{ items: number; flat: number; flatPeak: number; withKeys: number; ms: number }> {
+async function memory(
+  bulk: BulkModule,
+): Promise<{ items: number; flat: number; flatPeak: number; withKeys: number; ms: number }> {
   const sdk = await loadSdk();
   const items = 1_000_000;
   const client = sdk.createStoreAdminClient({ apiUrl: "http://127.0.0.1:9", accessToken: TOKEN });
@@ -174,18 +186,32 @@ async function memory(bulk: BulkModule): Promise<{ items: number; flat: number; 
 
   const ledger = bulk.memoryLedger();
   const beforeKeys = settle();
-  await bulk.runBulk({ client, runId: "memory-keys", items: generated(), key: (item) => String(item.id), concurrency: CONCURRENCY, ledger, task: (item) => item.id });
+  await bulk.runBulk({
+    client,
+    runId: "memory-keys",
+    items: generated(),
+    key: (item) => String(item.id),
+    concurrency: CONCURRENCY,
+    ledger,
+    task: (item) => item.id,
+  });
   const withKeys = settle() - beforeKeys;
   if (ledger.get("1") === undefined) throw new Error("the ledger lost its keys");
   return { items, flat, flatPeak: peak - before, withKeys, ms };
 }
 
 /** Opening (resuming) a file ledger of a million done keys, against reading and splitting the same file. */
-async function resume(ledgers: BulkModule, quick: boolean): Promise<{ keys: number; bytes: number; open: number[]; read: number[] }> {
+async function resume(
+  ledgers: BulkModule,
+  quick: boolean,
+): Promise<{ keys: number; bytes: number; open: number[]; read: number[] }> {
   const keys = 1_000_000;
   const dir = mkdtempSync(join(tmpdir(), "bench-ledger-"));
   const path = join(dir, "million.ledger");
-  writeFileSync(path, ledgerLine(`H${JSON.stringify({ ledger: "store-admin-sdk/bulk", version: 1, runId: "million" })}`));
+  writeFileSync(
+    path,
+    ledgerLine(`H${JSON.stringify({ ledger: "store-admin-sdk/bulk", version: 1, runId: "million" })}`),
+  );
   for (let from = 1; from <= keys; from += 50_000) {
     let chunk = "";
     for (let id = from; id < from + 50_000; id++) chunk += ledgerLine(`s"${id}"`) + ledgerLine(`d"${id}"`);
@@ -199,7 +225,8 @@ async function resume(ledgers: BulkModule, quick: boolean): Promise<{ keys: numb
     let start = performance.now();
     const ledger = ledgers.fileLedger(path);
     const state = await ledger.open("million");
-    if ((await ledger.get(String(keys)))?.state !== "done" || state.inDoubt.length !== 0) throw new Error("the ledger did not read back");
+    if ((await ledger.get(String(keys)))?.state !== "done" || state.inDoubt.length !== 0)
+      throw new Error("the ledger did not read back");
     open.push(performance.now() - start);
     await ledger.close();
     collectGarbage();
@@ -240,22 +267,59 @@ export async function bulkRunner(quick: boolean): Promise<Section> {
       \`fileLedger\` of ${int(opened.keys)} done keys (a start and an end record each, ${mb(opened.bytes)}), against
       reading the same file and splitting its lines.`),
     tables: [
-      [["throughput (items/s)", "median (IQR)"], ["`runBulk`", cell(summarize(speed.ours), int)], ["Promise pool", cell(summarize(speed.pool), int)], ["ours ÷ pool (goal ≥ 0.95×)", cell(ratio, times)]],
-      [["budget of 200/s", "result"], ["achieved ÷ budget (goal ≥ 0.90×; the 50 ms margin caps it at 0.95×)", times(achieved)], ["busiest 1-second arrival window ÷ budget (goal ≤ 1.00×)", `${times(fullest)} (${rate.fullest} requests)`]],
+      [
+        ["throughput (items/s)", "median (IQR)"],
+        ["`runBulk`", cell(summarize(speed.ours), int)],
+        ["Promise pool", cell(summarize(speed.pool), int)],
+        ["ours ÷ pool (goal ≥ 0.95×)", cell(ratio, times)],
+      ],
+      [
+        ["budget of 200/s", "result"],
+        ["achieved ÷ budget (goal ≥ 0.90×; the 50 ms margin caps it at 0.95×)", times(achieved)],
+        ["busiest 1-second arrival window ÷ budget (goal ≤ 1.00×)", `${times(fullest)} (${rate.fullest} requests)`],
+      ],
       [
         ["memory over a million items", "heap"],
         ["runner alone, after the run", mb(heap.flat)],
         ["runner alone, highest seen during the run", mb(heap.flatPeak)],
-        ["with `memoryLedger()` holding every key", `${mb(heap.withKeys)} (${int(heap.withKeys / heap.items)} B a key)`],
+        [
+          "with `memoryLedger()` holding every key",
+          `${mb(heap.withKeys)} (${int(heap.withKeys / heap.items)} B a key)`,
+        ],
         ["time for the million (no calls)", seconds(heap.ms)],
       ],
-      [["resume over a million done keys", "median (IQR)"], ["`fileLedger(path).open(runId)`", cell(openMs, seconds)], ["read and split the file (floor)", cell(summarize(opened.read), seconds)], ["open ÷ read", cell(pairedRatio(opened.open, opened.read), times)]],
+      [
+        ["resume over a million done keys", "median (IQR)"],
+        ["`fileLedger(path).open(runId)`", cell(openMs, seconds)],
+        ["read and split the file (floor)", cell(summarize(opened.read), seconds)],
+        ["open ÷ read", cell(pairedRatio(opened.open, opened.read), times)],
+      ],
     ],
     summary: [
-      [`bulk, ${int(speed.items)} items, no budget: runBulk ÷ Promise pool`, times(ratio.median), "≥ 0.95×", status(ratio.median >= 0.95)],
-      [`bulk at ${RATE}/s: achieved ÷ budget; busiest 1-second arrival window ÷ budget`, `${times(achieved)}; ${times(fullest)}`, "≥ 0.90×; ≤ 1.00×", status(achieved >= 0.9 && fullest <= 1)],
-      ["bulk over a million items: runner heap after; peak", `${mb(heap.flat)}; ${mb(heap.flatPeak)}`, "≤ 16 MB; ≤ 64 MB", status(heap.flat <= 16 * 1024 * 1024 && heap.flatPeak <= 64 * 1024 * 1024)],
-      ["bulk resume: open a ledger of a million done keys", seconds(openMs.median), "seconds (≤ 5 s)", status(openMs.median <= 5000)],
+      [
+        `bulk, ${int(speed.items)} items, no budget: runBulk ÷ Promise pool`,
+        times(ratio.median),
+        "≥ 0.95×",
+        status(ratio.median >= 0.95),
+      ],
+      [
+        `bulk at ${RATE}/s: achieved ÷ budget; busiest 1-second arrival window ÷ budget`,
+        `${times(achieved)}; ${times(fullest)}`,
+        "≥ 0.90×; ≤ 1.00×",
+        status(achieved >= 0.9 && fullest <= 1),
+      ],
+      [
+        "bulk over a million items: runner heap after; peak",
+        `${mb(heap.flat)}; ${mb(heap.flatPeak)}`,
+        "≤ 16 MB; ≤ 64 MB",
+        status(heap.flat <= 16 * 1024 * 1024 && heap.flatPeak <= 64 * 1024 * 1024),
+      ],
+      [
+        "bulk resume: open a ledger of a million done keys",
+        seconds(openMs.median),
+        "seconds (≤ 5 s)",
+        status(openMs.median <= 5000),
+      ],
     ],
   };
 }

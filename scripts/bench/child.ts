@@ -30,5 +30,6 @@ const BENCHMARKS: Record<string, (...args: string[]) => Promise<unknown>> = {
 
 const [name = "", ...args] = process.argv.slice(2);
 const benchmark = BENCHMARKS[name];
-if (!benchmark) throw new Error(`no benchmark named ${JSON.stringify(name)}: one of ${Object.keys(BENCHMARKS).join(", ")}`);
+if (!benchmark)
+  throw new Error(`no benchmark named ${JSON.stringify(name)}: one of ${Object.keys(BENCHMARKS).join(", ")}`);
 process.send!(await benchmark(...args), () => process.disconnect());

@@ -70,24 +70,48 @@ export async function codeMode(quick: boolean): Promise<Section> {
     if (i >= 3) startMs.push(performance.now() - start);
   }
   // A call: direct, and through the sandbox and the host's checks, on one stub fetch.
-  const client = createStoreAdminClient({ apiUrl: "https://shop.example.com/api/admin", accessToken: TOKEN, fetch: stubFetch(USER_JSON) });
-  const checked = operationCalls({ client, filter: {}, maxBytes: 32_768, clean: (text) => text, contractChecker: async () => mockStoreClient("contract-check"), nameOf: (tool) => `store.${tool.methodName}` });
+  const client = createStoreAdminClient({
+    apiUrl: "https://shop.example.com/api/admin",
+    accessToken: TOKEN,
+    fetch: stubFetch(USER_JSON),
+  });
+  const checked = operationCalls({
+    client,
+    filter: {},
+    maxBytes: 32_768,
+    clean: (text) => text,
+    contractChecker: async () => mockStoreClient("contract-check"),
+    nameOf: (tool) => `store.${tool.methodName}`,
+  });
   const loop = `async function __codeModeMain() { for (let i = 0; i < ${calls}; i++) await store.users.retrieve(42); return 1; }`;
   const direct: number[] = [];
   const sandboxed: number[] = [];
   const crossing: number[] = [];
   // The crossing alone: a host that answers at once with the same user, no check, no fetch.
   const answered = JSON.parse(USER_JSON) as unknown;
-  const atOnce = codeModeHost({ calls: { checkedSend: async () => ({ args: {}, data: answered, status: 200 }) }, clean: (text) => text, maxCalls: calls }, []);
+  const atOnce = codeModeHost(
+    {
+      calls: { checkedSend: async () => ({ args: {}, data: answered, status: 200 }) },
+      clean: (text) => text,
+      maxCalls: calls,
+    },
+    [],
+  );
   for (let i = 0; i < rounds + 2; i++) {
     let start = performance.now();
     for (let n = 0; n < calls; n++) await client.users.retrieve(42);
     const directMs = performance.now() - start;
     const sent: SentCall[] = [];
     start = performance.now();
-    await runInSandbox(quickjs, loop, codeModeHost({ calls: checked, clean: (text) => text, maxCalls: calls }, sent), LIMITS);
+    await runInSandbox(
+      quickjs,
+      loop,
+      codeModeHost({ calls: checked, clean: (text) => text, maxCalls: calls }, sent),
+      LIMITS,
+    );
     const sandboxMs = performance.now() - start;
-    if (sent.length !== calls || sent.some((call) => call.status !== 200)) throw new Error(`the sandboxed calls did not all succeed: ${JSON.stringify(sent.slice(0, 3))}`);
+    if (sent.length !== calls || sent.some((call) => call.status !== 200))
+      throw new Error(`the sandboxed calls did not all succeed: ${JSON.stringify(sent.slice(0, 3))}`);
     start = performance.now();
     await runInSandbox(quickjs, loop, atOnce, LIMITS);
     const crossingMs = performance.now() - start;
@@ -95,7 +119,14 @@ export async function codeMode(quick: boolean): Promise<Section> {
   }
   // A warm execute of a one-call snippet: checked and run in worker threads (as the server does) against both on this thread (as it did).
   const oneCall = (i: number) => `return (await store.users.retrieve(42)).email; // ${i}`;
-  const engines = isolatedEngines({ ...LIMITS, maxCalls: 50, timeoutMs: 30_000, maxExecutes: 4, checkMs: 10_000, workerMemoryBytes: 512 * 1024 * 1024 });
+  const engines = isolatedEngines({
+    ...LIMITS,
+    maxCalls: 50,
+    timeoutMs: 30_000,
+    maxExecutes: 4,
+    checkMs: 10_000,
+    workerMemoryBytes: 512 * 1024 * 1024,
+  });
   await engines.ready();
   const inThread: number[] = [];
   const isolated: number[] = [];
@@ -103,16 +134,29 @@ export async function codeMode(quick: boolean): Promise<Section> {
     let start = performance.now();
     const here = checker.check(oneCall(i));
     if (!here.ok) throw new Error("the one-call snippet does not type-check");
-    await runInSandbox(quickjs, here.javascript, codeModeHost({ calls: checked, clean: (text) => text, maxCalls: 50 }, []), LIMITS);
+    await runInSandbox(
+      quickjs,
+      here.javascript,
+      codeModeHost({ calls: checked, clean: (text) => text, maxCalls: 50 }, []),
+      LIMITS,
+    );
     const inThreadMs = performance.now() - start;
     start = performance.now();
     const deadline = start + 30_000;
     const there = await engines.check(oneCall(i), deadline);
-    if (!("ok" in there) || !there.ok) throw new Error(`the one-call snippet does not type-check in a worker: ${JSON.stringify(there)}`);
+    if (!("ok" in there) || !there.ok)
+      throw new Error(`the one-call snippet does not type-check in a worker: ${JSON.stringify(there)}`);
     const sent: SentCall[] = [];
-    const outcome = await engines.run(there.javascript, codeModeHost({ calls: checked, clean: (text) => text, maxCalls: 50 }, sent), deadline, 32_768, new AbortController());
+    const outcome = await engines.run(
+      there.javascript,
+      codeModeHost({ calls: checked, clean: (text) => text, maxCalls: 50 }, sent),
+      deadline,
+      32_768,
+      new AbortController(),
+    );
     const isolatedMs = performance.now() - start;
-    if (outcome.value === undefined || sent.length !== 1) throw new Error(`the one-call execute failed in a worker: ${JSON.stringify(outcome)}`);
+    if (outcome.value === undefined || sent.length !== 1)
+      throw new Error(`the one-call execute failed in a worker: ${JSON.stringify(outcome)}`);
     if (i >= 3) inThread.push(inThreadMs), isolated.push(isolatedMs);
   }
   const isolation = summarize(isolated.map((ms, i) => ms / inThread[i]!));
@@ -153,8 +197,18 @@ export async function codeMode(quick: boolean): Promise<Section> {
     summary: [
       ["code mode: warm type-check of a 30-line snippet", ms(check.median), "< 1 s", status(check.median < 1_000)],
       ["code mode: sandbox start", ms(start.median), "< 100 ms", status(start.median < 100)],
-      ["code mode: a sandboxed call over a direct one", `${ms(overhead.median)} (${times(ratio.median)})`, "< 2 ms", status(overhead.median < 2)],
-      ["code mode: a warm one-call execute in worker threads ÷ on the server's thread", times(isolation.median), "≤ 2×", status(isolation.median <= 2)],
+      [
+        "code mode: a sandboxed call over a direct one",
+        `${ms(overhead.median)} (${times(ratio.median)})`,
+        "< 2 ms",
+        status(overhead.median < 2),
+      ],
+      [
+        "code mode: a warm one-call execute in worker threads ÷ on the server's thread",
+        times(isolation.median),
+        "≤ 2×",
+        status(isolation.median <= 2),
+      ],
     ],
   };
 }

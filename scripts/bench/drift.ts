@@ -10,7 +10,18 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { clientCalls, loadPlugins, loadSdk, ROOT, TOKEN } from "./fixtures.js";
-import { cell, compareOps, int, oneLine, pairedRatio, status, summarize, times, type Section, type Summary } from "./measure.js";
+import {
+  cell,
+  compareOps,
+  int,
+  oneLine,
+  pairedRatio,
+  status,
+  summarize,
+  times,
+  type Section,
+  type Summary,
+} from "./measure.js";
 import { startLoopbackServer } from "./server.js";
 
 const gzip = (code: string | Uint8Array): number => gzipSync(code, { level: 9 }).byteLength;
@@ -20,7 +31,15 @@ async function firstUseBytes(): Promise<{ perOperation: number[]; helpers: numbe
   const dir = join(ROOT, "generated", "validators", "responses");
   const perOperation: number[] = [];
   for (const file of readdirSync(dir).filter((name) => name.endsWith(".ts"))) {
-    const result = await build({ entryPoints: [join(dir, file)], bundle: true, minify: true, format: "esm", write: false, logLevel: "silent", external: ["../chunks/*"] });
+    const result = await build({
+      entryPoints: [join(dir, file)],
+      bundle: true,
+      minify: true,
+      format: "esm",
+      write: false,
+      logLevel: "silent",
+      external: ["../chunks/*"],
+    });
     perOperation.push(gzip(result.outputFiles[0]!.contents));
   }
   const chunks = join(ROOT, "generated", "validators", "chunks");
@@ -28,8 +47,25 @@ async function firstUseBytes(): Promise<{ perOperation: number[]; helpers: numbe
   const distChunks = join(ROOT, "dist", "chunks");
   const checkFile = readdirSync(distChunks).find((name) => /^drift-\w+\.js$/.test(name))!;
   const minified = async (file: string) =>
-    gzip((await build({ entryPoints: [file], bundle: true, minify: true, format: "esm", write: false, logLevel: "silent", external: ["#shared", "#response-validators", "./*"] })).outputFiles[0]!.contents);
-  return { perOperation, helpers, check: await minified(join(distChunks, checkFile)), loaders: await minified(join(ROOT, "dist", "generated", "validators", "responses.js")) };
+    gzip(
+      (
+        await build({
+          entryPoints: [file],
+          bundle: true,
+          minify: true,
+          format: "esm",
+          write: false,
+          logLevel: "silent",
+          external: ["#shared", "#response-validators", "./*"],
+        })
+      ).outputFiles[0]!.contents,
+    );
+  return {
+    perOperation,
+    helpers,
+    check: await minified(join(distChunks, checkFile)),
+    loaders: await minified(join(ROOT, "dist", "generated", "validators", "responses.js")),
+  };
 }
 
 export async function drift(quick: boolean): Promise<Section> {
@@ -37,14 +73,30 @@ export async function drift(quick: boolean): Promise<Section> {
   const { validateResponses } = await loadPlugins();
   const server = await startLoopbackServer();
   // "off": without the plugin.
-  const client = (mode: "off" | "report") => clientCalls(sdk.createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN, plugins: mode === "off" ? [] : [validateResponses(mode)] }));
+  const client = (mode: "off" | "report") =>
+    clientCalls(
+      sdk.createStoreAdminClient({
+        apiUrl: server.url,
+        accessToken: TOKEN,
+        plugins: mode === "off" ? [] : [validateResponses(mode)],
+      }),
+    );
   const calls = { off: client("off"), report: client("report"), control: client("off") };
   try {
     const samples = {
-      get: await compareOps({ off: calls.off.get, report: calls.report.get, control: calls.control.get }, { quick, rounds: 40 }),
-      post: await compareOps({ off: calls.off.post, report: calls.report.post, control: calls.control.post }, { quick, rounds: 40 }),
+      get: await compareOps(
+        { off: calls.off.get, report: calls.report.get, control: calls.control.get },
+        { quick, rounds: 40 },
+      ),
+      post: await compareOps(
+        { off: calls.off.post, report: calls.report.post, control: calls.control.post },
+        { quick, rounds: 40 },
+      ),
     };
-    const ratio = (a: string, b: string): Record<"get" | "post", Summary> => ({ get: pairedRatio(samples.get[a]!, samples.get[b]!), post: pairedRatio(samples.post[a]!, samples.post[b]!) });
+    const ratio = (a: string, b: string): Record<"get" | "post", Summary> => ({
+      get: pairedRatio(samples.get[a]!, samples.get[b]!),
+      post: pairedRatio(samples.post[a]!, samples.post[b]!),
+    });
     const report = ratio("report", "off");
     const control = ratio("control", "off");
     const bytes = await firstUseBytes();
@@ -64,26 +116,54 @@ export async function drift(quick: boolean): Promise<Section> {
       tables: [
         [
           ["variant", "GET ops/s", "POST ops/s"],
-          ["`validateResponses: \"off\"`", cell(summarize(samples.get["off"]!), int), cell(summarize(samples.post["off"]!), int)],
-          ["`validateResponses: \"report\"`", cell(summarize(samples.get["report"]!), int), cell(summarize(samples.post["report"]!), int)],
-          ["A/A control: `\"off\"` again", cell(summarize(samples.get["control"]!), int), cell(summarize(samples.post["control"]!), int)],
+          [
+            '`validateResponses: "off"`',
+            cell(summarize(samples.get["off"]!), int),
+            cell(summarize(samples.post["off"]!), int),
+          ],
+          [
+            '`validateResponses: "report"`',
+            cell(summarize(samples.get["report"]!), int),
+            cell(summarize(samples.post["report"]!), int),
+          ],
+          [
+            'A/A control: `"off"` again',
+            cell(summarize(samples.get["control"]!), int),
+            cell(summarize(samples.post["control"]!), int),
+          ],
         ],
         [
           ["ratio (paired per round)", "GET", "POST"],
-          ["\"report\" ÷ \"off\" (goal ≥ 0.90×)", cell(report.get, times), cell(report.post, times)],
-          ["A/A control ÷ \"off\" (ideally 1.00×: the resolution)", cell(control.get, times), cell(control.post, times)],
+          ['"report" ÷ "off" (goal ≥ 0.90×)', cell(report.get, times), cell(report.post, times)],
+          ['A/A control ÷ "off" (ideally 1.00×: the resolution)', cell(control.get, times), cell(control.post, times)],
         ],
         [
           ["loaded on first use (min+gz)", "bytes"],
-          [`an operation's response validators (median of ${bytes.perOperation.length}; largest)`, `${int(perOperation.median)} B; ${int(Math.max(...bytes.perOperation))} B`],
+          [
+            `an operation's response validators (median of ${bytes.perOperation.length}; largest)`,
+            `${int(perOperation.median)} B; ${int(Math.max(...bytes.perOperation))} B`,
+          ],
           ["once per process: the check (`src/client/drift.ts`)", `${int(bytes.check)} B`],
-          ["once per process: the operations' loaders (`generated/validators/responses.ts`)", `${int(bytes.loaders)} B`],
+          [
+            "once per process: the operations' loaders (`generated/validators/responses.ts`)",
+            `${int(bytes.loaders)} B`,
+          ],
           ["once per process: the Ajv helpers the validators share", `${int(bytes.helpers)} B`],
         ],
       ],
       summary: [
-        ["loopback, `validateResponses: \"report\"` ÷ `\"off\"` (ops/s), GET / POST", `${times(report.get.median)} / ${times(report.post.median)}`, "≥ 0.90×", status(met)],
-        ["bytes an operation's response validators load on first use, median; largest", `${int(perOperation.median)} B; ${int(Math.max(...bytes.perOperation))} B`, "reported", "–"],
+        [
+          'loopback, `validateResponses: "report"` ÷ `"off"` (ops/s), GET / POST',
+          `${times(report.get.median)} / ${times(report.post.median)}`,
+          "≥ 0.90×",
+          status(met),
+        ],
+        [
+          "bytes an operation's response validators load on first use, median; largest",
+          `${int(perOperation.median)} B; ${int(Math.max(...bytes.perOperation))} B`,
+          "reported",
+          "–",
+        ],
       ],
     };
   } finally {

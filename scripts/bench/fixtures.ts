@@ -43,33 +43,81 @@ export const USER_JSON = JSON.stringify({
   id: 42,
   accepts_marketing: true,
   addresses: [
-    { id: 7, country: "SE", first_name: "Astrid", last_name: "Lindgren", line1: "Drottninggatan 12", line2: "", line3: "", line4: "Stockholm", state: "",
-      postcode: "111 51", phone_number: "+46812345678", notes: "Leave at the door", is_default_for_billing: true, is_default_for_shipping: true },
+    {
+      id: 7,
+      country: "SE",
+      first_name: "Astrid",
+      last_name: "Lindgren",
+      line1: "Drottninggatan 12",
+      line2: "",
+      line3: "",
+      line4: "Stockholm",
+      state: "",
+      postcode: "111 51",
+      phone_number: "+46812345678",
+      notes: "Leave at the door",
+      is_default_for_billing: true,
+      is_default_for_shipping: true,
+    },
   ],
-  date_joined: "2023-03-14T09:26:53Z", email: "astrid@example.org", first_name: "Astrid", last_name: "Lindgren", ip: "203.0.113.24", is_blocked: false,
-  language: "sv", metadata: { loyalty_tier: "gold" }, orders_count: 12, phone_number: "+46812345678", subscriptions_count: 1, tags: ["vip", "newsletter"],
-  total_spent: "1249.50", user_agent: "Mozilla/5.0 (X11; Linux x86_64)", user_type: "customer",
+  date_joined: "2023-03-14T09:26:53Z",
+  email: "astrid@example.org",
+  first_name: "Astrid",
+  last_name: "Lindgren",
+  ip: "203.0.113.24",
+  is_blocked: false,
+  language: "sv",
+  metadata: { loyalty_tier: "gold" },
+  orders_count: 12,
+  phone_number: "+46812345678",
+  subscriptions_count: 1,
+  tags: ["vip", "newsletter"],
+  total_spent: "1249.50",
+  user_agent: "Mozilla/5.0 (X11; Linux x86_64)",
+  user_type: "customer",
 });
 
 /** The 13-field body of `POST /products/` (the contract's example), and the `Product` answered. */
 export const PRODUCT_CREATE = {
-  title: "Single-origin coffee beans, 1 kg", description: "Washed Ethiopian Yirgacheffe, roasted weekly.", enable_subscription: true,
-  external_tax_code: "PC040100", interval: "month" as const, interval_counts: [1, 2, 3], is_discountable: true, is_public: true,
-  meta_description: "Fresh coffee beans delivered monthly.", meta_title: "Coffee beans subscription", metadata: {}, ranking: 10, recommended_products: [1187],
+  title: "Single-origin coffee beans, 1 kg",
+  description: "Washed Ethiopian Yirgacheffe, roasted weekly.",
+  enable_subscription: true,
+  external_tax_code: "PC040100",
+  interval: "month" as const,
+  interval_counts: [1, 2, 3],
+  is_discountable: true,
+  is_public: true,
+  meta_description: "Fresh coffee beans delivered monthly.",
+  meta_title: "Coffee beans subscription",
+  metadata: {},
+  ranking: 10,
+  recommended_products: [1187],
 };
 export const PRODUCT_JSON = JSON.stringify({
-  id: 1201, ...PRODUCT_CREATE, slug: "single-origin-coffee-beans-1-kg", url: "https://shop.example.org/products/single-origin-coffee-beans-1-kg/",
-  structure: "standalone", rating: 4.7, date_created: "2024-04-01T10:00:00Z", date_updated: "2024-04-01T10:00:00Z", images: [], variants: [],
+  id: 1201,
+  ...PRODUCT_CREATE,
+  slug: "single-origin-coffee-beans-1-kg",
+  url: "https://shop.example.org/products/single-origin-coffee-beans-1-kg/",
+  structure: "standalone",
+  rating: 4.7,
+  date_created: "2024-04-01T10:00:00Z",
+  date_updated: "2024-04-01T10:00:00Z",
+  images: [],
+  variants: [],
 });
 
 type FetchFn = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
 
 /** Sends nothing; answers every call with a fresh `200` carrying `body`, so only client code runs. */
-export const stubFetch = (body: string): FetchFn => async () => new Response(body, { status: 200, headers: { "content-type": "application/json" } });
+export const stubFetch =
+  (body: string): FetchFn =>
+  async () =>
+    new Response(body, { status: 200, headers: { "content-type": "application/json" } });
 
 /** Throws unless a call returned the expected body, so no variant skips work unnoticed. */
 function expectId(data: unknown, id: number): void {
-  if ((data as { id?: unknown } | undefined)?.id !== id) throw new Error(`expected a body with id ${id}, got ${JSON.stringify(data)?.slice(0, 200)}`);
+  if ((data as { id?: unknown } | undefined)?.id !== id)
+    throw new Error(`expected a body with id ${id}, got ${JSON.stringify(data)?.slice(0, 200)}`);
 }
 
 export interface Calls {
@@ -126,10 +174,21 @@ export function rawCalls(apiUrl: string, fetch: FetchFn, timeoutMs?: number): Ca
   };
   const postHeaders = { ...HEADERS, "Content-Type": "application/json" };
   return {
-    get: () => bounded(async (signal) => checked(await fetch(`${apiUrl}/users/${encodeURIComponent(42)}/`, { headers: HEADERS, signal }), 42)),
+    get: () =>
+      bounded(async (signal) =>
+        checked(await fetch(`${apiUrl}/users/${encodeURIComponent(42)}/`, { headers: HEADERS, signal }), 42),
+      ),
     post: () =>
       bounded(async (signal) =>
-        checked(await fetch(`${apiUrl}/products/`, { method: "POST", headers: postHeaders, body: JSON.stringify(PRODUCT_CREATE), signal }), 1201),
+        checked(
+          await fetch(`${apiUrl}/products/`, {
+            method: "POST",
+            headers: postHeaders,
+            body: JSON.stringify(PRODUCT_CREATE),
+            signal,
+          }),
+          1201,
+        ),
       ),
   };
 }

@@ -40,10 +40,17 @@ export async function size(): Promise<Section> {
         ["ours, at start", `${int(ours.minBytes)} B`, `${int(ours.gzipBytes)} B`],
         ["bare openapi-fetch", `${int(bare.minBytes)} B`, `${int(bare.gzipBytes)} B`],
         ["ours ÷ bare openapi-fetch", times(ours.minBytes / bare.minBytes), gzipRatio],
-        ["ours, loaded later: on the first call (`src/client/operation-tables.ts`) or form (`src/client/multipart.ts`)", "", `${int(ours.lazyGzipBytes)} B`],
+        [
+          "ours, loaded later: on the first call (`src/client/operation-tables.ts`) or form (`src/client/multipart.ts`)",
+          "",
+          `${int(ours.lazyGzipBytes)} B`,
+        ],
         ["ours in all", "", `**${int(ours.totalGzipBytes)} B**`],
       ],
-      [["input of our bundle", "minified bytes"], ...ours.inputs.map((input) => [`\`${input.path}\``, int(input.bytes)])],
+      [
+        ["input of our bundle", "minified bytes"],
+        ...ours.inputs.map((input) => [`\`${input.path}\``, int(input.bytes)]),
+      ],
     ],
     summary: [
       [
@@ -91,13 +98,19 @@ export async function startup(quick: boolean): Promise<Section> {
   const ms = { ours: [] as number[], bare: [] as number[], control: [] as number[] };
   const first = { ours: [] as number[], bare: [] as number[] };
   for (let i = 0; i < runs; i++) {
-    ms.ours.push(coldImportMs(ours)), ms.bare.push(coldImportMs("openapi-fetch")), ms.control.push(coldImportMs("openapi-fetch"));
+    ms.ours.push(coldImportMs(ours)),
+      ms.bare.push(coldImportMs("openapi-fetch")),
+      ms.control.push(coldImportMs("openapi-fetch"));
     first.ours.push(coldFirstCallMs("ours")), first.bare.push(coldFirstCallMs("bare"));
   }
   const firstRatio = pairedRatio(first.ours, first.bare);
   const fixed = (n: number): string => n.toFixed(1);
   const loadedBytes = [...staticClosure(DIST_ENTRY)].reduce((sum, file) => sum + statSync(file).size, 0);
-  const [oursMs, ratio, control] = [summarize(ms.ours), pairedRatio(ms.ours, ms.bare), pairedRatio(ms.control, ms.bare)];
+  const [oursMs, ratio, control] = [
+    summarize(ms.ours),
+    pairedRatio(ms.ours, ms.bare),
+    pairedRatio(ms.control, ms.bare),
+  ];
   return {
     title: "Start-up",
     note: oneLine(`
@@ -133,7 +146,12 @@ export async function startup(quick: boolean): Promise<Section> {
       ],
     ],
     summary: [
-      ["cold `import()` of the package, ours ÷ openapi-fetch alone", `${times(ratio.median)} (${fixed(oursMs.median)} ms; A/A ${times(control.median)})`, "≤ 1.5×", status(ratio.median <= 1.5)],
+      [
+        "cold `import()` of the package, ours ÷ openapi-fetch alone",
+        `${times(ratio.median)} (${fixed(oursMs.median)} ms; A/A ${times(control.median)})`,
+        "≤ 1.5×",
+        status(ratio.median <= 1.5),
+      ],
     ],
   };
 }
@@ -142,20 +160,42 @@ export async function startup(quick: boolean): Promise<Section> {
 function typecheckOnce(dir: string, name: string, source: string): Record<string, number> {
   const rewritten = source
     .replaceAll('"../../src/index.js"', JSON.stringify(DIST_ENTRY))
-    .replaceAll('"../../generated/schema.js"', JSON.stringify(DIST_ENTRY.replace(/src\/index\.js$/, "generated/schema.js")))
+    .replaceAll(
+      '"../../generated/schema.js"',
+      JSON.stringify(DIST_ENTRY.replace(/src\/index\.js$/, "generated/schema.js")),
+    )
     .replaceAll('"openapi-fetch"', JSON.stringify(`${ROOT}node_modules/openapi-fetch/dist/index.mjs`));
   writeFileSync(join(dir, `${name}.mts`), rewritten); // .mts: an ES module, like the package
-  const compilerOptions = { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", skipLibCheck: true, noEmit: true };
+  const compilerOptions = {
+    strict: true,
+    target: "ES2022",
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    skipLibCheck: true,
+    noEmit: true,
+  };
   const lib = ["ES2022", "DOM", "DOM.Iterable"];
-  writeFileSync(join(dir, `${name}.json`), JSON.stringify({ compilerOptions: { ...compilerOptions, lib, types: [] }, files: [`${name}.mts`] }));
+  writeFileSync(
+    join(dir, `${name}.json`),
+    JSON.stringify({ compilerOptions: { ...compilerOptions, lib, types: [] }, files: [`${name}.mts`] }),
+  );
   const tsc = `${ROOT}node_modules/typescript/lib/tsc.js`;
-  const output = execFileSync(process.execPath, [tsc, "-p", join(dir, `${name}.json`), "--extendedDiagnostics"], { encoding: "utf8" });
-  return Object.fromEntries([...output.matchAll(/^([A-Za-z ]+):\s+([\d.]+)[sK]?$/gm)].map(([, key, value]) => [key!.trim(), Number(value)]));
+  const output = execFileSync(process.execPath, [tsc, "-p", join(dir, `${name}.json`), "--extendedDiagnostics"], {
+    encoding: "utf8",
+  });
+  return Object.fromEntries(
+    [...output.matchAll(/^([A-Za-z ]+):\s+([\d.]+)[sK]?$/gm)].map(([, key, value]) => [key!.trim(), Number(value)]),
+  );
 }
 
 /** Each file's `--extendedDiagnostics` figures, run after run (after one warm-up run). */
-function typecheckRuns(files: Record<string, [label: string, source: string]>, quick: boolean): Record<string, Array<Record<string, number>>> {
-  const runs: Record<string, Array<Record<string, number>>> = Object.fromEntries(Object.keys(files).map((name) => [name, []]));
+function typecheckRuns(
+  files: Record<string, [label: string, source: string]>,
+  quick: boolean,
+): Record<string, Array<Record<string, number>>> {
+  const runs: Record<string, Array<Record<string, number>>> = Object.fromEntries(
+    Object.keys(files).map((name) => [name, []]),
+  );
   const dir = mkdtempSync(join(tmpdir(), "store-admin-sdk-typecheck-"));
   try {
     typecheckOnce(dir, "ours", files.ours![1]); // the file cache and Node's compile cache
@@ -212,12 +252,24 @@ export async function typecheck(quick: boolean): Promise<Section> {
   const first = (name: string, figure: string): number => runs[name]![0]![figure]!;
   const instantiations = times(first("ours", "Instantiations") / first("bare", "Instantiations"));
   const checkTime = times(check("ours").median / check("bare").median);
-  const oursCheck = pairedRatio(runs.ours!.map((f) => f["Check time"]!), runs.bare!.map((f) => f["Check time"]!));
-  const methodsBare = pairedRatio(runs.methods!.map((f) => f["Check time"]!), runs.bare!.map((f) => f["Check time"]!));
-  const controlCheck = pairedRatio(runs.control!.map((f) => f["Check time"]!), runs.bare!.map((f) => f["Check time"]!));
+  const oursCheck = pairedRatio(
+    runs.ours!.map((f) => f["Check time"]!),
+    runs.bare!.map((f) => f["Check time"]!),
+  );
+  const methodsBare = pairedRatio(
+    runs.methods!.map((f) => f["Check time"]!),
+    runs.bare!.map((f) => f["Check time"]!),
+  );
+  const controlCheck = pairedRatio(
+    runs.control!.map((f) => f["Check time"]!),
+    runs.bare!.map((f) => f["Check time"]!),
+  );
   // The two styles of our client: methods ÷ path strings (the goal: at most 1.00×).
   const methodsInstantiations = first("methods", "Instantiations") / first("ours", "Instantiations");
-  const methodsCheck = pairedRatio(runs.methods!.map((f) => f["Check time"]!), runs.ours!.map((f) => f["Check time"]!));
+  const methodsCheck = pairedRatio(
+    runs.methods!.map((f) => f["Check time"]!),
+    runs.ours!.map((f) => f["Check time"]!),
+  );
   const fixed = (n: number): string => n.toFixed(2);
   return {
     title: "Type-checking cost",
@@ -225,7 +277,12 @@ export async function typecheck(quick: boolean): Promise<Section> {
     tables: [
       [
         ["file", "check time (s)", "instantiations", "types"],
-        ...Object.entries(files).map(([k, [label]]) => [label, cell(check(k), fixed), int(first(k, "Instantiations")), int(first(k, "Types"))]),
+        ...Object.entries(files).map(([k, [label]]) => [
+          label,
+          cell(check(k), fixed),
+          int(first(k, "Instantiations")),
+          int(first(k, "Types")),
+        ]),
       ],
       [
         ["ours ÷ bare openapi-fetch", "ratio"],
@@ -242,7 +299,12 @@ export async function typecheck(quick: boolean): Promise<Section> {
       ],
     ],
     summary: [
-      ["type-check of 20 operations, ours ÷ bare openapi-fetch: check time, instantiations", `${checkTime}, ${instantiations}`, "reported", "–"],
+      [
+        "type-check of 20 operations, ours ÷ bare openapi-fetch: check time, instantiations",
+        `${checkTime}, ${instantiations}`,
+        "reported",
+        "–",
+      ],
       [
         "type-check of 20 operations, check time ÷ bare openapi-fetch (paired): path strings, methods; A/A control",
         `${times(oursCheck.median)}, ${times(methodsBare.median)}; A/A ${times(controlCheck.median)}`,
@@ -273,7 +335,9 @@ function scriptMs(args: string[]): number {
  */
 function releasedContract(): string {
   const dir = join(ROOT, "openapi", "released");
-  const files = readdirSync(dir).filter((name) => name.endsWith(".yaml")).sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith(".yaml"))
+    .sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
   return join("openapi", "released", files[0]!);
 }
 
@@ -301,6 +365,13 @@ export async function contractDiff(quick: boolean): Promise<Section> {
         ["diff ÷ generate (paired)", cell(ratio, times)],
       ],
     ],
-    summary: [["`npm run contract:diff` of the released and the working contract", `${seconds(diffMs.median)} s (${times(ratio.median)} one generate)`, "< 30 s", status(diffMs.median < 30_000)]],
+    summary: [
+      [
+        "`npm run contract:diff` of the released and the working contract",
+        `${seconds(diffMs.median)} s (${times(ratio.median)} one generate)`,
+        "< 30 s",
+        status(diffMs.median < 30_000),
+      ],
+    ],
   };
 }

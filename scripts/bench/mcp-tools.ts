@@ -21,15 +21,31 @@ export interface ToolListSize {
 /** The size of `tools/list` for the contract at `file`. */
 export function toolListSize(file: string): ToolListSize {
   const rows = mcpTools(loadContractFile(file));
-  const measure = (listed: typeof rows) => ({ tools: listed.length + 1, bytes: Buffer.byteLength(JSON.stringify({ tools: toolListing(listed) })) });
-  const dynamic = (allowWrites: boolean) => ({ tools: 4, bytes: Buffer.byteLength(JSON.stringify({ tools: dynamicToolListing(allowWrites) })) });
-  return { operations: rows.length, reads: measure(rows.filter((row) => row.method === "GET")), all: measure(rows), dynamic: { reads: dynamic(false), all: dynamic(true) } };
+  const measure = (listed: typeof rows) => ({
+    tools: listed.length + 1,
+    bytes: Buffer.byteLength(JSON.stringify({ tools: toolListing(listed) })),
+  });
+  const dynamic = (allowWrites: boolean) => ({
+    tools: 4,
+    bytes: Buffer.byteLength(JSON.stringify({ tools: dynamicToolListing(allowWrites) })),
+  });
+  return {
+    operations: rows.length,
+    reads: measure(rows.filter((row) => row.method === "GET")),
+    all: measure(rows),
+    dynamic: { reads: dynamic(false), all: dynamic(true) },
+  };
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const files = process.argv.length > 2 ? process.argv.slice(2) : [fileURLToPath(new URL("../../openapi/store-admin.yaml", import.meta.url))];
+  const files =
+    process.argv.length > 2
+      ? process.argv.slice(2)
+      : [fileURLToPath(new URL("../../openapi/store-admin.yaml", import.meta.url))];
   for (const file of files) {
     const { operations, reads, all, dynamic } = toolListSize(file);
-    console.log(`${file}: ${operations} operations; reads only: ${reads.tools} tools, ${reads.bytes} B; --allow-writes: ${all.tools} tools, ${all.bytes} B; --mode dynamic: ${dynamic.reads.tools} tools, ${dynamic.reads.bytes} B, with --allow-writes ${dynamic.all.bytes} B`);
+    console.log(
+      `${file}: ${operations} operations; reads only: ${reads.tools} tools, ${reads.bytes} B; --allow-writes: ${all.tools} tools, ${all.bytes} B; --mode dynamic: ${dynamic.reads.tools} tools, ${dynamic.reads.bytes} B, with --allow-writes ${dynamic.all.bytes} B`,
+    );
   }
 }

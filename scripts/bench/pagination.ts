@@ -8,7 +8,18 @@
 import { getHeapSpaceStatistics } from "node:v8";
 import type { paths } from "../../src/core/types.js";
 import { HEADERS, loadBareOpenapiFetch, loadSdk, TOKEN, USER_JSON } from "./fixtures.js";
-import { cell, collectGarbage, inChild, int, oneLine, pairedRatio, status, summarize, times, type Section } from "./measure.js";
+import {
+  cell,
+  collectGarbage,
+  inChild,
+  int,
+  oneLine,
+  pairedRatio,
+  status,
+  summarize,
+  times,
+  type Section,
+} from "./measure.js";
 import { PAGE_SIZE, startLoopbackServer } from "./server.js";
 
 export type WalkName = "ours" | "hand" | "bare";
@@ -29,7 +40,9 @@ async function walks(): Promise<{ walks: Record<WalkName, Walk>; close(): Promis
   };
   const ours: Walk = async (count, onPage) => {
     let seen = 0;
-    for await (const user of sdk.createStoreAdminClient({ apiUrl: apiUrl(count), accessToken: TOKEN }).paginate("/users/")) {
+    for await (const user of sdk
+      .createStoreAdminClient({ apiUrl: apiUrl(count), accessToken: TOKEN })
+      .paginate("/users/")) {
       if (user.id === undefined) throw new Error("user without id");
       if (++seen % PAGE_SIZE === 0) await onPage();
     }
@@ -78,7 +91,10 @@ export async function timedWalk(name: WalkName, items: number): Promise<number> 
 
 /** Heap in use outside the code spaces (where compiled code goes): data only. */
 const dataHeap = (): number =>
-  getHeapSpaceStatistics().reduce((sum, space) => sum + (space.space_name.startsWith("code") ? 0 : space.space_used_size), 0);
+  getHeapSpaceStatistics().reduce(
+    (sum, space) => sum + (space.space_name.startsWith("code") ? 0 : space.space_used_size),
+    0,
+  );
 
 /** Forced collections with a turn of the event loop between them, so finalizers and WeakRef targets go too. */
 async function settle(rounds: number): Promise<void> {
@@ -157,13 +173,41 @@ export async function pagination(quick: boolean): Promise<Section> {
       controller, a timer and a listener of its own (about 7 µs against 1 µs for a shared one). Handing
       out the items one promise at a time costs 4–17 ms per 100,000 items (under 1 %).`),
     tables: [
-      [["walk", "ms per walk", "ms per page"], ...names.map((n) => [label[n], cell(summarize(ms[n]), int), (summarize(ms[n]).median / (items / PAGE_SIZE)).toFixed(2)])],
-      [["ratio (paired)", "time"], ["ours ÷ hand (goal ≤ 1.10×)", cell(ratio, times)], ["bare openapi-fetch ÷ hand", cell(pairedRatio(ms.bare, ms.hand), times)]],
-      [["walk", "live heap (median)", "drift per page walked"], ...(["ours", "hand"] as const).map((n) => [label[n], `${kB(heap[n].median)} (${pages(heap[n].median)})`, `${int(heap[n].driftPerPage)} B`])],
+      [
+        ["walk", "ms per walk", "ms per page"],
+        ...names.map((n) => [
+          label[n],
+          cell(summarize(ms[n]), int),
+          (summarize(ms[n]).median / (items / PAGE_SIZE)).toFixed(2),
+        ]),
+      ],
+      [
+        ["ratio (paired)", "time"],
+        ["ours ÷ hand (goal ≤ 1.10×)", cell(ratio, times)],
+        ["bare openapi-fetch ÷ hand", cell(pairedRatio(ms.bare, ms.hand), times)],
+      ],
+      [
+        ["walk", "live heap (median)", "drift per page walked"],
+        ...(["ours", "hand"] as const).map((n) => [
+          label[n],
+          `${kB(heap[n].median)} (${pages(heap[n].median)})`,
+          `${int(heap[n].driftPerPage)} B`,
+        ]),
+      ],
     ],
     summary: [
-      [`pagination of ${int(items)} items, time ours ÷ hand loop`, times(ratio.median), "≤ 1.10×", status(ratio.median <= 1.1)],
-      ["pagination live heap; its drift per page walked", `${pages(heap.ours.median)}; ${int(heap.ours.driftPerPage)} B`, "≤ 5 pages; ≤ 1 % of a page", status(heapMet)],
+      [
+        `pagination of ${int(items)} items, time ours ÷ hand loop`,
+        times(ratio.median),
+        "≤ 1.10×",
+        status(ratio.median <= 1.1),
+      ],
+      [
+        "pagination live heap; its drift per page walked",
+        `${pages(heap.ours.median)}; ${int(heap.ours.driftPerPage)} B`,
+        "≤ 5 pages; ≤ 1 % of a page",
+        status(heapMet),
+      ],
     ],
   };
 }

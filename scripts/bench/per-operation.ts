@@ -29,14 +29,30 @@ const timed = (work: () => void): number => {
 function userTimes(figures: SyntheticFigures): { docs: number; typecheck: number } {
   const { dir } = figures;
   for (const file of ["docs/reference-intro.md", "openapi/redocly.yaml"]) cpSync(join(ROOT, file), join(dir, file));
-  const docs = timed(() => execFileSync(process.execPath, [TSX, join(dir, "scripts", "docs.ts")], { cwd: dir, stdio: "pipe" }));
+  const docs = timed(() =>
+    execFileSync(process.execPath, [TSX, join(dir, "scripts", "docs.ts")], { cwd: dir, stdio: "pipe" }),
+  );
   mkdirSync(join(dir, "consumer"), { recursive: true });
   writeFileSync(
     join(dir, "consumer", "app.ts"),
     `import { createStoreAdminClient } from "../src/index.js";\nexport const store = createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: "token" });\n`,
   );
-  const flags = ["--noEmit", "--strict", "--skipLibCheck", "--target", "es2022", "--module", "nodenext", "--moduleResolution", "nodenext", "--types", "node"];
-  const typecheck = timed(() => execFileSync(process.execPath, [TSC, ...flags, join(dir, "consumer", "app.ts")], { cwd: dir, stdio: "pipe" }));
+  const flags = [
+    "--noEmit",
+    "--strict",
+    "--skipLibCheck",
+    "--target",
+    "es2022",
+    "--module",
+    "nodenext",
+    "--moduleResolution",
+    "nodenext",
+    "--types",
+    "node",
+  ];
+  const typecheck = timed(() =>
+    execFileSync(process.execPath, [TSC, ...flags, join(dir, "consumer", "app.ts")], { cwd: dir, stdio: "pipe" }),
+  );
   return { docs, typecheck };
 }
 
@@ -83,13 +99,38 @@ export async function costPerOperation(quick: boolean): Promise<Section> {
     tables: [
       [
         ["min+gz", ...opsHeader, ...stepHeader, "goal per op"],
-        ["main entry at start", ...builds.map((f) => `${int(f.main.gzipBytes)} B`), ...mainGrowth.map((g) => `**${g.toFixed(1)} B**`), `≤ ${GOALS.main} B`],
-        ["main entry, later (first call, first failure)", ...builds.map((f) => `${int(f.main.lazyGzipBytes)} B`), ...growth((f) => f.main.lazyGzipBytes).map((g) => `${g.toFixed(1)} B`), ""],
-        ["testing entry at start", ...builds.map((f) => `${int(f.testing.gzipBytes)} B`), ...testingGrowth.map((g) => `**${g.toFixed(1)} B**`), `≤ ${GOALS.testing} B`],
-        ["testing entry, later (each operation's module)", ...builds.map((f) => `${int(f.testing.lazyGzipBytes)} B`), ...growth((f) => f.testing.lazyGzipBytes).map((g) => `${g.toFixed(1)} B`), ""],
+        [
+          "main entry at start",
+          ...builds.map((f) => `${int(f.main.gzipBytes)} B`),
+          ...mainGrowth.map((g) => `**${g.toFixed(1)} B**`),
+          `≤ ${GOALS.main} B`,
+        ],
+        [
+          "main entry, later (first call, first failure)",
+          ...builds.map((f) => `${int(f.main.lazyGzipBytes)} B`),
+          ...growth((f) => f.main.lazyGzipBytes).map((g) => `${g.toFixed(1)} B`),
+          "",
+        ],
+        [
+          "testing entry at start",
+          ...builds.map((f) => `${int(f.testing.gzipBytes)} B`),
+          ...testingGrowth.map((g) => `**${g.toFixed(1)} B**`),
+          `≤ ${GOALS.testing} B`,
+        ],
+        [
+          "testing entry, later (each operation's module)",
+          ...builds.map((f) => `${int(f.testing.lazyGzipBytes)} B`),
+          ...growth((f) => f.testing.lazyGzipBytes).map((g) => `${g.toFixed(1)} B`),
+          "",
+        ],
       ],
       [
-        ["wall time", ...opsHeader, `ms per op at ${int(last.operations)} ÷ at ${int(builds.at(-2)!.operations)}`, "at most linear"],
+        [
+          "wall time",
+          ...opsHeader,
+          `ms per op at ${int(last.operations)} ÷ at ${int(builds.at(-2)!.operations)}`,
+          "at most linear",
+        ],
         ...timeRows.map(([label, ms]) => [
           label,
           ...ms.map((m) => `${int(m)} ms`),
@@ -99,9 +140,24 @@ export async function costPerOperation(quick: boolean): Promise<Section> {
       ],
     ],
     summary: [
-      ["main entry at start, min+gz per added operation (synthetic 20/200/1,000)", mainGrowth.map((g) => `${g.toFixed(1)} B`).join(" / "), `≤ ${GOALS.main} B`, status(worst(mainGrowth) <= GOALS.main)],
-      ["testing entry at start, min+gz per added operation (synthetic 20/200/1,000)", testingGrowth.map((g) => `${g.toFixed(1)} B`).join(" / "), `≤ ${GOALS.testing} B`, status(worst(testingGrowth) <= GOALS.testing)],
-      ["generate, docs, a consumer's type check: growth with operations", timeRows.map(([, ms]) => (linear(ms) ? "linear" : "worse")).join(", "), "at most linear", status(timeRows.every(([, ms]) => linear(ms)))],
+      [
+        "main entry at start, min+gz per added operation (synthetic 20/200/1,000)",
+        mainGrowth.map((g) => `${g.toFixed(1)} B`).join(" / "),
+        `≤ ${GOALS.main} B`,
+        status(worst(mainGrowth) <= GOALS.main),
+      ],
+      [
+        "testing entry at start, min+gz per added operation (synthetic 20/200/1,000)",
+        testingGrowth.map((g) => `${g.toFixed(1)} B`).join(" / "),
+        `≤ ${GOALS.testing} B`,
+        status(worst(testingGrowth) <= GOALS.testing),
+      ],
+      [
+        "generate, docs, a consumer's type check: growth with operations",
+        timeRows.map(([, ms]) => (linear(ms) ? "linear" : "worse")).join(", "),
+        "at most linear",
+        status(timeRows.every(([, ms]) => linear(ms))),
+      ],
     ],
   };
 }

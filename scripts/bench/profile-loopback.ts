@@ -27,7 +27,10 @@ async function loop(variant: string, ms: number): Promise<void> {
   const sdk = await loadSdk();
   const server = await startLoopbackServer();
   const fetch = (input: Request | string | URL, init?: RequestInit): Promise<Response> => globalThis.fetch(input, init);
-  const calls = variant === "ours" ? clientCalls(sdk.createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN })) : rawCalls(server.url, fetch, 30_000);
+  const calls =
+    variant === "ours"
+      ? clientCalls(sdk.createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN }))
+      : rawCalls(server.url, fetch, 30_000);
   const end = performance.now() + ms;
   let pairs = 0;
   for (; performance.now() < end; pairs++) await calls.get(), await calls.post();
@@ -43,7 +46,10 @@ function summarize(dir: string): string[] {
     profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
     return self;
   };
-  const busy = (profile: Profile) => profile.nodes.filter((n) => n.callFrame.functionName !== "(idle)").reduce((sum, n) => sum + (selfOf(profile).get(n.id) ?? 0), 0);
+  const busy = (profile: Profile) =>
+    profile.nodes
+      .filter((n) => n.callFrame.functionName !== "(idle)")
+      .reduce((sum, n) => sum + (selfOf(profile).get(n.id) ?? 0), 0);
   const main = profiles.sort((a, b) => busy(b) - busy(a))[0]!;
   const self = selfOf(main);
   const total = [...self.values()].reduce((a, b) => a + b, 0);
@@ -53,13 +59,19 @@ function summarize(dir: string): string[] {
     const time = self.get(node.id) ?? 0;
     if (time === 0) continue;
     const { url, functionName, lineNumber } = node.callFrame;
-    const file = url.replace(/^.*\/(node_modules\/[^/]+|dist)\//, "$1/").replace(/^node:internal\/deps\/undici\/undici$/, "undici") || `(${functionName})`;
+    const file =
+      url
+        .replace(/^.*\/(node_modules\/[^/]+|dist)\//, "$1/")
+        .replace(/^node:internal\/deps\/undici\/undici$/, "undici") || `(${functionName})`;
     byFile.set(file, (byFile.get(file) ?? 0) + time);
     const name = `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}`;
     byFunction.set(name, (byFunction.get(name) ?? 0) + time);
   }
   const top = (map: Map<string, number>, n: number) =>
-    [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([key, time]) => `${((100 * time) / total).toFixed(1).padStart(6)} %  ${key}`);
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([key, time]) => `${((100 * time) / total).toFixed(1).padStart(6)} %  ${key}`);
   return ["by file:", ...top(byFile, 12), "by function:", ...top(byFunction, 15)];
 }
 
@@ -72,7 +84,9 @@ if (variant === "ours" || variant === "raw") {
     const dir = mkdtempSync(join(tmpdir(), `store-admin-sdk-profile-${name}-`));
     try {
       const script = fileURLToPath(import.meta.url);
-      execFileSync(process.execPath, ["--import", "tsx", "--cpu-prof", `--cpu-prof-dir=${dir}`, script, name, ms], { stdio: "inherit" });
+      execFileSync(process.execPath, ["--import", "tsx", "--cpu-prof", `--cpu-prof-dir=${dir}`, script, name, ms], {
+        stdio: "inherit",
+      });
       console.log(summarize(dir).join("\n"));
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -11,7 +11,17 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildDist } from "../build.js";
@@ -47,8 +57,11 @@ function files(dir: string, prefix = ""): string[] {
 /** The hash of what a build is made from. */
 function inputsHash(operations: number, seed: number): string {
   const hash = createHash("sha256").update(`${operations}:${seed}\n`);
-  for (const dir of ["src", "scripts"]) for (const file of files(join(ROOT, dir))) hash.update(`${dir}/${file}\n`).update(readFileSync(join(ROOT, dir, file)));
-  for (const file of ["openapi/store-admin.yaml", "package-lock.json", "package.json"]) hash.update(readFileSync(join(ROOT, file)));
+  for (const dir of ["src", "scripts"])
+    for (const file of files(join(ROOT, dir)))
+      hash.update(`${dir}/${file}\n`).update(readFileSync(join(ROOT, dir, file)));
+  for (const file of ["openapi/store-admin.yaml", "package-lock.json", "package.json"])
+    hash.update(readFileSync(join(ROOT, file)));
   return hash.digest("hex").slice(0, 16);
 }
 
@@ -64,9 +77,12 @@ export async function syntheticBuild(operations: number, seed = 1): Promise<Synt
   const result = join(dir, "figures.json");
   if (existsSync(result)) return JSON.parse(readFileSync(result, "utf8")) as SyntheticFigures;
   // Older builds of the same size are of older sources: not kept.
-  if (existsSync(CACHE)) for (const old of readdirSync(CACHE)) if (old.startsWith(`${operations}-`)) rmSync(join(CACHE, old), { recursive: true, force: true });
+  if (existsSync(CACHE))
+    for (const old of readdirSync(CACHE))
+      if (old.startsWith(`${operations}-`)) rmSync(join(CACHE, old), { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  for (const path of ["src", "scripts", "package.json", "tsconfig.json"]) cpSync(join(ROOT, path), join(dir, path), { recursive: true });
+  for (const path of ["src", "scripts", "package.json", "tsconfig.json"])
+    cpSync(join(ROOT, path), join(dir, path), { recursive: true });
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
   const contract = join(dir, "contract");
   writeSyntheticContract(contract, operations, seed);
@@ -75,8 +91,15 @@ export async function syntheticBuild(operations: number, seed = 1): Promise<Synt
   cpSync(join(contract, "samples"), join(dir, "docs", "samples"), { recursive: true });
 
   // The copy's own generators (its scripts/), so that they read its contract and samples and write its generated/.
-  const generator = (script: string) => () => execFileSync(process.execPath, [TSX, join(dir, "scripts", script)], { cwd: dir, stdio: "pipe" });
-  const ms = { generate: timed(generator("generate.ts")), generateTesting: timed(generator("generate-testing.ts")), generateMcp: timed(generator("generate-mcp.ts")), generateCodeMode: timed(generator("generate-code-mode.ts")), build: 0 };
+  const generator = (script: string) => () =>
+    execFileSync(process.execPath, [TSX, join(dir, "scripts", script)], { cwd: dir, stdio: "pipe" });
+  const ms = {
+    generate: timed(generator("generate.ts")),
+    generateTesting: timed(generator("generate-testing.ts")),
+    generateMcp: timed(generator("generate-mcp.ts")),
+    generateCodeMode: timed(generator("generate-code-mode.ts")),
+    build: 0,
+  };
   const started = performance.now();
   await buildDist(dir);
   ms.build = Math.round(performance.now() - started);
@@ -90,7 +113,9 @@ export async function syntheticBuild(operations: number, seed = 1): Promise<Synt
     operations,
     main: await size("dist/src/index.js"),
     testing: await size("dist/src/testing/index.js", ["createMockStore"]),
-    runtimeCompiled: files(dist).filter((file) => file.endsWith(".js") && /\bnew Function\b|\beval\(/.test(readFileSync(join(dist, file), "utf8"))),
+    runtimeCompiled: files(dist).filter(
+      (file) => file.endsWith(".js") && /\bnew Function\b|\beval\(/.test(readFileSync(join(dist, file), "utf8")),
+    ),
     ms,
     dir,
   };
@@ -99,8 +124,11 @@ export async function syntheticBuild(operations: number, seed = 1): Promise<Synt
 }
 
 /** Bytes each added operation costs between two builds. */
-export const perOperation = (from: SyntheticFigures, to: SyntheticFigures, pick: (f: SyntheticFigures) => number): number =>
-  (pick(to) - pick(from)) / (to.operations - from.operations);
+export const perOperation = (
+  from: SyntheticFigures,
+  to: SyntheticFigures,
+  pick: (f: SyntheticFigures) => number,
+): number => (pick(to) - pick(from)) / (to.operations - from.operations);
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   for (const count of process.argv.slice(2).map(Number)) {

@@ -19,20 +19,128 @@ import { fileURLToPath } from "node:url";
 import { parse, stringify } from "yaml";
 import type { Json } from "../contract-json.js";
 
-
 const NOUNS = [
-  "invoice", "shipment", "warehouse", "coupon", "carrier", "supplier", "campaign", "voucher", "bundle", "catalog",
-  "collection", "channel", "brand", "review", "wishlist", "cart", "checkout", "payout", "refund", "receipt",
-  "parcel", "pallet", "manifest", "region", "zone", "currency", "locale", "translation", "redirect", "page",
-  "menu", "banner", "theme", "template", "webhook", "integration", "partner", "affiliate", "reseller", "vendor",
-  "employee", "team", "role", "permission", "session", "device", "report", "export", "import", "schedule",
-  "reminder", "quote", "estimate", "contract", "agreement", "license", "warranty", "claim", "ticket", "survey",
-  "badge", "reward", "point", "tier", "segment", "audience", "list", "feed", "listing", "offer",
-  "auction", "bid", "rental", "booking", "reservation", "slot", "venue", "event", "course", "lesson",
+  "invoice",
+  "shipment",
+  "warehouse",
+  "coupon",
+  "carrier",
+  "supplier",
+  "campaign",
+  "voucher",
+  "bundle",
+  "catalog",
+  "collection",
+  "channel",
+  "brand",
+  "review",
+  "wishlist",
+  "cart",
+  "checkout",
+  "payout",
+  "refund",
+  "receipt",
+  "parcel",
+  "pallet",
+  "manifest",
+  "region",
+  "zone",
+  "currency",
+  "locale",
+  "translation",
+  "redirect",
+  "page",
+  "menu",
+  "banner",
+  "theme",
+  "template",
+  "webhook",
+  "integration",
+  "partner",
+  "affiliate",
+  "reseller",
+  "vendor",
+  "employee",
+  "team",
+  "role",
+  "permission",
+  "session",
+  "device",
+  "report",
+  "export",
+  "import",
+  "schedule",
+  "reminder",
+  "quote",
+  "estimate",
+  "contract",
+  "agreement",
+  "license",
+  "warranty",
+  "claim",
+  "ticket",
+  "survey",
+  "badge",
+  "reward",
+  "point",
+  "tier",
+  "segment",
+  "audience",
+  "list",
+  "feed",
+  "listing",
+  "offer",
+  "auction",
+  "bid",
+  "rental",
+  "booking",
+  "reservation",
+  "slot",
+  "venue",
+  "event",
+  "course",
+  "lesson",
 ];
-const QUALIFIERS = ["tax", "shipping", "loyalty", "price", "stock", "return", "gift", "sales", "store", "customer", "product", "payment"];
-const CHILDREN = ["notes", "lines", "events", "attachments", "comments", "items", "contacts", "rules", "prices", "labels", "steps", "logs"];
-const ACTIONS = ["archive", "cancel", "approve", "refund", "resend", "close", "reopen", "publish", "verify", "duplicate"];
+const QUALIFIERS = [
+  "tax",
+  "shipping",
+  "loyalty",
+  "price",
+  "stock",
+  "return",
+  "gift",
+  "sales",
+  "store",
+  "customer",
+  "product",
+  "payment",
+];
+const CHILDREN = [
+  "notes",
+  "lines",
+  "events",
+  "attachments",
+  "comments",
+  "items",
+  "contacts",
+  "rules",
+  "prices",
+  "labels",
+  "steps",
+  "logs",
+];
+const ACTIONS = [
+  "archive",
+  "cancel",
+  "approve",
+  "refund",
+  "resend",
+  "close",
+  "reopen",
+  "publish",
+  "verify",
+  "duplicate",
+];
 const FIELDS: Array<[name: string, schema: Json, example: unknown]> = [
   ["status", { type: "string", maxLength: 32 }, "open"],
   ["reference", { type: "string", maxLength: 64 }, "REF-1042"],
@@ -66,7 +174,12 @@ function random(seed: number): () => number {
 
 const camel = (words: string[]) => words.map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join("");
 const pascal = (words: string[]) => words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
-const plural = (word: string) => (word.endsWith("y") && !/[aeiou]y$/.test(word) ? `${word.slice(0, -1)}ies` : word.endsWith("s") || word.endsWith("x") ? `${word}es` : `${word}s`);
+const plural = (word: string) =>
+  word.endsWith("y") && !/[aeiou]y$/.test(word)
+    ? `${word.slice(0, -1)}ies`
+    : word.endsWith("s") || word.endsWith("x")
+      ? `${word}es`
+      : `${word}s`;
 
 interface SyntheticContract {
   /** The contract as YAML. */
@@ -131,20 +244,37 @@ export function syntheticContract(count: number, base: string, seed = 1): Synthe
   const next = random(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
   const doc = parse(base) as Json;
-  const making: Making = { next, pick, schemas: (doc.components as Json).schemas as Json, paths: {}, tags: [], samples: {}, used: new Set(), made: 0, count };
+  const making: Making = {
+    next,
+    pick,
+    schemas: (doc.components as Json).schemas as Json,
+    paths: {},
+    tags: [],
+    samples: {},
+    used: new Set(),
+    made: 0,
+    count,
+  };
   while (making.made < count) addResource(making);
   doc.paths = making.paths;
   doc.tags = making.tags;
   delete doc["x-tagGroups"];
-  (doc.info as Json).description = `A synthetic contract of ${count} operations in the style of the Store Administration API (scripts/bench/synthetic-contract.ts, seed ${seed}).`;
-  return { yaml: stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false }), samples: making.samples, operations: count };
+  (doc.info as Json).description =
+    `A synthetic contract of ${count} operations in the style of the Store Administration API (scripts/bench/synthetic-contract.ts, seed ${seed}).`;
+  return {
+    yaml: stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false }),
+    samples: making.samples,
+    operations: count,
+  };
 }
 
 /** A resource's schemas (`Invoice`, `InvoiceUpdate`, `InvoicePage`) and an example of it. */
 function resourceSchemas(making: Making, name: string, description: string): { example: Json; body: Json } {
   const { next, schemas } = making;
   const fields = [...FIELDS].sort(() => next() - 0.5).slice(0, 4 + Math.floor(next() * 4));
-  const properties: Json = { id: { type: "integer", readOnly: true, description: `A unique integer identifying the ${description}.` } };
+  const properties: Json = {
+    id: { type: "integer", readOnly: true, description: `A unique integer identifying the ${description}.` },
+  };
   const example: Json = { id: 42 };
   for (const [field, schema, value] of fields) {
     properties[field] = { ...schema, description: `The ${field.replace(/_/g, " ")} of the ${description}.` };
@@ -153,18 +283,38 @@ function resourceSchemas(making: Making, name: string, description: string): { e
   properties.created_at = { $ref: "#/components/schemas/Timestamp", readOnly: true };
   example.created_at = "2024-03-14T09:26:53Z";
   schemas[name] = { type: "object", description: `A ${description}.`, required: ["id"], properties };
-  const writable = Object.fromEntries(Object.entries(properties).filter(([field]) => field !== "id" && field !== "created_at"));
-  schemas[`${name}Update`] = { type: "object", description: `The fields of a ${description} that a request sets.`, properties: writable };
+  const writable = Object.fromEntries(
+    Object.entries(properties).filter(([field]) => field !== "id" && field !== "created_at"),
+  );
+  schemas[`${name}Update`] = {
+    type: "object",
+    description: `The fields of a ${description} that a request sets.`,
+    properties: writable,
+  };
   schemas[`${name}Page`] = {
     description: `One page of ${description}s.`,
-    allOf: [{ $ref: "#/components/schemas/PageLinks" }, { type: "object", required: ["results"], properties: { results: { type: "array", items: { $ref: `#/components/schemas/${name}` } } } }],
+    allOf: [
+      { $ref: "#/components/schemas/PageLinks" },
+      {
+        type: "object",
+        required: ["results"],
+        properties: { results: { type: "array", items: { $ref: `#/components/schemas/${name}` } } },
+      },
+    ],
   };
   const { id: _id, created_at: _created, ...body } = example;
   return { example, body };
 }
 
 /** Adds an operation and its sample, until `count` are made. */
-function addOperation(making: Making, path: string, method: string, operation: Json, call: string, pathParams: Json[]): void {
+function addOperation(
+  making: Making,
+  path: string,
+  method: string,
+  operation: Json,
+  call: string,
+  pathParams: Json[],
+): void {
   if (making.made >= making.count) return;
   making.made++;
   const item = (making.paths[path] ??= pathParams.length > 0 ? { parameters: pathParams } : {}) as Json;
@@ -174,14 +324,30 @@ function addOperation(making: Making, path: string, method: string, operation: J
 
 /** A success response of `schema` with `value` as its example. */
 const ok = (status: string, schema: string, value: unknown, description: string) => ({
-  [status]: { description, content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` }, examples: { example: { value } } } } },
+  [status]: {
+    description,
+    content: {
+      "application/json": { schema: { $ref: `#/components/schemas/${schema}` }, examples: { example: { value } } },
+    },
+  },
 });
 /** A required JSON request body of `schema` with `value` as its example. */
-const json = (schema: string, value: unknown) => ({ required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` }, examples: { example: { value } } } } });
+const json = (schema: string, value: unknown) => ({
+  required: true,
+  content: {
+    "application/json": { schema: { $ref: `#/components/schemas/${schema}` }, examples: { example: { value } } },
+  },
+});
 const READ = (segment: string) => [{ storeAdminToken: [`${segment}:read`] }];
 const WRITE = (segment: string) => [{ storeAdminToken: [`${segment}:write`] }];
 /** The `{id}` path parameter of a resource. */
-const idParameter = (title: string) => ({ name: "id", in: "path", required: true, description: `A unique integer identifying the ${title}.`, schema: { type: "integer" } });
+const idParameter = (title: string) => ({
+  name: "id",
+  in: "path",
+  required: true,
+  description: `A unique integer identifying the ${title}.`,
+  schema: { type: "integer" },
+});
 
 /** A new resource (a noun, or a qualified one, `tax-rates` style, never the same twice): its list, create, retrieve, update, actions and nested resources. */
 function addResource(making: Making): void {
@@ -209,7 +375,8 @@ function addResource(making: Making): void {
   });
   addOwnOperations(making, it, op);
   // Nested resources: a list and a create under the parent, a retrieve and an update of one.
-  for (const child of [...new Set([pick(CHILDREN), pick(CHILDREN)])].slice(0, Math.floor(next() * 3))) addChildResource(making, it, op, child);
+  for (const child of [...new Set([pick(CHILDREN), pick(CHILDREN)])].slice(0, Math.floor(next() * 3)))
+    addChildResource(making, it, op, child);
 }
 
 /** A resource's list, create, retrieve, update and one or two actions. */
@@ -220,23 +387,74 @@ function addOwnOperations(making: Making, it: Resource, op: OperationOf): void {
   const page = { next: null, previous: null, results: [example] };
   const filter = pick(FIELDS);
 
-  addOperation(making, `/${segment}/`, "get", op(`list${pascal([...words.slice(0, -1), plural(words.at(-1)!)])}`, "list", `List ${title}s`, read, {
-    parameters: [VERSION, { name: filter[0], in: "query", description: `Filter by ${filter[0].replace(/_/g, " ")}.`, schema: { type: "string" } }, { $ref: "#/components/parameters/Cursor" }],
-    responses: { ...ok("200", `${Name}Page`, page, `One page of ${title}s.`), ...ERRORS },
-  }), `for await (const item of store.${resource}.list()) console.log(item.id);`, []);
-  addOperation(making, `/${segment}/`, "post", op(`create${Name}`, "create", `Create a ${title}`, write, {
-    parameters: [VERSION], requestBody: json(`${Name}Update`, body), responses: { ...ok("201", Name, example, `The ${title} created.`), ...ERRORS },
-  }), `const created = await store.${resource}.create(${JSON.stringify(body)});\nconsole.log(created.id);`, []);
-  addOperation(making, `/${segment}/{id}/`, "get", op(`get${Name}`, "retrieve", `Retrieve a ${title}`, read, {
-    parameters: [VERSION], responses: { ...ok("200", Name, example, `The ${title}.`), ...ERRORS, ...NOT_FOUND },
-  }), `const found = await store.${resource}.retrieve(42);\nconsole.log(found.id);`, [idParam]);
-  addOperation(making, `/${segment}/{id}/`, "patch", op(`update${Name}`, "update", `Update a ${title}`, write, {
-    parameters: [VERSION], requestBody: json(`${Name}Update`, body), responses: { ...ok("200", Name, example, `The updated ${title}.`), ...ERRORS, ...NOT_FOUND },
-  }), `await store.${resource}.update(42, ${JSON.stringify(body)});`, [idParam]);
+  addOperation(
+    making,
+    `/${segment}/`,
+    "get",
+    op(`list${pascal([...words.slice(0, -1), plural(words.at(-1)!)])}`, "list", `List ${title}s`, read, {
+      parameters: [
+        VERSION,
+        {
+          name: filter[0],
+          in: "query",
+          description: `Filter by ${filter[0].replace(/_/g, " ")}.`,
+          schema: { type: "string" },
+        },
+        { $ref: "#/components/parameters/Cursor" },
+      ],
+      responses: { ...ok("200", `${Name}Page`, page, `One page of ${title}s.`), ...ERRORS },
+    }),
+    `for await (const item of store.${resource}.list()) console.log(item.id);`,
+    [],
+  );
+  addOperation(
+    making,
+    `/${segment}/`,
+    "post",
+    op(`create${Name}`, "create", `Create a ${title}`, write, {
+      parameters: [VERSION],
+      requestBody: json(`${Name}Update`, body),
+      responses: { ...ok("201", Name, example, `The ${title} created.`), ...ERRORS },
+    }),
+    `const created = await store.${resource}.create(${JSON.stringify(body)});\nconsole.log(created.id);`,
+    [],
+  );
+  addOperation(
+    making,
+    `/${segment}/{id}/`,
+    "get",
+    op(`get${Name}`, "retrieve", `Retrieve a ${title}`, read, {
+      parameters: [VERSION],
+      responses: { ...ok("200", Name, example, `The ${title}.`), ...ERRORS, ...NOT_FOUND },
+    }),
+    `const found = await store.${resource}.retrieve(42);\nconsole.log(found.id);`,
+    [idParam],
+  );
+  addOperation(
+    making,
+    `/${segment}/{id}/`,
+    "patch",
+    op(`update${Name}`, "update", `Update a ${title}`, write, {
+      parameters: [VERSION],
+      requestBody: json(`${Name}Update`, body),
+      responses: { ...ok("200", Name, example, `The updated ${title}.`), ...ERRORS, ...NOT_FOUND },
+    }),
+    `await store.${resource}.update(42, ${JSON.stringify(body)});`,
+    [idParam],
+  );
   for (const action of [...new Set([pick(ACTIONS), pick(ACTIONS)])].slice(0, 1 + Math.floor(next() * 2))) {
-    addOperation(making, `/${segment}/{id}/${action}/`, "post", op(`${action}${Name}`, action, `${pascal([action])} a ${title}`, write, {
-      parameters: [VERSION], requestBody: json(`${Name}Update`, body), responses: { ...ok("200", Name, example, `The ${title}, ${action} done.`), ...ERRORS, ...NOT_FOUND },
-    }), `await store.${resource}.${action}(42, ${JSON.stringify(body)});`, [idParam]);
+    addOperation(
+      making,
+      `/${segment}/{id}/${action}/`,
+      "post",
+      op(`${action}${Name}`, action, `${pascal([action])} a ${title}`, write, {
+        parameters: [VERSION],
+        requestBody: json(`${Name}Update`, body),
+        responses: { ...ok("200", Name, example, `The ${title}, ${action} done.`), ...ERRORS, ...NOT_FOUND },
+      }),
+      `await store.${resource}.${action}(42, ${JSON.stringify(body)});`,
+      [idParam],
+    );
   }
 }
 
@@ -248,22 +466,68 @@ function addChildResource(making: Making, it: Resource, op: OperationOf, child: 
   const Child = `${Name}${pascal([single])}`;
   const childTitle = `${title} ${single}`;
   const { example: childExample, body: childBody } = resourceSchemas(making, Child, childTitle);
-  const childParam = { name: `${single}Id`, in: "path", required: true, description: `A unique integer identifying the ${childTitle}.`, schema: { type: "integer" } };
+  const childParam = {
+    name: `${single}Id`,
+    in: "path",
+    required: true,
+    description: `A unique integer identifying the ${childTitle}.`,
+    schema: { type: "integer" },
+  };
   const sub = `${resource}.${child}`;
-  const childOp: OperationOf = (operationId, method, summary, scope, extra) => ({ ...op(operationId, method, summary, scope, extra), "x-sdk-method": `${sub}.${method}` });
-  addOperation(making, `/${segment}/{id}/${child}/`, "get", childOp(`list${Name}${pascal([child])}`, "list", `List a ${title}'s ${child}`, read, {
-    parameters: [VERSION, { $ref: "#/components/parameters/Cursor" }],
-    responses: { ...ok("200", `${Child}Page`, { next: null, previous: null, results: [childExample] }, `One page of ${child}.`), ...ERRORS, ...NOT_FOUND },
-  }), `for await (const item of store.${sub}.list(42)) console.log(item.id);`, [idParam]);
-  addOperation(making, `/${segment}/{id}/${child}/`, "post", childOp(`create${Child}`, "create", `Add a ${childTitle}`, write, {
-    parameters: [VERSION], requestBody: json(`${Child}Update`, childBody), responses: { ...ok("201", Child, childExample, `The ${childTitle} added.`), ...ERRORS, ...NOT_FOUND },
-  }), `await store.${sub}.create(42, ${JSON.stringify(childBody)});`, [idParam]);
-  addOperation(making, `/${segment}/{id}/${child}/{${single}Id}/`, "get", childOp(`get${Child}`, "retrieve", `Retrieve a ${childTitle}`, read, {
-    parameters: [VERSION], responses: { ...ok("200", Child, childExample, `The ${childTitle}.`), ...ERRORS, ...NOT_FOUND },
-  }), `const found = await store.${sub}.retrieve(42, 7);\nconsole.log(found.id);`, [idParam, childParam]);
-  addOperation(making, `/${segment}/{id}/${child}/{${single}Id}/`, "patch", childOp(`update${Child}`, "update", `Update a ${childTitle}`, write, {
-    parameters: [VERSION], requestBody: json(`${Child}Update`, childBody), responses: { ...ok("200", Child, childExample, `The updated ${childTitle}.`), ...ERRORS, ...NOT_FOUND },
-  }), `await store.${sub}.update(42, 7, ${JSON.stringify(childBody)});`, [idParam, childParam]);
+  const childOp: OperationOf = (operationId, method, summary, scope, extra) => ({
+    ...op(operationId, method, summary, scope, extra),
+    "x-sdk-method": `${sub}.${method}`,
+  });
+  addOperation(
+    making,
+    `/${segment}/{id}/${child}/`,
+    "get",
+    childOp(`list${Name}${pascal([child])}`, "list", `List a ${title}'s ${child}`, read, {
+      parameters: [VERSION, { $ref: "#/components/parameters/Cursor" }],
+      responses: {
+        ...ok("200", `${Child}Page`, { next: null, previous: null, results: [childExample] }, `One page of ${child}.`),
+        ...ERRORS,
+        ...NOT_FOUND,
+      },
+    }),
+    `for await (const item of store.${sub}.list(42)) console.log(item.id);`,
+    [idParam],
+  );
+  addOperation(
+    making,
+    `/${segment}/{id}/${child}/`,
+    "post",
+    childOp(`create${Child}`, "create", `Add a ${childTitle}`, write, {
+      parameters: [VERSION],
+      requestBody: json(`${Child}Update`, childBody),
+      responses: { ...ok("201", Child, childExample, `The ${childTitle} added.`), ...ERRORS, ...NOT_FOUND },
+    }),
+    `await store.${sub}.create(42, ${JSON.stringify(childBody)});`,
+    [idParam],
+  );
+  addOperation(
+    making,
+    `/${segment}/{id}/${child}/{${single}Id}/`,
+    "get",
+    childOp(`get${Child}`, "retrieve", `Retrieve a ${childTitle}`, read, {
+      parameters: [VERSION],
+      responses: { ...ok("200", Child, childExample, `The ${childTitle}.`), ...ERRORS, ...NOT_FOUND },
+    }),
+    `const found = await store.${sub}.retrieve(42, 7);\nconsole.log(found.id);`,
+    [idParam, childParam],
+  );
+  addOperation(
+    making,
+    `/${segment}/{id}/${child}/{${single}Id}/`,
+    "patch",
+    childOp(`update${Child}`, "update", `Update a ${childTitle}`, write, {
+      parameters: [VERSION],
+      requestBody: json(`${Child}Update`, childBody),
+      responses: { ...ok("200", Child, childExample, `The updated ${childTitle}.`), ...ERRORS, ...NOT_FOUND },
+    }),
+    `await store.${sub}.update(42, 7, ${JSON.stringify(childBody)});`,
+    [idParam, childParam],
+  );
 }
 
 /** Writes `dir`/store-admin.yaml and `dir`/samples/<operationId>.ts. */
@@ -272,7 +536,8 @@ export function writeSyntheticContract(dir: string, count: number, seed = 1): Sy
   const contract = syntheticContract(count, base, seed);
   mkdirSync(join(dir, "samples"), { recursive: true });
   writeFileSync(join(dir, "store-admin.yaml"), contract.yaml);
-  for (const [operationId, source] of Object.entries(contract.samples)) writeFileSync(join(dir, "samples", `${operationId}.ts`), source);
+  for (const [operationId, source] of Object.entries(contract.samples))
+    writeFileSync(join(dir, "samples", `${operationId}.ts`), source);
   return contract;
 }
 
@@ -283,6 +548,10 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   };
   const out = option("--out");
   if (!out) throw new Error("usage: synthetic-contract.ts --operations N [--seed S] --out DIR");
-  const { operations } = writeSyntheticContract(resolve(out), Number(option("--operations") ?? 20), Number(option("--seed") ?? 1));
+  const { operations } = writeSyntheticContract(
+    resolve(out),
+    Number(option("--operations") ?? 20),
+    Number(option("--seed") ?? 1),
+  );
   console.log(`${out}/store-admin.yaml: ${operations} operations`);
 }

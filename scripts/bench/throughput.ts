@@ -3,8 +3,31 @@
  * on loopback, and what the retry machinery costs a call that succeeds at once.
  */
 import type { Calls } from "./fixtures.js";
-import { bareCalls, clientCalls, loadBareOpenapiFetch, loadPlugins, loadSdk, methodCalls, PRODUCT_JSON, rawCalls, stubFetch, TOKEN, USER_JSON } from "./fixtures.js";
-import { cell, compareOps, int, oneLine, pairedRatio, status, summarize, times, type Section, type Summary } from "./measure.js";
+import {
+  bareCalls,
+  clientCalls,
+  loadBareOpenapiFetch,
+  loadPlugins,
+  loadSdk,
+  methodCalls,
+  PRODUCT_JSON,
+  rawCalls,
+  stubFetch,
+  TOKEN,
+  USER_JSON,
+} from "./fixtures.js";
+import {
+  cell,
+  compareOps,
+  int,
+  oneLine,
+  pairedRatio,
+  status,
+  summarize,
+  times,
+  type Section,
+  type Summary,
+} from "./measure.js";
 import { startLoopbackServer } from "./server.js";
 
 type Method = "get" | "post";
@@ -20,7 +43,10 @@ async function measure(
   labels: Record<string, string>,
   ratios: Array<[a: string, b: string, label: string]>,
 ): Promise<{ tables: string[][][]; ratio: Record<string, Record<Method, Summary>> }> {
-  const samples = { get: await compareOps(variants("get"), options), post: await compareOps(variants("post"), options) };
+  const samples = {
+    get: await compareOps(variants("get"), options),
+    post: await compareOps(variants("post"), options),
+  };
   const ratio: Record<string, Record<Method, Summary>> = {};
   for (const [a, b] of ratios) {
     ratio[`${a}/${b}`] = {
@@ -28,8 +54,16 @@ async function measure(
       post: pairedRatio(samples.post[a]!, samples.post[b]!),
     };
   }
-  const opsRow = ([key, label]: [string, string]) => [label, cell(summarize(samples.get[key]!), int), cell(summarize(samples.post[key]!), int)];
-  const ratioRow = ([a, b, label]: [string, string, string]) => [label, cell(ratio[`${a}/${b}`]!.get, times), cell(ratio[`${a}/${b}`]!.post, times)];
+  const opsRow = ([key, label]: [string, string]) => [
+    label,
+    cell(summarize(samples.get[key]!), int),
+    cell(summarize(samples.post[key]!), int),
+  ];
+  const ratioRow = ([a, b, label]: [string, string, string]) => [
+    label,
+    cell(ratio[`${a}/${b}`]!.get, times),
+    cell(ratio[`${a}/${b}`]!.post, times),
+  ];
   return {
     ratio,
     tables: [
@@ -65,7 +99,10 @@ export async function stub(quick: boolean): Promise<Section> {
     (method) => {
       const fetch = stubFetch(method === "get" ? USER_JSON : PRODUCT_JSON);
       const store = sdk.createStoreAdminClient({ apiUrl: STUB_API_URL, accessToken: TOKEN, fetch });
-      const withPlugin = (plugin: import("../../src/index.js").StoreAdminPlugin) => clientCalls(sdk.createStoreAdminClient({ apiUrl: STUB_API_URL, accessToken: TOKEN, fetch, plugins: [plugin] }))[method];
+      const withPlugin = (plugin: import("../../src/index.js").StoreAdminPlugin) =>
+        clientCalls(sdk.createStoreAdminClient({ apiUrl: STUB_API_URL, accessToken: TOKEN, fetch, plugins: [plugin] }))[
+          method
+        ];
       return {
         ours: clientCalls(store)[method],
         // The same calls with each plugin: its cost per call.
@@ -85,7 +122,7 @@ export async function stub(quick: boolean): Promise<Section> {
       traced: "ours with `telemetry()` (the OpenTelemetry SDK recording, no exporter)",
       keyed: "ours with `idempotencyKey()`",
       limited: "ours with `rateLimit({ maxConcurrent: 64 })`",
-      validated: "ours with `validateResponses(\"report\")`",
+      validated: 'ours with `validateResponses("report")`',
       methods: "ours through the methods (`store.users.retrieve(42)`, `store.products.create(body)`)",
       bare: "bare openapi-fetch",
       raw: "raw fetch",
@@ -97,7 +134,7 @@ export async function stub(quick: boolean): Promise<Section> {
       ["traced", "ours", "with `telemetry()` ÷ without (its cost; without it, nothing of it runs)"],
       ["keyed", "ours", "with `idempotencyKey()` ÷ without"],
       ["limited", "ours", "with `rateLimit()` ÷ without"],
-      ["validated", "ours", "with `validateResponses(\"report\")` ÷ without"],
+      ["validated", "ours", 'with `validateResponses("report")` ÷ without'],
       ["ours", "raw", "ours ÷ raw fetch"],
       ["bare", "raw", "bare openapi-fetch ÷ raw fetch"],
       ["control", "bare", "A/A control ÷ bare (ideally 1.00×: the resolution)"],
@@ -118,12 +155,27 @@ export async function stub(quick: boolean): Promise<Section> {
       \`store.products.create(body)\`), which unwrap the data. 15 rounds.`),
     tables,
     summary: [
-      ["stub fetch, ours with no plugin ÷ bare openapi-fetch (ops/s), GET / POST", both(r), "≥ 1.05×", status(atLeast(r, 1.05))],
-      ["stub fetch, a method ÷ `store.GET`/`store.POST` (ops/s), GET / POST", both(m), "≥ 0.95×", status(atLeast(m, 0.95))],
+      [
+        "stub fetch, ours with no plugin ÷ bare openapi-fetch (ops/s), GET / POST",
+        both(r),
+        "≥ 1.05×",
+        status(atLeast(r, 1.05)),
+      ],
+      [
+        "stub fetch, a method ÷ `store.GET`/`store.POST` (ops/s), GET / POST",
+        both(m),
+        "≥ 0.95×",
+        status(atLeast(m, 0.95)),
+      ],
       ["stub fetch, with `telemetry()` ÷ without (ops/s), GET / POST: its cost", both(t), "–", "–"],
       ["stub fetch, with `idempotencyKey()` ÷ without (ops/s), GET / POST: its cost", both(plugin("keyed")), "–", "–"],
       ["stub fetch, with `rateLimit()` ÷ without (ops/s), GET / POST: its cost", both(plugin("limited")), "–", "–"],
-      ["stub fetch, with `validateResponses(\"report\")` ÷ without (ops/s), GET / POST: its cost", both(plugin("validated")), "–", "–"],
+      [
+        'stub fetch, with `validateResponses("report")` ÷ without (ops/s), GET / POST: its cost',
+        both(plugin("validated")),
+        "–",
+        "–",
+      ],
     ],
   };
 }
@@ -166,7 +218,9 @@ export async function loopback(quick: boolean): Promise<Section> {
   const calls = {
     ours: clientCalls(sdk.createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN })),
     // The same client without the response-size cap: what counting the body's bytes costs.
-    uncounted: clientCalls(sdk.createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN, maxResponseBytes: Infinity })),
+    uncounted: clientCalls(
+      sdk.createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN, maxResponseBytes: Infinity }),
+    ),
     bare: bareCalls(createClient, server.url, fetch),
     raw: rawCalls(server.url, fetch),
     rawTimeout: rawCalls(server.url, fetch, 30_000),
@@ -209,10 +263,25 @@ export async function loopback(quick: boolean): Promise<Section> {
       note: LOOPBACK_NOTE,
       tables,
       summary: [
-        ["loopback, ours ÷ raw fetch with a per-request timeout (ops/s), GET / POST", both(t), "≥ 0.97×", status(atLeast(t, 0.97))],
+        [
+          "loopback, ours ÷ raw fetch with a per-request timeout (ops/s), GET / POST",
+          both(t),
+          "≥ 0.97×",
+          status(atLeast(t, 0.97)),
+        ],
         ["loopback, ours ÷ plain raw fetch (ops/s), GET / POST", both(r), "≥ 0.95×", status(atLeast(r, 0.95))],
-        ["loopback, A/A control: raw fetch ÷ raw fetch (the resolution), GET / POST", both(ratio["control/raw"]!), "1.00×", "–"],
-        ["loopback, the cost of counting response bytes: ours ÷ ours with `maxResponseBytes: Infinity`, GET / POST", both(ratio["ours/uncounted"]!), "reported", "–"],
+        [
+          "loopback, A/A control: raw fetch ÷ raw fetch (the resolution), GET / POST",
+          both(ratio["control/raw"]!),
+          "1.00×",
+          "–",
+        ],
+        [
+          "loopback, the cost of counting response bytes: ours ÷ ours with `maxResponseBytes: Infinity`, GET / POST",
+          both(ratio["ours/uncounted"]!),
+          "reported",
+          "–",
+        ],
       ],
     };
   } finally {
@@ -227,10 +296,16 @@ export async function retryCost(quick: boolean): Promise<Section> {
     (method) => {
       const fetch = stubFetch(method === "get" ? USER_JSON : PRODUCT_JSON);
       const make = (maxRetries: number, timeoutMs?: number) =>
-        clientCalls(sdk.createStoreAdminClient({ apiUrl: STUB_API_URL, accessToken: TOKEN, fetch, maxRetries, timeoutMs }))[method];
+        clientCalls(
+          sdk.createStoreAdminClient({ apiUrl: STUB_API_URL, accessToken: TOKEN, fetch, maxRetries, timeoutMs }),
+        )[method];
       return { retries2: make(2), retries0: make(0), noTimer: make(0, Number.POSITIVE_INFINITY) };
     },
-    { retries2: "`maxRetries: 2` (default)", retries0: "`maxRetries: 0`", noTimer: "`maxRetries: 0`, `timeoutMs: Infinity`" },
+    {
+      retries2: "`maxRetries: 2` (default)",
+      retries0: "`maxRetries: 0`",
+      noTimer: "`maxRetries: 0`, `timeoutMs: Infinity`",
+    },
     [
       ["retries2", "retries0", "maxRetries 2 ÷ 0"],
       ["retries0", "noTimer", "with the per-attempt timer ÷ without"],
@@ -243,6 +318,8 @@ export async function retryCost(quick: boolean): Promise<Section> {
       \`maxRetries: 2\` against \`maxRetries: 0\`, and without the per-attempt timer
       (\`timeoutMs: Infinity\`). 15 rounds.`),
     tables,
-    summary: [["retry machinery, maxRetries 2 ÷ 0 (ops/s), GET / POST", both(ratio["retries2/retries0"]!), "reported", "–"]],
+    summary: [
+      ["retry machinery, maxRetries 2 ÷ 0 (ops/s), GET / POST", both(ratio["retries2/retries0"]!), "reported", "–"],
+    ],
   };
 }

@@ -6,7 +6,10 @@
 import createClient from "openapi-fetch";
 import type { paths } from "../../generated/schema.js";
 
-const store = createClient<paths>({ baseUrl: "https://shop.example.com/api/admin", headers: { Authorization: "Bearer sat_live_token" } });
+const store = createClient<paths>({
+  baseUrl: "https://shop.example.com/api/admin",
+  headers: { Authorization: "Bearer sat_live_token" },
+});
 const header = { "X-Store-API-Version": "2024-04-01" } as const;
 
 export async function callEveryOperation(): Promise<string[]> {
@@ -16,37 +19,60 @@ export async function callEveryOperation(): Promise<string[]> {
   seen.push(users.data?.results[0]?.email);
   const user = await store.GET("/users/{id}/", { params: { header, path: { id: 42 } } });
   seen.push(user.data?.addresses?.[0]?.line1);
-  const replaced = await store.PUT("/users/{id}/", { params: { header, path: { id: 42 } }, body: { first_name: "Astrid", tags: ["vip"] } });
+  const replaced = await store.PUT("/users/{id}/", {
+    params: { header, path: { id: 42 } },
+    body: { first_name: "Astrid", tags: ["vip"] },
+  });
   seen.push(replaced.data?.first_name);
-  const updated = await store.PATCH("/users/{id}/", { params: { header, path: { id: 42 } }, body: { accepts_marketing: false } });
+  const updated = await store.PATCH("/users/{id}/", {
+    params: { header, path: { id: 42 } },
+    body: { accepts_marketing: false },
+  });
   seen.push(updated.error ? "failed" : updated.data?.last_name);
   const address = await store.PUT("/users/{id}/addresses/{addressId}/", {
     params: { header, path: { id: 42, addressId: 7 } },
     body: { country: "SE", line1: "Drottninggatan 12", line4: "Stockholm" },
   });
   seen.push(address.data?.postcode);
-  const notes = await store.GET("/users/{id}/notes/", { params: { header, path: { id: 42 }, query: { cursor: "cD0x" } } });
+  const notes = await store.GET("/users/{id}/notes/", {
+    params: { header, path: { id: 42 }, query: { cursor: "cD0x" } },
+  });
   seen.push(notes.data?.results[0]?.message);
   // Gift cards
   const cards = await store.GET("/gift-cards/", { params: { header, query: { status: "active", amount_from: 10 } } });
   seen.push(cards.data?.results[0]?.balance);
-  const card = await store.PATCH("/gift-cards/{id}/", { params: { header, path: { id: 3 } }, body: { expired_at: null, user: 42 } });
+  const card = await store.PATCH("/gift-cards/{id}/", {
+    params: { header, path: { id: 3 } },
+    body: { expired_at: null, user: 42 },
+  });
   seen.push(card.data?.last_four);
   // Products and stock
-  const product = await store.POST("/products/", { params: { header }, body: { title: "Coffee beans", interval: "month", interval_counts: [1, 2] } });
+  const product = await store.POST("/products/", {
+    params: { header },
+    body: { title: "Coffee beans", interval: "month", interval_counts: [1, 2] },
+  });
   seen.push(product.data?.slug);
   const variant = await store.GET("/products/variants/{id}/", { params: { header, path: { id: 5001 } } });
   seen.push(variant.data?.sku);
-  const image = await store.POST("/products/{id}/images/", { params: { header, path: { id: 1201 } }, body: { src: "https://cdn.example.org/a.jpg" } });
+  const image = await store.POST("/products/{id}/images/", {
+    params: { header, path: { id: 1201 } },
+    body: { src: "https://cdn.example.org/a.jpg" },
+  });
   seen.push(image.data?.id);
   const stock = await store.GET("/stockrecords/{id}/", { params: { header, path: { id: 9 } } });
   seen.push(stock.data?.id);
   // Disputes and gateways
   const dispute = await store.GET("/disputes/{id}/", { params: { header, path: { id: 11 } } });
   seen.push(dispute.data?.resolution ?? undefined);
-  const note = await store.POST("/disputes/{id}/notes/", { params: { header, path: { id: 11 } }, body: { message: "Called the bank." } });
+  const note = await store.POST("/disputes/{id}/notes/", {
+    params: { header, path: { id: 11 } },
+    body: { message: "Called the bank." },
+  });
   seen.push(note.data?.message);
-  const resolved = await store.POST("/disputes/{id}/resolve/", { params: { header, path: { id: 11 } }, body: { resolution: "won" } });
+  const resolved = await store.POST("/disputes/{id}/resolve/", {
+    params: { header, path: { id: 11 } },
+    body: { resolution: "won" },
+  });
   seen.push(resolved.data?.id);
   const gateway = await store.GET("/gateways/{id}/", { params: { header, path: { id: 2 } } });
   seen.push(gateway.data?.name);
@@ -56,12 +82,18 @@ export async function callEveryOperation(): Promise<string[]> {
     body: { quantity: 2, reason: "Customer asked" },
   });
   seen.push(order.data?.lines?.[0]?.sku);
-  const fulfillment = await store.GET("/orders/{number}/fulfillment-orders/", { params: { header, path: { number: "100234" } } });
-  const fulfillments = fulfillment.data === undefined || Array.isArray(fulfillment.data) ? fulfillment.data : [fulfillment.data];
+  const fulfillment = await store.GET("/orders/{number}/fulfillment-orders/", {
+    params: { header, path: { number: "100234" } },
+  });
+  const fulfillments =
+    fulfillment.data === undefined || Array.isArray(fulfillment.data) ? fulfillment.data : [fulfillment.data];
   seen.push(fulfillments?.[0]?.id);
   const renewal = await store.POST("/subscriptions/{id}/renew/", { params: { header, path: { id: 77 } } });
   seen.push(renewal.data?.id);
-  const ticket = await store.POST("/tickets/attachments/", { params: { header }, body: { files: new Blob(["receipt"], { type: "text/plain" }) } });
+  const ticket = await store.POST("/tickets/attachments/", {
+    params: { header },
+    body: { files: new Blob(["receipt"], { type: "text/plain" }) },
+  });
   seen.push(ticket.data?.subject);
   return seen.map(String);
 }

@@ -20,7 +20,11 @@ export async function callEveryOperation(): Promise<string[]> {
   seen.push(replaced.first_name);
   const updated = await store.users.update(42, { accepts_marketing: false });
   seen.push(updated.last_name);
-  const address = await store.users.addresses.update(42, 7, { country: "SE", line1: "Drottninggatan 12", line4: "Stockholm" });
+  const address = await store.users.addresses.update(42, 7, {
+    country: "SE",
+    line1: "Drottninggatan 12",
+    line4: "Stockholm",
+  });
   seen.push(address.postcode);
   for await (const note of store.users.notes.list(42, { cursor: "cD0x" })) {
     seen.push(note.message);

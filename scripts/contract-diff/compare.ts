@@ -10,7 +10,20 @@
  * being what the client's call returns), which is also how the compile probe names
  * its lines.
  */
-import { child, deref, fieldPath, isNode, isSuccess, objectView, operations, parameters, typesOf, type At, type Node, type Operation } from "./document.js";
+import {
+  child,
+  deref,
+  fieldPath,
+  isNode,
+  isSuccess,
+  objectView,
+  operations,
+  parameters,
+  typesOf,
+  type At,
+  type Node,
+  type Operation,
+} from "./document.js";
 import { bumpOf, maxBump, type Bump, type Direction, type Kind } from "./kinds.js";
 import { contractModel } from "../contract-model.js";
 
@@ -33,12 +46,32 @@ export interface Change {
 /** Keywords that only document: a change in them never changes what is valid. */
 /** The extension that names an operation's method (`store.users.retrieve`); renaming it breaks callers. */
 const SDK_METHOD = "x-sdk-method";
-const DOC_KEYWORDS = new Set(["description", "summary", "title", "example", "examples", "externalDocs", "deprecated", "x-codeSamples", "tags", "operationId", "$comment"]);
+const DOC_KEYWORDS = new Set([
+  "description",
+  "summary",
+  "title",
+  "example",
+  "examples",
+  "externalDocs",
+  "deprecated",
+  "x-codeSamples",
+  "tags",
+  "operationId",
+  "$comment",
+]);
 
 /** Upper and lower bounds: [keyword, which way is tighter]. */
 const LIMITS: ReadonlyArray<[string, "max" | "min"]> = [
-  ["maxLength", "max"], ["maximum", "max"], ["exclusiveMaximum", "max"], ["maxItems", "max"], ["maxProperties", "max"],
-  ["minLength", "min"], ["minimum", "min"], ["exclusiveMinimum", "min"], ["minItems", "min"], ["minProperties", "min"],
+  ["maxLength", "max"],
+  ["maximum", "max"],
+  ["exclusiveMaximum", "max"],
+  ["maxItems", "max"],
+  ["maxProperties", "max"],
+  ["minLength", "min"],
+  ["minimum", "min"],
+  ["exclusiveMinimum", "min"],
+  ["minItems", "min"],
+  ["minProperties", "min"],
 ];
 
 /** Keywords whose appearance or change may refuse values that were valid. */
@@ -61,7 +94,8 @@ function methodNames(doc: Node): Map<string, string> | undefined {
 const show = (values: unknown[]): string => values.map((v) => JSON.stringify(v)).join(", ");
 
 /** Keywords that may sit beside the `anyOf`/`oneOf` of a nullable wrapper without making it more than one. */
-const isWrapperKeyword = (key: string): boolean => DOC_KEYWORDS.has(key) || key.startsWith("x-") || key === "readOnly" || key === "writeOnly";
+const isWrapperKeyword = (key: string): boolean =>
+  DOC_KEYWORDS.has(key) || key.startsWith("x-") || key === "readOnly" || key === "writeOnly";
 
 /** A schema that admits null and nothing else: `{type: "null"}`, `type: ["null"]`, `enum: [null]`, `const: null`. */
 function isNullOnly(node: Node): boolean {
@@ -131,7 +165,8 @@ function componentUses(doc: Node): Map<string, string[]> {
     for (const [part, node] of parts) {
       const reached = new Set<string>();
       refsReached(doc, node, reached);
-      for (const ref of reached) if (/^#\/components\/schemas\/[^/]+$/.test(ref)) uses.set(ref, [...(uses.get(ref) ?? []), `${part} of ${key}`]);
+      for (const ref of reached)
+        if (/^#\/components\/schemas\/[^/]+$/.test(ref)) uses.set(ref, [...(uses.get(ref) ?? []), `${part} of ${key}`]);
     }
   }
   return uses;
@@ -149,15 +184,30 @@ class Differ {
   /** Each side's method names, as the generators give them (see {@link methodNames}). */
   private readonly names: { base: Map<string, string> | undefined; head: Map<string, string> | undefined };
 
-  constructor(readonly base: Node, readonly head: Node) {
+  constructor(
+    readonly base: Node,
+    readonly head: Node,
+  ) {
     this.names = { base: methodNames(base), head: methodNames(head) };
   }
 
   add(kind: Kind, location: string, field: string, direction: Direction, message: string): void {
     const bump = bumpOf(kind, direction, this.used);
-    const duplicate = this.changes.some((c) => c.operation === this.operation && c.location === location && c.kind === kind && c.field === field);
+    const duplicate = this.changes.some(
+      (c) => c.operation === this.operation && c.location === location && c.kind === kind && c.field === field,
+    );
     if (duplicate) return;
-    this.changes.push({ operation: this.operation, location, kind, breaking: bump === "major", typeBreak: false, message, field, direction, bump });
+    this.changes.push({
+      operation: this.operation,
+      location,
+      kind,
+      breaking: bump === "major",
+      typeBreak: false,
+      message,
+      field,
+      direction,
+      bump,
+    });
   }
 
   run(): Change[] {
@@ -183,19 +233,37 @@ class Differ {
     this.compareDocs(b.op, h.op, "", "request");
     // The name a caller uses: `x-sdk-method`, else the one the URL gives; an annotation that
     // states the derived name changes nothing, and a derived name that moves is a rename.
-    const [wasNamed, isNamed] = [this.names.base?.get(b.key) ?? b.op.node[SDK_METHOD], this.names.head?.get(h.key) ?? h.op.node[SDK_METHOD]];
+    const [wasNamed, isNamed] = [
+      this.names.base?.get(b.key) ?? b.op.node[SDK_METHOD],
+      this.names.head?.get(h.key) ?? h.op.node[SDK_METHOD],
+    ];
     const where = h.op.node[SDK_METHOD] === undefined ? h.op.ptr : child(h.op.ptr, SDK_METHOD);
     if (wasNamed !== undefined && !same(wasNamed, isNamed)) {
-      const derived = h.op.node[SDK_METHOD] === undefined ? ` (derived from its URL: set \`x-sdk-method: ${String(wasNamed)}\` to keep the old name)` : "";
+      const derived =
+        h.op.node[SDK_METHOD] === undefined
+          ? ` (derived from its URL: set \`x-sdk-method: ${String(wasNamed)}\` to keep the old name)`
+          : "";
       const now = isNamed === undefined ? "has no method any more" : `is now \`store.${String(isNamed)}()\`${derived}`;
-      this.add("method-renamed", where, "", "request", `The method \`store.${String(wasNamed)}()\` of ${b.key} ${now}.`);
+      this.add(
+        "method-renamed",
+        where,
+        "",
+        "request",
+        `The method \`store.${String(wasNamed)}()\` of ${b.key} ${now}.`,
+      );
     }
     if (wasNamed === undefined && isNamed !== undefined) {
       this.add("method-added", where, "", "request", `Callable as \`store.${String(isNamed)}()\`.`);
     }
     const security = (op: Operation, doc: Node): unknown => op.op.node.security ?? doc.security;
     if (!same(security(b, this.base), security(h, this.head))) {
-      this.add("security-changed", child(h.op.ptr, "security"), "", "request", `${b.key} requires other scopes: ${JSON.stringify(security(h, this.head))} (was ${JSON.stringify(security(b, this.base))}).`);
+      this.add(
+        "security-changed",
+        child(h.op.ptr, "security"),
+        "",
+        "request",
+        `${b.key} requires other scopes: ${JSON.stringify(security(h, this.head))} (was ${JSON.stringify(security(b, this.base))}).`,
+      );
     }
     this.compareParameters(b, h);
     this.compareRequestBody(b, h);
@@ -214,16 +282,41 @@ class Differ {
         continue;
       }
       const [wasRequired, isRequired] = [bp.node.required === true, hp.node.required === true];
-      if (!wasRequired && isRequired) this.add("parameter-made-required", child(hp.ptr, "required"), field, "request", `The ${where} parameter \`${name}\` is now required.`);
-      if (wasRequired && !isRequired) this.add("parameter-made-optional", child(hp.ptr, "required"), field, "request", `The ${where} parameter \`${name}\` is now optional.`);
+      if (!wasRequired && isRequired)
+        this.add(
+          "parameter-made-required",
+          child(hp.ptr, "required"),
+          field,
+          "request",
+          `The ${where} parameter \`${name}\` is now required.`,
+        );
+      if (wasRequired && !isRequired)
+        this.add(
+          "parameter-made-optional",
+          child(hp.ptr, "required"),
+          field,
+          "request",
+          `The ${where} parameter \`${name}\` is now optional.`,
+        );
       this.compareDocs(bp, hp, field, "request");
-      this.compareSchema(deref(this.base, bp.node.schema, child(bp.ptr, "schema")), deref(this.head, hp.node.schema, child(hp.ptr, "schema")), field, "request");
+      this.compareSchema(
+        deref(this.base, bp.node.schema, child(bp.ptr, "schema")),
+        deref(this.head, hp.node.schema, child(hp.ptr, "schema")),
+        field,
+        "request",
+      );
     }
     for (const [key, hp] of headParams) {
       if (baseParams.has(key)) continue;
       const [where, name] = [String(hp.node.in), String(hp.node.name)];
       const required = hp.node.required === true;
-      this.add(required ? "parameter-added-required" : "parameter-added", hp.ptr, `params.${where}.${name}`, "request", `A${required ? " required" : "n optional"} ${where} parameter \`${name}\` was added.`);
+      this.add(
+        required ? "parameter-added-required" : "parameter-added",
+        hp.ptr,
+        `params.${where}.${name}`,
+        "request",
+        `A${required ? " required" : "n optional"} ${where} parameter \`${name}\` was added.`,
+      );
     }
   }
 
@@ -235,7 +328,13 @@ class Differ {
     const hb = hasHead ? deref(this.head, h.op.node.requestBody, child(h.op.ptr, "requestBody")) : undefined;
     if (bb === undefined && hb !== undefined) {
       const required = hb.node.required === true;
-      this.add(required ? "request-body-added-required" : "request-body-added", hb.ptr, "body", "request", `A${required ? " required" : "n optional"} request body was added.`);
+      this.add(
+        required ? "request-body-added-required" : "request-body-added",
+        hb.ptr,
+        "body",
+        "request",
+        `A${required ? " required" : "n optional"} request body was added.`,
+      );
       return;
     }
     if (bb !== undefined && hb === undefined) {
@@ -244,8 +343,22 @@ class Differ {
     }
     if (bb === undefined || hb === undefined) return;
     const [wasRequired, isRequired] = [bb.node.required === true, hb.node.required === true];
-    if (!wasRequired && isRequired) this.add("request-body-made-required", child(hb.ptr, "required"), "body", "request", "The request body is now required.");
-    if (wasRequired && !isRequired) this.add("request-body-made-optional", child(hb.ptr, "required"), "body", "request", "The request body is now optional.");
+    if (!wasRequired && isRequired)
+      this.add(
+        "request-body-made-required",
+        child(hb.ptr, "required"),
+        "body",
+        "request",
+        "The request body is now required.",
+      );
+    if (wasRequired && !isRequired)
+      this.add(
+        "request-body-made-optional",
+        child(hb.ptr, "required"),
+        "body",
+        "request",
+        "The request body is now optional.",
+      );
     this.compareDocs(bb, hb, "body", "request");
     this.compareContent(bb, hb, "body", "request");
   }
@@ -255,17 +368,37 @@ class Differ {
     const bc = isNode(b.node.content) ? b.node.content : {};
     const hc = isNode(h.node.content) ? h.node.content : {};
     for (const type of Object.keys(bc)) {
-      if (!(type in hc)) this.add(direction === "request" ? "media-type-removed" : "docs-changed", child(b.ptr, "content", type), field, direction, `The media type ${type} was removed.`);
+      if (!(type in hc))
+        this.add(
+          direction === "request" ? "media-type-removed" : "docs-changed",
+          child(b.ptr, "content", type),
+          field,
+          direction,
+          `The media type ${type} was removed.`,
+        );
     }
     for (const type of Object.keys(hc)) {
-      if (!(type in bc)) this.add(direction === "request" ? "media-type-added" : "docs-changed", child(h.ptr, "content", type), field, direction, `The media type ${type} was added.`);
+      if (!(type in bc))
+        this.add(
+          direction === "request" ? "media-type-added" : "docs-changed",
+          child(h.ptr, "content", type),
+          field,
+          direction,
+          `The media type ${type} was added.`,
+        );
     }
     for (const type of Object.keys(bc)) {
       const [bm, hm] = [bc[type], hc[type]];
       if (!isNode(bm) || !isNode(hm)) continue;
       const [bPtr, hPtr] = [child(b.ptr, "content", type), child(h.ptr, "content", type)];
-      if (!same(bm.examples, hm.examples) || !same(bm.example, hm.example)) this.add("docs-changed", child(hPtr, "examples"), field, direction, `The examples of ${type} changed.`);
-      this.compareSchema(deref(this.base, bm.schema, child(bPtr, "schema")), deref(this.head, hm.schema, child(hPtr, "schema")), field, direction);
+      if (!same(bm.examples, hm.examples) || !same(bm.example, hm.example))
+        this.add("docs-changed", child(hPtr, "examples"), field, direction, `The examples of ${type} changed.`);
+      this.compareSchema(
+        deref(this.base, bm.schema, child(bPtr, "schema")),
+        deref(this.head, hm.schema, child(hPtr, "schema")),
+        field,
+        direction,
+      );
     }
   }
 
@@ -275,10 +408,24 @@ class Differ {
     // A caller reads `data` (every success status) or `error` (every other status), so that is where it meets them.
     const fieldOf = (status: string): string => (isSuccess(status) ? "data" : "error");
     for (const status of Object.keys(br)) {
-      if (!(status in hr)) this.add("response-removed", child(b.op.ptr, "responses", status), fieldOf(status), "response", `The ${status} response was removed.`);
+      if (!(status in hr))
+        this.add(
+          "response-removed",
+          child(b.op.ptr, "responses", status),
+          fieldOf(status),
+          "response",
+          `The ${status} response was removed.`,
+        );
     }
     for (const status of Object.keys(hr)) {
-      if (!(status in br)) this.add("response-added", child(h.op.ptr, "responses", status), fieldOf(status), "response", `A ${status} response was added.`);
+      if (!(status in br))
+        this.add(
+          "response-added",
+          child(h.op.ptr, "responses", status),
+          fieldOf(status),
+          "response",
+          `A ${status} response was added.`,
+        );
     }
     for (const status of Object.keys(br)) {
       if (!(status in hr)) continue;
@@ -292,7 +439,8 @@ class Differ {
   private compareDocs(b: At, h: At, field: string, direction: Direction): void {
     for (const key of new Set([...Object.keys(b.node), ...Object.keys(h.node)])) {
       if ((!DOC_KEYWORDS.has(key) && !key.startsWith("x-")) || key === SDK_METHOD) continue;
-      if (!same(b.node[key], h.node[key])) this.add("docs-changed", child(key in h.node ? h.ptr : b.ptr, key), field, direction, `\`${key}\` changed.`);
+      if (!same(b.node[key], h.node[key]))
+        this.add("docs-changed", child(key in h.node ? h.ptr : b.ptr, key), field, direction, `\`${key}\` changed.`);
     }
   }
 
@@ -317,15 +465,29 @@ class Differ {
         return;
       }
       this.compareKeywords(b, h, field, direction, nullDecided);
-      for (const combinator of ["oneOf", "anyOf"] as const) this.compareAlternatives(b, h, combinator, field, direction);
+      for (const combinator of ["oneOf", "anyOf"] as const)
+        this.compareAlternatives(b, h, combinator, field, direction);
       const [bAll, hAll] = [b.node.allOf, h.node.allOf];
       if (Array.isArray(bAll) && Array.isArray(hAll) && bAll.length === hAll.length) {
-        bAll.forEach((part, i) => this.compareSchema({ node: part as Node, ptr: child(b.ptr, "allOf", i) }, { node: hAll[i] as Node, ptr: child(h.ptr, "allOf", i) }, field, direction, true));
+        bAll.forEach((part, i) =>
+          this.compareSchema(
+            { node: part as Node, ptr: child(b.ptr, "allOf", i) },
+            { node: hAll[i] as Node, ptr: child(h.ptr, "allOf", i) },
+            field,
+            direction,
+            true,
+          ),
+        );
       }
       if (ownOnly) return;
       this.compareObjects(b, h, field, direction);
       if (b.node.items !== undefined && h.node.items !== undefined) {
-        this.compareSchema({ node: b.node.items as Node, ptr: child(b.ptr, "items") }, { node: h.node.items as Node, ptr: child(h.ptr, "items") }, `${field}[]`, direction);
+        this.compareSchema(
+          { node: b.node.items as Node, ptr: child(b.ptr, "items") },
+          { node: h.node.items as Node, ptr: child(h.ptr, "items") },
+          `${field}[]`,
+          direction,
+        );
       }
     } finally {
       this.visiting.delete(key);
@@ -338,14 +500,32 @@ class Differ {
    * narrowed), then S compared with S' as if neither were nullable. The fields of S are
    * thus compared with those of S', not reported as removed because the wrapper has none.
    */
-  private compareNullable(bIn: At, hIn: At, b: At, h: At, bNullable: Nullable | undefined, hNullable: Nullable | undefined, field: string, direction: Direction, ownOnly: boolean): void {
+  private compareNullable(
+    bIn: At,
+    hIn: At,
+    b: At,
+    h: At,
+    bNullable: Nullable | undefined,
+    hNullable: Nullable | undefined,
+    field: string,
+    direction: Direction,
+    ownOnly: boolean,
+  ): void {
     const [bCore, hCore] = [bNullable?.core ?? b, hNullable?.core ?? h];
     const bNull = bNullable !== undefined || admitsNull(deref(this.base, bCore.node, bCore.ptr).node);
     const hNull = hNullable !== undefined || admitsNull(deref(this.head, hCore.node, hCore.ptr).node);
     const name = field === "" ? "the value" : `\`${field}\``;
     // One side is a wrapper (so admits null): null is gained only with the head's wrapper, lost only without it.
-    if (!bNull && hNullable !== undefined) this.add("type-widened", child(h.ptr, hNullable.combinator), field, direction, `${name} is now nullable: it also admits null.`);
-    if (bNull && !hNull) this.add("type-narrowed", hIn.ptr, field, direction, `${name} is no longer nullable: it no longer admits null.`);
+    if (!bNull && hNullable !== undefined)
+      this.add(
+        "type-widened",
+        child(h.ptr, hNullable.combinator),
+        field,
+        direction,
+        `${name} is now nullable: it also admits null.`,
+      );
+    if (bNull && !hNull)
+      this.add("type-narrowed", hIn.ptr, field, direction, `${name} is no longer nullable: it no longer admits null.`);
     // The wrappers' own documentation: against each other, or against what the plain side wrote (beside its `$ref`, or in the schema).
     if (bNullable !== undefined && hNullable !== undefined) this.compareDocs(b, h, field, direction);
     else {
@@ -353,7 +533,8 @@ class Differ {
       for (const key of Object.keys(wrapper.node)) {
         if ((!DOC_KEYWORDS.has(key) && !key.startsWith("x-")) || key === SDK_METHOD) continue;
         const other = plainRaw !== undefined && key in plainRaw.node ? plainRaw.node[key] : plain.node[key];
-        if (!same(wrapper.node[key], other)) this.add("docs-changed", child(wrapper === h ? h.ptr : b.ptr, key), field, direction, `\`${key}\` changed.`);
+        if (!same(wrapper.node[key], other))
+          this.add("docs-changed", child(wrapper === h ? h.ptr : b.ptr, key), field, direction, `\`${key}\` changed.`);
       }
     }
     this.compareSchema(bCore, hCore, field, direction, ownOnly, true);
@@ -368,14 +549,43 @@ class Differ {
     // When the nullability was compared already (a nullable wrapper), null is not compared again.
     const withoutNull = (types: string[]): string[] => (nullDecided ? types.filter((t) => t !== "null") : types);
     const [bt, ht] = [withoutNull(typesOf(bn)), withoutNull(typesOf(hn))];
-    const covers = (types: string[], t: string): boolean => types.includes(t) || (t === "integer" && types.includes("number"));
-    if (bt.length > 0 && ht.length === 0) this.add("type-widened", child(h.ptr, "type"), field, direction, `${name} is no longer restricted to ${bt.join(" | ")}.`);
-    if (bt.length === 0 && ht.length > 0) this.add("type-narrowed", child(h.ptr, "type"), field, direction, `${name} is now restricted to ${ht.join(" | ")}.`);
+    const covers = (types: string[], t: string): boolean =>
+      types.includes(t) || (t === "integer" && types.includes("number"));
+    if (bt.length > 0 && ht.length === 0)
+      this.add(
+        "type-widened",
+        child(h.ptr, "type"),
+        field,
+        direction,
+        `${name} is no longer restricted to ${bt.join(" | ")}.`,
+      );
+    if (bt.length === 0 && ht.length > 0)
+      this.add(
+        "type-narrowed",
+        child(h.ptr, "type"),
+        field,
+        direction,
+        `${name} is now restricted to ${ht.join(" | ")}.`,
+      );
     if (bt.length > 0 && ht.length > 0) {
       const dropped = bt.filter((t) => !covers(ht, t));
       const added = ht.filter((t) => !covers(bt, t));
-      if (dropped.length > 0) this.add("type-narrowed", child(h.ptr, "type"), field, direction, `${name} no longer admits ${dropped.join(" | ")} (now ${ht.join(" | ")}).`);
-      if (added.length > 0) this.add("type-widened", child(h.ptr, "type"), field, direction, `${name} now also admits ${added.join(" | ")} (was ${bt.join(" | ")}).`);
+      if (dropped.length > 0)
+        this.add(
+          "type-narrowed",
+          child(h.ptr, "type"),
+          field,
+          direction,
+          `${name} no longer admits ${dropped.join(" | ")} (now ${ht.join(" | ")}).`,
+        );
+      if (added.length > 0)
+        this.add(
+          "type-widened",
+          child(h.ptr, "type"),
+          field,
+          direction,
+          `${name} now also admits ${added.join(" | ")} (was ${bt.join(" | ")}).`,
+        );
     }
 
     // enum and const: a value list, compared as sets.
@@ -388,10 +598,18 @@ class Differ {
     if (be !== undefined && he !== undefined) {
       const removed = be.filter((v) => !he.some((w) => same(v, w)));
       const added = he.filter((v) => !be.some((w) => same(v, w)));
-      if (removed.length > 0) this.add("enum-value-removed", enumPtr, field, direction, `${name} no longer admits ${show(removed)}.`);
-      if (added.length > 0) this.add("enum-value-added", enumPtr, field, direction, `${name} now also admits ${show(added)}.`);
+      if (removed.length > 0)
+        this.add("enum-value-removed", enumPtr, field, direction, `${name} no longer admits ${show(removed)}.`);
+      if (added.length > 0)
+        this.add("enum-value-added", enumPtr, field, direction, `${name} now also admits ${show(added)}.`);
     } else if (be !== undefined) {
-      this.add("enum-value-added", child(h.ptr, "enum"), field, direction, `${name} is no longer limited to ${show(be)}.`);
+      this.add(
+        "enum-value-added",
+        child(h.ptr, "enum"),
+        field,
+        direction,
+        `${name} is no longer limited to ${show(be)}.`,
+      );
     } else if (he !== undefined) {
       this.add("enum-value-removed", enumPtr, field, direction, `${name} is now limited to ${show(he)}.`);
     }
@@ -412,10 +630,23 @@ class Differ {
       if (same(bv, hv) || (keyword === "uniqueItems" && !bv && !hv)) continue;
       const loosened = hv === undefined || hv === false;
       const text = `\`${keyword}\` of ${name} ${bv === undefined ? `is now ${JSON.stringify(hv)}` : loosened ? `(${JSON.stringify(bv)}) was removed` : `changed from ${JSON.stringify(bv)} to ${JSON.stringify(hv)}`}.`;
-      this.add(loosened ? "constraint-loosened" : "constraint-tightened", child(loosened ? b.ptr : h.ptr, keyword), field, direction, text);
+      this.add(
+        loosened ? "constraint-loosened" : "constraint-tightened",
+        child(loosened ? b.ptr : h.ptr, keyword),
+        field,
+        direction,
+        text,
+      );
     }
 
-    if (!same(bn.default, hn.default)) this.add("default-changed", child(h.ptr, "default"), field, direction, `The default of ${name} changed from ${JSON.stringify(bn.default)} to ${JSON.stringify(hn.default)}.`);
+    if (!same(bn.default, hn.default))
+      this.add(
+        "default-changed",
+        child(h.ptr, "default"),
+        field,
+        direction,
+        `The default of ${name} changed from ${JSON.stringify(bn.default)} to ${JSON.stringify(hn.default)}.`,
+      );
   }
 
   /** `oneOf`/`anyOf`: branches compared by position; a branch added widens, one removed narrows. */
@@ -424,11 +655,30 @@ class Differ {
     const hl = Array.isArray(h.node[combinator]) ? (h.node[combinator] as Node[]) : [];
     const shared = Math.min(bl.length, hl.length);
     for (let i = 0; i < shared; i++) {
-      this.compareSchema({ node: bl[i] as Node, ptr: child(b.ptr, combinator, i) }, { node: hl[i] as Node, ptr: child(h.ptr, combinator, i) }, field, direction);
+      this.compareSchema(
+        { node: bl[i] as Node, ptr: child(b.ptr, combinator, i) },
+        { node: hl[i] as Node, ptr: child(h.ptr, combinator, i) },
+        field,
+        direction,
+      );
     }
     const name = field === "" ? "the value" : `\`${field}\``;
-    if (hl.length > shared) this.add("type-widened", child(h.ptr, combinator, shared), field, direction, `${name} gained ${hl.length - shared} alternative(s) in \`${combinator}\`.`);
-    if (bl.length > shared && hl.length > 0) this.add("type-narrowed", child(b.ptr, combinator, shared), field, direction, `${name} lost ${bl.length - shared} alternative(s) of \`${combinator}\`.`);
+    if (hl.length > shared)
+      this.add(
+        "type-widened",
+        child(h.ptr, combinator, shared),
+        field,
+        direction,
+        `${name} gained ${hl.length - shared} alternative(s) in \`${combinator}\`.`,
+      );
+    if (bl.length > shared && hl.length > 0)
+      this.add(
+        "type-narrowed",
+        child(b.ptr, combinator, shared),
+        field,
+        direction,
+        `${name} lost ${bl.length - shared} alternative(s) of \`${combinator}\`.`,
+      );
   }
 
   private compareObjects(b: At, h: At, field: string, direction: Direction): void {
@@ -437,41 +687,100 @@ class Differ {
     // A caller never sends a readOnly field and never reads a writeOnly one.
     const hidden = (schema: At, doc: Node): boolean => {
       const node = deref(doc, schema.node, schema.ptr).node;
-      return direction === "request" ? node.readOnly === true || schema.node.readOnly === true : node.writeOnly === true || schema.node.writeOnly === true;
+      return direction === "request"
+        ? node.readOnly === true || schema.node.readOnly === true
+        : node.writeOnly === true || schema.node.writeOnly === true;
     };
     for (const [name, bp] of bv.properties) {
       const sub = fieldPath(field, name);
       const hp = hv.properties.get(name);
       if (hidden(bp, this.base)) {
-        if (hp !== undefined && !hidden(hp, this.head) && direction === "request") this.add("field-made-writable", hp.ptr, sub, direction, `\`${sub}\` may now be sent (it was read-only).`);
+        if (hp !== undefined && !hidden(hp, this.head) && direction === "request")
+          this.add("field-made-writable", hp.ptr, sub, direction, `\`${sub}\` may now be sent (it was read-only).`);
         continue;
       }
       if (hp === undefined) {
         const closed = hv.additional === false;
-        this.add("field-removed", bp.ptr, sub, direction, direction === "request" ? `\`${sub}\` was removed from the request${closed ? "; the server refuses it now" : ""}.` : `\`${sub}\` was removed from the response.`);
+        this.add(
+          "field-removed",
+          bp.ptr,
+          sub,
+          direction,
+          direction === "request"
+            ? `\`${sub}\` was removed from the request${closed ? "; the server refuses it now" : ""}.`
+            : `\`${sub}\` was removed from the response.`,
+        );
         continue;
       }
       if (hidden(hp, this.head)) {
-        this.add(direction === "request" ? "field-made-read-only" : "field-removed", hp.ptr, sub, direction, direction === "request" ? `\`${sub}\` is now read-only: it may no longer be sent.` : `\`${sub}\` is now write-only: it is no longer in the response.`);
+        this.add(
+          direction === "request" ? "field-made-read-only" : "field-removed",
+          hp.ptr,
+          sub,
+          direction,
+          direction === "request"
+            ? `\`${sub}\` is now read-only: it may no longer be sent.`
+            : `\`${sub}\` is now write-only: it is no longer in the response.`,
+        );
         continue;
       }
       const [wasRequired, isRequired] = [bv.required.has(name), hv.required.has(name)];
       const requiredPtr = child(h.ptr, "required");
-      if (!wasRequired && isRequired) this.add("field-made-required", requiredPtr, sub, direction, direction === "request" ? `\`${sub}\` is now required in the request.` : `\`${sub}\` is now always present in the response.`);
-      if (wasRequired && !isRequired) this.add("field-made-optional", requiredPtr, sub, direction, direction === "request" ? `\`${sub}\` may now be left out of the request.` : `\`${sub}\` may now be missing from the response.`);
+      if (!wasRequired && isRequired)
+        this.add(
+          "field-made-required",
+          requiredPtr,
+          sub,
+          direction,
+          direction === "request"
+            ? `\`${sub}\` is now required in the request.`
+            : `\`${sub}\` is now always present in the response.`,
+        );
+      if (wasRequired && !isRequired)
+        this.add(
+          "field-made-optional",
+          requiredPtr,
+          sub,
+          direction,
+          direction === "request"
+            ? `\`${sub}\` may now be left out of the request.`
+            : `\`${sub}\` may now be missing from the response.`,
+        );
       this.compareSchema(bp, hp, sub, direction);
     }
     for (const [name, hp] of hv.properties) {
       if (bv.properties.has(name) || hidden(hp, this.head)) continue;
       const sub = fieldPath(field, name);
       const required = hv.required.has(name);
-      if (direction === "request" && required) this.add("field-added-required", hp.ptr, sub, direction, `A required field \`${sub}\` was added to the request.`);
-      else this.add("field-added", hp.ptr, sub, direction, `A field \`${sub}\` was added to the ${direction}${required ? " (always present)" : ""}.`);
+      if (direction === "request" && required)
+        this.add(
+          "field-added-required",
+          hp.ptr,
+          sub,
+          direction,
+          `A required field \`${sub}\` was added to the request.`,
+        );
+      else
+        this.add(
+          "field-added",
+          hp.ptr,
+          sub,
+          direction,
+          `A field \`${sub}\` was added to the ${direction}${required ? " (always present)" : ""}.`,
+        );
     }
     const [ba, ha] = [bv.additional, hv.additional];
     const name = field === "" ? "the object" : `\`${field}\``;
-    if (ba !== false && ha === false && bv.properties.size + hv.properties.size > 0) this.add("constraint-tightened", hv.additionalPtr, field, direction, `${name} no longer admits undeclared properties.`);
-    if (ba === false && ha !== false) this.add("constraint-loosened", hv.additionalPtr, field, direction, `${name} now admits undeclared properties.`);
+    if (ba !== false && ha === false && bv.properties.size + hv.properties.size > 0)
+      this.add(
+        "constraint-tightened",
+        hv.additionalPtr,
+        field,
+        direction,
+        `${name} no longer admits undeclared properties.`,
+      );
+    if (ba === false && ha !== false)
+      this.add("constraint-loosened", hv.additionalPtr, field, direction, `${name} now admits undeclared properties.`);
     if (typeof ba === "object" && typeof ha === "object") this.compareSchema(ba, ha, `${field}.*`, direction);
   }
 
@@ -483,12 +792,27 @@ class Differ {
     const hs = isNode(this.head.components) && isNode(this.head.components.schemas) ? this.head.components.schemas : {};
     // What the compared operations did not reach may still be used: by an operation added or removed.
     const [baseUses, headUses] = [componentUses(this.base), componentUses(this.head)];
-    const usedBy = (uses: string[] | undefined): string => (uses === undefined ? "used by no operation" : `used by ${uses.join(", ")}`);
+    const usedBy = (uses: string[] | undefined): string =>
+      uses === undefined ? "used by no operation" : `used by ${uses.join(", ")}`;
     for (const name of new Set([...Object.keys(bs), ...Object.keys(hs)])) {
       const ptr = child("#/components/schemas", name);
       if (this.usedBase.has(ptr) || this.usedHead.has(ptr)) continue;
-      if (!(name in hs)) this.add("component-removed", ptr, name, "response", `The component ${name}, ${usedBy(baseUses.get(ptr))}, was removed.`);
-      else if (!(name in bs)) this.add("component-added", ptr, name, "response", `The component ${name}, ${usedBy(headUses.get(ptr))}, was added.`);
+      if (!(name in hs))
+        this.add(
+          "component-removed",
+          ptr,
+          name,
+          "response",
+          `The component ${name}, ${usedBy(baseUses.get(ptr))}, was removed.`,
+        );
+      else if (!(name in bs))
+        this.add(
+          "component-added",
+          ptr,
+          name,
+          "response",
+          `The component ${name}, ${usedBy(headUses.get(ptr))}, was added.`,
+        );
       else this.compareSchema({ node: bs[name] as Node, ptr }, { node: hs[name] as Node, ptr }, name, "response");
     }
     this.used = true;
@@ -499,7 +823,8 @@ class Differ {
     this.operation = null;
     for (const key of new Set([...Object.keys(this.base), ...Object.keys(this.head)])) {
       if (key === "paths" || key === "components" || key === "security") continue;
-      if (!same(this.base[key], this.head[key])) this.add("docs-changed", child("#", key), "", "request", `\`${key}\` changed.`);
+      if (!same(this.base[key], this.head[key]))
+        this.add("docs-changed", child("#", key), "", "request", `\`${key}\` changed.`);
     }
   }
 }
@@ -516,5 +841,8 @@ export function bumpOfChanges(changes: readonly Change[]): Bump {
 
 /** The last name of a field path: `data.addresses[].line1` → `line1`; `data` or `body` alone → "". */
 export function leafName(field: string): string {
-  return field.replace(/^(data|error|body|params\.\w+)\.?/, "").replace(/\[\]/g, "").replace(/^.*\.(?=[^.]+$)/, "");
+  return field
+    .replace(/^(data|error|body|params\.\w+)\.?/, "")
+    .replace(/\[\]/g, "")
+    .replace(/^.*\.(?=[^.]+$)/, "");
 }

@@ -39,11 +39,18 @@ export function parseContract(text: string, source: string): Node {
 export function readContract(spec: string, cwd: string): { text: string; source: string } {
   if (existsSync(spec)) return { text: readFileSync(spec, "utf8"), source: spec };
   try {
-    const text = execFileSync("git", ["show", "--end-of-options", `${spec}:${CONTRACT_PATH}`], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 });
+    const text = execFileSync("git", ["show", "--end-of-options", `${spec}:${CONTRACT_PATH}`], {
+      cwd,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { text, source: `${spec}:${CONTRACT_PATH}` };
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim();
-    throw new Error(`"${spec}" is neither a file nor a git ref whose tree has ${CONTRACT_PATH} (git: ${stderr || (error as Error).message}).`);
+    throw new Error(
+      `"${spec}" is neither a file nor a git ref whose tree has ${CONTRACT_PATH} (git: ${stderr || (error as Error).message}).`,
+    );
   }
 }
 
@@ -59,7 +66,10 @@ export function child(ptr: string, ...segments: Array<string | number>): string 
 /** The node at a local pointer, or undefined. */
 function nodeAt(doc: Node, ptr: string): unknown {
   let node: unknown = doc;
-  for (const raw of ptr.replace(/^#\/?/, "").split("/").filter((s) => s !== "")) {
+  for (const raw of ptr
+    .replace(/^#\/?/, "")
+    .split("/")
+    .filter((s) => s !== "")) {
     const segment = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
     node = Array.isArray(node) ? node[Number(segment)] : isNode(node) ? node[segment] : undefined;
   }
@@ -100,7 +110,13 @@ export function operations(doc: Node): Map<string, Operation> {
     for (const method of HTTP_METHODS) {
       if (!isNode(pathItem.node[method])) continue;
       const key = `${method.toUpperCase()} ${path}`;
-      result.set(key, { key, method, path, pathItem, op: { node: pathItem.node[method] as Node, ptr: child(pathItem.ptr, method) } });
+      result.set(key, {
+        key,
+        method,
+        path,
+        pathItem,
+        op: { node: pathItem.node[method] as Node, ptr: child(pathItem.ptr, method) },
+      });
     }
   }
   return result;
@@ -152,15 +168,22 @@ interface ObjectView {
 }
 
 export function objectView(doc: Node, schema: At, depth = 0): ObjectView {
-  const view: ObjectView = { properties: new Map(), required: new Set(), additional: true, additionalPtr: child(schema.ptr, "additionalProperties") };
+  const view: ObjectView = {
+    properties: new Map(),
+    required: new Set(),
+    additional: true,
+    additionalPtr: child(schema.ptr, "additionalProperties"),
+  };
   if (depth > 32) return view;
   const { node, ptr } = schema;
   if (isNode(node.properties)) {
-    for (const [name, value] of Object.entries(node.properties)) view.properties.set(name, { node: isNode(value) ? value : {}, ptr: child(ptr, "properties", name) });
+    for (const [name, value] of Object.entries(node.properties))
+      view.properties.set(name, { node: isNode(value) ? value : {}, ptr: child(ptr, "properties", name) });
   }
   if (Array.isArray(node.required)) for (const name of node.required) view.required.add(String(name));
   if (node.additionalProperties === false) view.additional = false;
-  else if (isNode(node.additionalProperties)) view.additional = { node: node.additionalProperties, ptr: view.additionalPtr };
+  else if (isNode(node.additionalProperties))
+    view.additional = { node: node.additionalProperties, ptr: view.additionalPtr };
   if (Array.isArray(node.allOf)) {
     node.allOf.forEach((part, index) => {
       const inner = objectView(doc, deref(doc, part, child(ptr, "allOf", index)), depth + 1);

@@ -32,7 +32,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
-import { child, deref, fieldPath, isNode, isSuccess, objectView, operations, parameters, preferredMediaType, typesOf, type At, type Node } from "./document.js";
+import {
+  child,
+  deref,
+  fieldPath,
+  isNode,
+  isSuccess,
+  objectView,
+  operations,
+  parameters,
+  preferredMediaType,
+  typesOf,
+  type At,
+  type Node,
+} from "./document.js";
 import { kindRule } from "./kinds.js";
 import { jsonCode, stringLiteral } from "../encode.js";
 import { schemaTypeOptions } from "../schema-types.js";
@@ -40,7 +53,10 @@ import type { Change } from "./compare.js";
 
 /** Generate the types of a contract with the options scripts/generate.ts uses (a test compares the two). */
 export async function generateTypes(doc: Node): Promise<string> {
-  const ast = await openapiTS(structuredClone(doc) as unknown as Parameters<typeof openapiTS>[0], schemaTypeOptions(doc));
+  const ast = await openapiTS(
+    structuredClone(doc) as unknown as Parameters<typeof openapiTS>[0],
+    schemaTypeOptions(doc),
+  );
   return astToString(ast);
 }
 
@@ -56,7 +72,8 @@ interface Probe {
   lines: Array<ProbeLine | undefined>;
 }
 
-const key = (name: string): string => (/^[A-Za-z_$][\w$]*$/.test(name) && name !== "__proto__" ? name : stringLiteral(name));
+const key = (name: string): string =>
+  /^[A-Za-z_$][\w$]*$/.test(name) && name !== "__proto__" ? name : stringLiteral(name);
 const literal = (value: unknown): string => (value === null ? "null" : jsonCode(value));
 
 class ProbeWriter {
@@ -82,9 +99,14 @@ class ProbeWriter {
   /** The TypeScript type of a value of this schema, at most `depth` levels of objects deep. */
   typeOf(schema: At, shallow: boolean, depth = 0): string {
     const s = deref(this.doc, schema.node, schema.ptr);
-    const alternatives = [...(Array.isArray(s.node.oneOf) ? s.node.oneOf : []), ...(Array.isArray(s.node.anyOf) ? s.node.anyOf : [])];
+    const alternatives = [
+      ...(Array.isArray(s.node.oneOf) ? s.node.oneOf : []),
+      ...(Array.isArray(s.node.anyOf) ? s.node.anyOf : []),
+    ];
     if (alternatives.length > 0) {
-      const list = alternatives.map((alt, i) => `(${this.typeOf({ node: alt as Node, ptr: child(s.ptr, "oneOf", i) }, shallow, depth)})`);
+      const list = alternatives.map(
+        (alt, i) => `(${this.typeOf({ node: alt as Node, ptr: child(s.ptr, "oneOf", i) }, shallow, depth)})`,
+      );
       return [...new Set(list)].join(" | ");
     }
     const values = Array.isArray(s.node.enum) ? s.node.enum : "const" in s.node ? [s.node.const] : undefined;
@@ -109,10 +131,13 @@ class ProbeWriter {
             if (shallow || s.node.items === undefined || depth > 4) return "unknown[]";
             return `(${this.typeOf({ node: s.node.items as Node, ptr: child(s.ptr, "items") }, false, depth + 1)})[]`;
           case "object": {
-            if (shallow || view.properties.size === 0 || depth > 4) return view.properties.size === 0 ? "Record<string, unknown>" : "object";
+            if (shallow || view.properties.size === 0 || depth > 4)
+              return view.properties.size === 0 ? "Record<string, unknown>" : "object";
             const fields = [...view.properties]
               .filter(([, p]) => deref(this.doc, p.node, p.ptr).node.writeOnly !== true)
-              .map(([name, p]) => `${key(name)}${view.required.has(name) ? "" : "?"}: ${this.typeOf(p, false, depth + 1)}`);
+              .map(
+                ([name, p]) => `${key(name)}${view.required.has(name) ? "" : "?"}: ${this.typeOf(p, false, depth + 1)}`,
+              );
             return `{ ${fields.join("; ")} }`;
           }
           default:
@@ -123,13 +148,29 @@ class ProbeWriter {
   }
 
   /** A request value for `schema`: objects and arrays written out, one field a line; leaves are `pick<T>()`. */
-  private writeValue(indent: number, prefix: string, schema: At, field: string, full: boolean, suffix: string, depth = 0): void {
+  private writeValue(
+    indent: number,
+    prefix: string,
+    schema: At,
+    field: string,
+    full: boolean,
+    suffix: string,
+    depth = 0,
+  ): void {
     const s = deref(this.doc, schema.node, schema.ptr);
     const combinator = Array.isArray(s.node.oneOf) ? "oneOf" : Array.isArray(s.node.anyOf) ? "anyOf" : undefined;
     if (combinator !== undefined) {
       const branches = s.node[combinator] as Node[];
       const index = full ? branches.length - 1 : 0;
-      this.writeValue(indent, prefix, { node: branches[index] as Node, ptr: child(s.ptr, combinator, index) }, field, full, suffix, depth);
+      this.writeValue(
+        indent,
+        prefix,
+        { node: branches[index] as Node, ptr: child(s.ptr, combinator, index) },
+        field,
+        full,
+        suffix,
+        depth,
+      );
       return;
     }
     const view = objectView(this.doc, s);
@@ -147,7 +188,15 @@ class ProbeWriter {
     }
     if (!hasEnum && depth < 6 && types.includes("array") && s.node.items !== undefined) {
       this.emit(indent, `${prefix}[`, field);
-      this.writeValue(indent + 2, "", { node: s.node.items as Node, ptr: child(s.ptr, "items") }, `${field}[]`, full, ",", depth + 1);
+      this.writeValue(
+        indent + 2,
+        "",
+        { node: s.node.items as Node, ptr: child(s.ptr, "items") },
+        `${field}[]`,
+        full,
+        ",",
+        depth + 1,
+      );
       this.emit(indent, `]${suffix}`, field);
       return;
     }
@@ -175,11 +224,22 @@ class ProbeWriter {
       if (branchShape === "array") {
         const item = this.fresh("i");
         this.emit(indent, `if (Array.isArray(${value})) for (const ${item} of ${value}) {`, field);
-        this.readValue(indent + 2, item, { node: branch.node.items as Node, ptr: child(branch.ptr, "items") }, `${field}[]`, false, depth + 1);
+        this.readValue(
+          indent + 2,
+          item,
+          { node: branch.node.items as Node, ptr: child(branch.ptr, "items") },
+          `${field}[]`,
+          false,
+          depth + 1,
+        );
         this.emit(indent, "}", field);
       } else if (branchShape === "object") {
         const view = objectView(this.doc, branch);
-        this.emit(indent, `if (typeof ${value} === "object" && ${value} !== null && !Array.isArray(${value})) {`, field);
+        this.emit(
+          indent,
+          `if (typeof ${value} === "object" && ${value} !== null && !Array.isArray(${value})) {`,
+          field,
+        );
         for (const [name, p] of view.properties) {
           if (deref(this.doc, p.node, p.ptr).node.writeOnly === true || p.node.writeOnly === true) continue;
           const access = /^[A-Za-z_$][\w$]*$/.test(name) ? `${value}.${name}` : `${value}[${stringLiteral(name)}]`;
@@ -200,7 +260,8 @@ class ProbeWriter {
   private useLiterals(indent: number, expr: string, s: At, field: string): void {
     const values = this.literalsOf(s, 0);
     if (values === undefined || values.length === 0) return;
-    for (const value of values) this.emit(indent, `if (${expr} === ${literal(value)}) { /* the caller handles this value */ }`, field);
+    for (const value of values)
+      this.emit(indent, `if (${expr} === ${literal(value)}) { /* the caller handles this value */ }`, field);
     this.emit(indent, `switch (${expr}) {`, field);
     for (const value of values) this.emit(indent + 2, `case ${literal(value)}: break;`, field);
     this.emit(indent, "}", field);
@@ -249,17 +310,31 @@ class ProbeWriter {
       const shapes = this.branchesOf(s).map((b) => this.shapeOf(b));
       const arrays = shapes.filter((x) => x === "array").length;
       const objects = shapes.filter((x) => x === "object").length;
-      return shapes.every((x) => x !== "union") && arrays <= 1 && objects <= 1 && arrays + objects > 0 ? "union" : "leaf";
+      return shapes.every((x) => x !== "union") && arrays <= 1 && objects <= 1 && arrays + objects > 0
+        ? "union"
+        : "leaf";
     }
     const types = typesOf(s.node);
-    if (objectView(this.doc, s).properties.size > 0 && (types.length === 0 || types.includes("object"))) return "object";
+    if (objectView(this.doc, s).properties.size > 0 && (types.length === 0 || types.includes("object")))
+      return "object";
     if (types.includes("array") && s.node.items !== undefined) return "array";
     return "leaf";
   }
 
   /** A request as openapi-fetch types it for this operation (`FetchOptions`, what `client.METHOD(path, init)` takes). */
-  private writeRequest(indent: number, method: string, path: string, op: At, params: Map<string, At>, full: boolean): void {
-    this.emit(indent, `const ${this.fresh("init")}: FetchOptions<paths[${stringLiteral(path)}][${stringLiteral(method)}]> = {`, "");
+  private writeRequest(
+    indent: number,
+    method: string,
+    path: string,
+    op: At,
+    params: Map<string, At>,
+    full: boolean,
+  ): void {
+    this.emit(
+      indent,
+      `const ${this.fresh("init")}: FetchOptions<paths[${stringLiteral(path)}][${stringLiteral(method)}]> = {`,
+      "",
+    );
     const groups = new Map<string, Array<[string, At]>>();
     for (const p of params.values()) {
       if (!full && p.node.required !== true) continue;
@@ -271,7 +346,14 @@ class ProbeWriter {
       for (const [where, list] of groups) {
         this.emit(indent + 4, `${where}: {`, `params.${where}`);
         for (const [name, p] of list) {
-          this.writeValue(indent + 6, `${key(name)}: `, { node: isNode(p.node.schema) ? p.node.schema : {}, ptr: child(p.ptr, "schema") }, `params.${where}.${name}`, full, ",");
+          this.writeValue(
+            indent + 6,
+            `${key(name)}: `,
+            { node: isNode(p.node.schema) ? p.node.schema : {}, ptr: child(p.ptr, "schema") },
+            `params.${where}.${name}`,
+            full,
+            ",",
+          );
         }
         this.emit(indent + 4, "},", `params.${where}`);
       }
@@ -283,7 +365,14 @@ class ProbeWriter {
       const type = preferredMediaType(content);
       const media = type === undefined ? undefined : content[type];
       if ((full || body.node.required === true) && type !== undefined && isNode(media)) {
-        this.writeValue(indent + 2, "body: ", { node: isNode(media.schema) ? media.schema : {}, ptr: child(body.ptr, "content", type, "schema") }, "body", full, ",");
+        this.writeValue(
+          indent + 2,
+          "body: ",
+          { node: isNode(media.schema) ? media.schema : {}, ptr: child(body.ptr, "content", type, "schema") },
+          "body",
+          full,
+          ",",
+        );
       }
     }
     this.emit(indent, "};", "");
@@ -318,8 +407,15 @@ class ProbeWriter {
       this.emit(2, `const { data, error } = pick<${answer}>();`, "");
       const responses = isNode(operation.op.node.responses) ? operation.op.node.responses : {};
       // \`data\` is typed from the success responses, \`error\` from the others: read the first of each.
-      for (const [success, variable, field] of [[true, "data", "data"], [false, "error", "error"]] as const) {
-        const status = Object.keys(responses).find((s) => isSuccess(s) === success && this.mediaSchema(responses[s], child(operation.op.ptr, "responses", s)) !== undefined);
+      for (const [success, variable, field] of [
+        [true, "data", "data"],
+        [false, "error", "error"],
+      ] as const) {
+        const status = Object.keys(responses).find(
+          (s) =>
+            isSuccess(s) === success &&
+            this.mediaSchema(responses[s], child(operation.op.ptr, "responses", s)) !== undefined,
+        );
         if (status === undefined) continue;
         const schema = this.mediaSchema(responses[status], child(operation.op.ptr, "responses", status)) as At;
         this.emit(2, `if (${variable} !== undefined) {`, field);
@@ -369,7 +465,9 @@ export interface ProbeOutcome {
 /** Compile errors quote whole object types; a report line needs their start only. */
 const shorten = (message: string): string => message.replace(/\s+/g, " ").replace(/'([^']{60})[^']{20,}'/g, "'$1…'");
 
-const openapiFetchTypes = createRequire(import.meta.url).resolve("openapi-fetch").replace(/index\.(c?js|mjs)$/, "index.d.mts");
+const openapiFetchTypes = createRequire(import.meta.url)
+  .resolve("openapi-fetch")
+  .replace(/index\.(c?js|mjs)$/, "index.d.mts");
 
 const COMPILER_OPTIONS: ts.CompilerOptions = {
   strict: true,
@@ -395,7 +493,12 @@ function errorsOf(program: ts.Program, unit: Unit): ProbeError[] {
   return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((d) => {
     const line = d.start === undefined ? 0 : source.getLineAndCharacterOfPosition(d.start).line;
     const tag = unit.probe.lines[line];
-    return { operation: tag?.operation ?? null, field: tag?.field ?? "", line: line + 1, message: shorten(ts.flattenDiagnosticMessageText(d.messageText, "\n").split("\n").slice(0, 2).join(" ")) };
+    return {
+      operation: tag?.operation ?? null,
+      field: tag?.field ?? "",
+      line: line + 1,
+      message: shorten(ts.flattenDiagnosticMessageText(d.messageText, "\n").split("\n").slice(0, 2).join(" ")),
+    };
   });
 }
 
@@ -416,7 +519,10 @@ async function writeUnit(dir: string, types: Node, probe: Probe, label: string):
  * there is a defect of the probe, not an effect of the change, and is left out of the proof.
  * Files go to a temporary folder, removed afterwards unless `keep` is set.
  */
-export async function runProbes(jobs: readonly ProbeJob[], options: { keep?: boolean } = {}): Promise<Map<string, ProbeOutcome>> {
+export async function runProbes(
+  jobs: readonly ProbeJob[],
+  options: { keep?: boolean } = {},
+): Promise<Map<string, ProbeOutcome>> {
   const root = mkdtempSync(join(tmpdir(), "contract-diff-"));
   try {
     const heads: Array<{ job: ProbeJob; unit: Unit; dir: string }> = [];
@@ -425,7 +531,10 @@ export async function runProbes(jobs: readonly ProbeJob[], options: { keep?: boo
       const dir = join(root, `head-${index + 1}`);
       heads.push({ job, dir, unit: await writeUnit(dir, job.head, probe, `head (${job.id})`) });
     }
-    const program = ts.createProgram(heads.map((h) => h.unit.file), COMPILER_OPTIONS);
+    const program = ts.createProgram(
+      heads.map((h) => h.unit.file),
+      COMPILER_OPTIONS,
+    );
     const headErrors = heads.map((h) => errorsOf(program, h.unit));
 
     // The self-check: one probe per distinct base, reduced to the operations with an error
@@ -439,10 +548,16 @@ export async function runProbes(jobs: readonly ProbeJob[], options: { keep?: boo
     });
     const selfUnits = new Map<Node, Unit>();
     let n = 0;
-    for (const [base, ops] of failing) selfUnits.set(base, await writeUnit(join(root, `base-${++n}`), base, buildProbe(base, ops), "base"));
+    for (const [base, ops] of failing)
+      selfUnits.set(base, await writeUnit(join(root, `base-${++n}`), base, buildProbe(base, ops), "base"));
     const selfErrors = new Map<Node, ProbeError[]>();
     if (selfUnits.size > 0) {
-      const selfProgram = ts.createProgram([...selfUnits.values()].map((u) => u.file), COMPILER_OPTIONS, undefined, program);
+      const selfProgram = ts.createProgram(
+        [...selfUnits.values()].map((u) => u.file),
+        COMPILER_OPTIONS,
+        undefined,
+        program,
+      );
       for (const [base, unit] of selfUnits) selfErrors.set(base, errorsOf(selfProgram, unit));
     }
 
@@ -479,7 +594,9 @@ function directCauses<C extends Change>(changes: readonly C[], error: ProbeError
   const typed = changes.filter((c) => c.operation === error.operation && kindRule(c.kind).typed);
   const own = typed.filter((c) => c.field === error.field);
   if (own.length > 0) return own;
-  return typed.filter((c) => kindRule(c.kind).presence === true && parentOf(c.field) === error.field && c.field !== error.field);
+  return typed.filter(
+    (c) => kindRule(c.kind).presence === true && parentOf(c.field) === error.field && c.field !== error.field,
+  );
 }
 
 /**

@@ -68,7 +68,8 @@ export function releasedSnapshots(root: string): string[] {
 /** The last released snapshot (the highest version in openapi/released/): its path (relative to the repository root) and version. */
 export function releasedContract(root: string): { path: string; version: string } {
   const version = releasedSnapshots(root).at(-1);
-  if (version === undefined) throw new Error(`${RELEASED_DIR}/ holds no store-admin-<version>.yaml: keep the contract of each release there.`);
+  if (version === undefined)
+    throw new Error(`${RELEASED_DIR}/ holds no store-admin-<version>.yaml: keep the contract of each release there.`);
   return { path: snapshotPath(version), version };
 }
 
@@ -154,14 +155,19 @@ function namesChange(entry: string, change: Pick<Change, "field" | "operation">)
   const operation = change.operation ?? "the document";
   const leaf = leafName(change.field);
   const field = new RegExp(`\`[^\`\\n]*(?<![\\w-])${escapeRegExp(leaf)}(?![\\w-])[^\`\\n]*\``);
-  return breakingItems(entry).some((item) => item.operations.includes(operation) && (leaf === "" || field.test(item.text)));
+  return breakingItems(entry).some(
+    (item) => item.operations.includes(operation) && (leaf === "" || field.test(item.text)),
+  );
 }
 
 /** The breaking changes an entry does not cover, one line each, in the form that would cover it. */
 export function uncoveredChanges(entry: string, changes: readonly Change[]): string[] {
   const lines = changes
     .filter((c) => c.breaking && !namesChange(entry, c))
-    .map((c) => `\`- **${c.operation ?? "the document"}**: …\`${leafName(c.field) === "" ? "" : ` naming \`${changeName(c)}\``} (${c.kind})`);
+    .map(
+      (c) =>
+        `\`- **${c.operation ?? "the document"}**: …\`${leafName(c.field) === "" ? "" : ` naming \`${changeName(c)}\``} (${c.kind})`,
+    );
   return [...new Set(lines)];
 }
 
@@ -173,7 +179,11 @@ export function uncoveredChanges(entry: string, changes: readonly Change[]): str
  * a fresh clone in CI may have none. An empty list when all agree; each problem names the
  * version, the file and the line.
  */
-export function recordProblems(input: { changelog: string; snapshots: readonly string[]; packageVersion: string }): string[] {
+export function recordProblems(input: {
+  changelog: string;
+  snapshots: readonly string[];
+  packageVersion: string;
+}): string[] {
   const { changelog, snapshots, packageVersion } = input;
   const problems: string[] = [];
   const headings = changelogHeadings(changelog);
@@ -182,23 +192,35 @@ export function recordProblems(input: { changelog: string; snapshots: readonly s
     const at = `CHANGELOG.md line ${h.line} (\`${h.text}\`)`;
     if (h.version === "Unreleased") {
       if (i !== 0) problems.push(`${at}: \`${UNRELEASED}\` must be the first entry, above every released version.`);
-      if (h.date !== undefined) problems.push(`${at}: unreleased entries carry no date; \`npm run release\` dates them.`);
+      if (h.date !== undefined)
+        problems.push(`${at}: unreleased entries carry no date; \`npm run release\` dates them.`);
       return;
     }
-    if (!/^\d+\.\d+\.\d+$/.test(h.version)) return void problems.push(`${at}: "${h.version}" is not a plain x.y.z version.`);
+    if (!/^\d+\.\d+\.\d+$/.test(h.version))
+      return void problems.push(`${at}: "${h.version}" is not a plain x.y.z version.`);
     if (h.date === undefined || !/^\d{4}-\d{2}-\d{2}$/.test(h.date)) {
-      return void problems.push(`${at}: a version heading is a release and needs its date (\`## [${h.version}] - YYYY-MM-DD\`, written by \`npm run release\`); entries not released yet go under \`${UNRELEASED}\`.`);
+      return void problems.push(
+        `${at}: a version heading is a release and needs its date (\`## [${h.version}] - YYYY-MM-DD\`, written by \`npm run release\`); entries not released yet go under \`${UNRELEASED}\`.`,
+      );
     }
-    if (dated.length > 0 && compareVersions(h.version, dated.at(-1) as string) >= 0) problems.push(`${at}: ${h.version} is listed below ${dated.at(-1)}; releases go newest first.`);
+    if (dated.length > 0 && compareVersions(h.version, dated.at(-1) as string) >= 0)
+      problems.push(`${at}: ${h.version} is listed below ${dated.at(-1)}; releases go newest first.`);
     if (dated.includes(h.version)) problems.push(`${at}: ${h.version} has a second entry.`);
     dated.push(h.version);
-    if (!snapshots.includes(h.version)) problems.push(`${at}: ${h.version} is dated, so it was released, but ${snapshotPath(h.version)} is missing: a release keeps the contract it shipped.`);
+    if (!snapshots.includes(h.version))
+      problems.push(
+        `${at}: ${h.version} is dated, so it was released, but ${snapshotPath(h.version)} is missing: a release keeps the contract it shipped.`,
+      );
   });
   for (const version of snapshots) {
-    if (!dated.includes(version)) problems.push(`${snapshotPath(version)} is a released contract, but CHANGELOG.md has no dated entry \`## [${version}] - YYYY-MM-DD\` for it.`);
+    if (!dated.includes(version))
+      problems.push(
+        `${snapshotPath(version)} is a released contract, but CHANGELOG.md has no dated entry \`## [${version}] - YYYY-MM-DD\` for it.`,
+      );
   }
   const last = [...dated].sort(compareVersions).at(-1);
-  if (last === undefined) problems.push(`CHANGELOG.md dates no release: each release is a \`## [x.y.z] - YYYY-MM-DD\` heading.`);
+  if (last === undefined)
+    problems.push(`CHANGELOG.md dates no release: each release is a \`## [x.y.z] - YYYY-MM-DD\` heading.`);
   else if (packageVersion !== last) {
     problems.push(
       `package.json's version is ${packageVersion}, but the last release (dated in CHANGELOG.md, kept in ${RELEASED_DIR}/) is ${last}: the version changes only with \`npm run release\`, which dates the entry and keeps the snapshot.`,
@@ -212,7 +234,12 @@ export function recordProblems(input: { changelog: string; snapshots: readonly s
  * every breaking change (see {@link namesChange}). The version is not checked here: it moves
  * when `npm run release` makes the release, to at least {@link nextVersion}.
  */
-export function unreleasedProblems(input: { releasedVersion: string; bump: Bump; changelog: string; changes?: readonly Change[] }): string[] {
+export function unreleasedProblems(input: {
+  releasedVersion: string;
+  bump: Bump;
+  changelog: string;
+  changes?: readonly Change[];
+}): string[] {
   const { releasedVersion, bump, changelog, changes = [] } = input;
   if (bump === "none") return [];
   const entry = changelogEntry(changelog, "Unreleased");
@@ -221,7 +248,10 @@ export function unreleasedProblems(input: { releasedVersion: string; bump: Bump;
   const draft = `Run \`npm run contract:diff -- --base ${snapshotPath(releasedVersion)} --changelog\` for the report and a draft.`;
   const breaking = uncoveredChanges("", changes);
   if (entry === undefined) {
-    return [`${needs} CHANGELOG.md has no \`${UNRELEASED}\` section to say so. ${draft}` + (breaking.length > 0 ? ` Under \`${BREAKING_HEADING}\` it needs:${list(breaking)}` : "")];
+    return [
+      `${needs} CHANGELOG.md has no \`${UNRELEASED}\` section to say so. ${draft}` +
+        (breaking.length > 0 ? ` Under \`${BREAKING_HEADING}\` it needs:${list(breaking)}` : ""),
+    ];
   }
   const uncovered = uncoveredChanges(entry, changes);
   if (uncovered.length > 0) {

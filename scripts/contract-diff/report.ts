@@ -20,25 +20,43 @@ interface DiffResult {
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** Compare two contracts and prove each change's effect on the types with the compile probe. */
-export async function diffContracts(base: Node, head: Node, options: { keepProbe?: boolean; log?: (line: string) => void } = {}): Promise<DiffResult> {
+export async function diffContracts(
+  base: Node,
+  head: Node,
+  options: { keepProbe?: boolean; log?: (line: string) => void } = {},
+): Promise<DiffResult> {
   const changes = compareContracts(base, head);
   if (same(base, head)) return { bump: "none", changes, errors: [], selfErrors: [] };
   const started = Date.now();
   // The probe covers the operations the structural diff names: a change reaches a caller only
   // through an operation whose parameters, body or responses lead to it, and those are all named.
   const touched = new Set(changes.flatMap((c) => (c.operation === null ? [] : [c.operation])));
-  const outcome = (await runProbes([{ id: "head", base, head, changes, operations: touched }], { keep: options.keepProbe })).get("head");
+  const outcome = (
+    await runProbes([{ id: "head", base, head, changes, operations: touched }], { keep: options.keepProbe })
+  ).get("head");
   if (outcome === undefined) throw new Error("the compile probe produced no result");
-  options.log?.(`Compiled the probe in ${((Date.now() - started) / 1000).toFixed(1)} s${options.keepProbe ? ` (kept in ${outcome.probeDir})` : ""}.`);
+  options.log?.(
+    `Compiled the probe in ${((Date.now() - started) / 1000).toFixed(1)} s${options.keepProbe ? ` (kept in ${outcome.probeDir})` : ""}.`,
+  );
   attribute(changes, outcome.errors);
   return { bump: bumpOfChanges(changes), changes, errors: outcome.errors, selfErrors: outcome.selfErrors };
 }
 
 /** The `--json` object: exactly the documented fields. */
-export function toJson(result: DiffResult): { bump: Bump; changes: Array<Pick<Change, "operation" | "location" | "kind" | "breaking" | "typeBreak" | "message">> } {
+export function toJson(result: DiffResult): {
+  bump: Bump;
+  changes: Array<Pick<Change, "operation" | "location" | "kind" | "breaking" | "typeBreak" | "message">>;
+} {
   return {
     bump: result.bump,
-    changes: result.changes.map(({ operation, location, kind, breaking, typeBreak, message }) => ({ operation, location, kind, breaking, typeBreak, message })),
+    changes: result.changes.map(({ operation, location, kind, breaking, typeBreak, message }) => ({
+      operation,
+      location,
+      kind,
+      breaking,
+      typeBreak,
+      message,
+    })),
   };
 }
 
@@ -71,7 +89,9 @@ export function toText(result: DiffResult, sources: { base: string; head: string
       `${result.changes.filter((c) => !c.breaking && c.bump === "minor").length} minor, ${result.changes.filter((c) => c.bump === "patch").length} patch.`,
   );
   if (result.selfErrors.length > 0) {
-    lines.push(`Note: the probe has ${result.selfErrors.length} compile error(s) against the base's own types; those lines were left out of the proof.`);
+    lines.push(
+      `Note: the probe has ${result.selfErrors.length} compile error(s) against the base's own types; those lines were left out of the proof.`,
+    );
   }
   lines.push(`Release needed: ${result.bump}.${rule}`);
   return lines.join("\n") + "\n";
@@ -112,17 +132,35 @@ export function toChangelog(result: DiffResult, version: string, baseLabel: stri
     const byFields = new Map<string, { ops: string[]; fields: string[] }>();
     for (const op of ops) {
       // Shortest first: `data.email` before `data.results[].email`.
-      const fields = [...new Set(list.filter((c) => opOf(c) === op).map((c) => c.field))].filter((f) => f !== "").sort((a, b) => a.length - b.length || a.localeCompare(b));
+      const fields = [...new Set(list.filter((c) => opOf(c) === op).map((c) => c.field))]
+        .filter((f) => f !== "")
+        .sort((a, b) => a.length - b.length || a.localeCompare(b));
       const key = fields.join(" ");
       byFields.set(key, { ops: [...(byFields.get(key)?.ops ?? []), op], fields });
     }
     const many = new Set(list.map((c) => c.location)).size > 1 || byFields.size > 1;
-    const what = many ? `${first.kind.replace(/-/g, " ")} in ${ownerOf(first.location)} (${first.direction}): ${leaves.map((f) => `\`${f}\``).join(", ")}.` : first.message;
-    const named = (fields: string[]): string => (fields.length === 0 ? "the value" : fields.map((f) => `\`${f}\``).join(", "));
-    const fill = (template: string): string => [...new Set([...byFields.values()].map((g) => template.replaceAll("{op}", g.ops.join(", ")).replaceAll("{field}", named(g.fields))))].join(" ");
+    const what = many
+      ? `${first.kind.replace(/-/g, " ")} in ${ownerOf(first.location)} (${first.direction}): ${leaves.map((f) => `\`${f}\``).join(", ")}.`
+      : first.message;
+    const named = (fields: string[]): string =>
+      fields.length === 0 ? "the value" : fields.map((f) => `\`${f}\``).join(", ");
+    const fill = (template: string): string =>
+      [
+        ...new Set(
+          [...byFields.values()].map((g) =>
+            template.replaceAll("{op}", g.ops.join(", ")).replaceAll("{field}", named(g.fields)),
+          ),
+        ),
+      ].join(" ");
     // What no longer compiles is said once, of every location (the sentence names no operation).
-    const allFields = [...new Set([...byFields.values()].flatMap((g) => g.fields))].sort((a, b) => a.length - b.length || a.localeCompare(b));
-    const broken = list.some((c) => c.typeBreak) ? brokenCodeFor(first.kind, first.direction).replaceAll("{op}", ops.join(", ")).replaceAll("{field}", named(allFields)) : "";
+    const allFields = [...new Set([...byFields.values()].flatMap((g) => g.fields))].sort(
+      (a, b) => a.length - b.length || a.localeCompare(b),
+    );
+    const broken = list.some((c) => c.typeBreak)
+      ? brokenCodeFor(first.kind, first.direction)
+          .replaceAll("{op}", ops.join(", "))
+          .replaceAll("{field}", named(allFields))
+      : "";
     return `- **${ops.join(", ")}**: ${what}${first.breaking ? ` *What to change:* ${fill(adviceFor(first.kind, first.direction))}${broken === "" ? "" : ` ${broken}`}` : ""}`;
   };
   const sections: Array<[string, (c: Change) => boolean]> = [
@@ -131,7 +169,9 @@ export function toChangelog(result: DiffResult, version: string, baseLabel: stri
     ["Documentation and fixes", (c) => !c.breaking && c.bump !== "minor"],
   ];
   const rule = released === undefined ? "" : ` ${releaseRule(released, result.bump)}`;
-  const out = [`Contract changes since ${baseLabel}, for the release ${version}. Release needed: ${result.bump}.${rule}`];
+  const out = [
+    `Contract changes since ${baseLabel}, for the release ${version}. Release needed: ${result.bump}.${rule}`,
+  ];
   for (const [title, keep] of sections) {
     const list = [...groups.values()].filter((g) => keep(g[0] as Change));
     if (list.length === 0) continue;

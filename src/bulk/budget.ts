@@ -116,7 +116,17 @@ function budgetState(perSecond: number | undefined): BudgetState {
   const capacity = perSecond === undefined ? Infinity : Math.max(1, Math.floor(perSecond));
   const windowMs = perSecond === undefined ? 0 : (capacity * 1000) / perSecond + WINDOW_MARGIN_MS;
   const spacingMs = perSecond === undefined ? 0 : windowMs / capacity;
-  return { capacity, windowMs, spacingMs, sends: [], oldest: 0, lastSlot: -Infinity, pausedUntil: -Infinity, waiters: [], timer: undefined };
+  return {
+    capacity,
+    windowMs,
+    spacingMs,
+    sends: [],
+    oldest: 0,
+    lastSlot: -Infinity,
+    pausedUntil: -Infinity,
+    waiters: [],
+    timer: undefined,
+  };
 }
 
 const nextSlot = (state: BudgetState): number => Math.max(state.pausedUntil, state.lastSlot + state.spacingMs);
@@ -128,7 +138,10 @@ function take(state: BudgetState, now: number, slot = now): void {
 function wakeIn(state: BudgetState, ms: number): void {
   const wait = new AbortController();
   state.timer = wait;
-  sleep(ms, wait.signal).then(() => pump(state), () => undefined);
+  sleep(ms, wait.signal).then(
+    () => pump(state),
+    () => undefined,
+  );
 }
 
 /** Serves the waiters whose slots are due, in order, and sets the timer for the next one. */
@@ -205,7 +218,10 @@ function send(state: BudgetState): number {
 
 /** Whether `budget` is this module's, with its own steps. */
 export function isLocalBudget(budget: RateBudget): budget is LocalBudget {
-  return typeof (budget as { send?: unknown }).send === "function" && typeof (budget as { reserve?: unknown }).reserve === "function";
+  return (
+    typeof (budget as { send?: unknown }).send === "function" &&
+    typeof (budget as { reserve?: unknown }).reserve === "function"
+  );
 }
 
 /** `0.5 s`, `90 s`, `50 min`, `35 days`: a wait as a reader takes it in (a tenth of a second under 10 s, so that 0.5 s and 1 s differ). */

@@ -92,11 +92,14 @@ function isTornHeader(bytes: Uint8Array): boolean {
   const sum = bytes.subarray(0, 8);
   if (!sum.every((b) => (b >= 48 && b <= 57) || (b >= 97 && b <= 102))) return false;
   const rest = bytes.subarray(8);
-  return rest.length <= HEADER_START.length ? rest.every((b, i) => b === HEADER_START[i]) : HEADER_START.every((b, i) => b === rest[i]);
+  return rest.length <= HEADER_START.length
+    ? rest.every((b, i) => b === HEADER_START[i])
+    : HEADER_START.every((b, i) => b === rest[i]);
 }
 
 /** The value of a hex digit byte, or -1. */
-const hexValue = (byte: number): number => (byte >= 48 && byte <= 57 ? byte - 48 : byte >= 97 && byte <= 102 ? byte - 87 : -1);
+const hexValue = (byte: number): number =>
+  byte >= 48 && byte <= 57 ? byte - 48 : byte >= 97 && byte <= 102 ? byte - 87 : -1;
 
 /** The 8-hex-digit checksum at `bytes[at]`, or -1. */
 function checksumAt(bytes: Uint8Array, at: number): number {
@@ -110,7 +113,11 @@ function checksumAt(bytes: Uint8Array, at: number): number {
 }
 
 /** Reads a log into `index`; returns the run it belongs to and the byte length of its good records. */
-function readLog(bytes: Uint8Array, path: string, index: LedgerIndex): { runId: string | undefined; goodBytes: number } {
+function readLog(
+  bytes: Uint8Array,
+  path: string,
+  index: LedgerIndex,
+): { runId: string | undefined; goodBytes: number } {
   const decoder = new TextDecoder();
   // The whole file decoded once; an ASCII line (most are) is a slice of it, found by its byte offset.
   const text = decoder.decode(bytes);
@@ -123,7 +130,8 @@ function readLog(bytes: Uint8Array, path: string, index: LedgerIndex): { runId: 
     if (newline < 0) break; // a torn last line
     const line = crc32(bytes, pos + 8, newline);
     const good = newline - pos > 8 && checksumAt(bytes, pos) === line.crc;
-    const lineChars = line.ascii && checksumAt(bytes, pos) >= 0 ? newline - pos : decoder.decode(bytes.subarray(pos, newline)).length;
+    const lineChars =
+      line.ascii && checksumAt(bytes, pos) >= 0 ? newline - pos : decoder.decode(bytes.subarray(pos, newline)).length;
     const payloadStart = charOffset + 8;
     charOffset += lineChars + 1;
     if (!good) {
@@ -132,18 +140,26 @@ function readLog(bytes: Uint8Array, path: string, index: LedgerIndex): { runId: 
       continue;
     }
     if (badAt !== undefined) {
-      throw new Error(`The ledger file ${path} is damaged at byte ${badAt}: a record there fails its checksum and good records follow it. It was not written by a crash alone; it is left as it is.`);
+      throw new Error(
+        `The ledger file ${path} is damaged at byte ${badAt}: a record there fails its checksum and good records follow it. It was not written by a crash alone; it is left as it is.`,
+      );
     }
     const payload = text.slice(payloadStart, charOffset - 1);
     pos = newline + 1;
     goodBytes = pos;
     const kind = payload[0];
     if (runId === undefined) {
-      const header = kind === "H" ? (JSON.parse(payload.slice(1)) as { ledger?: string; version?: number; runId?: string }) : undefined;
+      const header =
+        kind === "H"
+          ? (JSON.parse(payload.slice(1)) as { ledger?: string; version?: number; runId?: string })
+          : undefined;
       if (header?.ledger !== FORMAT || typeof header.runId !== "string") {
-        throw new Error(`The file ${path} is not a bulk ledger (its first record is not a ledger header); it is left as it is.`);
+        throw new Error(
+          `The file ${path} is not a bulk ledger (its first record is not a ledger header); it is left as it is.`,
+        );
       }
-      if (header.version !== VERSION) throw new Error(`The ledger file ${path} has version ${header.version}; this SDK reads version ${VERSION}.`);
+      if (header.version !== VERSION)
+        throw new Error(`The ledger file ${path} has version ${header.version}; this SDK reads version ${VERSION}.`);
       runId = header.runId;
       continue;
     }
@@ -172,12 +188,16 @@ function readLog(bytes: Uint8Array, path: string, index: LedgerIndex): { runId: 
         index.cursor = JSON.parse(payload.slice(1)) as string | null;
         break;
       default:
-        throw new Error(`The ledger file ${path} has a record of an unknown kind (${JSON.stringify(kind)}) at byte ${goodBytes}: written by a newer SDK?`);
+        throw new Error(
+          `The ledger file ${path} has a record of an unknown kind (${JSON.stringify(kind)}) at byte ${goodBytes}: written by a newer SDK?`,
+        );
     }
   }
   // No whole header: only a header torn by a crash may be dropped, never someone else's file.
   if (runId === undefined && bytes.length > 0 && !isTornHeader(bytes)) {
-    throw new Error(`The file ${path} is not a bulk ledger (it does not start with a ledger header); it is left as it is.`);
+    throw new Error(
+      `The file ${path} is not a bulk ledger (it does not start with a ledger header); it is left as it is.`,
+    );
   }
   return { runId, goodBytes };
 }
@@ -205,9 +225,13 @@ interface FileLedgerState {
  * `ledger-lock.ts`) is refused. One object serves one run at a time, and again after it ends.
  */
 export function fileLedger(path: string, options: FileLedgerOptions = {}): Ledger {
-  if (typeof path !== "string" || path === "") throw new TypeError("fileLedger(path) takes the path of the ledger file, a non-empty string.");
+  if (typeof path !== "string" || path === "")
+    throw new TypeError("fileLedger(path) takes the path of the ledger file, a non-empty string.");
   const lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
-  if (!(Number.isFinite(lockWaitMs) && lockWaitMs >= 0)) throw new TypeError(`fileLedger(path, { lockWaitMs }) takes a number of milliseconds ≥ 0, got ${String(options.lockWaitMs)}.`);
+  if (!(Number.isFinite(lockWaitMs) && lockWaitMs >= 0))
+    throw new TypeError(
+      `fileLedger(path, { lockWaitMs }) takes a number of milliseconds ≥ 0, got ${String(options.lockWaitMs)}.`,
+    );
   const state: FileLedgerState = {
     path,
     options,
@@ -232,7 +256,12 @@ export function fileLedger(path: string, options: FileLedgerOptions = {}): Ledge
     },
     sending: (key) => sending(state, key),
     end(key, end) {
-      append(state, end.state === "done" ? "d" + JSON.stringify(key) : (end.state === "failed" ? "f" : "i") + JSON.stringify([key, end.status ?? null, end.error]));
+      append(
+        state,
+        end.state === "done"
+          ? "d" + JSON.stringify(key)
+          : (end.state === "failed" ? "f" : "i") + JSON.stringify([key, end.status ?? null, end.error]),
+      );
       state.index.end(key, end);
     },
     checkpoint(cursor) {
@@ -270,7 +299,10 @@ function flush(state: FileLedgerState): void {
   try {
     write(state, text);
   } catch (error) {
-    state.failure = new Error(`Could not write ${state.where}: ${(error as Error).message}. The run stops: no request is sent after a record that is not whole on disk.`, { cause: error });
+    state.failure = new Error(
+      `Could not write ${state.where}: ${(error as Error).message}. The run stops: no request is sent after a record that is not whole on disk.`,
+      { cause: error },
+    );
   }
 }
 

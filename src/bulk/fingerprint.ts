@@ -6,7 +6,9 @@
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, part: unknown) =>
     part !== null && typeof part === "object" && !Array.isArray(part)
-      ? Object.fromEntries(Object.entries(part as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(part as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : part,
   );
 }

@@ -78,19 +78,40 @@ interface LockState {
 export async function lockLedger(path: string, waitMs: number): Promise<LedgerLock> {
   const file = realpathSync(path);
   const lockPath = ledgerLockPath(file);
-  if (heldHere.has(file)) throw refusal(path, lockPath, "it is already open in this process (another runBulk call, or a ledger object not closed)");
+  if (heldHere.has(file))
+    throw refusal(
+      path,
+      lockPath,
+      "it is already open in this process (another runBulk call, or a ledger object not closed)",
+    );
   if (lstatSync(lockPath, { throwIfNoEntry: false })?.isFile()) {
-    throw refusal(path, lockPath, `a lock file of an earlier store-admin-sdk (0.3.0) is there, holding a process id; if no run of that version uses this ledger, delete it`);
+    throw refusal(
+      path,
+      lockPath,
+      `a lock file of an earlier store-admin-sdk (0.3.0) is there, holding a process id; if no run of that version uses this ledger, delete it`,
+    );
   }
   const token = randomUUID();
-  const state: LockState = { path, file, lockPath, token, mine: join(lockPath, token), takeover: `${lockPath}.takeover`, lost: undefined, releasing: false, asides: 0 };
+  const state: LockState = {
+    path,
+    file,
+    lockPath,
+    token,
+    mine: join(lockPath, token),
+    takeover: `${lockPath}.takeover`,
+    lost: undefined,
+    releasing: false,
+    asides: 0,
+  };
   const unlock = await acquire(state, waitMs);
   heldHere.add(file);
   return {
     check() {
       if (state.lost === undefined && !existsSync(state.mine)) state.lost = "another run took its lock";
       if (state.lost !== undefined) {
-        throw new Error(`The run lost the lock of the ledger ${path}: ${state.lost}. It sends nothing more; the ledger holds what was sent, so the run that holds the lock, or a resume, goes on from there.`);
+        throw new Error(
+          `The run lost the lock of the ledger ${path}: ${state.lost}. It sends nothing more; the ledger holds what was sent, so the run that holds the lock, or a resume, goes on from there.`,
+        );
       }
     },
     async release() {
@@ -102,7 +123,10 @@ export async function lockLedger(path: string, waitMs: number): Promise<LedgerLo
 }
 
 function refusal(path: string, lockPath: string, why: string, cause?: unknown): Error {
-  return new Error(`The ledger ${path} is in use: ${why} (${lockPath}). Two runs must not write one ledger at once; wait for the other run to end, or give this run another ledger.`, { cause });
+  return new Error(
+    `The ledger ${path} is in use: ${why} (${lockPath}). Two runs must not write one ledger at once; wait for the other run to end, or give this run another ledger.`,
+    { cause },
+  );
 }
 
 /** proper-lockfile's lease over our `fs` steps; resolves with its unlock, or throws saying who holds the lock. */
@@ -122,7 +146,10 @@ async function acquire(state: LockState, waitMs: number): Promise<() => Promise<
     const { code, message } = error as NodeJS.ErrnoException;
     const held = code === "ELOCKED" && message === "Lock file is already being held";
     // ENOENT: the lock just taken was moved by a contender that took it first.
-    const why = held || code === "ENOENT" ? `another run holds it and renews its lease (a process on this machine, or on another sharing the volume${waitMs > 0 ? `; waited ${waitMs} ms` : ""})` : message;
+    const why =
+      held || code === "ENOENT"
+        ? `another run holds it and renews its lease (a process on this machine, or on another sharing the volume${waitMs > 0 ? `; waited ${waitMs} ms` : ""})`
+        : message;
     throw refusal(state.path, state.lockPath, why, error);
   }
 }
@@ -131,15 +158,16 @@ async function acquire(state: LockState, waitMs: number): Promise<() => Promise<
 function leaseFs(state: LockState) {
   const { lockPath, mine } = state;
   // proper-lockfile calls fs.mkdir/rmdir with callbacks: ours, on the lock's own path, are synchronous.
-  const onLockPath = (step: () => void, other: (target: string, done: Callback) => void) => (target: string, done: Callback) => {
-    if (target !== lockPath) return other(target, done);
-    try {
-      step();
-      done(null);
-    } catch (error) {
-      done(error as NodeJS.ErrnoException);
-    }
-  };
+  const onLockPath =
+    (step: () => void, other: (target: string, done: Callback) => void) => (target: string, done: Callback) => {
+      if (target !== lockPath) return other(target, done);
+      try {
+        step();
+        done(null);
+      } catch (error) {
+        done(error as NodeJS.ErrnoException);
+      }
+    };
   return {
     ...fs,
     mkdir: onLockPath(() => take(state), fs.mkdir),
@@ -163,7 +191,9 @@ function take(state: LockState): void {
     rmSync(draft, { recursive: true, force: true });
     const code = (error as NodeJS.ErrnoException).code;
     // ENOTEMPTY: a lock is there; ENOTDIR: a lock file of store-admin-sdk 0.3.0.
-    throw code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOTDIR" ? Object.assign(new Error("held"), { code: "EEXIST" }) : error;
+    throw code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOTDIR"
+      ? Object.assign(new Error("held"), { code: "EEXIST" })
+      : error;
   }
 }
 
@@ -191,7 +221,8 @@ function moveAside(state: LockState, removable: (aside: string) => boolean): voi
   throw held("Lock file is already being held");
 }
 
-const isStale = (target: string): boolean => (statSync(target, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < Date.now() - LEASE_MS;
+const isStale = (target: string): boolean =>
+  (statSync(target, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < Date.now() - LEASE_MS;
 
 /** proper-lockfile's removal of the lock: this run's own on release, or a stale one taken over. */
 function remove(state: LockState): void {

@@ -52,7 +52,9 @@ export function checkRunId(where: string, owner: string, runId: string): void {
 
 /** The refusal of a ledger object that a run of this process has open. */
 export function inUse(where: string): Error {
-  return new Error(`${where} is in use by another run of this process (the same ledger object given to two runBulk calls at once): let that run end first, or give this run another ledger.`);
+  return new Error(
+    `${where} is in use by another run of this process (the same ledger object given to two runBulk calls at once): let that run end first, or give this run another ledger.`,
+  );
 }
 
 /** A ledger in memory (the default). */

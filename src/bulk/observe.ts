@@ -5,7 +5,23 @@
  * its transport records a POST or PATCH in the ledger before the request leaves, and pauses the
  * whole run when an answer is a 429 or 503 with `Retry-After`.
  */
-import { ConnectionError, deriveClient, type FetchLike, isIdempotent, parseRetryAfterMs, pauseLeftOf, pluginsOf, type StoreAdminPlugin, redact, sanitizeCause, sleep, type StoreAdminClient, StoreAdminError, type TokenSource, untilStopped } from "#shared";
+import {
+  ConnectionError,
+  deriveClient,
+  type FetchLike,
+  isIdempotent,
+  parseRetryAfterMs,
+  pauseLeftOf,
+  pluginsOf,
+  type StoreAdminPlugin,
+  redact,
+  sanitizeCause,
+  sleep,
+  type StoreAdminClient,
+  StoreAdminError,
+  type TokenSource,
+  untilStopped,
+} from "#shared";
 import { isLocalBudget, type LocalBudget } from "./budget.js";
 import { isIdempotencyKey, stableKeys } from "../plugins/idempotency-key.js";
 import type { Ledger, RateBudget } from "./types.js";
@@ -92,8 +108,10 @@ export function scrubbedError(error: unknown, secrets: readonly string[]): Error
   if (error instanceof StoreAdminError && redact(error.message, secrets) === error.message) return error;
   // A thrown plain object with a message (`{ message }`) says more by it than as "[object Object]".
   const said = (error as { message?: unknown } | null)?.message;
-  const copy = !(error instanceof Error) && typeof said === "string" ? redact(said, secrets) : sanitizeCause(error, secrets);
-  const scrubbed = copy instanceof Error ? copy : new Error(typeof copy === "string" ? copy : redact(String(error), secrets));
+  const copy =
+    !(error instanceof Error) && typeof said === "string" ? redact(said, secrets) : sanitizeCause(error, secrets);
+  const scrubbed =
+    copy instanceof Error ? copy : new Error(typeof copy === "string" ? copy : redact(String(error), secrets));
   const status = (error as { status?: unknown } | null)?.status;
   if (typeof status === "number") (scrubbed as Error & { status?: number }).status = status;
   return scrubbed;
@@ -111,13 +129,23 @@ function authorizationOf(input: string | URL | Request, init: RequestInit | unde
 
 /** A worker: a client derived from `client` whose requests are counted, gated and recorded for `slot.key`. */
 export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
-  const slot = { key: undefined, recorded: false, pendingUnsafe: 0, doubtful: 0, unsafeSent: 0, stoppedBeforeSend: false, stop: new AbortController() } as unknown as Slot;
+  const slot = {
+    key: undefined,
+    recorded: false,
+    pendingUnsafe: 0,
+    doubtful: 0,
+    unsafeSent: 0,
+    stoppedBeforeSend: false,
+    stop: new AbortController(),
+  } as unknown as Slot;
   const { budget, stopWaits } = run;
   const local = budget !== undefined && isLocalBudget(budget);
   const beforeSend = run.beforeSend ?? (local ? localSendStep(budget, stopWaits) : undefined);
   const acquire = (signal: AbortSignal | undefined): Promise<void> => {
     const take = local ? budget.reserve : budget!.acquire;
-    return stopWaits ? untilStopped(signal ?? slot.stop.signal, stopWaits, (both) => take(both)) : take(signal ?? slot.stop.signal);
+    return stopWaits
+      ? untilStopped(signal ?? slot.stop.signal, stopWaits, (both) => take(both))
+      : take(signal ?? slot.stop.signal);
   };
   // The client's pause after a 429 (met in this run or before it) is the run's too: the budget
   // hands out no slot until it ends, so that the attempts it held leave spaced, not at once. In
@@ -126,11 +154,19 @@ export function observedSlot(client: StoreAdminClient, run: Observation): Slot {
     await budget!.pauseUntil(Date.now() + pauseLeftOf(client));
     return acquire(signal);
   };
-  const keys = run.runId !== undefined && pluginsOf(client).some(isIdempotencyKey) ? [stableKeyPlugin(slot, run.runId)] : [];
+  const keys =
+    run.runId !== undefined && pluginsOf(client).some(isIdempotencyKey) ? [stableKeyPlugin(slot, run.runId)] : [];
   slot.client = deriveClient(client, {
     fetch: (fetch) => observing(slot, run, beforeSend, fetch),
     plugins: keys,
-    beforeAttempt: budget ? (signal) => (local && pauseLeftOf(client) > 0 ? afterClientPause(signal) : local && budget.now() ? undefined : acquire(signal)) : undefined,
+    beforeAttempt: budget
+      ? (signal) =>
+          local && pauseLeftOf(client) > 0
+            ? afterClientPause(signal)
+            : local && budget.now()
+              ? undefined
+              : acquire(signal)
+      : undefined,
     ...(stopWaits ? { stopWaits } : {}),
   });
   return slot;
@@ -160,7 +196,8 @@ type SendStep = (signal: AbortSignal) => Promise<void> | undefined;
 
 /** The local budget's log, as the last step before fetch: no promise at all when the request may leave now (the usual case). */
 function localSendStep(budget: LocalBudget, stopWaits: AbortSignal | undefined): SendStep {
-  const wait = (ms: number, signal: AbortSignal): Promise<void> => (stopWaits ? untilStopped(signal, stopWaits, (both) => sleep(ms, both)) : sleep(ms, signal));
+  const wait = (ms: number, signal: AbortSignal): Promise<void> =>
+    stopWaits ? untilStopped(signal, stopWaits, (both) => sleep(ms, both)) : sleep(ms, signal);
   const sendLater = async (waitMs: number, signal: AbortSignal): Promise<void> => {
     for (; waitMs > 0; waitMs = budget.send()) await wait(waitMs, signal);
   };
@@ -196,13 +233,19 @@ function observing(slot: Slot, run: Observation, beforeSend: SendStep | undefine
       }
     }
     const response = unsafe ? await sentUnsafe(slot, fetch, input, init) : await fetch(input, init);
-    if (run.budget && (response.status === 429 || response.status === 503)) await pauseForRetryAfter(run, run.budget, response);
+    if (run.budget && (response.status === 429 || response.status === 503))
+      await pauseForRetryAfter(run, run.budget, response);
     return response;
   };
 }
 
 /** A POST or PATCH of a key's task, sent: counted while pending, and doubtful unless refused (or refused before a byte was sent). */
-async function sentUnsafe(slot: Slot, fetch: FetchLike, input: string | URL | Request, init: RequestInit | undefined): Promise<Response> {
+async function sentUnsafe(
+  slot: Slot,
+  fetch: FetchLike,
+  input: string | URL | Request,
+  init: RequestInit | undefined,
+): Promise<Response> {
   slot.pendingUnsafe++;
   slot.unsafeSent++;
   let response: Response;

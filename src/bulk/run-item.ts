@@ -40,7 +40,12 @@ function isCallResult(value: unknown): value is FetchResult {
 }
 
 /** Runs `item` on `slot`: rejects only for what stops the whole run. */
-export async function runItem<Item>(run: ItemRun<Item>, slot: Slot, item: Item, page: PageTrack | undefined): Promise<void> {
+export async function runItem<Item>(
+  run: ItemRun<Item>,
+  slot: Slot,
+  item: Item,
+  page: PageTrack | undefined,
+): Promise<void> {
   const admitted = await admit(run, item, page);
   if (admitted === undefined) return;
   const { key, fingerprint } = admitted;
@@ -72,7 +77,9 @@ async function admit<Item>(run: ItemRun<Item>, item: Item, page: PageTrack | und
   const keyOf = options.key;
   const key = keyOf(item);
   if (typeof key !== "string" || key === "") {
-    throw new TypeError(`key(item) must return a non-empty string; it returned ${typeof key === "string" ? '""' : String(key)}.`);
+    throw new TypeError(
+      `key(item) must return a non-empty string; it returned ${typeof key === "string" ? '""' : String(key)}.`,
+    );
   }
   // A key met again in this run: its first occurrence decides.
   if (state.inFlight.has(key) || state.failedNow.has(key) || state.doubtNow.has(key)) {
@@ -91,15 +98,29 @@ async function admit<Item>(run: ItemRun<Item>, item: Item, page: PageTrack | und
 }
 
 /** What the ledger holds of `key` decides whether it runs (`admit`'s second half). */
-async function admitByLedger<Item>(run: ItemRun<Item>, item: Item, page: PageTrack | undefined, key: string): Promise<Admitted | undefined> {
+async function admitByLedger<Item>(
+  run: ItemRun<Item>,
+  item: Item,
+  page: PageTrack | undefined,
+  key: string,
+): Promise<Admitted | undefined> {
   const { options, state, ledger, checkpoint } = run;
   let entry = ledger.get(key);
   if (entry instanceof Promise) entry = await entry;
   // A dry run's ledger is thrown away: a fingerprint there (a call's whole body) would only fill memory.
   const fingerprint = options.dryRun ? undefined : options.fingerprint?.(item);
-  if (fingerprint !== undefined && typeof fingerprint !== "string") throw new TypeError(`fingerprint(item) must return a string; it returned ${typeof fingerprint} for the key ${JSON.stringify(key)}.`);
+  if (fingerprint !== undefined && typeof fingerprint !== "string")
+    throw new TypeError(
+      `fingerprint(item) must return a string; it returned ${typeof fingerprint} for the key ${JSON.stringify(key)}.`,
+    );
   // A key the ledger holds as sent (done, or maybe acted on) is bound to what it sent.
-  if (fingerprint !== undefined && entry?.fingerprint !== undefined && entry.fingerprint !== fingerprint && entry.state !== "started" && entry.state !== "failed") {
+  if (
+    fingerprint !== undefined &&
+    entry?.fingerprint !== undefined &&
+    entry.fingerprint !== fingerprint &&
+    entry.state !== "started" &&
+    entry.state !== "failed"
+  ) {
     throw new CallChangedError(ledger.name ?? "the ledger", options.runId, key, entry.state, item);
   }
   switch (entry?.state) {
@@ -127,7 +148,13 @@ async function admitByLedger<Item>(run: ItemRun<Item>, item: Item, page: PageTra
 }
 
 /** Records `start`, runs the task, and says how it failed, if it did (a call result that is not ok fails it too). */
-async function attempt<Item>(run: ItemRun<Item>, slot: Slot, item: Item, key: string, fingerprint: string | undefined): Promise<Outcome> {
+async function attempt<Item>(
+  run: ItemRun<Item>,
+  slot: Slot,
+  item: Item,
+  key: string,
+  fingerprint: string | undefined,
+): Promise<Outcome> {
   const { ledger, tracing, options } = run;
   const task = options.task;
   try {
@@ -145,12 +172,21 @@ async function attempt<Item>(run: ItemRun<Item>, slot: Slot, item: Item, key: st
     return { failure: undefined, waitCut: false };
   } catch (error) {
     const status = (error as { status?: unknown } | null)?.status;
-    return { failure: await failureOf(run, key, typeof status === "number" ? status : undefined, error, slot), waitCut: error === run.stopReason };
+    return {
+      failure: await failureOf(run, key, typeof status === "number" ? status : undefined, error, slot),
+      waitCut: error === run.stopReason,
+    };
   }
 }
 
 /** A task's failure as the report keeps it: every token the run's workers and the client's source know scrubbed out. */
-async function failureOf<Item>(run: ItemRun<Item>, key: string, status: number | undefined, thrown: unknown, slot: Slot): Promise<BulkFailure> {
+async function failureOf<Item>(
+  run: ItemRun<Item>,
+  key: string,
+  status: number | undefined,
+  thrown: unknown,
+  slot: Slot,
+): Promise<BulkFailure> {
   const secrets = new Set<string>();
   for (const worker of [slot, ...run.slots]) {
     const token = tokenOf(worker);
@@ -162,7 +198,14 @@ async function failureOf<Item>(run: ItemRun<Item>, key: string, status: number |
 }
 
 /** Records the item's end in the ledger and counts it (or withdraws its `start` when nothing was sent). */
-async function settle<Item>(run: ItemRun<Item>, slot: Slot, page: PageTrack | undefined, key: string, fingerprint: string | undefined, outcome: Outcome): Promise<void> {
+async function settle<Item>(
+  run: ItemRun<Item>,
+  slot: Slot,
+  page: PageTrack | undefined,
+  key: string,
+  fingerprint: string | undefined,
+  outcome: Outcome,
+): Promise<void> {
   const { state, ledger, checkpoint } = run;
   const { failure, waitCut } = outcome;
   const doubt = failure !== undefined && (slot.doubtful > 0 || slot.pendingUnsafe > 0);
@@ -183,7 +226,10 @@ async function settle<Item>(run: ItemRun<Item>, slot: Slot, page: PageTrack | un
     }
     return checkpoint.itemSettled(page, "failed");
   }
-  const end: LedgerEnd = failure === undefined ? { state: "done" } : { state: doubt ? "inDoubt" : "failed", status: failure.status, error: failure.message };
+  const end: LedgerEnd =
+    failure === undefined
+      ? { state: "done" }
+      : { state: doubt ? "inDoubt" : "failed", status: failure.status, error: failure.message };
   try {
     const ended = ledger.end(key, end);
     if (ended) await ended;

@@ -28,7 +28,14 @@ export function progressReporter(
     const [since, settledThen] = pace[0]!;
     const perSecond = now - since > 0 ? ((state.settled - settledThen) * 1000) / (now - since) : 0;
     const { done, failed, skipped } = state;
-    const snapshot: BulkProgress = { done, failed, skipped, inDoubt: state.inDoubtKeys.size, inFlight: state.inFlight.size, perSecond };
+    const snapshot: BulkProgress = {
+      done,
+      failed,
+      skipped,
+      inDoubt: state.inDoubtKeys.size,
+      inFlight: state.inFlight.size,
+      perSecond,
+    };
     if (total !== undefined) {
       snapshot.total = total;
       if (perSecond > 0) snapshot.etaMs = Math.round((Math.max(0, total - state.handled) / perSecond) * 1000);

@@ -28,8 +28,14 @@ export function itemsSource<Item>(
     return (async function* () {
       if (cursor === null) return; // every page was done by an earlier run
       const init = walk.init;
-      const from = cursor === undefined ? init : { ...init, params: { ...init?.params, query: { ...init?.params?.query, cursor } } };
-      const walkPages = client.paginate.pages as (path: ListPath, init?: unknown) => AsyncGenerator<{ results?: unknown[]; nextCursor: string | null }>;
+      const from =
+        cursor === undefined
+          ? init
+          : { ...init, params: { ...init?.params, query: { ...init?.params?.query, cursor } } };
+      const walkPages = client.paginate.pages as (
+        path: ListPath,
+        init?: unknown,
+      ) => AsyncGenerator<{ results?: unknown[]; nextCursor: string | null }>;
       for await (const page of walkPages(walk.path, from)) {
         const results = (page.results ?? []) as Item[];
         const track: PageTrack = { remaining: results.length, blocked: false, nextCursor: page.nextCursor };
@@ -45,7 +51,9 @@ export function itemsSource<Item>(
     return {
       async next() {
         const step = await iterator.next();
-        return step.done ? { done: true, value: undefined } : { done: false, value: { item: step.value, page: undefined } };
+        return step.done
+          ? { done: true, value: undefined }
+          : { done: false, value: { item: step.value, page: undefined } };
       },
       return: () => iterator.return?.(),
     };
@@ -55,7 +63,9 @@ export function itemsSource<Item>(
     sync: true,
     next() {
       const step = iterator.next();
-      return step.done ? { done: true, value: undefined } : { done: false, value: { item: step.value, page: undefined } };
+      return step.done
+        ? { done: true, value: undefined }
+        : { done: false, value: { item: step.value, page: undefined } };
     },
     return: () => iterator.return?.(),
   };
@@ -65,7 +75,9 @@ export function itemsSource<Item>(
  * The next item of `source`, for any worker. An async source is asked once at a time (an async
  * generator queues, other iterators may not); a sync one answers without a promise.
  */
-export function puller<Item>(source: Source<Item>): () => IteratorResult<Pulled<Item>> | Promise<IteratorResult<Pulled<Item>>> {
+export function puller<Item>(
+  source: Source<Item>,
+): () => IteratorResult<Pulled<Item>> | Promise<IteratorResult<Pulled<Item>>> {
   let pulling: Promise<unknown> = Promise.resolve();
   return () => {
     if (source.sync) return source.next();

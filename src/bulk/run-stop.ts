@@ -27,13 +27,18 @@ interface RunStop {
 /** A date past what Date holds (Retry-After: 99999999999999999999) is said in words: toISOString() would throw. */
 function resumeTime(waitMs: number): string {
   const at = new Date(Date.now() + waitMs);
-  return Number.isNaN(at.getTime()) ? "a time beyond any date (the store's Retry-After is not a usable time; ask its operator)" : at.toISOString();
+  return Number.isNaN(at.getTime())
+    ? "a time beyond any date (the store's Retry-After is not a usable time; ask its operator)"
+    : at.toISOString();
 }
 
 export function runStop(maxPauseMs: number): RunStop {
   // A stop ends every wait for the budget, a pause or a retry at once (a 429 may ask for minutes);
   // the task that waited ends with this reason, and is left as it was (see `notSent`).
-  const reason = new DOMException("The run was stopped while this task waited for the rate budget, a pause or a retry.", "AbortError");
+  const reason = new DOMException(
+    "The run was stopped while this task waited for the rate budget, a pause or a retry.",
+    "AbortError",
+  );
   const waits = new AbortController();
   const stopWaiting = (): void => waits.abort(reason);
   let pauseStop: string | undefined;

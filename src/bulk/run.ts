@@ -33,38 +33,79 @@ export { CallChangedError } from "./call-changed-error.js";
 const DEFAULT_CONCURRENCY = 4;
 
 function checkOptions<Item>(options: RunBulkOptions<Item>): void {
-  if (options === null || typeof options !== "object") throw new TypeError("runBulk() takes an options object: { client, runId, items, key, task, … }.");
-  const { runId, items, key, task, concurrency, rate, ledger, onProgress, signal, abortInFlight, progressIntervalMs, total, fingerprint, maxPauseMs } = options;
-  if (typeof runId !== "string" || runId.trim() === "") throw new TypeError("runId must be a non-empty string naming the run (it names the run in the ledger).");
-  if (items === null || typeof items !== "object" || (typeof (items as Iterable<Item>)[Symbol.iterator] !== "function" && typeof (items as AsyncIterable<Item>)[Symbol.asyncIterator] !== "function")) {
+  if (options === null || typeof options !== "object")
+    throw new TypeError("runBulk() takes an options object: { client, runId, items, key, task, … }.");
+  const {
+    runId,
+    items,
+    key,
+    task,
+    concurrency,
+    rate,
+    ledger,
+    onProgress,
+    signal,
+    abortInFlight,
+    progressIntervalMs,
+    total,
+    fingerprint,
+    maxPauseMs,
+  } = options;
+  if (typeof runId !== "string" || runId.trim() === "")
+    throw new TypeError("runId must be a non-empty string naming the run (it names the run in the ledger).");
+  if (
+    items === null ||
+    typeof items !== "object" ||
+    (typeof (items as Iterable<Item>)[Symbol.iterator] !== "function" &&
+      typeof (items as AsyncIterable<Item>)[Symbol.asyncIterator] !== "function")
+  ) {
     throw new TypeError("items must be an iterable or an async iterable (an array, a generator, store.paginate(…)).");
   }
-  if (typeof key !== "function") throw new TypeError("key must be a function returning an item's stable key, e.g. (card) => String(card.id).");
-  if (typeof task !== "function") throw new TypeError("task must be a function (item, { client, signal }) => … running one unit of work.");
-  if (fingerprint !== undefined && typeof fingerprint !== "function") throw new TypeError("fingerprint must be a function returning what an item's task sends, as text, e.g. (item) => JSON.stringify(item).");
+  if (typeof key !== "function")
+    throw new TypeError("key must be a function returning an item's stable key, e.g. (card) => String(card.id).");
+  if (typeof task !== "function")
+    throw new TypeError("task must be a function (item, { client, signal }) => … running one unit of work.");
+  if (fingerprint !== undefined && typeof fingerprint !== "function")
+    throw new TypeError(
+      "fingerprint must be a function returning what an item's task sends, as text, e.g. (item) => JSON.stringify(item).",
+    );
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) {
     throw new TypeError(`concurrency must be a whole number ≥ 1, got ${String(concurrency)}.`);
   }
   if (rate !== undefined) {
-    if (rate === null || typeof rate !== "object") throw new TypeError("rate must be { perSecond: number } or a rate budget { acquire, pauseUntil }.");
+    if (rate === null || typeof rate !== "object")
+      throw new TypeError("rate must be { perSecond: number } or a rate budget { acquire, pauseUntil }.");
     // One budget, one wait: the client's rateLimit() already bounds every call of the run.
-    if (pluginsOf(options.client).some(isRateLimit)) throw new TypeError("rate: the client has the rateLimit() plugin, which bounds the run's calls already; pass rate or the plugin, not both.");
+    if (pluginsOf(options.client).some(isRateLimit))
+      throw new TypeError(
+        "rate: the client has the rateLimit() plugin, which bounds the run's calls already; pass rate or the plugin, not both.",
+      );
     if (!isBudget(rate)) checkRate(rate);
   }
   if (ledger !== undefined) {
     const methods = ["open", "get", "start", "sending", "end", "checkpoint", "close"] as const;
-    const missing = ledger === null || typeof ledger !== "object" ? methods : methods.filter((m) => typeof ledger[m] !== "function");
-    if (missing.length > 0) throw new TypeError(`ledger must be a Ledger (memoryLedger(), fileLedger(path), …); it lacks ${missing.join(", ")}.`);
+    const missing =
+      ledger === null || typeof ledger !== "object" ? methods : methods.filter((m) => typeof ledger[m] !== "function");
+    if (missing.length > 0)
+      throw new TypeError(
+        `ledger must be a Ledger (memoryLedger(), fileLedger(path), …); it lacks ${missing.join(", ")}.`,
+      );
   }
-  if (onProgress !== undefined && typeof onProgress !== "function") throw new TypeError("onProgress must be a function receiving the run's counters.");
-  for (const [name, value] of [["signal", signal], ["abortInFlight", abortInFlight]] as const) {
+  if (onProgress !== undefined && typeof onProgress !== "function")
+    throw new TypeError("onProgress must be a function receiving the run's counters.");
+  for (const [name, value] of [
+    ["signal", signal],
+    ["abortInFlight", abortInFlight],
+  ] as const) {
     if (value !== undefined && !(value instanceof AbortSignal)) throw new TypeError(`${name} must be an AbortSignal.`);
   }
   if (progressIntervalMs !== undefined && !(typeof progressIntervalMs === "number" && progressIntervalMs >= 0)) {
     throw new TypeError("progressIntervalMs must be a number of milliseconds ≥ 0.");
   }
-  if (total !== undefined && !(Number.isInteger(total) && total >= 0)) throw new TypeError("total must be a whole number ≥ 0.");
-  if (maxPauseMs !== undefined && !(typeof maxPauseMs === "number" && maxPauseMs >= 0)) throw new TypeError(`maxPauseMs must be a number of milliseconds ≥ 0, got ${String(maxPauseMs)}.`);
+  if (total !== undefined && !(Number.isInteger(total) && total >= 0))
+    throw new TypeError("total must be a whole number ≥ 0.");
+  if (maxPauseMs !== undefined && !(typeof maxPauseMs === "number" && maxPauseMs >= 0))
+    throw new TypeError(`maxPauseMs must be a number of milliseconds ≥ 0, got ${String(maxPauseMs)}.`);
 }
 
 function isBudget(rate: object): rate is RateBudget {
@@ -92,16 +133,30 @@ async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | 
   const { client, ledger, budget } = await clientAndLedger(options);
   const maxPauseMs = options.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS;
   const stop = runStop(maxPauseMs);
-  const observation: Observation = { ledger, budget, stopWaits: stop.waits, maxPauseMs, onLongPause: stop.onLongPause, runId: options.runId };
+  const observation: Observation = {
+    ledger,
+    budget,
+    stopWaits: stop.waits,
+    maxPauseMs,
+    onLongPause: stop.onLongPause,
+    runId: options.runId,
+  };
   // Made before anything is opened: a client not made by createStoreAdminClient() is refused here.
-  const slots: Slot[] = Array.from({ length: options.concurrency ?? DEFAULT_CONCURRENCY }, () => observedSlot(client, observation));
+  const slots: Slot[] = Array.from({ length: options.concurrency ?? DEFAULT_CONCURRENCY }, () =>
+    observedSlot(client, observation),
+  );
   const runnerSlot = observedSlot(client, observation);
 
   const resume = await ledger.open(options.runId);
   stop.listen(options.signal, options.abortInFlight, [...slots, runnerSlot]);
   const state = runState(resume.inDoubt);
   const total = options.total ?? (Array.isArray(options.items) ? options.items.length : undefined);
-  const progress = progressReporter(state, options.onProgress, options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS, total);
+  const progress = progressReporter(
+    state,
+    options.onProgress,
+    options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
+    total,
+  );
   const checkpoint = walkCheckpoint(state, ledger);
   const source = itemsSource(options.items, resume.cursor, runnerSlot.client, checkpoint);
   const items: ItemRun<Item> = {
@@ -158,10 +213,16 @@ async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | 
  * The run's client, ledger and budget. A dry run sends nothing and records nothing: the
  * contract's mock answers, a fresh ledger keeps count.
  */
-async function clientAndLedger<Item>(options: RunBulkOptions<Item>): Promise<{ client: StoreAdminClient; ledger: Ledger; budget: RateBudget | undefined }> {
+async function clientAndLedger<Item>(
+  options: RunBulkOptions<Item>,
+): Promise<{ client: StoreAdminClient; ledger: Ledger; budget: RateBudget | undefined }> {
   if (options.dryRun) return { client: await dryRunClient(), ledger: memoryLedger(), budget: undefined };
   const { rate } = options;
-  return { client: options.client, ledger: options.ledger ?? memoryLedger(), budget: rate !== undefined && isBudget(rate) ? rate : rateBudget(rate) };
+  return {
+    client: options.client,
+    ledger: options.ledger ?? memoryLedger(),
+    budget: rate !== undefined && isBudget(rate) ? rate : rateBudget(rate),
+  };
 }
 
 /** One worker: takes the next item while the run is not stopped; what stops the run ends it. */

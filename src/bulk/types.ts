@@ -51,9 +51,7 @@ export interface LedgerEntry {
 }
 
 /** How a task ended, as the ledger records it. */
-export type LedgerEnd =
-  | { state: "done" }
-  | { state: "failed" | "inDoubt"; status?: number; error: string };
+export type LedgerEnd = { state: "done" } | { state: "failed" | "inDoubt"; status?: number; error: string };
 
 /** What a ledger holds from earlier runs, handed to the runner when it opens. */
 export interface LedgerResume {

@@ -8,7 +8,7 @@
  * else 0 when every call is done (or was done by an earlier run), 1 when a call failed or is in
  * doubt, 2 when the run could not start or stopped on an error (bad arguments, input, ledger or an output file that cannot be written).
  */
-import { Command, InvalidArgumentError, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { clip, createStoreAdminClient, describe, type StoreAdminClient } from "#shared";
 import { fileLedger } from "../bulk/file-ledger.js";
 import { memoryLedger } from "../bulk/memory-ledger.js";
@@ -51,37 +51,83 @@ interface BulkFlags {
   progress: "auto" | "bar" | "lines" | "none";
 }
 
-const positiveNumber = (name: string, whole: boolean) => (value: string): number => {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || (whole && !Number.isInteger(n))) {
-    throw new InvalidArgumentError(`${name} must be a ${whole ? "whole number ≥ 1" : "positive number"}, got ${JSON.stringify(value)}.`);
-  }
-  return n;
-};
+const positiveNumber =
+  (name: string, whole: boolean) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0 || (whole && !Number.isInteger(n))) {
+      throw new InvalidArgumentError(
+        `${name} must be a ${whole ? "whole number ≥ 1" : "positive number"}, got ${JSON.stringify(value)}.`,
+      );
+    }
+    return n;
+  };
 
 /** Adds the `bulk` command to `program`; its action sets `process.exitCode`. */
-export function bulkCommand(program: Command, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Command {
+export function bulkCommand(
+  program: Command,
+  io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv },
+): Command {
   return program
     .command("bulk")
-    .description("Run one operation for every line of a JSON-lines or CSV file: rate-limited, resumable, each call recorded in a ledger.")
+    .description(
+      "Run one operation for every line of a JSON-lines or CSV file: rate-limited, resumable, each call recorded in a ledger.",
+    )
     .argument("<method>", "HTTP method of the operation (POST, PATCH, PUT, GET)")
     .argument("<path>", "path template of the operation, e.g. /gift-cards/{id}/")
-    .requiredOption("--input <file>", "the calls: JSON lines of { path, query, body }, or CSV with dotted headers (path.id,body.expired_at)")
-    .addOption(new Option("--format <format>", "input format (default: csv for a .csv file, else jsonl)").choices(["jsonl", "csv"]))
-    .option("--key <field>", "dotted field of a call naming its item, e.g. path.id (default: the path values joined with /, each escaped when one holds a /)")
+    .requiredOption(
+      "--input <file>",
+      "the calls: JSON lines of { path, query, body }, or CSV with dotted headers (path.id,body.expired_at)",
+    )
+    .addOption(
+      new Option("--format <format>", "input format (default: csv for a .csv file, else jsonl)").choices([
+        "jsonl",
+        "csv",
+      ]),
+    )
+    .option(
+      "--key <field>",
+      "dotted field of a call naming its item, e.g. path.id (default: the path values joined with /, each escaped when one holds a /)",
+    )
     .option("--rate <n>", "requests started per second, at most", positiveNumber("--rate", false))
     .option("--concurrency <n>", "calls in flight at most", positiveNumber("--concurrency", true), 4)
-    .option("--ledger <file>", "ledger file: records each call, so that running the same command again resumes (default: <input>.ledger; for a failures or in-doubt file, that of its input)")
+    .option(
+      "--ledger <file>",
+      "ledger file: records each call, so that running the same command again resumes (default: <input>.ledger; for a failures or in-doubt file, that of its input)",
+    )
     .option("--no-ledger", "keep no ledger: running the command again sends every call again")
     .option("--run-id <id>", "names the run in the ledger (default: METHOD PATH)")
-    .option("--failures <file>", "where failed calls are written, as JSON lines that can be fed back as --input (default: <input>.failures.jsonl, or <input>.dry-run.failures.jsonl for --dry-run)")
-    .option("--in-doubt <file>", "where the calls in doubt are written, as JSON lines with their input line (default: <input>.in-doubt.jsonl)")
-    .option("--max-line-bytes <n>", "longest input line read, in bytes; a longer line is a failed call", positiveNumber("--max-line-bytes", true), DEFAULT_MAX_LINE_BYTES)
-    .option("--max-pause <seconds>", "longest pause a 429 or 503's Retry-After may impose; a longer one stops the run (exit 75) and says when to run it again", secondsOption("--max-pause"), 600)
-    .option("--dry-run", "check every call against the contract and answer with its examples; send nothing, record nothing (failures: <input>.dry-run.failures.jsonl)")
+    .option(
+      "--failures <file>",
+      "where failed calls are written, as JSON lines that can be fed back as --input (default: <input>.failures.jsonl, or <input>.dry-run.failures.jsonl for --dry-run)",
+    )
+    .option(
+      "--in-doubt <file>",
+      "where the calls in doubt are written, as JSON lines with their input line (default: <input>.in-doubt.jsonl)",
+    )
+    .option(
+      "--max-line-bytes <n>",
+      "longest input line read, in bytes; a longer line is a failed call",
+      positiveNumber("--max-line-bytes", true),
+      DEFAULT_MAX_LINE_BYTES,
+    )
+    .option(
+      "--max-pause <seconds>",
+      "longest pause a 429 or 503's Retry-After may impose; a longer one stops the run (exit 75) and says when to run it again",
+      secondsOption("--max-pause"),
+      600,
+    )
+    .option(
+      "--dry-run",
+      "check every call against the contract and answer with its examples; send nothing, record nothing (failures: <input>.dry-run.failures.jsonl)",
+    )
     .option("--no-retry-failed", "on a resume, leave calls that failed before as they are")
     .option("--rerun-in-doubt", "on a resume, run again calls in doubt (a POST or PATCH that may have been acted on)")
-    .addOption(new Option("--progress <mode>", "progress output on stderr").choices(["auto", "bar", "lines", "none"]).default("auto"))
+    .addOption(
+      new Option("--progress <mode>", "progress output on stderr")
+        .choices(["auto", "bar", "lines", "none"])
+        .default("auto"),
+    )
     .addHelpText(
       "after",
       `
@@ -173,18 +219,45 @@ async function planOf(method: string, path: string, flags: BulkFlags, env: NodeJ
   const client = clientFromEnv(env, flags.dryRun === true);
   await regularInput(flags.input);
   const total = await countCalls(flags.input, format, flags.maxLineBytes);
-  const read = () => (format === "csv" ? csvRows(flags.input, operation, flags.maxLineBytes) : jsonLines(flags.input, flags.maxLineBytes));
-  const key = keyOrLine(flags.key === undefined ? pathKey(path, flags.input) : (call: InputCall) => keyAt(call, flags.key!, `--key ${flags.key}`, flags.input));
+  const read = () =>
+    format === "csv" ? csvRows(flags.input, operation, flags.maxLineBytes) : jsonLines(flags.input, flags.maxLineBytes);
+  const key = keyOrLine(
+    flags.key === undefined
+      ? pathKey(path, flags.input)
+      : (call: InputCall) => keyAt(call, flags.key!, `--key ${flags.key}`, flags.input),
+  );
   const ledger = flags.dryRun ? undefined : ledgerPath(flags);
   // A dry run's failures never take the place of a real run's.
-  const failuresFile: OutputFile = { flag: "--failures", path: flags.failures ?? `${flags.input}${flags.dryRun ? ".dry-run" : ""}.failures.jsonl` };
+  const failuresFile: OutputFile = {
+    flag: "--failures",
+    path: flags.failures ?? `${flags.input}${flags.dryRun ? ".dry-run" : ""}.failures.jsonl`,
+  };
   const inDoubtFile: OutputFile = { flag: "--in-doubt", path: flags.inDoubt ?? `${flags.input}.in-doubt.jsonl` };
   const ledgerFile: OutputFile | undefined = ledger === undefined ? undefined : { flag: "--ledger", path: ledger };
-  await checkOutputs(flags.dryRun ? [failuresFile] : [failuresFile, inDoubtFile], [{ flag: "--input", path: flags.input }, ...(ledgerFile ? [ledgerFile] : [])], ledgerFile);
+  await checkOutputs(
+    flags.dryRun ? [failuresFile] : [failuresFile, inDoubtFile],
+    [{ flag: "--input", path: flags.input }, ...(ledgerFile ? [ledgerFile] : [])],
+    ledgerFile,
+  );
   const runLedger = ledger === undefined ? memoryLedger() : fileLedger(ledger);
   // Only a ledger kept from an earlier run can hold a key of 0.3.0.
-  const legacyKey = flags.key === undefined && ledger !== undefined ? legacyPathKey(path, flags.input) : () => undefined;
-  return { upper, path, flags, dryRun: flags.dryRun === true, client, total, read, key, ledger, runLedger, failuresFile, inDoubtFile, legacyKey };
+  const legacyKey =
+    flags.key === undefined && ledger !== undefined ? legacyPathKey(path, flags.input) : () => undefined;
+  return {
+    upper,
+    path,
+    flags,
+    dryRun: flags.dryRun === true,
+    client,
+    total,
+    read,
+    key,
+    ledger,
+    runLedger,
+    failuresFile,
+    inDoubtFile,
+    legacyKey,
+  };
 }
 
 /** The task of each call: refuses an invalid line or a key 0.3.0 recorded, sends the call (telling `sending`), and keeps the calls that failed (by key). */
@@ -197,10 +270,16 @@ function callTask(plan: BulkPlan, failedCalls: Map<string, KeyedCall>, sending: 
       const legacy = legacyKey(call);
       if (legacy !== undefined && (await runLedger.get(legacy)) !== undefined) {
         // Recorded by 0.3.0 under a key another call may share: which call it was is unknown.
-        throw new InputError(`${flags.input}:${call.line}: the ledger has a record of "${legacy}", the key 0.3.0 gave this call and any other whose path values join the same; check this call at the store, then run it with a new --ledger if it must be sent.`);
+        throw new InputError(
+          `${flags.input}:${call.line}: the ledger has a record of "${legacy}", the key 0.3.0 gave this call and any other whose path values join the same; check this call at the store, then run it with a new --ledger if it must be sent.`,
+        );
       }
       sending();
-      const result = await (runClient.request as (m: string, p: string, i: unknown) => Promise<{ response: Response }>)(upper, path, init);
+      const result = await (runClient.request as (m: string, p: string, i: unknown) => Promise<{ response: Response }>)(
+        upper,
+        path,
+        init,
+      );
       if (!result.response.ok) failedCalls.set(itemKey, call);
       return result;
     } catch (error) {
@@ -211,12 +290,22 @@ function callTask(plan: BulkPlan, failedCalls: Map<string, KeyedCall>, sending: 
 }
 
 /** Runs every call of the plan; resolves with the report and the calls that failed, by key. */
-async function runCalls(plan: BulkPlan, interrupts: Interrupts, stderr: NodeJS.WriteStream): Promise<{ report: BulkReport; failedCalls: Map<string, KeyedCall> }> {
+async function runCalls(
+  plan: BulkPlan,
+  interrupts: Interrupts,
+  stderr: NodeJS.WriteStream,
+): Promise<{ report: BulkReport; failedCalls: Map<string, KeyedCall> }> {
   const { flags, upper, path } = plan;
   const mode = flags.progress === "auto" ? (stderr.isTTY ? "bar" : "lines") : flags.progress;
   // Whether a call was sent yet: until then the progress shows no rate.
   let sent = false;
-  const output = mode === "none" ? undefined : progressOutput({ write: (text) => stderr.write(text), terminal: mode === "bar", columns: stderr.columns }, () => sent);
+  const output =
+    mode === "none"
+      ? undefined
+      : progressOutput(
+          { write: (text) => stderr.write(text), terminal: mode === "bar", columns: stderr.columns },
+          () => sent,
+        );
   // The calls that failed, by key, until the report says which failures stand.
   const failedCalls = new Map<string, KeyedCall>();
   const report: BulkReport = await runBulk({
@@ -242,7 +331,12 @@ async function runCalls(plan: BulkPlan, interrupts: Interrupts, stderr: NodeJS.W
   return { report, failedCalls };
 }
 
-async function bulk(method: string, path: string, flags: BulkFlags, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Promise<number> {
+async function bulk(
+  method: string,
+  path: string,
+  flags: BulkFlags,
+  io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv },
+): Promise<number> {
   const { stderr } = io;
   // Text from the input or the environment, as it is echoed: one line, no control or bidi
   // characters (an `ESC]52` key would write the terminal's clipboard), no token.

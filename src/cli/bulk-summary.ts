@@ -43,17 +43,34 @@ export async function summarize(
         return false;
       },
     );
-  const failuresWritten = report.failures.length > 0 && (await written(() => writeFailures(run.failuresFile, report, failedCalls)));
+  const failuresWritten =
+    report.failures.length > 0 && (await written(() => writeFailures(run.failuresFile, report, failedCalls)));
   stdout.write(summaryLine(run, report, shown));
-  if (report.stopReason !== undefined) stdout.write(`${report.stopReason.replace("maxPauseMs", "--max-pause").replace("the same runId and ledger", "the same command")}\n`);
-  for (const failure of report.failures.slice(0, 10)) stdout.write(`  failed ${shown(failure.key)}: ${shown(failure.message, 1000)}\n`);
+  if (report.stopReason !== undefined)
+    stdout.write(
+      `${report.stopReason.replace("maxPauseMs", "--max-pause").replace("the same runId and ledger", "the same command")}\n`,
+    );
+  for (const failure of report.failures.slice(0, 10))
+    stdout.write(`  failed ${shown(failure.key)}: ${shown(failure.message, 1000)}\n`);
   if (report.failures.length > 10) stdout.write(`  … and ${report.failures.length - 10} more\n`);
-  if (failuresWritten) stdout.write(`Failed calls written to ${shown(run.failuresFile.path)} (feed it back with --input).\n`);
+  if (failuresWritten)
+    stdout.write(`Failed calls written to ${shown(run.failuresFile.path)} (feed it back with --input).\n`);
   if (report.inDoubt > 0) {
-    const inDoubtWritten = await written(() => writeInDoubt(run.inDoubtFile, report.inDoubtKeys, run.read(), run.key, report.inDoubtFingerprints));
-    const check = ledger === undefined ? "check them at the store: with --no-ledger, running again sends them again" : "check them before --rerun-in-doubt";
-    stdout.write(`In doubt (a POST or PATCH may have been acted on; ${check}): ${report.inDoubtKeys.slice(0, 20).map((itemKey) => shown(itemKey)).join(", ")}${report.inDoubt > 20 ? ", …" : ""}\n`);
-    if (inDoubtWritten) stdout.write(`All ${report.inDoubt} calls in doubt written to ${shown(run.inDoubtFile.path)}.\n`);
+    const inDoubtWritten = await written(() =>
+      writeInDoubt(run.inDoubtFile, report.inDoubtKeys, run.read(), run.key, report.inDoubtFingerprints),
+    );
+    const check =
+      ledger === undefined
+        ? "check them at the store: with --no-ledger, running again sends them again"
+        : "check them before --rerun-in-doubt";
+    stdout.write(
+      `In doubt (a POST or PATCH may have been acted on; ${check}): ${report.inDoubtKeys
+        .slice(0, 20)
+        .map((itemKey) => shown(itemKey))
+        .join(", ")}${report.inDoubt > 20 ? ", …" : ""}\n`,
+    );
+    if (inDoubtWritten)
+      stdout.write(`All ${report.inDoubt} calls in doubt written to ${shown(run.inDoubtFile.path)}.\n`);
   }
   if (unwritten.length === 0) return false;
   const again =
@@ -79,13 +96,19 @@ function summaryLine(run: SummaryOf, report: BulkReport, shown: (text: string) =
 }
 
 /** Writes each failure that stands with its call, as a JSON line that can be fed back as `--input`. */
-function writeFailures(output: OutputFile, report: BulkReport, failedCalls: ReadonlyMap<string, KeyedCall>): Promise<void> {
+function writeFailures(
+  output: OutputFile,
+  report: BulkReport,
+  failedCalls: ReadonlyMap<string, KeyedCall>,
+): Promise<void> {
   return writeOutput(output, async (write) => {
     for (const failure of report.failures) {
       const call = failedCalls.get(failure.key);
       if (!call) continue;
       const { line, invalid: _invalid, text, key: _key, ...parts } = call;
-      await write(`${JSON.stringify({ ...parts, failure: { key: failure.key, line, status: failure.status, message: failure.message, text } })}\n`);
+      await write(
+        `${JSON.stringify({ ...parts, failure: { key: failure.key, line, status: failure.status, message: failure.message, text } })}\n`,
+      );
     }
   });
 }

@@ -8,10 +8,16 @@ import type { InputCall } from "./input.js";
 /** The value at a dotted field of a call, as a key; `flag` is how the message names the option. */
 export function keyAt(call: InputCall, field: string, flag: string, file: string): string {
   let value: unknown = call;
-  for (const name of field.split(".")) value = value !== null && typeof value === "object" && Object.hasOwn(value, name) ? (value as Record<string, unknown>)[name] : undefined;
+  for (const name of field.split("."))
+    value =
+      value !== null && typeof value === "object" && Object.hasOwn(value, name)
+        ? (value as Record<string, unknown>)[name]
+        : undefined;
   if (typeof value === "string" && value !== "") return value;
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  throw new InputError(`${file}:${call.line}: ${flag} is ${value === undefined ? "missing" : JSON.stringify(value)}; a key must be a non-empty string or a number.`);
+  throw new InputError(
+    `${file}:${call.line}: ${flag} is ${value === undefined ? "missing" : JSON.stringify(value)}; a key must be a non-empty string or a number.`,
+  );
 }
 
 /** `%` and `/` of a path value escaped (`%25`, `%2F`). */
@@ -45,7 +51,10 @@ export function legacyPathKey(template: string, file: string): (call: InputCall)
 
 function pathValues(template: string, file: string): (call: InputCall) => string[] {
   const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-  if (names.length === 0) throw new InputError(`${template} has no path parameters to key the calls by; pass --key with a field of the calls.`);
+  if (names.length === 0)
+    throw new InputError(
+      `${template} has no path parameters to key the calls by; pass --key with a field of the calls.`,
+    );
   return (call) => names.map((name) => keyAt(call, `path.${name}`, `--key path.${name} (the default)`, file));
 }
 
@@ -74,7 +83,11 @@ export type KeyedCall = InputCall & { key: string };
  * lines (the run would otherwise count it "skipped" and send nothing for it). Holds each key
  * and its line until the input ends, as the ledger does.
  */
-export async function* distinctKeys(calls: AsyncIterable<InputCall>, key: (call: InputCall) => string, file: string): AsyncGenerator<KeyedCall> {
+export async function* distinctKeys(
+  calls: AsyncIterable<InputCall>,
+  key: (call: InputCall) => string,
+  file: string,
+): AsyncGenerator<KeyedCall> {
   const lines = new Map<string, number>();
   for await (const call of calls) {
     let itemKey = key(call);

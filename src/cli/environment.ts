@@ -14,8 +14,10 @@ import { InputError } from "./input.js";
  */
 function shownUrl(value: string): string {
   const url = URL.canParse(value) ? new URL(value) : undefined;
-  if (!url?.host) return `a value that is not a URL with a host (${value.length} characters, not shown: it may be a secret)`;
-  const hidden = url.username || url.password || url.search || url.hash ? " (its credentials, query and fragment not shown)" : "";
+  if (!url?.host)
+    return `a value that is not a URL with a host (${value.length} characters, not shown: it may be a secret)`;
+  const hidden =
+    url.username || url.password || url.search || url.hash ? " (its credentials, query and fragment not shown)" : "";
   return `${url.protocol}//${url.host}${url.pathname}${hidden}`;
 }
 
@@ -26,15 +28,21 @@ export function storeOptionsFromEnv(env: NodeJS.ProcessEnv): StoreAdminClientOpt
   const accessToken = env.STORE_ADMIN_TOKEN || undefined;
   // Everything missing is named at once, so that one attempt finds it all.
   const missing: string[] = [];
-  if (baseUrl === undefined && apiUrl === undefined) missing.push("STORE_ADMIN_URL to the store's address (or STORE_ADMIN_API_URL to an API root)");
+  if (baseUrl === undefined && apiUrl === undefined)
+    missing.push("STORE_ADMIN_URL to the store's address (or STORE_ADMIN_API_URL to an API root)");
   if (accessToken === undefined) missing.push("STORE_ADMIN_TOKEN to the store's access token");
   if (missing.length > 0) throw new InputError(`Set ${missing.join(", and ")}.`);
-  if (baseUrl !== undefined && apiUrl !== undefined) throw new InputError("Set STORE_ADMIN_URL or STORE_ADMIN_API_URL, not both.");
+  if (baseUrl !== undefined && apiUrl !== undefined)
+    throw new InputError("Set STORE_ADMIN_URL or STORE_ADMIN_API_URL, not both.");
   const [name, url] = apiUrl !== undefined ? ["STORE_ADMIN_API_URL", apiUrl] : ["STORE_ADMIN_URL", baseUrl!];
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-    throw new InputError(`${name} must be an absolute http(s) URL such as https://shop.example.com, got ${shownUrl(url)}.`);
+    throw new InputError(
+      `${name} must be an absolute http(s) URL such as https://shop.example.com, got ${shownUrl(url)}.`,
+    );
   }
-  return apiUrl !== undefined ? { apiUrl, accessToken: accessToken!, variable: name } : { baseUrl: baseUrl!, accessToken: accessToken!, variable: name };
+  return apiUrl !== undefined
+    ? { apiUrl, accessToken: accessToken!, variable: name }
+    : { baseUrl: baseUrl!, accessToken: accessToken!, variable: name };
 }
 
 /** The client of `options`; the client's own refusal in the words of the variable the operator set. */
@@ -43,6 +51,8 @@ export function clientOf(options: StoreAdminClientOptions & { variable: string }
   try {
     return createStoreAdminClient(store as StoreAdminClientOptions);
   } catch (error) {
-    throw new InputError(`${variable} or STORE_ADMIN_TOKEN: ${redact((error as Error).message, [store.accessToken as string])}`);
+    throw new InputError(
+      `${variable} or STORE_ADMIN_TOKEN: ${redact((error as Error).message, [store.accessToken as string])}`,
+    );
   }
 }

@@ -36,8 +36,12 @@ const IGNORED_KEYS: ReadonlySet<string> = new Set(["failure", "inDoubt"]);
 export function operationOf(method: string, path: string): OperationKey {
   const key = `${method.toUpperCase()} ${path}`;
   if (Object.hasOwn(mockOperations, key)) return key as OperationKey;
-  const known = Object.keys(mockOperations).filter((k) => !k.startsWith("GET ")).join(", ");
-  throw new InputError(`${key} is not an operation of the contract. The operations that change something are: ${known}.`);
+  const known = Object.keys(mockOperations)
+    .filter((k) => !k.startsWith("GET "))
+    .join(", ");
+  throw new InputError(
+    `${key} is not an operation of the contract. The operations that change something are: ${known}.`,
+  );
 }
 
 type InputFormat = "jsonl" | "csv";
@@ -94,15 +98,24 @@ function callOf(text: string, where: string, number: number): InputCall {
 export async function* csvRows(file: string, operation: OperationKey, maxLineBytes: number): AsyncGenerator<InputCall> {
   // A row with the wrong number of cells is a failed item (`on_skip`); other CSV errors end the run.
   const pending: InputCall[] = [];
-  const parser = csvParser(file, maxLineBytes, (line) => pending.push({ line: line.number, invalid: `${file}:${line.number}: ${line.problem}` }), {
-    skip_records_with_error: true,
-    on_skip: (error: (Error & { lines?: number }) | undefined, raw?: string) => {
-      const line = error?.lines ?? 0;
-      pending.push({ line, invalid: `${file}:${line}: ${error?.message ?? "not a CSV row"}`, text: raw?.replace(/\r?\n$/, "") });
+  const parser = csvParser(
+    file,
+    maxLineBytes,
+    (line) => pending.push({ line: line.number, invalid: `${file}:${line.number}: ${line.problem}` }),
+    {
+      skip_records_with_error: true,
+      on_skip: (error: (Error & { lines?: number }) | undefined, raw?: string) => {
+        const line = error?.lines ?? 0;
+        pending.push({
+          line,
+          invalid: `${file}:${line}: ${error?.message ?? "not a CSV row"}`,
+          text: raw?.replace(/\r?\n$/, ""),
+        });
+      },
+      raw: true,
+      info: true,
     },
-    raw: true,
-    info: true,
-  });
+  );
   // What could not be read before `line`, in the file's order.
   const before = (line: number): InputCall[] => {
     pending.sort((a, b) => a.line - b.line);
@@ -112,7 +125,8 @@ export async function* csvRows(file: string, operation: OperationKey, maxLineByt
   let header: string[][] | undefined;
   const rows = (async function* () {
     try {
-      for await (const { record: row, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) yield { row, line: info.lines };
+      for await (const { record: row, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>)
+        yield { row, line: info.lines };
     } catch (error) {
       if (error instanceof InputError) throw error;
       const lines = (error as { lines?: number }).lines ?? parser.info.lines;
@@ -165,7 +179,11 @@ function headerOf(row: string[], file: string): string[][] {
     const refused = rest.map(refusedName).find((why) => why !== undefined);
     if (refused) throw new InputError(`${where}: ${refused}`);
     const prefixes = rest.map((_, i) => [part, ...rest.slice(0, i)].join("."));
-    if (seen.has(column) || fields.some((other) => other.startsWith(`${column}.`)) || prefixes.some((prefix) => fields.includes(prefix))) {
+    if (
+      seen.has(column) ||
+      fields.some((other) => other.startsWith(`${column}.`)) ||
+      prefixes.some((prefix) => fields.includes(prefix))
+    ) {
       throw new InputError(`${where} names a field another column names too.`);
     }
     seen.add(column);
@@ -178,7 +196,12 @@ function headerOf(row: string[], file: string): string[][] {
  * parser empty (so that line numbers hold) and is handed to `onProblem`; a bad header line ends
  * the run.
  */
-function csvParser(file: string, maxLineBytes: number, onProblem: (line: Line & { problem: string }) => void, options: CsvOptions) {
+function csvParser(
+  file: string,
+  maxLineBytes: number,
+  onProblem: (line: Line & { problem: string }) => void,
+  options: CsvOptions,
+) {
   const text = (async function* () {
     for await (const line of lines(file, maxLineBytes)) {
       if (line.problem === undefined) yield Buffer.from(`${line.text}\n`);
@@ -215,7 +238,10 @@ function convertCells(body: Record<string, unknown>, validator: Validator | unde
     }
     let changed = false;
     for (const [pointer, types] of wanted) {
-      const segments = pointer.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+      const segments = pointer
+        .split("/")
+        .slice(1)
+        .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
       const field = segments.pop();
       if (field === undefined) continue;
       let parent: unknown = body;
@@ -240,14 +266,22 @@ function convertCells(body: Record<string, unknown>, validator: Validator | unde
  * by its format). Whether null is admitted is asked of the validator itself: the field set to
  * null must draw no error at its path.
  */
-function nullCells(root: Record<string, unknown>, object: Record<string, unknown>, pointer: string, validator: Validator): void {
+function nullCells(
+  root: Record<string, unknown>,
+  object: Record<string, unknown>,
+  pointer: string,
+  validator: Validator,
+): void {
   for (const [field, cell] of Object.entries(object)) {
     const at = `${pointer}/${field.replace(/~/g, "~0").replace(/\//g, "~1")}`;
-    if (cell !== null && typeof cell === "object" && !Array.isArray(cell)) nullCells(root, cell as Record<string, unknown>, at, validator);
+    if (cell !== null && typeof cell === "object" && !Array.isArray(cell))
+      nullCells(root, cell as Record<string, unknown>, at, validator);
     if (typeof cell !== "string" || cell.trim() !== "null") continue;
     object[field] = null;
     validator(root);
-    const refused = ((validator.errors ?? []) as ValidationError[]).some((error) => error.instancePath === at || error.instancePath.startsWith(`${at}/`));
+    const refused = ((validator.errors ?? []) as ValidationError[]).some(
+      (error) => error.instancePath === at || error.instancePath.startsWith(`${at}/`),
+    );
     if (refused) object[field] = cell;
   }
 }
@@ -267,7 +301,10 @@ function convertCell(cell: string, types: Set<string>): { value: unknown } | und
       if (error instanceof RefusedKeyError) throw error;
       return undefined; // not JSON: stays text
     }
-    if ((Array.isArray(value) && types.has("array")) || (value !== null && typeof value === "object" && !Array.isArray(value) && types.has("object"))) {
+    if (
+      (Array.isArray(value) && types.has("array")) ||
+      (value !== null && typeof value === "object" && !Array.isArray(value) && types.has("object"))
+    ) {
       return { value };
     }
   }

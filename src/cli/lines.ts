@@ -14,7 +14,9 @@ import { InputError } from "./input-error.js";
 export const DEFAULT_MAX_LINE_BYTES = 1_048_576;
 
 /** One line: its text (without the line feed; a carriage return stays), or why it cannot be read. */
-export type Line = { number: number; text: string; problem?: undefined } | { number: number; text?: undefined; problem: string };
+export type Line =
+  | { number: number; text: string; problem?: undefined }
+  | { number: number; text?: undefined; problem: string };
 
 /**
  * Refuses an input that is not a regular file (a pipe, `/dev/stdin`, a FIFO, a device, a
@@ -25,7 +27,13 @@ export type Line = { number: number; text: string; problem?: undefined } | { num
 export async function regularInput(file: string): Promise<void> {
   const found = await stat(file).catch(() => undefined);
   if (found === undefined || found.isFile() || found.isDirectory()) return;
-  const kind = found.isFIFO() ? "a pipe" : found.isCharacterDevice() ? "a character device" : found.isSocket() ? "a socket" : "not a regular file";
+  const kind = found.isFIFO()
+    ? "a pipe"
+    : found.isCharacterDevice()
+      ? "a character device"
+      : found.isSocket()
+        ? "a socket"
+        : "not a regular file";
   throw new InputError(
     `--input ${file} is ${kind}, not a file: the command reads its input more than once (to count the calls, to run them, and again to resume beside its ledger). Write the calls to a file first (… > calls.jsonl) and pass that file.`,
   );
@@ -37,7 +45,13 @@ export async function readable(file: string): Promise<ReturnType<typeof createRe
   await new Promise<void>((resolve, reject) => {
     stream.once("readable", resolve);
     stream.once("error", (error: NodeJS.ErrnoException) =>
-      reject(new InputError(error.code === "ENOENT" ? `--input ${file}: no such file.` : `--input ${file}: cannot be read (${error.message}).`)),
+      reject(
+        new InputError(
+          error.code === "ENOENT"
+            ? `--input ${file}: no such file.`
+            : `--input ${file}: cannot be read (${error.message}).`,
+        ),
+      ),
     );
   });
   return stream;
@@ -59,9 +73,17 @@ export async function* lines(file: string, maxBytes: number): AsyncGenerator<Lin
     const length = size;
     parts = [];
     size = 0;
-    if (length > maxBytes) return { number: line, problem: `the line is ${length} bytes long, over the limit of ${maxBytes} (--max-line-bytes).` };
+    if (length > maxBytes)
+      return {
+        number: line,
+        problem: `the line is ${length} bytes long, over the limit of ${maxBytes} (--max-line-bytes).`,
+      };
     // Checked before decoding: a byte sequence that is not UTF-8 would become U+FFFD.
-    if (!isUtf8(bytes)) return { number: line, problem: "not valid UTF-8 (save the file as UTF-8: a byte of another encoding would change the call)." };
+    if (!isUtf8(bytes))
+      return {
+        number: line,
+        problem: "not valid UTF-8 (save the file as UTF-8: a byte of another encoding would change the call).",
+      };
     const text = bytes.toString("utf8");
     return { number: line, text: line === 1 && text.startsWith("\uFEFF") ? text.slice(1) : text };
   };

@@ -6,7 +6,7 @@
  * Exit status: 0 when the client closes the connection, 2 when the server cannot start (the
  * environment, a flag, or `@modelcontextprotocol/sdk` not installed).
  */
-import { Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { storeOptionsFromEnv } from "./environment.js";
 import { InputError } from "./input.js";
 import { VERSION } from "#shared";
@@ -33,43 +33,100 @@ interface McpFlags {
 }
 
 /** A whole-number flag at least `min`. */
-const whole = (flag: string, min: number) => (value: string): number => {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`${flag} must be a whole number ≥ ${min}, got ${JSON.stringify(value)}.`);
-  return n;
-};
+const whole =
+  (flag: string, min: number) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!Number.isSafeInteger(n) || n < min)
+      throw new InvalidArgumentError(`${flag} must be a whole number ≥ ${min}, got ${JSON.stringify(value)}.`);
+    return n;
+  };
 
 /** A size flag in `unit`s, in bytes. */
 const inBytes = (value: number | undefined, unit: number) => (value === undefined ? undefined : value * unit);
 
-const list = (flag: string) => (value: string, previous: string[] | undefined): string[] => {
-  const items = value.split(",").map((item) => item.trim()).filter((item) => item !== "");
-  if (items.length === 0) throw new InvalidArgumentError(`${flag} takes a comma-separated list, got ${JSON.stringify(value)}.`);
-  return [...(previous ?? []), ...items];
-};
+const list =
+  (flag: string) =>
+  (value: string, previous: string[] | undefined): string[] => {
+    const items = value
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== "");
+    if (items.length === 0)
+      throw new InvalidArgumentError(`${flag} takes a comma-separated list, got ${JSON.stringify(value)}.`);
+    return [...(previous ?? []), ...items];
+  };
 
 /** Adds the `mcp` command to `program`. */
 export function mcpCommand(program: Command, io: { stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Command {
   return program
     .command("mcp")
-    .description("Serve the Store Admin API to an AI agent as Model Context Protocol tools over stdio: reads only unless --allow-writes.")
+    .description(
+      "Serve the Store Admin API to an AI agent as Model Context Protocol tools over stdio: reads only unless --allow-writes.",
+    )
     .option("--allow-writes", "also list the tools that change data (POST, PUT, PATCH, DELETE)")
-    .option("--scopes <list>", "list only the tools these scopes allow, e.g. users:read,gift_cards:read", list("--scopes"))
-    .option("--tools <list>", "list only these tools: names, method names or tags, * matches any run of characters, e.g. giftCards_*,Orders", list("--tools"))
-    .option("--mode <mode>", "per-operation (the default): one tool per operation; dynamic: search_operations, describe_operation and call_operation, a list that does not grow with the contract; code: search_docs and execute, TypeScript run in a sandbox (needs typescript@5 and quickjs-emscripten)")
-    .option("--cpu-ms <n>", "code mode: CPU time one execute may run, in milliseconds (default 5000)", whole("--cpu-ms", 10))
+    .option(
+      "--scopes <list>",
+      "list only the tools these scopes allow, e.g. users:read,gift_cards:read",
+      list("--scopes"),
+    )
+    .option(
+      "--tools <list>",
+      "list only these tools: names, method names or tags, * matches any run of characters, e.g. giftCards_*,Orders",
+      list("--tools"),
+    )
+    .option(
+      "--mode <mode>",
+      "per-operation (the default): one tool per operation; dynamic: search_operations, describe_operation and call_operation, a list that does not grow with the contract; code: search_docs and execute, TypeScript run in a sandbox (needs typescript@5 and quickjs-emscripten)",
+    )
+    .option(
+      "--cpu-ms <n>",
+      "code mode: CPU time one execute may run, in milliseconds (default 5000)",
+      whole("--cpu-ms", 10),
+    )
     .option("--memory-mb <n>", "code mode: the sandbox's memory, in megabytes (default 64)", whole("--memory-mb", 4))
-    .option("--stack-kb <n>", "code mode: the sandbox's stack, in kilobytes, 64 to 384 (default 256)", whole("--stack-kb", 64))
-    .option("--max-calls <n>", "code mode: the most store calls one execute makes, a list's page being one (default 50)", whole("--max-calls", 1))
-    .option("--timeout-ms <n>", "code mode: wall-clock time one execute may take, type check and store calls included (default 30000)", whole("--timeout-ms", 100))
-    .option("--max-executes <n>", "code mode: executes run at once; 16 more wait, and one past those is refused as busy (default 4)", whole("--max-executes", 1))
-    .option("--check-ms <n>", "code mode: wall-clock time the type check of one execute may take (default 10000)", whole("--check-ms", 100))
-    .option("--worker-memory-mb <n>", "code mode: the heap of each worker thread that checks or runs code, in megabytes (default 512)", whole("--worker-memory-mb", 128))
-    .option("--max-result-bytes <n>", "the most one result may hold, text and structured copy together (default 32768)", (value: string) => {
-      const n = Number(value);
-      if (!Number.isSafeInteger(n) || n < 1024) throw new InvalidArgumentError(`--max-result-bytes must be a whole number ≥ 1024, got ${JSON.stringify(value)}.`);
-      return n;
-    })
+    .option(
+      "--stack-kb <n>",
+      "code mode: the sandbox's stack, in kilobytes, 64 to 384 (default 256)",
+      whole("--stack-kb", 64),
+    )
+    .option(
+      "--max-calls <n>",
+      "code mode: the most store calls one execute makes, a list's page being one (default 50)",
+      whole("--max-calls", 1),
+    )
+    .option(
+      "--timeout-ms <n>",
+      "code mode: wall-clock time one execute may take, type check and store calls included (default 30000)",
+      whole("--timeout-ms", 100),
+    )
+    .option(
+      "--max-executes <n>",
+      "code mode: executes run at once; 16 more wait, and one past those is refused as busy (default 4)",
+      whole("--max-executes", 1),
+    )
+    .option(
+      "--check-ms <n>",
+      "code mode: wall-clock time the type check of one execute may take (default 10000)",
+      whole("--check-ms", 100),
+    )
+    .option(
+      "--worker-memory-mb <n>",
+      "code mode: the heap of each worker thread that checks or runs code, in megabytes (default 512)",
+      whole("--worker-memory-mb", 128),
+    )
+    .option(
+      "--max-result-bytes <n>",
+      "the most one result may hold, text and structured copy together (default 32768)",
+      (value: string) => {
+        const n = Number(value);
+        if (!Number.isSafeInteger(n) || n < 1024)
+          throw new InvalidArgumentError(
+            `--max-result-bytes must be a whole number ≥ 1024, got ${JSON.stringify(value)}.`,
+          );
+        return n;
+      },
+    )
     .addHelpText(
       "after",
       `
@@ -96,7 +153,11 @@ async function serve(flags: McpFlags, io: { stderr: NodeJS.WriteStream; env: Nod
   try {
     modules = await Promise.all([import("../mcp/server.js"), import("@modelcontextprotocol/sdk/server/stdio.js")]);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND" || !String((error as Error).message).includes(MCP_SDK)) throw error;
+    if (
+      (error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND" ||
+      !String((error as Error).message).includes(MCP_SDK)
+    )
+      throw error;
     io.stderr.write(
       `store-admin-sdk mcp: the MCP server is built on ${MCP_SDK}, which is not installed. Install it beside store-admin-sdk ` +
         `${VERSION}: npm install ${MCP_SDK}@^1.32 (MCP client configurations: docs/mcp.md in this package).\n`,
@@ -118,19 +179,37 @@ async function serve(flags: McpFlags, io: { stderr: NodeJS.WriteStream; env: Nod
       workerMemoryBytes: inBytes(flags.workerMemoryMb, 1024 * 1024),
     };
     const code = Object.values(limits).some((value) => value !== undefined) ? limits : undefined;
-    server = createStoreAdminMcpServer({ store: options, allowWrites: flags.allowWrites, scopes: flags.scopes, tools: flags.tools, maxResultBytes: flags.maxResultBytes, mode: flags.mode as McpMode | undefined, code });
+    server = createStoreAdminMcpServer({
+      store: options,
+      allowWrites: flags.allowWrites,
+      scopes: flags.scopes,
+      tools: flags.tools,
+      maxResultBytes: flags.maxResultBytes,
+      mode: flags.mode as McpMode | undefined,
+      code,
+    });
     // Code mode's TypeScript and QuickJS, loaded now: a missing one is named before a client connects.
     if (flags.mode === "code") await (await import("../mcp/code/mode.js")).loadCodeMode(code);
   } catch (error) {
     // The server's option is --mode here.
-    io.stderr.write(`store-admin-sdk mcp: ${(error as Error).message.replace(/^mode must be/, "--mode must be").replace(/^code \(the limits of code mode\) is given, but mode is not "code"\./, "--cpu-ms, --memory-mb, --stack-kb, --max-calls, --timeout-ms, --max-executes, --check-ms and --worker-memory-mb are code mode's limits: add --mode code.").replace(/^code\.(\w+) must be/, "code mode's $1 must be")}\n`);
+    io.stderr.write(
+      `store-admin-sdk mcp: ${(error as Error).message
+        .replace(/^mode must be/, "--mode must be")
+        .replace(
+          /^code \(the limits of code mode\) is given, but mode is not "code"\./,
+          "--cpu-ms, --memory-mb, --stack-kb, --max-calls, --timeout-ms, --max-executes, --check-ms and --worker-memory-mb are code mode's limits: add --mode code.",
+        )
+        .replace(/^code\.(\w+) must be/, "code mode's $1 must be")}\n`,
+    );
     return EXIT_ERROR;
   }
   const closed = new Promise<void>((resolve) => (server.onclose = resolve));
   await server.connect(new StdioServerTransport());
   // The origin only: never a URL's credentials, never the token.
   const url = new URL(String(io.env[variable]));
-  io.stderr.write(`store-admin-sdk mcp: serving ${url.protocol}//${url.host} over stdio, ${flags.allowWrites ? "reads and writes" : "reads only"}${flags.mode === "dynamic" ? ", in the dynamic mode" : flags.mode === "code" ? ", in code mode" : ""}.\n`);
+  io.stderr.write(
+    `store-admin-sdk mcp: serving ${url.protocol}//${url.host} over stdio, ${flags.allowWrites ? "reads and writes" : "reads only"}${flags.mode === "dynamic" ? ", in the dynamic mode" : flags.mode === "code" ? ", in code mode" : ""}.\n`,
+  );
   const close = () => void server.close();
   process.stdin.once("end", close);
   process.once("SIGTERM", close);

@@ -15,7 +15,7 @@ import { closeSync, constants, fstatSync, ftruncateSync, openSync, readFileSync,
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { secondsOption } from "./seconds-option.js";
 import { API_ROOT_PATH, redact } from "#shared";
 import { queryOf } from "../testing/query.js";
@@ -68,7 +68,10 @@ interface MockLogEntry {
 
 const port = (value: string): number => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError(`--port must be a whole number from 0 to 65535 (0: any free port), got ${JSON.stringify(value)}.`);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535)
+    throw new InvalidArgumentError(
+      `--port must be a whole number from 0 to 65535 (0: any free port), got ${JSON.stringify(value)}.`,
+    );
   return n;
 };
 
@@ -76,11 +79,21 @@ const port = (value: string): number => {
 export function mockCommand(program: Command, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Command {
   return program
     .command("mock")
-    .description("Serve the testing kit's mock of the API over HTTP on 127.0.0.1: requests checked against the contract, answers from handlers or the contract's examples, a request log.")
+    .description(
+      "Serve the testing kit's mock of the API over HTTP on 127.0.0.1: requests checked against the contract, answers from handlers or the contract's examples, a request log.",
+    )
     .option("--port <n>", `port on 127.0.0.1 (0: any free port; default ${DEFAULT_PORT})`, port, DEFAULT_PORT)
-    .option("--log <file>", "request log, emptied once the mock listens: one JSON line per request, written before its answer is sent (method, path, query, body, status, time)")
+    .option(
+      "--log <file>",
+      "request log, emptied once the mock listens: one JSON line per request, written before its answer is sent (method, path, query, body, status, time)",
+    )
     .option("--handlers <file>", "a JavaScript module whose default export receives the mock and calls mock.on(…)")
-    .option("--grace <seconds>", `on SIGTERM or Ctrl-C, how long the requests in flight may take; the rest are answered 503 (default ${DEFAULT_GRACE_SECONDS})`, secondsOption("--grace", MAX_GRACE_SECONDS), DEFAULT_GRACE_SECONDS)
+    .option(
+      "--grace <seconds>",
+      `on SIGTERM or Ctrl-C, how long the requests in flight may take; the rest are answered 503 (default ${DEFAULT_GRACE_SECONDS})`,
+      secondsOption("--grace", MAX_GRACE_SECONDS),
+      DEFAULT_GRACE_SECONDS,
+    )
     .addHelpText(
       "after",
       `
@@ -127,10 +140,21 @@ async function setUpHandlers(mock: MockStore, handlers: string): Promise<string 
 function openLog(file: string, handlers: string | undefined): number {
   let fd: number;
   try {
-    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
+    fd = openSync(
+      file,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+      0o644,
+    );
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
-    const why = code === "ENOENT" ? "its folder does not exist" : code === "ELOOP" ? "it is a symlink; give the log's own path" : code === "ENXIO" ? "it is not a regular file" : message;
+    const why =
+      code === "ENOENT"
+        ? "its folder does not exist"
+        : code === "ELOOP"
+          ? "it is a symlink; give the log's own path"
+          : code === "ENXIO"
+            ? "it is not a regular file"
+            : message;
     throw new Error(`--log ${file}: cannot be opened (${why}).`);
   }
   // Checked on what was opened, not on the name: nothing can change between the check and the use.
@@ -209,7 +233,10 @@ async function serve(flags: MockFlags, io: Io): Promise<number> {
  */
 function watchLauncher(gone: () => void): void {
   const parent = process.ppid;
-  const launcher = process.env.npm_command === "exec" && /^(ba|da|z)?sh$/.test(procField(parent, "comm") ?? "") ? parentOf(parent) : undefined;
+  const launcher =
+    process.env.npm_command === "exec" && /^(ba|da|z)?sh$/.test(procField(parent, "comm") ?? "")
+      ? parentOf(parent)
+      : undefined;
   const timer = setInterval(() => {
     if (process.ppid === parent && (launcher === undefined || parentOf(parent) === launcher)) return;
     clearInterval(timer);
@@ -239,7 +266,13 @@ function parentOf(pid: number): number | undefined {
 async function setUpHandlersWithin(mock: MockStore, handlers: string): Promise<string | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<string>((done) => {
-    timer = setTimeout(() => done(`--handlers ${handlers}: neither loaded nor set up within ${SETUP_TIMEOUT_MS / 1000} s (does its default export return a promise that never settles?).`), SETUP_TIMEOUT_MS);
+    timer = setTimeout(
+      () =>
+        done(
+          `--handlers ${handlers}: neither loaded nor set up within ${SETUP_TIMEOUT_MS / 1000} s (does its default export return a promise that never settles?).`,
+        ),
+      SETUP_TIMEOUT_MS,
+    );
   });
   const problem = await Promise.race([setUpHandlers(mock, handlers), timedOut]);
   clearTimeout(timer);
@@ -258,17 +291,29 @@ function log(state: Serving, request: InFlight, status: number): void {
     for (let at = 0; at < bytes.length; ) at += writeSync(state.fd, bytes, at, bytes.length - at);
   } catch (error) {
     state.logFailed = true;
-    state.io.stderr.write(`mock: --log ${state.flags.log} could not be written (${(error as Error).message}); no further lines are written.\n`);
+    state.io.stderr.write(
+      `mock: --log ${state.flags.log} could not be written (${(error as Error).message}); no further lines are written.\n`,
+    );
   }
 }
 
 /** The server's request handler: `handle`, and a 500 should it fail. */
 function answer(state: Serving, mock: MockStore, request: IncomingMessage, response: ServerResponse): void {
-  handle(mock, request, response, state.inFlight, (current, status) => log(state, current, status), state.fd !== undefined)
+  handle(
+    mock,
+    request,
+    response,
+    state.inFlight,
+    (current, status) => log(state, current, status),
+    state.fd !== undefined,
+  )
     .catch((error: unknown) => {
       state.io.stderr.write(`mock: ${(error as Error).message}\n`);
       // Answered all the same: a client must not wait for its own timeout.
-      if (!response.headersSent) response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ detail: `The mock failed: ${(error as Error).message}` }));
+      if (!response.headersSent)
+        response
+          .writeHead(500, { "content-type": "application/json" })
+          .end(JSON.stringify({ detail: `The mock failed: ${(error as Error).message}` }));
     })
     .finally(() => {
       if (state.inFlight.size === 0) state.drained?.();
@@ -299,19 +344,26 @@ async function stop(state: Serving, server: Server, reason: string): Promise<voi
   server.closeIdleConnections();
   if (inFlight.size > 0) {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([new Promise<void>((done) => (state.drained = done)), new Promise<void>((done) => (timer = setTimeout(done, flags.grace * 1000)))]);
+    await Promise.race([
+      new Promise<void>((done) => (state.drained = done)),
+      new Promise<void>((done) => (timer = setTimeout(done, flags.grace * 1000))),
+    ]);
     clearTimeout(timer);
   }
   for (const request of inFlight) {
     log(state, request, 503);
     if (!request.response.headersSent) {
       request.response.writeHead(503, { "content-type": "application/json", connection: "close" });
-      request.response.end(JSON.stringify({ detail: `The mock stopped (${reason}) before this request was answered.` }));
+      request.response.end(
+        JSON.stringify({ detail: `The mock stopped (${reason}) before this request was answered.` }),
+      );
     }
   }
   server.closeAllConnections();
   if (state.fd !== undefined) closeSync(state.fd);
-  state.io.stderr.write(`store-admin-sdk mock stopped (${reason})${inFlight.size > 0 ? `: ${inFlight.size} request(s) not answered within --grace ${flags.grace} s were answered 503` : ""}\n`);
+  state.io.stderr.write(
+    `store-admin-sdk mock stopped (${reason})${inFlight.size > 0 ? `: ${inFlight.size} request(s) not answered within --grace ${flags.grace} s were answered 503` : ""}\n`,
+  );
 }
 
 /**
@@ -319,15 +371,30 @@ async function stop(state: Serving, server: Server, reason: string): Promise<voi
  * body over {@link MAX_BODY_BYTES} is answered 413 unread. The request is in `inFlight` until it
  * is answered, so that a shutdown can answer it 503 (then its late answer is dropped).
  */
-async function handle(mock: MockStore, request: IncomingMessage, response: ServerResponse, inFlight: Set<InFlight>, log: (request: InFlight, status: number) => void, logging: boolean): Promise<void> {
+async function handle(
+  mock: MockStore,
+  request: IncomingMessage,
+  response: ServerResponse,
+  inFlight: Set<InFlight>,
+  log: (request: InFlight, status: number) => void,
+  logging: boolean,
+): Promise<void> {
   const target = new URL(request.url ?? "/", "http://127.0.0.1");
-  const path = target.pathname.startsWith(`${API_ROOT_PATH}/`) ? target.pathname.slice(API_ROOT_PATH.length) : target.pathname;
+  const path = target.pathname.startsWith(`${API_ROOT_PATH}/`)
+    ? target.pathname.slice(API_ROOT_PATH.length)
+    : target.pathname;
   const method = request.method ?? "GET";
-  const current: InFlight = { entry: { method, path, query: queryOf(target.searchParams), time: new Date().toISOString() }, response, body: null, logged: false };
+  const current: InFlight = {
+    entry: { method, path, query: queryOf(target.searchParams), time: new Date().toISOString() },
+    response,
+    body: null,
+    logged: false,
+  };
   inFlight.add(current);
   try {
     const headers = new Headers();
-    for (let i = 0; i + 1 < request.rawHeaders.length; i += 2) headers.append(request.rawHeaders[i]!, request.rawHeaders[i + 1]!);
+    for (let i = 0; i + 1 < request.rawHeaders.length; i += 2)
+      headers.append(request.rawHeaders[i]!, request.rawHeaders[i + 1]!);
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of request) {
@@ -346,7 +413,14 @@ async function handle(mock: MockStore, request: IncomingMessage, response: Serve
       current.body = `[a JSON body nested more than ${MAX_JSON_DEPTH} levels deep, ${bytes.byteLength} bytes]`;
       log(current, 400);
       response.writeHead(400, { "content-type": "application/json" });
-      response.end(JSON.stringify({ type: "about:blank", title: "Bad Request", status: 400, detail: `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep; the mock reads ${MAX_JSON_DEPTH} at most.` }));
+      response.end(
+        JSON.stringify({
+          type: "about:blank",
+          title: "Bad Request",
+          status: 400,
+          detail: `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep; the mock reads ${MAX_JSON_DEPTH} at most.`,
+        }),
+      );
       return;
     }
     const token = /^Bearer (.+)$/.exec(headers.get("authorization") ?? "")?.[1];
@@ -355,7 +429,11 @@ async function handle(mock: MockStore, request: IncomingMessage, response: Serve
     const hasBody = method !== "GET" && method !== "HEAD" && bytes.byteLength > 0;
     let answer: Response;
     try {
-      answer = await mock.fetch(`${mock.url}${path}${target.search}`, { method, headers, body: hasBody ? bytes : undefined });
+      answer = await mock.fetch(`${mock.url}${path}${target.search}`, {
+        method,
+        headers,
+        body: hasBody ? bytes : undefined,
+      });
     } catch (error) {
       // A handler that threw is a bug in the test: a 500 saying so. Response.error(): the connection is cut.
       if (error instanceof TypeError && /Response\.error\(\)/.test(error.message)) {
@@ -384,7 +462,8 @@ function nestedDeeperThan(bytes: Uint8Array, max: number): boolean {
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i]!;
     if (inString) {
-      if (byte === 0x5c) i++; // a backslash: the next byte is escaped
+      if (byte === 0x5c)
+        i++; // a backslash: the next byte is escaped
       else if (byte === 0x22) inString = false;
     } else if (byte === 0x22) inString = true;
     else if (byte === 0x5b || byte === 0x7b) {
@@ -406,7 +485,8 @@ function lineOf(entry: MockLogEntry): string {
 /** The body as the log keeps it, with the request's token scrubbed should a body carry it. */
 function bodyOf(bytes: Buffer, contentType: string | null, token: string | undefined): unknown {
   if (bytes.byteLength === 0) return null;
-  if (bytes.byteLength > MAX_LOGGED_BODY_BYTES) return `[a body of ${bytes.byteLength} bytes, over the log's limit of ${MAX_LOGGED_BODY_BYTES}]`;
+  if (bytes.byteLength > MAX_LOGGED_BODY_BYTES)
+    return `[a body of ${bytes.byteLength} bytes, over the log's limit of ${MAX_LOGGED_BODY_BYTES}]`;
   const text = redact(bytes.toString("utf8"), token ? [token] : []);
   if (JSON_MEDIA_TYPE.test(contentType ?? "")) {
     try {

@@ -45,13 +45,19 @@ async function identity(path: string): Promise<string> {
  * (the calls would be sent and their failures lost), each with an {@link InputError} naming the
  * files.
  */
-export async function checkOutputs(outputs: readonly OutputFile[], others: readonly OutputFile[], ledger?: OutputFile): Promise<void> {
+export async function checkOutputs(
+  outputs: readonly OutputFile[],
+  others: readonly OutputFile[],
+  ledger?: OutputFile,
+): Promise<void> {
   // The lock is keyed by the ledger's real path, as the lock itself derives it.
   const lock = ledger && ledgerLockPath(await realpath(ledger.path).catch(() => location(ledger.path)));
   for (const output of outputs) {
     const at = await location(output.path);
     if (lock !== undefined && (at === lock || at.startsWith(`${lock}${sep}`))) {
-      throw new InputError(`${output.flag} ${output.path} is the lock of ${ledger!.flag} ${ledger!.path} (${lock}): a file there would stop every later run of that ledger. Give ${output.flag} another path.`);
+      throw new InputError(
+        `${output.flag} ${output.path} is the lock of ${ledger!.flag} ${ledger!.path} (${lock}): a file there would stop every later run of that ledger. Give ${output.flag} another path.`,
+      );
     }
   }
   const seen: Array<OutputFile & { id: string }> = [];
@@ -60,16 +66,22 @@ export async function checkOutputs(outputs: readonly OutputFile[], others: reado
     const id = await identity(output.path);
     const same = seen.find((other) => other.id === id);
     if (same) {
-      throw new InputError(`${output.flag} ${output.path} is the same file as ${same.flag} ${same.path}: writing it would destroy that file. Give ${output.flag} another path.`);
+      throw new InputError(
+        `${output.flag} ${output.path} is the same file as ${same.flag} ${same.path}: writing it would destroy that file. Give ${output.flag} another path.`,
+      );
     }
     seen.push({ ...output, id });
-    if ((await statOrUndefined(output.path))?.isDirectory()) throw new InputError(`${output.flag} ${output.path} is a folder; give it the path of a file.`);
+    if ((await statOrUndefined(output.path))?.isDirectory())
+      throw new InputError(`${output.flag} ${output.path} is a folder; give it the path of a file.`);
     const folder = dirname(resolve(output.path));
     const why = await access(folder, constants.W_OK).then(
       async () => ((await statOrUndefined(folder))?.isDirectory() ? undefined : `${folder} is not a folder`),
       (error: Error) => error.message,
     );
-    if (why !== undefined) throw new InputError(`${output.flag} ${output.path}: its folder cannot be written (${why}); give ${output.flag} a path in a folder you can write.`);
+    if (why !== undefined)
+      throw new InputError(
+        `${output.flag} ${output.path}: its folder cannot be written (${why}); give ${output.flag} a path in a folder you can write.`,
+      );
   }
 }
 
@@ -77,7 +89,10 @@ export async function checkOutputs(outputs: readonly OutputFile[], others: reado
  * Writes the lines `write` produces to `path`: to a temporary file beside it, then renamed over
  * it. On an error the temporary file is removed and the error names `path`.
  */
-export async function writeOutput(output: OutputFile, write: (line: (text: string) => Promise<void>) => Promise<void>): Promise<void> {
+export async function writeOutput(
+  output: OutputFile,
+  write: (line: (text: string) => Promise<void>) => Promise<void>,
+): Promise<void> {
   const temporary = join(dirname(output.path), `.${basename(output.path)}.${randomBytes(6).toString("hex")}.tmp`);
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {

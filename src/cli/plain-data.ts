@@ -20,7 +20,9 @@ export const record = (): Record<string, unknown> => Object.create(null) as Reco
 
 /** Why `name` cannot be a field name, or undefined when it can. */
 export function refusedName(name: string): string | undefined {
-  return PROTOTYPE_NAMES.has(name) ? `the field name ${JSON.stringify(name)} is refused: it names an object's prototype, not a field of a call.` : undefined;
+  return PROTOTYPE_NAMES.has(name)
+    ? `the field name ${JSON.stringify(name)} is refused: it names an object's prototype, not a field of a call.`
+    : undefined;
 }
 
 /** A JSON text's value with every object made without a prototype; a refused or repeated key throws, naming its column (1-based). */
@@ -53,7 +55,10 @@ function keyProblem(text: string): RefusedKeyError | undefined {
       const name = JSON.parse(token.slice(0, token.lastIndexOf('"') + 1)) as string;
       if (PROTOTYPE_NAMES.has(name)) return new RefusedKeyError(`column ${match.index + 1}: ${refusedName(name)!}`);
       const keys = open.at(-1);
-      if (keys?.has(name)) repeated ??= new RefusedKeyError(`column ${match.index + 1}: the key ${JSON.stringify(name)} is written twice in one object; JSON keeps the last, so the call sent would not be the one the line shows.`);
+      if (keys?.has(name))
+        repeated ??= new RefusedKeyError(
+          `column ${match.index + 1}: the key ${JSON.stringify(name)} is written twice in one object; JSON keeps the last, so the call sent would not be the one the line shows.`,
+        );
       keys?.add(name);
     }
   }

@@ -75,7 +75,9 @@ function barLine(p: BulkProgress, sent: boolean, columns = 80): string {
     }
   }
   // A terminal narrower than the counters themselves: cut.
-  return counters(p, sent, "least").slice(0, Math.max(0, room)).replace(/[ ·]+$/, "");
+  return counters(p, sent, "least")
+    .slice(0, Math.max(0, room))
+    .replace(/[ ·]+$/, "");
 }
 
 /** What progress is written to: a terminal (`columns` wide) or not. */
@@ -109,7 +111,9 @@ export function progressOutput(stream: ProgressTarget, sent: () => boolean): Pro
       if (now - last < PLAIN_EVERY_MS) return;
       last = now;
       pending = undefined;
-      stream.write(`progress: ${counters(p, sent())}${p.total === undefined ? "" : ` (${p.done + p.failed + p.skipped + p.inDoubt}/${p.total})`}\n`);
+      stream.write(
+        `progress: ${counters(p, sent())}${p.total === undefined ? "" : ` (${p.done + p.failed + p.skipped + p.inDoubt}/${p.total})`}\n`,
+      );
     },
     finish() {
       if (pending) stream.write(`progress: ${counters(pending, sent())}\n`);

@@ -25,7 +25,9 @@ function checkAccessToken(token: unknown, source: string): string {
   }
   if (!HEADER_SAFE_TOKEN.test(token)) {
     // Named apart: a token pasted with a curly quote or a non-breaking space is not "white space" to its author.
-    throw new TypeError(`${source} contains ${/[^\0-\x7f]/.test(token) ? "a non-ASCII character" : "white space or control characters"}.`);
+    throw new TypeError(
+      `${source} contains ${/[^\0-\x7f]/.test(token) ? "a non-ASCII character" : "white space or control characters"}.`,
+    );
   }
   return token;
 }
@@ -50,9 +52,12 @@ export type TokenSource =
 
 /** Checks `accessToken` and returns where each request's token comes from. */
 export function tokenSource(accessToken: AccessToken): TokenSource {
-  if (typeof accessToken === "string") return { fixed: checkAccessToken(accessToken, "accessToken"), secrets: [accessToken] };
+  if (typeof accessToken === "string")
+    return { fixed: checkAccessToken(accessToken, "accessToken"), secrets: [accessToken] };
   if (typeof accessToken !== "function") {
-    throw new TypeError(`accessToken must be a string or a function returning one, got ${accessToken === null ? "null" : typeof accessToken}.`);
+    throw new TypeError(
+      `accessToken must be a string or a function returning one, got ${accessToken === null ? "null" : typeof accessToken}.`,
+    );
   }
   let recent: readonly string[] = [];
   return {
@@ -67,7 +72,8 @@ export function tokenSource(accessToken: AccessToken): TokenSource {
         throw new StoreAdminError("The accessToken function threw, so the request was not sent.", { cause });
       }
       const checked = checkAccessToken(token, "The token returned by accessToken()");
-      if (recent[0] !== checked) recent = [checked, ...recent.filter((known) => known !== checked)].slice(0, RECENT_TOKENS);
+      if (recent[0] !== checked)
+        recent = [checked, ...recent.filter((known) => known !== checked)].slice(0, RECENT_TOKENS);
       return checked;
     },
   };

@@ -49,8 +49,13 @@ function parseUrlOption(name: "baseUrl" | "apiUrl", value: unknown, token: unkno
     url = new URL(value);
   } catch {
     // Options given in the wrong order put the token here: never print it.
-    const shown = typeof token === "string" && token.length > 3 && value.includes(token) ? "it holds the accessToken" : JSON.stringify(value.slice(0, 200));
-    throw new TypeError(`${name} is not an absolute URL: ${shown}. Include the scheme, e.g. "https://shop.example.com".`);
+    const shown =
+      typeof token === "string" && token.length > 3 && value.includes(token)
+        ? "it holds the accessToken"
+        : JSON.stringify(value.slice(0, 200));
+    throw new TypeError(
+      `${name} is not an absolute URL: ${shown}. Include the scheme, e.g. "https://shop.example.com".`,
+    );
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new TypeError(`${name} must be an http(s) URL, got the scheme "${url.protocol}".`);
@@ -72,10 +77,14 @@ export function resolveApiRoot(options: { baseUrl?: unknown; apiUrl?: unknown; a
     throw new TypeError(
       hasBase
         ? "Pass either baseUrl (the store's address) or apiUrl (the API root, e.g. a mock server), not both."
-        : "Pass baseUrl (the store's address, e.g. \"https://shop.example.com\") or apiUrl (the API root, e.g. a mock server).",
+        : 'Pass baseUrl (the store\'s address, e.g. "https://shop.example.com") or apiUrl (the API root, e.g. a mock server).',
     );
   }
-  const url = parseUrlOption(hasBase ? "baseUrl" : "apiUrl", hasBase ? options.baseUrl : options.apiUrl, options.accessToken);
+  const url = parseUrlOption(
+    hasBase ? "baseUrl" : "apiUrl",
+    hasBase ? options.baseUrl : options.apiUrl,
+    options.accessToken,
+  );
   const root = `${url.origin}${url.pathname}`.replace(/\/+$/, "");
   // Every path of the API is under API_ROOT_PATH of the store's address (the contract's `servers`).
   if (hasBase && API_ROOT_PATH && root.toLowerCase().endsWith(API_ROOT_PATH)) {
@@ -183,10 +192,14 @@ export function buildClient(given: StoreAdminClientOptions, internals: ClientInt
 /** The options that became plugins: refused, naming the plugin to import instead. */
 function refuseMovedOptions(options: Record<string, unknown>): void {
   if (options["validateResponses"] !== undefined) {
-    throw new TypeError('validateResponses is no longer a client option: import { validateResponses } from "store-admin-sdk/plugins" and pass plugins: [validateResponses("report")] (or "strict").');
+    throw new TypeError(
+      'validateResponses is no longer a client option: import { validateResponses } from "store-admin-sdk/plugins" and pass plugins: [validateResponses("report")] (or "strict").',
+    );
   }
   if (options["telemetry"] !== undefined) {
-    throw new TypeError('telemetry is no longer a client option: import { telemetry } from "store-admin-sdk/plugins" and pass plugins: [telemetry({ tracerProvider?, meterProvider?, attributes? })].');
+    throw new TypeError(
+      'telemetry is no longer a client option: import { telemetry } from "store-admin-sdk/plugins" and pass plugins: [telemetry({ tracerProvider?, meterProvider?, attributes? })].',
+    );
   }
 }
 
@@ -208,8 +221,10 @@ const assemblies = new WeakMap<object, [ClientContext, string]>();
 function assemble(target: object, context: ClientContext, apiRoot: string): StoreAdminClient {
   const send = createSend(context);
   const methods = target as Record<string, unknown>;
-  for (const method of HTTP_METHODS) methods[method] = (path: string, init?: Record<string, unknown>) => send(method, path, init);
-  methods["request"] = (method: string, path: string, init?: Record<string, unknown>) => send(method.toUpperCase(), path, init);
+  for (const method of HTTP_METHODS)
+    methods[method] = (path: string, init?: Record<string, unknown>) => send(method, path, init);
+  methods["request"] = (method: string, path: string, init?: Record<string, unknown>) =>
+    send(method.toUpperCase(), path, init);
   methods["paginate"] = createPaginate(target as Client<paths>, apiRoot);
   assemblies.set(target, [context, apiRoot]);
   // The methods above are openapi-fetch's with stricter types (exact bodies, no per-call origin).
@@ -243,7 +258,9 @@ export interface RunTelemetry {
   /** Runs `task` with the run's span active: the calls it makes are the span's children. */
   within<Result>(task: () => Result): Result;
   /** Ends the run's span with its counts when `report` settles; returns `report`. */
-  end<Report extends { done: number; failed: number; skipped: number; inDoubt: number }>(report: Promise<Report>): Promise<Report>;
+  end<Report extends { done: number; failed: number; skipped: number; inDoubt: number }>(
+    report: Promise<Report>,
+  ): Promise<Report>;
 }
 
 /** What the telemetry plugin (store-admin-sdk/plugins) offers the bulk runner, under {@link TELEMETRY}. */
@@ -305,7 +322,8 @@ export function deriveClient(client: StoreAdminClient, derivation: ClientDerivat
   const [context, apiRoot] = assembly;
   const { beforeAttempt, stopWaits } = derivation;
   const derived: ClientContext = { ...context, fetch: derivation.fetch(context.fetch) };
-  if (derivation.plugins?.length) derived.plugins = [context.plugins[0]!, ...derivation.plugins, ...context.plugins.slice(1)];
+  if (derivation.plugins?.length)
+    derived.plugins = [context.plugins[0]!, ...derivation.plugins, ...context.plugins.slice(1)];
   if (beforeAttempt || stopWaits) {
     const between = async (ms: number, signal: AbortSignal | undefined): Promise<void> => {
       await context.sleep(ms, signal);
@@ -316,7 +334,10 @@ export function deriveClient(client: StoreAdminClient, derivation: ClientDerivat
   // The same pause as the client's (its plugin is shared); a stop ends the derived client's waits in it too.
   if (stopWaits) derived.stopWaits = stopWaits;
   // `use`, `eject` and anything else the client carries are shared; the methods are remade below.
-  const target = assemble({ ...client }, derived, apiRoot) as unknown as Record<string, (...args: never[]) => Promise<unknown>>;
+  const target = assemble({ ...client }, derived, apiRoot) as unknown as Record<
+    string,
+    (...args: never[]) => Promise<unknown>
+  >;
   if (beforeAttempt) {
     type Init = { signal?: AbortSignal | null } | undefined;
     const gated = (init: Init, send: () => Promise<unknown>): Promise<unknown> => {

@@ -61,8 +61,19 @@ export function deadlineClock(timeoutMs: number): DeadlineClock {
     if (timeoutMs + windowMs > MAX_TIMER_DELAY_MS) return NO_DEADLINE;
     const now = performance.now();
     let batch = current;
-    if (batch === undefined || batch.joined >= MAX_BATCH_ATTEMPTS || (batch.pending > 0 && now - batch.armedAt > windowMs)) {
-      batch = current = { controller: new AbortController(), pending: 0, joined: 0, armedAt: 0, timer: undefined, timedOut: false };
+    if (
+      batch === undefined ||
+      batch.joined >= MAX_BATCH_ATTEMPTS ||
+      (batch.pending > 0 && now - batch.armedAt > windowMs)
+    ) {
+      batch = current = {
+        controller: new AbortController(),
+        pending: 0,
+        joined: 0,
+        armedAt: 0,
+        timer: undefined,
+        timedOut: false,
+      };
     }
     const joined = batch;
     if (joined.pending === 0) {

@@ -18,6 +18,9 @@ interface Runtime {
 export function envLogger(): Logger | undefined {
   const { Deno, process } = globalThis as Runtime;
   // Deno's querySync() reports the permission's state and never prompts; its `process.env` would.
-  const level = !Deno || Deno.permissions.querySync({ name: "env", variable: NAME }).state === "granted" ? process?.env?.[NAME] : undefined;
+  const level =
+    !Deno || Deno.permissions.querySync({ name: "env", variable: NAME }).state === "granted"
+      ? process?.env?.[NAME]
+      : undefined;
   return level ? (event) => printEnvLog(level, event) : undefined;
 }

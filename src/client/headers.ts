@@ -18,7 +18,9 @@ export function sdkHeaders(accessToken: string): Record<string, string> {
 /** Headers a caller may not set, and why. */
 const OWNED: Readonly<Record<string, string>> = {
   authorization: "the client sets it from accessToken",
-  ...(API_VERSION_HEADER !== undefined && { [API_VERSION_HEADER.toLowerCase()]: `the client sends the version it was built for (${API_VERSION})` }),
+  ...(API_VERSION_HEADER !== undefined && {
+    [API_VERSION_HEADER.toLowerCase()]: `the client sends the version it was built for (${API_VERSION})`,
+  }),
   "content-length": "fetch computes it (a wrong value stalls the request)",
   "transfer-encoding": "fetch sets it",
   host: "it comes from baseUrl/apiUrl",
@@ -27,12 +29,15 @@ const OWNED: Readonly<Record<string, string>> = {
 /** The header names of a `HeadersInit` (object, `Headers`, `Map` or array of pairs); throws for anything else. */
 function headerNames(value: unknown, where: string): string[] {
   if (value === null || typeof value !== "object") {
-    throw new TypeError(`${where} must be an object, a Headers or an array of [name, value] pairs, got ${value === null ? "null" : typeof value}.`);
+    throw new TypeError(
+      `${where} must be an object, a Headers or an array of [name, value] pairs, got ${value === null ? "null" : typeof value}.`,
+    );
   }
   if (value instanceof Headers || value instanceof Map) return [...value.keys()];
   if (Array.isArray(value)) {
     return value.map((pair) => {
-      if (!Array.isArray(pair) || pair.length !== 2) throw new TypeError(`${where}: each array entry must be a [name, value] pair.`);
+      if (!Array.isArray(pair) || pair.length !== 2)
+        throw new TypeError(`${where}: each array entry must be a [name, value] pair.`);
       return String(pair[0]);
     });
   }

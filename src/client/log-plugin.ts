@@ -17,7 +17,19 @@ export function logPlugin(logger: Logger): StoreAdminPlugin {
       // An answered attempt that a plugin failed (a strict contract check) is logged by its error.
       const response = outcome.error === undefined ? outcome.response : undefined;
       const startedMs = performance.now() - outcome.durationMs;
-      emitLogEvent(logger, () => attemptEvent({ operation, attempt: attempt.number, startedMs, response, body: outcome.errorBody, error: response ? undefined : outcome.error, decision, secrets, pausedMs: attempt.waitedMs }));
+      emitLogEvent(logger, () =>
+        attemptEvent({
+          operation,
+          attempt: attempt.number,
+          startedMs,
+          response,
+          body: outcome.errorBody,
+          error: response ? undefined : outcome.error,
+          decision,
+          secrets,
+          pausedMs: attempt.waitedMs,
+        }),
+      );
     },
   };
 }

@@ -29,7 +29,12 @@ const CLIENT = Symbol("client");
 type Resource = { [CLIENT]: Sender };
 
 /** The keys of {@link MethodOptions}; a method refuses any other, naming it. */
-const METHOD_OPTIONS: Readonly<Record<keyof MethodOptions, true>> = { signal: true, headers: true, timeoutMs: true, maxRetries: true };
+const METHOD_OPTIONS: Readonly<Record<keyof MethodOptions, true>> = {
+  signal: true,
+  headers: true,
+  timeoutMs: true,
+  maxRetries: true,
+};
 const ALLOWED = Object.keys(METHOD_OPTIONS).join(", ");
 
 /** A row of the table, read once: what a call needs without parsing anything. */
@@ -54,7 +59,10 @@ function initOf(method: Method, args: unknown[]): Record<string, unknown> {
   const count = pathParams.length;
   const arity = count + rest.length;
   if (args.length > arity + 1) {
-    refuse(method, `takes at most ${arity + 1} arguments (${[...pathParams, ...rest, "options"].join(", ")}), got ${args.length}`);
+    refuse(
+      method,
+      `takes at most ${arity + 1} arguments (${[...pathParams, ...rest, "options"].join(", ")}), got ${args.length}`,
+    );
   }
   const init: Record<string, unknown> = {};
   const options = args[arity] as Record<string, unknown> | undefined;
@@ -89,7 +97,8 @@ function send(client: Sender, method: Method, args: unknown[], raw: boolean): Pr
 
 /** Calls `method`'s operation on `client` with the method's arguments. */
 function call(client: Sender, method: Method, args: unknown[]): unknown {
-  if (method.paginated) return (client["paginate"] as (path: string, init: unknown) => unknown)(method.path, initOf(method, args));
+  if (method.paginated)
+    return (client["paginate"] as (path: string, init: unknown) => unknown)(method.path, initOf(method, args));
   return responsePromise((raw) => send(client, method, args, raw));
 }
 
@@ -97,7 +106,8 @@ function call(client: Sender, method: Method, args: unknown[]): unknown {
 const prototypes = new Map<string, object>();
 
 /** Makes the resource `name` (its methods call `client`). */
-const makeResource = (name: string, client: Sender): object => Object.create(prototypes.get(name)!, { [CLIENT]: { value: client } }) as object;
+const makeResource = (name: string, client: Sender): object =>
+  Object.create(prototypes.get(name)!, { [CLIENT]: { value: client } }) as object;
 
 /**
  * The resources made for each client, by name. Kept here rather than on the client, so that a
@@ -132,7 +142,10 @@ function prototypeOf(name: string): object {
     const dot = name.lastIndexOf(".");
     if (dot > 0) {
       const key = name.slice(dot + 1);
-      Object.defineProperty(prototypeOf(name.slice(0, dot)), key, { get: subResourceGetter(name, key), configurable: true });
+      Object.defineProperty(prototypeOf(name.slice(0, dot)), key, {
+        get: subResourceGetter(name, key),
+        configurable: true,
+      });
     }
   }
   return prototype;
@@ -178,7 +191,9 @@ function addMethods(name: string, node: MethodIndex): void {
         const client = this[CLIENT];
         const method = rows?.get(dotted);
         // Before the first call has loaded the table, the promise waits for it (one import, once).
-        return method ? call(client, method, args) : responsePromise(async (raw) => send(client, await rowOf(dotted), args, raw));
+        return method
+          ? call(client, method, args)
+          : responsePromise(async (raw) => send(client, await rowOf(dotted), args, raw));
       };
     }
   }

@@ -33,7 +33,9 @@ export function formBody(body: unknown, facts: OperationFacts): FormData | URLSe
 function holdsFile(body: unknown): boolean {
   if (body instanceof FormData || body instanceof Blob) return true;
   if (body === null || typeof body !== "object") return false;
-  return Object.values(body).some((value) => value instanceof Blob || (Array.isArray(value) && value.some((item) => item instanceof Blob)));
+  return Object.values(body).some(
+    (value) => value instanceof Blob || (Array.isArray(value) && value.some((item) => item instanceof Blob)),
+  );
 }
 
 /** The fields of a plain object body, checked: arrays become repeated fields; `null` and `undefined` are left out. */
@@ -57,7 +59,8 @@ function fields(body: unknown, media: string): Array<[string, FormValue]> {
 function toUrlEncoded(body: unknown): URLSearchParams {
   const form = new URLSearchParams();
   for (const [name, value] of fields(body, "form")) {
-    if (value instanceof Blob) throw new TypeError(`form field "${name}" is a file, which a URL-encoded form cannot carry.`);
+    if (value instanceof Blob)
+      throw new TypeError(`form field "${name}" is a file, which a URL-encoded form cannot carry.`);
     if (value !== undefined && value !== null) form.append(name, String(value));
   }
   return form;

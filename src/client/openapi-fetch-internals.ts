@@ -39,7 +39,10 @@ export function sendRequest(fetch: FetchLike, request: Request | PlannedRequest)
 }
 
 /** Wraps the client's `use` and `eject`; returns whether any middleware is registered. */
-export function trackMiddleware(client: { use(...m: Middleware[]): void; eject(...m: Middleware[]): void }): () => boolean {
+export function trackMiddleware(client: {
+  use(...m: Middleware[]): void;
+  eject(...m: Middleware[]): void;
+}): () => boolean {
   const middleware = new Set<Middleware>();
   const { use, eject } = client;
   client.use = (...added) => {

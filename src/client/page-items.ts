@@ -9,7 +9,10 @@
  * `close` is called once the walk is over, however it ends; `return()` calls it at once, so it
  * can abort a page still in flight, and from then on every `next()`, pending or not, is done.
  */
-export function itemsOf<Item>(walk: AsyncGenerator<{ results?: Item[] }, void, undefined>, close = (): void => {}): AsyncGenerator<Item, void, undefined> {
+export function itemsOf<Item>(
+  walk: AsyncGenerator<{ results?: Item[] }, void, undefined>,
+  close = (): void => {},
+): AsyncGenerator<Item, void, undefined> {
   let results: Item[] = [];
   let index = 0;
   let closed = false;

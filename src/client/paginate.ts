@@ -55,7 +55,9 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
     const { operations } = await loadTables();
     const meta = operations[key];
     if (!meta?.paginated) {
-      const lists = Object.keys(operations).filter((k) => operations[k as OperationKey].paginated).map((k) => k.slice(4));
+      const lists = Object.keys(operations)
+        .filter((k) => operations[k as OperationKey].paginated)
+        .map((k) => k.slice(4));
       throw new TypeError(`paginate() takes a list operation (${lists.join(", ")}), got ${JSON.stringify(path)}.`);
     }
     const operation = { method: "GET", path };
@@ -64,10 +66,15 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
     let emptyInARow = 0;
     let cursor = init?.params?.query?.cursor as string | undefined;
     for (;;) {
-      const request = cursor === undefined ? init : { ...init, params: { ...init?.params, query: { ...init?.params?.query, cursor } } };
+      const request =
+        cursor === undefined
+          ? init
+          : { ...init, params: { ...init?.params, query: { ...init?.params?.query, cursor } } };
       // The path is one of the list paths (checked above); its init type varies by path.
       // A failed page throws the typed error for its status, as unwrap() does for any call.
-      const page = (await unwrap((client.GET as (p: string, i?: GetInit) => Promise<FetchResult>)(path, request))) as Page | undefined;
+      const page = (await unwrap((client.GET as (p: string, i?: GetInit) => Promise<FetchResult>)(path, request))) as
+        | Page
+        | undefined;
       const stop = (problem: string) => new PaginationError({ problem, pagesRead, operation });
       if (!Array.isArray(page?.results)) {
         throw stop("the page has no `results` array");
@@ -109,4 +116,3 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
 
   return Object.assign(items, { pages: pagesOf }) as unknown as Paginate;
 }
-

@@ -4,7 +4,14 @@
  * chains, and the verdicts after each attempt. request.ts calls in here only when the client
  * has a plugin; a client with none runs prepare, attempt, finish and nothing of this.
  */
-import type { AttemptOutcome, AttemptVerdict, PluginAttempt, PluginAttributeValue, PluginCall, StoreAdminPlugin } from "../core/plugin.js";
+import type {
+  AttemptOutcome,
+  AttemptVerdict,
+  PluginAttempt,
+  PluginAttributeValue,
+  PluginCall,
+  StoreAdminPlugin,
+} from "../core/plugin.js";
 import { MAX_EXTRA_ATTEMPTS } from "../core/plugin.js";
 import type { FetchResult } from "../core/call-types.js";
 import type { RetryDecision } from "../core/retry-policy.js";
@@ -60,7 +67,13 @@ export class CallView implements PluginCall {
   }
 
   toJSON(): object {
-    return { method: this.method, path: this.path, idempotent: this.idempotent, headers: Object.fromEntries(this.#headers ?? []), attributes: this.#attributes ?? {} };
+    return {
+      method: this.method,
+      path: this.path,
+      idempotent: this.idempotent,
+      headers: Object.fromEntries(this.#headers ?? []),
+      attributes: this.#attributes ?? {},
+    };
   }
 }
 
@@ -91,7 +104,13 @@ export class AttemptView implements PluginAttempt {
   }
 
   toJSON(): object {
-    return { call: this.call, number: this.number, url: this.url, waitedMs: this.waitedMs, headers: Object.fromEntries(this.#headers ?? []) };
+    return {
+      call: this.call,
+      number: this.number,
+      url: this.url,
+      waitedMs: this.waitedMs,
+      headers: Object.fromEntries(this.#headers ?? []),
+    };
   }
 }
 
@@ -99,7 +118,12 @@ export class AttemptView implements PluginAttempt {
 function once<Result>(plugin: StoreAdminPlugin, hook: string, next: () => Promise<Result>): () => Promise<Result> {
   let called = false;
   return () => {
-    if (called) return Promise.reject(new TypeError(`the plugin "${plugin.name}" called next() twice in ${hook}; each hook sends its call or attempt once.`));
+    if (called)
+      return Promise.reject(
+        new TypeError(
+          `the plugin "${plugin.name}" called next() twice in ${hook}; each hook sends its call or attempt once.`,
+        ),
+      );
     called = true;
     return next();
   };
@@ -109,11 +133,19 @@ function once<Result>(plugin: StoreAdminPlugin, hook: string, next: () => Promis
  * `core` wrapped by every plugin's `wrapCall`, the first plugin outermost. A hook that throws
  * synchronously rejects the call as one that rejects does.
  */
-export function wrapCall(plugins: readonly StoreAdminPlugin[], call: CallView, core: () => Promise<FetchResult>): Promise<FetchResult> {
+export function wrapCall(
+  plugins: readonly StoreAdminPlugin[],
+  call: CallView,
+  core: () => Promise<FetchResult>,
+): Promise<FetchResult> {
   const step = async (index: number): Promise<FetchResult> => {
     for (; index < plugins.length; index++) {
       const plugin = plugins[index]!;
-      if (plugin.wrapCall) return plugin.wrapCall(call, once(plugin, "wrapCall", () => step(index + 1)));
+      if (plugin.wrapCall)
+        return plugin.wrapCall(
+          call,
+          once(plugin, "wrapCall", () => step(index + 1)),
+        );
     }
     return core();
   };
@@ -124,14 +156,22 @@ export function wrapCall(plugins: readonly StoreAdminPlugin[], call: CallView, c
  * `core` (one attempt) wrapped by every plugin's `wrapAttempt`; `waitedMs` is what the wraps
  * spent before the innermost started it.
  */
-export function wrapAttempt(plugins: readonly StoreAdminPlugin[], attempt: AttemptView, core: () => Promise<AttemptOutcome>): Promise<AttemptOutcome> {
+export function wrapAttempt(
+  plugins: readonly StoreAdminPlugin[],
+  attempt: AttemptView,
+  core: () => Promise<AttemptOutcome>,
+): Promise<AttemptOutcome> {
   const startedMs = performance.now();
   const step = async (index: number): Promise<AttemptOutcome> => {
     // What the outer wraps waited, for the inner ones to read (a span after a pause), and the outcome.
     if (index) attempt.waitedMs = Math.round(performance.now() - startedMs);
     for (; index < plugins.length; index++) {
       const plugin = plugins[index]!;
-      if (plugin.wrapAttempt) return plugin.wrapAttempt(attempt, once(plugin, "wrapAttempt", () => step(index + 1)));
+      if (plugin.wrapAttempt)
+        return plugin.wrapAttempt(
+          attempt,
+          once(plugin, "wrapAttempt", () => step(index + 1)),
+        );
     }
     return core();
   };
@@ -151,7 +191,13 @@ interface Verdicts {
  * left. `extraSoFar` counts the call's earlier extra attempts: past {@link MAX_EXTRA_ATTEMPTS}
  * a plugin's `retry: true` on what the policy would not retry is ignored.
  */
-export async function verdicts(plugins: readonly StoreAdminPlugin[], attempt: AttemptView, outcome: AttemptOutcome, policy: RetryDecision, extraSoFar: number): Promise<Verdicts> {
+export async function verdicts(
+  plugins: readonly StoreAdminPlugin[],
+  attempt: AttemptView,
+  outcome: AttemptOutcome,
+  policy: RetryDecision,
+  extraSoFar: number,
+): Promise<Verdicts> {
   let decision = policy;
   let refreshToken = false;
   for (const plugin of plugins) {
@@ -176,12 +222,20 @@ function checkVerdict(plugin: StoreAdminPlugin, verdict: AttemptVerdict): void {
     verdict !== null &&
     typeof verdict === "object" &&
     typeof verdict.retry === "boolean" &&
-    (!verdict.retry || verdict.delayMs === undefined || (typeof verdict.delayMs === "number" && verdict.delayMs >= 0 && verdict.delayMs < Infinity));
-  if (!ok) throw new TypeError(`the plugin "${plugin.name}" returned ${JSON.stringify(verdict) ?? String(verdict)} from onAttemptEnd; return nothing, { retry: false } or { retry: true, delayMs?, refreshToken? } (delayMs a number ≥ 0).`);
+    (!verdict.retry ||
+      verdict.delayMs === undefined ||
+      (typeof verdict.delayMs === "number" && verdict.delayMs >= 0 && verdict.delayMs < Infinity));
+  if (!ok)
+    throw new TypeError(
+      `the plugin "${plugin.name}" returned ${JSON.stringify(verdict) ?? String(verdict)} from onAttemptEnd; return nothing, { retry: false } or { retry: true, delayMs?, refreshToken? } (delayMs a number ≥ 0).`,
+    );
 }
 
 /** The headers the plugins set for this attempt (the call's, then the attempt's), checked; `undefined` when none. */
-export function pluginHeaders(plugins: readonly StoreAdminPlugin[], attempt: AttemptView): Record<string, string> | undefined {
+export function pluginHeaders(
+  plugins: readonly StoreAdminPlugin[],
+  attempt: AttemptView,
+): Record<string, string> | undefined {
   const callHeaders = attempt.call.setHeaders;
   const own = attempt.setHeaders;
   if (!callHeaders && !own) return undefined;
@@ -195,15 +249,19 @@ export function pluginHeaders(plugins: readonly StoreAdminPlugin[], attempt: Att
 /** Refuses a `plugins` option that is not a list of plugins; the message names the entry. */
 export function checkPlugins(plugins: unknown): readonly StoreAdminPlugin[] {
   if (plugins === undefined) return [];
-  if (!Array.isArray(plugins)) throw new TypeError(`plugins must be an array of plugins, got ${plugins === null ? "null" : typeof plugins}.`);
+  if (!Array.isArray(plugins))
+    throw new TypeError(`plugins must be an array of plugins, got ${plugins === null ? "null" : typeof plugins}.`);
   const hooks = ["setup", "wrapCall", "wrapAttempt", "onAttemptEnd"] as const;
   plugins.forEach((plugin: unknown, index) => {
     const given = plugin as Record<string, unknown> | null;
     if (given === null || typeof given !== "object" || typeof given["name"] !== "string" || given["name"] === "") {
-      throw new TypeError(`plugins[${index}] must be a plugin: an object with a name and hooks (wrapCall, wrapAttempt, onAttemptEnd, setup).`);
+      throw new TypeError(
+        `plugins[${index}] must be a plugin: an object with a name and hooks (wrapCall, wrapAttempt, onAttemptEnd, setup).`,
+      );
     }
     for (const hook of hooks) {
-      if (given[hook] !== undefined && typeof given[hook] !== "function") throw new TypeError(`plugins[${index}] ("${given["name"]}"): ${hook} must be a function.`);
+      if (given[hook] !== undefined && typeof given[hook] !== "function")
+        throw new TypeError(`plugins[${index}] ("${given["name"]}"): ${hook} must be a function.`);
     }
   });
   return plugins as readonly StoreAdminPlugin[];

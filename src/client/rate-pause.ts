@@ -51,11 +51,13 @@ export function ratePause(): RatePause {
         ? new Promise<void>((resolve, reject) => {
             if (signal?.aborted) return reject(signal.reason);
             const waiter = { turn, go: () => (unwatch?.(), resolve()) };
-            const unwatch = signal && onAbort(signal, () => {
-              waiters.splice(waiters.indexOf(waiter), 1);
-              if (!waiters.length) timer = void clearTimeout(timer);
-              reject(signal.reason);
-            });
+            const unwatch =
+              signal &&
+              onAbort(signal, () => {
+                waiters.splice(waiters.indexOf(waiter), 1);
+                if (!waiters.length) timer = void clearTimeout(timer);
+                reject(signal.reason);
+              });
             waiters.push(waiter);
             waiters.sort((a, b) => a.turn - b.turn);
             timer ??= setTimeout(wake, left());
@@ -84,7 +86,12 @@ export function pausePlugins(pause: RatePause): [StoreAdminPlugin, StoreAdminPlu
       let turn = callTurns.get(call);
       if (turn === undefined) callTurns.set(call, (turn = nextTurn()));
       const stop = waitStops.get(call);
-      const held = pause.left() > 0 ? (stop ? untilStopped(call.signal, stop, (both) => pause.wait(turn, both)!) : pause.wait(turn, call.signal)) : undefined;
+      const held =
+        pause.left() > 0
+          ? stop
+            ? untilStopped(call.signal, stop, (both) => pause.wait(turn, both)!)
+            : pause.wait(turn, call.signal)
+          : undefined;
       return (held ? held.then(next) : next()).then(holdOn429);
     },
   };

@@ -22,11 +22,23 @@
 import { defaultBodySerializer } from "openapi-fetch";
 import type { OperationFacts, OperationKey } from "../../generated/operations.js";
 import type { TokenSource } from "./auth.js";
-import { ConnectionError, invalidJson, InvalidResponseError, StoreAdminError, TimeoutError, type Operation } from "../core/errors.js";
+import {
+  ConnectionError,
+  invalidJson,
+  InvalidResponseError,
+  StoreAdminError,
+  TimeoutError,
+  type Operation,
+} from "../core/errors.js";
 import { checkHeaders, sdkHeaders } from "./headers.js";
 import type { Logger } from "../core/logger.js";
 import { checkPathParams } from "./path-params.js";
-import { decideRetry, isIdempotent, type AttemptOutcome as PolicyOutcome, type RetryDecision } from "../core/retry-policy.js";
+import {
+  decideRetry,
+  isIdempotent,
+  type AttemptOutcome as PolicyOutcome,
+  type RetryDecision,
+} from "../core/retry-policy.js";
 import { settleWithin } from "../core/timeout.js";
 import { expectsJsonBody, limitBody, responseHeadProblem } from "./transport.js";
 import type { FetchLike, FetchResult } from "../core/call-types.js";
@@ -45,7 +57,12 @@ import { createFinalURL, createQuerySerializer, defaultPathSerializer } from "op
 
 /** The per-call options a caller may pass; anything else is refused. */
 interface CallInit {
-  params?: { path?: Record<string, unknown>; query?: Record<string, unknown>; header?: Record<string, unknown>; [location: string]: unknown };
+  params?: {
+    path?: Record<string, unknown>;
+    query?: Record<string, unknown>;
+    header?: Record<string, unknown>;
+    [location: string]: unknown;
+  };
   body?: unknown;
   headers?: unknown;
   signal?: AbortSignal | null;
@@ -63,8 +80,16 @@ interface CallInit {
  * follows what the client refuses.
  */
 const CALL_OPTIONS: Readonly<Record<CallOptionKey, true>> = {
-  params: true, body: true, signal: true, headers: true, parseAs: true, bodySerializer: true, querySerializer: true,
-  middleware: true, timeoutMs: true, maxRetries: true,
+  params: true,
+  body: true,
+  signal: true,
+  headers: true,
+  parseAs: true,
+  bodySerializer: true,
+  querySerializer: true,
+  middleware: true,
+  timeoutMs: true,
+  maxRetries: true,
 };
 /** What the calls of one client share. */
 export interface ClientContext {
@@ -126,7 +151,9 @@ interface Call {
 type Outcome = { sent: boolean; result?: FetchResult | undefined; error?: unknown; startedMs: number };
 
 /** Builds the function every client method calls: `send("GET", "/users/{id}/", init)`. */
-export function createSend(context: ClientContext): (method: string, path: string, init?: CallInit) => Promise<FetchResult> {
+export function createSend(
+  context: ClientContext,
+): (method: string, path: string, init?: CallInit) => Promise<FetchResult> {
   const send = async (method: string, path: string, given: CallInit = {}, view?: CallView): Promise<FetchResult> => {
     // The caller's own keys only (core/own.ts), at both levels openapi-fetch reads.
     const init = ownOptions(given);
@@ -150,7 +177,14 @@ export function createSend(context: ClientContext): (method: string, path: strin
   if (!plugins.length) return send;
   const secrets = (): readonly string[] => context.token.secrets;
   return (method, path, init) => {
-    const view = new CallView(method, path, init?.signal ?? undefined, init?.parseAs ?? "json", isIdempotent(method), secrets);
+    const view = new CallView(
+      method,
+      path,
+      init?.signal ?? undefined,
+      init?.parseAs ?? "json",
+      isIdempotent(method),
+      secrets,
+    );
     if (context.stopWaits) waitStops.set(view, context.stopWaits);
     return wrapCall(plugins, view, () => send(method, path, init, view));
   };
@@ -164,7 +198,9 @@ async function pluginAttempt(call: Call, attempt: number, view: CallView): Promi
   const { context } = call;
   const shown = (call.attemptView = new AttemptView(view, attempt, () => attemptUrl(call)));
   if (call.refresh) await refreshToken(call);
-  call.shown = await wrapAttempt(context.plugins, shown, async () => outcomeForPlugins(await runAttempt(call, attempt, pluginHeaders(context.plugins, shown))));
+  call.shown = await wrapAttempt(context.plugins, shown, async () =>
+    outcomeForPlugins(await runAttempt(call, attempt, pluginHeaders(context.plugins, shown))),
+  );
   return outcomeFromPlugins(call.shown);
 }
 
@@ -199,8 +235,18 @@ function outcomeFromPlugins(shown: AttemptOutcome): Outcome {
   const sent = own?.sent ?? true;
   const startedMs = own?.startedMs ?? 0;
   if (shown.error !== undefined) return { sent, error: shown.error, result: undefined, startedMs };
-  if (!shown.response) return own ?? { sent, error: new TypeError("a plugin returned an attempt outcome with neither a response nor an error"), startedMs };
-  const result: FetchResult = own?.result && own.result.response === shown.response && own.result.data === shown.data ? own.result : { data: shown.data, error: shown.errorBody, response: shown.response };
+  if (!shown.response)
+    return (
+      own ?? {
+        sent,
+        error: new TypeError("a plugin returned an attempt outcome with neither a response nor an error"),
+        startedMs,
+      }
+    );
+  const result: FetchResult =
+    own?.result && own.result.response === shown.response && own.result.data === shown.data
+      ? own.result
+      : { data: shown.data, error: shown.errorBody, response: shown.response };
   return { sent, result, startedMs };
 }
 
@@ -216,21 +262,39 @@ async function pluginVerdicts(call: Call, policy: RetryDecision): Promise<RetryD
 function attemptUrl({ context, operation, init }: Call): string {
   const params = init["params"] as { path?: Record<string, unknown>; query?: Record<string, unknown> };
   const given = init["querySerializer"];
-  const querySerializer = typeof given === "function" ? (given as (query: unknown) => string) : createQuerySerializer(given as Parameters<typeof createQuerySerializer>[0]);
-  return createFinalURL(operation.path, { baseUrl: context.apiRoot, params, querySerializer, pathSerializer: defaultPathSerializer });
+  const querySerializer =
+    typeof given === "function"
+      ? (given as (query: unknown) => string)
+      : createQuerySerializer(given as Parameters<typeof createQuerySerializer>[0]);
+  return createFinalURL(operation.path, {
+    baseUrl: context.apiRoot,
+    params,
+    querySerializer,
+    pathSerializer: defaultPathSerializer,
+  });
 }
 
 /** Everything checked and computed once per call, before anything is sent. */
-async function prepare(context: ClientContext, method: string, path: string, init: CallInit, view: CallView | undefined): Promise<Call> {
+async function prepare(
+  context: ClientContext,
+  method: string,
+  path: string,
+  init: CallInit,
+  view: CallView | undefined,
+): Promise<Call> {
   const where = `[${method} ${path}]`;
   for (const key of Object.keys(init)) {
     if (Object.hasOwn(CALL_OPTIONS, key)) continue;
     const clientOption = key === "baseUrl" || key === "fetch" ? " (set it when creating the client)" : "";
-    throw new TypeError(`${where} unknown per-call option \`${key}\`${clientOption}; a call takes ${Object.keys(CALL_OPTIONS).join(", ")}. The request was not sent.`);
+    throw new TypeError(
+      `${where} unknown per-call option \`${key}\`${clientOption}; a call takes ${Object.keys(CALL_OPTIONS).join(", ")}. The request was not sent.`,
+    );
   }
   // The operations' facts load with the first call (tables.ts); later calls do not wait.
   const { operations } = loadedTables() ?? (await loadTables());
-  const facts = operations[`${method === "HEAD" ? "GET" : method} ${path}` as OperationKey] as OperationFacts | undefined;
+  const facts = operations[`${method === "HEAD" ? "GET" : method} ${path}` as OperationKey] as
+    | OperationFacts
+    | undefined;
   if (!facts) {
     throw new TypeError(
       `${where} is not an operation of the API contract; the request was not sent. ` +
@@ -239,7 +303,9 @@ async function prepare(context: ClientContext, method: string, path: string, ini
   }
   checkPathParams(method, path, init.params?.path);
   if ((method === "GET" || method === "HEAD") && init.body !== undefined) {
-    throw new TypeError(`${where} a ${method} request cannot have a body; the request was not sent. Pass filters in params.query.`);
+    throw new TypeError(
+      `${where} a ${method} request cannot have a body; the request was not sent. Pass filters in params.query.`,
+    );
   }
   if (init.headers !== undefined) checkHeaders(init.headers, `${where} the per-call headers`);
   if (init.params?.header !== undefined) checkHeaders(init.params.header, `${where} params.header`);
@@ -247,7 +313,9 @@ async function prepare(context: ClientContext, method: string, path: string, ini
   checkNumberOption(`${where} maxRetries`, init.maxRetries, (n) => Number.isInteger(n) && n >= 0, "a whole number ≥ 0");
   // openapi-fetch calls `response[parseAs]()`: any other name would read the body past the byte count, or call what is no reader.
   if (init.parseAs !== undefined && !PARSE_AS.includes(init.parseAs)) {
-    throw new TypeError(`${where} parseAs must be one of ${PARSE_AS.join(", ")}, got ${describe(init.parseAs)}. The request was not sent.`);
+    throw new TypeError(
+      `${where} parseAs must be one of ${PARSE_AS.join(", ")}, got ${describe(init.parseAs)}. The request was not sent.`,
+    );
   }
 
   const signal = init.signal ?? undefined;
@@ -278,7 +346,12 @@ async function prepare(context: ClientContext, method: string, path: string, ini
     // openapi-fetch's options for every attempt: the caller's, checked above, with the SDK's headers on top.
     init: {
       // Its query serializer walks the query with `for…in` (inherited keys too), and takes `{}` for none.
-      params: { ...params, path: params?.path, query: ownOptions(params?.query === undefined ? {} : encodeQueryKeys(params.query, init.querySerializer)), header },
+      params: {
+        ...params,
+        path: params?.path,
+        query: ownOptions(params?.query === undefined ? {} : encodeQueryKeys(params.query, init.querySerializer)),
+        header,
+      },
       body,
       // The body openapi-fetch is given is already serialized: it is passed through as it is.
       bodySerializer: serialized,
@@ -299,7 +372,12 @@ async function prepare(context: ClientContext, method: string, path: string, ini
 const serialized = (body: unknown): unknown => body;
 
 /** What a token function answers, unless the caller's signal aborts or `timeoutMs` runs out first. */
-async function tokenWithin(token: TokenSource, signal: AbortSignal | undefined, timeoutMs: number, operation: Operation): Promise<string> {
+async function tokenWithin(
+  token: TokenSource,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+  operation: Operation,
+): Promise<string> {
   const timedOut = Symbol("timed out");
   try {
     // Called only when the token is not fixed: then `resolve` is set.
@@ -312,7 +390,6 @@ async function tokenWithin(token: TokenSource, signal: AbortSignal | undefined, 
 
 /** openapi-fetch's `parseAs` values. */
 const PARSE_AS: readonly unknown[] = ["json", "text", "blob", "arrayBuffer", "stream"];
-
 
 /**
  * The body as it goes on the wire when it is not a form (`formBody()` of src/client/multipart.ts
@@ -338,8 +415,15 @@ function encodeQueryKeys(query: Record<string, unknown>, querySerializer: unknow
   const encode = (value: unknown): unknown => {
     if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
     const entries = Object.entries(value);
-    if (entries.every(([key, item]) => PLAIN_KEY.test(key) && (item === null || typeof item !== "object" || Array.isArray(item)))) return value;
-    return Object.fromEntries(entries.map(([key, item]) => [PLAIN_KEY.test(key) ? key : encodeURIComponent(key), encode(item)]));
+    if (
+      entries.every(
+        ([key, item]) => PLAIN_KEY.test(key) && (item === null || typeof item !== "object" || Array.isArray(item)),
+      )
+    )
+      return value;
+    return Object.fromEntries(
+      entries.map(([key, item]) => [PLAIN_KEY.test(key) ? key : encodeURIComponent(key), encode(item)]),
+    );
   };
   return encode(query);
 }
@@ -365,7 +449,9 @@ async function runAttempt(call: Call, attempt: number, headers?: Record<string, 
       // Middleware's onError sees what the caller would: the timeout, the abort, or the network error.
       const { timedOut } = deadline;
       if (signal?.aborted && !timedOut) throw signal.reason;
-      throw timedOut ? new TimeoutError({ timeoutMs, operation, secrets }) : ConnectionError.from(error, { phase: "request", operation, secrets });
+      throw timedOut
+        ? new TimeoutError({ timeoutMs, operation, secrets })
+        : ConnectionError.from(error, { phase: "request", operation, secrets });
     }
     const problem = responseHeadProblem(head, request, operation, secrets);
     if (problem) {
@@ -382,11 +468,22 @@ async function runAttempt(call: Call, attempt: number, headers?: Record<string, 
   try {
     // `baseUrl` and `pathSerializer` given as undefined (openapi-fetch's defaults), so that none is inherited.
     const init = headers ? withHeaders(call.init, headers) : call.init;
-    const result = await context.request(method, operation.path, { ...init, signal: deadline.signal, fetch: fetchOnce, baseUrl: undefined, pathSerializer: undefined });
+    const result = await context.request(method, operation.path, {
+      ...init,
+      signal: deadline.signal,
+      fetch: fetchOnce,
+      baseUrl: undefined,
+      pathSerializer: undefined,
+    });
     // The body's JSON is checked, not its schema (that would cost every call a walk of its data):
     // `null`, `42` or `"hello"` is data, as a body that lacks a field is.
     if (expectsJsonBody(method, result.response) && result.data === undefined && !call.facts.noContent) {
-      throw new InvalidResponseError({ status: result.response.status, problem: "the body is empty", operation, secrets });
+      throw new InvalidResponseError({
+        status: result.response.status,
+        problem: "the body is empty",
+        operation,
+        secrets,
+      });
     }
     return { sent: sent !== undefined, result, startedMs };
   } catch (thrown) {
@@ -422,7 +519,11 @@ function attemptError(thrown: unknown, response: Response | undefined, { operati
 const NOT_RETRIED: RetryDecision = { retry: false, reason: "not-retryable" };
 
 /** Whether a failed attempt is retried, and when: the retry policy's answer. */
-function retryDecision({ context, method, maxRetries, signal, view }: Call, outcome: Outcome, attempt: number): RetryDecision {
+function retryDecision(
+  { context, method, maxRetries, signal, view }: Call,
+  outcome: Outcome,
+  attempt: number,
+): RetryDecision {
   const response = outcome.error === undefined ? outcome.result?.response : undefined;
   return decideRetry({
     method,
@@ -458,6 +559,11 @@ function finish({ facts, operation, secrets }: Call, outcome: Outcome): FetchRes
   if (facts.singleOrList && result.response.ok && result.data != null && !Array.isArray(result.data)) {
     result.data = [result.data];
   }
-  rememberCall(result.response, { operation, scope: facts.scope, requiredScopes: facts.scopes ?? (facts.scope === undefined ? undefined : [[facts.scope]]), secrets });
+  rememberCall(result.response, {
+    operation,
+    scope: facts.scope,
+    requiredScopes: facts.scopes ?? (facts.scope === undefined ? undefined : [[facts.scope]]),
+    secrets,
+  });
   return result;
 }

@@ -9,7 +9,6 @@ import { recallCall } from "./call-info.js";
 import { requestIdOf } from "../core/request-id.js";
 import { unwrap } from "./unwrap.js";
 
-
 /**
  * A {@link ResponsePromise} over one call, which `send(raw)` starts a turn later, so that an
  * `.asResponse()` chained on the call can still ask for the body unread (`raw`). A real

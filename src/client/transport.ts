@@ -93,7 +93,7 @@ const JSON_CONTENT_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i;
  *   `Content-Type` is left to the JSON parser: tolerant responses. A `Content-Type` a proxy
  *   repeated is accepted when every value is JSON.
  *
- * The caller cancels the body of a refused response, which frees its connection. 
+ * The caller cancels the body of a refused response, which frees its connection.
  */
 export function responseHeadProblem(
   response: Response,

@@ -55,4 +55,3 @@ export interface MethodOptions extends PerCallLimits {
    */
   headers?: HeadersOptions | undefined;
 }
-

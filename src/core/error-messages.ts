@@ -27,9 +27,18 @@ export interface ValidationIssue {
  * none, so `statusText` cannot be relied on); any other reads "Client Error" or "Server Error".
  */
 const REASON_PHRASES: Readonly<Record<number, string>> = {
-  200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-  409: "Conflict", 415: "Unsupported Media Type", 422: "Unprocessable Content", 429: "Too Many Requests",
-  500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
+  200: "OK",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  409: "Conflict",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
 };
 
 /** The share of a message an HTML page's summary gets (other server text: 300 characters, `clip()`). */
@@ -57,7 +66,10 @@ export function statusMessage(
   // The lookbehind makes the match start only at the first dot of a run: linear.
   const head = `${status} ${reasonPhrase(status)}`.trim() + (detail ? `: ${detail.replace(/(?<!\.)\.+$/, "")}` : "");
   // "Fix the fields named above" only where some are.
-  const next = status === 422 && !fields ? "The store named no field: check the body against the operation's request schema." : nextStep(status, headers, operation, required, path);
+  const next =
+    status === 422 && !fields
+      ? "The store named no field: check the body against the operation's request schema."
+      : nextStep(status, headers, operation, required, path);
   return next ? `${head}. ${next}` : `${head}.`;
 }
 
@@ -65,13 +77,17 @@ export function statusMessage(
 export type RequiredScopes = readonly (readonly string[])[];
 
 /** `a`, `a and b`, `a, b and c`. */
-const all = (words: readonly string[]): string => (words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)!}`);
+const all = (words: readonly string[]): string =>
+  words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)!}`;
 
 /**
  * The requirement in words, each scope written by `quote`: "no authentication", "no scope",
  * "a", "a and b", "a or b", "a and b, or c". The generators say it so too (scripts/contract-model.ts).
  */
-export function requirementInWords(required: RequiredScopes, quote: (scope: string) => string = (scope) => `"${scope}"`): string {
+export function requirementInWords(
+  required: RequiredScopes,
+  quote: (scope: string) => string = (scope) => `"${scope}"`,
+): string {
   if (required.length === 0) return "no authentication";
   if (required.some((scopes) => scopes.length === 0)) return "no scope";
   const alternatives = required.map((scopes) => all(scopes.map(quote)));
@@ -82,23 +98,35 @@ export function requirementInWords(required: RequiredScopes, quote: (scope: stri
 function forbiddenAdvice(required: RequiredScopes | undefined): string {
   if (required === undefined) return "The access token lacks the scope this operation requires.";
   const words = requirementInWords(required);
-  if (required.length === 1 && required[0]!.length === 1) return `The access token lacks the scope ${words} this operation requires: use a token that holds it.`;
-  if (required.length === 0 || words === "no scope") return `The store refused the request, though this operation requires ${words === "no scope" ? "no particular scope" : "no authentication"}: the token may be revoked or barred from this resource.`;
+  if (required.length === 1 && required[0]!.length === 1)
+    return `The access token lacks the scope ${words} this operation requires: use a token that holds it.`;
+  if (required.length === 0 || words === "no scope")
+    return `The store refused the request, though this operation requires ${words === "no scope" ? "no particular scope" : "no authentication"}: the token may be revoked or barred from this resource.`;
   const several = required.length === 1;
   return `The access token lacks the scopes this operation requires (${words}): use a token that holds ${several ? "all of them" : "one of these"}.`;
 }
 
 /** What the caller should do next, by status. */
-function nextStep(status: number, headers: Headers, operation: Operation | undefined, required: RequiredScopes | undefined, path: string | undefined): string {
+function nextStep(
+  status: number,
+  headers: Headers,
+  operation: Operation | undefined,
+  required: RequiredScopes | undefined,
+  path: string | undefined,
+): string {
   switch (status) {
-    case 400: return "Check the parameters and body.";
-    case 401: return "Check the access token: it is missing, malformed, expired or revoked.";
+    case 400:
+      return "Check the parameters and body.";
+    case 401:
+      return "Check the access token: it is missing, malformed, expired or revoked.";
     case 403:
       return forbiddenAdvice(required);
     case 404:
       return `Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address${path ? ` (requested ${path})` : ""}.`;
-    case 409: return "Fetch the resource and retry with its current state.";
-    case 422: return "Fix the fields named above.";
+    case 409:
+      return "Fetch the resource and retry with its current state.";
+    case 422:
+      return "Fix the fields named above.";
     case 429: {
       const retryAfterMs = parseRetryAfterMs(headers.get("retry-after"));
       return retryAfterMs === undefined
@@ -140,7 +168,10 @@ export function validationIssues(body: unknown): ValidationIssue[] {
   return list.flatMap((item): ValidationIssue[] => {
     if (!item || typeof item !== "object") return [];
     const { location, message, code, severity } = item as Record<string, unknown>;
-    const issue: ValidationIssue = { location: Array.isArray(location) ? location.map(String) : [], message: typeof message === "string" ? message : "invalid" };
+    const issue: ValidationIssue = {
+      location: Array.isArray(location) ? location.map(String) : [],
+      message: typeof message === "string" ? message : "invalid",
+    };
     if (typeof code === "string" || typeof code === "number") issue.code = code;
     if (typeof severity === "string") issue.severity = severity;
     return [issue];

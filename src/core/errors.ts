@@ -13,8 +13,27 @@
  */
 
 import { isIdempotent, parseRetryAfterMs } from "./retry-policy.js";
-import { driftMessage, prefix, reasonPhrase, statusMessage, validationIssues, type ContractDrift, type Operation, type RequiredScopes, type ValidationIssue } from "./error-messages.js";
-import { causeCodes, clip, redact, REDACTED, redactDeep, redactHeaders, sanitizeCause, summarizeCause } from "./redact.js";
+import {
+  driftMessage,
+  prefix,
+  reasonPhrase,
+  statusMessage,
+  validationIssues,
+  type ContractDrift,
+  type Operation,
+  type RequiredScopes,
+  type ValidationIssue,
+} from "./error-messages.js";
+import {
+  causeCodes,
+  clip,
+  redact,
+  REDACTED,
+  redactDeep,
+  redactHeaders,
+  sanitizeCause,
+  summarizeCause,
+} from "./redact.js";
 import { requestIdOf } from "./request-id.js";
 
 export type { ContractDrift, Operation, ValidationIssue };
@@ -102,31 +121,56 @@ export class ApiError extends StoreAdminError {
     const body = redactDeep(input.body, secrets);
     const headers = redactHeaders(input.headers, secrets);
     const requiredScopes = input.requiredScopes ?? (input.scope === undefined ? undefined : [[input.scope]]);
-    super(statusMessage(input.status, body, headers, input.operation, requiredScopes, requestedPath(input.url, secrets), secrets), {
-      operation: input.operation,
-      secrets,
-    });
+    super(
+      statusMessage(
+        input.status,
+        body,
+        headers,
+        input.operation,
+        requiredScopes,
+        requestedPath(input.url, secrets),
+        secrets,
+      ),
+      {
+        operation: input.operation,
+        secrets,
+      },
+    );
     this.status = input.status;
     this.body = body;
     this.headers = headers;
-    this.scope = input.scope ?? (requiredScopes?.length === 1 && requiredScopes[0]!.length === 1 ? requiredScopes[0]![0] : undefined);
+    this.scope =
+      input.scope ??
+      (requiredScopes?.length === 1 && requiredScopes[0]!.length === 1 ? requiredScopes[0]![0] : undefined);
     this.requiredScopes = requiredScopes;
     this.requestId = requestIdOf(input.headers, secrets);
   }
 }
 
 /** Thrown for 400 Bad Request: the request is malformed. */
-export class BadRequestError extends ApiError { override name = "BadRequestError"; }
+export class BadRequestError extends ApiError {
+  override name = "BadRequestError";
+}
 /** Thrown for 401 Unauthorized: the access token is missing, malformed, expired or revoked. */
-export class AuthenticationError extends ApiError { override name = "AuthenticationError"; }
+export class AuthenticationError extends ApiError {
+  override name = "AuthenticationError";
+}
 /** Thrown for 403 Forbidden: the access token lacks the scope the operation requires (`scope`). */
-export class PermissionDeniedError extends ApiError { override name = "PermissionDeniedError"; }
+export class PermissionDeniedError extends ApiError {
+  override name = "PermissionDeniedError";
+}
 /** Thrown for 404 Not Found: no such resource, or not the API's address (check the ids and baseUrl). */
-export class NotFoundError extends ApiError { override name = "NotFoundError"; }
+export class NotFoundError extends ApiError {
+  override name = "NotFoundError";
+}
 /** Thrown for 409 Conflict: the resource is in a state that does not allow the change. */
-export class ConflictError extends ApiError { override name = "ConflictError"; }
+export class ConflictError extends ApiError {
+  override name = "ConflictError";
+}
 /** Thrown for 500 and every other 5xx, after the retries idempotent methods get. */
-export class InternalServerError extends ApiError { override name = "InternalServerError"; }
+export class InternalServerError extends ApiError {
+  override name = "InternalServerError";
+}
 
 /** Thrown for 422 Unprocessable Content: the request failed validation; `validation` lists each field. */
 export class UnprocessableEntityError extends ApiError {
@@ -204,9 +248,9 @@ export class TimeoutError extends StoreAdminError {
       input.waitingForToken
         ? `timed out after ${input.timeoutMs} ms (timeoutMs) waiting for accessToken(); the request was not sent.`
         : `timed out after ${input.timeoutMs} ms (timeoutMs per attempt, body included). ` +
-        (isIdempotent(method)
-          ? "Raise timeoutMs if the server is slow."
-          : "The request may have reached the server: check whether it took effect before calling again."),
+            (isIdempotent(method)
+              ? "Raise timeoutMs if the server is slow."
+              : "The request may have reached the server: check whether it took effect before calling again."),
       input,
     );
     this.timeoutMs = input.timeoutMs;
@@ -290,7 +334,12 @@ export class InvalidResponseError extends StoreAdminError {
  * message quotes the start of the body (`Unexpected token 's', "sk_live_ab"...`), which can be
  * a prefix of a secret no exact match finds, so the cause keeps only the position.
  */
-export function invalidJson(operation: Operation, thrown: SyntaxError, status: number, secrets: readonly string[]): InvalidResponseError {
+export function invalidJson(
+  operation: Operation,
+  thrown: SyntaxError,
+  status: number,
+  secrets: readonly string[],
+): InvalidResponseError {
   const position = /position \d+/.exec(thrown.message)?.[0];
   const cause = new SyntaxError(`the body is not valid JSON${position ? ` (at ${position})` : ""}`);
   return new InvalidResponseError({ status, problem: "it is not valid JSON", operation, cause, secrets });
@@ -387,7 +436,14 @@ export class ContractDriftError extends StoreAdminError {
   /** The response, its body read. Not enumerable: its headers may carry a cookie, and a logged error must not show them. */
   declare readonly response: Response;
 
-  constructor(input: { response: Response; body: unknown; drifts: readonly ContractDrift[]; moreDrifts?: number } & StoreAdminErrorOptions) {
+  constructor(
+    input: {
+      response: Response;
+      body: unknown;
+      drifts: readonly ContractDrift[];
+      moreDrifts?: number;
+    } & StoreAdminErrorOptions,
+  ) {
     const { response, drifts } = input;
     const moreDrifts = input.moreDrifts ?? 0;
     super(driftMessage(response.status, drifts, moreDrifts), input);
@@ -398,7 +454,10 @@ export class ContractDriftError extends StoreAdminError {
     this.drifts = drifts;
     this.moreDrifts = moreDrifts;
     let body: { scrubbed: unknown } | undefined;
-    Object.defineProperty(this, "body", { enumerable: true, get: () => (body ??= { scrubbed: redactDeep(input.body, input.secrets) }).scrubbed });
+    Object.defineProperty(this, "body", {
+      enumerable: true,
+      get: () => (body ??= { scrubbed: redactDeep(input.body, input.secrets) }).scrubbed,
+    });
     this.requestId = requestIdOf(response.headers, input.secrets);
     Object.defineProperty(this, "response", { value: response, enumerable: false });
   }

@@ -106,7 +106,10 @@ export function formatLogEvent(event: RequestLogEvent): string {
   if (event.requestId) parts.push(`request-id ${event.requestId}`);
   if (error) parts.push(error.message ? `${error.name}: ${error.message}` : error.name);
   // A strict check's error names the first drift already; "report" throws nothing, the drifts say it.
-  else if (event.drifts?.length) parts.push(`contract drift: ${event.drifts.map(driftWords).join("; ")}${event.moreDrifts ? ` (and ${event.moreDrifts} more)` : ""}`);
+  else if (event.drifts?.length)
+    parts.push(
+      `contract drift: ${event.drifts.map(driftWords).join("; ")}${event.moreDrifts ? ` (and ${event.moreDrifts} more)` : ""}`,
+    );
   if (event.willRetry) parts.push(`retrying in ${event.retryDelayMs ?? 0} ms`);
   const why = NOT_RETRIED[notRetried!];
   if (why) parts.push(`not retried: ${why[0] === "i" ? `${event.method} ` : ""}${why}`);
@@ -133,7 +136,17 @@ interface AttemptReport {
  * The event for one attempt. What the server sent (`x-request-id`) and foreign errors'
  * messages are scrubbed of the token and of control characters; the SDK's own messages already are.
  */
-export function attemptEvent({ operation, attempt, startedMs, response, body, error, decision, secrets, pausedMs }: AttemptReport): RequestLogEvent {
+export function attemptEvent({
+  operation,
+  attempt,
+  startedMs,
+  response,
+  body,
+  error,
+  decision,
+  secrets,
+  pausedMs,
+}: AttemptReport): RequestLogEvent {
   const event: RequestLogEvent = {
     method: operation.method,
     path: operation.path,
@@ -146,7 +159,11 @@ export function attemptEvent({ operation, attempt, startedMs, response, body, er
     const requestId = requestIdOf(response.headers, secrets);
     if (requestId) event.requestId = clip(requestId, secrets);
     const { status, headers } = response;
-    if (status >= 400) event.error = { name: errorFromResponse({ status, body, headers }).name, message: bodyDetail(body, secrets) ?? "" };
+    if (status >= 400)
+      event.error = {
+        name: errorFromResponse({ status, body, headers }).name,
+        message: bodyDetail(body, secrets) ?? "",
+      };
   } else {
     const name = error instanceof Error ? error.name : typeof error;
     const message = error instanceof Error ? error.message : describe(error);
@@ -156,7 +173,8 @@ export function attemptEvent({ operation, attempt, startedMs, response, body, er
   else if (event.error) event.notRetried = decision.reason;
   if (pausedMs) event.pausedMs = pausedMs;
   // A strict check throws ContractDriftError, which holds the response (not enumerable).
-  const drifted = response ?? (error instanceof StoreAdminError ? (error as { response?: Response }).response : undefined);
+  const drifted =
+    response ?? (error instanceof StoreAdminError ? (error as { response?: Response }).response : undefined);
   const note = drifted && driftNotes.get(drifted);
   if (note) {
     event.drifts = note.drifts;
@@ -184,7 +202,10 @@ let warned = false;
 export function printEnvLog(level: string, event: RequestLogEvent): void {
   const rank = LEVELS.indexOf(level.trim().toLowerCase());
   if (rank < 0) {
-    if (!warned) console.error(`store-admin-sdk: STORE_ADMIN_LOG=${JSON.stringify(level)} is not one of ${LEVELS.join(", ")}; nothing is logged.`);
+    if (!warned)
+      console.error(
+        `store-admin-sdk: STORE_ADMIN_LOG=${JSON.stringify(level)} is not one of ${LEVELS.join(", ")}; nothing is logged.`,
+      );
     warned = true;
     return;
   }

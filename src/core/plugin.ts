@@ -91,7 +91,11 @@ export interface StoreAdminPlugin {
    * and have a say in whether the call sends again. `decision` is the policy's, as the
    * plugins before this one left it. Return nothing to keep it, or an {@link AttemptVerdict}.
    */
-  onAttemptEnd?(attempt: PluginAttempt, outcome: AttemptOutcome, decision: RetryDecision): AttemptVerdict | void | Promise<AttemptVerdict | void>;
+  onAttemptEnd?(
+    attempt: PluginAttempt,
+    outcome: AttemptOutcome,
+    decision: RetryDecision,
+  ): AttemptVerdict | void | Promise<AttemptVerdict | void>;
 }
 
 /** What a plugin's `setup` is handed: the client that runs it. */

@@ -32,7 +32,8 @@ function wholeWords(lower: string, shortSecrets: readonly string[]): Array<[numb
   for (const secret of shortSecrets) {
     for (let at = lower.indexOf(secret); at >= 0; at = lower.indexOf(secret, at + 1)) {
       const end = at + secret.length;
-      if ((at === 0 || !WORD_CHAR.test(lower[at - 1]!)) && (end === lower.length || !WORD_CHAR.test(lower[end]!))) spans.push([at, end]);
+      if ((at === 0 || !WORD_CHAR.test(lower[at - 1]!)) && (end === lower.length || !WORD_CHAR.test(lower[end]!)))
+        spans.push([at, end]);
     }
   }
   return spans;
@@ -77,7 +78,7 @@ function unescaped(text: string): { text: string; from: number[]; to: number[] }
   const to: number[] = [];
   let last = 0;
   const keep = (upTo: number): void => {
-    for (; last < upTo; last++) out += text[last], from.push(last), to.push(last + 1);
+    for (; last < upTo; last++) (out += text[last]), from.push(last), to.push(last + 1);
   };
   for (const match of text.matchAll(ESCAPES)) {
     const [whole, percent, hex, decimal, unicode, plain] = match;
@@ -85,7 +86,7 @@ function unescaped(text: string): { text: string; from: number[]; to: number[] }
     if (!plain && !(code <= 0x10ffff)) continue;
     keep(match.index);
     const char = plain ?? String.fromCodePoint(code);
-    for (let i = 0; i < char.length; i++) out += char[i], from.push(match.index), to.push(match.index + whole.length);
+    for (let i = 0; i < char.length; i++) (out += char[i]), from.push(match.index), to.push(match.index + whole.length);
     last = match.index + whole.length;
   }
   if (last === 0) return undefined;
@@ -97,7 +98,9 @@ function scrubber(secrets: readonly string[]): (text: string) => string {
   const run = MIN_SECRET_RUN;
   const pieces = new Set<string>();
   // A secret shorter than a run is looked for whole, as a word (base64 forms of it would be a character or two: found everywhere).
-  const shortSecrets = [...new Set(secrets.filter((secret) => secret.length > 0 && secret.length < run).map(asciiLower))];
+  const shortSecrets = [
+    ...new Set(secrets.filter((secret) => secret.length > 0 && secret.length < run).map(asciiLower)),
+  ];
   const forms = secrets.flatMap((secret) => (secret.length >= run ? [secret, ...base64Forms(secret)] : []));
   for (const form of forms) {
     for (let i = 0; i + run <= form.length; i++) pieces.add(asciiLower(form.slice(i, i + run)));
@@ -107,7 +110,8 @@ function scrubber(secrets: readonly string[]): (text: string) => string {
   const found = (text: string): Array<[number, number]> => {
     const lower = asciiLower(text);
     const spans = shortSecrets.length > 0 ? wholeWords(lower, shortSecrets) : [];
-    if (pieces.size > 0) for (let i = 0; i + run <= text.length; i++) if (pieces.has(lower.slice(i, i + run))) spans.push([i, i + run]);
+    if (pieces.size > 0)
+      for (let i = 0; i + run <= text.length; i++) if (pieces.has(lower.slice(i, i + run))) spans.push([i, i + run]);
     return spans;
   };
   return (text) => {
@@ -115,7 +119,8 @@ function scrubber(secrets: readonly string[]): (text: string) => string {
       // The text as it is, and with its escapes decoded (each span mapped back to the escapes).
       const spans = found(text);
       const decoded = unescaped(text);
-      if (decoded) for (const [start, end] of found(decoded.text)) spans.push([decoded.from[start]!, decoded.to[end - 1]!]);
+      if (decoded)
+        for (const [start, end] of found(decoded.text)) spans.push([decoded.from[start]!, decoded.to[end - 1]!]);
       spans.sort((a, b) => a[0] - b[0]);
       // Every run of overlapping or touching spans becomes one REDACTED.
       let out = "";
@@ -198,7 +203,11 @@ export function redactDeep(value: unknown, secrets: readonly string[] = []): unk
     const kept: unknown[] = [];
     for (const key of keys) {
       if (budget <= 0) break;
-      kept.push(list ? copy(key, depth + 1) : [text(key as string), copy((item as Record<string, unknown>)[key as string], depth + 1)]);
+      kept.push(
+        list
+          ? copy(key, depth + 1)
+          : [text(key as string), copy((item as Record<string, unknown>)[key as string], depth + 1)],
+      );
     }
     if (kept.length < keys.length) kept.push(list ? cut(keys.length, "items") : ["…", cut(keys.length, "keys")]);
     // fromEntries defines own properties: a key "__proto__" never sets a prototype.
@@ -238,7 +247,10 @@ export function sanitizeCause(value: unknown, secrets: readonly string[] = [], d
   if (depth >= MAX_DEPTH) return undefined;
   if (!(value instanceof Error)) return redact(describe(value), secrets);
   const inner = sanitizeCause((value as { cause?: unknown }).cause, secrets, depth + 1);
-  const copy: SanitizedCause = new Error(redact(value.message, secrets), inner === undefined ? undefined : { cause: inner });
+  const copy: SanitizedCause = new Error(
+    redact(value.message, secrets),
+    inner === undefined ? undefined : { cause: inner },
+  );
   copy.name = value.name;
   const code = (value as { code?: unknown }).code;
   if (typeof code === "string" || typeof code === "number") copy.code = code;

@@ -25,7 +25,6 @@ export const JITTER_RATIO = 0.25;
  */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
-
 /**
  * Methods that RFC 9110 §9.2.2 defines as idempotent: sending one twice has the same
  * effect as sending it once, so a retry after an ambiguous failure cannot duplicate work.
@@ -33,13 +32,7 @@ export const MAX_RETRY_AFTER_MS = 60_000;
  * POST and PATCH are absent on purpose: POST /subscriptions/{id}/renew/ sent twice
  * creates two renewal orders.
  */
-const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
-  "GET",
-  "HEAD",
-  "PUT",
-  "DELETE",
-  "OPTIONS",
-]);
+const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
 
 /** What one attempt ended with, as far as the policy needs to know. */
 export type AttemptOutcome =
@@ -65,7 +58,11 @@ export function isIdempotent(method: string): boolean {
  * Whether an attempt that ended with `outcome` may be sent again, ignoring how many
  * attempts were made (see {@link decideRetry} for the whole decision).
  */
-export function isRetryable(method: string, outcome: AttemptOutcome, idempotent: boolean = isIdempotent(method)): boolean {
+export function isRetryable(
+  method: string,
+  outcome: AttemptOutcome,
+  idempotent: boolean = isIdempotent(method),
+): boolean {
   switch (outcome.kind) {
     case "status":
       // 429 Too Many Requests (RFC 6585 §4): a rate limiter refuses the request before
@@ -98,10 +95,7 @@ export function isRetryable(method: string, outcome: AttemptOutcome, idempotent:
  * past means "now" (0). A header a proxy joined (`3600, 3600`) is read by its first value.
  * Returns `undefined` for a missing, negative or unreadable value (digits beyond a double's range included).
  */
-export function parseRetryAfterMs(
-  value: string | null | undefined,
-  now: number = Date.now(),
-): number | undefined {
+export function parseRetryAfterMs(value: string | null | undefined, now: number = Date.now()): number | undefined {
   if (value == null) return undefined;
   // The first value: up to a comma, except the one inside an HTTP-date ("Wed, 21 Oct 2015 …").
   const text = /^\s*(\w{3},)?[^,]*/.exec(value)![0].trim();
@@ -163,9 +157,15 @@ export function decideRetry(question: RetryQuestion): RetryDecision {
   const { method, outcome, attempt, maxRetries } = question;
   // `not-idempotent`: the same outcome of a GET would be retried.
   const idempotent = question.idempotent ?? isIdempotent(method);
-  if (!isRetryable(method, outcome, idempotent)) return { retry: false, reason: isRetryable("GET", outcome) ? "not-idempotent" : "not-retryable" };
+  if (!isRetryable(method, outcome, idempotent))
+    return { retry: false, reason: isRetryable("GET", outcome) ? "not-idempotent" : "not-retryable" };
   if (attempt > maxRetries) return { retry: false, reason: "retries-exhausted" };
-  const delayMs = retryDelayMs(attempt, question.retryAfter, question.now ?? Date.now(), question.random ?? Math.random);
+  const delayMs = retryDelayMs(
+    attempt,
+    question.retryAfter,
+    question.now ?? Date.now(),
+    question.random ?? Math.random,
+  );
   if (delayMs > MAX_RETRY_AFTER_MS) return { retry: false, reason: "retry-after-too-long" };
   return { retry: true, delayMs };
 }

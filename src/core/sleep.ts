@@ -16,15 +16,20 @@ export function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
       reject(signal.reason);
       return;
     }
-    const timer = setTimeout(() => {
-      unwatch?.();
-      if (ms > MAX_TIMER_DELAY_MS) sleep(ms - MAX_TIMER_DELAY_MS, signal).then(resolve, reject);
-      else resolve();
-    }, Math.min(Math.max(0, ms), MAX_TIMER_DELAY_MS));
-    const unwatch = signal && onAbort(signal, () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    });
+    const timer = setTimeout(
+      () => {
+        unwatch?.();
+        if (ms > MAX_TIMER_DELAY_MS) sleep(ms - MAX_TIMER_DELAY_MS, signal).then(resolve, reject);
+        else resolve();
+      },
+      Math.min(Math.max(0, ms), MAX_TIMER_DELAY_MS),
+    );
+    const unwatch =
+      signal &&
+      onAbort(signal, () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      });
   });
 }
 
@@ -32,7 +37,11 @@ export function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
  * Runs `wait` with a signal that aborts when either `signal` (the call's) or `stop` does, and
  * removes its listeners after: a wait that must also end when something beyond its call stops.
  */
-export async function untilStopped(signal: AbortSignal | null | undefined, stop: AbortSignal, wait: (signal: AbortSignal) => Promise<void>): Promise<void> {
+export async function untilStopped(
+  signal: AbortSignal | null | undefined,
+  stop: AbortSignal,
+  wait: (signal: AbortSignal) => Promise<void>,
+): Promise<void> {
   if (stop.aborted) throw stop.reason;
   if (!signal) return wait(stop);
   if (signal.aborted) throw signal.reason;

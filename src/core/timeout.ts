@@ -109,7 +109,12 @@ export function ownDeadline(callerSignal: AbortSignal | undefined, timeoutMs: nu
  * `promise`, unless `signal` aborts first (rejects with its reason) or `timeoutMs` runs out
  * (rejects with `onTimeout()`). For the wait on a token function, which has no request to abort.
  */
-export function settleWithin<T>(promise: Promise<T>, signal: AbortSignal | undefined, timeoutMs: number, onTimeout: () => unknown): Promise<T> {
+export function settleWithin<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+  onTimeout: () => unknown,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const end = (settle: () => void): void => {
       clearTimeout(timer);
@@ -117,9 +122,13 @@ export function settleWithin<T>(promise: Promise<T>, signal: AbortSignal | undef
       settle();
     };
     const aborted = (): void => end(() => reject(signal?.reason));
-    const timer = timeoutMs <= MAX_TIMER_DELAY_MS ? setTimeout(() => end(() => reject(onTimeout())), timeoutMs) : undefined;
+    const timer =
+      timeoutMs <= MAX_TIMER_DELAY_MS ? setTimeout(() => end(() => reject(onTimeout())), timeoutMs) : undefined;
     // Handlers go on `promise` first, so that its later rejection is never unhandled.
-    promise.then((value) => end(() => resolve(value)), (error: unknown) => end(() => reject(error)));
+    promise.then(
+      (value) => end(() => resolve(value)),
+      (error: unknown) => end(() => reject(error)),
+    );
     const unwatch = signal && !signal.aborted ? onAbort(signal, aborted) : undefined;
     if (signal?.aborted) aborted();
   });

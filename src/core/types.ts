@@ -96,7 +96,8 @@ type SuccessBody<P extends ListPath> = NonNullable<CallResult<P, "get", OpenapiF
 export type ListPath = PaginatedPath;
 
 /** The item type a list operation yields, e.g. `ListItem<"/users/">` is a User. */
-export type ListItem<P extends ListPath> = SuccessBody<P> extends { results?: readonly (infer Item)[] | null | undefined } ? Item : never;
+export type ListItem<P extends ListPath> =
+  SuccessBody<P> extends { results?: readonly (infer Item)[] | null | undefined } ? Item : never;
 
 /** One page of a list operation. */
 export type ListPage<P extends ListPath> = SuccessBody<P>;
@@ -105,9 +106,8 @@ export type ListPage<P extends ListPath> = SuccessBody<P>;
 type ListInit<P extends ListPath> = RequestOptions<P, "get">;
 
 /** The init argument is optional exactly when the operation needs no parameter (the test of {@link InitArg}). */
-export type ListInitArg<P extends ListPath> = RequiredKeysOf<OpenapiFetchInit<P, "get">> extends never
-  ? [init?: ListInit<P>]
-  : [init: ListInit<P>];
+export type ListInitArg<P extends ListPath> =
+  RequiredKeysOf<OpenapiFetchInit<P, "get">> extends never ? [init?: ListInit<P>] : [init: ListInit<P>];
 
 /** `paginate()`: iterate over every item of a list operation, following `next` cursors. */
 export interface Paginate {
@@ -117,7 +117,10 @@ export interface Paginate {
    * is where the walk goes on after it (`null` on the last page): save it, and a later walk
    * given it as `params.query.cursor` starts at the page that follows.
    */
-  pages<P extends ListPath>(path: P, ...init: ListInitArg<P>): AsyncGenerator<ListPage<P> & { nextCursor: string | null }, void, undefined>;
+  pages<P extends ListPath>(
+    path: P,
+    ...init: ListInitArg<P>
+  ): AsyncGenerator<ListPage<P> & { nextCursor: string | null }, void, undefined>;
 }
 
 // ─── Client ─────────────────────────────────────────────────────────────────────────
@@ -164,7 +167,12 @@ interface CommonOptions {
    * `[name, value]` pairs. `Authorization`, `X-Store-API-Version`, `Content-Length`,
    * `Transfer-Encoding` and `Host` are the client's or fetch's: setting one is a `TypeError`.
    */
-  headers?: Record<string, string> | Headers | ReadonlyMap<string, string> | ReadonlyArray<readonly [string, string]> | undefined;
+  headers?:
+    | Record<string, string>
+    | Headers
+    | ReadonlyMap<string, string>
+    | ReadonlyArray<readonly [string, string]>
+    | undefined;
   /**
    * Largest response body the client reads, in decoded bytes (after gzip and the like),
    * for success and error bodies alike; a larger one fails with `ResponseTooLargeError`.
@@ -208,7 +216,15 @@ type PathsWithMethod<Method extends HttpMethod> = {
 }[keyof paths];
 
 /** The keys a call may pass to openapi-fetch; see {@link RequestOptions}. */
-type OpenapiFetchKeys = "params" | "body" | "signal" | "headers" | "parseAs" | "bodySerializer" | "querySerializer" | "middleware";
+type OpenapiFetchKeys =
+  | "params"
+  | "body"
+  | "signal"
+  | "headers"
+  | "parseAs"
+  | "bodySerializer"
+  | "querySerializer"
+  | "middleware";
 
 /** Every key {@link RequestOptions} allows; the client's run-time check is typed by it. */
 export type CallOptionKey = OpenapiFetchKeys | keyof PerCallLimits;
@@ -219,7 +235,9 @@ export type CallOptionKey = OpenapiFetchKeys | keyof PerCallLimits;
  * `undefined`, as if left out, so that a caller's `signal: maybeSignal` compiles under
  * `exactOptionalPropertyTypes`.
  */
-type AllowedKeys<Init, Keys extends keyof Init> = { [Key in Keys]: Init[Key] | (Key extends "params" | "body" ? never : undefined) };
+type AllowedKeys<Init, Keys extends keyof Init> = {
+  [Key in Keys]: Init[Key] | (Key extends "params" | "body" ? never : undefined);
+};
 
 /**
  * The options of one call, e.g. `RequestOptions<"/users/{id}/", "get">`: exactly `params`,
@@ -232,7 +250,9 @@ type AllowedKeys<Init, Keys extends keyof Init> = { [Key in Keys]: Init[Key] | (
  * `X-Store-API-Version`, `Content-Length`, `Transfer-Encoding` or `Host`: the client owns
  * those, and a call that tries is refused with a `TypeError`.
  */
-export type RequestOptions<Path extends keyof paths, Method extends HttpMethod & keyof paths[Path]> = CallOptions<OpenapiFetchInit<Path, Method>>;
+export type RequestOptions<Path extends keyof paths, Method extends HttpMethod & keyof paths[Path]> = CallOptions<
+  OpenapiFetchInit<Path, Method>
+>;
 
 /**
  * openapi-fetch's options for one call, of the keys a call may pass: its `RequestOptions`
@@ -260,9 +280,10 @@ type CallOptions<Init> = AllowedKeys<Init, OpenapiFetchKeys & keyof Init> & PerC
  * package), the method stays assignable to openapi-fetch's `Client<paths>`
  * (openapi-react-query, swr-openapi): test/types/client.ts checks both.
  */
-type InitArg<Init, As> = RequiredKeysOf<Init> extends never
-  ? [init?: NoInfer<CallOptions<Init>> & { parseAs?: As }]
-  : [init: NoInfer<CallOptions<Init>> & { parseAs?: As }];
+type InitArg<Init, As> =
+  RequiredKeysOf<Init> extends never
+    ? [init?: NoInfer<CallOptions<Init>> & { parseAs?: As }]
+    : [init: NoInfer<CallOptions<Init>> & { parseAs?: As }];
 
 /**
  * The `parseAs` a call's `data` follows: the one the caller wrote, or JSON when it is not

@@ -6,7 +6,14 @@
  * through the very function the per-operation tools use (operation-call.ts).
  */
 import { ownOptions } from "#shared";
-import { createOperationSearch, MAX_SEARCH_LIMIT, DEFAULT_SEARCH_LIMIT, operationDocument, SearchArgumentError, type SearchDocument } from "./operation-search.js";
+import {
+  createOperationSearch,
+  MAX_SEARCH_LIMIT,
+  DEFAULT_SEARCH_LIMIT,
+  operationDocument,
+  SearchArgumentError,
+  type SearchDocument,
+} from "./operation-search.js";
 import { exampleArguments } from "./example-call.js";
 import { whyNotListed, VALIDATE_CALL, type ToolFilter } from "./tool-list.js";
 import { errorResult, type ToolResult } from "./tool-call.js";
@@ -19,8 +26,15 @@ const SEARCH = "search_operations";
 const DESCRIBE = "describe_operation";
 const CALL = "call_operation";
 
-const METHOD = { type: "string", description: "The operation's method name, as search_operations gives it, e.g. giftCards.update." };
-const ARGUMENTS = { type: "object", description: "The operation's arguments { path?, query?, body? } as describe_operation gives their schema (list operations also take offset)." };
+const METHOD = {
+  type: "string",
+  description: "The operation's method name, as search_operations gives it, e.g. giftCards.update.",
+};
+const ARGUMENTS = {
+  type: "object",
+  description:
+    "The operation's arguments { path?, query?, body? } as describe_operation gives their schema (list operations also take offset).",
+};
 
 /**
  * What `tools/list` answers in the dynamic mode: the same four tools whatever the contract's
@@ -28,7 +42,12 @@ const ARGUMENTS = { type: "object", description: "The operation's arguments { pa
  * writes, so that a client may treat it as it treats reads.
  */
 export function dynamicToolListing(allowWrites: boolean) {
-  const object = (properties: Record<string, unknown>, required: string[]) => ({ type: "object" as const, properties, required, additionalProperties: false });
+  const object = (properties: Record<string, unknown>, required: string[]) => ({
+    type: "object" as const,
+    properties,
+    required,
+    additionalProperties: false,
+  });
   return [
     {
       name: SEARCH,
@@ -38,7 +57,12 @@ export function dynamicToolListing(allowWrites: boolean) {
       inputSchema: object(
         {
           query: { type: "string", description: "What to do, in words." },
-          limit: { type: "integer", minimum: 1, maximum: MAX_SEARCH_LIMIT, description: `How many results (default ${DEFAULT_SEARCH_LIMIT}).` },
+          limit: {
+            type: "integer",
+            minimum: 1,
+            maximum: MAX_SEARCH_LIMIT,
+            description: `How many results (default ${DEFAULT_SEARCH_LIMIT}).`,
+          },
           cursor: { type: "string", description: "The next_cursor of a previous answer to the same query." },
         },
         ["query"],
@@ -60,13 +84,20 @@ export function dynamicToolListing(allowWrites: boolean) {
         "Calls one operation of the store API with its arguments, checked against the API's contract first (nothing is sent if they do not match). Answers the store's data as JSON (a list answers one page, with next_cursor), or isError with what to fix. A call that changes data is refused unless the server allows writes.",
       inputSchema: object({ method: METHOD, arguments: ARGUMENTS }, ["method"]),
       annotations: allowWrites
-        ? { title: "Call an operation", readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true }
+        ? {
+            title: "Call an operation",
+            readOnlyHint: false,
+            destructiveHint: true,
+            idempotentHint: false,
+            openWorldHint: true,
+          }
         : { title: "Call an operation", readOnlyHint: true, openWorldHint: true },
     },
     {
       name: VALIDATE_CALL,
       title: "Check a call against the contract",
-      description: "Checks a proposed call_operation call against the API's contract (parameters, body fields, types, limits) and sends nothing. Answers whether it is valid and, if not, what to fix, and whether this server would run it.",
+      description:
+        "Checks a proposed call_operation call against the API's contract (parameters, body fields, types, limits) and sends nothing. Answers whether it is valid and, if not, what to fix, and whether this server would run it.",
       inputSchema: object({ method: METHOD, arguments: ARGUMENTS }, ["method"]),
       annotations: { title: "Check a call against the contract", readOnlyHint: true, openWorldHint: false },
     },
@@ -95,10 +126,12 @@ function structured(value: Record<string, unknown>, clean: (text: string) => str
 /** `input`'s own fields, or why not: only `allowed` ones. */
 function fieldsOf(tool: string, input: unknown, allowed: readonly string[]): Record<string, unknown> | string {
   const given = input ?? {};
-  if (typeof given !== "object" || Array.isArray(given)) return `${tool} takes an object { ${allowed.join(", ")} }, got ${quoted(given)}.`;
+  if (typeof given !== "object" || Array.isArray(given))
+    return `${tool} takes an object { ${allowed.join(", ")} }, got ${quoted(given)}.`;
   const fields = ownOptions(given as Record<string, unknown>);
   const unknown = Object.keys(fields).filter((key) => !allowed.includes(key));
-  if (unknown.length > 0) return `${tool} takes ${allowed.join(", ")}; ${unknown.map((key) => quoted(key)).join(", ")} ${unknown.length > 1 ? "are" : "is"} not one of them.`;
+  if (unknown.length > 0)
+    return `${tool} takes ${allowed.join(", ")}; ${unknown.map((key) => quoted(key)).join(", ")} ${unknown.length > 1 ? "are" : "is"} not one of them.`;
   return fields;
 }
 
@@ -111,19 +144,49 @@ export function dynamicTools({ rows, listed, calls, filter, maxBytes, clean }: D
   function operationNamed(tool: string, name: unknown): { row: McpToolRow } | { refusal: ToolResult } {
     const row = typeof name === "string" ? rows.find((r) => r.methodName === name || r.name === name) : undefined;
     if (row !== undefined) return { row };
-    if (typeof name !== "string" || name.trim() === "") return { refusal: errorResult(`${tool} takes { method }: the operation's method name, e.g. giftCards.update; got ${quoted(name)}.`, clean) };
+    if (typeof name !== "string" || name.trim() === "")
+      return {
+        refusal: errorResult(
+          `${tool} takes { method }: the operation's method name, e.g. giftCards.update; got ${quoted(name)}.`,
+          clean,
+        ),
+      };
     const near = index.search(name.slice(0, 200), { limit: 3 }).results.map((doc) => doc.name);
-    return { refusal: errorResult(`There is no operation ${quoted(name)}.${near.length > 0 ? ` Did you mean ${near.join(", ")}?` : ""} search_operations finds operations by words.`, clean) };
+    return {
+      refusal: errorResult(
+        `There is no operation ${quoted(name)}.${near.length > 0 ? ` Did you mean ${near.join(", ")}?` : ""} search_operations finds operations by words.`,
+        clean,
+      ),
+    };
   }
 
   function search(input: unknown): ToolResult {
     const fields = fieldsOf(SEARCH, input, ["query", "limit", "cursor"]);
     if (typeof fields === "string") return errorResult(fields, clean);
     try {
-      const page = index.search(fields.query as string, { limit: fields.limit as number | undefined, cursor: fields.cursor as string | undefined });
-      const results = page.results.map((doc) => ({ method: doc.name, summary: doc.summary, scopes: doc.scopes, writes: doc.writes }));
-      const note = [page.total === 0 ? `No operation this server can call matches; try other words (it can call ${listed.length}).` : undefined, notes(String(fields.query), page.results[0])].filter(Boolean).join(" ") || undefined;
-      return structured({ results, total: page.total, next_cursor: page.next_cursor, ...(note ? { note } : {}) }, clean);
+      const page = index.search(fields.query as string, {
+        limit: fields.limit as number | undefined,
+        cursor: fields.cursor as string | undefined,
+      });
+      const results = page.results.map((doc) => ({
+        method: doc.name,
+        summary: doc.summary,
+        scopes: doc.scopes,
+        writes: doc.writes,
+      }));
+      const note =
+        [
+          page.total === 0
+            ? `No operation this server can call matches; try other words (it can call ${listed.length}).`
+            : undefined,
+          notes(String(fields.query), page.results[0]),
+        ]
+          .filter(Boolean)
+          .join(" ") || undefined;
+      return structured(
+        { results, total: page.total, next_cursor: page.next_cursor, ...(note ? { note } : {}) },
+        clean,
+      );
     } catch (error) {
       if (error instanceof SearchArgumentError) return errorResult(`${SEARCH}: ${error.message}`, clean);
       throw error;
@@ -141,22 +204,37 @@ export function dynamicTools({ rows, listed, calls, filter, maxBytes, clean }: D
     const { summary, description } = operationDocument(row);
     const limits = {
       result_bytes: maxBytes,
-      ...(row.list ? { paging: "One page a call: next_cursor in the answer is the next page's query.cursor; offset reads the rest of a page a result had to cut." } : {}),
-      ...(row.multipart ? { upload_bytes: MAX_UPLOAD_BYTES, files: "A file field takes { filename, contentType?, base64 }." } : {}),
+      ...(row.list
+        ? {
+            paging:
+              "One page a call: next_cursor in the answer is the next page's query.cursor; offset reads the rest of a page a result had to cut.",
+          }
+        : {}),
+      ...(row.multipart
+        ? { upload_bytes: MAX_UPLOAD_BYTES, files: "A file field takes { filename, contentType?, base64 }." }
+        : {}),
       fields: "The lengths, ranges and enumerations the contract states are in arguments.",
     };
-    return structured({
-      method: row.methodName,
-      summary,
-      description,
-      operation: row.operation,
-      writes: row.method !== "GET",
-      ...(row.method !== "GET" ? { idempotent: row.annotations.idempotentHint === true, destructive: row.annotations.destructiveHint === true } : {}),
-      scopes: row.scopes,
-      arguments: row.inputSchema,
-      limits,
-      example: { method: row.methodName, arguments: exampleArguments(row.inputSchema as Record<string, unknown>) },
-    }, clean);
+    return structured(
+      {
+        method: row.methodName,
+        summary,
+        description,
+        operation: row.operation,
+        writes: row.method !== "GET",
+        ...(row.method !== "GET"
+          ? {
+              idempotent: row.annotations.idempotentHint === true,
+              destructive: row.annotations.destructiveHint === true,
+            }
+          : {}),
+        scopes: row.scopes,
+        arguments: row.inputSchema,
+        limits,
+        example: { method: row.methodName, arguments: exampleArguments(row.inputSchema as Record<string, unknown>) },
+      },
+      clean,
+    );
   }
 
   async function callOrValidate(tool: string, input: unknown, signal: AbortSignal): Promise<ToolResult> {
@@ -164,13 +242,21 @@ export function dynamicTools({ rows, listed, calls, filter, maxBytes, clean }: D
     if (typeof fields === "string") return errorResult(fields, clean);
     const named = operationNamed(tool, fields.method);
     if ("refusal" in named) return named.refusal;
-    return tool === CALL ? calls.call(named.row, fields.arguments, signal) : calls.validate(named.row, fields.arguments);
+    return tool === CALL
+      ? calls.call(named.row, fields.arguments, signal)
+      : calls.validate(named.row, fields.arguments);
   }
 
-  return async ({ name, arguments: input }: { name: string; arguments?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<ToolResult> => {
+  return async (
+    { name, arguments: input }: { name: string; arguments?: Record<string, unknown> | undefined },
+    signal: AbortSignal,
+  ): Promise<ToolResult> => {
     if (name === SEARCH) return search(input);
     if (name === DESCRIBE) return describe(input);
     if (name === CALL || name === VALIDATE_CALL) return callOrValidate(name, input, signal);
-    return errorResult(`There is no tool ${quoted(name)}. The tools: ${SEARCH}, ${DESCRIBE}, ${CALL}, ${VALIDATE_CALL}.`, clean);
+    return errorResult(
+      `There is no tool ${quoted(name)}. The tools: ${SEARCH}, ${DESCRIBE}, ${CALL}, ${VALIDATE_CALL}.`,
+      clean,
+    );
   };
 }

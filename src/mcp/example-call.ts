@@ -32,7 +32,12 @@ function stringExample(schema: Schema): string {
 }
 
 function numberExample(schema: Schema, integer: boolean): number {
-  const min = typeof schema.minimum === "number" ? schema.minimum : typeof schema.exclusiveMinimum === "number" ? schema.exclusiveMinimum + 1 : 1;
+  const min =
+    typeof schema.minimum === "number"
+      ? schema.minimum
+      : typeof schema.exclusiveMinimum === "number"
+        ? schema.exclusiveMinimum + 1
+        : 1;
   const max = typeof schema.maximum === "number" ? schema.maximum : Infinity;
   const value = Math.min(Math.max(min, 1), max);
   return integer ? Math.ceil(value) : value;
@@ -42,7 +47,9 @@ function objectExample(schema: Schema, defs: Schema, depth: number): Record<stri
   const properties = (schema.properties ?? {}) as Record<string, Schema>;
   const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
   const shown = required.length > 0 ? required : Object.keys(properties).slice(0, 1);
-  return Object.fromEntries(shown.filter((name) => name in properties).map((name) => [name, exampleOf(properties[name], defs, depth + 1)]));
+  return Object.fromEntries(
+    shown.filter((name) => name in properties).map((name) => [name, exampleOf(properties[name], defs, depth + 1)]),
+  );
 }
 
 /** A value `schema` accepts (`defs`: the `$defs` its `$ref`s point into). */
@@ -55,19 +62,30 @@ function exampleOf(node: unknown, defs: Schema, depth = 0): unknown {
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
   for (const keyword of ["oneOf", "anyOf"] as const) {
     const options = schema[keyword];
-    if (Array.isArray(options) && options.length > 0) return exampleOf(options.find((option: Schema) => option.type !== "null") ?? options[0], defs, depth + 1);
+    if (Array.isArray(options) && options.length > 0)
+      return exampleOf(options.find((option: Schema) => option.type !== "null") ?? options[0], defs, depth + 1);
   }
-  if (Array.isArray(schema.allOf)) return Object.assign({}, ...schema.allOf.map((part) => exampleOf(part, defs, depth + 1)));
+  if (Array.isArray(schema.allOf))
+    return Object.assign({}, ...schema.allOf.map((part) => exampleOf(part, defs, depth + 1)));
   const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type];
   const type = types.find((t) => t !== "null") ?? (schema.properties ? "object" : undefined);
   switch (type) {
-    case "string": return stringExample(schema);
-    case "integer": return numberExample(schema, true);
-    case "number": return numberExample(schema, false);
-    case "boolean": return true;
-    case "array": return Array.from({ length: typeof schema.minItems === "number" ? Math.max(1, schema.minItems) : 1 }, () => exampleOf(schema.items, defs, depth + 1));
-    case "object": return objectExample(schema, defs, depth);
-    default: return types.includes("null") ? null : "example";
+    case "string":
+      return stringExample(schema);
+    case "integer":
+      return numberExample(schema, true);
+    case "number":
+      return numberExample(schema, false);
+    case "boolean":
+      return true;
+    case "array":
+      return Array.from({ length: typeof schema.minItems === "number" ? Math.max(1, schema.minItems) : 1 }, () =>
+        exampleOf(schema.items, defs, depth + 1),
+      );
+    case "object":
+      return objectExample(schema, defs, depth);
+    default:
+      return types.includes("null") ? null : "example";
   }
 }
 
@@ -83,7 +101,8 @@ export function exampleArguments(inputSchema: Schema): Record<string, unknown> {
     // A query is shown when it has required values; an optional body when it has a field.
     if (part === "query" && !(Array.isArray(schema.required) && schema.required.length > 0)) continue;
     const value = exampleOf(schema, defs);
-    if (required.has(part) || (value !== null && !(typeof value === "object" && Object.keys(value).length === 0))) out[part] = value;
+    if (required.has(part) || (value !== null && !(typeof value === "object" && Object.keys(value).length === 0)))
+      out[part] = value;
   }
   return out;
 }

@@ -6,7 +6,16 @@
  */
 import { clip, StoreAdminError, type StoreAdminClient } from "#shared";
 import { whyNotListed, type ToolFilter } from "./tool-list.js";
-import { checkArguments, errorResult, resultOf, send, sendWithStatus, ToolArgumentError, type CallArguments, type ToolResult } from "./tool-call.js";
+import {
+  checkArguments,
+  errorResult,
+  resultOf,
+  send,
+  sendWithStatus,
+  ToolArgumentError,
+  type CallArguments,
+  type ToolResult,
+} from "./tool-call.js";
 import { shown } from "./result-size.js";
 import type { McpToolRow } from "../../generated/mcp-tools.js";
 
@@ -38,7 +47,11 @@ export interface OperationCalls {
    * `store.*` calls). A refusal throws a {@link ToolArgumentError} (`Not sent: …`), the
    * store's answer the SDK's typed error.
    */
-  checkedSend(tool: McpToolRow, input: unknown, signal: AbortSignal | undefined): Promise<{ args: CallArguments; data: unknown; status: number }>;
+  checkedSend(
+    tool: McpToolRow,
+    input: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<{ args: CallArguments; data: unknown; status: number }>;
 }
 
 /**
@@ -51,7 +64,14 @@ function apiErrorText(error: StoreAdminError): string {
   return `${error.message}\nThe store answered: ${clip(typeof body === "string" ? body : JSON.stringify(body), [], MAX_QUOTED_BODY)}`;
 }
 
-export function operationCalls({ client, filter, maxBytes, clean, contractChecker, nameOf }: OperationContext): OperationCalls {
+export function operationCalls({
+  client,
+  filter,
+  maxBytes,
+  clean,
+  contractChecker,
+  nameOf,
+}: OperationContext): OperationCalls {
   // Messages name the operation as the agent calls it.
   const named = (tool: McpToolRow): McpToolRow => (nameOf(tool) === tool.name ? tool : { ...tool, name: nameOf(tool) });
 
@@ -75,7 +95,10 @@ export function operationCalls({ client, filter, maxBytes, clean, contractChecke
     const shownTool = named(tool);
     const args = checkArguments(shownTool, input);
     const problem = await contractProblem(shownTool, args);
-    if (problem !== undefined) throw new ToolArgumentError(`the call does not match the contract (checked here; the store was not asked): ${problem}`);
+    if (problem !== undefined)
+      throw new ToolArgumentError(
+        `the call does not match the contract (checked here; the store was not asked): ${problem}`,
+      );
     const { data, status } = await sendWithStatus(client, tool, args, signal);
     return { args, data, status };
   }
@@ -88,7 +111,10 @@ export function operationCalls({ client, filter, maxBytes, clean, contractChecke
     } catch (error) {
       if (error instanceof ToolArgumentError) return errorResult(`Not sent: ${error.message}`, clean);
       if (error instanceof StoreAdminError) return errorResult(apiErrorText(error), clean);
-      return errorResult(`${shownTool.name} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`, clean);
+      return errorResult(
+        `${shownTool.name} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+        clean,
+      );
     }
   }
 
@@ -104,7 +130,11 @@ export function operationCalls({ client, filter, maxBytes, clean, contractChecke
     // Shown in the text and in `structuredContent`: clipped, so that both fit under the cap.
     if (problem !== undefined) problem = shown(problem, MAX_QUOTED_BODY);
     const refused = whyNotListed(tool, filter, nameOf(tool));
-    const verdict = { valid: problem === undefined, ...(problem !== undefined ? { problem } : {}), ...(refused !== undefined ? { available: false, why: refused } : { available: true }) };
+    const verdict = {
+      valid: problem === undefined,
+      ...(problem !== undefined ? { problem } : {}),
+      ...(refused !== undefined ? { available: false, why: refused } : { available: true }),
+    };
     const text = clean(JSON.stringify(verdict));
     return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
   }

@@ -89,20 +89,60 @@ const PREFIX = 0.5;
 const FUZZY = 0.4;
 
 const STOPWORDS = new Set(
-  ("a an the and or of to for in on at by with from into onto about as is are be been was were it its it's this that these those " +
+  (
+    "a an the and or of to for in on at by with from into onto about as is are be been was were it its it's this that these those " +
     "i me my we our you your he she they them their his her who whom whose which what when where how why do does did can could " +
-    "would should will shall may might must please want need some any one there here has have had just also not no so than then very")
-    .split(" "),
+    "would should will shall may might must please want need some any one there here has have had just also not no so than then very"
+  ).split(" "),
 );
 
 /** Forms the suffix rules cannot fold. */
 const IRREGULAR: Record<string, string> = {
-  bought: "buy", buying: "buy", buys: "buy", sold: "sell", paid: "pay", sent: "send", made: "make", gave: "give", given: "give",
-  took: "take", taken: "take", people: "person", children: "child", cancellation: "cancel", cancelation: "cancel", won: "win", lost: "lose",
-  wrote: "write", written: "write", ran: "run", kept: "keep", left: "leave", chose: "choose", shipped: "ship", shipping: "ship",
+  bought: "buy",
+  buying: "buy",
+  buys: "buy",
+  sold: "sell",
+  paid: "pay",
+  sent: "send",
+  made: "make",
+  gave: "give",
+  given: "give",
+  took: "take",
+  taken: "take",
+  people: "person",
+  children: "child",
+  cancellation: "cancel",
+  cancelation: "cancel",
+  won: "win",
+  lost: "lose",
+  wrote: "write",
+  written: "write",
+  ran: "run",
+  kept: "keep",
+  left: "leave",
+  chose: "choose",
+  shipped: "ship",
+  shipping: "ship",
 };
 /** Words a suffix rule would spoil. */
-const KEEP = new Set(["comment", "document", "element", "moment", "status", "address", "analysis", "business", "news", "series", "always", "need", "total", "final", "this", "has"]);
+const KEEP = new Set([
+  "comment",
+  "document",
+  "element",
+  "moment",
+  "status",
+  "address",
+  "analysis",
+  "business",
+  "news",
+  "series",
+  "always",
+  "need",
+  "total",
+  "final",
+  "this",
+  "has",
+]);
 
 /** A word folded to the form its variants share: "customers" → "customer", "creating" → "creat". */
 export function stem(word: string): string {
@@ -220,7 +260,10 @@ function oneEditApart(a: string, b: string): boolean {
   if (Math.abs(a.length - b.length) > 1 || a === b) return false;
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1) || (a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2));
+  if (a.length === b.length)
+    return (
+      a.slice(i + 1) === b.slice(i + 1) || (a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2))
+    );
   return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
 }
 
@@ -241,13 +284,23 @@ function fieldTexts(doc: SearchDocument): Record<Field, string> {
   };
 }
 
-function buildIndex(documents: readonly SearchDocument[]): { indexed: Indexed[]; idf: Map<string, number>; vocabulary: string[] } {
+function buildIndex(documents: readonly SearchDocument[]): {
+  indexed: Indexed[];
+  idf: Map<string, number>;
+  vocabulary: string[];
+} {
   const tokenized = documents.map((doc) => {
     const texts = fieldTexts(doc);
-    return Object.fromEntries((Object.keys(FIELDS) as Field[]).map((field) => [field, terms(texts[field])])) as Record<Field, string[]>;
+    return Object.fromEntries((Object.keys(FIELDS) as Field[]).map((field) => [field, terms(texts[field])])) as Record<
+      Field,
+      string[]
+    >;
   });
   const average = Object.fromEntries(
-    (Object.keys(FIELDS) as Field[]).map((field) => [field, Math.max(1, tokenized.reduce((sum, fields) => sum + fields[field].length, 0) / Math.max(1, tokenized.length))]),
+    (Object.keys(FIELDS) as Field[]).map((field) => [
+      field,
+      Math.max(1, tokenized.reduce((sum, fields) => sum + fields[field].length, 0) / Math.max(1, tokenized.length)),
+    ]),
   ) as Record<Field, number>;
   const df = new Map<string, number>();
   const indexed = tokenized.map((fields) => {
@@ -266,7 +319,12 @@ function buildIndex(documents: readonly SearchDocument[]): { indexed: Indexed[];
 }
 
 /** The index's terms a query word matches, each with what a match is worth. */
-function expansions(word: string, vocabulary: readonly string[], known: ReadonlySet<string>, stated: ReadonlyMap<string, ReadonlySet<string>>): Map<string, number> {
+function expansions(
+  word: string,
+  vocabulary: readonly string[],
+  known: ReadonlySet<string>,
+  stated: ReadonlyMap<string, ReadonlySet<string>>,
+): Map<string, number> {
   const out = new Map<string, number>();
   const offer = (term: string, worth: number) => {
     if (known.has(term) && (out.get(term) ?? 0) < worth) out.set(term, worth);
@@ -298,7 +356,8 @@ export function createOperationSearch<T extends SearchDocument>(documents: reado
           let best = 0;
           for (const [term, worth] of matches) {
             const weight = weights.get(term);
-            if (weight !== undefined) best = Math.max(best, worth * idf.get(term)! * ((weight * (K1 + 1)) / (weight + K1)));
+            if (weight !== undefined)
+              best = Math.max(best, worth * idf.get(term)! * ((weight * (K1 + 1)) / (weight + K1)));
           }
           scores[i]! += best;
         });
@@ -308,21 +367,33 @@ export function createOperationSearch<T extends SearchDocument>(documents: reado
         .filter((hit) => hit.score > 0)
         .sort((a, b) => b.score - a.score || (a.doc.name < b.doc.name ? -1 : a.doc.name > b.doc.name ? 1 : 0));
       const end = offset + limit;
-      return { results: ranked.slice(offset, end).map((hit) => hit.doc), total: ranked.length, next_cursor: end < ranked.length ? `${end}` : null };
+      return {
+        results: ranked.slice(offset, end).map((hit) => hit.doc),
+        total: ranked.length,
+        next_cursor: end < ranked.length ? `${end}` : null,
+      };
     },
   };
 }
 
 function checkedSearch(query: unknown, options: SearchOptions): { limit: number; offset: number } {
-  if (typeof query !== "string" || query.trim() === "") throw new SearchArgumentError(`query must be words saying what to find, e.g. "update a gift card", got ${JSON.stringify(query) ?? String(query)}.`);
-  if (query.length > MAX_QUERY) throw new SearchArgumentError(`query is ${query.length} characters long; a query takes at most ${MAX_QUERY}.`);
+  if (typeof query !== "string" || query.trim() === "")
+    throw new SearchArgumentError(
+      `query must be words saying what to find, e.g. "update a gift card", got ${JSON.stringify(query) ?? String(query)}.`,
+    );
+  if (query.length > MAX_QUERY)
+    throw new SearchArgumentError(`query is ${query.length} characters long; a query takes at most ${MAX_QUERY}.`);
   const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
-    throw new SearchArgumentError(`limit must be a whole number from 1 to ${MAX_SEARCH_LIMIT}, got ${JSON.stringify(options.limit)}.`);
+    throw new SearchArgumentError(
+      `limit must be a whole number from 1 to ${MAX_SEARCH_LIMIT}, got ${JSON.stringify(options.limit)}.`,
+    );
   }
   const cursor = options.cursor;
   if (cursor !== undefined && (typeof cursor !== "string" || !/^[1-9]\d{0,5}$/.test(cursor))) {
-    throw new SearchArgumentError(`cursor must be the next_cursor of a previous page of results, got ${JSON.stringify(cursor) ?? String(cursor)}.`);
+    throw new SearchArgumentError(
+      `cursor must be the next_cursor of a previous page of results, got ${JSON.stringify(cursor) ?? String(cursor)}.`,
+    );
   }
   return { limit, offset: cursor === undefined ? 0 : Number(cursor) };
 }
@@ -336,10 +407,25 @@ export function operationDocument(row: McpToolRow): SearchDocument {
     const ref = (node as Schema | undefined)?.$ref;
     return ((ref !== undefined ? schema.$defs?.[ref.replace("#/$defs/", "")] : node) ?? {}) as Schema;
   };
-  const parameters = ["path", "query", "body"].flatMap((part) => Object.keys(resolved(schema.properties?.[part]).properties ?? {}));
+  const parameters = ["path", "query", "body"].flatMap((part) =>
+    Object.keys(resolved(schema.properties?.[part]).properties ?? {}),
+  );
   // The description as generated for the tool, without its first paragraph (the summary) and the method-and-scope line.
-  const description = row.description.split("\n\n").slice(1).filter((paragraph) => !paragraph.startsWith(`${row.method} ${row.path}.`)).join("\n\n");
-  return { name: row.methodName, summary: row.title, description, scopes: row.scopes, writes: row.method !== "GET", tags: row.tags, path: row.path, parameters };
+  const description = row.description
+    .split("\n\n")
+    .slice(1)
+    .filter((paragraph) => !paragraph.startsWith(`${row.method} ${row.path}.`))
+    .join("\n\n");
+  return {
+    name: row.methodName,
+    summary: row.title,
+    description,
+    scopes: row.scopes,
+    writes: row.method !== "GET",
+    tags: row.tags,
+    path: row.path,
+    parameters,
+  };
 }
 
 /**
@@ -348,5 +434,7 @@ export function operationDocument(row: McpToolRow): SearchDocument {
  */
 export function matchesStrongly(query: string, doc: SearchDocument): boolean {
   const own = new Set(terms([doc.name, doc.summary, ...(doc.tags ?? [])].join(" ")));
-  return terms(query).some((word) => own.has(word) || [...(SYNONYMS.get(word) ?? [])].some((synonym) => own.has(synonym)));
+  return terms(query).some(
+    (word) => own.has(word) || [...(SYNONYMS.get(word) ?? [])].some((synonym) => own.has(synonym)),
+  );
 }

@@ -36,7 +36,10 @@ export const quoted = (value: unknown, max = MAX_QUOTED): string => shown(JSON.s
  * point) and a note of its size; without `structuredContent`.
  */
 export function cutResult(text: string, maxBytes: number, isError = false): ToolResult {
-  const of = (shownText: string): ToolResult => ({ content: [{ type: "text", text: shownText }], ...(isError ? { isError: true } : {}) });
+  const of = (shownText: string): ToolResult => ({
+    content: [{ type: "text", text: shownText }],
+    ...(isError ? { isError: true } : {}),
+  });
   const whole = of(text);
   if (resultBytes(whole) <= maxBytes) return whole;
   const note = `\n[cut: the result is ${bytesOf(text)} bytes; this shows the first part, under ${maxBytes} bytes]`;

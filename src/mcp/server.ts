@@ -11,7 +11,16 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { createStoreAdminClient, loadOnce, ownOptions, redact, type StoreAdminClient, type StoreAdminClientOptions, tokenSourceOf, VERSION } from "#shared";
+import {
+  createStoreAdminClient,
+  loadOnce,
+  ownOptions,
+  redact,
+  type StoreAdminClient,
+  type StoreAdminClientOptions,
+  tokenSourceOf,
+  VERSION,
+} from "#shared";
 import { listedTools, toolListing, VALIDATE_CALL, type ToolFilter } from "./tool-list.js";
 import { errorResult, type ToolResult } from "./tool-call.js";
 import { operationCalls, type OperationCalls } from "./operation-call.js";
@@ -47,7 +56,15 @@ export const DEFAULT_MAX_RESULT_BYTES = 32_768;
 const MIN_RESULT_BYTES = 1_024;
 
 /** The names of {@link StoreAdminMcpServerOptions}. */
-const OPTION_NAMES: readonly string[] = ["store", "allowWrites", "scopes", "tools", "maxResultBytes", "mode", "code"] satisfies ReadonlyArray<keyof StoreAdminMcpServerOptions>;
+const OPTION_NAMES: readonly string[] = [
+  "store",
+  "allowWrites",
+  "scopes",
+  "tools",
+  "maxResultBytes",
+  "mode",
+  "code",
+] satisfies ReadonlyArray<keyof StoreAdminMcpServerOptions>;
 
 interface Checked {
   store: StoreAdminClientOptions;
@@ -63,7 +80,9 @@ function checkedOptions(given: StoreAdminMcpServerOptions, rows: readonly McpToo
   // `allowWrites`) must neither receive the token nor switch writes on.
   const options = ownOptions(given);
   if (options === null || typeof options !== "object" || options.store === null || typeof options.store !== "object") {
-    throw new TypeError("createStoreAdminMcpServer() takes { store: { baseUrl | apiUrl, accessToken }, allowWrites?, scopes?, tools?, maxResultBytes?, mode? }.");
+    throw new TypeError(
+      "createStoreAdminMcpServer() takes { store: { baseUrl | apiUrl, accessToken }, allowWrites?, scopes?, tools?, maxResultBytes?, mode? }.",
+    );
   }
   const store = ownOptions(options.store);
   if (options.allowWrites !== undefined && typeof options.allowWrites !== "boolean") {
@@ -72,23 +91,34 @@ function checkedOptions(given: StoreAdminMcpServerOptions, rows: readonly McpToo
   // A misspelt option would be ignored: `scope: [...]` would list every tool the `scopes` it meant would hide.
   const unknown = Object.keys(options).filter((name) => !OPTION_NAMES.includes(name));
   if (unknown.length > 0) {
-    throw new TypeError(`createStoreAdminMcpServer(): ${unknown.map((name) => JSON.stringify(name)).join(", ")} ${unknown.length > 1 ? "are not options" : "is not an option"}; the options are ${OPTION_NAMES.join(", ")}.`);
+    throw new TypeError(
+      `createStoreAdminMcpServer(): ${unknown.map((name) => JSON.stringify(name)).join(", ")} ${unknown.length > 1 ? "are not options" : "is not an option"}; the options are ${OPTION_NAMES.join(", ")}.`,
+    );
   }
   const maxBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < MIN_RESULT_BYTES) {
-    throw new TypeError(`maxResultBytes must be a whole number ≥ ${MIN_RESULT_BYTES}, got ${JSON.stringify(options.maxResultBytes)}.`);
+    throw new TypeError(
+      `maxResultBytes must be a whole number ≥ ${MIN_RESULT_BYTES}, got ${JSON.stringify(options.maxResultBytes)}.`,
+    );
   }
   const mode = options.mode ?? "per-operation";
-  if (!(MODES as readonly unknown[]).includes(mode)) throw new TypeError(`mode must be ${MODES.map((m) => JSON.stringify(m)).join(" or ")}, got ${JSON.stringify(options.mode)}.`);
+  if (!(MODES as readonly unknown[]).includes(mode))
+    throw new TypeError(
+      `mode must be ${MODES.map((m) => JSON.stringify(m)).join(" or ")}, got ${JSON.stringify(options.mode)}.`,
+    );
   const filter: ToolFilter = { allowWrites: options.allowWrites, scopes: options.scopes, tools: options.tools };
   for (const name of ["scopes", "tools"] as const) {
     const value = filter[name];
-    if (value !== undefined && (!Array.isArray(value) || !value.every((item) => typeof item === "string" && item !== ""))) {
+    if (
+      value !== undefined &&
+      (!Array.isArray(value) || !value.every((item) => typeof item === "string" && item !== ""))
+    ) {
       throw new TypeError(`${name} must be an array of non-empty strings, got ${JSON.stringify(value)}.`);
     }
   }
   const listed = listedTools(filter, rows);
-  if (filter.tools !== undefined && listed.length === 0) throw new TypeError(`tools (${filter.tools.join(", ")}) names no tool this server may list.`);
+  if (filter.tools !== undefined && listed.length === 0)
+    throw new TypeError(`tools (${filter.tools.join(", ")}) names no tool this server may list.`);
   return { store: store as StoreAdminClientOptions, filter, maxBytes, listed, mode };
 }
 
@@ -114,33 +144,63 @@ export function mcpServerOver(rows: readonly McpToolRow[], given: StoreAdminMcpS
   const tokens = tokenSourceOf(client)!;
   const clean = (text: string) => redact(text, tokens.secrets);
   // The testing kit's client: the contract's validators answer, nothing leaves the process. Loaded on first use.
-  const contractChecker = loadOnce((): Promise<StoreAdminClient> => import("../testing/mock-store.js").then(({ mockStoreClient }) => mockStoreClient("contract-check")));
+  const contractChecker = loadOnce(
+    (): Promise<StoreAdminClient> =>
+      import("../testing/mock-store.js").then(({ mockStoreClient }) => mockStoreClient("contract-check")),
+  );
   // The dynamic mode names an operation by its method name, which call_operation takes.
-  const nameOf = mode === "dynamic" ? (tool: McpToolRow) => tool.methodName : mode === "code" ? (tool: McpToolRow) => `store.${tool.methodName}` : (tool: McpToolRow) => tool.name;
+  const nameOf =
+    mode === "dynamic"
+      ? (tool: McpToolRow) => tool.methodName
+      : mode === "code"
+        ? (tool: McpToolRow) => `store.${tool.methodName}`
+        : (tool: McpToolRow) => tool.name;
   const calls = operationCalls({ client, filter, maxBytes, clean, contractChecker, nameOf });
 
   const server = new Server({ name: "store-admin-sdk", version: VERSION }, { capabilities: { tools: {} } });
   // Code mode: search_docs and execute, whose store.* calls go through `calls` (src/mcp/code/).
   if (mode === "code") return serveCodeMode(server, { calls, filter, clean }, limits, maxBytes);
   const tools = mode === "dynamic" ? dynamicToolListing(filter.allowWrites === true) : toolListing(listed);
-  const callTool = mode === "dynamic" ? dynamicTools({ rows, listed, calls, filter, maxBytes, clean }) : perOperationTools(rows, listed, calls, clean);
+  const callTool =
+    mode === "dynamic"
+      ? dynamicTools({ rows, listed, calls, filter, maxBytes, clean })
+      : perOperationTools(rows, listed, calls, clean);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   // Every result, whatever made it, within the cap.
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<ToolResult> => withinCap(await callTool(request.params, extra.signal), maxBytes));
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    async (request, extra): Promise<ToolResult> => withinCap(await callTool(request.params, extra.signal), maxBytes),
+  );
   return server;
 }
 
 /** The per-operation mode's tools: an operation's own tool, or `validate_call { tool, arguments }`. */
-function perOperationTools(rows: readonly McpToolRow[], listed: readonly McpToolRow[], calls: OperationCalls, clean: (text: string) => string) {
-  return async ({ name, arguments: input }: { name: string; arguments?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<ToolResult> => {
+function perOperationTools(
+  rows: readonly McpToolRow[],
+  listed: readonly McpToolRow[],
+  calls: OperationCalls,
+  clean: (text: string) => string,
+) {
+  return async (
+    { name, arguments: input }: { name: string; arguments?: Record<string, unknown> | undefined },
+    signal: AbortSignal,
+  ): Promise<ToolResult> => {
     if (name === VALIDATE_CALL) {
       const named = input?.tool;
       const tool = typeof named === "string" ? rows.find((row) => row.name === named) : undefined;
-      if (!tool) return errorResult(`validate_call takes { tool, arguments }: tool must name one of ${rows.map((t) => t.name).join(", ")}, got ${quoted(named)}.`, clean);
+      if (!tool)
+        return errorResult(
+          `validate_call takes { tool, arguments }: tool must name one of ${rows.map((t) => t.name).join(", ")}, got ${quoted(named)}.`,
+          clean,
+        );
       return calls.validate(tool, input?.arguments);
     }
     const tool = rows.find((row) => row.name === name);
-    if (!tool) return errorResult(`There is no tool ${quoted(name)}. The tools: ${[...listed.map((t) => t.name), VALIDATE_CALL].join(", ")}.`, clean);
+    if (!tool)
+      return errorResult(
+        `There is no tool ${quoted(name)}. The tools: ${[...listed.map((t) => t.name), VALIDATE_CALL].join(", ")}.`,
+        clean,
+      );
     return calls.call(tool, input, signal);
   };
 }

@@ -16,7 +16,14 @@ export interface ToolFilter {
 }
 
 /** `"giftCards_*"` as a whole-string regular expression. */
-const glob = (pattern: string) => new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "i");
+const glob = (pattern: string) =>
+  new RegExp(
+    `^${pattern
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+    "i",
+  );
 
 /** Why `tool` is not listed under `filter`, or `undefined` when it is; the reason names it `name`. */
 export function whyNotListed(tool: McpToolRow, filter: ToolFilter, name = tool.name): string | undefined {
@@ -51,7 +58,13 @@ export function toolNamed(name: string): McpToolRow | undefined {
 /** What `tools/list` answers for `rows`: each tool as MCP describes it, and `validate_call`. */
 export function toolListing(rows: readonly McpToolRow[]) {
   return [
-    ...rows.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations })),
+    ...rows.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      annotations: tool.annotations,
+    })),
     {
       name: VALIDATE_CALL,
       title: "Check a call against the contract",

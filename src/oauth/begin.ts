@@ -20,9 +20,11 @@ export interface BeginOptions {
 export async function begin(app: PartnerApp, options: BeginOptions): Promise<BeginResult> {
   const store = checkedStore(options?.store, app.allowed);
   const scopes = options.scopes ?? app.scopes;
-  if (!Array.isArray(scopes) || scopes.length === 0) throw new TypeError("begin() needs scopes: pass { scopes } or give the app its scopes.");
+  if (!Array.isArray(scopes) || scopes.length === 0)
+    throw new TypeError("begin() needs scopes: pass { scopes } or give the app its scopes.");
   for (const scope of scopes) {
-    if (typeof scope !== "string" || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)) throw new TypeError(`Scope ${JSON.stringify(scope)} is not a scope name (RFC 6749 §3.3).`);
+    if (typeof scope !== "string" || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope))
+      throw new TypeError(`Scope ${JSON.stringify(scope)} is not a scope name (RFC 6749 §3.3).`);
   }
   const state = oauth.generateRandomState();
   const codeVerifier = app.pkce ? oauth.generateRandomCodeVerifier() : undefined;

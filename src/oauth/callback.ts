@@ -27,16 +27,27 @@ function sameText(a: string, b: string): boolean {
   return diff === 0;
 }
 
-export async function callback(app: PartnerApp, input: URL | URLSearchParams | string, began: Began): Promise<CallbackResult> {
+export async function callback(
+  app: PartnerApp,
+  input: URL | URLSearchParams | string,
+  began: Began,
+): Promise<CallbackResult> {
   const params = callbackParams(input);
-  if (typeof began?.state !== "string" || began.state.length === 0) throw new TypeError("callback() needs the state begin() returned (kept by the app), as { state }.");
+  if (typeof began?.state !== "string" || began.state.length === 0)
+    throw new TypeError("callback() needs the state begin() returned (kept by the app), as { state }.");
   const state = params.get("state");
   if (state === null || !sameText(state, began.state)) {
-    throw new OAuthError("state_mismatch", "The callback's state is not the one begin() made for this session: refused, nothing was sent. Start again with begin().");
+    throw new OAuthError(
+      "state_mismatch",
+      "The callback's state is not the one begin() made for this session: refused, nothing was sent. Start again with begin().",
+    );
   }
   const store = checkedStore(params.get("store") ?? undefined, app.allowed);
   if (began.store !== undefined && began.store !== store) {
-    throw new OAuthError("store_refused", `The callback names another store than the one begin() was for (${began.store}): nothing was sent.`);
+    throw new OAuthError(
+      "store_refused",
+      `The callback names another store than the one begin() was for (${began.store}): nothing was sent.`,
+    );
   }
   const as = authorizationServer(app.endpoints, store);
   let checked: URLSearchParams;
@@ -45,16 +56,32 @@ export async function callback(app: PartnerApp, input: URL | URLSearchParams | s
   } catch (error) {
     if (error instanceof oauth.AuthorizationResponseError) {
       const described = error.error_description ? `: ${clip(error.error_description, [], 200)}` : "";
-      throw new OAuthError("authorization_denied", `The store ${store} did not authorize the app (${clip(error.error, [], 60)}${described}).`, { code: error.error });
+      throw new OAuthError(
+        "authorization_denied",
+        `The store ${store} did not authorize the app (${clip(error.error, [], 60)}${described}).`,
+        { code: error.error },
+      );
     }
-    throw new OAuthError("authorization_denied", `The callback from ${store} is not an authorization response: ${error instanceof Error ? error.message : "unreadable"}.`);
+    throw new OAuthError(
+      "authorization_denied",
+      `The callback from ${store} is not an authorization response: ${error instanceof Error ? error.message : "unreadable"}.`,
+    );
   }
   const code = checked.get("code") ?? "";
   const secrets = [app.clientSecret, code, ...(began.codeVerifier ? [began.codeVerifier] : [])];
   const operation = { method: "POST" as const, path: app.endpoints.tokenPath };
   const answer = await tokenRequest(
     operation,
-    () => oauth.authorizationCodeGrantRequest(as, app.client, app.clientAuth, checked, app.redirectUri, began.codeVerifier ?? oauth.nopkce, tokenRequestOptions(app.endpoints)),
+    () =>
+      oauth.authorizationCodeGrantRequest(
+        as,
+        app.client,
+        app.clientAuth,
+        checked,
+        app.redirectUri,
+        began.codeVerifier ?? oauth.nopkce,
+        tokenRequestOptions(app.endpoints),
+      ),
     (response) => oauth.processAuthorizationCodeResponse(as, app.client, response),
     secrets,
   );

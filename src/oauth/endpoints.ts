@@ -28,7 +28,9 @@ export function checkedTestOrigin(value: unknown): string | undefined {
   if (value === undefined) return undefined;
   const port = typeof value === "string" ? LOOPBACK_ORIGIN.exec(value)?.[1] : undefined;
   if (port === undefined || Number(port) < 1 || Number(port) > 65535) {
-    throw new TypeError('testOrigin takes only "http://127.0.0.1:<port>" (for tests): stores are reached over https at their host name.');
+    throw new TypeError(
+      'testOrigin takes only "http://127.0.0.1:<port>" (for tests): stores are reached over https at their host name.',
+    );
   }
   return value as string;
 }
@@ -37,7 +39,9 @@ export function checkedTestOrigin(value: unknown): string | undefined {
 export function checkedPath(name: string, value: unknown, fallback: string): string {
   if (value === undefined) return fallback;
   if (typeof value !== "string" || !/^\/[A-Za-z0-9\-._~/]*$/.test(value) || value.includes("//")) {
-    throw new TypeError(`${name} must be an absolute path of plain segments ("${fallback}"), got ${JSON.stringify(value)}.`);
+    throw new TypeError(
+      `${name} must be an absolute path of plain segments ("${fallback}"), got ${JSON.stringify(value)}.`,
+    );
   }
   return value;
 }

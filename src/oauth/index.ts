@@ -11,4 +11,12 @@ export type { BeginOptions } from "./begin.js";
 export { memoryTokenStorage } from "./memory-storage.js";
 export { OAuthError, type OAuthErrorReason } from "./oauth-error.js";
 export type { StoreTokenSource } from "./token-source.js";
-export type { Began, BeginResult, CallbackResult, PartnerAppOptions, Scope, StoredTokens, TokenStorage } from "./types.js";
+export type {
+  Began,
+  BeginResult,
+  CallbackResult,
+  PartnerAppOptions,
+  Scope,
+  StoredTokens,
+  TokenStorage,
+} from "./types.js";

@@ -14,7 +14,12 @@ import { StoreAdminError } from "#shared";
  * - `refresh_refused`: the authorization server refused the refresh token (`invalid_grant`):
  *   the merchant must authorize the app again.
  */
-export type OAuthErrorReason = "state_mismatch" | "store_refused" | "authorization_denied" | "not_authorized" | "refresh_refused";
+export type OAuthErrorReason =
+  | "state_mismatch"
+  | "store_refused"
+  | "authorization_denied"
+  | "not_authorized"
+  | "refresh_refused";
 
 /** Thrown by `store-admin-sdk/oauth` for the reasons of {@link OAuthErrorReason}. */
 export class OAuthError extends StoreAdminError {
@@ -24,7 +29,16 @@ export class OAuthError extends StoreAdminError {
   /** The authorization server's `error` code, when it sent one (`invalid_grant`, `access_denied`). */
   readonly code: string | undefined;
 
-  constructor(reason: OAuthErrorReason, message: string, options: { code?: string | undefined; cause?: unknown; secrets?: readonly string[]; operation?: { method: string; path: string } } = {}) {
+  constructor(
+    reason: OAuthErrorReason,
+    message: string,
+    options: {
+      code?: string | undefined;
+      cause?: unknown;
+      secrets?: readonly string[];
+      operation?: { method: string; path: string };
+    } = {},
+  ) {
     super(message, options);
     this.reason = reason;
     this.code = options.code;

@@ -28,7 +28,10 @@ export interface PartnerAppHandle {
    * A client for the store: `https://{store}`, its token source, and the resend on a 401 after
    * one refresh (a plugin on the client's hook chain, before `options.plugins`).
    */
-  client(store: string, options?: Omit<StoreAdminClientOptions, "baseUrl" | "apiUrl" | "accessToken">): StoreAdminClient;
+  client(
+    store: string,
+    options?: Omit<StoreAdminClientOptions, "baseUrl" | "apiUrl" | "accessToken">,
+  ): StoreAdminClient;
   /** Where the tokens are kept. */
   readonly storage: TokenStorage;
 }
@@ -39,13 +42,18 @@ const nonEmpty = (name: string, value: unknown): string => {
 };
 
 function resolved(options: PartnerAppOptions): PartnerApp {
-  if (options === null || typeof options !== "object") throw new TypeError("createPartnerApp() takes an options object ({ clientId, clientSecret, redirectUri, allowedStores }).");
+  if (options === null || typeof options !== "object")
+    throw new TypeError(
+      "createPartnerApp() takes an options object ({ clientId, clientSecret, redirectUri, allowedStores }).",
+    );
   const own = ownOptions(options);
   const redirectUri = nonEmpty("redirectUri", own.redirectUri);
-  if (!URL.canParse(redirectUri)) throw new TypeError(`redirectUri must be an absolute URL, got ${JSON.stringify(redirectUri)}.`);
+  if (!URL.canParse(redirectUri))
+    throw new TypeError(`redirectUri must be an absolute URL, got ${JSON.stringify(redirectUri)}.`);
   const number = (name: string, value: unknown, fallback: number) => {
     if (value === undefined) return fallback;
-    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) throw new TypeError(`${name} must be a number of milliseconds ≥ 0.`);
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
+      throw new TypeError(`${name} must be a number of milliseconds ≥ 0.`);
     return value;
   };
   const clientId = nonEmpty("clientId", own.clientId);
@@ -97,7 +105,12 @@ export function createPartnerApp(options: PartnerAppOptions): PartnerAppHandle {
       const checked = checkedStore(store, app.allowed);
       const source = storeTokenSource(app, checked);
       const plugins = [refreshOn401(app, source), ...(clientOptions.plugins ?? [])];
-      return createStoreAdminClient({ ...clientOptions, plugins, baseUrl: storeOrigin(app.endpoints, checked), accessToken: source.accessToken });
+      return createStoreAdminClient({
+        ...clientOptions,
+        plugins,
+        baseUrl: storeOrigin(app.endpoints, checked),
+        accessToken: source.accessToken,
+      });
     },
     storage: app.storage,
   };

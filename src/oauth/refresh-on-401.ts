@@ -8,7 +8,14 @@
  * the stored tokens kept. The plugin holds the store's token source itself; the client hands
  * it no token.
  */
-import { AuthenticationError, StoreAdminError, type AttemptOutcome, type PluginAttempt, type PluginCall, type StoreAdminPlugin } from "#shared";
+import {
+  AuthenticationError,
+  StoreAdminError,
+  type AttemptOutcome,
+  type PluginAttempt,
+  type PluginCall,
+  type StoreAdminPlugin,
+} from "#shared";
 import type { PartnerApp } from "./app-state.js";
 import { OAuthError } from "./oauth-error.js";
 import type { StoreTokenSource } from "./token-source.js";
@@ -50,10 +57,28 @@ export function refreshOn401(app: PartnerApp, source: StoreTokenSource): StoreAd
 }
 
 /** What a call that met a 401 ends with when the refresh failed. */
-function refreshFailure(error: unknown, outcome: AttemptOutcome, call: PluginCall, secrets: readonly string[]): unknown {
-  if (!(error instanceof OAuthError)) return error instanceof StoreAdminError ? error : new StoreAdminError("The token refresh failed.", { cause: error, secrets });
-  const refused = new AuthenticationError({ status: 401, body: outcome.errorBody, headers: outcome.response!.headers, operation: { method: call.method, path: call.path }, secrets });
-  Object.defineProperty(refused, "message", { value: `${refused.message} ${error.reason === "refresh_refused" ? REAUTHORIZE : error.message}`, writable: true, configurable: true });
+function refreshFailure(
+  error: unknown,
+  outcome: AttemptOutcome,
+  call: PluginCall,
+  secrets: readonly string[],
+): unknown {
+  if (!(error instanceof OAuthError))
+    return error instanceof StoreAdminError
+      ? error
+      : new StoreAdminError("The token refresh failed.", { cause: error, secrets });
+  const refused = new AuthenticationError({
+    status: 401,
+    body: outcome.errorBody,
+    headers: outcome.response!.headers,
+    operation: { method: call.method, path: call.path },
+    secrets,
+  });
+  Object.defineProperty(refused, "message", {
+    value: `${refused.message} ${error.reason === "refresh_refused" ? REAUTHORIZE : error.message}`,
+    writable: true,
+    configurable: true,
+  });
   Object.defineProperty(refused, "cause", { value: error, writable: true, configurable: true });
   return refused;
 }

@@ -19,7 +19,11 @@ const POLL_MS = 25;
 
 /** The error for a store whose refresh token was refused (now or by an earlier refresh). */
 const refusal = (store: string, refused: NonNullable<StoredTokens["refused"]>): OAuthError =>
-  new OAuthError("refresh_refused", `The authorization server refused the refresh token of ${store} (${refused.error}${refused.description ? `: ${refused.description}` : ""}): the merchant must authorize the app again (begin()).`, { code: refused.error });
+  new OAuthError(
+    "refresh_refused",
+    `The authorization server refused the refresh token of ${store} (${refused.error}${refused.description ? `: ${refused.description}` : ""}): the merchant must authorize the app again (begin()).`,
+    { code: refused.error },
+  );
 
 /**
  * `refresh(store, stale)`: the store's tokens once the access token `stale` has been replaced,
@@ -40,12 +44,21 @@ export function refresher(app: PartnerApp): (store: string, stale: string) => Pr
 }
 
 /** The stored tokens, if they no longer hold `stale`; else what must be done about it. */
-async function current(app: PartnerApp, store: string, stale: string): Promise<{ done: StoredTokens } | { todo: StoredTokens }> {
+async function current(
+  app: PartnerApp,
+  store: string,
+  stale: string,
+): Promise<{ done: StoredTokens } | { todo: StoredTokens }> {
   const tokens = await app.storage.get(store);
-  if (!tokens) throw new OAuthError("not_authorized", `No tokens are stored for ${store}: send the merchant through begin().`);
+  if (!tokens)
+    throw new OAuthError("not_authorized", `No tokens are stored for ${store}: send the merchant through begin().`);
   if (tokens.accessToken !== stale) return { done: tokens };
   if (tokens.refused) throw refusal(store, tokens.refused);
-  if (!tokens.refreshToken) throw new OAuthError("refresh_refused", `The access token of ${store} expired and the server gave no refresh token: the merchant must authorize the app again (begin()).`);
+  if (!tokens.refreshToken)
+    throw new OAuthError(
+      "refresh_refused",
+      `The access token of ${store} expired and the server gave no refresh token: the merchant must authorize the app again (begin()).`,
+    );
   return { todo: tokens };
 }
 
@@ -66,7 +79,11 @@ async function refreshOnce(app: PartnerApp, store: string, stale: string): Promi
         await release();
       }
     }
-    if (Date.now() > giveUpMs) throw new OAuthError("not_authorized", `Waited ${2 * leaseMs} ms for another process's refresh of ${store}: is the storage's lock released?`);
+    if (Date.now() > giveUpMs)
+      throw new OAuthError(
+        "not_authorized",
+        `Waited ${2 * leaseMs} ms for another process's refresh of ${store}: is the storage's lock released?`,
+      );
     await sleep(POLL_MS);
   }
 }
@@ -79,7 +96,14 @@ async function send(app: PartnerApp, store: string, tokens: StoredTokens): Promi
   try {
     const answer = await tokenRequest(
       { method: "POST", path: app.endpoints.tokenPath },
-      () => oauth.refreshTokenGrantRequest(as, app.client, app.clientAuth, refreshToken, tokenRequestOptions(app.endpoints)),
+      () =>
+        oauth.refreshTokenGrantRequest(
+          as,
+          app.client,
+          app.clientAuth,
+          refreshToken,
+          tokenRequestOptions(app.endpoints),
+        ),
       (response) => oauth.processRefreshTokenResponse(as, app.client, response),
       secrets,
     );

@@ -6,12 +6,22 @@
  * of the request and of the answer is scrubbed from each of them.
  */
 import * as oauth from "oauth4webapi";
-import { ApiError, clip, ConnectionError, InternalServerError, InvalidResponseError, type StoreAdminError } from "#shared";
+import {
+  ApiError,
+  clip,
+  ConnectionError,
+  InternalServerError,
+  InvalidResponseError,
+  type StoreAdminError,
+} from "#shared";
 import { OAuthError } from "./oauth-error.js";
 import type { StoredTokens } from "./types.js";
 
 /** What the token endpoint answered, as stored (`scopes` falls back to those asked for). */
-export function storedTokens(answer: oauth.TokenEndpointResponse, fallback: { scopes: readonly string[]; refreshToken?: string | undefined }): StoredTokens {
+export function storedTokens(
+  answer: oauth.TokenEndpointResponse,
+  fallback: { scopes: readonly string[]; refreshToken?: string | undefined },
+): StoredTokens {
   return {
     accessToken: answer.access_token,
     // A server that does not rotate the refresh token sends none with the new access token: the old one stays good.
@@ -45,15 +55,33 @@ export async function tokenRequest(
 }
 
 /** The SDK error for what oauth4webapi threw reading the token endpoint's answer. */
-function tokenError(error: unknown, operation: { method: string; path: string }, secrets: readonly string[]): StoreAdminError {
+function tokenError(
+  error: unknown,
+  operation: { method: string; path: string },
+  secrets: readonly string[],
+): StoreAdminError {
   if (error instanceof oauth.ResponseBodyError) {
     if (error.error === "invalid_grant") {
-      return new OAuthError("refresh_refused", `The authorization server refused the grant (invalid_grant${error.error_description ? `: ${clip(error.error_description, secrets, 200)}` : ""}): the merchant must authorize the app again (begin()).`, { code: error.error, secrets, operation });
+      return new OAuthError(
+        "refresh_refused",
+        `The authorization server refused the grant (invalid_grant${error.error_description ? `: ${clip(error.error_description, secrets, 200)}` : ""}): the merchant must authorize the app again (begin()).`,
+        { code: error.error, secrets, operation },
+      );
     }
-    const input = { status: error.status, body: { error: error.error, error_description: error.error_description }, headers: error.response.headers, operation, secrets };
+    const input = {
+      status: error.status,
+      body: { error: error.error, error_description: error.error_description },
+      headers: error.response.headers,
+      operation,
+      secrets,
+    };
     return error.status >= 500 ? new InternalServerError(input) : new ApiError(input);
   }
-  if (error instanceof oauth.OperationProcessingError && error.code === oauth.RESPONSE_IS_NOT_CONFORM && error.cause instanceof Response) {
+  if (
+    error instanceof oauth.OperationProcessingError &&
+    error.code === oauth.RESPONSE_IS_NOT_CONFORM &&
+    error.cause instanceof Response
+  ) {
     const response = error.cause;
     const input = { status: response.status, body: undefined, headers: response.headers, operation, secrets };
     if (response.status >= 500) return new InternalServerError(input);
@@ -61,7 +89,11 @@ function tokenError(error: unknown, operation: { method: string; path: string },
   }
   if (error instanceof oauth.OperationProcessingError) {
     // The cause of these holds the parsed body, tokens and all: only the message is kept.
-    return new InvalidResponseError({ problem: `the token endpoint's answer is not one OAuth 2.0 allows (${error.message})`, operation, secrets });
+    return new InvalidResponseError({
+      problem: `the token endpoint's answer is not one OAuth 2.0 allows (${error.message})`,
+      operation,
+      secrets,
+    });
   }
   return ConnectionError.from(error, { phase: "body", operation, secrets });
 }

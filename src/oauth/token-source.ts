@@ -18,7 +18,8 @@ export function storeTokenSource(app: PartnerApp, store: string): StoreTokenSour
     store,
     async accessToken() {
       const tokens = await app.storage.get(store);
-      if (!tokens) throw new OAuthError("not_authorized", `No tokens are stored for ${store}: send the merchant through begin().`);
+      if (!tokens)
+        throw new OAuthError("not_authorized", `No tokens are stored for ${store}: send the merchant through begin().`);
       const due = tokens.expiresAt !== undefined && tokens.expiresAt - app.refreshBeforeExpiryMs <= Date.now();
       // A refused refresh token is not tried again: the token goes as it is, and the store's 401 says what to do.
       if (!due || tokens.refused) return tokens.accessToken;

@@ -101,7 +101,8 @@ export function driftsOf(errors: readonly ValidatorError[], data: unknown): Body
   const byPointer = representatives(errors, data);
   // The places (as shapes) of failed alternatives that some other error is below.
   const alternativesAt = new Set<string>();
-  for (const [pointer, found] of byPointer) if (found.some((error) => ALTERNATIVES.has(error.keyword))) alternativesAt.add(shapeOf(pointer));
+  for (const [pointer, found] of byPointer)
+    if (found.some((error) => ALTERNATIVES.has(error.keyword))) alternativesAt.add(shapeOf(pointer));
   const deeper = new Set<string>();
   if (alternativesAt.size > 0) {
     for (const pointer of byPointer.keys()) {
@@ -153,7 +154,11 @@ function representatives(errors: readonly ValidatorError[], data: unknown): Map<
     if (passed.has(pointer)) continue;
     const shape = shapeOf(pointer);
     let seen = shapes.get(shape);
-    if (!seen) shapes.set(shape, (seen = { exact: shape === pointer || locate(pointer, data).pointer === shape, keywords: new Set() }));
+    if (!seen)
+      shapes.set(
+        shape,
+        (seen = { exact: shape === pointer || locate(pointer, data).pointer === shape, keywords: new Set() }),
+      );
     if (seen.exact && seen.keywords.has(error.keyword)) {
       passed.add(pointer);
       continue;

@@ -17,7 +17,19 @@
 import type { OperationKey } from "../../generated/operations.js";
 import { responseValidators } from "../../generated/validators/responses.js";
 import type { Validator } from "../../generated/validators/types.js";
-import { ContractDriftError, StoreAdminError, clip, describe, noteDrifts, secretsOf, type AttemptOutcome, type ContractDrift, type Logger, type Operation, type StoreAdminPlugin } from "#shared";
+import {
+  ContractDriftError,
+  StoreAdminError,
+  clip,
+  describe,
+  noteDrifts,
+  secretsOf,
+  type AttemptOutcome,
+  type ContractDrift,
+  type Logger,
+  type Operation,
+  type StoreAdminPlugin,
+} from "#shared";
 import { driftsOf } from "./drift-report.js";
 
 const MODES: readonly unknown[] = ["report", "strict"];
@@ -29,7 +41,8 @@ const MODES: readonly unknown[] = ["report", "strict"];
  * @throws TypeError for any other mode.
  */
 export function validateResponses(mode: "report" | "strict"): StoreAdminPlugin {
-  if (!MODES.includes(mode)) throw new TypeError(`validateResponses() takes "report" or "strict", got ${describe(mode)}.`);
+  if (!MODES.includes(mode))
+    throw new TypeError(`validateResponses() takes "report" or "strict", got ${describe(mode)}.`);
   let logger: Logger | undefined;
   const check = createDriftCheck(mode, () => logger);
   return {
@@ -43,7 +56,14 @@ export function validateResponses(mode: "report" | "strict"): StoreAdminPlugin {
       const { call } = attempt;
       // A parsed 2xx JSON body only: a stream, a text or a blob is the caller's to read.
       if (error !== undefined || !response?.ok || data === undefined || call.parseAs !== "json") return outcome;
-      const drift = await check({ operation: { method: call.method, path: call.path }, response, data, attempt: attempt.number, startedMs: performance.now() - outcome.durationMs, secrets: secretsOf(call) });
+      const drift = await check({
+        operation: { method: call.method, path: call.path },
+        response,
+        data,
+        attempt: attempt.number,
+        startedMs: performance.now() - outcome.durationMs,
+        secrets: secretsOf(call),
+      });
       if (!drift) return outcome;
       const failed: AttemptOutcome = { ...outcome, drift, ...(mode === "strict" ? { error: drift } : {}) };
       return failed;
@@ -78,7 +98,10 @@ export function firstWarning(key: string): boolean {
 type Validators = Readonly<Record<string, Validator>>;
 
 /** The check of `validateResponses(mode)`: the drift found, if any. */
-function createDriftCheck(mode: "report" | "strict", logger: () => Logger | undefined): (body: CheckedBody) => ContractDriftError | undefined | Promise<ContractDriftError | undefined> {
+function createDriftCheck(
+  mode: "report" | "strict",
+  logger: () => Logger | undefined,
+): (body: CheckedBody) => ContractDriftError | undefined | Promise<ContractDriftError | undefined> {
   // Per operation: its validators once loaded (then every check is synchronous), or the load in flight.
   const loaded = new Map<string, Validators | Promise<Validators | undefined>>();
   const check = (body: CheckedBody, validators: Validators | undefined): ContractDriftError | undefined => {
@@ -90,7 +113,14 @@ function createDriftCheck(mode: "report" | "strict", logger: () => Logger | unde
     const drifts = found.drifts.map((drift) => ({ ...drift, pointer: clip(drift.pointer, body.secrets) }));
     // Made in both modes (telemetry and the logger read it off the outcome; "strict" throws it);
     // its scrubbed copy of the body is made only if something reads `body`.
-    const error = new ContractDriftError({ response: body.response, body: body.data, drifts, moreDrifts: found.more, operation: body.operation, secrets: body.secrets });
+    const error = new ContractDriftError({
+      response: body.response,
+      body: body.data,
+      drifts,
+      moreDrifts: found.more,
+      operation: body.operation,
+      secrets: body.secrets,
+    });
     report(body, drifts, found.more, logger());
     return error;
   };
@@ -109,7 +139,9 @@ function createDriftCheck(mode: "report" | "strict", logger: () => Logger | unde
       (cause: unknown) => {
         loaded.delete(key);
         if (mode === "report") return undefined;
-        throw new StoreAdminError(`the response was not checked: the SDK's validators for ${key} did not load`, { cause });
+        throw new StoreAdminError(`the response was not checked: the SDK's validators for ${key} did not load`, {
+          cause,
+        });
       },
     );
     loaded.set(key, loading);
@@ -121,9 +153,16 @@ function createDriftCheck(mode: "report" | "strict", logger: () => Logger | unde
  * A drifting body's report for the attempt's own log event (one per attempt): the drifts not
  * logged before in this process. The span's events and count are telemetry()'s, off the outcome.
  */
-function report(body: CheckedBody, drifts: readonly ContractDrift[], moreDrifts: number, logger: Logger | undefined): void {
+function report(
+  body: CheckedBody,
+  drifts: readonly ContractDrift[],
+  moreDrifts: number,
+  logger: Logger | undefined,
+): void {
   if (!logger) return;
   const { operation } = body;
-  const unlogged = drifts.filter((drift) => firstWarning(`${operation.method} ${operation.path} ${drift.pointer} ${drift.received}`));
+  const unlogged = drifts.filter((drift) =>
+    firstWarning(`${operation.method} ${operation.path} ${drift.pointer} ${drift.received}`),
+  );
   if (unlogged.length > 0) noteDrifts(body.response, { drifts: unlogged, moreDrifts });
 }

@@ -37,9 +37,12 @@ const made = new WeakSet<StoreAdminPlugin>();
 export function idempotencyKey(options: IdempotencyKeyOptions): StoreAdminPlugin & { readonly header: string } {
   const header = options?.header;
   if (typeof header !== "string" || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) {
-    throw new TypeError(`idempotencyKey({ header }) must name a header, such as "Idempotency-Key", got ${JSON.stringify(header)}.`);
+    throw new TypeError(
+      `idempotencyKey({ header }) must name a header, such as "Idempotency-Key", got ${JSON.stringify(header)}.`,
+    );
   }
-  if (options.key !== undefined && typeof options.key !== "function") throw new TypeError("idempotencyKey({ key }) must be a function returning the call's key.");
+  if (options.key !== undefined && typeof options.key !== "function")
+    throw new TypeError("idempotencyKey({ key }) must be a function returning the call's key.");
   const keyOf = options.key;
   const plugin = {
     name: "idempotency-key",
@@ -47,7 +50,10 @@ export function idempotencyKey(options: IdempotencyKeyOptions): StoreAdminPlugin
     wrapCall(call, next) {
       if (UNSAFE.has(call.method)) {
         const key = stableKeys.get(call) ?? keyOf?.(call) ?? crypto.randomUUID();
-        if (typeof key !== "string" || key === "") throw new TypeError(`idempotencyKey({ key }) returned ${JSON.stringify(key)} for ${call.method} ${call.path}; return a non-empty string or undefined.`);
+        if (typeof key !== "string" || key === "")
+          throw new TypeError(
+            `idempotencyKey({ key }) returned ${JSON.stringify(key)} for ${call.method} ${call.path}; return a non-empty string or undefined.`,
+          );
         call.headers.set(header, key);
         call.idempotent = true;
       }

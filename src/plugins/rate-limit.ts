@@ -26,7 +26,9 @@ export interface RateLimitOptions {
 
 function checkBound(name: string, value: unknown): void {
   if (value !== undefined && !(typeof value === "number" && Number.isInteger(value) && value >= 1)) {
-    throw new TypeError(`rateLimit({ ${name} }) must be a whole number ≥ 1, got ${typeof value === "number" ? value : typeof value}.`);
+    throw new TypeError(
+      `rateLimit({ ${name} }) must be a whole number ≥ 1, got ${typeof value === "number" ? value : typeof value}.`,
+    );
   }
 }
 
@@ -35,8 +37,11 @@ function checkBound(name: string, value: unknown): void {
  * @example
  * createStoreAdminClient({ …, plugins: [rateLimit({ maxConcurrent: 4, perSecond: 5 })] });
  */
-export function rateLimit(options: RateLimitOptions = {}): StoreAdminPlugin & { readonly limits: Readonly<RateLimitOptions> } {
-  if (typeof options !== "object" || options === null) throw new TypeError("rateLimit() takes { maxConcurrent?, perSecond? }.");
+export function rateLimit(
+  options: RateLimitOptions = {},
+): StoreAdminPlugin & { readonly limits: Readonly<RateLimitOptions> } {
+  if (typeof options !== "object" || options === null)
+    throw new TypeError("rateLimit() takes { maxConcurrent?, perSecond? }.");
   const { maxConcurrent, perSecond } = options;
   checkBound("maxConcurrent", maxConcurrent);
   checkBound("perSecond", perSecond);

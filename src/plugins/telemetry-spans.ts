@@ -29,7 +29,13 @@ export interface CallTelemetry {
    * counts from 1. `secrets` (the token the call carries) are scrubbed from what the call records.
    * `pausedMs`: how long the attempt waited in the client's pause after a 429 (0: it did not).
    */
-  attempt<Sent>(attempt: number, request: { url: string; method: string; headers: Headers }, secrets: readonly string[], send: () => Promise<Sent>, pausedMs: number): Promise<Sent>;
+  attempt<Sent>(
+    attempt: number,
+    request: { url: string; method: string; headers: Headers },
+    secrets: readonly string[],
+    send: () => Promise<Sent>,
+    pausedMs: number,
+  ): Promise<Sent>;
   /** Ends the attempt's span (when one was started): the response whose body was read, or what the attempt threw. */
   attemptEnd(response: Response | undefined, error: unknown): void;
   /** The wait before the next attempt, and the server's `Retry-After` when it sent one. */
@@ -47,7 +53,9 @@ export interface RunTelemetry {
   /** Runs `task` with the run's span active: the calls it makes are the span's children. */
   within<Result>(task: () => Result): Result;
   /** Ends the run's span with its counts when `report` settles; returns `report`. */
-  end<Report extends { done: number; failed: number; skipped: number; inDoubt: number }>(report: Promise<Report>): Promise<Report>;
+  end<Report extends { done: number; failed: number; skipped: number; inDoubt: number }>(
+    report: Promise<Report>,
+  ): Promise<Report>;
 }
 
 /** What the bulk queue's `add()` tells the telemetry (bulk/bullmq/job-trace.ts says what jobs carry of it). */
@@ -101,7 +109,9 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75,
  */
 function undiciInstrumented(): boolean {
   const process = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process;
-  const channels = process?.getBuiltinModule?.("node:diagnostics_channel") as { hasSubscribers?(name: string): boolean } | undefined;
+  const channels = process?.getBuiltinModule?.("node:diagnostics_channel") as
+    | { hasSubscribers?(name: string): boolean }
+    | undefined;
   return channels?.hasSubscribers?.("undici:request:create") === true;
 }
 
@@ -131,13 +141,18 @@ export async function createTelemetry(
   { clip, redact }: { clip: typeof clipText; redact: typeof redactText },
 ): Promise<ClientTelemetry> {
   if (option !== true && (typeof option !== "object" || option === null)) {
-    throw new TypeError(`telemetry must be true or { tracerProvider?, meterProvider?, attributes? }, got ${typeof option}; no request was sent.`);
+    throw new TypeError(
+      `telemetry must be true or { tracerProvider?, meterProvider?, attributes? }, got ${typeof option}; no request was sent.`,
+    );
   }
   let api: typeof OpenTelemetry;
   try {
     api = (await import(/* @vite-ignore */ /* webpackIgnore: true */ API_MODULE)) as typeof OpenTelemetry;
   } catch (cause) {
-    throw new Error("The telemetry option needs the package @opentelemetry/api (1.x): install it beside store-admin-sdk.", { cause });
+    throw new Error(
+      "The telemetry option needs the package @opentelemetry/api (1.x): install it beside store-admin-sdk.",
+      { cause },
+    );
   }
   const instruments = instrumentsOf(api, option === true ? {} : option, about, redact, clip);
   const { context, propagation } = api;
@@ -149,28 +164,60 @@ export async function createTelemetry(
   };
 }
 
-function instrumentsOf(api: typeof OpenTelemetry, options: TelemetryOptions, about: Instruments["about"], redact: Instruments["redact"], clip: Instruments["clip"]): Instruments {
+function instrumentsOf(
+  api: typeof OpenTelemetry,
+  options: TelemetryOptions,
+  about: Instruments["about"],
+  redact: Instruments["redact"],
+  clip: Instruments["clip"],
+): Instruments {
   const { trace, metrics, ValueType, createContextKey } = api;
-  const tracer = ((options.tracerProvider as OpenTelemetry.TracerProvider | undefined) ?? trace.getTracerProvider()).getTracer("store-admin-sdk", about.sdkVersion);
-  const meter = ((options.meterProvider as OpenTelemetry.MeterProvider | undefined) ?? metrics.getMeterProvider()).getMeter("store-admin-sdk", about.sdkVersion);
+  const tracer = (
+    (options.tracerProvider as OpenTelemetry.TracerProvider | undefined) ?? trace.getTracerProvider()
+  ).getTracer("store-admin-sdk", about.sdkVersion);
+  const meter = (
+    (options.meterProvider as OpenTelemetry.MeterProvider | undefined) ?? metrics.getMeterProvider()
+  ).getMeter("store-admin-sdk", about.sdkVersion);
   const duration: Histogram = meter.createHistogram("http.client.request.duration", {
     description: "Duration of HTTP client requests.",
     unit: "s",
     valueType: ValueType.DOUBLE,
     advice: { explicitBucketBoundaries: DURATION_BUCKETS },
   });
-  return { api, about, tracer, duration, suppressed: createContextKey(SUPPRESS_TRACING), redact, clip, meter, attributes: { ...(options.attributes as Attributes | undefined) } };
+  return {
+    api,
+    about,
+    tracer,
+    duration,
+    suppressed: createContextKey(SUPPRESS_TRACING),
+    redact,
+    clip,
+    meter,
+    attributes: { ...(options.attributes as Attributes | undefined) },
+  };
 }
 
 /** ERROR with `error.type`: a status code, or an error's name (a middleware's or a custom fetch's error names itself). */
-function failed(t: Instruments, span: Span, attributes: Attributes, errorType: string, secrets: readonly string[] = []): void {
+function failed(
+  t: Instruments,
+  span: Span,
+  attributes: Attributes,
+  errorType: string,
+  secrets: readonly string[] = [],
+): void {
   attributes["error.type"] = t.redact(errorType, secrets);
   span.setAttribute("error.type", attributes["error.type"]);
   span.setStatus({ code: t.api.SpanStatusCode.ERROR });
 }
 
 /** Ends `span` when `result` settles: ERROR with `error.type` for a rejection or an error status. */
-function settle<Result>(t: Instruments, span: Span, result: Promise<Result>, onResult: (settled: Result) => void, secrets = (): readonly string[] => []): Promise<Result> {
+function settle<Result>(
+  t: Instruments,
+  span: Span,
+  result: Promise<Result>,
+  onResult: (settled: Result) => void,
+  secrets = (): readonly string[] => [],
+): Promise<Result> {
   return result.then(
     (settled) => {
       onResult(settled);
@@ -188,13 +235,22 @@ function settle<Result>(t: Instruments, span: Span, result: Promise<Result>, onR
 function bulkRunTelemetry(t: Instruments, runId: string): RunTelemetry {
   const { context, trace, SpanKind } = t.api;
   const parent = context.active();
-  const span = t.tracer.startSpan("bulk.run", { kind: SpanKind.INTERNAL, attributes: { ...t.attributes, "store_admin.bulk.run_id": runId } }, parent);
+  const span = t.tracer.startSpan(
+    "bulk.run",
+    { kind: SpanKind.INTERNAL, attributes: { ...t.attributes, "store_admin.bulk.run_id": runId } },
+    parent,
+  );
   const runContext = trace.setSpan(parent, span);
   return {
     within: (task) => context.with(runContext, task),
     end: (report) =>
       settle(t, span, report, ({ done, failed: failedCount, skipped, inDoubt }) =>
-        span.setAttributes({ "store_admin.bulk.done": done, "store_admin.bulk.failed": failedCount, "store_admin.bulk.skipped": skipped, "store_admin.bulk.in_doubt": inDoubt }),
+        span.setAttributes({
+          "store_admin.bulk.done": done,
+          "store_admin.bulk.failed": failedCount,
+          "store_admin.bulk.skipped": skipped,
+          "store_admin.bulk.in_doubt": inDoubt,
+        }),
       ),
   };
 }
@@ -202,10 +258,17 @@ function bulkRunTelemetry(t: Instruments, runId: string): RunTelemetry {
 function bulkAddTelemetry(t: Instruments, queue: string): AddTelemetry {
   const { context, trace, propagation, SpanKind } = t.api;
   const parent = context.active();
-  const span = t.tracer.startSpan("bulk.add", { kind: SpanKind.PRODUCER, attributes: { ...t.attributes, "store_admin.bulk.run_id": queue } }, parent);
+  const span = t.tracer.startSpan(
+    "bulk.add",
+    { kind: SpanKind.PRODUCER, attributes: { ...t.attributes, "store_admin.bulk.run_id": queue } },
+    parent,
+  );
   const carrier: Record<string, string> = {};
   propagation.inject(trace.setSpan(parent, span), carrier);
-  return { carrier, end: (count) => settle(t, span, count, (added) => span.setAttribute("store_admin.bulk.added", added)) };
+  return {
+    carrier,
+    end: (count) => settle(t, span, count, (added) => span.setAttribute("store_admin.bulk.added", added)),
+  };
 }
 
 /** One attempt in flight: its CLIENT span, the attributes its histogram point gets, and when it started. */
@@ -221,9 +284,23 @@ const setHeader = { set: (headers: Headers, key: string, value: string) => heade
 /** A logical call's INTERNAL span (named after the operation), and a CLIENT span per attempt. */
 function callTelemetry(t: Instruments, method: string, path: string): CallTelemetry {
   const { context, trace } = t.api;
-  const [name, operationId] = spanNames[`${method === "HEAD" ? "GET" : method} ${path}`] ?? [`${method} ${path}`, undefined];
+  const [name, operationId] = spanNames[`${method === "HEAD" ? "GET" : method} ${path}`] ?? [
+    `${method} ${path}`,
+    undefined,
+  ];
   const parent = context.active();
-  const span = t.tracer.startSpan(name, { kind: t.api.SpanKind.INTERNAL, attributes: { ...t.attributes, "store_admin.operation_id": operationId, "store_admin.api_version": t.about.apiVersion } }, parent);
+  const span = t.tracer.startSpan(
+    name,
+    {
+      kind: t.api.SpanKind.INTERNAL,
+      attributes: {
+        ...t.attributes,
+        "store_admin.operation_id": operationId,
+        "store_admin.api_version": t.about.apiVersion,
+      },
+    },
+    parent,
+  );
   const callContext = trace.setSpan(parent, span);
   let current: Attempt | undefined;
   // The token of the call's attempts, known from its first (a token function is called per call).
@@ -247,14 +324,26 @@ function callTelemetry(t: Instruments, method: string, path: string): CallTeleme
     },
     retry(delayMs, retryAfter) {
       // Outside text, as a log line takes it: one line, no control or bidi characters, clipped, scrubbed.
-      span.addEvent("retry", { ...t.attributes, ...added, "store_admin.retry.delay_ms": delayMs, ...(retryAfter ? { "http.response.header.retry-after": [t.clip(retryAfter, secrets, MAX_RETRY_AFTER)] } : {}) });
+      span.addEvent("retry", {
+        ...t.attributes,
+        ...added,
+        "store_admin.retry.delay_ms": delayMs,
+        ...(retryAfter ? { "http.response.header.retry-after": [t.clip(retryAfter, secrets, MAX_RETRY_AFTER)] } : {}),
+      });
     },
     drift: (drifts) => recordDrift(t, span, name, drifts, added),
     add(attributes) {
       added = { ...added, ...attributes };
       span.setAttributes(attributes);
     },
-    end: (result) => settle(t, span, result, ({ response }) => response.ok || failed(t, span, {}, String(response.status)), () => secrets),
+    end: (result) =>
+      settle(
+        t,
+        span,
+        result,
+        ({ response }) => response.ok || failed(t, span, {}, String(response.status)),
+        () => secrets,
+      ),
   };
 }
 
@@ -266,17 +355,45 @@ const driftCounters = new WeakMap<Instruments, OpenTelemetry.Counter>();
  * caller keeps no more), and one count by operation only, so the counter's series stay as few
  * as the operations. Types only, never a value: the drifts hold none.
  */
-function recordDrift(t: Instruments, span: Span, operation: string, drifts: readonly ContractDrift[], added: Attributes): void {
+function recordDrift(
+  t: Instruments,
+  span: Span,
+  operation: string,
+  drifts: readonly ContractDrift[],
+  added: Attributes,
+): void {
   for (const { pointer, expected, received } of drifts) {
-    span.addEvent("store_admin.contract.drift", { ...t.attributes, ...added, "store_admin.operation": operation, "store_admin.contract.pointer": pointer, "store_admin.contract.expected": expected, "store_admin.contract.received": received });
+    span.addEvent("store_admin.contract.drift", {
+      ...t.attributes,
+      ...added,
+      "store_admin.operation": operation,
+      "store_admin.contract.pointer": pointer,
+      "store_admin.contract.expected": expected,
+      "store_admin.contract.received": received,
+    });
   }
   let counter = driftCounters.get(t);
-  if (!counter) driftCounters.set(t, (counter = t.meter.createCounter("store_admin.contract.drifts", { description: "Responses whose body does not match the contract.", valueType: t.api.ValueType.INT })));
+  if (!counter)
+    driftCounters.set(
+      t,
+      (counter = t.meter.createCounter("store_admin.contract.drifts", {
+        description: "Responses whose body does not match the contract.",
+        valueType: t.api.ValueType.INT,
+      })),
+    );
   counter.add(1, { ...t.attributes, ...added, "store_admin.operation": operation });
 }
 
 /** An attempt's CLIENT span, with the HTTP client conventions' attributes (scrubbed of the call's token). */
-function startAttempt(t: Instruments, path: string, attempt: number, request: { url: string; method: string }, secrets: readonly string[], callContext: OpenTelemetry.Context, added: Attributes): Attempt {
+function startAttempt(
+  t: Instruments,
+  path: string,
+  attempt: number,
+  request: { url: string; method: string },
+  secrets: readonly string[],
+  callContext: OpenTelemetry.Context,
+  added: Attributes,
+): Attempt {
   const url = new URL(request.url);
   const attributes: Attributes = {
     ...t.attributes,
@@ -289,20 +406,34 @@ function startAttempt(t: Instruments, path: string, attempt: number, request: { 
   };
   const attemptSpan = t.tracer.startSpan(
     `${request.method} ${path}`,
-    { kind: t.api.SpanKind.CLIENT, attributes: { ...attributes, "url.full": t.redact(url.href, secrets), ...(attempt > 1 ? { "http.request.resend_count": attempt - 1 } : {}) } },
+    {
+      kind: t.api.SpanKind.CLIENT,
+      attributes: {
+        ...attributes,
+        "url.full": t.redact(url.href, secrets),
+        ...(attempt > 1 ? { "http.request.resend_count": attempt - 1 } : {}),
+      },
+    },
     callContext,
   );
   return { span: attemptSpan, attributes, startedMs: performance.now(), url: request.url };
 }
 
 /** Ends an attempt's span with its status (an error status or what it threw is a failure), and records its duration. */
-function endAttempt(t: Instruments, attempt: Attempt, response: Response | undefined, error: unknown, secrets: readonly string[]): void {
+function endAttempt(
+  t: Instruments,
+  attempt: Attempt,
+  response: Response | undefined,
+  error: unknown,
+  secrets: readonly string[],
+): void {
   const { span: attemptSpan, attributes, startedMs } = attempt;
   if (response) {
     attributes["http.response.status_code"] = response.status;
     attemptSpan.setAttribute("http.response.status_code", response.status);
     const version = protocolVersion(attempt.url);
-    if (version) attemptSpan.setAttribute("network.protocol.version", (attributes["network.protocol.version"] = version));
+    if (version)
+      attemptSpan.setAttribute("network.protocol.version", (attributes["network.protocol.version"] = version));
     if (response.status >= 400) failed(t, attemptSpan, attributes, String(response.status));
   } else {
     failed(t, attemptSpan, attributes, errorName(error), secrets);
@@ -328,4 +459,3 @@ function protocolVersion(url: string): string | undefined {
 function errorName(error: unknown): string {
   return error instanceof Error ? error.name : "_OTHER";
 }
-

@@ -3,7 +3,17 @@
  * says which). Its module and `@opentelemetry/api` load with the client's first call; a
  * failure to load either fails each call with its error, never the process.
  */
-import { clip, redact, secretsOf, TELEMETRY, VERSION, API_VERSION, type AttemptOutcome, type StoreAdminPlugin, type TelemetryOptions } from "#shared";
+import {
+  clip,
+  redact,
+  secretsOf,
+  TELEMETRY,
+  VERSION,
+  API_VERSION,
+  type AttemptOutcome,
+  type StoreAdminPlugin,
+  type TelemetryOptions,
+} from "#shared";
 import { createTelemetry, type CallTelemetry, type ClientTelemetry } from "./telemetry-spans.js";
 
 /** The telemetry of `option`, loaded on demand. The bulk queue's producer makes its spans with it too. */
@@ -28,7 +38,10 @@ const lastOutcomes = new WeakMap<object, AttemptOutcome>();
  * createStoreAdminClient({ …, plugins: [telemetry({ attributes: { "store.id": "eu-1" } })] });
  */
 export function telemetry(options: TelemetryOptions = {}): StoreAdminPlugin {
-  if (typeof options !== "object" || options === null) throw new TypeError(`telemetry() takes { tracerProvider?, meterProvider?, attributes? }, got ${options === null ? "null" : typeof options}.`);
+  if (typeof options !== "object" || options === null)
+    throw new TypeError(
+      `telemetry() takes { tracerProvider?, meterProvider?, attributes? }, got ${options === null ? "null" : typeof options}.`,
+    );
   checkAttributes(options.attributes);
   let loading: Promise<ClientTelemetry> | undefined;
   const load = (): Promise<ClientTelemetry> => (loading ??= loadTelemetry(options));
@@ -52,7 +65,9 @@ export function telemetry(options: TelemetryOptions = {}): StoreAdminPlugin {
       if (!traced) return next();
       if (Object.keys(call.attributes).length) traced.add({ ...call.attributes });
       const request = { url: attempt.url, method: call.method, headers: attempt.headers };
-      return traced.attempt(attempt.number, request, secretsOf(call), next, attempt.waitedMs).then((outcome) => (lastOutcomes.set(call, outcome), outcome));
+      return traced
+        .attempt(attempt.number, request, secretsOf(call), next, attempt.waitedMs)
+        .then((outcome) => (lastOutcomes.set(call, outcome), outcome));
     },
     // After every wrap, whatever the plugins' order: the outcome as the call ends it (a strict drift is the attempt's failure).
     onAttemptEnd(attempt, outcome, decision) {
@@ -69,8 +84,12 @@ export function telemetry(options: TelemetryOptions = {}): StoreAdminPlugin {
 
 function checkAttributes(attributes: unknown): void {
   if (attributes === undefined) return;
-  if (typeof attributes !== "object" || attributes === null || Array.isArray(attributes)) throw new TypeError("telemetry({ attributes }): attributes must be an object of string, number or boolean values.");
+  if (typeof attributes !== "object" || attributes === null || Array.isArray(attributes))
+    throw new TypeError("telemetry({ attributes }): attributes must be an object of string, number or boolean values.");
   for (const [key, value] of Object.entries(attributes)) {
-    if (!["string", "number", "boolean"].includes(typeof value)) throw new TypeError(`telemetry({ attributes }): the attribute ${JSON.stringify(key)} must be a string, a number or a boolean, got ${value === null ? "null" : typeof value}.`);
+    if (!["string", "number", "boolean"].includes(typeof value))
+      throw new TypeError(
+        `telemetry({ attributes }): the attribute ${JSON.stringify(key)} must be a string, a number or a boolean, got ${value === null ? "null" : typeof value}.`,
+      );
   }
 }

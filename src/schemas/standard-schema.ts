@@ -138,7 +138,9 @@ function messageOf({ keyword, params, message }: ValidationError): string {
 
 /** Where an error's issue is: a missing or unknown property at its own place. */
 const propertyOf = ({ keyword, params }: ValidationError): string | undefined =>
-  keyword === "required" || keyword === "additionalProperties" ? String(params["missingProperty"] ?? params["additionalProperty"]) : undefined;
+  keyword === "required" || keyword === "additionalProperties"
+    ? String(params["missingProperty"] ?? params["additionalProperty"])
+    : undefined;
 
 /**
  * The places where `anyOf`/`oneOf` failed (the alternatives' complaints there become one issue),
@@ -147,7 +149,8 @@ const propertyOf = ({ keyword, params }: ValidationError): string | undefined =>
  */
 function alternativesOf(errors: readonly ValidationError[]): { at: Set<string>; below: Set<string> } | undefined {
   let at: Set<string> | undefined;
-  for (const { instancePath, keyword } of errors) if (keyword === "anyOf" || keyword === "oneOf") (at ??= new Set()).add(instancePath);
+  for (const { instancePath, keyword } of errors)
+    if (keyword === "anyOf" || keyword === "oneOf") (at ??= new Set()).add(instancePath);
   if (!at) return undefined;
   const below = new Set<string>();
   for (const error of errors) {
@@ -197,7 +200,11 @@ function issuesOf(value: unknown, errors: readonly ValidationError[]): StandardS
     }
     lastPlace = place;
     lastKeyword = keyword;
-    const key = alternative ? `${instancePath} alternatives` : keyword === "type" || keyword === "false schema" ? `${instancePath} ${keyword}` : `${instancePath} ${keyword} ${JSON.stringify(property ?? params)}`;
+    const key = alternative
+      ? `${instancePath} alternatives`
+      : keyword === "type" || keyword === "false schema"
+        ? `${instancePath} ${keyword}`
+        : `${instancePath} ${keyword} ${JSON.stringify(property ?? params)}`;
     const found = gathered.get(key);
     if (found) {
       const message = messageOf(error);
@@ -206,8 +213,13 @@ function issuesOf(value: unknown, errors: readonly ValidationError[]): StandardS
     }
     gathered.set(key, issueOf(value, error, property));
   }
-  const issues = [...gathered.values()].map(({ messages, path }): StandardSchemaV1.Issue => ({ message: joined(messages), path }));
-  if (more > 0) issues.push({ message: `and ${more.toLocaleString("en-US")} more issues, not listed (the first ${kept} are above)` });
+  const issues = [...gathered.values()].map(
+    ({ messages, path }): StandardSchemaV1.Issue => ({ message: joined(messages), path }),
+  );
+  if (more > 0)
+    issues.push({
+      message: `and ${more.toLocaleString("en-US")} more issues, not listed (the first ${kept} are above)`,
+    });
   return issues;
 }
 
@@ -217,15 +229,24 @@ function joined(messages: readonly string[]): string {
   const MUST_BE = "must be ";
   // A part that holds a comma (an example) is closed by one, so that "or" reads as a choice.
   const or = messages.some((message) => message.includes(",")) ? ", or " : " or ";
-  if (messages.every((message) => message.startsWith(MUST_BE))) return MUST_BE + messages.map((message) => message.slice(MUST_BE.length)).join(or);
+  if (messages.every((message) => message.startsWith(MUST_BE)))
+    return MUST_BE + messages.map((message) => message.slice(MUST_BE.length)).join(or);
   return messages.join(", or ");
 }
 
 /** One issue: where, and what would be accepted there. */
 function issueOf(value: unknown, error: ValidationError, property: string | undefined): Gathered {
   const { instancePath, keyword } = error;
-  if (property !== undefined) return { messages: [keyword === "required" ? "is required" : "is not a property of this schema"], path: [...pathOf(value, instancePath), property] };
-  if (keyword === "false schema") return { messages: ["is read-only: the store sets it, a request may not send it"], path: pathOf(value, instancePath) };
+  if (property !== undefined)
+    return {
+      messages: [keyword === "required" ? "is required" : "is not a property of this schema"],
+      path: [...pathOf(value, instancePath), property],
+    };
+  if (keyword === "false schema")
+    return {
+      messages: ["is read-only: the store sets it, a request may not send it"],
+      path: pathOf(value, instancePath),
+    };
   return { messages: [messageOf(error)], path: pathOf(value, instancePath) };
 }
 

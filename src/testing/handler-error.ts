@@ -14,6 +14,12 @@ export class MockHandlerError extends StoreAdminError {
 
   constructor(message: string, options: { operation?: { method: string; path: string }; cause?: unknown } = {}) {
     super(message, { operation: options.operation });
-    if ("cause" in options) Object.defineProperty(this, "cause", { value: options.cause, writable: true, configurable: true, enumerable: false });
+    if ("cause" in options)
+      Object.defineProperty(this, "cause", {
+        value: options.cause,
+        writable: true,
+        configurable: true,
+        enumerable: false,
+      });
   }
 }

@@ -27,7 +27,14 @@ const ROUTES: readonly Route[] = (Object.keys(mockOperations) as OperationKey[])
       .split(/(\{[^}]+\})/)
       .map((part) => (/^\{.+\}$/.test(part) ? (names.push(part.slice(1, -1)), "([^/]+)") : escapeRegExp(part)))
       .join("");
-    return { key, method, template, pattern: new RegExp(`^${source}$`), names, weight: template.replace(/\{[^}]+\}/g, "").length };
+    return {
+      key,
+      method,
+      template,
+      pattern: new RegExp(`^${source}$`),
+      names,
+      weight: template.replace(/\{[^}]+\}/g, "").length,
+    };
   })
   .sort((a, b) => b.weight - a.weight);
 
@@ -84,7 +91,11 @@ type ReadBody =
  * repeated become lists; files reach the handler as Blobs and are validated as the contract's
  * `format: binary` strings.
  */
-export async function readBody(request: Request, mediaTypes: readonly string[], listFields: readonly string[] = []): Promise<ReadBody> {
+export async function readBody(
+  request: Request,
+  mediaTypes: readonly string[],
+  listFields: readonly string[] = [],
+): Promise<ReadBody> {
   const contentType = request.headers.get("content-type") ?? "";
   if (request.body === null && contentType === "") return { kind: "none" };
   const mediaType = contentType.split(";")[0]!.trim().toLowerCase();

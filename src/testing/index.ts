@@ -16,4 +16,16 @@ export { servePages, type ServedPage } from "./pages.js";
 export { MockContractError } from "./contract-error.js";
 export { MockHandlerError } from "./handler-error.js";
 export type { Problem } from "./problems.js";
-export type { CheckedReply, HandlerContext, HandlerResult, MockHandler, MockReply, MockStore, MockStoreOptions, OperationKey, RecordedRequest, RecordedRequestOf, UnmatchedRequest } from "./types.js";
+export type {
+  CheckedReply,
+  HandlerContext,
+  HandlerResult,
+  MockHandler,
+  MockReply,
+  MockStore,
+  MockStoreOptions,
+  OperationKey,
+  RecordedRequest,
+  RecordedRequestOf,
+  UnmatchedRequest,
+} from "./types.js";

@@ -22,7 +22,12 @@ export function loadOperation(key: OperationKey): Promise<LoadedOperation> {
     module = mockOperations[key]().then(({ operation, validators, responses }) => ({
       ...operation,
       // A response's validator by the kit's name for it, `<operationId>_<status>`.
-      validators: { ...validators, ...Object.fromEntries(Object.entries(responses).map(([status, validator]) => [`${operation.operationId}_${status}`, validator])) },
+      validators: {
+        ...validators,
+        ...Object.fromEntries(
+          Object.entries(responses).map(([status, validator]) => [`${operation.operationId}_${status}`, validator]),
+        ),
+      },
     }));
     // A failed import (a chunk the server did not send) is tried again by the next request.
     module.catch(() => loaded.delete(key));

@@ -38,7 +38,10 @@ export function servePages<Item>(
     const list = filtered(all, query as Record<string, unknown>);
     const offset = query.cursor === undefined ? 0 : Number(query.cursor);
     if (!Number.isInteger(offset) || offset < 0 || offset > list.length) {
-      return problemResponse(400, `servePages(): the cursor ${JSON.stringify(query.cursor)} is not one this list handed out.`);
+      return problemResponse(
+        400,
+        `servePages(): the cursor ${JSON.stringify(query.cursor)} is not one this list handed out.`,
+      );
     }
     const link = (at: number): string => {
       const url = new URL(request.url);
@@ -60,10 +63,14 @@ export function servePages<Item>(
 /** The items equal to each of the query's parameters that names one of their fields (`cursor` aside). */
 function filtered<Item>(items: readonly Item[], query: Record<string, unknown>): Item[] {
   const filters = Object.entries(query).filter(
-    ([name, value]) => name !== "cursor" && value !== undefined && items.some((item) => typeof item === "object" && item !== null && Object.hasOwn(item, name)),
+    ([name, value]) =>
+      name !== "cursor" &&
+      value !== undefined &&
+      items.some((item) => typeof item === "object" && item !== null && Object.hasOwn(item, name)),
   );
   if (filters.length === 0) return [...items];
-  const equal = (a: unknown, b: unknown): boolean => a === b || (typeof a !== "object" && typeof b !== "object" && String(a) === String(b));
+  const equal = (a: unknown, b: unknown): boolean =>
+    a === b || (typeof a !== "object" && typeof b !== "object" && String(a) === String(b));
   return items.filter((item) =>
     filters.every(([name, wanted]) => {
       const value = (item as Record<string, unknown>)[name];

@@ -24,7 +24,8 @@ const unescapePointer = (segment: string): string => segment.replace(/~1/g, "/")
 /** What one Ajv error expects, in words: `string or null`, `one of "en", "fr"`, `integer`. */
 function expectation(error: ValidationError): string | undefined {
   if (error.keyword === "type") return String(error.params.type).split(",").join(" or ");
-  if (error.keyword === "enum" && Array.isArray(error.params.allowedValues)) return `one of ${error.params.allowedValues.map((v) => JSON.stringify(v)).join(", ")}`;
+  if (error.keyword === "enum" && Array.isArray(error.params.allowedValues))
+    return `one of ${error.params.allowedValues.map((v) => JSON.stringify(v)).join(", ")}`;
   if (error.keyword === "const") return `equal to ${JSON.stringify(error.params.allowedValue)}`;
   return undefined;
 }
@@ -37,7 +38,9 @@ function expectation(error: ValidationError): string | undefined {
  * say what is wrong and the field's own are dropped.
  */
 function mergeAlternatives(errors: readonly ValidationError[]): ValidationError[] {
-  const combinators = new Set(errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf").map((e) => e.instancePath));
+  const combinators = new Set(
+    errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf").map((e) => e.instancePath),
+  );
   if (combinators.size === 0) return [...errors];
   const out: ValidationError[] = [];
   for (const path of new Set(errors.map((e) => e.instancePath))) {
@@ -86,11 +89,20 @@ export function validate(validators: Validators, name: string, data: unknown, pl
  * parameter, so `?bogus=x` or `?a[b]=1` is refused rather than ignored (its validators leave
  * unknown names alone, as a store may).
  */
-export function undeclaredQuery(query: Record<string, unknown>, declared: readonly string[], operation: string): Problem[] {
+export function undeclaredQuery(
+  query: Record<string, unknown>,
+  declared: readonly string[],
+  operation: string,
+): Problem[] {
   const takes = declared.length > 0 ? `it takes ${declared.join(", ")}` : "it takes none";
   return Object.keys(query)
     .filter((name) => !declared.includes(name))
-    .map((name) => ({ location: ["query", name], severity: "Error", code: "additionalProperties", message: `is not a query parameter of ${operation} (${takes})` }));
+    .map((name) => ({
+      location: ["query", name],
+      severity: "Error",
+      code: "additionalProperties",
+      message: `is not a query parameter of ${operation} (${takes})`,
+    }));
 }
 
 /** Whether the named validator exists (a response without a JSON body has none). */
@@ -99,7 +111,12 @@ export function hasValidator(validators: Validators, name: string): boolean {
 }
 
 /** A problem answer (`application/problem+json` is not JSON to every client: `application/json`). */
-export function problemResponse(status: number, detail: string, validation: Problem[] = [], headers: Record<string, string> = {}): Response {
+export function problemResponse(
+  status: number,
+  detail: string,
+  validation: Problem[] = [],
+  headers: Record<string, string> = {},
+): Response {
   // The SDK's reason phrases (RFC 9110), so that a title reads as the SDK's message of the same status does.
   const title = reasonPhrase(status) || "Error";
   const body = {

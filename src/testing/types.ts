@@ -43,15 +43,44 @@ type Received<T> = T extends Blob
           : T;
 
 /** The request body as the handler receives it (parsed JSON, or form fields with files as Blobs). */
-type RequestBodyOf<K extends OperationKey> = OperationOf<K> extends { requestBody?: infer Body }
-  ? NonNullable<Body> extends { content: infer Content }
-    ? Received<Content[keyof Content]> | (undefined extends Body ? undefined : never)
-    : undefined
-  : undefined;
+type RequestBodyOf<K extends OperationKey> =
+  OperationOf<K> extends { requestBody?: infer Body }
+    ? NonNullable<Body> extends { content: infer Content }
+      ? Received<Content[keyof Content]> | (undefined extends Body ? undefined : never)
+      : undefined
+    : undefined;
 
 /** HTTP statuses a `5XX` / `4XX` range of the contract stands for (RFC 9110 §15). */
 type ServerErrorStatus = 500 | 501 | 502 | 503 | 504 | 505 | 506 | 507 | 508 | 510 | 511;
-type ClientErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 406 | 407 | 408 | 409 | 410 | 411 | 412 | 413 | 414 | 415 | 416 | 417 | 421 | 422 | 423 | 424 | 425 | 426 | 428 | 429 | 431 | 451;
+type ClientErrorStatus =
+  | 400
+  | 401
+  | 402
+  | 403
+  | 404
+  | 405
+  | 406
+  | 407
+  | 408
+  | 409
+  | 410
+  | 411
+  | 412
+  | 413
+  | 414
+  | 415
+  | 416
+  | 417
+  | 421
+  | 422
+  | 423
+  | 424
+  | 425
+  | 426
+  | 428
+  | 429
+  | 431
+  | 451;
 
 type StatusOf<Key> = Key extends number
   ? Key
@@ -134,7 +163,11 @@ type NoExtraFields<R, T> = R extends Response | Blob | Date
   : R extends readonly (infer E)[]
     ? readonly NoExtraFields<E, T extends readonly (infer F)[] ? F : never>[]
     : R extends object
-      ? { [P in keyof R]: P extends KeysOf<T> ? NoExtraFields<R[P], NonNullable<ValueAt<T, P>>> : `${P & string} is not in the contract` }
+      ? {
+          [P in keyof R]: P extends KeysOf<T>
+            ? NoExtraFields<R[P], NonNullable<ValueAt<T, P>>>
+            : `${P & string} is not in the contract`;
+        }
       : unknown;
 
 /** What a field of a reply must be, where the handler's value is not: the compile error names it. */
@@ -169,7 +202,8 @@ type Mismatch<R, T> = R extends Response | Blob | Date
         : Expected<T>;
 
 /** The reply types of operation `K` that a status `S` matches (`503` matches the `5XX` reply). */
-type ReplyOfStatus<K extends OperationKey, S> = MockReply<K> extends infer U ? (U extends { status: infer X } ? (S extends X ? U : never) : never) : never;
+type ReplyOfStatus<K extends OperationKey, S> =
+  MockReply<K> extends infer U ? (U extends { status: infer X } ? (S extends X ? U : never) : never) : never;
 
 /**
  * The type a handler's result `R` must have for operation `K`: a Response as it is; a
@@ -180,17 +214,18 @@ type ReplyOfStatus<K extends OperationKey, S> = MockReply<K> extends infer U ? (
  * handler that must be checked at compile time returns its reply directly (and awaits
  * nothing) or declares its return type, `async (): Promise<MockReply<K>> => …`.
  */
-export type CheckedReply<K extends OperationKey, R> = R extends Promise<infer U>
-  ? unknown extends U
-    ? R
-    : Promise<(ReplyOptions & { status: number; body?: unknown }) | Response>
-  : R extends Response
-    ? R
-    : R extends { status: infer S }
-      ? R extends ReplyOfStatus<K, S>
-        ? ReplyOfStatus<K, S> & NoExtraFields<R, ReplyOfStatus<K, S>>
-        : Mismatch<R, ReplyOfStatus<K, S>>
-      : MockReply<K>;
+export type CheckedReply<K extends OperationKey, R> =
+  R extends Promise<infer U>
+    ? unknown extends U
+      ? R
+      : Promise<(ReplyOptions & { status: number; body?: unknown }) | Response>
+    : R extends Response
+      ? R
+      : R extends { status: infer S }
+        ? R extends ReplyOfStatus<K, S>
+          ? ReplyOfStatus<K, S> & NoExtraFields<R, ReplyOfStatus<K, S>>
+          : Mismatch<R, ReplyOfStatus<K, S>>
+        : MockReply<K>;
 
 /** One request the mock received, as `mock.requests` lists it; narrow on `operation` for its typed `body` and `params`. */
 export type RecordedRequest = { [K in OperationKey]: RecordedRequestOf<K> }[OperationKey] | UnmatchedRequest;
@@ -250,7 +285,10 @@ export interface MockStore {
    * reply the handler returns is checked at compile time: a declared status, a body of that
    * status's schema, and no field the contract lacks (see {@link CheckedReply}).
    */
-  on<K extends OperationKey, R extends HandlerResult<K>>(operation: K, handler: (context: HandlerContext<K>) => R & NoInfer<CheckedReply<K, R>>): MockStore;
+  on<K extends OperationKey, R extends HandlerResult<K>>(
+    operation: K,
+    handler: (context: HandlerContext<K>) => R & NoInfer<CheckedReply<K, R>>,
+  ): MockStore;
   /** Every request received, oldest first (none when the mock was made with `recordRequests: false`). */
   readonly requests: readonly RecordedRequest[];
   /** The requests to one operation, oldest first, with their `body` and `params` typed as that operation takes them. */

@@ -16,23 +16,53 @@ interface Floor {
 }
 
 export const FLOORS: readonly Floor[] = [
-  { name: "the leaves (src/core/, generated/)", rank: 0, holds: (f) => f.startsWith("src/core/") || (f.startsWith("generated/") && !f.startsWith("generated/testing/") && !f.startsWith("generated/schemas/")) },
+  {
+    name: "the leaves (src/core/, generated/)",
+    rank: 0,
+    holds: (f) =>
+      f.startsWith("src/core/") ||
+      (f.startsWith("generated/") && !f.startsWith("generated/testing/") && !f.startsWith("generated/schemas/")),
+  },
   { name: "the client (src/client/)", rank: 1, holds: (f) => f.startsWith("src/client/") },
-  { name: "the entry and the door (src/index.ts, src/shared.ts)", rank: 2, holds: (f) => f === "src/index.ts" || f === "src/shared.ts" },
-  { name: "the testing kit (src/testing/, generated/testing/)", rank: 3, holds: (f) => f.startsWith("src/testing/") || f.startsWith("generated/testing/") },
+  {
+    name: "the entry and the door (src/index.ts, src/shared.ts)",
+    rank: 2,
+    holds: (f) => f === "src/index.ts" || f === "src/shared.ts",
+  },
+  {
+    name: "the testing kit (src/testing/, generated/testing/)",
+    rank: 3,
+    holds: (f) => f.startsWith("src/testing/") || f.startsWith("generated/testing/"),
+  },
   { name: "the plugins entry (src/plugins/)", rank: 3, holds: (f) => f.startsWith("src/plugins/") },
-  { name: "the schemas entry (src/schemas/, generated/schemas/)", rank: 3, holds: (f) => f.startsWith("src/schemas/") || f.startsWith("generated/schemas/") },
+  {
+    name: "the schemas entry (src/schemas/, generated/schemas/)",
+    rank: 3,
+    holds: (f) => f.startsWith("src/schemas/") || f.startsWith("generated/schemas/"),
+  },
   { name: "the partner apps' OAuth (src/oauth/)", rank: 3, holds: (f) => f.startsWith("src/oauth/") },
-  { name: "the bulk runner (src/bulk/)", rank: 4, holds: (f) => f.startsWith("src/bulk/") && !f.startsWith("src/bulk/bullmq/") },
+  {
+    name: "the bulk runner (src/bulk/)",
+    rank: 4,
+    holds: (f) => f.startsWith("src/bulk/") && !f.startsWith("src/bulk/bullmq/"),
+  },
   { name: "the MCP server (src/mcp/)", rank: 4, holds: (f) => f.startsWith("src/mcp/") },
   { name: "the BullMQ backend (src/bulk/bullmq/)", rank: 5, holds: (f) => f.startsWith("src/bulk/bullmq/") },
   { name: "the command line (src/cli/)", rank: 6, holds: (f) => f.startsWith("src/cli/") },
   // The maintainer's tools stand on the whole package (they build, measure and generate it) and ship in none of it.
   { name: "the contract model (scripts/)", rank: 7, holds: (f) => CONTRACT_MODEL.has(f) },
   { name: "the generators (scripts/)", rank: 8, holds: (f) => GENERATORS.has(f) },
-  { name: "the contract diff (scripts/contract-diff*, scripts/release*)", rank: 8, holds: (f) => f.startsWith("scripts/contract-diff") || f.startsWith("scripts/release") },
+  {
+    name: "the contract diff (scripts/contract-diff*, scripts/release*)",
+    rank: 8,
+    holds: (f) => f.startsWith("scripts/contract-diff") || f.startsWith("scripts/release"),
+  },
   { name: "the build and the local tools (scripts/)", rank: 8, holds: (f) => TOOLS.has(f) },
-  { name: "the bench (scripts/bench.ts, scripts/bench/)", rank: 9, holds: (f) => f === "scripts/bench.ts" || f.startsWith("scripts/bench/") },
+  {
+    name: "the bench (scripts/bench.ts, scripts/bench/)",
+    rank: 9,
+    holds: (f) => f === "scripts/bench.ts" || f.startsWith("scripts/bench/"),
+  },
 ];
 
 /** The highest floor that ships in the package: above it, the scripts, to which the door's rule does not apply. */
@@ -50,13 +80,32 @@ export interface Edge {
 
 /** The contract model and what every script reads it with: parsing, checking, naming, encoding. */
 const CONTRACT_MODEL = new Set(
-  ["contract-json", "contract-model", "contract-names", "method-names", "operation-model", "load-contract", "encode", "schema-types", "generated-files", "figures"].map(
-    (name) => `scripts/${name}.ts`,
-  ),
+  [
+    "contract-json",
+    "contract-model",
+    "contract-names",
+    "method-names",
+    "operation-model",
+    "load-contract",
+    "encode",
+    "schema-types",
+    "generated-files",
+    "figures",
+  ].map((name) => `scripts/${name}.ts`),
 );
 /** What writes generated/, the samples and the reference. */
 const GENERATORS = new Set(
-  ["generate", "generate-testing", "generate-mcp", "generate-code-mode", "samples", "lazy-tables", "testing-modules", "docs", "docs-code"].map((name) => `scripts/${name}.ts`),
+  [
+    "generate",
+    "generate-testing",
+    "generate-mcp",
+    "generate-code-mode",
+    "samples",
+    "lazy-tables",
+    "testing-modules",
+    "docs",
+    "docs-code",
+  ].map((name) => `scripts/${name}.ts`),
 );
 /** The build, its size measure, and the local servers and demo. */
 const TOOLS = new Set(["build", "size", "mock", "demo", "start", "redis-server"].map((name) => `scripts/${name}.ts`));
@@ -81,10 +130,13 @@ export function importGraph(root: string): { files: string[]; edges: Edge[] } {
     for (const { fileName: specifier } of importedFiles) {
       let to: string | undefined;
       if (specifier === DOOR.name) to = DOOR.file;
-      else if (specifier.endsWith(".json")) continue; // data (figures.json), no module of the graph
-      else if (specifier.startsWith(".")) to = posix.normalize(posix.join(posix.dirname(from), specifier)).replace(/\.js$/, ".ts");
+      else if (specifier.endsWith(".json"))
+        continue; // data (figures.json), no module of the graph
+      else if (specifier.startsWith("."))
+        to = posix.normalize(posix.join(posix.dirname(from), specifier)).replace(/\.js$/, ".ts");
       else continue; // a package
-      if (!known.has(to)) throw new Error(`${from} imports ${specifier}, which is no file of src/, generated/ or scripts/`);
+      if (!known.has(to))
+        throw new Error(`${from} imports ${specifier}, which is no file of src/, generated/ or scripts/`);
       edges.push({ from, to, specifier });
     }
   }
@@ -95,15 +147,24 @@ export function importGraph(root: string): { files: string[]; edges: Edge[] } {
 export function layerProblems(root: string): string[] {
   const { files, edges } = importGraph(root);
   const problems: string[] = [];
-  for (const file of files) if (!floorOf(file)) problems.push(`${file} is on no floor of docs/architecture.md's layers`);
+  for (const file of files)
+    if (!floorOf(file)) problems.push(`${file} is on no floor of docs/architecture.md's layers`);
   for (const { from, to, specifier } of edges) {
     const [a, b] = [floorOf(from), floorOf(to)];
     if (!a || !b || a === b) continue;
     if (b.rank > a.rank) problems.push(`${from} imports ${to}: ${a.name} may not import ${b.name}, a floor above it`);
     else if (b.rank === a.rank) problems.push(`${from} imports ${to}: ${a.name} may not import ${b.name}, beside it`);
     // Above the door, the main entry's modules are reached through it, by its name only (one copy of each module in the package).
-    else if (a.rank > 2 && a.rank <= PACKAGE_TOP_RANK && b.rank <= 2 && !to.startsWith("generated/") && specifier !== DOOR.name) {
-      problems.push(`${from} imports ${to} (${specifier}): ${a.name} takes the main entry's modules through the door, "${DOOR.name}"`);
+    else if (
+      a.rank > 2 &&
+      a.rank <= PACKAGE_TOP_RANK &&
+      b.rank <= 2 &&
+      !to.startsWith("generated/") &&
+      specifier !== DOOR.name
+    ) {
+      problems.push(
+        `${from} imports ${to} (${specifier}): ${a.name} takes the main entry's modules through the door, "${DOOR.name}"`,
+      );
     }
   }
   for (const cycle of cycles(files, edges)) problems.push(`import cycle: ${cycle.join(" → ")}`);
@@ -154,7 +215,8 @@ function pathWithin(component: ReadonlySet<string>, start: string, next: Readonl
     for (const to of next.get(file)!) {
       if (to === start) {
         const path = [start];
-        for (let at: string | undefined = file; at !== undefined && at !== start; at = seen.get(at)) path.splice(1, 0, at);
+        for (let at: string | undefined = file; at !== undefined && at !== start; at = seen.get(at))
+          path.splice(1, 0, at);
         return [...path, start];
       }
       if (component.has(to) && !seen.has(to)) {

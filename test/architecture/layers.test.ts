@@ -27,9 +27,17 @@ describe("the import graph of src/ and generated/", () => {
 
   it("keeps the precompiled validators free of src/: the client, the kit and the schemas entry all load them", () => {
     const { edges } = importGraph(projectRoot);
-    expect(edges.filter((edge) => edge.from.startsWith("generated/validators/") && !edge.to.startsWith("generated/"))).toEqual([]);
+    expect(
+      edges.filter((edge) => edge.from.startsWith("generated/validators/") && !edge.to.startsWith("generated/")),
+    ).toEqual([]);
     const getUser = fileKey("getUser", "getUser");
-    expect(edges.some((edge) => edge.from === `generated/testing/ops/${getUser}.ts` && edge.to === `generated/validators/responses/${getUser}.ts`)).toBe(true);
+    expect(
+      edges.some(
+        (edge) =>
+          edge.from === `generated/testing/ops/${getUser}.ts` &&
+          edge.to === `generated/validators/responses/${getUser}.ts`,
+      ),
+    ).toBe(true);
   });
 });
 
@@ -49,7 +57,8 @@ describe("on a scratch copy with a fault planted", () => {
   let scratch: string | undefined;
   const copy = (): string => {
     scratch = mkdtempSync(join(tmpdir(), "layers-"));
-    for (const dir of ["src", "generated", "scripts"]) cpSync(join(projectRoot, dir), join(scratch, dir), { recursive: true });
+    for (const dir of ["src", "generated", "scripts"])
+      cpSync(join(projectRoot, dir), join(scratch, dir), { recursive: true });
     return scratch;
   };
   const plant = (root: string, file: string, line: string) => appendFileSync(join(root, file), `\n${line}\n`);
@@ -81,7 +90,7 @@ describe("on a scratch copy with a fault planted", () => {
     plant(root, "src/mcp/result-size.ts", 'import { memoryLedger } from "../bulk/memory-ledger.js";');
     plant(root, "src/bulk/budget.ts", 'import { redact } from "../core/redact.js";');
     expect(layerProblems(root)).toEqual([
-      "src/bulk/budget.ts imports src/core/redact.ts (../core/redact.js): the bulk runner (src/bulk/) takes the main entry's modules through the door, \"#shared\"",
+      'src/bulk/budget.ts imports src/core/redact.ts (../core/redact.js): the bulk runner (src/bulk/) takes the main entry\'s modules through the door, "#shared"',
       "src/mcp/result-size.ts imports src/bulk/memory-ledger.ts: the MCP server (src/mcp/) may not import the bulk runner (src/bulk/), beside it",
     ]);
   });

@@ -24,12 +24,21 @@ describe("a key is bound to its item", () => {
 
     expect(await bulk.add(yesterday, { key })).toBe(3);
     // Today: key 4 is new, key 2 comes with another item.
-    const today: TestItem[] = [{ id: 4, method: "PATCH" }, { id: 2, method: "POST" }, { id: 5, method: "PATCH" }];
+    const today: TestItem[] = [
+      { id: 4, method: "PATCH" },
+      { id: 2, method: "POST" },
+      { id: 5, method: "PATCH" },
+    ];
     await expect(bulk.add(today, { key })).rejects.toThrow(
       'add(): the queue "binding" holds the key "2" with another item than item 1 of this add. The same key with a different item is a different run: use another queue name, or restore the item as it was. Items before it were queued.',
     );
     await env.settled(bulk, 4);
-    expect(server.requests.map((r) => `${r.method} ${r.key}`).sort()).toEqual(["PATCH 1", "PATCH 2", "PATCH 3", "PATCH 4"]);
+    expect(server.requests.map((r) => `${r.method} ${r.key}`).sort()).toEqual([
+      "PATCH 1",
+      "PATCH 2",
+      "PATCH 3",
+      "PATCH 4",
+    ]);
     expect(await bulk.status()).toMatchObject({ done: 4, waiting: 0 });
     await Promise.all(workers.map((worker) => worker.kill("SIGTERM")));
   }, 60_000);

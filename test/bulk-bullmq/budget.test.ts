@@ -66,7 +66,9 @@ describe("one rate budget across worker processes", () => {
       );
       expect(logged, "a start logged for every request").toHaveLength(90);
       expect(busiestWindow(logged, 1000), "the budget's log's busiest window").toBeLessThanOrEqual(30);
-      expect(busiestWindow(arrived, windowMs), "the server's busiest window, margin allowed for").toBeLessThanOrEqual(30);
+      expect(busiestWindow(arrived, windowMs), "the server's busiest window, margin allowed for").toBeLessThanOrEqual(
+        30,
+      );
       expect(new Set(server.requests.map((r) => r.worker)).size, "all three workers sent requests").toBe(3);
       expect([...server.countByKey("PUT").values()].every((n) => n === 1)).toBe(true);
       await Promise.all(three.map((worker) => worker.kill("SIGTERM")));
@@ -99,7 +101,11 @@ describe("one rate budget across worker processes", () => {
       const full = String(Number.MAX_SAFE_INTEGER);
       await until(
         async () => {
-          seen = await Promise.all([redis.pttl("bull:pause-429:limiter"), redis.get("bull:pause-429:limiter"), redis.pttl("bull:sdk-budget:pause-429:pause")]);
+          seen = await Promise.all([
+            redis.pttl("bull:pause-429:limiter"),
+            redis.get("bull:pause-429:limiter"),
+            redis.pttl("bull:sdk-budget:pause-429:pause"),
+          ]);
           return seen[1] === full && seen[2] > 0;
         },
         1_900,

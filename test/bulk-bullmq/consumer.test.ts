@@ -9,7 +9,15 @@
 import { cp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, TSC, type ConsumerProject } from "../package/tarball.js";
+import {
+  createConsumerProject,
+  describeRun,
+  pinnedVersion,
+  ROOT,
+  run,
+  TSC,
+  type ConsumerProject,
+} from "../package/tarball.js";
 
 const FIXTURE_DIR = join(ROOT, "test", "bulk-bullmq", "fixtures", "consumer");
 const TSC7 = join(ROOT, "node_modules", "typescript7", "bin", "tsc");
@@ -17,7 +25,9 @@ const TIMEOUT_MS = 300_000;
 let project: ConsumerProject | undefined;
 
 beforeAll(async () => {
-  const extra = await Promise.all(["bullmq", "ioredis", "@types/node"].map(async (name) => `${name}@${await pinnedVersion(name)}`));
+  const extra = await Promise.all(
+    ["bullmq", "ioredis", "@types/node"].map(async (name) => `${name}@${await pinnedVersion(name)}`),
+  );
   project = await createConsumerProject(extra);
   await cp(FIXTURE_DIR, project.dir, { recursive: true });
 }, TIMEOUT_MS);
@@ -30,39 +40,61 @@ const compile = (compiler: string, tsconfig = "tsconfig.json") =>
   run(process.execPath, [compiler, "-p", tsconfig, "--pretty", "false"], { cwd: project!.dir, timeoutMs: TIMEOUT_MS });
 
 describe("a consumer of store-admin-sdk/bulk/bullmq", () => {
-  for (const [label, compiler] of [["TypeScript 5", TSC], ["TypeScript 7", TSC7]] as const) {
-    it(`type-checks under ${label}, every misuse refused`, async () => {
-      const result = await compile(compiler);
-      expect(result.code, describeRun(`${label} tsc -p tsconfig.json`, result)).toBe(0);
-    }, TIMEOUT_MS);
+  for (const [label, compiler] of [
+    ["TypeScript 5", TSC],
+    ["TypeScript 7", TSC7],
+  ] as const) {
+    it(
+      `type-checks under ${label}, every misuse refused`,
+      async () => {
+        const result = await compile(compiler);
+        expect(result.code, describeRun(`${label} tsc -p tsconfig.json`, result)).toBe(0);
+      },
+      TIMEOUT_MS,
+    );
   }
 
-  it("fails when a misuse is no longer marked (the refusals are real)", async () => {
-    const source = await readFile(join(project!.dir, "queue.ts"), "utf8");
-    const marker = "  // @ts-expect-error key must return a string\n";
-    expect(source).toContain(marker);
-    await writeFile(join(project!.dir, "unmarked.ts"), source.replace(marker, ""));
-    await writeFile(
-      join(project!.dir, "tsconfig.unmarked.json"),
-      JSON.stringify({ extends: "./tsconfig.json", files: ["unmarked.ts"] }),
-    );
-    const result = await compile(TSC, "tsconfig.unmarked.json");
-    expect(result.code).not.toBe(0);
-    const errors = result.stdout.split("\n").filter((line) => line.includes("error TS"));
-    expect(errors, result.stdout).toHaveLength(1);
-    expect(errors[0]).toMatch(/unmarked\.ts\(\d+,\d+\): error TS2322: Type 'number' is not assignable to type 'string'/);
-  }, TIMEOUT_MS);
+  it(
+    "fails when a misuse is no longer marked (the refusals are real)",
+    async () => {
+      const source = await readFile(join(project!.dir, "queue.ts"), "utf8");
+      const marker = "  // @ts-expect-error key must return a string\n";
+      expect(source).toContain(marker);
+      await writeFile(join(project!.dir, "unmarked.ts"), source.replace(marker, ""));
+      await writeFile(
+        join(project!.dir, "tsconfig.unmarked.json"),
+        JSON.stringify({ extends: "./tsconfig.json", files: ["unmarked.ts"] }),
+      );
+      const result = await compile(TSC, "tsconfig.unmarked.json");
+      expect(result.code).not.toBe(0);
+      const errors = result.stdout.split("\n").filter((line) => line.includes("error TS"));
+      expect(errors, result.stdout).toHaveLength(1);
+      expect(errors[0]).toMatch(
+        /unmarked\.ts\(\d+,\d+\): error TS2322: Type 'number' is not assignable to type 'string'/,
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it("names why an item type JSON cannot carry is refused: a Date arrives as a string", async () => {
-    const source = await readFile(join(project!.dir, "queue.ts"), "utf8");
-    const marker = "  // @ts-expect-error a Date arrives as a string\n";
-    expect(source).toContain(marker);
-    await writeFile(join(project!.dir, "unmarked-date.ts"), source.replace(marker, ""));
-    await writeFile(join(project!.dir, "tsconfig.unmarked-date.json"), JSON.stringify({ extends: "./tsconfig.json", files: ["unmarked-date.ts"] }));
-    const result = await compile(TSC, "tsconfig.unmarked-date.json");
-    expect(result.code).not.toBe(0);
-    const errors = result.stdout.split("\n").filter((line) => line.includes("error TS"));
-    expect(errors, result.stdout).toHaveLength(1);
-    expect(errors[0]).toMatch(/unmarked-date\.ts\(\d+,\d+\): error TS2344: Type '\{ when: Date; \}' does not satisfy the constraint '\{ when: NotJson<"a Date arrives as a string: send date\.toISOString\(\)">; \}'/);
-  }, TIMEOUT_MS);
+  it(
+    "names why an item type JSON cannot carry is refused: a Date arrives as a string",
+    async () => {
+      const source = await readFile(join(project!.dir, "queue.ts"), "utf8");
+      const marker = "  // @ts-expect-error a Date arrives as a string\n";
+      expect(source).toContain(marker);
+      await writeFile(join(project!.dir, "unmarked-date.ts"), source.replace(marker, ""));
+      await writeFile(
+        join(project!.dir, "tsconfig.unmarked-date.json"),
+        JSON.stringify({ extends: "./tsconfig.json", files: ["unmarked-date.ts"] }),
+      );
+      const result = await compile(TSC, "tsconfig.unmarked-date.json");
+      expect(result.code).not.toBe(0);
+      const errors = result.stdout.split("\n").filter((line) => line.includes("error TS"));
+      expect(errors, result.stdout).toHaveLength(1);
+      expect(errors[0]).toMatch(
+        /unmarked-date\.ts\(\d+,\d+\): error TS2344: Type '\{ when: Date; \}' does not satisfy the constraint '\{ when: NotJson<"a Date arrives as a string: send date\.toISOString\(\)">; \}'/,
+      );
+    },
+    TIMEOUT_MS,
+  );
 });

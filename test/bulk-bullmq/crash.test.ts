@@ -29,7 +29,11 @@ describe("a worker killed with SIGKILL mid-run", () => {
     // and a GET or PUT of its own still in flight or waiting.
     const inFlight = (methods: string[]) =>
       server.requests.filter((r) => r.worker === String(victim!.pid) && !r.answered && methods.includes(r.method));
-    await until(() => inFlight(["POST", "PATCH"]).length > 0 && inFlight(["GET", "PUT"]).length > 0, 20_000, "the victim to have unsafe and safe requests in flight");
+    await until(
+      () => inFlight(["POST", "PATCH"]).length > 0 && inFlight(["GET", "PUT"]).length > 0,
+      20_000,
+      "the victim to have unsafe and safe requests in flight",
+    );
     const unsafeInFlight = inFlight(["POST", "PATCH"]).map((r) => r.key);
     const safeInFlight = inFlight(["GET", "PUT"]).map((r) => r.key);
     await victim!.kill("SIGKILL");

@@ -19,7 +19,8 @@ interface Block {
 function tsBlocks(markdown: string, source: string, keep: (code: string) => boolean): Block[] {
   const blocks: Block[] = [];
   for (const match of markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)) {
-    if (keep(match[1]!)) blocks.push({ source, line: markdown.slice(0, match.index).split("\n").length, code: match[1]! });
+    if (keep(match[1]!))
+      blocks.push({ source, line: markdown.slice(0, match.index).split("\n").length, code: match[1]! });
   }
   return blocks;
 }
@@ -36,7 +37,9 @@ beforeAll(async () => {
   const section = bulkDoc.slice(0, end < 0 ? undefined : end);
   const blocks = [
     ...tsBlocks(section, "docs/bulk.md", (code) => section.indexOf(code) > start),
-    ...tsBlocks(await readFile(join(ROOT, "README.md"), "utf8"), "README.md", (code) => code.includes("store-admin-sdk/bulk/bullmq")),
+    ...tsBlocks(await readFile(join(ROOT, "README.md"), "utf8"), "README.md", (code) =>
+      code.includes("store-admin-sdk/bulk/bullmq"),
+    ),
   ];
   scratch = await scratchDir("bulk-docs");
   files = new Map();
@@ -64,7 +67,12 @@ describe("the queue's docs", () => {
       .filter((diagnostic) => diagnostic.file !== brokenFile)
       .map((diagnostic) => {
         const block = files.get(diagnostic.file);
-        return formatDiagnostic(diagnostic, block ? `${block.source}:${block.line + diagnostic.line}:${diagnostic.column}` : relative(ROOT, diagnostic.file));
+        return formatDiagnostic(
+          diagnostic,
+          block
+            ? `${block.source}:${block.line + diagnostic.line}:${diagnostic.column}`
+            : relative(ROOT, diagnostic.file),
+        );
       });
     expect(errors).toEqual([]);
   });

@@ -36,13 +36,18 @@ async function bundle(entry: string): Promise<{ inputs: string[]; imports: strin
 
 /** The source file of an export target: `./dist/src/bulk/index.js` → `src/bulk/index.ts`. */
 function sourceOf(subpath: string): string {
-  const exports = (JSON.parse(readFileSync(`${ROOT}package.json`, "utf8")) as { exports: Record<string, { default: string }> }).exports;
+  const exports = (
+    JSON.parse(readFileSync(`${ROOT}package.json`, "utf8")) as { exports: Record<string, { default: string }> }
+  ).exports;
   const target = exports[subpath]?.default;
   if (!target) throw new Error(`package.json exports has no ${subpath}`);
   return target.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts");
 }
 
-const touchesPeers = (paths: string[]): string[] => paths.filter((path) => PEERS.some((peer) => path === peer || path.startsWith(`${peer}/`) || path.includes(`node_modules/${peer}/`)));
+const touchesPeers = (paths: string[]): string[] =>
+  paths.filter((path) =>
+    PEERS.some((peer) => path === peer || path.startsWith(`${peer}/`) || path.includes(`node_modules/${peer}/`)),
+  );
 
 describe("the entries that must not load BullMQ", () => {
   for (const subpath of [".", "./bulk", "./testing"]) {

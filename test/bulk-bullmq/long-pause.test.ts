@@ -43,11 +43,16 @@ describe("a Retry-After of 35 days on the queue", () => {
     } finally {
       redis.disconnect();
     }
-    expect(server.requests.filter((r) => r.at > limited! + 200 && r.at < limited! + 2900), "requests during the pause").toEqual([]);
+    expect(
+      server.requests.filter((r) => r.at > limited! + 200 && r.at < limited! + 2900),
+      "requests during the pause",
+    ).toEqual([]);
     await env.settled(bulk, 16, 30_000);
     expect(await bulk.status()).toMatchObject({ done: 15, failed: 1 });
     const said = workers.flatMap((w) => w.messages.map((m) => m.error ?? "")).filter((m) => m.includes("Retry-After"));
-    expect(said[0]).toMatch(/^The store asked for a pause of 35 days \(Retry-After\), longer than maxPauseMs \(3 s\): every worker pauses for 3 s, then goes on\. Nothing is lost/);
+    expect(said[0]).toMatch(
+      /^The store asked for a pause of 35 days \(Retry-After\), longer than maxPauseMs \(3 s\): every worker pauses for 3 s, then goes on\. Nothing is lost/,
+    );
     for (const worker of workers) expect(worker.stderr).not.toMatch(/TimeoutOverflowWarning/);
     server.answer(undefined);
     expect(await bulk.retryFailed()).toBe(1);

@@ -37,7 +37,10 @@ describe("progress() and a Redis outage", () => {
     server.reset();
     server.answer(() => ({ delayMs: 20 }));
     const bulk = env.queue("progress-interval");
-    await bulk.add(Array.from({ length: 40 }, (_, i): TestItem => ({ id: i + 1, method: "GET" })), { key: (item) => String(item.id) });
+    await bulk.add(
+      Array.from({ length: 40 }, (_, i): TestItem => ({ id: i + 1, method: "GET" })),
+      { key: (item) => String(item.id) },
+    );
     const { seen, finished } = watch(bulk.progress({ intervalMs: 1000 }));
     const workers = await env.startWorkers("progress-interval", 1, { CONCURRENCY: 1 });
     await finished;
@@ -55,24 +58,38 @@ describe("progress() and a Redis outage", () => {
     server.reset();
     server.answer(() => ({ delayMs: 50 }));
     const bulk = env.queue("progress-frozen", { connectTimeoutMs: 1000, onError: () => undefined });
-    await bulk.add(Array.from({ length: 30 }, (_, i): TestItem => ({ id: i + 1, method: "GET" })), { key: (item) => String(item.id) });
+    await bulk.add(
+      Array.from({ length: 30 }, (_, i): TestItem => ({ id: i + 1, method: "GET" })),
+      { key: (item) => String(item.id) },
+    );
     const workers = await env.startWorkers("progress-frozen", 1, { CONCURRENCY: 2 });
     const { seen, finished } = watch(bulk.progress({ intervalMs: 200 }));
     await until(() => server.requests.length >= 5, 20_000, "5 requests");
     process.kill(redis.pid!, "SIGSTOP");
     try {
       // While Redis is frozen: an error that names it within a few seconds (no snapshot hangs).
-      await until(() => seen.some((s) => s.error !== undefined || s.ended), 8_000, "progress() to throw while Redis is frozen");
+      await until(
+        () => seen.some((s) => s.error !== undefined || s.ended),
+        8_000,
+        "progress() to throw while Redis is frozen",
+      );
     } finally {
       process.kill(redis.pid!, "SIGCONT");
     }
     const error = seen.find((s) => s.error !== undefined)?.error;
     expect(error).toBeInstanceOf(BulkQueueConnectionError);
-    expect((error as Error).message).toMatch(new RegExp(`^Redis at 127\\.0\\.0\\.1:${redis.port} (is unreachable|did not answer)`));
+    expect((error as Error).message).toMatch(
+      new RegExp(`^Redis at 127\\.0\\.0\\.1:${redis.port} (is unreachable|did not answer)`),
+    );
     await finished;
     // Back: a new progress() follows the rest of the work to its end.
     const again = watch(bulk.progress({ intervalMs: 200 }));
-    await Promise.race([again.finished, new Promise((_, reject) => setTimeout(() => reject(new Error(`progress() did not end: ${JSON.stringify(again.seen.slice(-2))}`)), 30_000))]);
+    await Promise.race([
+      again.finished,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`progress() did not end: ${JSON.stringify(again.seen.slice(-2))}`)), 30_000),
+      ),
+    ]);
     expect(again.seen.at(-1)!.ended).toBe(true);
     expect(again.seen.at(-2)!.snapshot).toMatchObject({ done: 30, failed: 0, inFlight: 0 });
     await Promise.all(workers.map((w) => w.kill("SIGTERM")));
@@ -83,20 +100,39 @@ describe("progress() and a Redis outage", () => {
     server.reset();
     server.answer(() => ({ delayMs: 50 }));
     const bulk = env.queue("progress-lost", { connectTimeoutMs: 1000, onError: () => undefined });
-    await bulk.add(Array.from({ length: 30 }, (_, i): TestItem => ({ id: i + 1, method: "GET" })), { key: (item) => String(item.id) });
+    await bulk.add(
+      Array.from({ length: 30 }, (_, i): TestItem => ({ id: i + 1, method: "GET" })),
+      { key: (item) => String(item.id) },
+    );
     const workers = await env.startWorkers("progress-lost", 1, { CONCURRENCY: 1 });
     const { seen, finished } = watch(bulk.progress({ intervalMs: 200 }));
     await until(() => server.requests.length >= 5, 20_000, "5 requests");
     await redis.stop();
     await redis.start();
-    await Promise.race([finished, new Promise((_, reject) => setTimeout(() => reject(new Error(`progress() did not end: ${JSON.stringify(seen.slice(-2))}`)), 15_000))]);
+    await Promise.race([
+      finished,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`progress() did not end: ${JSON.stringify(seen.slice(-2))}`)), 15_000),
+      ),
+    ]);
     // Asked while Redis was away, progress() says so; asked after, it says the state is lost.
     const error = seen.at(-1)!.error;
-    expect(error instanceof BulkQueueStateLostError || error instanceof BulkQueueConnectionError, `progress() ends with ${String(error)}`).toBe(true);
+    expect(
+      error instanceof BulkQueueStateLostError || error instanceof BulkQueueConnectionError,
+      `progress() ends with ${String(error)}`,
+    ).toBe(true);
     const lost = await bulk.status().catch((e: unknown) => e);
     expect(lost).toBeInstanceOf(BulkQueueStateLostError);
-    expect((lost as Error).message).toMatch(new RegExp(`^Redis at 127\\.0\\.0\\.1:${redis.port} no longer holds the state of the bulk queue "progress-lost" \\(it came back empty, or was flushed\\): the jobs not yet done and the ledger are lost\\.`));
-    await until(() => workers[0]!.messages.some((m) => m.error?.includes("no longer holds the state")), 15_000, "the worker to say the state was lost");
+    expect((lost as Error).message).toMatch(
+      new RegExp(
+        `^Redis at 127\\.0\\.0\\.1:${redis.port} no longer holds the state of the bulk queue "progress-lost" \\(it came back empty, or was flushed\\): the jobs not yet done and the ledger are lost\\.`,
+      ),
+    );
+    await until(
+      () => workers[0]!.messages.some((m) => m.error?.includes("no longer holds the state")),
+      15_000,
+      "the worker to say the state was lost",
+    );
     // Added again, the queue follows the new work.
     await bulk.add([{ id: 1, method: "GET" }], { key: (item) => String(item.id) });
     await env.settled(bulk, 1, 20_000);
@@ -116,9 +152,15 @@ describe("BullMQ's own messages", () => {
     process.kill(worker!.pid, "SIGSTOP");
     await new Promise((resolve) => setTimeout(resolve, 2500));
     process.kill(worker!.pid, "SIGCONT");
-    await until(() => worker!.messages.some((m) => m.error?.includes("could not renew lock")), 15_000, "the lock message");
+    await until(
+      () => worker!.messages.some((m) => m.error?.includes("could not renew lock")),
+      15_000,
+      "the lock message",
+    );
     const said = worker!.messages.find((m) => m.error?.includes("could not renew lock"))!.error!;
-    expect(said).toMatch(/^could not renew lock for job key-7\. Nothing is lost or sent twice: another worker may take the job over, but the ledger runs a key's task only once/);
+    expect(said).toMatch(
+      /^could not renew lock for job key-7\. Nothing is lost or sent twice: another worker may take the job over, but the ledger runs a key's task only once/,
+    );
     await env.settled(bulk, 1, 20_000);
     const status = await bulk.status();
     expect(status.done + status.inDoubt).toBe(1);

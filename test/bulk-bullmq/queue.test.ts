@@ -21,13 +21,21 @@ describe("deduplicated work", () => {
     const items = (from: number, to: number): TestItem[] =>
       Array.from({ length: to - from + 1 }, (_, i) => ({ id: from + i, method: i % 2 ? "POST" : "GET" }));
     // 1–60 and 31–90: keys 31–60 come from both producers.
-    const added = await Promise.all([one.add(items(1, 60), { key: (item) => String(item.id) }), two.add(items(31, 90), { key: (item) => String(item.id) })]);
+    const added = await Promise.all([
+      one.add(items(1, 60), { key: (item) => String(item.id) }),
+      two.add(items(31, 90), { key: (item) => String(item.id) }),
+    ]);
     expect(added).toEqual([60, 60]);
     expect((await one.status()).waiting).toBe(90);
     const workers = await env.startWorkers("dedup", 2);
     await env.settled(one, 90);
     // The same keys again, from an async iterable, after they are done: nothing more is sent.
-    await two.add((async function* () { yield* items(1, 90); })(), { key: (item) => String(item.id) });
+    await two.add(
+      (async function* () {
+        yield* items(1, 90);
+      })(),
+      { key: (item) => String(item.id) },
+    );
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await two.status()).toEqual({ waiting: 0, active: 0, done: 90, failed: 0, inDoubt: 0 });
     expect(server.requests).toHaveLength(90);
@@ -73,7 +81,15 @@ describe("failures, the report and retryFailed()", () => {
     await env.settled(bulk, 20);
     expect(await bulk.status()).toEqual({ waiting: 0, active: 0, done: 15, failed: 3, inDoubt: 2 });
     const report = await bulk.report();
-    expect(report).toMatchObject({ runId: "failures", done: 15, failed: 3, skipped: 0, inDoubt: 2, inDoubtKeys: ["12", "8"], stopped: false });
+    expect(report).toMatchObject({
+      runId: "failures",
+      done: 15,
+      failed: 3,
+      skipped: 0,
+      inDoubt: 2,
+      inDoubtKeys: ["12", "8"],
+      stopped: false,
+    });
     expect(report.durationMs).toBeGreaterThan(0);
     const failures = [...report.failures].sort((a, b) => Number(a.key) - Number(b.key));
     expect(failures.map(({ key, status }) => ({ key, status }))).toEqual([
@@ -87,7 +103,11 @@ describe("failures, the report and retryFailed()", () => {
       expect(failure.error).toBeInstanceOf(Error);
       expect((failure.error as Error).message).toBe(failure.message);
       // Useful when logged as JSON: the SDK error's name, its message and status.
-      expect(JSON.parse(JSON.stringify(failure.error))).toEqual({ name: expect.stringMatching(/Error$/), message: failure.message, status: failure.status });
+      expect(JSON.parse(JSON.stringify(failure.error))).toEqual({
+        name: expect.stringMatching(/Error$/),
+        message: failure.message,
+        status: failure.status,
+      });
     }
     expect((failures[0]!.error as Error).name).toBe("ConflictError");
     expect(server.countByKey().get("7")).toBe(1);
@@ -98,7 +118,8 @@ describe("failures, the report and retryFailed()", () => {
     expect(await bulk.status()).toEqual({ waiting: 0, active: 0, done: 18, failed: 0, inDoubt: 2 });
     expect((await bulk.report()).failures).toEqual([]);
     const counts = server.countByKey();
-    for (const [key, count] of counts) expect(count, `requests for key ${key}`).toBe(["4", "7", "10"].includes(key) ? 2 : 1);
+    for (const [key, count] of counts)
+      expect(count, `requests for key ${key}`).toBe(["4", "7", "10"].includes(key) ? 2 : 1);
     await Promise.all(workers.map((worker) => worker.kill("SIGTERM")));
   }, 60_000);
 });
@@ -109,7 +130,10 @@ describe("progress()", () => {
     server.reset();
     server.answer(() => ({ delayMs: 20 }));
     const bulk = env.queue("progress", { rate: { perSecond: 40 } });
-    await bulk.add(Array.from({ length: 40 }, (_, i): TestItem => ({ id: i + 1, method: "GET" })), { key: (item) => String(item.id) });
+    await bulk.add(
+      Array.from({ length: 40 }, (_, i): TestItem => ({ id: i + 1, method: "GET" })),
+      { key: (item) => String(item.id) },
+    );
     const workers = await env.startWorkers("progress", 2, { RATE: 40 });
     const seen: BulkProgress[] = [];
     for await (const progress of bulk.progress({ intervalMs: 250 })) seen.push(progress);
@@ -117,7 +141,9 @@ describe("progress()", () => {
     const last = seen.at(-1)!;
     expect(last).toMatchObject({ done: 40, failed: 0, skipped: 0, inDoubt: 0, inFlight: 0, total: 40 });
     for (const progress of seen) {
-      expect(Object.keys(progress).sort()).toEqual(expect.arrayContaining(["done", "failed", "skipped", "inDoubt", "inFlight", "perSecond", "total"]));
+      expect(Object.keys(progress).sort()).toEqual(
+        expect.arrayContaining(["done", "failed", "skipped", "inDoubt", "inFlight", "perSecond", "total"]),
+      );
     }
     // Done only grows; some snapshot saw the run at work, at about its budget of 40 requests/s.
     expect(seen.every((p, i) => i === 0 || p.done >= seen[i - 1]!.done)).toBe(true);
@@ -146,7 +172,11 @@ describe("progress() that would not end", () => {
     await bulk.close();
     expect((await pending).done).toBe(true);
     await expect(bulk.status()).rejects.toThrow('The bulk queue "progress-stop" is closed');
-    expect(() => bulk.work(async () => undefined, { client: createStoreAdminClient({ apiUrl: env.server.url, accessToken: "t" }) })).toThrow(/is closed/);
+    expect(() =>
+      bulk.work(async () => undefined, {
+        client: createStoreAdminClient({ apiUrl: env.server.url, accessToken: "t" }),
+      }),
+    ).toThrow(/is closed/);
   }, 30_000);
 });
 
@@ -155,9 +185,15 @@ describe("bad input", () => {
   it("createBulkQueue() names the option that is wrong", () => {
     expect(() => createBulkQueue({ name: "", connection })).toThrow(/name must be a non-empty string/);
     expect(() => createBulkQueue({ name: "a:b", connection })).toThrow(/name must be .*"a:b"/);
-    expect(() => createBulkQueue({ name: "ok", connection: undefined as never })).toThrow(/connection must be ioredis options/);
-    expect(() => createBulkQueue({ name: "ok", connection, rate: { perSecond: 0 } })).toThrow(/rate\.perSecond must be a positive number.*0/);
-    expect(() => createBulkQueue({ name: "ok", connection, rate: { perSecond: Number.NaN } })).toThrow(/rate\.perSecond/);
+    expect(() => createBulkQueue({ name: "ok", connection: undefined as never })).toThrow(
+      /connection must be ioredis options/,
+    );
+    expect(() => createBulkQueue({ name: "ok", connection, rate: { perSecond: 0 } })).toThrow(
+      /rate\.perSecond must be a positive number.*0/,
+    );
+    expect(() => createBulkQueue({ name: "ok", connection, rate: { perSecond: Number.NaN } })).toThrow(
+      /rate\.perSecond/,
+    );
     expect(() => createBulkQueue(undefined as never)).toThrow(/takes an options object/);
   });
 
@@ -165,17 +201,31 @@ describe("bad input", () => {
     const bulk = createBulkQueue<TestItem>({ name: "bad-work", connection });
     const client = createStoreAdminClient({ apiUrl: "http://127.0.0.1:1", accessToken: "t" });
     expect(() => bulk.work("task" as never, { client })).toThrow(/task must be a function/);
-    expect(() => bulk.work(async () => undefined, { client: {} as never })).toThrow(/client must be a client made by createStoreAdminClient/);
-    expect(() => bulk.work(async () => undefined, { client, concurrency: 0 })).toThrow(/concurrency must be a whole number ≥ 1, got 0/);
-    expect(() => bulk.work(async () => undefined, { client, lockDurationMs: 10 })).toThrow(/lockDurationMs must be at least 1000 ms/);
+    expect(() => bulk.work(async () => undefined, { client: {} as never })).toThrow(
+      /client must be a client made by createStoreAdminClient/,
+    );
+    expect(() => bulk.work(async () => undefined, { client, concurrency: 0 })).toThrow(
+      /concurrency must be a whole number ≥ 1, got 0/,
+    );
+    expect(() => bulk.work(async () => undefined, { client, lockDurationMs: 10 })).toThrow(
+      /lockDurationMs must be at least 1000 ms/,
+    );
     await bulk.close();
   });
 
   it("add() refuses a key function that returns no string, naming the item; the items before it are queued", async () => {
     const bulk = env.queue("bad-keys");
-    await expect(bulk.add([{ id: 1, method: "GET" }], { key: undefined as never })).rejects.toThrow(/key must be a function/);
-    const items: TestItem[] = [{ id: 1, method: "GET" }, { id: 2, method: "GET" }, { id: 0, method: "GET" }];
-    await expect(bulk.add(items, { key: (item) => (item.id ? String(item.id) : (item.id as never)) })).rejects.toThrow(/key\(\) returned 0 for item 2/);
+    await expect(bulk.add([{ id: 1, method: "GET" }], { key: undefined as never })).rejects.toThrow(
+      /key must be a function/,
+    );
+    const items: TestItem[] = [
+      { id: 1, method: "GET" },
+      { id: 2, method: "GET" },
+      { id: 0, method: "GET" },
+    ];
+    await expect(bulk.add(items, { key: (item) => (item.id ? String(item.id) : (item.id as never)) })).rejects.toThrow(
+      /key\(\) returned 0 for item 2/,
+    );
     expect((await bulk.status()).waiting).toBe(2);
   });
 });

@@ -36,7 +36,11 @@ describe("Redis lost mid-run and back", () => {
 
     await redis.stop();
     const address = `127.0.0.1:${redis.port}`;
-    await until(() => workers.every((w) => w.messages.some((m) => m.error?.includes(address))), 10_000, "each worker to report the lost Redis");
+    await until(
+      () => workers.every((w) => w.messages.some((m) => m.error?.includes(address))),
+      10_000,
+      "each worker to report the lost Redis",
+    );
     const before = workers.map((w) => cpuMs(w.pid));
     const requestsBefore = server.requests.length;
     await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -62,7 +66,10 @@ describe("Redis lost mid-run and back", () => {
     const twice = [...server.countByKey("POST")].filter(([, count]) => count > 1);
     expect(twice, "POST keys received more than once").toEqual([]);
     for (const worker of workers) {
-      expect(worker.messages.filter((m) => m.error).length, `worker ${worker.pid}: one report per outage, not a flood`).toBeLessThanOrEqual(3);
+      expect(
+        worker.messages.filter((m) => m.error).length,
+        `worker ${worker.pid}: one report per outage, not a flood`,
+      ).toBeLessThanOrEqual(3);
       expect(worker.stderr).not.toMatch(/Unhandled|unhandled/);
     }
     await Promise.all(workers.map((worker) => worker.kill("SIGTERM")));
@@ -73,18 +80,36 @@ describe("Redis lost mid-run and back", () => {
     const port = await freePort();
     const address = `127.0.0.1:${port}`;
     const errors: Error[] = [];
-    const bulk = createBulkQueue<TestItem>({ name: "late-redis", connection: { host: "127.0.0.1", port }, connectTimeoutMs: 1000, onError: (e) => errors.push(e) });
+    const bulk = createBulkQueue<TestItem>({
+      name: "late-redis",
+      connection: { host: "127.0.0.1", port },
+      connectTimeoutMs: 1000,
+      onError: (e) => errors.push(e),
+    });
     try {
-      for (const call of [() => bulk.status(), () => bulk.add([{ id: 1, method: "GET" }], { key: (item) => String(item.id) }), () => bulk.report()]) {
+      for (const call of [
+        () => bulk.status(),
+        () => bulk.add([{ id: 1, method: "GET" }], { key: (item) => String(item.id) }),
+        () => bulk.report(),
+      ]) {
         const error = await call().catch((e: unknown) => e);
         expect(error).toBeInstanceOf(BulkQueueConnectionError);
         expect((error as Error).message).toMatch(new RegExp(`^Redis at ${address} is unreachable \\(.*ECONNREFUSED`));
       }
       expect(errors.length, "one report for the outage").toBe(1);
 
-      const worker = startWorker({ QUEUE: "late-redis", REDIS_PORT: port, API_URL: env.server.url, STORE_TOKEN: env.token });
+      const worker = startWorker({
+        QUEUE: "late-redis",
+        REDIS_PORT: port,
+        API_URL: env.server.url,
+        STORE_TOKEN: env.token,
+      });
       try {
-        await until(() => worker.messages.some((m) => m.error?.includes(`Redis at ${address} is unreachable`)), 15_000, "the worker's report");
+        await until(
+          () => worker.messages.some((m) => m.error?.includes(`Redis at ${address} is unreachable`)),
+          15_000,
+          "the worker's report",
+        );
         await new Promise((resolve) => setTimeout(resolve, 500));
         const before = cpuMs(worker.pid);
         await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -95,7 +120,10 @@ describe("Redis lost mid-run and back", () => {
         try {
           await worker.ready;
           env.server.reset();
-          await bulk.add(Array.from({ length: 10 }, (_, i): TestItem => ({ id: i + 1, method: "GET" })), { key: (item) => String(item.id) });
+          await bulk.add(
+            Array.from({ length: 10 }, (_, i): TestItem => ({ id: i + 1, method: "GET" })),
+            { key: (item) => String(item.id) },
+          );
           await env.settled(bulk, 10, 30_000);
           expect(await bulk.status()).toEqual({ waiting: 0, active: 0, done: 10, failed: 0, inDoubt: 0 });
           expect(env.server.requests).toHaveLength(10);

@@ -21,7 +21,11 @@ describe("the token in Redis", () => {
     // Every third key is refused with the token in the body, raw and as a Bearer credential.
     server.answer(({ key, index }) => {
       if (index === 5) return { status: 429, headers: { "retry-after": "1" } };
-      if (Number(key) % 3 === 0) return { status: 422, body: { detail: `token ${TOKEN} is not allowed`, echo: `Authorization: Bearer ${TOKEN}` } };
+      if (Number(key) % 3 === 0)
+        return {
+          status: 422,
+          body: { detail: `token ${TOKEN} is not allowed`, echo: `Authorization: Bearer ${TOKEN}` },
+        };
       return undefined;
     });
     const bulk = env.queue("token-scan", { rate: { perSecond: 50 } });
@@ -45,7 +49,13 @@ describe("the token in Redis", () => {
       expect(clean.scanned).toBeGreaterThan(30);
       expect(clean.found).toEqual([]);
       const keys = await redis.keys("*");
-      expect(keys).toEqual(expect.arrayContaining(["bull:token-scan:sdk:failures", "bull:token-scan:sdk:state", "bull:sdk-budget:token-scan:tat"]));
+      expect(keys).toEqual(
+        expect.arrayContaining([
+          "bull:token-scan:sdk:failures",
+          "bull:token-scan:sdk:state",
+          "bull:sdk-budget:token-scan:tat",
+        ]),
+      );
 
       // Control: the same scan finds the token when a job does carry it.
       const control = env.queue("token-control");
@@ -61,22 +71,35 @@ describe("the token in Redis", () => {
     const { server } = env;
     server.reset();
     const bulk = env.queue("token-throw");
-    await bulk.add([{ id: 1, method: "THROW" }, { id: 2, method: "GET" }], { key: (item) => String(item.id) });
+    await bulk.add(
+      [
+        { id: 1, method: "THROW" },
+        { id: 2, method: "GET" },
+      ],
+      { key: (item) => String(item.id) },
+    );
     const workers = await env.startWorkers("token-throw", 1);
     await env.settled(bulk, 2);
     const report = await bulk.report();
     await Promise.all(workers.map((worker) => worker.kill("SIGTERM")));
     expect(report).toMatchObject({ done: 1, failed: 1, inDoubt: 0 });
-    for (const text of [JSON.stringify(report), inspect(report, { depth: null, showHidden: true })]) expect(text).not.toContain(TOKEN);
+    for (const text of [JSON.stringify(report), inspect(report, { depth: null, showHidden: true })])
+      expect(text).not.toContain(TOKEN);
     const [failure] = report.failures;
     expect(failure).toMatchObject({ key: "1", status: 499, message: "before any request, with [REDACTED]" });
-    expect(JSON.parse(JSON.stringify(failure!.error))).toEqual({ name: "CarelessError", message: "before any request, with [REDACTED]", status: 499 });
+    expect(JSON.parse(JSON.stringify(failure!.error))).toEqual({
+      name: "CarelessError",
+      message: "before any request, with [REDACTED]",
+      status: 499,
+    });
     // Key 1 sent nothing; key 2 its GET.
     expect([...server.countByKey()]).toEqual([["2", 1]]);
     const redis = new Redis({ host: "127.0.0.1", port: env.redis.port });
     try {
       // Nothing but the control job the test above left on purpose.
-      expect((await keysHolding(redis, TOKEN)).found.filter((key) => !key.startsWith("bull:token-control:"))).toEqual([]);
+      expect((await keysHolding(redis, TOKEN)).found.filter((key) => !key.startsWith("bull:token-control:"))).toEqual(
+        [],
+      );
     } finally {
       redis.disconnect();
     }

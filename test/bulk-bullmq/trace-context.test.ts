@@ -11,7 +11,12 @@ import { join } from "node:path";
 import { context, propagation, SpanKind } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace-base";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -40,8 +45,10 @@ afterAll(() => {
 });
 
 const byId = (item: TestItem): string => String(item.id);
-const printed = (workers: readonly WorkerProcess[]): PrintedSpan[] => workers.flatMap((worker) => worker.messages.flatMap((message) => (message.span ? [message.span] : [])));
-const internal = (spans: readonly PrintedSpan[]): PrintedSpan[] => spans.filter((span) => span.kind === SpanKind.INTERNAL);
+const printed = (workers: readonly WorkerProcess[]): PrintedSpan[] =>
+  workers.flatMap((worker) => worker.messages.flatMap((message) => (message.span ? [message.span] : [])));
+const internal = (spans: readonly PrintedSpan[]): PrintedSpan[] =>
+  spans.filter((span) => span.kind === SpanKind.INTERNAL);
 const traceparentOf = (span: { traceId: string; spanId: string }): string => `00-${span.traceId}-${span.spanId}-01`;
 
 /** The data of each job of `queue`, by key, as Redis holds it. */
@@ -56,14 +63,20 @@ async function jobData(queue: string, keys: readonly string[]): Promise<Map<stri
 }
 
 /** Adds `items` with `bulk` inside an active span of the application's: `bulk.add` must be its child. */
-async function addTraced(bulk: Pick<BullmqEntry.BulkQueue<TestItem>, "add">, items: TestItem[]): Promise<{ outer: ReadableSpan; add: ReadableSpan }> {
+async function addTraced(
+  bulk: Pick<BullmqEntry.BulkQueue<TestItem>, "add">,
+  items: TestItem[],
+): Promise<{ outer: ReadableSpan; add: ReadableSpan }> {
   const outer = await tracerProvider.getTracer("app").startActiveSpan("import cards", async (span) => {
     expect(await bulk.add(items, { key: byId })).toBe(items.length);
     span.end();
     return span.spanContext().spanId;
   });
   const finished = exporter.getFinishedSpans();
-  return { outer: finished.find((span) => span.spanContext().spanId === outer)!, add: finished.find((span) => span.name === "bulk.add" && span.parentSpanContext?.spanId === outer)! };
+  return {
+    outer: finished.find((span) => span.spanContext().spanId === outer)!,
+    add: finished.find((span) => span.name === "bulk.add" && span.parentSpanContext?.spanId === outer)!,
+  };
 }
 
 /** Every INTERNAL span printed is a call of one item, a child of `add`; each CLIENT span's `traceparent` reached the server. */
@@ -71,7 +84,12 @@ function expectJoined(spans: readonly PrintedSpan[], add: ReadableSpan, calls: n
   const { traceId, spanId } = add.spanContext();
   const callSpans = internal(spans);
   expect(callSpans).toHaveLength(calls);
-  for (const call of callSpans) expect({ name: call.name, traceId: call.traceId, parentSpanId: call.parentSpanId }).toEqual({ name: call.name, traceId, parentSpanId: spanId });
+  for (const call of callSpans)
+    expect({ name: call.name, traceId: call.traceId, parentSpanId: call.parentSpanId }).toEqual({
+      name: call.name,
+      traceId,
+      parentSpanId: spanId,
+    });
   const attempts = spans.filter((span) => span.kind === SpanKind.CLIENT);
   expect(attempts).toHaveLength(calls);
   for (const attempt of attempts) expect(callSpans.map((call) => call.spanId)).toContain(attempt.parentSpanId);
@@ -84,8 +102,21 @@ describe("what a worker takes from a job's `trace` field", () => {
     expect(carrierOf({ traceparent })).toEqual({ traceparent });
     expect(carrierOf({ traceparent, tracestate: "a=1", baggage: "b=2" })).toEqual({ traceparent, tracestate: "a=1" });
     expect(carrierOf({ traceparent: "x".repeat(256) })).toEqual({ traceparent: "x".repeat(256) });
-    expect(carrierOf({ traceparent, tracestate: "t".repeat(512) })).toEqual({ traceparent, tracestate: "t".repeat(512) });
-    for (const field of [undefined, null, 42, traceparent, [traceparent], { traceparent: 5 }, { traceparent: "x".repeat(257) }, { traceparent, tracestate: 1 }, { traceparent, tracestate: "t".repeat(513) }]) {
+    expect(carrierOf({ traceparent, tracestate: "t".repeat(512) })).toEqual({
+      traceparent,
+      tracestate: "t".repeat(512),
+    });
+    for (const field of [
+      undefined,
+      null,
+      42,
+      traceparent,
+      [traceparent],
+      { traceparent: 5 },
+      { traceparent: "x".repeat(257) },
+      { traceparent, tracestate: 1 },
+      { traceparent, tracestate: "t".repeat(513) },
+    ]) {
       expect(carrierOf(field), JSON.stringify(field)?.slice(0, 80)).toEqual({});
     }
   });
@@ -94,8 +125,14 @@ describe("what a worker takes from a job's `trace` field", () => {
 describe("the queue's telemetry option", () => {
   it("is refused, named, when it is neither a boolean nor an object", () => {
     const connection = { host: "127.0.0.1", port: 1 };
-    for (const [telemetry, got] of [["yes", "string"], [1, "number"], [null, "null"]] as const) {
-      expect(() => createBulkQueue({ name: "ok", connection, telemetry: telemetry as never })).toThrow(`createBulkQueue(): telemetry must be true, false or { tracerProvider? }, got ${got}.`);
+    for (const [telemetry, got] of [
+      ["yes", "string"],
+      [1, "number"],
+      [null, "null"],
+    ] as const) {
+      expect(() => createBulkQueue({ name: "ok", connection, telemetry: telemetry as never })).toThrow(
+        `createBulkQueue(): telemetry must be true, false or { tracerProvider? }, got ${got}.`,
+      );
     }
   });
 });
@@ -125,19 +162,37 @@ describe("a trace across the queue", () => {
     // The producer's span: PRODUCER, a child of the span active at add(), with the run id and the count.
     expect(add.kind).toBe(SpanKind.PRODUCER);
     expect(add.spanContext().traceId).toBe(outer.spanContext().traceId);
-    expect(add.attributes).toEqual({ "store_admin.bulk.run_id": "trace-joined", "store_admin.bulk.added": items.length });
+    expect(add.attributes).toEqual({
+      "store_admin.bulk.run_id": "trace-joined",
+      "store_admin.bulk.added": items.length,
+    });
     // One call per request at the server, each key once (item 1: two GETs); every call joined.
     expect(server.requests).toHaveLength(calls);
-    expect([...server.countByKey()].sort()).toEqual([["1", 2], ["2", 1], ["3", 1], ["4", 1], ["5", 1]]);
+    expect([...server.countByKey()].sort()).toEqual([
+      ["1", 2],
+      ["2", 1],
+      ["3", 1],
+      ["4", 1],
+      ["5", 1],
+    ]);
     const spans = printed(workers);
     expectJoined(spans, add, calls);
     expect(workers.flatMap((worker) => worker.messages.filter((message) => message.error))).toEqual([]);
 
     // Each job's data: the key, the item and the add's trace context, nothing else.
     for (const [key, data] of await jobData("trace-joined", items.map(byId))) {
-      expect(data, key).toEqual({ key, item: items.find((item) => byId(item) === key), trace: { traceparent: traceparentOf(add.spanContext()) } });
+      expect(data, key).toEqual({
+        key,
+        item: items.find((item) => byId(item) === key),
+        trace: { traceparent: traceparentOf(add.spanContext()) },
+      });
     }
-    expect(JSON.stringify([...spans, ...exporter.getFinishedSpans().map((span) => ({ attributes: span.attributes, events: span.events }))])).not.toContain(TOKEN);
+    expect(
+      JSON.stringify([
+        ...spans,
+        ...exporter.getFinishedSpans().map((span) => ({ attributes: span.attributes, events: span.events })),
+      ]),
+    ).not.toContain(TOKEN);
     const redis = new Redis({ host: "127.0.0.1", port: env.redis.port });
     try {
       const scan = await keysHolding(redis, TOKEN);
@@ -154,16 +209,22 @@ describe("a trace across the queue", () => {
     const items: TestItem[] = [1, 2, 3].map((id) => ({ id, method: "GET" }));
     const plain = env.queue("trace-absent");
     await plain.add(items, { key: byId });
-    for (const [key, data] of await jobData("trace-absent", items.map(byId))) expect(Object.keys(data).sort(), key).toEqual(["item", "key"]);
+    for (const [key, data] of await jobData("trace-absent", items.map(byId)))
+      expect(Object.keys(data).sort(), key).toEqual(["item", "key"]);
 
     const traced = env.queue("trace-untraced-worker", { telemetry: { tracerProvider } });
     const { add } = await addTraced(traced, items);
-    for (const [key, data] of await jobData("trace-untraced-worker", items.map(byId))) expect(data.trace, key).toEqual({ traceparent: traceparentOf(add.spanContext()) });
+    for (const [key, data] of await jobData("trace-untraced-worker", items.map(byId)))
+      expect(data.trace, key).toEqual({ traceparent: traceparentOf(add.spanContext()) });
     const workers = await env.startWorkers("trace-untraced-worker", 1);
     await env.settled(traced, items.length);
     await Promise.all(workers.map((worker) => worker.kill("SIGTERM")));
     expect(await traced.status()).toMatchObject({ done: 3, failed: 0, inDoubt: 0 });
-    expect([...server.countByKey()].sort()).toEqual([["1", 1], ["2", 1], ["3", 1]]);
+    expect([...server.countByKey()].sort()).toEqual([
+      ["1", 1],
+      ["2", 1],
+      ["3", 1],
+    ]);
     // A client without telemetry sends no traceparent, and the worker printed no span and no error.
     expect(server.requests.map((request) => request.traceparent)).toEqual([undefined, undefined, undefined]);
     expect(workers[0]!.messages.filter((message) => !message.ready)).toEqual([]);
@@ -188,10 +249,19 @@ describe("a trace across the queue", () => {
       { traceparent: validParent, tracestate: { evil: "value" } },
       { traceparent: validParent, tracestate: `evil=${"y".repeat(100_000)}` },
     ];
-    const jobs = [{ trace: { traceparent: validParent, tracestate: "vendor=ok" }, id: 100 }, ...garbage.map((trace, i) => ({ trace, id: 101 + i }))];
+    const jobs = [
+      { trace: { traceparent: validParent, tracestate: "vendor=ok" }, id: 100 },
+      ...garbage.map((trace, i) => ({ trace, id: 101 + i })),
+    ];
     const queue = new Queue("trace-garbage", { connection: { host: "127.0.0.1", port: env.redis.port } });
     try {
-      await queue.addBulk(jobs.map(({ trace: field, id }) => ({ name: "task", data: { key: String(id), item: { id, method: "GET" }, trace: field }, opts: { jobId: `key-${id}` } })));
+      await queue.addBulk(
+        jobs.map(({ trace: field, id }) => ({
+          name: "task",
+          data: { key: String(id), item: { id, method: "GET" }, trace: field },
+          opts: { jobId: `key-${id}` },
+        })),
+      );
     } finally {
       await queue.close();
     }
@@ -205,7 +275,13 @@ describe("a trace across the queue", () => {
     expect(server.requests).toHaveLength(jobs.length);
     expect([...server.countByKey().values()].every((count) => count === 1)).toBe(true);
     const spans = printed(workers);
-    const callOf = (id: number): PrintedSpan => internal(spans).find((span) => spans.some((attempt) => attempt.parentSpanId === span.spanId && String(attempt.attributes["url.full"]).endsWith(`/users/${id}/`)))!;
+    const callOf = (id: number): PrintedSpan =>
+      internal(spans).find((span) =>
+        spans.some(
+          (attempt) =>
+            attempt.parentSpanId === span.spanId && String(attempt.attributes["url.full"]).endsWith(`/users/${id}/`),
+        ),
+      )!;
     // The valid context: joined.
     expect(callOf(100)).toMatchObject({ traceId: valid.traceId, parentSpanId: valid.spanId });
     // Each garbage field: a root span of a new trace, whose own context went to the server.
@@ -213,11 +289,14 @@ describe("a trace across the queue", () => {
       const call = callOf(id);
       expect({ id, parentSpanId: call.parentSpanId }).toEqual({ id, parentSpanId: undefined });
       expect(call.traceId).not.toBe(valid.traceId);
-      expect(server.requests.find((request) => request.key === String(id))!.traceparent).toMatch(new RegExp(`^00-${call.traceId}-[0-9a-f]{16}-01$`));
+      expect(server.requests.find((request) => request.key === String(id))!.traceparent).toMatch(
+        new RegExp(`^00-${call.traceId}-[0-9a-f]{16}-01$`),
+      );
     }
     // Nothing of the garbage reached a span or the server.
     const seen = JSON.stringify([spans, server.requests]);
-    for (const fragment of ["garbage", "x-injected", "xxxxxxxx", "yyyyyyyy", "evil"]) expect(seen, fragment).not.toContain(fragment);
+    for (const fragment of ["garbage", "x-injected", "xxxxxxxx", "yyyyyyyy", "evil"])
+      expect(seen, fragment).not.toContain(fragment);
     expect(workers[0]!.messages.filter((message) => message.error)).toEqual([]);
   }, 60_000);
 
@@ -227,7 +306,11 @@ describe("a trace across the queue", () => {
     server.reset();
     exporter.reset();
     const built = (await import(join(ROOT, "dist", "src", "bulk", "bullmq", "index.js"))) as typeof BullmqEntry;
-    const bulk = built.createBulkQueue<TestItem>({ name: "trace-dist", connection: { host: "127.0.0.1", port: env.redis.port }, telemetry: { tracerProvider } });
+    const bulk = built.createBulkQueue<TestItem>({
+      name: "trace-dist",
+      connection: { host: "127.0.0.1", port: env.redis.port },
+      telemetry: { tracerProvider },
+    });
     try {
       const items: TestItem[] = [1, 2, 3].map((id) => ({ id, method: "GET" }));
       const workers = await env.startWorkers("trace-dist", 1, { TRACE: "1", SDK: "dist" });
@@ -235,7 +318,11 @@ describe("a trace across the queue", () => {
       await env.settled(bulk, items.length);
       await until(() => internal(printed(workers)).length >= items.length, 10_000, "the worker's call spans");
       await Promise.all(workers.map((worker) => worker.kill("SIGTERM")));
-      expect([...server.countByKey()].sort()).toEqual([["1", 1], ["2", 1], ["3", 1]]);
+      expect([...server.countByKey()].sort()).toEqual([
+        ["1", 1],
+        ["2", 1],
+        ["3", 1],
+      ]);
       expectJoined(printed(workers), add, items.length);
     } finally {
       await bulk.close();

@@ -82,7 +82,10 @@ describe("the budget where requests arrive", () => {
       );
       expect(sent).toHaveLength(ITEMS);
       expect(busiest(sent, 1000), `run ${i + 1}: the send log's busiest window`).toBeLessThanOrEqual(PER_SECOND);
-      expect(busiest(arrived, windowMs), `run ${i + 1}: the server's busiest window, margin allowed for`).toBeLessThanOrEqual(PER_SECOND);
+      expect(
+        busiest(arrived, windowMs),
+        `run ${i + 1}: the server's busiest window, margin allowed for`,
+      ).toBeLessThanOrEqual(PER_SECOND);
       // The first second included: its first PER_SECOND + 1 requests span more than a second.
       const first = [...arrived].sort((a, b) => a - b);
       expect(first[PER_SECOND]! - first[0]!, `run ${i + 1}: the first second`).toBeGreaterThanOrEqual(windowMs);

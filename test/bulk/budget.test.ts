@@ -12,8 +12,14 @@ describe("rateBudget", () => {
     const first = new AbortController();
     const second = new AbortController();
     const order: string[] = [];
-    const a = budget.acquire(first.signal).then(() => order.push("a"), (reason: unknown) => order.push(`a: ${String(reason)}`));
-    const b = budget.acquire(second.signal).then(() => order.push("b"), (reason: unknown) => order.push(`b: ${String(reason)}`));
+    const a = budget.acquire(first.signal).then(
+      () => order.push("a"),
+      (reason: unknown) => order.push(`a: ${String(reason)}`),
+    );
+    const b = budget.acquire(second.signal).then(
+      () => order.push("b"),
+      (reason: unknown) => order.push(`b: ${String(reason)}`),
+    );
     second.abort("stop b");
     first.abort("stop a");
     await Promise.all([a, b]);

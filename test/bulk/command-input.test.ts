@@ -42,10 +42,19 @@ const file = (name: string, content?: string | Buffer): string => {
 };
 
 /** The installed `store-admin-sdk bulk …`; `whileRunning` may signal the child. */
-const command = (args: string[], options: { env?: NodeJS.ProcessEnv; whileRunning?: (pid: number) => Promise<void> } = {}): Promise<Ran> =>
+const command = (
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; whileRunning?: (pid: number) => Promise<void> } = {},
+): Promise<Ran> =>
   runCommand([join(project.dir, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js"), "bulk", ...args], {
     cwd: project.dir,
-    env: { ...process.env, STORE_ADMIN_API_URL: store.url, STORE_ADMIN_TOKEN: TOKEN, STORE_ADMIN_URL: "", ...options.env },
+    env: {
+      ...process.env,
+      STORE_ADMIN_API_URL: store.url,
+      STORE_ADMIN_TOKEN: TOKEN,
+      STORE_ADMIN_URL: "",
+      ...options.env,
+    },
     whileRunning: options.whileRunning,
   });
 
@@ -56,7 +65,9 @@ describe("input that reaches for a prototype (27.1)", () => {
     expect(attacker.received).toHaveLength(0);
     expect(store.received).toHaveLength(0);
     expect(ran.code).toBe(2);
-    expect(ran.stderr).toContain(`${input}:1: column 2 ("query.__proto__.baseUrl"): the field name "__proto__" is refused`);
+    expect(ran.stderr).toContain(
+      `${input}:1: column 2 ("query.__proto__.baseUrl"): the field name "__proto__" is refused`,
+    );
     for (const header of ["path.id,body.constructor.prototype.x", "path.id,query.prototype"]) {
       const refused = await command(["PATCH", "/gift-cards/{id}/", "--input", file("refused.csv", `${header}\n1,x\n`)]);
       expect(refused.code).toBe(2);
@@ -102,7 +113,9 @@ describe("a line that shows one call and would send another", () => {
     expect(store.received.map((r) => r.id)).toEqual(["4"]);
     expect(ran.code).toBe(1);
     expect(ran.stdout).toContain("1 done, 2 failed");
-    expect(ran.stdout).toContain(`${input}:1: column 18: the key "path" is written twice in one object; JSON keeps the last`);
+    expect(ran.stdout).toContain(
+      `${input}:1: column 18: the key "path" is written twice in one object; JSON keeps the last`,
+    );
     expect(ran.stdout).toContain(`${input}:2: column 44: the key "expired_at" is written twice in one object`);
   });
 });
@@ -116,7 +129,9 @@ describe("lines the command cannot read (27.6, 27.9)", () => {
     const ran = await command(["PATCH", "/gift-cards/{id}/", "--input", small, "--max-line-bytes", String(limit)]);
     expect(ran.code).toBe(1);
     expect(ran.stdout).toContain("2 done, 1 failed");
-    expect(ran.stdout).toContain(`${small}:2: the line is ${limit + 1} bytes long, over the limit of ${limit} (--max-line-bytes)`);
+    expect(ran.stdout).toContain(
+      `${small}:2: the line is ${limit + 1} bytes long, over the limit of ${limit} (--max-line-bytes)`,
+    );
     expect(store.received.map((r) => r.id).sort()).toEqual(["1", "3"]);
 
     store.reset();
@@ -125,7 +140,9 @@ describe("lines the command cannot read (27.6, 27.9)", () => {
     const bigRun = await command(["PATCH", "/gift-cards/{id}/", "--input", big]);
     expect(bigRun.code).toBe(1);
     expect(bigRun.stdout).toContain("2 done, 1 failed");
-    expect(bigRun.stdout).toContain(`${big}:2: the line is ${Buffer.byteLength(huge)} bytes long, over the limit of 1048576 (--max-line-bytes)`);
+    expect(bigRun.stdout).toContain(
+      `${big}:2: the line is ${Buffer.byteLength(huge)} bytes long, over the limit of 1048576 (--max-line-bytes)`,
+    );
     expect(store.received.map((r) => r.id).sort()).toEqual(["1", "3"]);
 
     store.reset();
@@ -154,7 +171,14 @@ describe("lines the command cannot read (27.6, 27.9)", () => {
     expect(store.received.map((r) => r.path)).toEqual(["/gift-cards/cafe/"]);
 
     store.reset();
-    const csv = file("latin1.csv", Buffer.concat([Buffer.from("path.id,body.expired_at\ncaf"), Buffer.from([0xe9]), Buffer.from(",null\ncafe,null\n")]));
+    const csv = file(
+      "latin1.csv",
+      Buffer.concat([
+        Buffer.from("path.id,body.expired_at\ncaf"),
+        Buffer.from([0xe9]),
+        Buffer.from(",null\ncafe,null\n"),
+      ]),
+    );
     const csvRun = await command(["PATCH", "/gift-cards/{id}/", "--input", csv]);
     expect(csvRun.code).toBe(1);
     expect(csvRun.stdout).toContain(`${csv}:2: not valid UTF-8`);
@@ -164,14 +188,24 @@ describe("lines the command cannot read (27.6, 27.9)", () => {
 
 describe("what the command prints (27.10, 27.11)", () => {
   it.each([
-    ["ftp://u:SECRET_PASSWORD@shop.example.com", "SECRET_PASSWORD", /got ftp:\/\/shop\.example\.com\/ \(its credentials, query and fragment not shown\)/],
-    ["https://u:SECRET_PASSWORD@shop.example.com", "SECRET_PASSWORD", /STORE_ADMIN_URL or STORE_ADMIN_TOKEN: baseUrl must not contain credentials/],
+    [
+      "ftp://u:SECRET_PASSWORD@shop.example.com",
+      "SECRET_PASSWORD",
+      /got ftp:\/\/shop\.example\.com\/ \(its credentials, query and fragment not shown\)/,
+    ],
+    [
+      "https://u:SECRET_PASSWORD@shop.example.com",
+      "SECRET_PASSWORD",
+      /STORE_ADMIN_URL or STORE_ADMIN_TOKEN: baseUrl must not contain credentials/,
+    ],
     [TOKEN, TOKEN, /got a value that is not a URL with a host \(\d+ characters, not shown/],
     [`${TOKEN}:x`, TOKEN, /got a value that is not a URL with a host \(\d+ characters, not shown/],
     [`https://shop.example.com/?token=${TOKEN}`, TOKEN, /must not have a query string/],
   ])("STORE_ADMIN_URL=%s is refused without printing its secret", async (url, secret, message) => {
     const input = file("in.jsonl", jsonl([{ path: { id: 1 } }]));
-    const ran = await command(["PATCH", "/gift-cards/{id}/", "--input", input], { env: { STORE_ADMIN_API_URL: "", STORE_ADMIN_URL: url } });
+    const ran = await command(["PATCH", "/gift-cards/{id}/", "--input", input], {
+      env: { STORE_ADMIN_API_URL: "", STORE_ADMIN_URL: url },
+    });
     expect(ran.code).toBe(2);
     expect(ran.stderr).toMatch(message);
     expect(ran.stderr + ran.stdout).not.toContain(secret);
@@ -180,8 +214,14 @@ describe("what the command prints (27.10, 27.11)", () => {
 
   it("keys with terminal escapes (ESC]52 … BEL) and bidi overrides are printed without them, in failed lines and the in-doubt list", async () => {
     const osc52 = "\u001b]52;c;Y3VybCBldmlsLnNo\u0007";
-    const input = file("keys.jsonl", jsonl([{ path: { id: `${osc52}refused` } }, { path: { id: `\u202edoubt${osc52}` } }]));
-    store.respond = (request) => (request.path.includes("refused") ? { status: 422, body: { detail: `bad ${osc52}` } } : { status: 503, body: { detail: "down" } });
+    const input = file(
+      "keys.jsonl",
+      jsonl([{ path: { id: `${osc52}refused` } }, { path: { id: `\u202edoubt${osc52}` } }]),
+    );
+    store.respond = (request) =>
+      request.path.includes("refused")
+        ? { status: 422, body: { detail: `bad ${osc52}` } }
+        : { status: 503, body: { detail: "down" } };
     const ran = await command(["POST", "/subscriptions/{id}/renew/", "--input", input]);
     expect(store.received).toHaveLength(2);
     expect(ran.code).toBe(1);
@@ -194,7 +234,13 @@ describe("what the command prints (27.10, 27.11)", () => {
 
 describe("keys (28.3)", () => {
   it("the default key tells apart path values holding '/': A/B + 1 and A + B/1 are two calls, both sent", async () => {
-    const input = file("lines.jsonl", jsonl([{ path: { number: "A/B", lineId: "1" }, body: { quantity: 1 } }, { path: { number: "A", lineId: "B/1" }, body: { quantity: 1 } }]));
+    const input = file(
+      "lines.jsonl",
+      jsonl([
+        { path: { number: "A/B", lineId: "1" }, body: { quantity: 1 } },
+        { path: { number: "A", lineId: "B/1" }, body: { quantity: 1 } },
+      ]),
+    );
     const ran = await command(["PATCH", "/orders/{number}/lines/{lineId}/", "--input", input]);
     expect(ran.stdout).toContain("2 done, 0 failed, 0 skipped");
     expect(ran.code).toBe(0);
@@ -202,7 +248,14 @@ describe("keys (28.3)", () => {
   });
 
   it("a ledger of 0.3.0 holding the shared key A/B/1: neither call is sent again nor skipped, each fails naming the record", async () => {
-    const input = file("lines.jsonl", jsonl([{ path: { number: "A/B", lineId: "1" }, body: { quantity: 1 } }, { path: { number: "A", lineId: "B/1" }, body: { quantity: 1 } }, { path: { number: "C", lineId: "2" }, body: { quantity: 1 } }]));
+    const input = file(
+      "lines.jsonl",
+      jsonl([
+        { path: { number: "A/B", lineId: "1" }, body: { quantity: 1 } },
+        { path: { number: "A", lineId: "B/1" }, body: { quantity: 1 } },
+        { path: { number: "C", lineId: "2" }, body: { quantity: 1 } },
+      ]),
+    );
     const old = fileLedger(`${input}.ledger`);
     await old.open("PATCH /orders/{number}/lines/{lineId}/");
     await old.start("A/B/1");
@@ -217,7 +270,14 @@ describe("keys (28.3)", () => {
   });
 
   it("two lines with one key (default or --key) are reported naming both lines, not skipped silently", async () => {
-    const input = file("twice.jsonl", jsonl([{ path: { id: 1 }, body: { expired_at: null } }, { path: { id: 2 } }, { path: { id: 1 }, body: { expired_at: "2027-01-01T00:00:00Z" } }]));
+    const input = file(
+      "twice.jsonl",
+      jsonl([
+        { path: { id: 1 }, body: { expired_at: null } },
+        { path: { id: 2 } },
+        { path: { id: 1 }, body: { expired_at: "2027-01-01T00:00:00Z" } },
+      ]),
+    );
     const ran = await command(["PATCH", "/gift-cards/{id}/", "--input", input]);
     expect(ran.code).toBe(1);
     expect(ran.stdout).toContain("2 done, 1 failed, 0 skipped");
@@ -225,7 +285,13 @@ describe("keys (28.3)", () => {
     expect(store.received.map((r) => r.id).sort()).toEqual(["1", "2"]);
 
     store.reset();
-    const keyed = file("keyed.jsonl", jsonl([{ path: { id: 1 }, body: { code: "X" } }, { path: { id: 2 }, body: { code: "X" } }]));
+    const keyed = file(
+      "keyed.jsonl",
+      jsonl([
+        { path: { id: 1 }, body: { code: "X" } },
+        { path: { id: 2 }, body: { code: "X" } },
+      ]),
+    );
     const byKey = await command(["PATCH", "/gift-cards/{id}/", "--input", keyed, "--key", "body.code"]);
     expect(byKey.code).toBe(1);
     expect(byKey.stdout).toContain(`${keyed}:2: the key "X" is the key of line 1 too`);
@@ -244,7 +310,9 @@ describe("writes are safe by default (28.4, 28.6)", () => {
       },
     });
     expect(stopped.code).toBe(130);
-    expect(stopped.stdout).toContain(`(stopped: run the same command again to go on; the ledger ${input}.ledger records what was done)`);
+    expect(stopped.stdout).toContain(
+      `(stopped: run the same command again to go on; the ledger ${input}.ledger records what was done)`,
+    );
     const sent = store.received.length;
     expect(sent).toBeLessThan(12);
 
@@ -265,34 +333,57 @@ describe("writes are safe by default (28.4, 28.6)", () => {
     const fedBack = await command(["POST", "/subscriptions/{id}/renew/", "--input", `${input}.in-doubt.jsonl`]);
     expect(fedBack.stdout).toContain("0 done, 0 failed, 0 skipped, 2 in doubt");
     expect(store.received).toHaveLength(0);
-    const rerun = await command(["POST", "/subscriptions/{id}/renew/", "--input", `${input}.in-doubt.jsonl`, "--rerun-in-doubt"]);
+    const rerun = await command([
+      "POST",
+      "/subscriptions/{id}/renew/",
+      "--input",
+      `${input}.in-doubt.jsonl`,
+      "--rerun-in-doubt",
+    ]);
     expect(rerun.code).toBe(0);
     expect(rerun.stdout).toContain("2 done, 0 failed");
     expect([store.count("POST", 1), store.count("POST", 2)]).toEqual([1, 1]);
   });
 
   it("--no-ledger keeps none, and the summary of a stopped run (or one with calls in doubt) says that running again sends the calls again", async () => {
-    const input = file("patch.jsonl", jsonl(Array.from({ length: 12 }, (_, i) => ({ path: { id: i + 1 }, body: { expired_at: null } }))));
+    const input = file(
+      "patch.jsonl",
+      jsonl(Array.from({ length: 12 }, (_, i) => ({ path: { id: i + 1 }, body: { expired_at: null } }))),
+    );
     store.respond = () => ({ delayMs: 150, body: { id: 1 } });
-    const stopped = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--no-ledger", "--concurrency", "2"], {
-      whileRunning: async (pid) => {
-        while (store.received.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
-        process.kill(pid, "SIGINT");
+    const stopped = await command(
+      ["PATCH", "/gift-cards/{id}/", "--input", input, "--no-ledger", "--concurrency", "2"],
+      {
+        whileRunning: async (pid) => {
+          while (store.received.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+          process.kill(pid, "SIGINT");
+        },
       },
-    });
+    );
     expect(stopped.code).toBe(130);
-    expect(stopped.stdout).toContain("(stopped: with --no-ledger, running the same command again sends every call again)");
+    expect(stopped.stdout).toContain(
+      "(stopped: with --no-ledger, running the same command again sends every call again)",
+    );
     expect(existsSync(`${input}.ledger`)).toBe(false);
 
     const renew = file("renew.jsonl", jsonl([{ path: { id: 1 } }]));
     store.respond = () => ({ status: 503, body: { detail: "down" } });
     const doubt = await command(["POST", "/subscriptions/{id}/renew/", "--input", renew, "--no-ledger"]);
-    expect(doubt.stdout).toContain("In doubt (a POST or PATCH may have been acted on; check them at the store: with --no-ledger, running again sends them again): 1");
+    expect(doubt.stdout).toContain(
+      "In doubt (a POST or PATCH may have been acted on; check them at the store: with --no-ledger, running again sends them again): 1",
+    );
   });
 
   it("a dry run writes its failures beside a real run's file, never over it", async () => {
-    const input = file("cards.jsonl", jsonl([{ path: { id: 1 }, body: { expired_at: "someday" } }, { path: { id: 2 }, body: { expired_at: null } }]));
-    store.respond = (request) => (request.id === "2" ? { status: 422, body: { detail: "card 2 is locked" } } : undefined);
+    const input = file(
+      "cards.jsonl",
+      jsonl([
+        { path: { id: 1 }, body: { expired_at: "someday" } },
+        { path: { id: 2 }, body: { expired_at: null } },
+      ]),
+    );
+    store.respond = (request) =>
+      request.id === "2" ? { status: 422, body: { detail: "card 2 is locked" } } : undefined;
     const real = await command(["PATCH", "/gift-cards/{id}/", "--input", input]);
     expect(real.code).toBe(1);
     const realFailures = readFileSync(`${input}.failures.jsonl`, "utf8");
@@ -305,4 +396,3 @@ describe("writes are safe by default (28.4, 28.6)", () => {
     expect(readFileSync(`${input}.dry-run.failures.jsonl`, "utf8")).toContain("expired_at");
   });
 });
-

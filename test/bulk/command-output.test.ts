@@ -7,7 +7,18 @@
  * an input that is a pipe, `/dev/stdin` or a FIFO is refused, nothing sent.
  */
 import { execFileSync } from "node:child_process";
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConsumerProject, type ConsumerProject } from "../package/tarball.js";
@@ -25,11 +36,19 @@ afterAll(async () => {
 
 /** The installed `store-admin-sdk bulk …`. */
 const command = (args: string[], options: { stdin?: string } = {}): Promise<Ran> =>
-  runCommand([join(project!.dir, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js"), "bulk", ...args], {
-    cwd: project!.dir,
-    env: { ...process.env, STORE_ADMIN_API_URL: server.url, STORE_ADMIN_TOKEN: "sk_output_token", STORE_ADMIN_URL: "" },
-    stdin: options.stdin,
-  });
+  runCommand(
+    [join(project!.dir, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js"), "bulk", ...args],
+    {
+      cwd: project!.dir,
+      env: {
+        ...process.env,
+        STORE_ADMIN_API_URL: server.url,
+        STORE_ADMIN_TOKEN: "sk_output_token",
+        STORE_ADMIN_URL: "",
+      },
+      stdin: options.stdin,
+    },
+  );
 
 const RENEW = ["POST", "/subscriptions/{id}/renew/"];
 /** One call the store answers 503 (in doubt: a renewal may have been acted on) and one line that is not JSON (failed). */
@@ -74,8 +93,14 @@ describe("files the bulk command writes", () => {
       [["--failures", linkToInput], `--failures ${linkToInput} is the same file as --input ${input}`],
       [["--ledger", ledger, "--failures", ledger], `--failures ${ledger} is the same file as --ledger ${ledger}`],
       [["--failures", both, "--in-doubt", both], `--in-doubt ${both} is the same file as --failures ${both}`],
-      [["--ledger", ledger, "--failures", `${ledger}.lock`], `--failures ${ledger}.lock is the lock of --ledger ${ledger}`],
-      [["--in-doubt", `${input}.ledger.lock`], `--in-doubt ${input}.ledger.lock is the lock of --ledger ${input}.ledger`],
+      [
+        ["--ledger", ledger, "--failures", `${ledger}.lock`],
+        `--failures ${ledger}.lock is the lock of --ledger ${ledger}`,
+      ],
+      [
+        ["--in-doubt", `${input}.ledger.lock`],
+        `--in-doubt ${input}.ledger.lock is the lock of --ledger ${input}.ledger`,
+      ],
     ];
     for (const [flags, message] of refusals) {
       const ran = await command([...RENEW, "--input", input, "--progress", "none", ...flags]);
@@ -90,7 +115,17 @@ describe("files the bulk command writes", () => {
     expect(first.stdout).toContain("2 done, 1 failed");
     const ledgerText = readFileSync(ledger, "utf8");
     server.reset();
-    const refused = await command([...RENEW, "--input", input, "--ledger", ledger, "--failures", ledger, "--progress", "none"]);
+    const refused = await command([
+      ...RENEW,
+      "--input",
+      input,
+      "--ledger",
+      ledger,
+      "--failures",
+      ledger,
+      "--progress",
+      "none",
+    ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`--failures ${ledger} is the same file as --ledger ${ledger}`);
     expect(server.received).toHaveLength(0);
@@ -145,7 +180,18 @@ describe("files the bulk command writes", () => {
       rmSync(folder, { recursive: true, force: true });
       return request.id === "2" ? { status: 422, body: { detail: "card 2 is locked" } } : undefined;
     };
-    const ran = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--failures", failures, "--progress", "none"]);
+    const ran = await command([
+      "PATCH",
+      "/gift-cards/{id}/",
+      "--input",
+      input,
+      "--ledger",
+      ledger,
+      "--failures",
+      failures,
+      "--progress",
+      "none",
+    ]);
     expect(ran.code).toBe(2);
     expect(ran.stdout).toContain("1 done, 1 failed, 0 skipped, 0 in doubt");
     expect(ran.stdout).not.toContain("Failed calls written to");
@@ -166,8 +212,14 @@ describe("an input that is not a regular file", () => {
     expect(fromFifo.stderr).toContain("Write the calls to a file first");
     expect(existsSync(`${fifo}.ledger`)).toBe(false);
 
-    const calls = jsonl([{ path: { id: 1 }, body: { expired_at: null } }, { path: { id: 2 }, body: { expired_at: null } }]);
-    const fromStdin = await command(["PATCH", "/gift-cards/{id}/", "--input", "/dev/stdin", "--ledger", file("stdin.ledger"), "--progress", "none"], { stdin: calls });
+    const calls = jsonl([
+      { path: { id: 1 }, body: { expired_at: null } },
+      { path: { id: 2 }, body: { expired_at: null } },
+    ]);
+    const fromStdin = await command(
+      ["PATCH", "/gift-cards/{id}/", "--input", "/dev/stdin", "--ledger", file("stdin.ledger"), "--progress", "none"],
+      { stdin: calls },
+    );
     expect(fromStdin.code).toBe(2);
     // A shell's pipe is a FIFO, as above; Node's child process gets a socket pair.
     expect(fromStdin.stderr).toMatch(/--input \/dev\/stdin is a (pipe|socket), not a file/);
@@ -187,10 +239,29 @@ describe("a dry run's memory", () => {
     }
     try {
       const main = join(project!.dir, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js");
-      const ran = await runCommand(["--max-old-space-size=64", main, "bulk", "POST", "/disputes/{id}/notes/", "--input", input, "--dry-run", "--progress", "none"], {
-        cwd: project!.dir,
-        env: { ...process.env, STORE_ADMIN_API_URL: server.url, STORE_ADMIN_TOKEN: "sk_output_token", STORE_ADMIN_URL: "" },
-      });
+      const ran = await runCommand(
+        [
+          "--max-old-space-size=64",
+          main,
+          "bulk",
+          "POST",
+          "/disputes/{id}/notes/",
+          "--input",
+          input,
+          "--dry-run",
+          "--progress",
+          "none",
+        ],
+        {
+          cwd: project!.dir,
+          env: {
+            ...process.env,
+            STORE_ADMIN_API_URL: server.url,
+            STORE_ADMIN_TOKEN: "sk_output_token",
+            STORE_ADMIN_URL: "",
+          },
+        },
+      );
       expect(ran.code, ran.stderr.slice(0, 2_000)).toBe(0);
       expect(ran.stdout).toMatch(/^Dry run: 1000 done, 0 failed, 0 skipped, 0 in doubt/);
       expect(server.received).toHaveLength(0);

@@ -19,10 +19,19 @@ const { server, dir, file } = bulkTestBed("bulk-command-");
 const cards = (n: number) => Array.from({ length: n }, (_, i) => ({ path: { id: i + 1 }, body: { expired_at: null } }));
 
 /** Runs the command; `whileRunning` may signal the child once it runs. */
-const command = (args: string[], options: { env?: NodeJS.ProcessEnv; whileRunning?: (pid: number) => Promise<void> } = {}): Promise<Ran> =>
+const command = (
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; whileRunning?: (pid: number) => Promise<void> } = {},
+): Promise<Ran> =>
   runCommand(["--import", "tsx", MAIN, "bulk", ...args], {
     cwd: ROOT,
-    env: { ...process.env, STORE_ADMIN_API_URL: server.url, STORE_ADMIN_TOKEN: TOKEN, STORE_ADMIN_URL: "", ...options.env },
+    env: {
+      ...process.env,
+      STORE_ADMIN_API_URL: server.url,
+      STORE_ADMIN_TOKEN: TOKEN,
+      STORE_ADMIN_URL: "",
+      ...options.env,
+    },
     whileRunning: options.whileRunning,
   });
 
@@ -34,8 +43,25 @@ describe("store-admin-sdk bulk", () => {
   it("runs a JSON-lines file with a ledger, writes failures that can be fed back, and resumes (exit 1, then 0)", async () => {
     const input = file("cards.jsonl", jsonl(cards(20)));
     const ledger = file("cards.ledger");
-    server.respond = (request) => (request.id === "7" ? { status: 422, body: { detail: "card 7 is locked", validation: [{ location: ["body", "expired_at"], message: "locked" }] } } : undefined);
-    const first = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--key", "path.id", "--concurrency", "3"]);
+    server.respond = (request) =>
+      request.id === "7"
+        ? {
+            status: 422,
+            body: { detail: "card 7 is locked", validation: [{ location: ["body", "expired_at"], message: "locked" }] },
+          }
+        : undefined;
+    const first = await command([
+      "PATCH",
+      "/gift-cards/{id}/",
+      "--input",
+      input,
+      "--ledger",
+      ledger,
+      "--key",
+      "path.id",
+      "--concurrency",
+      "3",
+    ]);
     expect(first.stderr).not.toContain("store-admin-sdk bulk:");
     expect(first.code).toBe(1);
     expect(first.stdout).toContain("19 done, 1 failed, 0 skipped, 0 in doubt");
@@ -44,11 +70,29 @@ describe("store-admin-sdk bulk", () => {
     expect(JSON.parse(server.received[0]!.body)).toEqual({ expired_at: null });
 
     const failures = `${input}.failures.jsonl`;
-    const lines = readFileSync(failures, "utf8").trim().split("\n").map((line) => JSON.parse(line));
-    expect(lines).toEqual([{ path: { id: 7 }, body: { expired_at: null }, failure: { key: "7", line: 7, status: 422, message: expect.stringContaining("expired_at") } }]);
+    const lines = readFileSync(failures, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines).toEqual([
+      {
+        path: { id: 7 },
+        body: { expired_at: null },
+        failure: { key: "7", line: 7, status: 422, message: expect.stringContaining("expired_at") },
+      },
+    ]);
 
     server.reset();
-    const again = await command(["PATCH", "/gift-cards/{id}/", "--input", failures, "--ledger", ledger, "--key", "path.id"]);
+    const again = await command([
+      "PATCH",
+      "/gift-cards/{id}/",
+      "--input",
+      failures,
+      "--ledger",
+      ledger,
+      "--key",
+      "path.id",
+    ]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("1 done, 0 failed, 0 skipped");
     expect(server.received.map((r) => r.id)).toEqual(["7"]);
@@ -59,11 +103,15 @@ describe("store-admin-sdk bulk", () => {
     expect(resumed.stdout).toContain("0 done, 0 failed, 20 skipped");
     expect(server.received).toHaveLength(0);
     const ledgerText = readFileSync(ledger, "utf8");
-    for (const text of [first.stdout, first.stderr, ledgerText, readFileSync(failures, "utf8")]) expect(text).not.toContain(TOKEN);
+    for (const text of [first.stdout, first.stderr, ledgerText, readFileSync(failures, "utf8")])
+      expect(text).not.toContain(TOKEN);
   });
 
   it("reads CSV with dotted headers, converting cells to the contract's types", async () => {
-    const input = file("users.csv", 'path.id,body.first_name,body.is_blocked,body.accepts_marketing\n1,Ada,true,false\n2,"Grace, Admiral",false,\n3,,true,true\n');
+    const input = file(
+      "users.csv",
+      'path.id,body.first_name,body.is_blocked,body.accepts_marketing\n1,Ada,true,false\n2,"Grace, Admiral",false,\n3,,true,true\n',
+    );
     const ran = await command(["PATCH", "/users/{id}/", "--input", input]);
     expect(ran.stderr).not.toContain("store-admin-sdk bulk:");
     expect(ran.code).toBe(0);
@@ -95,19 +143,31 @@ describe("store-admin-sdk bulk", () => {
     const input = file("slow.jsonl", jsonl(cards(30)));
     const ledger = file("slow.ledger");
     server.respond = () => ({ delayMs: 150, body: { id: 1 } });
-    const stopped = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--concurrency", "3"], {
-      whileRunning: async (pid) => {
-        await receivedAtLeast(4);
-        process.kill(pid, "SIGINT");
+    const stopped = await command(
+      ["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--concurrency", "3"],
+      {
+        whileRunning: async (pid) => {
+          await receivedAtLeast(4);
+          process.kill(pid, "SIGINT");
+        },
       },
-    });
+    );
     expect(stopped.stderr).toContain("Stopping: no new calls");
     expect(stopped.code).toBe(130);
     const sent = server.received.length;
     expect(sent).toBeLessThan(30);
     expect(stopped.stdout).toContain(`${sent} done, 0 failed, 0 skipped, 0 in doubt`);
 
-    const resumed = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--concurrency", "3"]);
+    const resumed = await command([
+      "PATCH",
+      "/gift-cards/{id}/",
+      "--input",
+      input,
+      "--ledger",
+      ledger,
+      "--concurrency",
+      "3",
+    ]);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain(`${30 - sent} done, 0 failed, ${sent} skipped`);
     for (let id = 1; id <= 30; id++) expect(server.count("PATCH", id)).toBe(1);
@@ -116,15 +176,42 @@ describe("store-admin-sdk bulk", () => {
   it("a Retry-After beyond --max-pause stops the run (exit 75) and says when to run it again; the same command then sends the rest once", async () => {
     const input = file("paused.jsonl", jsonl(cards(6)));
     const ledger = file("paused.ledger");
-    server.respond = (request) => (request.id === "3" && server.count("PATCH", 3) === 1 ? { status: 429, headers: { "retry-after": "3600" }, body: { detail: "come back later" } } : undefined);
-    const paused = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--concurrency", "1", "--max-pause", "2"]);
+    server.respond = (request) =>
+      request.id === "3" && server.count("PATCH", 3) === 1
+        ? { status: 429, headers: { "retry-after": "3600" }, body: { detail: "come back later" } }
+        : undefined;
+    const paused = await command([
+      "PATCH",
+      "/gift-cards/{id}/",
+      "--input",
+      input,
+      "--ledger",
+      ledger,
+      "--concurrency",
+      "1",
+      "--max-pause",
+      "2",
+    ]);
     expect(paused.code).toBe(75);
-    expect(paused.stdout).toMatch(/^The store answered 429 with a Retry-After of 60 min, longer than --max-pause \(2 s\): the run stopped\. Run it again with the same command after 20\d\d-\d\d-\d\dT[\d:.]+Z to go on\.$/m);
+    expect(paused.stdout).toMatch(
+      /^The store answered 429 with a Retry-After of 60 min, longer than --max-pause \(2 s\): the run stopped\. Run it again with the same command after 20\d\d-\d\d-\d\dT[\d:.]+Z to go on\.$/m,
+    );
     expect(paused.stdout).toContain("2 done, 1 failed, 0 skipped, 0 in doubt");
     expect(server.received).toHaveLength(3);
 
     server.respond = undefined;
-    const resumed = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--concurrency", "1", "--max-pause", "2"]);
+    const resumed = await command([
+      "PATCH",
+      "/gift-cards/{id}/",
+      "--input",
+      input,
+      "--ledger",
+      ledger,
+      "--concurrency",
+      "1",
+      "--max-pause",
+      "2",
+    ]);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain("4 done, 0 failed, 2 skipped");
     for (let id = 1; id <= 6; id++) expect(server.count("PATCH", id), `PATCH ${id}`).toBe(id === 3 ? 2 : 1);
@@ -135,7 +222,9 @@ describe("store-admin-sdk bulk", () => {
     server.respond = () => ({ status: 429, headers: { "retry-after": "1" }, body: { detail: "come back later" } });
     const paused = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--no-ledger", "--max-pause", "0.5"]);
     expect(paused.code, paused.stderr).toBe(75);
-    expect(paused.stdout).toContain("The store answered 429 with a Retry-After of 1 s, longer than --max-pause (0.5 s): the run stopped.");
+    expect(paused.stdout).toContain(
+      "The store answered 429 with a Retry-After of 1 s, longer than --max-pause (0.5 s): the run stopped.",
+    );
     expect(server.received).toHaveLength(1);
   });
 
@@ -143,19 +232,25 @@ describe("store-admin-sdk bulk", () => {
     const input = file("renew.jsonl", jsonl(Array.from({ length: 6 }, (_, i) => ({ path: { id: i + 1 } }))));
     const ledger = file("renew.ledger");
     server.respond = () => ({ delayMs: 3_000, status: 201, body: { id: 1 } });
-    const aborted = await command(["POST", "/subscriptions/{id}/renew/", "--input", input, "--ledger", ledger, "--concurrency", "2"], {
-      whileRunning: async (pid) => {
-        await receivedAtLeast(2);
-        process.kill(pid, "SIGINT");
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        process.kill(pid, "SIGINT");
+    const aborted = await command(
+      ["POST", "/subscriptions/{id}/renew/", "--input", input, "--ledger", ledger, "--concurrency", "2"],
+      {
+        whileRunning: async (pid) => {
+          await receivedAtLeast(2);
+          process.kill(pid, "SIGINT");
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          process.kill(pid, "SIGINT");
+        },
       },
-    });
+    );
     expect(aborted.code).toBe(130);
     expect(aborted.stdout).toContain("0 done, 0 failed, 0 skipped, 2 in doubt");
     expect(aborted.stdout).toMatch(/In doubt .*: 1, 2/);
     expect(aborted.stdout).toContain(`All 2 calls in doubt written to ${input}.in-doubt.jsonl.`);
-    const inDoubt = readFileSync(`${input}.in-doubt.jsonl`, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const inDoubt = readFileSync(`${input}.in-doubt.jsonl`, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(inDoubt.sort((x, y) => x.inDoubt.line - y.inDoubt.line)).toEqual([
       { path: { id: 1 }, inDoubt: { key: "1", line: 1 } },
       { path: { id: 2 }, inDoubt: { key: "2", line: 2 } },
@@ -173,26 +268,58 @@ describe("store-admin-sdk bulk", () => {
     const ledger = file("many.ledger");
     const inDoubtFile = file("doubt.jsonl");
     server.respond = () => ({ status: 503, body: { detail: "down" } });
-    const ran = await command(["POST", "/subscriptions/{id}/renew/", "--input", input, "--ledger", ledger, "--in-doubt", inDoubtFile, "--concurrency", "8"]);
+    const ran = await command([
+      "POST",
+      "/subscriptions/{id}/renew/",
+      "--input",
+      input,
+      "--ledger",
+      ledger,
+      "--in-doubt",
+      inDoubtFile,
+      "--concurrency",
+      "8",
+    ]);
     expect(ran.code).toBe(1);
     expect(ran.stdout).toContain("0 done, 0 failed, 0 skipped, 25 in doubt");
     expect(ran.stdout).toMatch(/In doubt .*, …\n/);
     expect(ran.stdout).toContain(`All 25 calls in doubt written to ${inDoubtFile}.`);
-    const lines = readFileSync(inDoubtFile, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const lines = readFileSync(inDoubtFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(25);
-    for (const entry of lines) expect(entry).toEqual({ path: { id: entry.inDoubt.line }, inDoubt: { key: String(entry.inDoubt.line), line: entry.inDoubt.line } });
+    for (const entry of lines)
+      expect(entry).toEqual({
+        path: { id: entry.inDoubt.line },
+        inDoubt: { key: String(entry.inDoubt.line), line: entry.inDoubt.line },
+      });
     expect(new Set(lines.map((entry) => entry.inDoubt.key)).size).toBe(25);
 
     // Checked by the operator, fed back with --rerun-in-doubt: each sent once more.
     server.reset();
-    const rerun = await command(["POST", "/subscriptions/{id}/renew/", "--input", inDoubtFile, "--ledger", ledger, "--rerun-in-doubt"]);
+    const rerun = await command([
+      "POST",
+      "/subscriptions/{id}/renew/",
+      "--input",
+      inDoubtFile,
+      "--ledger",
+      ledger,
+      "--rerun-in-doubt",
+    ]);
     expect(rerun.code).toBe(0);
     expect(rerun.stdout).toContain("25 done, 0 failed");
     for (let id = 1; id <= 25; id++) expect(server.count("POST", id)).toBe(1);
   });
 
   it("--dry-run sends nothing and names the fields the contract refuses (exit 1)", async () => {
-    const input = file("dry.jsonl", jsonl([{ path: { id: 1 }, body: { expired_at: null } }, { path: { id: 2 }, body: { expired_at: "someday" } }]));
+    const input = file(
+      "dry.jsonl",
+      jsonl([
+        { path: { id: 1 }, body: { expired_at: null } },
+        { path: { id: 2 }, body: { expired_at: "someday" } },
+      ]),
+    );
     const ledger = file("dry.ledger");
     const ran = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--dry-run", "--ledger", ledger]);
     expect(ran.code).toBe(1);
@@ -203,23 +330,62 @@ describe("store-admin-sdk bulk", () => {
   });
 
   it.each([
-    [["PATCH", "/gift-cards/{id}/", "--input", "IN", "--concurrency", "0"], /--concurrency must be a whole number ≥ 1/, {}],
+    [
+      ["PATCH", "/gift-cards/{id}/", "--input", "IN", "--concurrency", "0"],
+      /--concurrency must be a whole number ≥ 1/,
+      {},
+    ],
     [["PATCH", "/gift-cards/{id}/", "--input", "IN", "--rate", "fast"], /--rate must be a positive number/, {}],
-    [["PATCH", "/gift-cards/{id}/", "--input", "IN", "--max-pause", "-1"], /--max-pause must be a number of seconds ≥ 0, got "-1"/, {}],
-    [["PATCH", "/gift-cards/{id}/", "--input", "IN", "--max-pause", " "], /--max-pause must be a number of seconds ≥ 0, got " "/, {}],
+    [
+      ["PATCH", "/gift-cards/{id}/", "--input", "IN", "--max-pause", "-1"],
+      /--max-pause must be a number of seconds ≥ 0, got "-1"/,
+      {},
+    ],
+    [
+      ["PATCH", "/gift-cards/{id}/", "--input", "IN", "--max-pause", " "],
+      /--max-pause must be a number of seconds ≥ 0, got " "/,
+      {},
+    ],
     [["PATCH", "/gift-cards/{id}/"], /required option '--input <file>'/, {}],
-    [["DELETE", "/gift-cards/{id}/", "--input", "IN"], /DELETE \/gift-cards\/\{id\}\/ is not an operation of the contract/, {}],
+    [
+      ["DELETE", "/gift-cards/{id}/", "--input", "IN"],
+      /DELETE \/gift-cards\/\{id\}\/ is not an operation of the contract/,
+      {},
+    ],
     [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /Set STORE_ADMIN_TOKEN/, { STORE_ADMIN_TOKEN: "" }],
-    [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /Set STORE_ADMIN_URL to the store's address \(or STORE_ADMIN_API_URL to an API root\), and STORE_ADMIN_TOKEN/, { STORE_ADMIN_TOKEN: "", STORE_ADMIN_API_URL: "" }],
-    [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /STORE_ADMIN_API_URL must be an absolute http\(s\) URL .*, got a value that is not a URL with a host \(7 characters, not shown/, { STORE_ADMIN_API_URL: "notaurl" }],
-    [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /STORE_ADMIN_URL must be an absolute http\(s\) URL .*, got ftp:\/\/shop\//, { STORE_ADMIN_API_URL: "", STORE_ADMIN_URL: "ftp://shop" }],
-    [["PATCH", "/gift-cards/{id}/", "--input", "IN"], /Set STORE_ADMIN_URL or STORE_ADMIN_API_URL, not both/, { STORE_ADMIN_URL: "https://shop.example.com" }],
+    [
+      ["PATCH", "/gift-cards/{id}/", "--input", "IN"],
+      /Set STORE_ADMIN_URL to the store's address \(or STORE_ADMIN_API_URL to an API root\), and STORE_ADMIN_TOKEN/,
+      { STORE_ADMIN_TOKEN: "", STORE_ADMIN_API_URL: "" },
+    ],
+    [
+      ["PATCH", "/gift-cards/{id}/", "--input", "IN"],
+      /STORE_ADMIN_API_URL must be an absolute http\(s\) URL .*, got a value that is not a URL with a host \(7 characters, not shown/,
+      { STORE_ADMIN_API_URL: "notaurl" },
+    ],
+    [
+      ["PATCH", "/gift-cards/{id}/", "--input", "IN"],
+      /STORE_ADMIN_URL must be an absolute http\(s\) URL .*, got ftp:\/\/shop\//,
+      { STORE_ADMIN_API_URL: "", STORE_ADMIN_URL: "ftp://shop" },
+    ],
+    [
+      ["PATCH", "/gift-cards/{id}/", "--input", "IN"],
+      /Set STORE_ADMIN_URL or STORE_ADMIN_API_URL, not both/,
+      { STORE_ADMIN_URL: "https://shop.example.com" },
+    ],
     [["PATCH", "/gift-cards/{id}/", "--input", "NOPE"], /--input NOPE-FILE: no such file\./, {}],
-    [["POST", "/products/", "--input", "IN"], /: \/products\/ has no path parameters to key the calls by; pass --key/, {}],
+    [
+      ["POST", "/products/", "--input", "IN"],
+      /: \/products\/ has no path parameters to key the calls by; pass --key/,
+      {},
+    ],
   ])("%j: a clear error, exit 2, nothing sent", async (args, message, env) => {
     const input = file("in.jsonl", jsonl(cards(2)));
     const nope = join(dir, "nope.jsonl");
-    const ran = await command(args.map((arg) => (arg === "IN" ? input : arg === "NOPE" ? nope : arg)), { env });
+    const ran = await command(
+      args.map((arg) => (arg === "IN" ? input : arg === "NOPE" ? nope : arg)),
+      { env },
+    );
     expect(ran.code).toBe(2);
     expect(ran.stderr.replace(nope, "NOPE-FILE")).toMatch(message);
     expect(ran.stdout).toBe("");
@@ -228,21 +394,42 @@ describe("store-admin-sdk bulk", () => {
 
   it("a line that is not a call is a failed item: named with its file and line in the summary and the failures file, the rest sent (exit 1)", async () => {
     const good = (id: number) => JSON.stringify({ path: { id }, body: { expired_at: null } });
-    const input = file("part.jsonl", `\uFEFF${good(1)}\n{not json\n${good(3)}\n["x"]\n{"body":{"expired_at":null}}\n{"path":{"id":6},"extra":1}\n${good(7)}\n`);
+    const input = file(
+      "part.jsonl",
+      `\uFEFF${good(1)}\n{not json\n${good(3)}\n["x"]\n{"body":{"expired_at":null}}\n{"path":{"id":6},"extra":1}\n${good(7)}\n`,
+    );
     const ran = await command(["PATCH", "/gift-cards/{id}/", "--input", input]);
     expect(ran.code).toBe(1);
     expect(ran.stdout).toContain("3 done, 4 failed, 0 skipped, 0 in doubt");
     expect(ran.stdout).toContain(`failed line 2: ${input}:2: not JSON`);
     expect(ran.stdout).toContain(`failed line 5: ${input}:5: --key path.id (the default) is missing`);
     expect(server.received.map((r) => r.id).sort()).toEqual(["1", "3", "7"]);
-    const failures = readFileSync(`${input}.failures.jsonl`, "utf8").trim().split("\n").map((line) => JSON.parse(line));
-    expect(failures.map((f) => [f.failure.key, f.failure.line])).toEqual([["line 2", 2], ["line 4", 4], ["line 5", 5], ["line 6", 6]]);
-    expect(failures[0].failure).toMatchObject({ message: expect.stringContaining(`${input}:2: not JSON`), text: "{not json" });
+    const failures = readFileSync(`${input}.failures.jsonl`, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(failures.map((f) => [f.failure.key, f.failure.line])).toEqual([
+      ["line 2", 2],
+      ["line 4", 4],
+      ["line 5", 5],
+      ["line 6", 6],
+    ]);
+    expect(failures[0].failure).toMatchObject({
+      message: expect.stringContaining(`${input}:2: not JSON`),
+      text: "{not json",
+    });
     expect(failures[3].failure.message).toContain(`${input}:6: unknown key "extra"`);
 
     // --key naming a field no line has: every line fails, nothing is sent.
     server.reset();
-    const keyed = await command(["PATCH", "/gift-cards/{id}/", "--input", file("in.jsonl", jsonl(cards(2))), "--key", "body.nothing"]);
+    const keyed = await command([
+      "PATCH",
+      "/gift-cards/{id}/",
+      "--input",
+      file("in.jsonl", jsonl(cards(2))),
+      "--key",
+      "body.nothing",
+    ]);
     expect(keyed.code).toBe(1);
     expect(keyed.stdout).toContain("0 done, 2 failed");
     expect(keyed.stdout).toMatch(/in\.jsonl:1: --key body\.nothing is missing/);
@@ -272,8 +459,19 @@ describe("store-admin-sdk bulk", () => {
   it("refuses a ledger of another run and a file that is not a ledger (exit 2)", async () => {
     const input = file("in.jsonl", jsonl(cards(2)));
     const ledger = file("other.ledger");
-    expect((await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--run-id", "first"])).code).toBe(0);
-    const other = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--run-id", "second"]);
+    expect(
+      (await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--run-id", "first"])).code,
+    ).toBe(0);
+    const other = await command([
+      "PATCH",
+      "/gift-cards/{id}/",
+      "--input",
+      input,
+      "--ledger",
+      ledger,
+      "--run-id",
+      "second",
+    ]);
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/belongs to the run "first", not "second"/);
     const notLedger = await command(["PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", input]);
@@ -296,11 +494,31 @@ describe("progress output", () => {
   it("on a terminal (a pseudo-terminal from script(1)): one line redrawn with a bar, the rate and the ETA", async () => {
     const input = file("tty.jsonl", jsonl(cards(12)));
     server.respond = () => ({ delayMs: 150, body: { id: 1 } });
-    const quoted = [process.execPath, "--import", "tsx", MAIN, "bulk", "PATCH", "/gift-cards/{id}/", "--input", input, "--concurrency", "2"].map((arg) => `'${arg}'`).join(" ");
+    const quoted = [
+      process.execPath,
+      "--import",
+      "tsx",
+      MAIN,
+      "bulk",
+      "PATCH",
+      "/gift-cards/{id}/",
+      "--input",
+      input,
+      "--concurrency",
+      "2",
+    ]
+      .map((arg) => `'${arg}'`)
+      .join(" ");
     const ran = await new Promise<Ran>((resolve) => {
       const child = spawn("script", ["-qfec", quoted, "/dev/null"], {
         cwd: ROOT,
-        env: { ...process.env, STORE_ADMIN_API_URL: server.url, STORE_ADMIN_TOKEN: TOKEN, STORE_ADMIN_URL: "", COLUMNS: "120" },
+        env: {
+          ...process.env,
+          STORE_ADMIN_API_URL: server.url,
+          STORE_ADMIN_TOKEN: TOKEN,
+          STORE_ADMIN_URL: "",
+          COLUMNS: "120",
+        },
         stdio: ["ignore", "pipe", "pipe"],
       });
       let stdout = "";

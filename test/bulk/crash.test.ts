@@ -28,16 +28,22 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function start(ledger: string): { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> } {
+function start(ledger: string): {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+} {
   // Node itself with tsx's loader: the process killed is the one that runs the job (the tsx
   // command would run it in a child of its own, which a SIGKILL to tsx leaves running).
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD, server.url, ledger, String(ITEMS)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", CHILD, server.url, ledger, String(ITEMS)], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
   );
   return { child, done };
 }
@@ -47,10 +53,16 @@ async function receivedAtLeast(count: number): Promise<void> {
   while (server.received.length < count) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
-it("kill -9 twice mid-run, then resume: each renewal received at most once, every key done or in doubt", { timeout: 120_000 }, async () => {
+it("kill -9 twice mid-run, then resume: each renewal received at most once, every key done or in doubt", {
+  timeout: 120_000,
+}, async () => {
   const ledger = join(dir, "crash.ledger");
   // Slow answers: when the child is killed, requests are in flight (POSTs among them).
-  server.respond = (request) => ({ delayMs: 40, status: request.method === "POST" ? 201 : 200, body: { id: Number(request.id) } });
+  server.respond = (request) => ({
+    delayMs: 40,
+    status: request.method === "POST" ? 201 : 200,
+    body: { id: Number(request.id) },
+  });
 
   for (const killAt of [60, 180]) {
     const { child, done } = start(ledger);

@@ -41,7 +41,10 @@ describe("docs/bulk.md", () => {
   it("has TypeScript blocks that compile against the built package", () => {
     const problems = checked.diagnostics.filter((d) => d.file !== brokenFile).map((d) => formatDiagnostic(d));
     expect(problems).toEqual([]);
-    expect(checked.diagnostics.some((d) => d.file === brokenFile && d.code === "TS2322"), "a broken copy fails").toBe(true);
+    expect(
+      checked.diagnostics.some((d) => d.file === brokenFile && d.code === "TS2322"),
+      "a broken copy fails",
+    ).toBe(true);
   });
 
   it("documents only options the command has", () => {
@@ -54,7 +57,9 @@ describe("docs/bulk.md", () => {
   });
 
   it("links only to files that exist", () => {
-    const broken = [...text.matchAll(/\]\(([^)\s#]+)/g)].map((m) => m[1]!).filter((path) => !/^[a-z]+:/i.test(path) && !existsSync(join(dirname(DOC), path)));
+    const broken = [...text.matchAll(/\]\(([^)\s#]+)/g)]
+      .map((m) => m[1]!)
+      .filter((path) => !/^[a-z]+:/i.test(path) && !existsSync(join(dirname(DOC), path)));
     expect(broken).toEqual([]);
   });
 });

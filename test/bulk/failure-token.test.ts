@@ -21,7 +21,11 @@ beforeEach(() => server.reset());
 
 /** Every rendering of the report a caller might log. */
 function renderings(report: BulkReport): string[] {
-  return [JSON.stringify(report), inspect(report, { depth: null, showHidden: true }), ...report.failures.map((f) => `${String(f.error)} ${(f.error as Error).stack ?? ""}`)];
+  return [
+    JSON.stringify(report),
+    inspect(report, { depth: null, showHidden: true }),
+    ...report.failures.map((f) => `${String(f.error)} ${(f.error as Error).stack ?? ""}`),
+  ];
 }
 
 class LeakyError extends Error {
@@ -31,26 +35,46 @@ class LeakyError extends Error {
   }
 }
 
-const throwers: Array<[string, (id: number, client: ReturnType<typeof createStoreAdminClient>, signal: AbortSignal) => Promise<unknown>]> = [
-  ["after a request", async (_id, c, signal) => {
-    await c.GET("/gift-cards/", { signal });
-    throw new Error(`after request: ${TOKEN}`);
-  }],
-  ["before any request", async () => {
-    throw new Error(`before any request: ${TOKEN}`);
-  }],
-  ["with the token in a cause chain and an own property", async () => {
-    throw new LeakyError({ headers: { authorization: `Bearer ${TOKEN}` } });
-  }],
-  ["a non-Error value", async () => {
-    throw { message: `plain object ${TOKEN}`, token: TOKEN };
-  }],
-  ["an SDK error class built around the token", async () => {
-    throw new StoreAdminError(`task's own words: ${TOKEN}`);
-  }],
-  ["a string", async () => {
-    throw `just the token ${TOKEN}`;
-  }],
+const throwers: Array<
+  [string, (id: number, client: ReturnType<typeof createStoreAdminClient>, signal: AbortSignal) => Promise<unknown>]
+> = [
+  [
+    "after a request",
+    async (_id, c, signal) => {
+      await c.GET("/gift-cards/", { signal });
+      throw new Error(`after request: ${TOKEN}`);
+    },
+  ],
+  [
+    "before any request",
+    async () => {
+      throw new Error(`before any request: ${TOKEN}`);
+    },
+  ],
+  [
+    "with the token in a cause chain and an own property",
+    async () => {
+      throw new LeakyError({ headers: { authorization: `Bearer ${TOKEN}` } });
+    },
+  ],
+  [
+    "a non-Error value",
+    async () => {
+      throw { message: `plain object ${TOKEN}`, token: TOKEN };
+    },
+  ],
+  [
+    "an SDK error class built around the token",
+    async () => {
+      throw new StoreAdminError(`task's own words: ${TOKEN}`);
+    },
+  ],
+  [
+    "a string",
+    async () => {
+      throw `just the token ${TOKEN}`;
+    },
+  ],
 ];
 
 describe("report.failures hold no token", () => {
@@ -59,7 +83,13 @@ describe("report.failures hold no token", () => {
     for (const [name, task] of throwers) {
       it(`${kind}, a task that throws ${name}`, async () => {
         const client = createStoreAdminClient({ apiUrl: server.url, accessToken, maxRetries: 0 });
-        const report = await runBulk({ client, runId: "scrub", items: [1, 2], key: String, task: (id, { client: c, signal }) => task(id, c, signal) });
+        const report = await runBulk({
+          client,
+          runId: "scrub",
+          items: [1, 2],
+          key: String,
+          task: (id, { client: c, signal }) => task(id, c, signal),
+        });
         expect(report).toMatchObject({ failed: 2, inDoubt: 0 });
         for (const text of renderings(report)) expect(text).not.toContain(TOKEN);
         // Scrubbed, not emptied: the message and the error's name are kept.
@@ -81,7 +111,8 @@ describe("report.failures hold no token", () => {
       runId: "scrub-sdk",
       items: [1],
       key: String,
-      task: (id, { client: c, signal }) => c.PATCH("/gift-cards/{id}/", { params: { path: { id } }, body: { expired_at: null }, signal }),
+      task: (id, { client: c, signal }) =>
+        c.PATCH("/gift-cards/{id}/", { params: { path: { id } }, body: { expired_at: null }, signal }),
     });
     expect(report.failures[0]!.error).toBeInstanceOf(UnprocessableEntityError);
     expect(report.failures[0]!.status).toBe(422);
@@ -89,7 +120,17 @@ describe("report.failures hold no token", () => {
   });
 
   it("the check finds a token when one is there (control)", () => {
-    const leaky: BulkReport = { runId: "x", done: 0, failed: 1, skipped: 0, inDoubt: 0, durationMs: 0, inDoubtKeys: [], stopped: false, failures: [{ key: "1", error: new Error("e", { cause: new Error(TOKEN) }), message: "m" }] };
+    const leaky: BulkReport = {
+      runId: "x",
+      done: 0,
+      failed: 1,
+      skipped: 0,
+      inDoubt: 0,
+      durationMs: 0,
+      inDoubtKeys: [],
+      stopped: false,
+      failures: [{ key: "1", error: new Error("e", { cause: new Error(TOKEN) }), message: "m" }],
+    };
     expect(renderings(leaky).some((text) => text.includes(TOKEN))).toBe(true);
   });
 });

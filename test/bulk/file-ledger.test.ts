@@ -15,10 +15,14 @@ let files = 0;
 const fresh = () => join(dir, `ledger-${++files}`);
 
 /** Keys that a naive format would break: quotes, backslashes, newlines, a NUL, non-ASCII. */
-const ODD_KEYS = ['plain', 'with "quotes"', "back\\slash", "new\nline", "nul\u0000byte", "ünïcödé ✓", ""];
+const ODD_KEYS = ["plain", 'with "quotes"', "back\\slash", "new\nline", "nul\u0000byte", "ünïcödé ✓", ""];
 
 /** A ledger's state as the runner sees it: resume info and each key's record. */
-async function stateOf(path: string, runId: string, keys: readonly string[]): Promise<{ resume: LedgerResume; entries: unknown[] }> {
+async function stateOf(
+  path: string,
+  runId: string,
+  keys: readonly string[],
+): Promise<{ resume: LedgerResume; entries: unknown[] }> {
   const ledger = fileLedger(path);
   const resume = await ledger.open(runId);
   const entries = await Promise.all(keys.map((key) => ledger.get(key)));
@@ -96,7 +100,9 @@ describe("fileLedger", () => {
     const second = middle.indexOf(10) + 1;
     middle[second + 9] = middle[second + 9]! ^ 0x01;
     writeFileSync(damaged, middle);
-    await expect(fileLedger(damaged).open("run-1")).rejects.toThrow(new RegExp(`The ledger file .* is damaged at byte ${second}: .*good records follow`));
+    await expect(fileLedger(damaged).open("run-1")).rejects.toThrow(
+      new RegExp(`The ledger file .* is damaged at byte ${second}: .*good records follow`),
+    );
     expect(readFileSync(damaged)).toEqual(middle);
   });
 
@@ -112,13 +118,15 @@ describe("fileLedger", () => {
 
     // One line without a newline is not a torn header either.
     const oneLine = fresh();
-    writeFileSync(oneLine, "deadbeefH{\"ledger\":\"something-else\"}");
+    writeFileSync(oneLine, 'deadbeefH{"ledger":"something-else"}');
     await expect(fileLedger(oneLine).open("run-1")).rejects.toThrow(/is not a bulk ledger/);
     expect(readFileSync(oneLine, "utf8")).toContain("something-else");
 
     const held = fileLedger(path);
     await held.open("run-1");
-    await expect(fileLedger(path).open("run-1")).rejects.toThrow(`The ledger ${path} is in use: it is already open in this process`);
+    await expect(fileLedger(path).open("run-1")).rejects.toThrow(
+      `The ledger ${path} is in use: it is already open in this process`,
+    );
     await held.close();
     expect(existsSync(`${path}.lock`)).toBe(false);
 
@@ -126,7 +134,9 @@ describe("fileLedger", () => {
     writeFileSync(`${path}.lock`, String(process.ppid));
     const old = new Date(Date.now() - 3_600_000);
     utimesSync(`${path}.lock`, old, old);
-    await expect(fileLedger(path).open("run-1")).rejects.toThrow(`a lock file of an earlier store-admin-sdk (0.3.0) is there, holding a process id; if no run of that version uses this ledger, delete it (${path}.lock)`);
+    await expect(fileLedger(path).open("run-1")).rejects.toThrow(
+      `a lock file of an earlier store-admin-sdk (0.3.0) is there, holding a process id; if no run of that version uses this ledger, delete it (${path}.lock)`,
+    );
     rmSync(`${path}.lock`);
     const after = fileLedger(path);
     await after.open("run-1");

@@ -27,11 +27,17 @@ async function read(calls: AsyncIterable<InputCall>): Promise<InputCall[]> {
 }
 
 const withPrototype = (calls: InputCall[]) =>
-  calls.flatMap((call) => (["path", "query", "body"] as const).flatMap((part) => objects(call[part], part))).filter(([, object]) => Object.getPrototypeOf(object) !== null).map(([at]) => at);
+  calls
+    .flatMap((call) => (["path", "query", "body"] as const).flatMap((part) => objects(call[part], part)))
+    .filter(([, object]) => Object.getPrototypeOf(object) !== null)
+    .map(([at]) => at);
 
 it("JSON lines: path, query, body and every object inside them have no prototype", async () => {
   const file = join(dir, "calls.jsonl");
-  writeFileSync(file, `${JSON.stringify({ path: { id: 1 }, query: { toString: "x", hasOwnProperty: "y" }, body: { tags: [{ name: "a" }], meta: { deep: { er: {} } } } })}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ path: { id: 1 }, query: { toString: "x", hasOwnProperty: "y" }, body: { tags: [{ name: "a" }], meta: { deep: { er: {} } } } })}\n`,
+  );
   const calls = await read(jsonLines(file, 1_000_000));
   expect(calls[0]!.invalid).toBeUndefined();
   expect(objects(calls[0]!.body, "body").length).toBe(5);

@@ -22,7 +22,8 @@ interface Card {
   id: number;
   expiredAt: string;
 }
-const cards = (day: string, ...ids: number[]): Card[] => ids.map((id) => ({ id, expiredAt: `2026-11-${day}T00:00:00Z` }));
+const cards = (day: string, ...ids: number[]): Card[] =>
+  ids.map((id) => ({ id, expiredAt: `2026-11-${day}T00:00:00Z` }));
 const options = (ledger: Ledger, items: Card[]) => ({
   client: client(),
   runId: "PATCH /gift-cards/{id}/",
@@ -66,10 +67,16 @@ describe("a run is bound to what it sends", () => {
     expect(first).toMatchObject({ done: 2, inDoubt: 1, inDoubtKeys: ["2"] });
     server.reset();
 
-    await expect(runBulk(options(ledger, cards("25", 2)))).rejects.toThrow(/holds the key "2" of the run "PATCH \/gift-cards\/\{id\}\/" as in doubt with another call/);
+    await expect(runBulk(options(ledger, cards("25", 2)))).rejects.toThrow(
+      /holds the key "2" of the run "PATCH \/gift-cards\/\{id\}\/" as in doubt with another call/,
+    );
     // Other keys: run; the key in doubt from the earlier items is reported with its recorded call.
     const second = await runBulk(options(ledger, cards("25", 4)));
-    expect(second).toMatchObject({ done: 1, inDoubtKeys: ["2"], inDoubtFingerprints: { "2": JSON.stringify(cards("24", 2)[0]) } });
+    expect(second).toMatchObject({
+      done: 1,
+      inDoubtKeys: ["2"],
+      inDoubtFingerprints: { "2": JSON.stringify(cards("24", 2)[0]) },
+    });
     expect(server.received.map((r) => r.id)).toEqual(["4"]);
   });
 });
@@ -81,7 +88,15 @@ describe("a ledger written by 0.3.0", () => {
     const renew = (id: number, { client: c, signal }: { client: ReturnType<typeof client>; signal: AbortSignal }) =>
       c.POST("/subscriptions/{id}/renew/", { params: { path: { id } }, signal });
     const run = () =>
-      runBulk({ client: client(), runId: "POST /subscriptions/{id}/renew/", items: [1, 2, 3, 4, 5], key: String, fingerprint: (id) => `renew ${id}`, ledger: fileLedger(path), task: renew });
+      runBulk({
+        client: client(),
+        runId: "POST /subscriptions/{id}/renew/",
+        items: [1, 2, 3, 4, 5],
+        key: String,
+        fingerprint: (id) => `renew ${id}`,
+        ledger: fileLedger(path),
+        task: renew,
+      });
     expect(await run()).toMatchObject({ done: 2, skipped: 2, inDoubt: 1, inDoubtKeys: ["3"], failed: 0 });
     expect(server.received.map((r) => Number(r.id)).sort()).toEqual([4, 5]);
     expect(readFileSync(path, "utf8")).toContain('b["5","renew 5"]');

@@ -29,7 +29,9 @@ describe("the lock belongs to the ledger file, not its spelling", () => {
     await held.open("renewals");
     symlinkSync(path, link);
     for (const spelling of [link, `${sub}//a.ledger`, relative(process.cwd(), path), `${sub}/./a.ledger`]) {
-      await expect(fileLedger(spelling).open("renewals"), spelling).rejects.toThrow(/is in use: it is already open in this process/);
+      await expect(fileLedger(spelling).open("renewals"), spelling).rejects.toThrow(
+        /is in use: it is already open in this process/,
+      );
     }
     await held.close();
     // Released: any spelling opens it.
@@ -47,11 +49,21 @@ describe("one ledger object, one run at a time", () => {
     it(`${name} given to two runBulk calls at once: the second is refused, each POST is sent once`, async () => {
       const ledger: Ledger = make();
       server.respond = () => ({ delayMs: 20, status: 201, body: {} });
-      const options = { client: client(), runId: "renewals", items: ids(6), key: String, concurrency: 2, ledger, task: renew };
+      const options = {
+        client: client(),
+        runId: "renewals",
+        items: ids(6),
+        key: String,
+        concurrency: 2,
+        ledger,
+        task: renew,
+      };
       const [first, second] = await Promise.allSettled([runBulk(options), runBulk(options)]);
       expect(first.status).toBe("fulfilled");
       expect(second.status).toBe("rejected");
-      expect(String((second as PromiseRejectedResult).reason)).toMatch(/is in use by another run of this process \(the same ledger object given to two runBulk calls at once\)/);
+      expect(String((second as PromiseRejectedResult).reason)).toMatch(
+        /is in use by another run of this process \(the same ledger object given to two runBulk calls at once\)/,
+      );
       for (const id of ids(6)) expect(server.count("POST", id), `POST ${id}`).toBe(1);
 
       // Once the first run has ended, the same object resumes: everything is done, nothing is sent.
@@ -61,14 +73,22 @@ describe("one ledger object, one run at a time", () => {
     });
   }
 
-  it("fileLedger: the same object resumes after a stop (it used to say \"The ledger is not open\")", async () => {
+  it('fileLedger: the same object resumes after a stop (it used to say "The ledger is not open")', async () => {
     const ledger = fileLedger(fresh());
     const stop = new AbortController();
     server.respond = (request) => {
       if (request.id === "2") stop.abort();
       return { status: 201, body: {} };
     };
-    const options = { client: client(), runId: "renewals", items: ids(5), key: String, concurrency: 1, ledger, task: renew };
+    const options = {
+      client: client(),
+      runId: "renewals",
+      items: ids(5),
+      key: String,
+      concurrency: 1,
+      ledger,
+      task: renew,
+    };
     const first = await runBulk({ ...options, signal: stop.signal });
     expect(first.stopped).toBe(true);
     const second = await runBulk(options);
@@ -91,8 +111,18 @@ describe("a run that loses its lock", () => {
       }
       return { status: 201, body: {} };
     };
-    const run = runBulk({ client: client(), runId: "renewals", items: ids(8), key: String, concurrency: 1, ledger, task: renew });
-    await expect(run).rejects.toThrow(`The run lost the lock of the ledger ${path}: another run took its lock. It sends nothing more`);
+    const run = runBulk({
+      client: client(),
+      runId: "renewals",
+      items: ids(8),
+      key: String,
+      concurrency: 1,
+      ledger,
+      task: renew,
+    });
+    await expect(run).rejects.toThrow(
+      `The run lost the lock of the ledger ${path}: another run took its lock. It sends nothing more`,
+    );
     expect(server.received.map((r) => r.id)).toEqual(["1", "2", "3"]);
   });
 
@@ -113,7 +143,9 @@ describe("a run that loses its lock", () => {
       }
       if (refused === undefined) await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    expect(String(refused)).toContain(`The run lost the lock of the ledger ${path}: its lease could not be renewed (Unable to update lock within the stale threshold). It sends nothing more`);
+    expect(String(refused)).toContain(
+      `The run lost the lock of the ledger ${path}: its lease could not be renewed (Unable to update lock within the stale threshold). It sends nothing more`,
+    );
     await expect(ledger.close()).rejects.toThrow(/The run lost the lock/);
   }, 30_000);
 });

@@ -38,10 +38,16 @@ describe("a Retry-After longer than maxPauseMs", () => {
     ["3000000", /20\d\d-\d\d-\d\dT[\d:.]+Z/],
     ["Thu, 01 Jan 2099 00:00:00 GMT", /20\d\d-\d\d-\d\dT[\d:.]+Z/],
     // Beyond what a Date holds: said in words, not a RangeError taken for a broken connection.
-    ["99999999999999999999", /a time beyond any date \(the store's Retry-After is not a usable time; ask its operator\)/],
+    [
+      "99999999999999999999",
+      /a time beyond any date \(the store's Retry-After is not a usable time; ask its operator\)/,
+    ],
   ] as const) {
     it(`Retry-After: ${retryAfter} stops the run with a message, no timer overflows, and a resume does the rest`, async () => {
-      server.respond = (request) => (request.method === "PATCH" && request.id === "3" && server.count("PATCH", 3) === 1 ? { status: 429, headers: { "retry-after": retryAfter }, body: { detail: "come back later" } } : undefined);
+      server.respond = (request) =>
+        request.method === "PATCH" && request.id === "3" && server.count("PATCH", 3) === 1
+          ? { status: 429, headers: { "retry-after": retryAfter }, body: { detail: "come back later" } }
+          : undefined;
       const ledger = memoryLedger();
       const client = createStoreAdminClient({ apiUrl: server.url, accessToken: "sk_test_long_pause" });
       const task = (id: number, { client: c, signal }: { client: typeof client; signal: AbortSignal }) =>
@@ -50,13 +56,30 @@ describe("a Retry-After longer than maxPauseMs", () => {
       // the assertions below say what went wrong.
       const stop = new AbortController();
       const guard = setTimeout(() => stop.abort(), 3000);
-      const first = await runBulk({ client, runId: "long-pause", ledger, items: ids, key: String, concurrency: 2, rate: { perSecond: 100 }, signal: stop.signal, task }).finally(() => clearTimeout(guard));
+      const first = await runBulk({
+        client,
+        runId: "long-pause",
+        ledger,
+        items: ids,
+        key: String,
+        concurrency: 2,
+        rate: { perSecond: 100 },
+        signal: stop.signal,
+        task,
+      }).finally(() => clearTimeout(guard));
       const sentAfterStop = server.received.length;
       await settle(300);
-      expect(warnings.map((w) => w.message), "TimeoutOverflowWarning").toEqual([]);
+      expect(
+        warnings.map((w) => w.message),
+        "TimeoutOverflowWarning",
+      ).toEqual([]);
       expect(server.received.length, "nothing sent after the run returned").toBe(sentAfterStop);
       expect(first.stopped).toBe(true);
-      expect(first.stopReason).toMatch(new RegExp(`^The store answered 429 with a Retry-After of \\d+ days, longer than maxPauseMs \\(10 min\\): the run stopped\\. Run it again with the same runId and ledger after ${after.source} to go on\\.$`));
+      expect(first.stopReason).toMatch(
+        new RegExp(
+          `^The store answered 429 with a Retry-After of \\d+ days, longer than maxPauseMs \\(10 min\\): the run stopped\\. Run it again with the same runId and ledger after ${after.source} to go on\\.$`,
+        ),
+      );
       expect(stop.signal.aborted, "the run stopped on its own, not by the signal").toBe(false);
       // The refused PATCH failed (a 429 is a refusal: not in doubt); keys after it were not taken
       // (one whose PATCH was about to leave when the run stopped ends failed too, unsent).
@@ -65,7 +88,16 @@ describe("a Retry-After longer than maxPauseMs", () => {
       expect(first.done).toBeLessThan(ids.length - 1);
 
       server.respond = undefined;
-      const second = await runBulk({ client, runId: "long-pause", ledger, items: ids, key: String, concurrency: 2, rate: { perSecond: 100 }, task });
+      const second = await runBulk({
+        client,
+        runId: "long-pause",
+        ledger,
+        items: ids,
+        key: String,
+        concurrency: 2,
+        rate: { perSecond: 100 },
+        task,
+      });
       expect(second).toMatchObject({ failed: 0, inDoubt: 0, stopped: false });
       expect(second.stopReason).toBeUndefined();
       expect(first.done + second.done).toBe(ids.length);
@@ -81,11 +113,21 @@ describe("a Retry-After longer than maxPauseMs", () => {
       return { status: 429, headers: { "retry-after": "1" } };
     };
     const client = createStoreAdminClient({ apiUrl: server.url, accessToken: "sk_test_long_pause" });
-    const report = await runBulk({ client, runId: "short-pause", items: [1, 2, 3], key: String, concurrency: 1, maxPauseMs: 1500, task: (id, { client: c }) => c.GET("/users/{id}/", { params: { path: { id } } }) });
+    const report = await runBulk({
+      client,
+      runId: "short-pause",
+      items: [1, 2, 3],
+      key: String,
+      concurrency: 1,
+      maxPauseMs: 1500,
+      task: (id, { client: c }) => c.GET("/users/{id}/", { params: { path: { id } } }),
+    });
     expect(report).toMatchObject({ done: 3, failed: 0, stopped: false });
     expect(server.received).toHaveLength(4);
     for (const bad of [-1, Number.NaN, "60000"]) {
-      await expect(runBulk({ client, runId: "bad", items: [], key: String, task: () => undefined, maxPauseMs: bad as number })).rejects.toThrow(/^maxPauseMs must be a number of milliseconds ≥ 0, got /);
+      await expect(
+        runBulk({ client, runId: "bad", items: [], key: String, task: () => undefined, maxPauseMs: bad as number }),
+      ).rejects.toThrow(/^maxPauseMs must be a number of milliseconds ≥ 0, got /);
     }
   });
 });
@@ -95,7 +137,10 @@ describe("no timer beyond 2^31−1 ms", () => {
     const budget = rateBudget({ perSecond: 1e-9 });
     await budget.acquire();
     const stop = new AbortController();
-    const waiting = budget.acquire(stop.signal).then(() => "acquired", (reason: unknown) => reason);
+    const waiting = budget.acquire(stop.signal).then(
+      () => "acquired",
+      (reason: unknown) => reason,
+    );
     await settle(200);
     stop.abort("enough");
     expect(await waiting).toBe("enough");
@@ -106,7 +151,16 @@ describe("no timer beyond 2^31−1 ms", () => {
     const client = createStoreAdminClient({ apiUrl: server.url, accessToken: "sk_test_tiny_rate" });
     const stop = new AbortController();
     setTimeout(() => stop.abort(), 300);
-    const report = await runBulk({ client, runId: "tiny-rate", items: [1, 2, 3], key: String, concurrency: 1, rate: { perSecond: 1e-9 }, signal: stop.signal, task: (id, { client: c, signal }) => c.GET("/users/{id}/", { params: { path: { id } }, signal }) });
+    const report = await runBulk({
+      client,
+      runId: "tiny-rate",
+      items: [1, 2, 3],
+      key: String,
+      concurrency: 1,
+      rate: { perSecond: 1e-9 },
+      signal: stop.signal,
+      task: (id, { client: c, signal }) => c.GET("/users/{id}/", { params: { path: { id } }, signal }),
+    });
     expect(report).toMatchObject({ done: 1, stopped: true });
     expect(server.received).toHaveLength(1);
     expect(warnings).toEqual([]);

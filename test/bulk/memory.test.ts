@@ -22,7 +22,9 @@ const nothingKept = (): Ledger => ({
   close: async () => undefined,
 });
 
-it("runs 1,000,000 generated items with the pulled-but-not-ended count bounded and a flat heap", { timeout: 300_000 }, async () => {
+it("runs 1,000,000 generated items with the pulled-but-not-ended count bounded and a flat heap", {
+  timeout: 300_000,
+}, async () => {
   let pulled = 0;
   let ended = 0;
   let mostAhead = 0;

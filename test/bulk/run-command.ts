@@ -10,10 +10,19 @@ export interface Ran {
 /** Node itself runs `script` (no npx or shell between), so that a SIGINT reaches the process that runs the job. */
 export function runCommand(
   nodeArgs: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; whileRunning?: ((pid: number) => Promise<void>) | undefined; stdin?: string | undefined },
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    whileRunning?: ((pid: number) => Promise<void>) | undefined;
+    stdin?: string | undefined;
+  },
 ): Promise<Ran> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, nodeArgs, { cwd: options.cwd, env: options.env, stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, nodeArgs, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
     child.stdin?.on("error", () => undefined); // a command that refuses its stdin closes it unread
     child.stdin?.end(options.stdin);
     let stdout = "";

@@ -17,7 +17,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 beforeEach(() => server.reset());
 
-const client = (options: { maxRetries?: number } = {}) => createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN, ...options });
+const client = (options: { maxRetries?: number } = {}) =>
+  createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN, ...options });
 const ids = (n: number, from = 1) => Array.from({ length: n }, (_, i) => from + i);
 const expire = (id: number, { client: c, signal }: { client: ReturnType<typeof client>; signal: AbortSignal }) =>
   c.PATCH("/gift-cards/{id}/", { params: { path: { id } }, body: { expired_at: null }, signal });
@@ -126,7 +127,14 @@ describe("one 429 slows the whole run", () => {
       }
       return { delayMs: 5, body: { id: Number(request.id) } };
     };
-    const report = await runBulk({ client: client(), runId: "429", items: ids(30), key: String, concurrency: 4, task: expire });
+    const report = await runBulk({
+      client: client(),
+      runId: "429",
+      items: ids(30),
+      key: String,
+      concurrency: 4,
+      task: expire,
+    });
     expect(report.done).toBe(30);
     expect(refusedAt).toBeDefined();
     // Requests already on their way when the 429 left may land just after it; none in the second after.
@@ -140,7 +148,8 @@ describe("one 429 slows the whole run", () => {
 
 describe("a client paused by a 429 before the run", () => {
   it("the run starts after the client's pause, and its requests leave spaced by the rate, not all at once when the pause ends", async () => {
-    server.respond = (request) => (request.id === "99" ? { status: 429, headers: { "retry-after": "1" }, body: { detail: "slow down" } } : undefined);
+    server.respond = (request) =>
+      request.id === "99" ? { status: 429, headers: { "retry-after": "1" }, body: { detail: "slow down" } } : undefined;
     const store = client({ maxRetries: 0 });
     await store.PATCH("/gift-cards/{id}/", { params: { path: { id: 99 } }, body: { expired_at: null } });
     const refusedAt = server.received[0]!.at;
@@ -148,7 +157,15 @@ describe("a client paused by a 429 before the run", () => {
     // before 1,000 + 4 × 105 ms. Without the client's pause as the run's, the 5 slots were handed
     // out during the pause and the requests left together when it ended (at most twice as fast
     // as the spacing: the fifth about 1,210 ms after the 429).
-    const report = await runBulk({ client: store, runId: "paused-client", items: ids(5), key: String, concurrency: 5, rate: { perSecond: 10 }, task: expire });
+    const report = await runBulk({
+      client: store,
+      runId: "paused-client",
+      items: ids(5),
+      key: String,
+      concurrency: 5,
+      rate: { perSecond: 10 },
+      task: expire,
+    });
     expect(report.done).toBe(5);
     const times = server.received.slice(1).map((r) => r.at - refusedAt);
     expect(Math.min(...times)).toBeGreaterThanOrEqual(1000);
@@ -159,7 +176,15 @@ describe("a client paused by a 429 before the run", () => {
 describe("results", () => {
   it("done for a 2xx or a plain value; failed with the status and the SDK's error (no token) for an error status or a throw", async () => {
     server.respond = (request) =>
-      request.id === "2" ? { status: 422, body: { detail: `bad card; token was ${TOKEN}`, validation: [{ location: ["body", "expired_at"], message: "invalid" }] } } : undefined;
+      request.id === "2"
+        ? {
+            status: 422,
+            body: {
+              detail: `bad card; token was ${TOKEN}`,
+              validation: [{ location: ["body", "expired_at"], message: "invalid" }],
+            },
+          }
+        : undefined;
     const events: BulkProgress[] = [];
     const report = await runBulk({
       client: client(),
@@ -208,16 +233,39 @@ describe("results", () => {
 describe("resume", () => {
   it("skips keys done, retries failed ones (or keeps them with retryFailed: false), and counts the skipped", async () => {
     const ledger = memoryLedger();
-    server.respond = (request) => (["3", "7"].includes(request.id!) ? { status: 409, body: { detail: "conflict" } } : undefined);
-    const first = await runBulk({ client: client(), runId: "resume", items: ids(10), key: String, ledger, task: expire });
+    server.respond = (request) =>
+      ["3", "7"].includes(request.id!) ? { status: 409, body: { detail: "conflict" } } : undefined;
+    const first = await runBulk({
+      client: client(),
+      runId: "resume",
+      items: ids(10),
+      key: String,
+      ledger,
+      task: expire,
+    });
     expect(first).toMatchObject({ done: 8, failed: 2, skipped: 0 });
 
     server.reset();
-    const kept = await runBulk({ client: client(), runId: "resume", items: ids(10), key: String, ledger, task: expire, retryFailed: false });
+    const kept = await runBulk({
+      client: client(),
+      runId: "resume",
+      items: ids(10),
+      key: String,
+      ledger,
+      task: expire,
+      retryFailed: false,
+    });
     expect(kept).toMatchObject({ done: 0, failed: 0, skipped: 10 });
     expect(server.received).toHaveLength(0);
 
-    const second = await runBulk({ client: client(), runId: "resume", items: ids(10), key: String, ledger, task: expire });
+    const second = await runBulk({
+      client: client(),
+      runId: "resume",
+      items: ids(10),
+      key: String,
+      ledger,
+      task: expire,
+    });
     expect(second).toMatchObject({ done: 2, failed: 0, skipped: 8 });
     expect(server.received.map((r) => r.id).sort()).toEqual(["3", "7"]);
   });
@@ -225,7 +273,9 @@ describe("resume", () => {
   it("refuses a ledger of another run", async () => {
     const ledger = memoryLedger();
     await runBulk({ client: client(), runId: "one", items: [1], key: String, ledger, task: expire });
-    await expect(runBulk({ client: client(), runId: "two", items: [1], key: String, ledger, task: expire })).rejects.toThrow(/belongs to the run "one", not "two"/);
+    await expect(
+      runBulk({ client: client(), runId: "two", items: [1], key: String, ledger, task: expire }),
+    ).rejects.toThrow(/belongs to the run "one", not "two"/);
   });
 });
 
@@ -243,13 +293,25 @@ describe("in doubt", () => {
       return undefined;
     };
     const renew = (id: number, { client: c, signal }: { client: ReturnType<typeof client>; signal: AbortSignal }) =>
-      id === 4 ? c.GET("/users/{id}/", { params: { path: { id } }, signal, maxRetries: 0 }) : c.POST("/subscriptions/{id}/renew/", { params: { path: { id } }, signal });
-    const first = await runBulk({ client: client(), runId: "doubt", items: ids(4), key: String, concurrency: 1, ledger, abortInFlight: hard.signal, task: renew });
+      id === 4
+        ? c.GET("/users/{id}/", { params: { path: { id } }, signal, maxRetries: 0 })
+        : c.POST("/subscriptions/{id}/renew/", { params: { path: { id } }, signal });
+    const first = await runBulk({
+      client: client(),
+      runId: "doubt",
+      items: ids(4),
+      key: String,
+      concurrency: 1,
+      ledger,
+      abortInFlight: hard.signal,
+      task: renew,
+    });
     expect(first.inDoubtKeys.sort()).toEqual(["2", "3"]);
     expect(first).toMatchObject({ done: 1, inDoubt: 2, stopped: true });
 
     server.reset();
-    server.respond = (request) => (request.method === "GET" ? { status: 500, body: { detail: "still down" } } : undefined);
+    server.respond = (request) =>
+      request.method === "GET" ? { status: 500, body: { detail: "still down" } } : undefined;
     const second = await runBulk({ client: client(), runId: "doubt", items: ids(4), key: String, ledger, task: renew });
     expect(second).toMatchObject({ done: 0, failed: 1, skipped: 1, inDoubt: 2 });
     expect(second.inDoubtKeys.sort()).toEqual(["2", "3"]);
@@ -257,7 +319,15 @@ describe("in doubt", () => {
     expect(server.count("GET", 4)).toBe(1);
 
     server.reset();
-    const third = await runBulk({ client: client(), runId: "doubt", items: ids(4), key: String, ledger, task: renew, rerunInDoubt: true });
+    const third = await runBulk({
+      client: client(),
+      runId: "doubt",
+      items: ids(4),
+      key: String,
+      ledger,
+      task: renew,
+      rerunInDoubt: true,
+    });
     expect(third).toMatchObject({ done: 3, skipped: 1, inDoubt: 0 });
     expect(server.count("POST", 3)).toBe(1);
   });
@@ -265,7 +335,10 @@ describe("in doubt", () => {
 
 describe("dry run", () => {
   it("sends nothing, records nothing, and shows which items the contract refuses, by field", async () => {
-    const ledger: Ledger = { ...memoryLedger(), open: () => Promise.reject(new Error("the dry run must not open the ledger")) };
+    const ledger: Ledger = {
+      ...memoryLedger(),
+      open: () => Promise.reject(new Error("the dry run must not open the ledger")),
+    };
     const report = await runBulk({
       client: client(),
       runId: "dry",
@@ -278,7 +351,12 @@ describe("dry run", () => {
       key: (item) => String(item.id),
       ledger,
       dryRun: true,
-      task: (item, { client: c, signal }) => c.PATCH("/gift-cards/{id}/", { params: { path: { id: item.id }, query: item.query as never }, body: item.body as never, signal }),
+      task: (item, { client: c, signal }) =>
+        c.PATCH("/gift-cards/{id}/", {
+          params: { path: { id: item.id }, query: item.query as never },
+          body: item.body as never,
+          signal,
+        }),
     });
     expect(server.received).toHaveLength(0);
     expect(report.done).toBe(1);
@@ -298,14 +376,35 @@ describe("stop", () => {
     let started = 0;
     const put = (id: number, { client: c, signal }: { client: ReturnType<typeof client>; signal: AbortSignal }) => {
       if (++started === 10) stop.abort();
-      return c.PUT("/users/{id}/", { params: { path: { id } }, body: { email: `u${id}@example.com` } as never, signal });
+      return c.PUT("/users/{id}/", {
+        params: { path: { id } },
+        body: { email: `u${id}@example.com` } as never,
+        signal,
+      });
     };
-    const first = await runBulk({ client: client(), runId: "stop", items: ids(40), key: String, concurrency: 4, ledger, signal: stop.signal, task: put });
+    const first = await runBulk({
+      client: client(),
+      runId: "stop",
+      items: ids(40),
+      key: String,
+      concurrency: 4,
+      ledger,
+      signal: stop.signal,
+      task: put,
+    });
     expect(first.stopped).toBe(true);
     expect(first.done).toBe(10);
     expect(server.received).toHaveLength(10);
 
-    const second = await runBulk({ client: client(), runId: "stop", items: ids(40), key: String, concurrency: 4, ledger, task: put });
+    const second = await runBulk({
+      client: client(),
+      runId: "stop",
+      items: ids(40),
+      key: String,
+      concurrency: 4,
+      ledger,
+      task: put,
+    });
     expect(second).toMatchObject({ done: 30, skipped: 10, stopped: false });
     for (const id of ids(40)) expect(server.count("PUT", id)).toBe(1);
   });
@@ -322,7 +421,10 @@ describe("bad options", () => {
     [{ concurrency: 1.5 }, /concurrency must be a whole number/],
     [{ rate: { perSecond: 0 } }, /rate.perSecond must be a positive number/],
     [{ rate: { perSecond: Number.NaN } }, /rate.perSecond must be a positive number/],
-    [{ ledger: { open: () => undefined } }, /ledger must be a Ledger .* lacks get, start, sending, end, checkpoint, close/],
+    [
+      { ledger: { open: () => undefined } },
+      /ledger must be a Ledger .* lacks get, start, sending, end, checkpoint, close/,
+    ],
     [{ signal: "stop" }, /signal must be an AbortSignal/],
     [{ client: { GET: () => undefined } }, /client must be a client made by createStoreAdminClient/],
   ])("%j is refused with a clear error, nothing sent", async (change, message) => {
@@ -331,8 +433,14 @@ describe("bad options", () => {
   });
 
   it("a key function returning no string stops the run with a clear error after the tasks in flight", async () => {
-    await expect(runBulk({ client: client(), runId: "bad-key", items: [{ id: 1 }, {}], key: (item: { id?: number }) => item.id as unknown as string, task: () => 1 })).rejects.toThrow(
-      /key\(item\) must return a non-empty string; it returned 1/,
-    );
+    await expect(
+      runBulk({
+        client: client(),
+        runId: "bad-key",
+        items: [{ id: 1 }, {}],
+        key: (item: { id?: number }) => item.id as unknown as string,
+        task: () => 1,
+      }),
+    ).rejects.toThrow(/key\(item\) must return a non-empty string; it returned 1/);
   });
 });

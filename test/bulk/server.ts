@@ -69,7 +69,10 @@ export async function startBulkServer(): Promise<BulkServer> {
     pageSize: 50,
     count: (method, id) => counts.get(`${method} ${id}`) ?? 0,
     maxInWindow(method, windowMs = 1000) {
-      const times = state.received.filter((r) => method === undefined || r.method === method).map((r) => r.at).sort((a, b) => a - b);
+      const times = state.received
+        .filter((r) => method === undefined || r.method === method)
+        .map((r) => r.at)
+        .sort((a, b) => a - b);
       let most = 0;
       for (let i = 0, j = 0; j < times.length; j++) {
         while (times[j]! - times[i]! >= windowMs) i++;
@@ -123,7 +126,10 @@ export async function startBulkServer(): Promise<BulkServer> {
           return;
         }
         const body = answer.body === undefined || status === 204 ? undefined : JSON.stringify(answer.body);
-        res.writeHead(status, { ...(body === undefined ? {} : { "content-type": "application/json" }), ...answer.headers });
+        res.writeHead(status, {
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...answer.headers,
+        });
         if (answer.stallMs && body !== undefined) {
           res.write(body.slice(0, body.length >> 1));
           await new Promise((resolve) => setTimeout(resolve, answer.stallMs));
@@ -163,7 +169,11 @@ function defaultAnswer(request: Received, state: BulkServer): Answer {
  * after) and a temporary folder, removed after. `server` stands for the one started, so that a
  * test reads and scripts it as its own (`server.received`, `server.respond = …`).
  */
-export function bulkTestBed(prefix: string): { server: BulkServer; dir: string; file: (name: string, content?: string | Buffer) => string } {
+export function bulkTestBed(prefix: string): {
+  server: BulkServer;
+  dir: string;
+  file: (name: string, content?: string | Buffer) => string;
+} {
   let started: BulkServer | undefined;
   const current = (): BulkServer => started ?? assert.fail("the bulk test server is used before beforeAll started it");
   const server = new Proxy({} as BulkServer, {

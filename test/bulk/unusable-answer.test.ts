@@ -17,7 +17,14 @@ beforeAll(async () => {
 afterAll(() => server.close());
 beforeEach(() => server.reset());
 
-const client = () => createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN, maxRetries: 0, timeoutMs: 500, maxResponseBytes: 1_000 });
+const client = () =>
+  createStoreAdminClient({
+    apiUrl: server.url,
+    accessToken: TOKEN,
+    maxRetries: 0,
+    timeoutMs: 500,
+    maxResponseBytes: 1_000,
+  });
 
 const cases: Array<[string, Answer]> = [
   ["200 text/html", { rawBody: "<html><body>ok</body></html>", headers: { "content-type": "text/html" } }],
@@ -38,7 +45,8 @@ describe("a 2xx answer to a PATCH whose body cannot be used", () => {
           ledger,
           items: [1],
           key: String,
-          task: (id, { client: c, signal }) => c.PATCH("/gift-cards/{id}/", { params: { path: { id } }, body: { expired_at: null }, signal }),
+          task: (id, { client: c, signal }) =>
+            c.PATCH("/gift-cards/{id}/", { params: { path: { id } }, body: { expired_at: null }, signal }),
         });
       const first = await run();
       expect(first).toMatchObject({ done: 0, failed: 0, inDoubt: 1, inDoubtKeys: ["1"] });
@@ -71,7 +79,8 @@ describe("a 2xx answer to a PATCH whose body cannot be used", () => {
       runId: "refused",
       items: [1],
       key: String,
-      task: (id, { client: c, signal }) => c.PATCH("/gift-cards/{id}/", { params: { path: { id } }, body: { expired_at: null }, signal }),
+      task: (id, { client: c, signal }) =>
+        c.PATCH("/gift-cards/{id}/", { params: { path: { id } }, body: { expired_at: null }, signal }),
     });
     expect(report).toMatchObject({ done: 0, failed: 1, inDoubt: 0 });
     expect(report.failures[0]?.status).toBe(422);

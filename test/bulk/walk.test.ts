@@ -28,7 +28,8 @@ beforeEach(() => {
 });
 
 const store = () => createStoreAdminClient({ apiUrl: server.url, accessToken: "sk_walk_token" });
-const pageReads = () => server.received.filter((r) => r.method === "GET" && r.path === "/gift-cards/").map((r) => r.query.get("cursor"));
+const pageReads = () =>
+  server.received.filter((r) => r.method === "GET" && r.path === "/gift-cards/").map((r) => r.query.get("cursor"));
 const expire = (card: { id: number }, { client, signal }: { client: ReturnType<typeof store>; signal: AbortSignal }) =>
   client.PATCH("/gift-cards/{id}/", { params: { path: { id: card.id } }, body: { expired_at: null }, signal });
 
@@ -39,7 +40,8 @@ describe("pages and cursors", () => {
     expect(cursors).toEqual(["50", "100", null]);
 
     const ids: number[] = [];
-    for await (const card of store().paginate("/gift-cards/", { params: { query: { cursor: cursors[0]! } } })) ids.push(card.id);
+    for await (const card of store().paginate("/gift-cards/", { params: { query: { cursor: cursors[0]! } } }))
+      ids.push(card.id);
     expect(ids[0]).toBe(51);
     expect(ids).toHaveLength(70);
   });
@@ -55,7 +57,15 @@ describe("a run over a walk", () => {
       return expire(card, context);
     };
     const client = store();
-    const first = await runBulk({ client, runId: "walk", items: client.paginate("/gift-cards/"), key: (c) => String(c.id), ledger: fileLedger(path), signal: stop.signal, task });
+    const first = await runBulk({
+      client,
+      runId: "walk",
+      items: client.paginate("/gift-cards/"),
+      key: (c) => String(c.id),
+      ledger: fileLedger(path),
+      signal: stop.signal,
+      task,
+    });
     expect(first.stopped).toBe(true);
     expect(pageReads()).toEqual([null, "50"]);
     const ledger = fileLedger(path);
@@ -65,7 +75,14 @@ describe("a run over a walk", () => {
     const patched = server.received.filter((r) => r.method === "PATCH").map((r) => Number(r.id));
     server.reset();
     server.cards = 120;
-    const second = await runBulk({ client, runId: "walk", items: client.paginate("/gift-cards/"), key: (c) => String(c.id), ledger: fileLedger(path), task });
+    const second = await runBulk({
+      client,
+      runId: "walk",
+      items: client.paginate("/gift-cards/"),
+      key: (c) => String(c.id),
+      ledger: fileLedger(path),
+      task,
+    });
     // Page 1 is not read again; page 2's done cards are skipped.
     expect(pageReads()).toEqual(["50", "100"]);
     expect(first.done + second.done).toBe(120);
@@ -74,7 +91,14 @@ describe("a run over a walk", () => {
     expect(patched.sort((a, b) => a - b)).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
 
     server.reset();
-    const third = await runBulk({ client, runId: "walk", items: client.paginate("/gift-cards/"), key: (c) => String(c.id), ledger: fileLedger(path), task });
+    const third = await runBulk({
+      client,
+      runId: "walk",
+      items: client.paginate("/gift-cards/"),
+      key: (c) => String(c.id),
+      ledger: fileLedger(path),
+      task,
+    });
     // Every page done: nothing is read or sent.
     expect(third).toMatchObject({ done: 0, skipped: 0, failed: 0 });
     expect(server.received).toHaveLength(0);
@@ -82,14 +106,29 @@ describe("a run over a walk", () => {
 
   it("a failed item holds the cursor before its page, so a resume can retry it", async () => {
     const ledger = memoryLedger();
-    server.respond = (request) => (request.method === "PATCH" && request.id === "60" ? { status: 422, body: { detail: "no" } } : undefined);
+    server.respond = (request) =>
+      request.method === "PATCH" && request.id === "60" ? { status: 422, body: { detail: "no" } } : undefined;
     const client = store();
-    const first = await runBulk({ client, runId: "walk-fail", items: client.paginate("/gift-cards/"), key: (c) => String(c.id), ledger, task: expire });
+    const first = await runBulk({
+      client,
+      runId: "walk-fail",
+      items: client.paginate("/gift-cards/"),
+      key: (c) => String(c.id),
+      ledger,
+      task: expire,
+    });
     expect(first).toMatchObject({ done: 119, failed: 1 });
 
     server.reset();
     server.cards = 120;
-    const second = await runBulk({ client, runId: "walk-fail", items: client.paginate("/gift-cards/"), key: (c) => String(c.id), ledger, task: expire });
+    const second = await runBulk({
+      client,
+      runId: "walk-fail",
+      items: client.paginate("/gift-cards/"),
+      key: (c) => String(c.id),
+      ledger,
+      task: expire,
+    });
     expect(pageReads()).toEqual(["50", "100"]);
     expect(second).toMatchObject({ done: 1, failed: 0, skipped: 69 });
     expect(server.count("PATCH", 60)).toBe(1);

@@ -53,7 +53,15 @@ describe("contract:diff command", () => {
       message: '`body.resolution` no longer admits "won".',
     });
     // In the answer too: code comparing `data.resolution` with "won" no longer compiles.
-    expect(report.changes).toContainEqual(expect.objectContaining({ operation: "GET /disputes/{id}/", kind: "enum-value-removed", breaking: true, typeBreak: true, message: '`data.resolution` no longer admits "won".' }));
+    expect(report.changes).toContainEqual(
+      expect.objectContaining({
+        operation: "GET /disputes/{id}/",
+        kind: "enum-value-removed",
+        breaking: true,
+        typeBreak: true,
+        message: '`data.resolution` no longer admits "won".',
+      }),
+    );
     // Logs go to stderr, so stdout is the JSON object alone.
     expect(result.stderr).toContain("Diffed HEAD~1:openapi/store-admin.yaml → openapi/store-admin.yaml");
   }, 300_000);
@@ -63,10 +71,16 @@ describe("contract:diff command", () => {
     const draft = run(["--base", "HEAD~1", "--changelog"]);
     expect(draft.status, draft.stderr).toBe(0);
     // No dated heading: the draft goes under [Unreleased], and only `npm run release` dates a version.
-    expect(draft.stdout).toMatch(/^Contract changes since HEAD~1:openapi\/store-admin.yaml, for the release 0\.3\.0\. /);
+    expect(draft.stdout).toMatch(
+      /^Contract changes since HEAD~1:openapi\/store-admin.yaml, for the release 0\.3\.0\. /,
+    );
     expect(draft.stdout).not.toMatch(/^## /m);
-    expect(draft.stdout).toContain("Release needed: major. After 0.2.0 that is 0.3.0: while the version is 0.x, npm's caret range `^0.2.0` takes every 0.2.x automatically");
-    expect(draft.stdout).toContain("*What to change:* Stop sending the removed values of `body.resolution` to POST /disputes/{id}/resolve/.");
+    expect(draft.stdout).toContain(
+      "Release needed: major. After 0.2.0 that is 0.3.0: while the version is 0.x, npm's caret range `^0.2.0` takes every 0.2.x automatically",
+    );
+    expect(draft.stdout).toContain(
+      "*What to change:* Stop sending the removed values of `body.resolution` to POST /disputes/{id}/resolve/.",
+    );
     const low = run(["--base", "HEAD~1", "--changelog", "--version", "0.2.1"]);
     expect(low.status).toBe(2);
     expect(low.stderr).toContain("--version 0.2.1 is too low: after 0.2.0 a major change needs at least 0.3.0.");
@@ -86,6 +100,9 @@ describe("contract:diff command", () => {
   test("the probe's types are generated with the options of scripts/generate.ts", async () => {
     const generated = readFileSync(join(root, "generated/schema.ts"), "utf8");
     const ours = await generateTypes(parseContract(contractText, "contract"));
-    expect(generated.includes(ours.trim()), "scripts/generate.ts and scripts/contract-diff/probe.ts generate types differently").toBe(true);
+    expect(
+      generated.includes(ours.trim()),
+      "scripts/generate.ts and scripts/contract-diff/probe.ts generate types differently",
+    ).toBe(true);
   }, 60_000);
 });

@@ -40,7 +40,9 @@ afterAll(async () => {
 
 /** The working contract with `User.email` replaced by a reference to `target`, written to a file. */
 function contractWithRef(name: string, target: string): string {
-  const doc = loadContract(contractText, "contract") as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+  const doc = loadContract(contractText, "contract") as {
+    components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+  };
   doc.components.schemas.User!.properties.email = { $ref: target };
   const file = join(dir, name);
   writeFileSync(file, stringify(doc));
@@ -78,13 +80,18 @@ function run(args: string[]): Promise<Run> {
 const TOOLS: Array<[string, (spec: string) => string[]]> = [
   ["contract:diff", (spec) => ["scripts/contract-diff.ts", "--base", "openapi/store-admin.yaml", "--head", spec]],
   ["generate", (spec) => ["scripts/generate.ts", "--spec", spec, "--out", join(dir, "generated"), "--check"]],
-  ["generate-testing", (spec) => ["scripts/generate-testing.ts", "--spec", spec, "--out", join(dir, "generated-testing"), "--check"]],
+  [
+    "generate-testing",
+    (spec) => ["scripts/generate-testing.ts", "--spec", spec, "--out", join(dir, "generated-testing"), "--check"],
+  ],
   ["docs", (spec) => ["scripts/docs.ts", spec]],
 ];
 
 describe("loadContract()", () => {
   test("refuses a reference to a URL, a file or another document, naming each with where it is written", () => {
-    const doc = loadContract(contractText, "contract") as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    const doc = loadContract(contractText, "contract") as {
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    };
     doc.components.schemas.User!.properties.email = { $ref: "http://127.0.0.1:1/x.yaml" };
     doc.components.schemas.User!.properties.ip = { $ref: "/etc/hostname" };
     doc.components.schemas.User!.properties.language = { $ref: "other.yaml#/components/schemas/Language" };
@@ -94,8 +101,15 @@ describe("loadContract()", () => {
   });
 
   test("refuses `$id` and an example's `externalValue` (each points a tool elsewhere)", () => {
-    expect(() => loadContract('openapi: 3.1.0\npaths: {}\ncomponents: {schemas: {A: {$id: "https://x.test/a"}}}\n', "a.yaml")).toThrow(/\$id: "https:\/\/x\.test\/a" at #\/components\/schemas\/A\/\$id/);
-    expect(() => loadContract('openapi: 3.1.0\npaths: {}\ncomponents: {examples: {A: {externalValue: "file:///etc/passwd"}}}\n', "a.yaml")).toThrow(/externalValue: "file:\/\/\/etc\/passwd"/);
+    expect(() =>
+      loadContract('openapi: 3.1.0\npaths: {}\ncomponents: {schemas: {A: {$id: "https://x.test/a"}}}\n', "a.yaml"),
+    ).toThrow(/\$id: "https:\/\/x\.test\/a" at #\/components\/schemas\/A\/\$id/);
+    expect(() =>
+      loadContract(
+        'openapi: 3.1.0\npaths: {}\ncomponents: {examples: {A: {externalValue: "file:///etc/passwd"}}}\n',
+        "a.yaml",
+      ),
+    ).toThrow(/externalValue: "file:\/\/\/etc\/passwd"/);
   });
 
   test("reads our contract, whose references are all local and whose few aliases are examples", () => {
@@ -105,7 +119,9 @@ describe("loadContract()", () => {
   test(`refuses a ${aliasBomb().length}-byte alias bomb (aliases beyond ${MAX_ALIAS_COUNT} expansions)`, () => {
     expect(aliasBomb().length).toBeLessThanOrEqual(330);
     const started = performance.now();
-    expect(() => loadContract(aliasBomb(), "bomb.yaml")).toThrow(/bomb\.yaml is refused: its YAML aliases expand beyond 100 nodes/);
+    expect(() => loadContract(aliasBomb(), "bomb.yaml")).toThrow(
+      /bomb\.yaml is refused: its YAML aliases expand beyond 100 nodes/,
+    );
     console.log(`alias bomb (${aliasBomb().length} B) refused in ${(performance.now() - started).toFixed(1)} ms`);
   });
 });

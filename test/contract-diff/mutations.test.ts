@@ -23,10 +23,13 @@ const CONTRACT = fileURLToPath(new URL("../../openapi/store-admin.yaml", import.
 const working = parseContract(readFileSync(CONTRACT, "utf8"), CONTRACT);
 
 /** The schema object of a component, for the mutations below. */
-const schema = (doc: Node, name: string): Node => (doc.components as { schemas: Record<string, Node> }).schemas[name] as Node;
-const prop = (doc: Node, component: string, name: string): Node => (schema(doc, component).properties as Record<string, Node>)[name] as Node;
+const schema = (doc: Node, name: string): Node =>
+  (doc.components as { schemas: Record<string, Node> }).schemas[name] as Node;
+const prop = (doc: Node, component: string, name: string): Node =>
+  (schema(doc, component).properties as Record<string, Node>)[name] as Node;
 const pathItem = (doc: Node, path: string): Node => (doc.paths as Record<string, Node>)[path] as Node;
-const props = (doc: Node, component: string): Record<string, unknown> => schema(doc, component).properties as Record<string, unknown>;
+const props = (doc: Node, component: string): Record<string, unknown> =>
+  schema(doc, component).properties as Record<string, unknown>;
 /** `{ $ref: "#/components/schemas/X" }`, and the same made nullable the OpenAPI 3.1 way. */
 const ref = (name: string): Node => ({ $ref: `#/components/schemas/${name}` });
 const nullable = (name: string): Node => ({ anyOf: [ref(name), { type: "null" }] });
@@ -75,8 +78,17 @@ const MUTATIONS: Mutation[] = [
     setup: (d) => void (schema(d, "AddressUpdate").required = ["country", "line1", "line4"]),
     change: (d) => void (schema(d, "AddressUpdate").required = ["country", "line1", "line4", "postcode"]),
     bump: "major",
-    expect: [{ operation: "PUT /users/{id}/addresses/{addressId}/", kind: "field-made-required", breaking: true, typeBreak: true }],
-    changelog: ["*What to change:* Send `body.postcode` in every PUT /users/{id}/addresses/{addressId}/ request. Code that does not send it no longer compiles."],
+    expect: [
+      {
+        operation: "PUT /users/{id}/addresses/{addressId}/",
+        kind: "field-made-required",
+        breaking: true,
+        typeBreak: true,
+      },
+    ],
+    changelog: [
+      "*What to change:* Send `body.postcode` in every PUT /users/{id}/addresses/{addressId}/ request. Code that does not send it no longer compiles.",
+    ],
     changelogNot: /did this before/,
   },
   {
@@ -84,7 +96,9 @@ const MUTATIONS: Mutation[] = [
     setup: (d) => void (schema(d, "DisputeNoteCreate").required = ["message"]),
     change: (d) => void delete schema(d, "DisputeNoteCreate").required,
     bump: "minor",
-    expect: [{ operation: "POST /disputes/{id}/notes/", kind: "field-made-optional", breaking: false, typeBreak: false }],
+    expect: [
+      { operation: "POST /disputes/{id}/notes/", kind: "field-made-optional", breaking: false, typeBreak: false },
+    ],
   },
   {
     name: "request limit tightened (types still compile)",
@@ -107,15 +121,28 @@ const MUTATIONS: Mutation[] = [
     change: (d) => void (schema(d, "DisputeResolution").enum = ["won", "other", null]),
     bump: "major",
     expect: [
-      { operation: "POST /disputes/{id}/resolve/", kind: "enum-value-removed", in: "request", breaking: true, typeBreak: true },
-      { operation: "POST /disputes/{id}/resolve/", kind: "enum-value-removed", in: "response", breaking: true, typeBreak: true },
+      {
+        operation: "POST /disputes/{id}/resolve/",
+        kind: "enum-value-removed",
+        in: "request",
+        breaking: true,
+        typeBreak: true,
+      },
+      {
+        operation: "POST /disputes/{id}/resolve/",
+        kind: "enum-value-removed",
+        in: "response",
+        breaking: true,
+        typeBreak: true,
+      },
       { operation: "GET /disputes/{id}/", kind: "enum-value-removed", breaking: true, typeBreak: true },
     ],
   },
   {
     // The response enum User.language narrowed (no "fi"): `data.language === "fi"` and an exhaustive map fail to compile.
     name: "response enum narrowed: a proven type break",
-    change: (d) => void (schema(d, "Language").enum = (schema(d, "Language").enum as unknown[]).filter((v) => v !== "fi")),
+    change: (d) =>
+      void (schema(d, "Language").enum = (schema(d, "Language").enum as unknown[]).filter((v) => v !== "fi")),
     bump: "major",
     expect: [
       { operation: "GET /users/{id}/", kind: "enum-value-removed", breaking: true, typeBreak: true },
@@ -137,8 +164,20 @@ const MUTATIONS: Mutation[] = [
     bump: "major",
     expect: [
       { operation: "GET /disputes/{id}/", kind: "enum-value-added", breaking: true, typeBreak: true },
-      { operation: "POST /disputes/{id}/resolve/", kind: "enum-value-added", in: "request", breaking: false, typeBreak: false },
-      { operation: "POST /disputes/{id}/resolve/", kind: "enum-value-added", in: "response", breaking: true, typeBreak: true },
+      {
+        operation: "POST /disputes/{id}/resolve/",
+        kind: "enum-value-added",
+        in: "request",
+        breaking: false,
+        typeBreak: false,
+      },
+      {
+        operation: "POST /disputes/{id}/resolve/",
+        kind: "enum-value-added",
+        in: "response",
+        breaking: true,
+        typeBreak: true,
+      },
     ],
   },
   {
@@ -161,7 +200,9 @@ const MUTATIONS: Mutation[] = [
     expect: [{ operation: "GET /gift-cards/", kind: "parameter-added", breaking: false, typeBreak: false }],
     // The query type gains a key: the types are affected, and code still compiles.
     report: ["minor    parameter-added (compiles): An optional query parameter `sort` was added."],
-    changelog: ["for the release 0.2.1. Release needed: minor. After 0.2.0 that is 0.2.1: while the version is 0.x, npm's caret range `^0.2.0` takes every 0.2.x automatically"],
+    changelog: [
+      "for the release 0.2.1. Release needed: minor. After 0.2.0 that is 0.2.1: while the version is 0.x, npm's caret range `^0.2.0` takes every 0.2.x automatically",
+    ],
   },
   {
     name: "operation removed",
@@ -198,7 +239,8 @@ const MUTATIONS: Mutation[] = [
   },
   {
     name: "response field added",
-    change: (d) => void ((schema(d, "User").properties as Record<string, unknown>).nickname = { type: ["string", "null"] }),
+    change: (d) =>
+      void ((schema(d, "User").properties as Record<string, unknown>).nickname = { type: ["string", "null"] }),
     bump: "minor",
     expect: [{ operation: "GET /users/{id}/", kind: "field-added", breaking: false, typeBreak: false }],
   },
@@ -256,7 +298,12 @@ const MUTATIONS: Mutation[] = [
     expect: [
       { operation: "GET /stockrecords/{id}/", kind: "type-widened", breaking: true, typeBreak: true },
       { operation: "GET /stockrecords/{id}/", kind: "field-made-required", breaking: false, typeBreak: false },
-      { operation: "GET /orders/{number}/fulfillment-orders/", kind: "field-made-required", breaking: false, typeBreak: false },
+      {
+        operation: "GET /orders/{number}/fulfillment-orders/",
+        kind: "field-made-required",
+        breaking: false,
+        typeBreak: false,
+      },
     ],
     adviceNot: /\bsend/i,
   },
@@ -267,14 +314,23 @@ const MUTATIONS: Mutation[] = [
     bump: "minor",
     expect: [
       { operation: "GET /stockrecords/{id}/", kind: "field-made-required", breaking: false, typeBreak: false },
-      { operation: "GET /orders/{number}/fulfillment-orders/", kind: "field-made-required", breaking: false, typeBreak: false },
+      {
+        operation: "GET /orders/{number}/fulfillment-orders/",
+        kind: "field-made-required",
+        breaking: false,
+        typeBreak: false,
+      },
     ],
     adviceNot: /\bsend/i,
   },
   {
     name: "request $ref made nullable (anyOf with null)",
     setup: (d) => {
-      (d.components as { schemas: Record<string, unknown> }).schemas.GiftCardNote = { type: "object", required: ["message"], properties: { message: { type: "string" } } };
+      (d.components as { schemas: Record<string, unknown> }).schemas.GiftCardNote = {
+        type: "object",
+        required: ["message"],
+        properties: { message: { type: "string" } },
+      };
       props(d, "GiftCardUpdate").note = ref("GiftCardNote");
     },
     change: (d) => void (props(d, "GiftCardUpdate").note = nullable("GiftCardNote")),
@@ -338,7 +394,9 @@ const MUTATIONS: Mutation[] = [
     change: (d) => void delete (pathItem(d, "/gateways/{id}/").get as Node)["x-sdk-method"],
     bump: "major",
     expect: [{ operation: "GET /gateways/{id}/", kind: "method-renamed", breaking: true, typeBreak: false }],
-    report: ["The method `store.gateways.fetch()` of GET /gateways/{id}/ is now `store.gateways.retrieve()` (derived from its URL: set `x-sdk-method: gateways.fetch` to keep the old name)."],
+    report: [
+      "The method `store.gateways.fetch()` of GET /gateways/{id}/ is now `store.gateways.retrieve()` (derived from its URL: set `x-sdk-method: gateways.fetch` to keep the old name).",
+    ],
     count: 1,
   },
   {
@@ -352,13 +410,32 @@ const MUTATIONS: Mutation[] = [
     // No annotation: a new path below /settings/ makes it a collection, whose GET is `list`, not `retrieve`.
     name: "a derived name moved by another operation's path",
     setup: (d) => {
-      const json = (description: string) => ({ description, content: { "application/json": { schema: { type: "object" } } } });
-      (d.paths as Record<string, unknown>)["/settings/"] = { get: { operationId: "getSettings", parameters: [{ $ref: "#/components/parameters/ApiVersion" }], responses: { "200": json("The settings.") } } };
+      const json = (description: string) => ({
+        description,
+        content: { "application/json": { schema: { type: "object" } } },
+      });
+      (d.paths as Record<string, unknown>)["/settings/"] = {
+        get: {
+          operationId: "getSettings",
+          parameters: [{ $ref: "#/components/parameters/ApiVersion" }],
+          responses: { "200": json("The settings.") },
+        },
+      };
     },
     change: (d) => {
-      const json = (description: string) => ({ description, content: { "application/json": { schema: { type: "object" } } } });
+      const json = (description: string) => ({
+        description,
+        content: { "application/json": { schema: { type: "object" } } },
+      });
       (d.paths as Record<string, unknown>)["/settings/{key}/"] = {
-        get: { operationId: "getSetting", parameters: [{ $ref: "#/components/parameters/ApiVersion" }, { name: "key", in: "path", required: true, schema: { type: "string" } }], responses: { "200": json("One setting.") } },
+        get: {
+          operationId: "getSetting",
+          parameters: [
+            { $ref: "#/components/parameters/ApiVersion" },
+            { name: "key", in: "path", required: true, schema: { type: "string" } },
+          ],
+          responses: { "200": json("One setting.") },
+        },
       };
     },
     bump: "major",
@@ -366,7 +443,9 @@ const MUTATIONS: Mutation[] = [
       { operation: "GET /settings/", kind: "method-renamed", breaking: true, typeBreak: false },
       { operation: "GET /settings/{key}/", kind: "operation-added", breaking: false, typeBreak: false },
     ],
-    report: ["The method `store.settings.retrieve()` of GET /settings/ is now `store.settings.list()` (derived from its URL: set `x-sdk-method: settings.retrieve` to keep the old name)."],
+    report: [
+      "The method `store.settings.retrieve()` of GET /settings/ is now `store.settings.list()` (derived from its URL: set `x-sdk-method: settings.retrieve` to keep the old name).",
+    ],
   },
   {
     name: "component used by no operation added",
@@ -397,7 +476,9 @@ beforeAll(async () => {
   // all); the "no change" row compiles the whole probe, against the contract's own types.
   outcomes = await runProbes(
     rows.map((r) => {
-      const touched = new Set(compareContracts(r.base, r.head).flatMap((c) => (c.operation === null ? [] : [c.operation])));
+      const touched = new Set(
+        compareContracts(r.base, r.head).flatMap((c) => (c.operation === null ? [] : [c.operation])),
+      );
       return { id: r.name, base: r.base, head: r.head, operations: r.expect.length === 0 ? undefined : touched };
     }),
   );
@@ -418,22 +499,34 @@ describe("contract diff of a mutated contract", () => {
     const changes: Change[] = attribute(compareContracts(row.base, row.head), outcome!.errors);
     expect(bumpOfChanges(changes)).toBe(row.bump);
     for (const want of row.expect) {
-      const found = changes.filter((c) => c.operation === want.operation && c.kind === want.kind && (want.in === undefined || c.direction === want.in));
-      expect(found, `${want.operation} ${want.kind} in ${JSON.stringify(changes.map((c) => [c.operation, c.kind]))}`).not.toEqual([]);
-      for (const c of found) expect({ breaking: c.breaking, typeBreak: c.typeBreak }).toEqual({ breaking: want.breaking, typeBreak: want.typeBreak });
+      const found = changes.filter(
+        (c) =>
+          c.operation === want.operation && c.kind === want.kind && (want.in === undefined || c.direction === want.in),
+      );
+      expect(
+        found,
+        `${want.operation} ${want.kind} in ${JSON.stringify(changes.map((c) => [c.operation, c.kind]))}`,
+      ).not.toEqual([]);
+      for (const c of found)
+        expect({ breaking: c.breaking, typeBreak: c.typeBreak }).toEqual({
+          breaking: want.breaking,
+          typeBreak: want.typeBreak,
+        });
     }
     // Nothing else: every reported kind is an expected one, and no compile error is left unexplained.
     expect([...new Set(changes.map((c) => c.kind))].sort()).toEqual([...new Set(row.expect.map((e) => e.kind))].sort());
     if (row.count !== undefined) expect(changes.map((c) => `${c.kind}: ${c.message}`)).toHaveLength(row.count);
     // The advice matches where the change sits: what to send for a request, what to read for a response.
-    if (row.adviceNot !== undefined) for (const c of changes) expect(adviceFor(c.kind, c.direction)).not.toMatch(row.adviceNot);
+    if (row.adviceNot !== undefined)
+      for (const c of changes) expect(adviceFor(c.kind, c.direction)).not.toMatch(row.adviceNot);
     if (row.expect.every((e) => !e.typeBreak)) expect(outcome!.errors).toEqual([]);
 
     // The report: JSON with exactly the documented fields, the text grouped by operation, the changelog.
     const result = { bump: bumpOfChanges(changes), changes, errors: outcome!.errors, selfErrors: [] };
     const json = toJson(result);
     expect(json.bump).toBe(row.bump);
-    for (const c of json.changes) expect(Object.keys(c).sort()).toEqual(["breaking", "kind", "location", "message", "operation", "typeBreak"]);
+    for (const c of json.changes)
+      expect(Object.keys(c).sort()).toEqual(["breaking", "kind", "location", "message", "operation", "typeBreak"]);
     for (const c of json.changes) expect(c.location === "" ? c.kind : c.location).toMatch(/^#\/|^type-break/);
     const text = toText(result, { base: "base", head: "head", released: "0.2.0" });
     expect(text).toContain(`Release needed: ${row.bump}.`);
@@ -441,7 +534,11 @@ describe("contract diff of a mutated contract", () => {
     for (const want of row.expect) expect(text).toContain(want.operation ?? "(no operation");
     // The version named is the one the stated rule gives after 0.2.0; no dated heading, which only a release writes.
     const entry = toChangelog(result, nextVersion("0.2.0", row.bump), "base", "0.2.0");
-    expect(entry.startsWith(`Contract changes since base, for the release ${nextVersion("0.2.0", row.bump)}. Release needed: ${row.bump}.`)).toBe(true);
+    expect(
+      entry.startsWith(
+        `Contract changes since base, for the release ${nextVersion("0.2.0", row.bump)}. Release needed: ${row.bump}.`,
+      ),
+    ).toBe(true);
     expect(entry).not.toMatch(/^## /m);
     for (const wanted of row.changelog ?? []) expect(entry, entry).toContain(wanted);
     if (row.changelogNot !== undefined) expect(entry).not.toMatch(row.changelogNot);

@@ -12,7 +12,16 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Change } from "../../scripts/contract-diff/compare.js";
 import { parseContract } from "../../scripts/contract-diff/document.js";
-import { changelogEntry, changelogHeadings, hasChangelogEntry, nextVersion, recordProblems, releasedContract, releaseRule, unreleasedProblems } from "../../scripts/contract-diff/release.js";
+import {
+  changelogEntry,
+  changelogHeadings,
+  hasChangelogEntry,
+  nextVersion,
+  recordProblems,
+  releasedContract,
+  releaseRule,
+  unreleasedProblems,
+} from "../../scripts/contract-diff/release.js";
 import { diffContracts } from "../../scripts/contract-diff/report.js";
 import { checkRelease } from "../../scripts/release-check.js";
 import { releaseChecks } from "../../scripts/release.js";
@@ -34,8 +43,12 @@ describe("version rules", () => {
   });
 
   test("the rule the report and the changelog state: on 0.x a breaking change moves the minor number, anything else the patch number", () => {
-    expect(releaseRule("0.2.0", "major")).toContain("After 0.2.0 that is 0.3.0: while the version is 0.x, npm's caret range `^0.2.0` takes every 0.2.x automatically");
-    expect(releaseRule("0.2.0", "minor")).toMatch(/^After 0\.2\.0 that is 0\.2\.1: .*a minor or patch change the patch number\.$/);
+    expect(releaseRule("0.2.0", "major")).toContain(
+      "After 0.2.0 that is 0.3.0: while the version is 0.x, npm's caret range `^0.2.0` takes every 0.2.x automatically",
+    );
+    expect(releaseRule("0.2.0", "minor")).toMatch(
+      /^After 0\.2\.0 that is 0\.2\.1: .*a minor or patch change the patch number\.$/,
+    );
     expect(releaseRule("1.4.2", "minor")).toBe("After 1.4.2 that is 1.5.0.");
   });
 
@@ -63,7 +76,9 @@ const heading = (version: string, date = "2026-11-01"): string => `## [${version
 const record = (body: string): string => `# Changelog\n\nPreface.\n\n${body}`;
 
 describe("the release record agrees with itself (recordProblems)", () => {
-  const changelog = record(`## [Unreleased]\n\n- A change.\n\n${heading("0.2.0")}\n\n- b\n\n${heading("0.1.0")}\n\n- a\n`);
+  const changelog = record(
+    `## [Unreleased]\n\n- A change.\n\n${heading("0.2.0")}\n\n- b\n\n${heading("0.1.0")}\n\n- a\n`,
+  );
 
   test("dated versions, their snapshots and package.json's version agree: no problem", () => {
     expect(recordProblems({ changelog, snapshots: ["0.1.0", "0.2.0"], packageVersion: "0.2.0" })).toEqual([]);
@@ -76,7 +91,9 @@ describe("the release record agrees with itself (recordProblems)", () => {
   });
 
   test("a snapshot without a dated entry is refused", () => {
-    expect(recordProblems({ changelog, snapshots: ["0.1.0", "0.2.0", "0.3.0"], packageVersion: "0.2.0" })).toContainEqual(
+    expect(
+      recordProblems({ changelog, snapshots: ["0.1.0", "0.2.0", "0.3.0"], packageVersion: "0.2.0" }),
+    ).toContainEqual(
       "openapi/released/store-admin-0.3.0.yaml is a released contract, but CHANGELOG.md has no dated entry `## [0.3.0] - YYYY-MM-DD` for it.",
     );
   });
@@ -84,34 +101,60 @@ describe("the release record agrees with itself (recordProblems)", () => {
   test("package.json's version other than the last release is refused, either way", () => {
     for (const version of ["0.3.0", "0.1.0"]) {
       const problems = recordProblems({ changelog, snapshots: ["0.1.0", "0.2.0"], packageVersion: version });
-      expect(problems).toEqual([expect.stringContaining(`package.json's version is ${version}, but the last release (dated in CHANGELOG.md, kept in openapi/released/) is 0.2.0`)]);
+      expect(problems).toEqual([
+        expect.stringContaining(
+          `package.json's version is ${version}, but the last release (dated in CHANGELOG.md, kept in openapi/released/) is 0.2.0`,
+        ),
+      ]);
     }
   });
 
   test("a version heading without a date is neither released nor unreleased: refused", () => {
     const undated = record(`## [0.3.0]\n\n- c\n\n${heading("0.2.0")}\n\n${heading("0.1.0")}\n`);
     expect(recordProblems({ changelog: undated, snapshots: ["0.1.0", "0.2.0"], packageVersion: "0.2.0" })).toEqual([
-      expect.stringMatching(/^CHANGELOG\.md line 5 \(`## \[0\.3\.0\]`\): a version heading is a release and needs its date .*entries not released yet go under `## \[Unreleased\]`\.$/),
+      expect.stringMatching(
+        /^CHANGELOG\.md line 5 \(`## \[0\.3\.0\]`\): a version heading is a release and needs its date .*entries not released yet go under `## \[Unreleased\]`\.$/,
+      ),
     ]);
   });
 
   test("[Unreleased] below a release, or dated, is refused", () => {
     const below = record(`${heading("0.2.0")}\n\n## [Unreleased]\n\n${heading("0.1.0")}\n`);
-    expect(recordProblems({ changelog: below, snapshots: ["0.1.0", "0.2.0"], packageVersion: "0.2.0" })).toEqual([expect.stringContaining("`## [Unreleased]` must be the first entry")]);
+    expect(recordProblems({ changelog: below, snapshots: ["0.1.0", "0.2.0"], packageVersion: "0.2.0" })).toEqual([
+      expect.stringContaining("`## [Unreleased]` must be the first entry"),
+    ]);
     const dated = record(`## [Unreleased] - 2026-11-02\n\n${heading("0.2.0")}\n\n${heading("0.1.0")}\n`);
-    expect(recordProblems({ changelog: dated, snapshots: ["0.1.0", "0.2.0"], packageVersion: "0.2.0" })).toEqual([expect.stringContaining("unreleased entries carry no date")]);
+    expect(recordProblems({ changelog: dated, snapshots: ["0.1.0", "0.2.0"], packageVersion: "0.2.0" })).toEqual([
+      expect.stringContaining("unreleased entries carry no date"),
+    ]);
   });
 
   test("releases out of order are refused", () => {
     const order = record(`${heading("0.1.0")}\n\n${heading("0.2.0")}\n`);
-    expect(recordProblems({ changelog: order, snapshots: ["0.1.0", "0.2.0"], packageVersion: "0.2.0" })).toEqual([expect.stringContaining("0.2.0 is listed below 0.1.0; releases go newest first.")]);
+    expect(recordProblems({ changelog: order, snapshots: ["0.1.0", "0.2.0"], packageVersion: "0.2.0" })).toEqual([
+      expect.stringContaining("0.2.0 is listed below 0.1.0; releases go newest first."),
+    ]);
   });
 
   test("this repository's CHANGELOG.md: 0.3.0 was dated by 2a5c4fc, and its snapshot is the contract of that commit", () => {
-    const dated = execFileSync("git", ["log", "--format=%H", "-S", "## [0.3.0] - 2026-11-23", "--", "CHANGELOG.md"], { cwd: root, encoding: "utf8" }).trim().split("\n").at(-1);
-    if (dated === undefined || dated === "") throw new Error("the history does not reach the commit that dated 0.3.0 (a shallow clone?)");
-    expect(execFileSync("git", ["show", `${dated}:openapi/store-admin.yaml`], { cwd: root, encoding: "utf8" })).toBe(read("openapi/released/store-admin-0.3.0.yaml"));
-    expect(changelogHeadings(read("CHANGELOG.md")).map((h) => `${h.version} ${h.date ?? ""}`.trim())).toEqual(["Unreleased", "0.3.0 2026-11-23", "0.2.0 2026-11-23", "0.1.0 2026-11-23"]);
+    const dated = execFileSync("git", ["log", "--format=%H", "-S", "## [0.3.0] - 2026-11-23", "--", "CHANGELOG.md"], {
+      cwd: root,
+      encoding: "utf8",
+    })
+      .trim()
+      .split("\n")
+      .at(-1);
+    if (dated === undefined || dated === "")
+      throw new Error("the history does not reach the commit that dated 0.3.0 (a shallow clone?)");
+    expect(execFileSync("git", ["show", `${dated}:openapi/store-admin.yaml`], { cwd: root, encoding: "utf8" })).toBe(
+      read("openapi/released/store-admin-0.3.0.yaml"),
+    );
+    expect(changelogHeadings(read("CHANGELOG.md")).map((h) => `${h.version} ${h.date ?? ""}`.trim())).toEqual([
+      "Unreleased",
+      "0.3.0 2026-11-23",
+      "0.2.0 2026-11-23",
+      "0.1.0 2026-11-23",
+    ]);
   });
 });
 
@@ -127,14 +170,20 @@ describe("release:check on a mutated repository", () => {
   const releasedContract = read("openapi/released/store-admin-0.2.0.yaml");
   const withoutArn = releasedContract.replace(/^ {8}arn: .*\n/gm, "");
   let changes: Change[] = [];
-  const packageJson = (version: string): string => read("package.json").replace(/"version": "[^"]+"/, `"version": "${version}"`);
+  const packageJson = (version: string): string =>
+    read("package.json").replace(/"version": "[^"]+"/, `"version": "${version}"`);
   /** CHANGELOG.md as it was at the 0.2.0 release: its preface, an empty [Unreleased], then 0.2.0's entry and older. */
-  const releasedChangelog = ((text: string) => text.slice(0, text.indexOf("\n## [") + 1) + "## [Unreleased]\n\n" + text.slice(text.indexOf("## [0.2.0]")))(read("CHANGELOG.md"));
-  const unreleased = (text: string): string => releasedChangelog.replace("## [Unreleased]\n", `## [Unreleased]\n\n${text}\n`);
+  const releasedChangelog = ((text: string) =>
+    text.slice(0, text.indexOf("\n## [") + 1) + "## [Unreleased]\n\n" + text.slice(text.indexOf("## [0.2.0]")))(
+    read("CHANGELOG.md"),
+  );
+  const unreleased = (text: string): string =>
+    releasedChangelog.replace("## [Unreleased]\n", `## [Unreleased]\n\n${text}\n`);
 
   beforeAll(async () => {
     mkdirSync(join(dir, "openapi/released"), { recursive: true });
-    for (const v of ["0.1.0", "0.2.0"]) cpSync(join(root, `openapi/released/store-admin-${v}.yaml`), join(dir, `openapi/released/store-admin-${v}.yaml`));
+    for (const v of ["0.1.0", "0.2.0"])
+      cpSync(join(root, `openapi/released/store-admin-${v}.yaml`), join(dir, `openapi/released/store-admin-${v}.yaml`));
     writeFileSync(join(dir, "openapi/store-admin.yaml"), withoutArn);
     writeFileSync(join(dir, "package.json"), packageJson("0.2.0"));
     writeFileSync(join(dir, "CHANGELOG.md"), releasedChangelog);
@@ -152,14 +201,23 @@ describe("release:check on a mutated repository", () => {
   });
 
   test("the field removed and [Unreleased] silent: `npm run release:check` fails, naming the field and the release it will need", () => {
-    const result = spawnSync(join(root, "node_modules/.bin/tsx"), [join(root, "scripts/release-check.ts")], { cwd: dir, encoding: "utf8", timeout: 240_000 });
+    const result = spawnSync(join(root, "node_modules/.bin/tsx"), [join(root, "scripts/release-check.ts")], {
+      cwd: dir,
+      encoding: "utf8",
+      timeout: 240_000,
+    });
     expect(result.status, result.stdout + result.stderr).toBe(1);
-    expect(result.stderr).toContain("release:check: refused (last release 0.2.0, package.json 0.2.0, contract change since: major).");
-    expect(result.stderr).toContain("The contract changed since 0.2.0 (a major change; the release will be at least 0.3.0).");
+    expect(result.stderr).toContain(
+      "release:check: refused (last release 0.2.0, package.json 0.2.0, contract change since: major).",
+    );
+    expect(result.stderr).toContain(
+      "The contract changed since 0.2.0 (a major change; the release will be at least 0.3.0).",
+    );
     expect(result.stderr).toContain("`- **GET /disputes/{id}/**: …` naming `data.arn` (field-removed)");
   }, 300_000);
 
-  const problems = (changelog: string): string[] => unreleasedProblems({ releasedVersion: "0.2.0", bump: "major", changelog, changes });
+  const problems = (changelog: string): string[] =>
+    unreleasedProblems({ releasedVersion: "0.2.0", bump: "major", changelog, changes });
 
   test("no [Unreleased] section at all: refused, naming the fields it must name", () => {
     const none = problems(releasedChangelog.replace("## [Unreleased]\n\n", ""));
@@ -170,12 +228,19 @@ describe("release:check on a mutated repository", () => {
   });
 
   /** The line the `--changelog` draft writes for this removal, wrapped as CHANGELOG.md wraps. */
-  const covering = "### Breaking changes\n\n- **GET /disputes/{id}/, POST /disputes/{id}/resolve/**: `data.arn` was removed.\n  *What to change:* Stop reading `data.arn`.";
+  const covering =
+    "### Breaking changes\n\n- **GET /disputes/{id}/, POST /disputes/{id}/resolve/**: `data.arn` was removed.\n  *What to change:* Stop reading `data.arn`.";
 
   test("a break is covered only by a line in the draft's form under `### Breaking changes`: its operation in bold, its field in a code span", () => {
     expect(problems(unreleased(covering))).toEqual([]);
     // Each operation on a line of its own, and `Dispute.arn` or `arn` for the field, cover it too.
-    expect(problems(unreleased("### Breaking changes\n\n- **GET /disputes/{id}/**: `Dispute.arn` is gone.\n- **POST /disputes/{id}/resolve/**: `arn` is gone."))).toEqual([]);
+    expect(
+      problems(
+        unreleased(
+          "### Breaking changes\n\n- **GET /disputes/{id}/**: `Dispute.arn` is gone.\n- **POST /disputes/{id}/resolve/**: `arn` is gone.",
+        ),
+      ),
+    ).toEqual([]);
   });
 
   test("a mention anywhere else, or a line that names no operation, covers nothing; the refusal names each line missing", () => {
@@ -196,7 +261,9 @@ describe("release:check on a mutated repository", () => {
     expect(one).toContain("`- **POST /disputes/{id}/resolve/**: …` naming `data.arn` (field-removed)");
     expect(one).not.toContain("`- **GET /disputes/{id}/**");
     // The operations in bold, but another field; and the right line under another heading.
-    refused("### Breaking changes\n\n- **GET /disputes/{id}/, POST /disputes/{id}/resolve/**: `data.arns` and `barn` changed.");
+    refused(
+      "### Breaking changes\n\n- **GET /disputes/{id}/, POST /disputes/{id}/resolve/**: `data.arns` and `barn` changed.",
+    );
     refused(covering.replace("### Breaking changes", "### Contract changes since 0.2.0"));
     // A line after the section ends (the next heading) is not in it.
     refused(`### Breaking changes\n\n- Something else.\n\n### Changed\n\n${covering.slice(covering.indexOf("- **"))}`);
@@ -206,7 +273,11 @@ describe("release:check on a mutated repository", () => {
     writeFileSync(join(dir, "package.json"), packageJson("0.3.0"));
     writeFileSync(join(dir, "CHANGELOG.md"), unreleased(covering));
     const check = await checkRelease(dir);
-    expect(check.problems).toEqual([expect.stringContaining("package.json's version is 0.3.0, but the last release (dated in CHANGELOG.md, kept in openapi/released/) is 0.2.0")]);
+    expect(check.problems).toEqual([
+      expect.stringContaining(
+        "package.json's version is 0.3.0, but the last release (dated in CHANGELOG.md, kept in openapi/released/) is 0.2.0",
+      ),
+    ]);
   }, 300_000);
 
   test("the entry checked is [Unreleased], up to the next heading", () => {
@@ -229,9 +300,15 @@ describe("npm run release", () => {
   /** The checks a release runs first, injected: a command that records its run outside the repository, then exits with `exit`. */
   const checksLog = join(mkdtempSync(join(tmpdir(), "release-checks-")), "ran");
   const checks = (exit = 0, extra = ""): string => `echo ran >> '${checksLog}'${extra} && exit ${exit}`;
-  const checksRan = (): number => (existsSync(checksLog) ? readFileSync(checksLog, "utf8").split("\n").filter(Boolean).length : 0);
+  const checksRan = (): number =>
+    existsSync(checksLog) ? readFileSync(checksLog, "utf8").split("\n").filter(Boolean).length : 0;
   const npmRelease = (args: string[], checkCommand = checks()) =>
-    spawnSync("npm", ["run", "-s", "release", "--", ...args], { cwd: dir, encoding: "utf8", timeout: 240_000, env: { ...process.env, STORE_ADMIN_RELEASE_CHECKS: checkCommand } });
+    spawnSync("npm", ["run", "-s", "release", "--", ...args], {
+      cwd: dir,
+      encoding: "utf8",
+      timeout: 240_000,
+      env: { ...process.env, STORE_ADMIN_RELEASE_CHECKS: checkCommand },
+    });
   const unchanged = (): void => {
     expect(git("status", "--porcelain")).toBe("");
     expect(git("tag", "--list")).toBe("");
@@ -243,8 +320,12 @@ describe("npm run release", () => {
     mkdirSync(join(dir, "openapi/released"), { recursive: true });
     // The scripts read the contract through the generators' model, which takes its words from src/.
     cpSync(join(root, "src"), join(dir, "src"), { recursive: true });
-    for (const v of ["0.1.0", "0.2.0"]) cpSync(join(root, `openapi/released/store-admin-${v}.yaml`), join(dir, `openapi/released/store-admin-${v}.yaml`));
-    writeFileSync(join(dir, "openapi/store-admin.yaml"), read("openapi/released/store-admin-0.2.0.yaml").replace(/^ {8}arn: .*\n/gm, ""));
+    for (const v of ["0.1.0", "0.2.0"])
+      cpSync(join(root, `openapi/released/store-admin-${v}.yaml`), join(dir, `openapi/released/store-admin-${v}.yaml`));
+    writeFileSync(
+      join(dir, "openapi/store-admin.yaml"),
+      read("openapi/released/store-admin-0.2.0.yaml").replace(/^ {8}arn: .*\n/gm, ""),
+    );
     cpSync(join(root, "scripts"), join(dir, "scripts"), { recursive: true });
     symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
     writeFileSync(join(dir, ".gitignore"), "node_modules\n");
@@ -255,7 +336,12 @@ describe("npm run release", () => {
     mkdirSync(join(dir, "docs"));
     writeFileSync(join(dir, "docs/mcp.md"), read("docs/mcp.md"));
     const changelog = read("CHANGELOG.md");
-    writeFileSync(join(dir, "CHANGELOG.md"), changelog.slice(0, changelog.indexOf("\n## [") + 1) + "## [Unreleased]\n\n### Breaking changes\n\n- **GET /disputes/{id}/, POST /disputes/{id}/resolve/**: `data.arn` was removed.\n\n" + changelog.slice(changelog.indexOf("## [0.2.0]")));
+    writeFileSync(
+      join(dir, "CHANGELOG.md"),
+      changelog.slice(0, changelog.indexOf("\n## [") + 1) +
+        "## [Unreleased]\n\n### Breaking changes\n\n- **GET /disputes/{id}/, POST /disputes/{id}/resolve/**: `data.arn` was removed.\n\n" +
+        changelog.slice(changelog.indexOf("## [0.2.0]")),
+    );
     git("init", "-q");
     git("config", "user.email", "test@example.org");
     git("config", "user.name", "test");
@@ -266,7 +352,9 @@ describe("npm run release", () => {
   test("a version below what the contract's change needs is refused, and nothing changes", () => {
     const result = npmRelease(["0.2.1"]);
     expect(result.status, result.stdout + result.stderr).toBe(1);
-    expect(result.stderr).toContain("release: refused: 0.2.1 is too low: after 0.2.0 a major contract change needs at least 0.3.0.");
+    expect(result.stderr).toContain(
+      "release: refused: 0.2.1 is too low: after 0.2.0 a major contract change needs at least 0.3.0.",
+    );
     unchanged();
   }, 300_000);
 
@@ -274,7 +362,9 @@ describe("npm run release", () => {
     expect(releaseChecks(false, {})).toBe("npm test");
     expect(releaseChecks(true, {})).toBe("npm run build && npm run typecheck");
     // `npm test` is the README's whole suite: the build, the types and the tests.
-    expect((JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts.test).toMatch(/^npm run build && npm run typecheck && .*vitest run/);
+    expect((JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts.test).toMatch(
+      /^npm run build && npm run typecheck && .*vitest run/,
+    );
     expect(releaseChecks(false, { STORE_ADMIN_RELEASE_CHECKS: "true" })).toBe("true");
   });
 
@@ -283,19 +373,25 @@ describe("npm run release", () => {
     const result = npmRelease(["--date", "2026-12-01"], checks(1));
     expect(result.status, result.stdout + result.stderr).toBe(1);
     expect(checksRan()).toBe(before + 1);
-    expect(result.stderr).toContain(`release: refused: the checks failed (\`${checks(1)}\`: exit 1); nothing was changed.`);
+    expect(result.stderr).toContain(
+      `release: refused: the checks failed (\`${checks(1)}\`: exit 1); nothing was changed.`,
+    );
     unchanged();
     // --skip-tests says what it risks, and still stops on a failed check.
     const skipped = npmRelease(["--skip-tests"], checks(1));
     expect(skipped.status).toBe(1);
-    expect(skipped.stderr).toContain("release: --skip-tests: the test suite does not run, so a defect only the tests catch ships in this release.");
+    expect(skipped.stderr).toContain(
+      "release: --skip-tests: the test suite does not run, so a defect only the tests catch ships in this release.",
+    );
     unchanged();
   }, 300_000);
 
   test("checks that change the work tree stop the release: what they checked is not what would be released", () => {
     const result = npmRelease([], checks(0, ` && echo edited >> CHANGELOG.md`));
     expect(result.status, result.stdout + result.stderr).toBe(1);
-    expect(result.stderr).toContain("changed the work tree, so what they checked is not what would be released; nothing was released:\n M CHANGELOG.md");
+    expect(result.stderr).toContain(
+      "changed the work tree, so what they checked is not what would be released; nothing was released:\n M CHANGELOG.md",
+    );
     expect(git("tag", "--list")).toBe("");
     git("checkout", "--", "CHANGELOG.md");
     unchanged();
@@ -308,10 +404,15 @@ describe("npm run release", () => {
     expect(checksRan()).toBe(before + 1);
     expect(result.stderr).toContain("release: running the project's checks first: ");
     const inDir = (path: string): string => readFileSync(join(dir, path), "utf8");
-    expect(inDir("CHANGELOG.md")).toContain("## [Unreleased]\n\n## [0.3.0] - 2026-12-01\n\n### Breaking changes\n\n- **GET /disputes/{id}/, POST /disputes/{id}/resolve/**: `data.arn` was removed.\n\n## [0.2.0]");
+    expect(inDir("CHANGELOG.md")).toContain(
+      "## [Unreleased]\n\n## [0.3.0] - 2026-12-01\n\n### Breaking changes\n\n- **GET /disputes/{id}/, POST /disputes/{id}/resolve/**: `data.arn` was removed.\n\n## [0.2.0]",
+    );
     expect(inDir("openapi/released/store-admin-0.3.0.yaml")).toBe(inDir("openapi/store-admin.yaml"));
     expect((JSON.parse(inDir("package.json")) as { version: string }).version).toBe("0.3.0");
-    const lock = JSON.parse(inDir("package-lock.json")) as { version: string; packages: Record<string, { version: string }> };
+    const lock = JSON.parse(inDir("package-lock.json")) as {
+      version: string;
+      packages: Record<string, { version: string }>;
+    };
     expect([lock.version, lock.packages[""]?.version]).toEqual(["0.3.0", "0.3.0"]);
     expect(inDir("src/core/version.ts")).toContain('export const VERSION = "0.3.0";');
     expect(inDir("docs/mcp.md")).toContain('"-p", "store-admin-sdk@0.3.0"');

@@ -37,7 +37,9 @@ const PER_OPERATION_FILES = [
   "test/contract/auth-and-headers.test.ts",
   "test/mcp/generate.test.ts",
 ];
-const COMMAND = process.env.SUITE_GROWTH_COMMAND ?? `npm run build && npm run typecheck && npx vitest run ${PER_OPERATION_FILES.join(" ")}`;
+const COMMAND =
+  process.env.SUITE_GROWTH_COMMAND ??
+  `npm run build && npm run typecheck && npx vitest run ${PER_OPERATION_FILES.join(" ")}`;
 
 /**
  * What a maintainer adds, written as its neighbours are: a gift card's `GET` (on
@@ -81,27 +83,58 @@ ${indent}    5XX: { $ref: "#/components/responses/ServerError" }
 
 /** The contract with the operation and the field added where it has room for them, or an error naming the place it no longer finds. */
 function grownContract(text: string): Growth {
-  const doc = parse(text) as { paths?: Record<string, Record<string, unknown>>; components?: { schemas?: Record<string, { properties?: Record<string, unknown> }> } };
+  const doc = parse(text) as {
+    paths?: Record<string, Record<string, unknown>>;
+    components?: { schemas?: Record<string, { properties?: Record<string, unknown> }> };
+  };
   const item = doc.paths?.["/gift-cards/{id}/"];
   const properties = doc.components?.schemas?.GiftCard?.properties;
-  if (item === undefined || properties === undefined) throw new Error("openapi/store-admin.yaml: /gift-cards/{id}/ or GiftCard.properties is not there to add beside; update test/contract-growth/.");
+  if (item === undefined || properties === undefined)
+    throw new Error(
+      "openapi/store-admin.yaml: /gift-cards/{id}/ or GiftCard.properties is not there to add beside; update test/contract-growth/.",
+    );
   const taken = new Set(Object.keys(doc.paths ?? {}));
-  const below = ["activity", "history", "ledger", "audit"].map((name) => `/gift-cards/{id}/${name}/`).find((path) => !taken.has(path));
+  const below = ["activity", "history", "ledger", "audit"]
+    .map((name) => `/gift-cards/{id}/${name}/`)
+    .find((path) => !taken.has(path));
   const path = item.get === undefined ? "/gift-cards/{id}/" : below;
-  if (path === undefined) throw new Error("openapi/store-admin.yaml: every path this test adds a GET on has one; update test/contract-growth/.");
+  if (path === undefined)
+    throw new Error(
+      "openapi/store-admin.yaml: every path this test adds a GET on has one; update test/contract-growth/.",
+    );
   const derived = path === "/gift-cards/{id}/" ? "giftCards.retrieve" : `giftCards.${path.split("/").at(-2)}.retrieve`;
   const chosen = `${derived.slice(0, derived.lastIndexOf("."))}.fetchForSuiteGrowth`;
   const segment = path.split("/").at(-2)!;
-  const operationId = path === "/gift-cards/{id}/" ? "retrieveGiftCard" : `retrieveGiftCard${segment[0]!.toUpperCase()}${segment.slice(1)}`;
+  const operationId =
+    path === "/gift-cards/{id}/"
+      ? "retrieveGiftCard"
+      : `retrieveGiftCard${segment[0]!.toUpperCase()}${segment.slice(1)}`;
   const field = ["note", "staff_note", "internal_note"].find((name) => !(name in properties))!;
   const insert = (anchor: RegExp, what: string, added: string): void => {
     const match = anchor.exec(text);
-    if (match === null) throw new Error(`openapi/store-admin.yaml: ${what} (${anchor}) is not there to add beside; update test/contract-growth/.`);
+    if (match === null)
+      throw new Error(
+        `openapi/store-admin.yaml: ${what} (${anchor}) is not there to add beside; update test/contract-growth/.`,
+      );
     text = text.slice(0, match.index + match[0].length) + added + text.slice(match.index + match[0].length);
   };
-  if (path === "/gift-cards/{id}/") insert(/^ {2}\/gift-cards\/\{id\}\/:\n(?: {4}parameters:\n(?: {6}.*\n)+)?/m, "/gift-cards/{id}/", operationText(operationId, chosen, "    "));
-  else insert(/^paths:\n/m, "paths:", `  ${path}:\n    parameters:\n      - { name: id, in: path, required: true, description: Gift card id., schema: { type: integer } }\n${operationText(operationId, chosen, "    ")}`);
-  insert(/^ {4}GiftCard:\n(?: {6}.*\n)*? {6}properties:\n/m, "GiftCard.properties", `        ${field}: { type: [string, "null"], description: A note on the card for the store's staff. }\n`);
+  if (path === "/gift-cards/{id}/")
+    insert(
+      /^ {2}\/gift-cards\/\{id\}\/:\n(?: {4}parameters:\n(?: {6}.*\n)+)?/m,
+      "/gift-cards/{id}/",
+      operationText(operationId, chosen, "    "),
+    );
+  else
+    insert(
+      /^paths:\n/m,
+      "paths:",
+      `  ${path}:\n    parameters:\n      - { name: id, in: path, required: true, description: Gift card id., schema: { type: integer } }\n${operationText(operationId, chosen, "    ")}`,
+    );
+  insert(
+    /^ {4}GiftCard:\n(?: {6}.*\n)*? {6}properties:\n/m,
+    "GiftCard.properties",
+    `        ${field}: { type: [string, "null"], description: A note on the card for the store's staff. }\n`,
+  );
   return { path, key: `GET ${path}`, chosen, derived, field, contract: text };
 }
 
@@ -128,11 +161,26 @@ function copyCheckout(into: string): void {
   git(into, "init", "-q");
   // A link is not a folder, so .gitignore's `node_modules/` would not cover it.
   writeFileSync(join(into, ".git/info/exclude"), "node_modules\n");
-  writeFileSync(join(into, ".git/objects/info/alternates"), `${resolve(ROOT, git(ROOT, "rev-parse", "--git-common-dir").trim())}/objects\n`);
+  writeFileSync(
+    join(into, ".git/objects/info/alternates"),
+    `${resolve(ROOT, git(ROOT, "rev-parse", "--git-common-dir").trim())}/objects\n`,
+  );
   git(into, "update-ref", "HEAD", git(ROOT, "rev-parse", "HEAD").trim());
   // The checkout as it is, committed in the copy: what the growth changes shows against it.
   git(into, "add", "-A");
-  git(into, "-c", "user.name=suite-growth", "-c", "user.email=suite-growth@localhost", "commit", "-q", "--no-verify", "--allow-empty", "-m", "the checkout as it is");
+  git(
+    into,
+    "-c",
+    "user.name=suite-growth",
+    "-c",
+    "user.email=suite-growth@localhost",
+    "commit",
+    "-q",
+    "--no-verify",
+    "--allow-empty",
+    "-m",
+    "the checkout as it is",
+  );
 }
 
 describe("an operation and a field added to the contract", () => {
@@ -140,7 +188,9 @@ describe("an operation and a field added to the contract", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("refuses to guess when the contract no longer has the places it adds beside", () => {
-    expect(() => grownContract("openapi: 3.1.0\npaths: {}\n")).toThrow(/\/gift-cards\/\{id\}\/ or GiftCard.properties is not there to add beside/);
+    expect(() => grownContract("openapi: 3.1.0\npaths: {}\n")).toThrow(
+      /\/gift-cards\/\{id\}\/ or GiftCard.properties is not there to add beside/,
+    );
   });
 
   it("adds its operation where the contract has room for it, named other than its URL would name it", () => {
@@ -150,12 +200,16 @@ describe("an operation and a field added to the contract", () => {
     expect(grownModel.operations.find((op) => op.key === growth.key)?.methodName).toBe(growth.chosen);
     expect(growth.chosen).not.toBe(growth.derived);
     // Without its x-sdk-method it would derive the other name.
-    const bare = contractModel(loadContract(growth.contract.replace(`x-sdk-method: ${growth.chosen}`, "# no x-sdk-method"), "bare.yaml"));
+    const bare = contractModel(
+      loadContract(growth.contract.replace(`x-sdk-method: ${growth.chosen}`, "# no x-sdk-method"), "bare.yaml"),
+    );
     expect(bare.operations.find((op) => op.key === growth.key)?.methodName).toBe(growth.derived);
     // Grown once more (the GET it added is there now), it adds below it.
     const again = grownContract(growth.contract);
     expect(again.key).not.toBe(growth.key);
-    expect(contractModel(loadContract(again.contract, "again.yaml")).operations.length).toBe(grownModel.operations.length + 1);
+    expect(contractModel(loadContract(again.contract, "again.yaml")).operations.length).toBe(
+      grownModel.operations.length + 1,
+    );
   });
 
   it(`regenerate, then \`${COMMAND}\` passes in a copy with no file under test/ changed`, async () => {
@@ -174,7 +228,9 @@ describe("an operation and a field added to the contract", () => {
     const generate = await run("npm", ["run", "generate"], { cwd: dir, env, timeoutMs: 600_000 });
     expect(generate.code, describeRun("npm run generate", generate)).toBe(0);
     expect(readFileSync(join(dir, "generated/operation-facts.ts"), "utf8")).toContain(JSON.stringify(growth.key));
-    expect(readFileSync(join(dir, "generated/names.ts"), "utf8") + readFileSync(join(dir, "generated/schema.ts"), "utf8")).toContain(`${growth.field}?: string | null`);
+    expect(
+      readFileSync(join(dir, "generated/names.ts"), "utf8") + readFileSync(join(dir, "generated/schema.ts"), "utf8"),
+    ).toContain(`${growth.field}?: string | null`);
 
     // Nothing under test/ differs from this checkout.
     const changed = execFileSync("git", ["status", "--porcelain", "--", "test"], { cwd: dir, encoding: "utf8" });

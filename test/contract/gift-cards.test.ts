@@ -56,21 +56,23 @@ describe("listGiftCards — GET /gift-cards/", () => {
 
     it("listGiftCards: numbers, dates and the cursor are sent as the contract declares them", async () => {
       server().enqueue({ body: { next: null, previous: null, results: [] } });
-      await server().client().GET("/gift-cards/", {
-        params: {
-          query: {
-            search_text: "gift for Astrid",
-            created_from: "2024-01-01",
-            created_to: "2024-06-30",
-            customer: 42,
-            status: "expired",
-            currency: "EUR",
-            amount_from: 10.5,
-            amount_to: 100,
-            cursor: "cD04OA==",
+      await server()
+        .client()
+        .GET("/gift-cards/", {
+          params: {
+            query: {
+              search_text: "gift for Astrid",
+              created_from: "2024-01-01",
+              created_to: "2024-06-30",
+              customer: 42,
+              status: "expired",
+              currency: "EUR",
+              amount_from: 10.5,
+              amount_to: 100,
+              cursor: "cD04OA==",
+            },
           },
-        },
-      });
+        });
       expect(server().requests).toHaveLength(1);
       expect(Object.fromEntries(server().requests[0]?.query ?? [])).toEqual({
         search_text: "gift for Astrid",

@@ -65,7 +65,11 @@ const INVALID_CASES: readonly InvalidCase[] = [
     path: "/users/{id}/",
     where: "body",
     field: "first_name",
-    call: (store) => store.PUT("/users/{id}/", { params: { path: { id: 42 } }, body: { first_name: TOO_LONG_NAME, last_name: "Lindgren" } }),
+    call: (store) =>
+      store.PUT("/users/{id}/", {
+        params: { path: { id: 42 } },
+        body: { first_name: TOO_LONG_NAME, last_name: "Lindgren" },
+      }),
   },
   {
     what: "a negative order line quantity (minimum 0)",
@@ -130,7 +134,11 @@ const INVALID_CASES: readonly InvalidCase[] = [
     call: (store) =>
       store.PUT("/users/{id}/addresses/{addressId}/", {
         params: { path: { id: 42, addressId: 7 } },
-        body: { line1: "Drottninggatan 12", line4: "Stockholm" } as unknown as { country: string; line1: string; line4: string },
+        body: { line1: "Drottninggatan 12", line4: "Stockholm" } as unknown as {
+          country: string;
+          line1: string;
+          line4: string;
+        },
       }),
   },
 ];
@@ -148,7 +156,10 @@ describe("values the contract rejects come back as 422 naming the field", () => 
       expect(response.status).toBe(422);
       const entries = validationOf(error);
       expect(entries.length, JSON.stringify(error)).toBeGreaterThan(0);
-      expect(entries.some((entry) => namesField(entry, c.where, c.field)), JSON.stringify(entries)).toBe(true);
+      expect(
+        entries.some((entry) => namesField(entry, c.where, c.field)),
+        JSON.stringify(entries),
+      ).toBe(true);
     });
 
     it(`${c.operationId}: ${c.what} → unwrap() throws UnprocessableEntityError naming ${c.field}`, async () => {
@@ -157,7 +168,10 @@ describe("values the contract rejects come back as 422 naming the field", () => 
       const error = thrown as UnprocessableEntityError;
       expect(error.status).toBe(422);
       expect(error.operation).toEqual({ method: c.method, path: c.path });
-      expect(error.validation.some((issue) => namesField(issue, c.where, c.field)), JSON.stringify(error.validation)).toBe(true);
+      expect(
+        error.validation.some((issue) => namesField(issue, c.where, c.field)),
+        JSON.stringify(error.validation),
+      ).toBe(true);
       expect(error.message).toContain(c.field);
       expect(error.message.startsWith(`[${c.method} ${c.path}] 422 `), error.message).toBe(true);
     });
@@ -201,12 +215,18 @@ describe("path parameters that would change the endpoint are refused before send
 
   for (const { label, value } of BAD_NUMBERS) {
     it(`listOrderFulfillmentOrders: number ${label} throws a TypeError naming "number"; nothing sent`, async () => {
-      await expectRefused(store.GET("/orders/{number}/fulfillment-orders/", { params: { path: { number: value } } }), "number");
+      await expectRefused(
+        store.GET("/orders/{number}/fulfillment-orders/", { params: { path: { number: value } } }),
+        "number",
+      );
     });
 
     it(`updateOrderLine: number ${label} throws a TypeError naming "number"; nothing sent`, async () => {
       await expectRefused(
-        store.PATCH("/orders/{number}/lines/{lineId}/", { params: { path: { number: value, lineId: 3301 } }, body: { quantity: 1 } }),
+        store.PATCH("/orders/{number}/lines/{lineId}/", {
+          params: { path: { number: value, lineId: 3301 } },
+          body: { quantity: 1 },
+        }),
         "number",
       );
     });
@@ -300,7 +320,10 @@ describe("client option errors name the option; nothing is sent", () => {
   });
 
   it("a URL with user:pass@: TypeError naming the option, without echoing the password", () => {
-    const error = creationError({ apiUrl: server().url.replace("http://", "http://admin:s3cr3t-pw@"), accessToken: TEST_TOKEN });
+    const error = creationError({
+      apiUrl: server().url.replace("http://", "http://admin:s3cr3t-pw@"),
+      accessToken: TEST_TOKEN,
+    });
     expect(error.message).toMatch(/^apiUrl must not contain credentials/);
     expect(error.message).not.toContain("s3cr3t-pw");
     const viaBase = creationError({ baseUrl: "https://admin:s3cr3t-pw@shop.example.com", accessToken: TEST_TOKEN });

@@ -95,10 +95,12 @@ describe("listOrderFulfillmentOrders — GET /orders/{number}/fulfillment-orders
     });
 
     it("updateOrderLine: an order number with / ? # stays one path segment", async () => {
-      await server().client().PATCH("/orders/{number}/lines/{lineId}/", {
-        params: { path: { number: "2024/10?x#y", lineId: 3301 } },
-        body: { quantity: 2 },
-      });
+      await server()
+        .client()
+        .PATCH("/orders/{number}/lines/{lineId}/", {
+          params: { path: { number: "2024/10?x#y", lineId: 3301 } },
+          body: { quantity: 2 },
+        });
       expect(server().requests.map((r) => r.url)).toEqual(["/orders/2024%2F10%3Fx%23y/lines/3301/"]);
     });
   });

@@ -76,7 +76,11 @@ describe("resolveDispute — POST /disputes/{id}/resolve/", () => {
       const dispute = expectOk(
         await store.POST("/disputes/{id}/resolve/", {
           params: { path: { id: 615 } },
-          body: { resolution, resolution_other_message: "Settled with the cardholder by phone.", create_external_refund: true },
+          body: {
+            resolution,
+            resolution_other_message: "Settled with the cardholder by phone.",
+            create_external_refund: true,
+          },
         }),
       );
       expect(dispute.id, String(resolution)).toBe(615);

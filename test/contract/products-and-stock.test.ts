@@ -59,7 +59,9 @@ describe("createProduct — POST /products/", () => {
   });
 
   it("createProduct: the title alone (the one required field); interval may be null on write", async () => {
-    const product = expectOk(await store.POST("/products/", { body: { title: "Gift wrap", interval: null, ranking: -2147483648 } }));
+    const product = expectOk(
+      await store.POST("/products/", { body: { title: "Gift wrap", interval: null, ranking: -2147483648 } }),
+    );
     expect(product.id).toBe(1201);
   });
 });

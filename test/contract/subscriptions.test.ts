@@ -32,7 +32,11 @@ describe("renewSubscription — POST /subscriptions/{id}/renew/", () => {
 
     it("renewSubscription: one POST with an empty body and no content-type", async () => {
       server().enqueue({ body: { id: 410, status: "active" } });
-      const subscription = expectOk(await server().client().POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } }));
+      const subscription = expectOk(
+        await server()
+          .client()
+          .POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } }),
+      );
       expect(subscription.id).toBe(410);
       expect(server().requests).toHaveLength(1);
       const [request] = server().requests;

@@ -37,7 +37,9 @@ describe("createTicketAttachment — POST /tickets/attachments/ (Prism)", () => 
 
   it("createTicketAttachment: a bare Blob (no file name of its own)", async () => {
     const ticket = expectOk(
-      await store.POST("/tickets/attachments/", { body: { files: new Blob(["plain text note"], { type: "text/plain" }) } }),
+      await store.POST("/tickets/attachments/", {
+        body: { files: new Blob(["plain text note"], { type: "text/plain" }) },
+      }),
     );
     expect(ticket.id).toBe(2201);
   });
@@ -53,7 +55,9 @@ describe("createTicketAttachment — POST /tickets/attachments/ (on the wire)", 
   const server = useFaultServer();
 
   it("createTicketAttachment: one File goes as one `files` part with its name and type", async () => {
-    await server().client().POST("/tickets/attachments/", { body: { files: photo() } });
+    await server()
+      .client()
+      .POST("/tickets/attachments/", { body: { files: photo() } });
     expect(server().requests).toHaveLength(1);
     const [request] = server().requests;
     expect(request?.headers["content-type"]).toMatch(/^multipart\/form-data; boundary=/);
@@ -66,7 +70,9 @@ describe("createTicketAttachment — POST /tickets/attachments/ (on the wire)", 
   });
 
   it("createTicketAttachment: several Files go as repeated `files` parts, in order", async () => {
-    await server().client().POST("/tickets/attachments/", { body: { files: [photo(), receipt()] } });
+    await server()
+      .client()
+      .POST("/tickets/attachments/", { body: { files: [photo(), receipt()] } });
     const parts = (await formDataOf(server().requests[0]!)).getAll("files") as File[];
     expect(parts.map((p) => [p.name, p.type])).toEqual([
       ["photo.jpg", "image/jpeg"],
@@ -75,7 +81,9 @@ describe("createTicketAttachment — POST /tickets/attachments/ (on the wire)", 
   });
 
   it("createTicketAttachment: a bare Blob is sent as a file part named after the field", async () => {
-    await server().client().POST("/tickets/attachments/", { body: { files: new Blob(["plain text note"], { type: "text/plain" }) } });
+    await server()
+      .client()
+      .POST("/tickets/attachments/", { body: { files: new Blob(["plain text note"], { type: "text/plain" }) } });
     const parts = (await formDataOf(server().requests[0]!)).getAll("files") as File[];
     expect(parts).toHaveLength(1);
     expect(parts[0]?.name).toBe("files");

@@ -12,10 +12,24 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { checkDocsCode } from "../../scripts/docs-code.js";
 import { ROOT } from "../package/tarball.js";
 
-const COPIED = ["package.json", "tsconfig.json", "openapi", "scripts", "src", "generated", "docs/samples", "docs/guide.md", "docs/reference-intro.md", "README.md"];
+const COPIED = [
+  "package.json",
+  "tsconfig.json",
+  "openapi",
+  "scripts",
+  "src",
+  "generated",
+  "docs/samples",
+  "docs/guide.md",
+  "docs/reference-intro.md",
+  "README.md",
+];
 
 /** The line (1-based) of the first occurrence of `text` in a project file. */
-const lineOf = (file: string, text: string): number => readFileSync(join(ROOT, file), "utf8").split("\n").findIndex((line) => line.includes(text)) + 1;
+const lineOf = (file: string, text: string): number =>
+  readFileSync(join(ROOT, file), "utf8")
+    .split("\n")
+    .findIndex((line) => line.includes(text)) + 1;
 
 describe("npm run generate compiles the documentation's code against the regenerated types", () => {
   const dir = mkdtempSync(join(tmpdir(), "docs-code-"));
@@ -40,8 +54,12 @@ describe("npm run generate compiles the documentation's code against the regener
     const guideLine = lineOf("docs/guide.md", "card.last_four");
     expect(sampleLine).toBeGreaterThan(0);
     expect(result.stderr).toContain("the documentation's code no longer compiles against the generated types");
-    expect(result.stderr).toMatch(new RegExp(`- docs/samples/updateGiftCard\\.ts:${sampleLine}:\\d+ TS2339 Property 'last_four' does not exist`));
-    expect(result.stderr).toMatch(new RegExp(`- docs/guide\\.md:${guideLine}:\\d+ TS2339 Property 'last_four' does not exist`));
+    expect(result.stderr).toMatch(
+      new RegExp(`- docs/samples/updateGiftCard\\.ts:${sampleLine}:\\d+ TS2339 Property 'last_four' does not exist`),
+    );
+    expect(result.stderr).toMatch(
+      new RegExp(`- docs/guide\\.md:${guideLine}:\\d+ TS2339 Property 'last_four' does not exist`),
+    );
   });
 
   test("on the repository's own contract, the documentation's code compiles", () => {

@@ -36,7 +36,12 @@ describe("the documentation's figures of the contract", () => {
       "x-sdk-method": "giftCards.docFigures",
       summary: "Retrieve a gift card",
       parameters: [{ $ref: "#/components/parameters/ApiVersion" }],
-      responses: { "200": { description: "The gift card.", content: { "application/json": { schema: { $ref: "#/components/schemas/GiftCard" } } } } },
+      responses: {
+        "200": {
+          description: "The gift card.",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/GiftCard" } } },
+        },
+      },
     };
     writeFileSync(join(dir, "grown.yaml"), stringify(doc, { aliasDuplicateObjects: false }));
     const grown = documentedFigures(join(dir, "grown.yaml"));

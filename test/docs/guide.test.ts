@@ -37,7 +37,11 @@ const REQUIRED_SECTIONS: Array<[topic: string, heading: RegExp]> = [
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
 function anchorOf(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, "").replace(/\s/g, "-");
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s-]/gu, "")
+    .replace(/\s/g, "-");
 }
 
 let guide: string;
@@ -70,7 +74,10 @@ beforeAll(async () => {
   brokenFile = join(scratch, "broken-block.ts");
   const index = victim.code.indexOf("{ id: 42 }");
   brokenLine = victim.code.slice(0, index).split("\n").length;
-  await writeFile(brokenFile, `${victim.code.slice(0, index)}{ id: "42" }${victim.code.slice(index + "{ id: 42 }".length)}\nexport {};\n`);
+  await writeFile(
+    brokenFile,
+    `${victim.code.slice(0, index)}{ id: "42" }${victim.code.slice(index + "{ id: 42 }".length)}\nexport {};\n`,
+  );
   files.push(brokenFile);
 
   checked = await typecheck(files);
@@ -101,7 +108,9 @@ describe("docs/guide.md", () => {
       if (path === "") {
         if (!anchors.has(anchor ?? "")) broken.push(target!);
       } else if (!existsSync(join(dirname(GUIDE), path))) {
-        broken.push(`${target} (docs/${path} does not exist${path.startsWith("reference/") ? ": built by `npm run docs`" : ""})`);
+        broken.push(
+          `${target} (docs/${path} does not exist${path.startsWith("reference/") ? ": built by `npm run docs`" : ""})`,
+        );
       }
     }
     expect(broken).toEqual([]);
@@ -131,33 +140,47 @@ describe("docs/guide.md", () => {
   it("also compiles the quick start that opens the rendered reference (docs/reference-intro.md)", () => {
     const intro = [...blockFiles.values()].filter((block) => block.source === "docs/reference-intro.md");
     expect(intro.map((block) => block.code).join("\n")).toContain("store.users.list(");
-    expect(introBlocks.every((block) => CHECKED_LANGUAGES.has(block.language) || UNCHECKED_LANGUAGES.has(block.language))).toBe(true);
+    expect(
+      introBlocks.every((block) => CHECKED_LANGUAGES.has(block.language) || UNCHECKED_LANGUAGES.has(block.language)),
+    ).toBe(true);
   });
 
   it("lists in its error table exactly the error classes src/index.ts exports, each with its base class right", () => {
     const section = guide.slice(guide.indexOf("\n## Errors"), guide.indexOf("\n## ", guide.indexOf("\n## Errors") + 1));
     const rows = [...section.matchAll(/^\| `(\w+)` \|(.*)$/gm)].map((match) => ({ name: match[1]!, rest: match[2]! }));
     const exported = Object.entries(sdk)
-      .filter(([, value]) => typeof value === "function" && (value as { prototype?: unknown }).prototype instanceof Error)
+      .filter(
+        ([, value]) => typeof value === "function" && (value as { prototype?: unknown }).prototype instanceof Error,
+      )
       .map(([name]) => name);
     expect(exported.length).toBeGreaterThanOrEqual(15);
     expect(rows.map((row) => row.name).sort()).toEqual(exported.sort());
     // What the guide says about the hierarchy: everything is a StoreAdminError; the HTTP ones are ApiErrors.
     for (const name of exported) {
       const errorClass = sdk[name as keyof typeof sdk] as unknown as { prototype: object };
-      expect(errorClass === sdk.StoreAdminError || errorClass.prototype instanceof sdk.StoreAdminError, name).toBe(true);
+      expect(errorClass === sdk.StoreAdminError || errorClass.prototype instanceof sdk.StoreAdminError, name).toBe(
+        true,
+      );
     }
     const httpRows = rows.filter((row) => /^ (\d{3}|any HTTP error status)/.test(row.rest)).map((row) => row.name);
     expect(httpRows.length).toBeGreaterThanOrEqual(9);
     for (const name of httpRows) {
       const errorClass = sdk[name as keyof typeof sdk] as unknown as { prototype: object };
-      expect(errorClass === sdk.ApiError || errorClass.prototype instanceof sdk.ApiError, `${name} (an HTTP status) extends ApiError`).toBe(true);
+      expect(
+        errorClass === sdk.ApiError || errorClass.prototype instanceof sdk.ApiError,
+        `${name} (an HTTP status) extends ApiError`,
+      ).toBe(true);
     }
-    expect(sdk.PaginationError.prototype instanceof sdk.InvalidResponseError, "PaginationError is its own class").toBe(false);
+    expect(sdk.PaginationError.prototype instanceof sdk.InvalidResponseError, "PaginationError is its own class").toBe(
+      false,
+    );
   });
 
   it("fails the check for a block with a type error (a deliberately broken copy)", () => {
     const reported = checked.diagnostics.filter((diagnostic) => diagnostic.file === brokenFile);
-    expect(reported.map((diagnostic) => diagnostic.line), checked.output).toContain(brokenLine);
+    expect(
+      reported.map((diagnostic) => diagnostic.line),
+      checked.output,
+    ).toContain(brokenLine);
   });
 });

@@ -34,8 +34,15 @@ import { sampleSource, writtenSamples } from "../../scripts/samples.js";
 import { HTTP_METHODS } from "../../src/core/http-methods.js";
 
 const CHROMIUM_PATH = "/usr/bin/chromium";
-const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SCREENSHOT_DIR = join(ROOT, "test-results");
 const DOCS_SCRIPT_PATH = join(ROOT, "scripts", "docs.ts");
@@ -71,14 +78,19 @@ interface Operation {
 }
 
 type SecurityRequirement = Record<string, string[]>;
-type OperationObject = { summary?: string; operationId?: string; tags?: string[]; security?: SecurityRequirement[]; "x-sdk-method"?: string };
+type OperationObject = {
+  summary?: string;
+  operationId?: string;
+  tags?: string[];
+  security?: SecurityRequirement[];
+  "x-sdk-method"?: string;
+};
 type Spec = {
   info?: { description?: string };
   security?: SecurityRequirement[];
   paths?: Record<string, Record<string, unknown>>;
   components?: { parameters?: Record<string, { name?: string; in?: string; required?: boolean }> };
 };
-
 
 /** Every operation of the spec, with what the page must show for it. */
 function operationsOf(spec: Spec): Operation[] {
@@ -116,9 +128,26 @@ async function builtPage(): Promise<string> {
     scratch ??= await mkdtemp(join(tmpdir(), "reference-test-"));
     htmlPath = await buildDocs({ specPath, outputPath: join(scratch, "index.html") });
   } else {
-    const builtAt = await stat(htmlPath).then((s) => s.mtimeMs, () => 0);
-    const inputs = [specPath, DOCS_SCRIPT_PATH, INTRO_PATH, ...operations.map((op) => join(SAMPLES_DIR, `${op.operationId}.ts`))];
-    const inputsAt = Math.max(...(await Promise.all(inputs.map((file) => stat(file).then((s) => s.mtimeMs, () => Infinity)))));
+    const builtAt = await stat(htmlPath).then(
+      (s) => s.mtimeMs,
+      () => 0,
+    );
+    const inputs = [
+      specPath,
+      DOCS_SCRIPT_PATH,
+      INTRO_PATH,
+      ...operations.map((op) => join(SAMPLES_DIR, `${op.operationId}.ts`)),
+    ];
+    const inputsAt = Math.max(
+      ...(await Promise.all(
+        inputs.map((file) =>
+          stat(file).then(
+            (s) => s.mtimeMs,
+            () => Infinity,
+          ),
+        ),
+      )),
+    );
     if (builtAt < inputsAt) await buildDocs();
   }
   return readFile(htmlPath, "utf8");
@@ -131,8 +160,11 @@ function exactly(text: string): RegExp {
 
 /** How a string appears inside the JSON that the page embeds (the CLI escapes `<` and U+2028/9). */
 function asEmbedded(text: string): string {
-  return JSON.stringify(text).slice(1, -1).replace(/</g, "\\u003c")
-    .replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  return JSON.stringify(text)
+    .slice(1, -1)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 }
 
 /** Serves the built page over HTTP from 127.0.0.1, as readers get it (its router uses the URL hash). */
@@ -158,8 +190,15 @@ async function showOperation(page: Page, op: Operation): Promise<{ heading: Loca
   await link.click();
   // By text, not accessible name: Redoc prefixes that with "link to" for the anchor icon.
   const heading = page.getByRole("heading", { level: 2 }).filter({ hasText: exactly(op.summary) });
-  const panel = page.locator("div").filter({ has: heading }).filter({ has: page.locator('pre[data-testid="source-code"]') }).last();
-  return { heading, sample: panel.locator('pre[data-testid="source-code"]').filter({ hasText: "createStoreAdminClient" }) };
+  const panel = page
+    .locator("div")
+    .filter({ has: heading })
+    .filter({ has: page.locator('pre[data-testid="source-code"]') })
+    .last();
+  return {
+    heading,
+    sample: panel.locator('pre[data-testid="source-code"]').filter({ hasText: "createStoreAdminClient" }),
+  };
 }
 
 let html = "";
@@ -173,7 +212,10 @@ afterAll(async () => {
 
 describe("the built reference page", () => {
   it("is checked against every operation of the contract, each with a summary, an operationId and a tag", () => {
-    expect(operations.map((op) => `${op.method.toUpperCase()} ${op.path}`), "the operations this test reads").toEqual(model.operations.map((op) => op.key));
+    expect(
+      operations.map((op) => `${op.method.toUpperCase()} ${op.path}`),
+      "the operations this test reads",
+    ).toEqual(model.operations.map((op) => op.key));
     for (const op of operations) {
       expect(op.summary, `${op.method} ${op.path}`).not.toBe("");
       expect(op.operationId, `${op.method} ${op.path}`).not.toBe("");
@@ -182,7 +224,8 @@ describe("the built reference page", () => {
   });
 
   it("names every operation of the spec", () => {
-    const missing = operations.flatMap((op) => [op.summary, op.operationId])
+    const missing = operations
+      .flatMap((op) => [op.summary, op.operationId])
       .filter((text) => !html.includes(asEmbedded(text)));
     expect(missing).toEqual([]);
   });
@@ -218,7 +261,9 @@ describe("what the page says", () => {
   it("links from its opening only to files and headings that exist in the repository", async () => {
     // The page is docs/reference/index.html: its links are relative to docs/reference/.
     const intro = await readFile(INTRO_PATH, "utf8");
-    const links = [...intro.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!).filter((target) => !target.startsWith("#"));
+    const links = [...intro.matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((match) => match[1]!)
+      .filter((target) => !target.startsWith("#"));
     expect(links.length).toBeGreaterThanOrEqual(3);
     const broken: string[] = [];
     for (const target of links) {
@@ -234,7 +279,13 @@ describe("what the page says", () => {
         continue;
       }
       if (anchor) {
-        const headings = [...(await readFile(file, "utf8")).matchAll(/^#{1,6} (.+)$/gm)].map((m) => m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, "").replace(/\s/g, "-"));
+        const headings = [...(await readFile(file, "utf8")).matchAll(/^#{1,6} (.+)$/gm)].map((m) =>
+          m[1]!
+            .trim()
+            .toLowerCase()
+            .replace(/[^\p{L}\p{N}\s-]/gu, "")
+            .replace(/\s/g, "-"),
+        );
         if (!headings.includes(anchor)) broken.push(`${target} (no heading #${anchor} in ${key})`);
       }
     }
@@ -254,8 +305,10 @@ describe("the reference in Chromium, with all but the local server blocked", () 
 
   async function openReference(): Promise<Page> {
     if (!existsSync(CHROMIUM_PATH)) {
-      throw new Error(`No Chromium at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` ` +
-        "(Debian) to run the browser test of the API reference.");
+      throw new Error(
+        `No Chromium at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` ` +
+          "(Debian) to run the browser test of the API reference.",
+      );
     }
     const served = await servePage();
     server = served.server;
@@ -334,7 +387,8 @@ describe("the reference in Chromium, with all but the local server blocked", () 
         return `the text is off screen, at x=${Math.round(rect.left)}, y=${Math.round(rect.top)} (viewport ${window.innerWidth}×${window.innerHeight})`;
       }
       const top = document.elementFromPoint(rect.left + Math.min(4, rect.width / 2), rect.top + rect.height / 2);
-      if (!top || !(element === top || element.contains(top))) return `the text is covered by ${top?.outerHTML.slice(0, 120)}`;
+      if (!top || !(element === top || element.contains(top)))
+        return `the text is covered by ${top?.outerHTML.slice(0, 120)}`;
       return undefined;
     }, text);
     if (problem !== undefined) throw new Error(`Not on screen in the rendered reference: ${what}: ${problem}`);
@@ -352,7 +406,11 @@ describe("the reference in Chromium, with all but the local server blocked", () 
     const page = await opened;
     await screenshot("first-screen");
     const main = page.locator("main, body").last();
-    await expectOnScreen(page.getByRole("heading", { name: "Quick start with the TypeScript SDK" }), "Quick start", "the quick start's heading");
+    await expectOnScreen(
+      page.getByRole("heading", { name: "Quick start with the TypeScript SDK" }),
+      "Quick start",
+      "the quick start's heading",
+    );
     for (const [text, what] of [
       ["const store = createStoreAdminClient(", "creating a client"],
       ["store.users.retrieve(42)", "the first call, through its method"],
@@ -361,14 +419,21 @@ describe("the reference in Chromium, with all but the local server blocked", () 
     ]) {
       await expectOnScreen(main.locator("pre").filter({ hasText: text! }).first(), text!, what!);
     }
-    await expectOnScreen(main.getByText("npm install store-admin-sdk", { exact: true }), "npm install store-admin-sdk", "the install command");
+    await expectOnScreen(
+      main.getByText("npm install store-admin-sdk", { exact: true }),
+      "npm install store-admin-sdk",
+      "the install command",
+    );
     await expectOnScreen(page.getByRole("link", { name: "usage guide" }), "usage guide", "the link to the guide");
     await expectOnScreen(page.getByRole("link", { name: "changelog" }), "changelog", "the link to the changelog");
     // The notes about the transcription come later, in their own section.
     const notes = page.getByText("This document is a transcription", { exact: false });
     const box = await notes.boundingBox();
     expect(box === null || box.y > VIEWPORT.height, "the contract's notes are not on the first screen").toBe(true);
-    await expectVisible(page.locator(".menu-content").getByText(CONTRACT_NOTES_HEADING, { exact: true }), "the contract notes' section in the sidebar");
+    await expectVisible(
+      page.locator(".menu-content").getByText(CONTRACT_NOTES_HEADING, { exact: true }),
+      "the contract notes' section in the sidebar",
+    );
   }, 60_000);
 
   it("renders every operation with its scopes, the version header said to be set by the SDK, and its sample on screen beside it", async () => {
@@ -382,9 +447,17 @@ describe("the reference in Chromium, with all but the local server blocked", () 
 
       // The reader has landed on the operation: its sample must be on screen now, beside the
       // heading, in the TypeScript tab, and be docs/samples/<operationId>.ts exactly (else the generated one).
-      const source = sampleSource(written, model, model.operations.find((o) => o.operationId === op.operationId)!).trimEnd();
+      const source = sampleSource(
+        written,
+        model,
+        model.operations.find((o) => o.operationId === op.operationId)!,
+      ).trimEnd();
       const panel = page.locator("div").filter({ has: heading }).filter({ has: sample }).last();
-      await expectOnScreen(panel.getByText(SAMPLE_LANGUAGE, { exact: true }).first(), SAMPLE_LANGUAGE, `the sample's tab of ${name}`);
+      await expectOnScreen(
+        panel.getByText(SAMPLE_LANGUAGE, { exact: true }).first(),
+        SAMPLE_LANGUAGE,
+        `the sample's tab of ${name}`,
+      );
       const lines = source.split("\n");
       // The reference shows the method style: the sample calls the operation's method.
       const call = lines.find((line) => line.includes(`store.${op.sdkMethod}(`)) ?? "";
@@ -402,7 +475,10 @@ describe("the reference in Chromium, with all but the local server blocked", () 
       // The operation's section: below the heading, the headers, the scopes.
       const section = page.locator("div").filter({ has: heading }).filter({ hasText: VERSION_HEADER }).last();
       await expectVisible(section.getByText(VERSION_HEADER, { exact: true }).first(), `${VERSION_HEADER} of ${name}`);
-      await expectVisible(section.getByText(SET_BY_SDK, { exact: true }).first(), `"${SET_BY_SDK}" on ${VERSION_HEADER} of ${name}`);
+      await expectVisible(
+        section.getByText(SET_BY_SDK, { exact: true }).first(),
+        `"${SET_BY_SDK}" on ${VERSION_HEADER} of ${name}`,
+      );
       for (const scope of op.scopes) {
         await expectVisible(section.getByText(scope, { exact: true }).first(), `scope ${scope} of ${name}`);
       }
@@ -411,9 +487,17 @@ describe("the reference in Chromium, with all but the local server blocked", () 
         // The bearer token: the operation's security details say the SDK sends it.
         await section.getByText("View security details", { exact: true }).first().click();
         // Redoc opens them in a layer of its own at the end of <body> (no dialog role).
-        const dialog = page.locator("body > div").filter({ has: page.getByText("Authorization: Bearer <token>", { exact: true }) });
-        await expectVisible(dialog.getByText(SET_BY_SDK, { exact: true }), `"${SET_BY_SDK}" in the security details of ${name}`);
-        await expectVisible(dialog.getByText("Authorization: Bearer <token>", { exact: true }), `the Authorization header in the security details of ${name}`);
+        const dialog = page
+          .locator("body > div")
+          .filter({ has: page.getByText("Authorization: Bearer <token>", { exact: true }) });
+        await expectVisible(
+          dialog.getByText(SET_BY_SDK, { exact: true }),
+          `"${SET_BY_SDK}" in the security details of ${name}`,
+        );
+        await expectVisible(
+          dialog.getByText("Authorization: Bearer <token>", { exact: true }),
+          `the Authorization header in the security details of ${name}`,
+        );
         await page.keyboard.press("Escape");
         await dialog.waitFor({ state: "detached" });
       }
@@ -453,7 +537,9 @@ describe("the samples in Chromium at 1400 and 1024 px wide", () => {
     it(`at ${width} px, every sample fits its panel and its first line is clear of the copy button`, async () => {
       if (browser === undefined || served === undefined) throw new Error("Chromium did not start");
       const context = await browser.newContext({ viewport: { width, height: 900 } });
-      await context.route("**/*", (route) => (new URL(route.request().url()).origin === served!.origin ? route.continue() : route.abort("blockedbyclient")));
+      await context.route("**/*", (route) =>
+        new URL(route.request().url()).origin === served!.origin ? route.continue() : route.abort("blockedbyclient"),
+      );
       const page = await context.newPage();
       page.setDefaultTimeout(STEP_TIMEOUT_MS);
       await page.goto(`${served.origin}/`);
@@ -467,12 +553,25 @@ describe("the samples in Chromium at 1400 and 1024 px wide", () => {
           const line = [...firstLine.getClientRects()].filter((r) => r.width > 0);
           // The copy button of this code block: in the block's own controls, beside the pre.
           const button = pre.parentElement?.querySelector('[data-testid="copy-button"]')?.getBoundingClientRect();
-          const overlaps = button !== undefined && line.some((r) => r.left < button.right && button.left < r.right && r.top < button.bottom && button.top < r.bottom);
-          return { scrollWidth: pre.scrollWidth, clientWidth: pre.clientWidth, hasButton: button !== undefined, overlaps };
+          const overlaps =
+            button !== undefined &&
+            line.some(
+              (r) => r.left < button.right && button.left < r.right && r.top < button.bottom && button.top < r.bottom,
+            );
+          return {
+            scrollWidth: pre.scrollWidth,
+            clientWidth: pre.clientWidth,
+            hasButton: button !== undefined,
+            overlaps,
+          };
         });
         const name = `${op.operationId} at ${width} px`;
-        if (measured.scrollWidth > measured.clientWidth) problems.push(`${name}: the sample is ${measured.scrollWidth} px wide in a ${measured.clientWidth} px panel (a sideways scroll)`);
-        if (!measured.hasButton) problems.push(`${name}: no copy button found beside the sample (did Redoc's markup change?)`);
+        if (measured.scrollWidth > measured.clientWidth)
+          problems.push(
+            `${name}: the sample is ${measured.scrollWidth} px wide in a ${measured.clientWidth} px panel (a sideways scroll)`,
+          );
+        if (!measured.hasButton)
+          problems.push(`${name}: no copy button found beside the sample (did Redoc's markup change?)`);
         if (measured.overlaps) problems.push(`${name}: the copy button covers the first line`);
         if (op.operationId === "updateGiftCard") {
           await mkdir(SCREENSHOT_DIR, { recursive: true });

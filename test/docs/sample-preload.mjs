@@ -28,7 +28,9 @@ globalThis.fetch = async function fetchFromMock(input, init) {
   });
   if (response.status >= 400) {
     process.exitCode = 1;
-    console.error(`sample-preload: HTTP ${response.status} for ${request.method} ${request.url}: ${await response.clone().text()}`);
+    console.error(
+      `sample-preload: HTTP ${response.status} for ${request.method} ${request.url}: ${await response.clone().text()}`,
+    );
   }
   return response;
 };

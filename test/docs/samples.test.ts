@@ -44,10 +44,34 @@ interface Operation {
  * on the changed line (`code` is what TypeScript 5.9 reports, shown when it does not).
  */
 const BREAKAGES = [
-  { sample: "getUser.ts", find: "retrieve(42)", replace: 'retrieve("42")', code: "TS2345", what: "a string where an id is a number" },
-  { sample: "updateGiftCard.ts", find: "user: 42", replace: "owner: 42", code: "TS2353", what: "a field the body does not have" },
-  { sample: "listGiftCards.ts", find: 'status: "active"', replace: 'status: "archived"', code: "TS2322", what: "a value outside an enum" },
-  { sample: "getGateway.ts", find: "gateway.gateway_type", replace: "gateway.gatewayType", code: "TS2551", what: "a misspelt response field" },
+  {
+    sample: "getUser.ts",
+    find: "retrieve(42)",
+    replace: 'retrieve("42")',
+    code: "TS2345",
+    what: "a string where an id is a number",
+  },
+  {
+    sample: "updateGiftCard.ts",
+    find: "user: 42",
+    replace: "owner: 42",
+    code: "TS2353",
+    what: "a field the body does not have",
+  },
+  {
+    sample: "listGiftCards.ts",
+    find: 'status: "active"',
+    replace: 'status: "archived"',
+    code: "TS2322",
+    what: "a value outside an enum",
+  },
+  {
+    sample: "getGateway.ts",
+    find: "gateway.gateway_type",
+    replace: "gateway.gatewayType",
+    code: "TS2551",
+    what: "a misspelt response field",
+  },
 ] as const;
 
 let operations: Operation[];
@@ -67,7 +91,11 @@ function operationsOf(spec: { paths?: Record<string, Record<string, unknown>> })
       const operation = item[method] as { operationId?: string; "x-codeSamples"?: CodeSample[] } | undefined;
       if (!operation) continue;
       if (!operation.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
-      found.push({ operationId: operation.operationId, key: `${method.toUpperCase()} ${path}`, codeSamples: operation["x-codeSamples"] ?? [] });
+      found.push({
+        operationId: operation.operationId,
+        key: `${method.toUpperCase()} ${path}`,
+        codeSamples: operation["x-codeSamples"] ?? [],
+      });
     }
   }
   return found;
@@ -78,7 +106,10 @@ beforeAll(async () => {
   operations = operationsOf(parse(await readFile(inject("prismSpecPath"), "utf8")));
   model = contractModel(loadContractFile(inject("prismSpecPath")));
   rendered = operationsOf((await referenceCopy(inject("prismSpecPath"))) as Parameters<typeof operationsOf>[0]);
-  sampleFiles = (await readdir(SAMPLES_DIR)).filter((name) => name.endsWith(".ts")).sort().map((name) => join(SAMPLES_DIR, name));
+  sampleFiles = (await readdir(SAMPLES_DIR))
+    .filter((name) => name.endsWith(".ts"))
+    .sort()
+    .map((name) => join(SAMPLES_DIR, name));
 
   // One tsc run for everything: the samples and the broken copies (a scratch directory inside
   // the project, so that their `store-admin-sdk` import resolves the same way).
@@ -87,7 +118,10 @@ beforeAll(async () => {
   for (const breakage of BREAKAGES) {
     const source = await readFile(join(SAMPLES_DIR, breakage.sample), "utf8");
     const index = source.indexOf(breakage.find);
-    if (index < 0) throw new Error(`docs/samples/${breakage.sample} no longer contains ${JSON.stringify(breakage.find)}: update BREAKAGES`);
+    if (index < 0)
+      throw new Error(
+        `docs/samples/${breakage.sample} no longer contains ${JSON.stringify(breakage.find)}: update BREAKAGES`,
+      );
     const file = join(scratch, `broken-${breakage.sample}`);
     await writeFile(file, source.slice(0, index) + breakage.replace + source.slice(index + breakage.find.length));
     broken.push({ ...breakage, file, line: source.slice(0, index).split("\n").length });
@@ -103,13 +137,21 @@ describe("operation samples", () => {
   it("are each of an operation of the contract, one file per operationId", () => {
     const expected = operations.map((operation) => `${operation.operationId}.ts`).sort();
     const actual = sampleFiles.map((file) => basename(file)).sort();
-    expect(actual.filter((name) => !expected.includes(name)), "samples of no operation").toEqual([]);
-    expect(operations.map((operation) => operation.key), "the operations this test reads").toEqual(model.operations.map((op) => op.key));
+    expect(
+      actual.filter((name) => !expected.includes(name)),
+      "samples of no operation",
+    ).toEqual([]);
+    expect(
+      operations.map((operation) => operation.key),
+      "the operations this test reads",
+    ).toEqual(model.operations.map((op) => op.key));
   });
 
   it("are in the rendered reference, each as its operation's only code sample, word for word, and not in the contract", async () => {
-    expect(operations.filter((operation) => operation.codeSamples.length > 0).map((operation) => operation.key),
-      "x-codeSamples in the contract: the docs build injects docs/samples/ instead (no copy to drift)").toEqual([]);
+    expect(
+      operations.filter((operation) => operation.codeSamples.length > 0).map((operation) => operation.key),
+      "x-codeSamples in the contract: the docs build injects docs/samples/ instead (no copy to drift)",
+    ).toEqual([]);
     expect(rendered.map((operation) => operation.key)).toEqual(operations.map((operation) => operation.key));
     const problems: string[] = [];
     const written = await writtenSamples(pathToFileURL(SAMPLES_DIR + "/"));
@@ -118,17 +160,24 @@ describe("operation samples", () => {
       const file = sampleSource(written, model, op);
       const expected = [{ lang: SAMPLE_LANGUAGE, label: SAMPLE_LANGUAGE, source: file.trimEnd() + "\n" }];
       if (JSON.stringify(operation.codeSamples) !== JSON.stringify(expected)) {
-        problems.push(`${operation.key} (${operation.operationId}): ${JSON.stringify(operation.codeSamples).slice(0, 200)}`);
+        problems.push(
+          `${operation.key} (${operation.operationId}): ${JSON.stringify(operation.codeSamples).slice(0, 200)}`,
+        );
       }
     }
-    expect(problems, "the page's x-codeSamples must be docs/samples/<operationId>.ts, else the generated sample").toEqual([]);
+    expect(
+      problems,
+      "the page's x-codeSamples must be docs/samples/<operationId>.ts, else the generated sample",
+    ).toEqual([]);
   });
 
   it("win over a generated one; an operation without its sample file shows one generated from the contract", async () => {
     const draft = join(scratch, "draft-without-sample.yaml");
     const source = await readFile(inject("prismSpecPath"), "utf8");
     await writeFile(draft, source.replace("operationId: getGateway", "operationId: getGatewayWithoutSample"));
-    const copy = (await referenceCopy(draft)) as { paths: Record<string, Record<string, { "x-codeSamples": Array<{ source: string }> }>> };
+    const copy = (await referenceCopy(draft)) as {
+      paths: Record<string, Record<string, { "x-codeSamples": Array<{ source: string }> }>>;
+    };
     const generated = copy.paths["/gateways/{id}/"]!.get!["x-codeSamples"][0]!.source;
     expect(generated).toContain('import { createStoreAdminClient } from "store-admin-sdk";');
     expect(generated).toMatch(/const result = await store\.gateways\.retrieve\(\d+\);/);
@@ -140,7 +189,8 @@ describe("operation samples", () => {
     const missing: string[] = [];
     for (const file of sampleFiles) {
       const source = await readFile(file, "utf8");
-      if (!/from "store-admin-sdk";/.test(source) || !source.includes("createStoreAdminClient(")) missing.push(basename(file));
+      if (!/from "store-admin-sdk";/.test(source) || !source.includes("createStoreAdminClient("))
+        missing.push(basename(file));
     }
     expect(missing).toEqual([]);
   });
@@ -172,19 +222,32 @@ describe("operation samples", () => {
     await mkdir(runDir, { recursive: true });
     const scripts: string[] = [];
     for (const file of sampleFiles) {
-      const { code } = await transform(await readFile(file, "utf8"), { loader: "ts", format: "esm", target: "es2022", sourcefile: file });
+      const { code } = await transform(await readFile(file, "utf8"), {
+        loader: "ts",
+        format: "esm",
+        target: "es2022",
+        sourcefile: file,
+      });
       const script = join(runDir, basename(file).replace(/\.ts$/, ".mjs"));
       await writeFile(script, code);
       scripts.push(script);
     }
-    const env = { ...process.env, STORE_TOKEN: "sample-test-token", SAMPLE_MOCK_URL: inject("prismUrl"), NO_COLOR: "1" };
+    const env = {
+      ...process.env,
+      STORE_TOKEN: "sample-test-token",
+      SAMPLE_MOCK_URL: inject("prismUrl"),
+      NO_COLOR: "1",
+    };
     const queue = [...scripts];
     const failures: string[] = [];
     let ran = 0;
     await Promise.all(
       Array.from({ length: RUN_CONCURRENCY }, async () => {
         for (let script = queue.shift(); script !== undefined; script = queue.shift()) {
-          const result = await run(process.execPath, ["--import", pathToFileURL(PRELOAD).href, script], { env, timeoutMs: 60_000 });
+          const result = await run(process.execPath, ["--import", pathToFileURL(PRELOAD).href, script], {
+            env,
+            timeoutMs: 60_000,
+          });
           ran += 1;
           if (result.code !== 0) failures.push(describeRun(`docs/samples/${basename(script, ".mjs")}.ts`, result));
         }

@@ -48,15 +48,31 @@ export async function typecheck(files: readonly string[]): Promise<TypecheckResu
   try {
     const tsconfig = join(dir, "tsconfig.json");
     await writeFile(tsconfig, JSON.stringify({ compilerOptions: DOCS_COMPILER_OPTIONS, files: [...files] }, null, 2));
-    const result = await run(process.execPath, [TSC, "-p", tsconfig, "--pretty", "false"], { cwd: ROOT, timeoutMs: 180_000 });
+    const result = await run(process.execPath, [TSC, "-p", tsconfig, "--pretty", "false"], {
+      cwd: ROOT,
+      timeoutMs: 180_000,
+    });
     const output = `${result.stdout}${result.stderr}`;
     const diagnostics: Diagnostic[] = [];
     let last: Diagnostic | undefined;
     for (const line of output.split("\n")) {
       const match = DIAGNOSTIC_LINE.exec(line);
       if (match) {
-        const [, file, row, column, code, message] = match as unknown as [string, string, string, string, string, string];
-        last = { file: isAbsolute(file) ? file : resolve(ROOT, file), line: Number(row), column: Number(column), code, message };
+        const [, file, row, column, code, message] = match as unknown as [
+          string,
+          string,
+          string,
+          string,
+          string,
+          string,
+        ];
+        last = {
+          file: isAbsolute(file) ? file : resolve(ROOT, file),
+          line: Number(row),
+          column: Number(column),
+          code,
+          message,
+        };
         diagnostics.push(last);
       } else if (last && line.startsWith(" ")) {
         last.message += `\n${line}`; // continuation of a multi-line message

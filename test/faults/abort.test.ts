@@ -39,7 +39,13 @@ async function settledWithin(promise: Promise<unknown>, ms = 10_000): Promise<un
   let timer: ReturnType<typeof setTimeout> | undefined;
   const bound = new Promise((resolve) => (timer = setTimeout(() => resolve("still pending"), ms)));
   try {
-    return await Promise.race([promise.then(() => "resolved", (error: unknown) => error), bound]);
+    return await Promise.race([
+      promise.then(
+        () => "resolved",
+        (error: unknown) => error,
+      ),
+      bound,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -55,7 +61,9 @@ describe("abort", () => {
     controller.abort(reason);
     const { store, delays } = client();
     expect(await settledWithin(store.GET("/users/", { signal: controller.signal }))).toBe(reason);
-    expect(await settledWithin(store.POST("/products/", { body: { title: "Mug" }, signal: controller.signal }))).toBe(reason);
+    expect(await settledWithin(store.POST("/products/", { body: { title: "Mug" }, signal: controller.signal }))).toBe(
+      reason,
+    );
     await settle();
     expect(server().requests).toHaveLength(0);
     expect(delays).toEqual([]);
@@ -121,7 +129,10 @@ describe("abort", () => {
         if (event.willRetry) setTimeout(() => controller.abort(reason), 20);
       },
     });
-    const pending = store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 7 } }, signal: controller.signal });
+    const pending = store.POST("/subscriptions/{id}/renew/", {
+      params: { path: { id: 7 } },
+      signal: controller.signal,
+    });
     expect(await settledWithin(pending)).toBe(reason);
     expect(events.map((e) => [e.status, e.willRetry, e.retryDelayMs])).toEqual([[429, true, 50_000]]);
     await settle();

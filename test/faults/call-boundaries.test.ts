@@ -42,20 +42,29 @@ describe("each call has headers of its own", () => {
     store.use({
       onRequest({ request, params }) {
         // Sets it for the call's later attempts (and, before, for every later call of the client).
-        if (request.method === "POST") (params as { header: Record<string, string> }).header["Idempotency-Key"] = `key-${++key}`;
+        if (request.method === "POST")
+          (params as { header: Record<string, string> }).header["Idempotency-Key"] = `key-${++key}`;
       },
     });
     await store.POST("/products/", { body: { title: "Mug" } } as never);
     await getUser(store);
     await getUser(store);
-    expect(server().requests.map((request) => request.headers["idempotency-key"])).toEqual([undefined, undefined, undefined]);
-    expect(server().requests.map((request) => request.headers.authorization)).toEqual(Array(3).fill(`Bearer ${TEST_TOKEN}`));
+    expect(server().requests.map((request) => request.headers["idempotency-key"])).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(server().requests.map((request) => request.headers.authorization)).toEqual(
+      Array(3).fill(`Bearer ${TEST_TOKEN}`),
+    );
   });
 
   it("params.header given by the caller is copied, never changed", async () => {
     const header = Object.freeze({ "X-Trace": "t1" });
     const store = client();
-    store.use({ onRequest: ({ params }) => void ((params as { header: Record<string, string> }).header["X-Extra"] = "x") });
+    store.use({
+      onRequest: ({ params }) => void ((params as { header: Record<string, string> }).header["X-Extra"] = "x"),
+    });
     await getUser(store, { params: { path: { id: 1 }, header } });
     expect(header).toEqual({ "X-Trace": "t1" });
     expect(server().requests[0]?.headers["x-trace"]).toBe("t1");
@@ -65,7 +74,8 @@ describe("each call has headers of its own", () => {
 describe("with a logger, whatever is thrown reaches the caller as it is", () => {
   const bare = () => Object.create(null) as object;
   const events: RequestLogEvent[] = [];
-  const logged = (overrides: Partial<StoreAdminClientOptions> = {}) => client({ logger: (event) => void events.push(event), maxRetries: 0, ...overrides });
+  const logged = (overrides: Partial<StoreAdminClientOptions> = {}) =>
+    client({ logger: (event) => void events.push(event), maxRetries: 0, ...overrides });
   beforeEach(() => void (events.length = 0));
 
   it("an abort reason made with Object.create(null)", async () => {
@@ -82,14 +92,26 @@ describe("with a logger, whatever is thrown reaches the caller as it is", () => 
   it("an onResponse middleware that throws such a value", async () => {
     const store = logged();
     const thrown = bare();
-    store.use({ onResponse: () => { throw thrown; } });
+    store.use({
+      onResponse: () => {
+        throw thrown;
+      },
+    });
     expect(await rejection(getUser(store))).toBe(thrown);
     expect(events).toHaveLength(1);
     expect(server().requests).toHaveLength(1);
   });
 
   it("a fetch that throws such a value: a ConnectionError whose cause says what it was", async () => {
-    const error = await rejection(getUser(logged({ fetch: async () => { throw bare(); } })));
+    const error = await rejection(
+      getUser(
+        logged({
+          fetch: async () => {
+            throw bare();
+          },
+        }),
+      ),
+    );
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as Error).cause).toBe("object");
     expect(events).toHaveLength(1);
@@ -99,7 +121,11 @@ describe("with a logger, whatever is thrown reaches the caller as it is", () => 
 describe("leaving a paginate() loop", () => {
   const page = (items: number[], next: number | null) => ({
     status: 200,
-    body: { next: next === null ? null : `${server().url}/users/?cursor=c${next}`, previous: null, results: items.map((id) => ({ id })) },
+    body: {
+      next: next === null ? null : `${server().url}/users/?cursor=c${next}`,
+      previous: null,
+      results: items.map((id) => ({ id })),
+    },
   });
 
   it("return() while a page is in flight aborts it: the pending next() and every later one are done, nothing is resent", async () => {
@@ -148,9 +174,17 @@ describe("leaving a paginate() loop", () => {
 
 describe("a Content-Type a proxy doubled", () => {
   it('"application/json, application/json" is JSON; "application/json, text/html" is not', async () => {
-    server().enqueue({ status: 200, headers: { "content-type": "application/json, application/json" }, body: '{"id":1}' });
+    server().enqueue({
+      status: 200,
+      headers: { "content-type": "application/json, application/json" },
+      body: '{"id":1}',
+    });
     expect((await getUser(client())).data).toEqual({ id: 1 });
-    server().enqueue({ status: 200, headers: { "content-type": "application/json; charset=utf-8, application/problem+json" }, body: '{"id":2}' });
+    server().enqueue({
+      status: 200,
+      headers: { "content-type": "application/json; charset=utf-8, application/problem+json" },
+      body: '{"id":2}',
+    });
     expect((await getUser(client())).data).toEqual({ id: 2 });
     server().enqueue({ status: 200, headers: { "content-type": "application/json, text/html" }, body: "<p>login</p>" });
     const error = await rejection(getUser(client()));
@@ -188,7 +222,9 @@ describe("many calls sharing one caller signal", () => {
     controller.abort(new Error("stop"));
     const reasons = await Promise.all(calls);
     await new Promise((resolve) => setImmediate(resolve));
-    console.info(`${CALLS} calls on one signal: ${listeners} abort listener(s) on it while they waited, ${warnings.length} warning(s)`);
+    console.info(
+      `${CALLS} calls on one signal: ${listeners} abort listener(s) on it while they waited, ${warnings.length} warning(s)`,
+    );
     expect(listeners).toBe(1);
     expect(reasons.every((reason) => (reason as Error).message === "stop")).toBe(true);
     expect(warnings.map((warning) => warning.name)).not.toContain("MaxListenersExceededWarning");
@@ -202,35 +238,41 @@ describe("what 2xx bodies and headers the types cannot describe become", () => {
     ["42", 42],
     ['"hello"', "hello"],
     ["true", true],
-  ])("a 2xx body of %s is valid JSON: it is the data, as parsed (the schema is not checked at run time)", async (body, parsed) => {
-    server().enqueue({ status: 200, headers: { "content-type": "application/json" }, body });
-    const { data, error } = await getUser(client());
-    expect(error).toBeUndefined();
-    expect(data).toBe(parsed);
-    expect(server().count("GET", "/users/1/")).toBe(1);
-  });
+  ])(
+    "a 2xx body of %s is valid JSON: it is the data, as parsed (the schema is not checked at run time)",
+    async (body, parsed) => {
+      server().enqueue({ status: 200, headers: { "content-type": "application/json" }, body });
+      const { data, error } = await getUser(client());
+      expect(error).toBeUndefined();
+      expect(data).toBe(parsed);
+      expect(server().count("GET", "/users/1/")).toBe(1);
+    },
+  );
 
   it('parseAs: "text" still gets any text', async () => {
     server().enqueue({ status: 200, headers: { "content-type": "application/json" }, body: "42" });
     expect((await getUser(client(), { parseAs: "text" })).data).toBe("42");
   });
 
-  it("an id beyond 2^53 arrives rounded, as JSON.parse reads it (documented); parseAs: \"text\" keeps its digits", async () => {
+  it('an id beyond 2^53 arrives rounded, as JSON.parse reads it (documented); parseAs: "text" keeps its digits', async () => {
     server().enqueue({ status: 200, headers: { "content-type": "application/json" }, body: '{"id":9007199254740993}' });
     expect(((await getUser(client())).data as { id: number }).id).toBe(2 ** 53);
     server().enqueue({ status: 200, headers: { "content-type": "application/json" }, body: '{"id":9007199254740993}' });
     expect((await getUser(client(), { parseAs: "text" })).data).toBe('{"id":9007199254740993}');
   });
 
-  it("a 400-digit Retry-After is unreadable: no \"Infinity\" anywhere, the backoff applies", async () => {
+  it('a 400-digit Retry-After is unreadable: no "Infinity" anywhere, the backoff applies', async () => {
     const huge = `1${"0".repeat(399)}`;
     expect(parseRetryAfterMs(huge)).toBeUndefined();
     const sleeps = recordingSleep();
-    for (let i = 0; i < 3; i++) server().enqueue({ status: 429, headers: { "retry-after": huge }, body: { detail: "slow down" } });
+    for (let i = 0; i < 3; i++)
+      server().enqueue({ status: 429, headers: { "retry-after": huge }, body: { detail: "slow down" } });
     const error = (await rejection(unwrap(getUser(client({}, sleeps.sleep))))) as RateLimitError;
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error.retryAfterMs).toBeUndefined();
-    expect(error.message).toBe("[GET /users/{id}/] 429 Too Many Requests: slow down. Rate limited: wait before calling again.");
+    expect(error.message).toBe(
+      "[GET /users/{id}/] 429 Too Many Requests: slow down. Rate limited: wait before calling again.",
+    );
     expect(sleeps.delays).toEqual([500, 1000]);
     expect(server().count("GET", "/users/1/")).toBe(3);
   });

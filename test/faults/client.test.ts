@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { createStoreAdminClient } from "../../src/client/client.js";
 import {
-  ConnectionError,
+  type ConnectionError,
   InvalidResponseError,
   PermissionDeniedError,
   RateLimitError,
@@ -33,12 +33,26 @@ function client(events: RequestLogEvent[] = []) {
 
 /** The three calls that create something, with what the server must receive at most once. */
 const CREATING_CALLS = [
-  { name: "POST /subscriptions/{id}/renew/", path: "/subscriptions/7/renew/", call: (store: ReturnType<typeof client>) =>
-      store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 7 } } }) },
-  { name: "POST /disputes/{id}/resolve/", path: "/disputes/3/resolve/", call: (store: ReturnType<typeof client>) =>
-      store.POST("/disputes/{id}/resolve/", { params: { path: { id: 3 } }, body: { resolution_other_message: "refunded" } }) },
-  { name: "POST /products/", path: "/products/", call: (store: ReturnType<typeof client>) =>
-      store.POST("/products/", { body: { title: "Mug" } }) },
+  {
+    name: "POST /subscriptions/{id}/renew/",
+    path: "/subscriptions/7/renew/",
+    call: (store: ReturnType<typeof client>) =>
+      store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 7 } } }),
+  },
+  {
+    name: "POST /disputes/{id}/resolve/",
+    path: "/disputes/3/resolve/",
+    call: (store: ReturnType<typeof client>) =>
+      store.POST("/disputes/{id}/resolve/", {
+        params: { path: { id: 3 } },
+        body: { resolution_other_message: "refunded" },
+      }),
+  },
+  {
+    name: "POST /products/",
+    path: "/products/",
+    call: (store: ReturnType<typeof client>) => store.POST("/products/", { body: { title: "Mug" } }),
+  },
 ] as const;
 
 const FAILURES: Array<[string, Fault, (error: unknown) => void]> = [
@@ -47,8 +61,11 @@ const FAILURES: Array<[string, Fault, (error: unknown) => void]> = [
   ["408", { status: 408 }, () => undefined],
   ["a reset", { destroy: true }, (e) => expect((e as ConnectionError).requestSent).toBe("maybe")],
   ["a timeout", { hang: true }, (e) => expect(e).toBeInstanceOf(TimeoutError)],
-  ["a body cut off", { status: 200, body: { id: 7, status: "active" }, truncate: true }, (e) =>
-      expect((e as ConnectionError).requestSent).toBe("yes")],
+  [
+    "a body cut off",
+    { status: 200, body: { id: 7, status: "active" }, truncate: true },
+    (e) => expect((e as ConnectionError).requestSent).toBe("yes"),
+  ],
 ];
 
 describe("calls that create something reach the server at most once", () => {
@@ -81,7 +98,11 @@ describe("calls that create something reach the server at most once", () => {
 
   it("an idempotent call is retried: GET /users/{id}/ after two 503s", async () => {
     const events: RequestLogEvent[] = [];
-    server().enqueue({ status: 503, headers: { "retry-after": "0" } }, { status: 503, headers: { "retry-after": "0" } }, { status: 200, body: { id: 42 } });
+    server().enqueue(
+      { status: 503, headers: { "retry-after": "0" } },
+      { status: 503, headers: { "retry-after": "0" } },
+      { status: 200, body: { id: 42 } },
+    );
     const { data } = await client(events).GET("/users/{id}/", { params: { path: { id: 42 } } });
     expect(data).toMatchObject({ id: 42 });
     expect(server().count("GET", "/users/42/")).toBe(3);
@@ -122,7 +143,9 @@ describe("typed errors through the client", () => {
 
   it("a Retry-After beyond the cap is returned at once as a RateLimitError", async () => {
     server().enqueue({ status: 429, headers: { "retry-after": "600" }, body: { detail: "Too many requests" } });
-    const error = await unwrap(client().POST("/subscriptions/{id}/renew/", { params: { path: { id: 7 } } })).catch((e: unknown) => e);
+    const error = await unwrap(client().POST("/subscriptions/{id}/renew/", { params: { path: { id: 7 } } })).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).retryAfterMs).toBe(600_000);
     expect((error as RateLimitError).message).toBe(
@@ -132,7 +155,10 @@ describe("typed errors through the client", () => {
   });
 
   it("a Retry-After beyond the cap holds no other call of the client: the next call is sent, and meets its own 429", async () => {
-    server().enqueue({ status: 429, headers: { "retry-after": "60.001" } }, { status: 429, headers: { "retry-after": "60.001" } });
+    server().enqueue(
+      { status: 429, headers: { "retry-after": "60.001" } },
+      { status: 429, headers: { "retry-after": "60.001" } },
+    );
     const store = client();
     const first = await store.GET("/users/{id}/", { params: { path: { id: 1 } } });
     const second = await store.GET("/users/{id}/", { params: { path: { id: 2 } } });

@@ -21,7 +21,7 @@ const b64url = (text: string) => Buffer.from(text).toString("base64url");
 
 /** Each encoding of the token a server might echo, and the part of it that must not survive. */
 const ENCODINGS: Record<string, string> = {
-  "base64": b64(TOKEN),
+  base64: b64(TOKEN),
   "base64, in a longer string, one byte before": b64(`{${TOKEN}}`),
   "base64, two bytes before": b64(`"=${TOKEN}"`),
   "base64 URL-safe, one byte before": b64url(`?${TOKEN}~~`),
@@ -44,7 +44,13 @@ beforeAll(async () => {
     const name = decodeURIComponent(new URL(request.url!, "http://x").searchParams.get("encoding") ?? "");
     const echo = ENCODINGS[name] ?? "";
     const body = JSON.stringify({ detail: `the token ${echo} is not valid`, echo });
-    response.writeHead(400, { "content-type": "application/json", "x-echo": echo, "x-request-id": `req-${echo.slice(0, 200)}` }).end(body);
+    response
+      .writeHead(400, {
+        "content-type": "application/json",
+        "x-echo": echo,
+        "x-request-id": `req-${echo.slice(0, 200)}`,
+      })
+      .end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -66,7 +72,10 @@ describe("an encoded token echoed by the server", () => {
         .giftCards.list({ encoding: name } as never)
         [Symbol.asyncIterator]()
         .next()
-        .then(() => undefined, (thrown: unknown) => thrown);
+        .then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
       expect(error).toBeInstanceOf(StoreAdminError);
       const text = renderings(error);
       expect(text).toContain("[REDACTED]");
@@ -82,7 +91,10 @@ describe("an encoded token echoed by the server", () => {
         },
       });
       expect(report.failed).toBe(1);
-      const reported = JSON.stringify(report) + inspect(report, { depth: null, showHidden: true }) + report.failures.map((f) => f.message).join("\n");
+      const reported =
+        JSON.stringify(report) +
+        inspect(report, { depth: null, showHidden: true }) +
+        report.failures.map((f) => f.message).join("\n");
       expect(reported).toContain("[REDACTED]");
       expect(reported).not.toContain(core(encoded));
     });

@@ -39,9 +39,19 @@ const RENEW: Operation = { method: "POST", path: "/subscriptions/{id}/renew/" };
 const NEXT_STEP_PROXY = "A proxy or login page may have answered: check baseUrl/apiUrl.";
 
 /** The client as callers make it (2 retries), with a short timeout and the waits recorded, not slept. */
-function client(events: RequestLogEvent[] = [], options: { apiUrl?: string; fetch?: FetchLike } = {}): StoreAdminClient {
+function client(
+  events: RequestLogEvent[] = [],
+  options: { apiUrl?: string; fetch?: FetchLike } = {},
+): StoreAdminClient {
   return buildClient(
-    { apiUrl: server().url, accessToken: TEST_TOKEN, timeoutMs: 300, maxRetries: 2, logger: (event) => events.push(event), ...options },
+    {
+      apiUrl: server().url,
+      accessToken: TEST_TOKEN,
+      timeoutMs: 300,
+      maxRetries: 2,
+      logger: (event) => events.push(event),
+      ...options,
+    },
     { sleep: recordingSleep().sleep, random: () => 0 },
   );
 }
@@ -50,7 +60,10 @@ const getUser = (store: StoreAdminClient) => store.GET("/users/{id}/", { params:
 const renew = (store: StoreAdminClient) => store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 7 } } });
 
 /** A response whose body is a stream that records whether anyone read or cancelled it. */
-function watchedBody(text: string, init: ResponseInit): { response: Response; pulls: () => number; cancelled: () => boolean } {
+function watchedBody(
+  text: string,
+  init: ResponseInit,
+): { response: Response; pulls: () => number; cancelled: () => boolean } {
   let pulls = 0;
   let cancelled = false;
   const stream = new ReadableStream<Uint8Array>(
@@ -91,7 +104,10 @@ describe("hostile 2xx responses", () => {
 
   it("invalid JSON without a Content-Length (a streamed body) is an InvalidResponseError too", async () => {
     const scripted = scriptedFetch([
-      { respond: () => watchedBody('{"id": 1, "email": ', { status: 200, headers: { "content-type": "application/json" } }).response },
+      {
+        respond: () =>
+          watchedBody('{"id": 1, "email": ', { status: 200, headers: { "content-type": "application/json" } }).response,
+      },
     ]);
     const error = await rejection(getUser(client([], { apiUrl: "http://127.0.0.1:9", fetch: scripted.fetch })));
     expect(error).toBeInstanceOf(InvalidResponseError);
@@ -126,7 +142,10 @@ describe("hostile 2xx responses", () => {
   });
 
   it("an empty body where JSON was declared is an InvalidResponseError", async () => {
-    server().enqueue({ status: 200, headers: { "content-type": "application/json" } }, { status: 200, body: { id: 7 } });
+    server().enqueue(
+      { status: 200, headers: { "content-type": "application/json" } },
+      { status: 200, body: { id: 7 } },
+    );
     const error = await rejection(renew(client()));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect((error as InvalidResponseError).message).toBe(
@@ -136,7 +155,10 @@ describe("hostile 2xx responses", () => {
   });
 
   it("an empty body is an InvalidResponseError for a GET too, with or without a Content-Length, and is not retried", async () => {
-    server().enqueue({ status: 200, headers: { "content-type": "application/json" } }, { status: 200, body: { id: 1 } });
+    server().enqueue(
+      { status: 200, headers: { "content-type": "application/json" } },
+      { status: 200, body: { id: 1 } },
+    );
     const error = await rejection(getUser(client()));
     expect((error as InvalidResponseError).message).toBe(
       `[GET /users/{id}/] 200 OK with a body that is not the declared JSON: the body is empty. ${NEXT_STEP_PROXY}`,
@@ -154,7 +176,10 @@ describe("hostile 2xx responses", () => {
   });
 
   it("accepts application/problem+json and a body without a content type (tolerant responses)", async () => {
-    server().enqueue({ status: 200, headers: { "content-type": "application/problem+json" }, body: "{}" }, { status: 200, body: "{}" });
+    server().enqueue(
+      { status: 200, headers: { "content-type": "application/problem+json" }, body: "{}" },
+      { status: 200, body: "{}" },
+    );
     const store = client();
     for (const contentType of ["application/problem+json", null]) {
       const { data, error, response } = await getUser(store);
@@ -168,7 +193,10 @@ describe("hostile 2xx responses", () => {
   });
 
   it("a body cut off mid-stream is a ConnectionError that says the server got the request", async () => {
-    server().enqueue({ status: 200, body: { id: 1, title: "Renewal order" }, truncate: true }, { status: 200, body: { id: 1 } });
+    server().enqueue(
+      { status: 200, body: { id: 1, title: "Renewal order" }, truncate: true },
+      { status: 200, body: { id: 1 } },
+    );
     const error = await rejection(renew(client()));
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).requestSent).toBe("yes");
@@ -185,8 +213,21 @@ describe("redirects", () => {
     [301, "GET", "/users/{id}/", "/users/1/", getUser],
     [302, "GET", "/users/{id}/", "/users/1/", getUser],
     [303, "POST", "/subscriptions/{id}/renew/", "/subscriptions/7/renew/", renew],
-    [307, "POST", "/products/", "/products/", (store: StoreAdminClient) => store.POST("/products/", { body: { title: "Mug" } })],
-    [308, "PUT", "/users/{id}/", "/users/1/", (store: StoreAdminClient) => store.PUT("/users/{id}/", { params: { path: { id: 1 } }, body: { first_name: "Ada" } })],
+    [
+      307,
+      "POST",
+      "/products/",
+      "/products/",
+      (store: StoreAdminClient) => store.POST("/products/", { body: { title: "Mug" } }),
+    ],
+    [
+      308,
+      "PUT",
+      "/users/{id}/",
+      "/users/1/",
+      (store: StoreAdminClient) =>
+        store.PUT("/users/{id}/", { params: { path: { id: 1 } }, body: { first_name: "Ada" } }),
+    ],
   ] as const;
   for (const [status, method, template, path, call] of CALLS) {
     it(`a ${status} to another origin is not followed and the token never reaches it (${method} ${template})`, async () => {
@@ -218,18 +259,59 @@ describe("redirects", () => {
 describe("errorFromResponse", () => {
   const headers = (entries: Record<string, string> = {}): Headers => new Headers(entries);
   const cases: Array<[number, unknown, new (...args: never[]) => ApiError, string]> = [
-    [400, { detail: "cursor is malformed" }, BadRequestError, "400 Bad Request: cursor is malformed. Check the parameters and body."],
-    [401, { detail: "Invalid token." }, AuthenticationError, "401 Unauthorized: Invalid token. Check the access token: it is missing, malformed, expired or revoked."],
-    [403, { detail: "Forbidden" }, PermissionDeniedError, '403 Forbidden: Forbidden. The access token lacks the scope "users:read" this operation requires: use a token that holds it.'],
-    [404, { detail: "No User matches the given query." }, NotFoundError, "404 Not Found: No User matches the given query. Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address."],
-    [409, { message: "locked" }, ConflictError, "409 Conflict: locked. Fetch the resource and retry with its current state."],
+    [
+      400,
+      { detail: "cursor is malformed" },
+      BadRequestError,
+      "400 Bad Request: cursor is malformed. Check the parameters and body.",
+    ],
+    [
+      401,
+      { detail: "Invalid token." },
+      AuthenticationError,
+      "401 Unauthorized: Invalid token. Check the access token: it is missing, malformed, expired or revoked.",
+    ],
+    [
+      403,
+      { detail: "Forbidden" },
+      PermissionDeniedError,
+      '403 Forbidden: Forbidden. The access token lacks the scope "users:read" this operation requires: use a token that holds it.',
+    ],
+    [
+      404,
+      { detail: "No User matches the given query." },
+      NotFoundError,
+      "404 Not Found: No User matches the given query. Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address.",
+    ],
+    [
+      409,
+      { message: "locked" },
+      ConflictError,
+      "409 Conflict: locked. Fetch the resource and retry with its current state.",
+    ],
     [418, "I'm a teapot", ApiError, "418 Client Error: I'm a teapot."],
-    [500, { error: { message: "db down" } }, InternalServerError, "500 Internal Server Error: db down. The server failed; try again later."],
-    [502, "<!DOCTYPE html><html><body>Bad gateway</body></html>", InternalServerError, "502 Bad Gateway: the server sent an HTML page, not JSON (\"Bad gateway\"). The server failed; try again later."],
+    [
+      500,
+      { error: { message: "db down" } },
+      InternalServerError,
+      "500 Internal Server Error: db down. The server failed; try again later.",
+    ],
+    [
+      502,
+      "<!DOCTYPE html><html><body>Bad gateway</body></html>",
+      InternalServerError,
+      '502 Bad Gateway: the server sent an HTML page, not JSON ("Bad gateway"). The server failed; try again later.',
+    ],
   ];
   for (const [status, body, ErrorClass, message] of cases) {
     it(`maps ${status} to ${ErrorClass.name}`, () => {
-      const error = errorFromResponse({ status, body, headers: headers({ "x-request-id": "req_1" }), operation: USER, scope: "users:read" });
+      const error = errorFromResponse({
+        status,
+        body,
+        headers: headers({ "x-request-id": "req_1" }),
+        operation: USER,
+        scope: "users:read",
+      });
       expect(error).toBeInstanceOf(ErrorClass);
       expect(error).toBeInstanceOf(ApiError);
       expect(error).toBeInstanceOf(StoreAdminError);
@@ -251,16 +333,52 @@ describe("errorFromResponse", () => {
 
   // OpenAPI's security: alternatives (any one suffices), each a set of scopes all needed; none at all is no authentication.
   const requirements: Array<[string, string[][], string, string | undefined]> = [
-    ["one scope", [["users:read"]], 'The access token lacks the scope "users:read" this operation requires: use a token that holds it.', "users:read"],
-    ["two scopes together", [["users:read", "users:write"]], 'The access token lacks the scopes this operation requires ("users:read" and "users:write"): use a token that holds all of them.', undefined],
-    ["either of two scopes", [["users:read"], ["admin"]], 'The access token lacks the scopes this operation requires ("users:read" or "admin"): use a token that holds one of these.', undefined],
-    ["two together, or a third", [["a", "b"], ["c"]], 'The access token lacks the scopes this operation requires ("a" and "b", or "c"): use a token that holds one of these.', undefined],
-    ["no scope", [[]], "The store refused the request, though this operation requires no particular scope: the token may be revoked or barred from this resource.", undefined],
-    ["no authentication", [], "The store refused the request, though this operation requires no authentication: the token may be revoked or barred from this resource.", undefined],
+    [
+      "one scope",
+      [["users:read"]],
+      'The access token lacks the scope "users:read" this operation requires: use a token that holds it.',
+      "users:read",
+    ],
+    [
+      "two scopes together",
+      [["users:read", "users:write"]],
+      'The access token lacks the scopes this operation requires ("users:read" and "users:write"): use a token that holds all of them.',
+      undefined,
+    ],
+    [
+      "either of two scopes",
+      [["users:read"], ["admin"]],
+      'The access token lacks the scopes this operation requires ("users:read" or "admin"): use a token that holds one of these.',
+      undefined,
+    ],
+    [
+      "two together, or a third",
+      [["a", "b"], ["c"]],
+      'The access token lacks the scopes this operation requires ("a" and "b", or "c"): use a token that holds one of these.',
+      undefined,
+    ],
+    [
+      "no scope",
+      [[]],
+      "The store refused the request, though this operation requires no particular scope: the token may be revoked or barred from this resource.",
+      undefined,
+    ],
+    [
+      "no authentication",
+      [],
+      "The store refused the request, though this operation requires no authentication: the token may be revoked or barred from this resource.",
+      undefined,
+    ],
   ];
   for (const [what, requiredScopes, advice, scope] of requirements) {
     it(`says in a 403 what an operation needing ${what} requires, and keeps it in requiredScopes`, () => {
-      const error = errorFromResponse({ status: 403, body: { detail: "Forbidden" }, headers: headers(), operation: USER, requiredScopes });
+      const error = errorFromResponse({
+        status: 403,
+        body: { detail: "Forbidden" },
+        headers: headers(),
+        operation: USER,
+        requiredScopes,
+      });
       expect(error).toBeInstanceOf(PermissionDeniedError);
       expect(error.message).toBe(`[GET /users/{id}/] 403 Forbidden: Forbidden. ${advice}`);
       expect(error.requiredScopes).toEqual(requiredScopes);
@@ -273,17 +391,43 @@ describe("errorFromResponse", () => {
       type: "https://stoplight.io/prism/errors#UNPROCESSABLE_ENTITY",
       title: "Invalid request",
       status: 422,
-      detail: "Your request is not valid and no HTTP validation response was found in the spec, so Prism is generating this error for you.",
+      detail:
+        "Your request is not valid and no HTTP validation response was found in the spec, so Prism is generating this error for you.",
       validation: [
-        { location: ["body"], severity: "Error", code: "required", message: "Request body must have required property 'title'" },
-        { location: ["body", "ranking"], severity: "Error", code: "type", message: "Request body property ranking must be integer" },
+        {
+          location: ["body"],
+          severity: "Error",
+          code: "required",
+          message: "Request body must have required property 'title'",
+        },
+        {
+          location: ["body", "ranking"],
+          severity: "Error",
+          code: "type",
+          message: "Request body property ranking must be integer",
+        },
       ],
     };
-    const error = errorFromResponse({ status: 422, body, headers: headers(), operation: { method: "POST", path: "/products/" } });
+    const error = errorFromResponse({
+      status: 422,
+      body,
+      headers: headers(),
+      operation: { method: "POST", path: "/products/" },
+    });
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect((error as UnprocessableEntityError).validation).toEqual([
-      { location: ["body"], severity: "Error", code: "required", message: "Request body must have required property 'title'" },
-      { location: ["body", "ranking"], severity: "Error", code: "type", message: "Request body property ranking must be integer" },
+      {
+        location: ["body"],
+        severity: "Error",
+        code: "required",
+        message: "Request body must have required property 'title'",
+      },
+      {
+        location: ["body", "ranking"],
+        severity: "Error",
+        code: "type",
+        message: "Request body property ranking must be integer",
+      },
     ]);
     expect(error.message).toBe(
       "[POST /products/] 422 Unprocessable Content: body: Request body must have required property 'title'; " +
@@ -292,18 +436,30 @@ describe("errorFromResponse", () => {
   });
 
   it("gives a 429 its Retry-After, and a failed POST a warning not to resend blindly", () => {
-    const limited = errorFromResponse({ status: 429, body: "", headers: headers({ "retry-after": "120" }), operation: USER });
+    const limited = errorFromResponse({
+      status: 429,
+      body: "",
+      headers: headers({ "retry-after": "120" }),
+      operation: USER,
+    });
     expect(limited).toBeInstanceOf(RateLimitError);
     expect((limited as RateLimitError).retryAfterMs).toBe(120_000);
     expect(limited.message).toBe("[GET /users/{id}/] 429 Too Many Requests. Rate limited: retry after 120 s.");
-    const failed = errorFromResponse({ status: 503, body: null, headers: headers(), operation: { method: "POST", path: "/subscriptions/{id}/renew/" } });
+    const failed = errorFromResponse({
+      status: 503,
+      body: null,
+      headers: headers(),
+      operation: { method: "POST", path: "/subscriptions/{id}/renew/" },
+    });
     expect(failed.message).toBe(
       "[POST /subscriptions/{id}/renew/] 503 Service Unavailable. The server failed; the request was not resent: check whether it took effect before calling again.",
     );
   });
 
   it("works without an operation", () => {
-    expect(errorFromResponse({ status: 404, body: undefined, headers: headers() }).message).toBe("404 Not Found. Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address.");
+    expect(errorFromResponse({ status: 404, body: undefined, headers: headers() }).message).toBe(
+      "404 Not Found. Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address.",
+    );
   });
 });
 
@@ -326,10 +482,12 @@ describe("token safety", () => {
   }
 
   /** A server that echoes the Authorization header wherever it can: body, message, Location. */
-  const echo = (status: number, extra: Record<string, unknown> = {}) => (authorization: string) => ({
-    status,
-    body: { detail: `token ${authorization} rejected`, echo: { authorization }, ...extra },
-  });
+  const echo =
+    (status: number, extra: Record<string, unknown> = {}) =>
+    (authorization: string) => ({
+      status,
+      body: { detail: `token ${authorization} rejected`, echo: { authorization }, ...extra },
+    });
 
   it("no error kind and no log line shows the token, even when the server echoes it", async () => {
     const events: RequestLogEvent[] = [];
@@ -339,7 +497,9 @@ describe("token safety", () => {
 
     // Every ApiError subclass, from a response whose body echoes the token.
     const echoed = [400, 401, 403, 404, 409, 418, 429, 500].map((status) => echo(status)(bearer));
-    echoed.push(echo(422, { validation: [{ location: ["header", "authorization"], message: `bad value ${bearer}` }] })(bearer));
+    echoed.push(
+      echo(422, { validation: [{ location: ["header", "authorization"], message: `bad value ${bearer}` }] })(bearer),
+    );
     for (const [index, fault] of echoed.entries()) {
       // 429 is retried whatever the method (3 attempts); the others here are answered once
       // (the 500 goes to a POST, which is not retried).
@@ -359,11 +519,24 @@ describe("token safety", () => {
     }
     expect(server().requests).toHaveLength(11);
     expect(errors.map((e) => (e as ApiError).name)).toEqual([
-      "BadRequestError", "AuthenticationError", "PermissionDeniedError", "NotFoundError", "ConflictError",
-      "ApiError", "RateLimitError", "InternalServerError", "UnprocessableEntityError",
+      "BadRequestError",
+      "AuthenticationError",
+      "PermissionDeniedError",
+      "NotFoundError",
+      "ConflictError",
+      "ApiError",
+      "RateLimitError",
+      "InternalServerError",
+      "UnprocessableEntityError",
     ]);
-    expect((errors[0] as ApiError).body).toEqual({ detail: "token Bearer [REDACTED] rejected", echo: { authorization: "Bearer [REDACTED]" } });
-    expect((errors[1] as ApiError).body).toEqual({ detail: "token Bearer [REDACTED] rejected", echo: { authorization: "Bearer [REDACTED]" } });
+    expect((errors[0] as ApiError).body).toEqual({
+      detail: "token Bearer [REDACTED] rejected",
+      echo: { authorization: "Bearer [REDACTED]" },
+    });
+    expect((errors[1] as ApiError).body).toEqual({
+      detail: "token Bearer [REDACTED] rejected",
+      echo: { authorization: "Bearer [REDACTED]" },
+    });
 
     // TimeoutError, ConnectionError (reset, cut body, refused), InvalidResponseError (HTML, empty), RedirectError.
     server().enqueue({ hang: true }, { hang: true }, { hang: true });
@@ -386,20 +559,37 @@ describe("token safety", () => {
 
     // A runtime whose network error quotes the request headers.
     const leaky = scriptedFetch([
-      { throws: new TypeError("fetch failed", { cause: Object.assign(new Error(`bad header Authorization: ${bearer}`), { code: "UND_ERR_INVALID_ARG" }) }) },
+      {
+        throws: new TypeError("fetch failed", {
+          cause: Object.assign(new Error(`bad header Authorization: ${bearer}`), { code: "UND_ERR_INVALID_ARG" }),
+        }),
+      },
     ]);
     errors.push(await rejection(renew(client(events, { fetch: leaky.fetch }))));
     expect(leaky.log).toEqual([`POST /subscriptions/7/renew/ → throws TypeError: fetch failed`]);
 
     expect(errors.map((e) => (e as Error).name).slice(9)).toEqual([
-      "TimeoutError", "ConnectionError", "ConnectionError", "ConnectionError",
-      "InvalidResponseError", "InvalidResponseError", "RedirectError", "InvalidResponseError", "ConnectionError",
+      "TimeoutError",
+      "ConnectionError",
+      "ConnectionError",
+      "ConnectionError",
+      "InvalidResponseError",
+      "InvalidResponseError",
+      "RedirectError",
+      "InvalidResponseError",
+      "ConnectionError",
     ]);
     expect(errors.every((e) => e instanceof StoreAdminError)).toBe(true);
-    expect(errors.filter((e) => e instanceof TimeoutError || e instanceof ConnectionError).every((e) => (e as Error).cause === undefined || (e as Error).cause instanceof Error)).toBe(true);
+    expect(
+      errors
+        .filter((e) => e instanceof TimeoutError || e instanceof ConnectionError)
+        .every((e) => (e as Error).cause === undefined || (e as Error).cause instanceof Error),
+    ).toBe(true);
     expect(((errors[16] as Error).cause as Error).name).toBe("SyntaxError");
     expect(String((errors[17] as Error).cause)).toBe("TypeError: fetch failed");
-    expect(String(((errors[17] as Error).cause as Error).cause)).toBe("Error: bad header Authorization: Bearer [REDACTED]");
+    expect(String(((errors[17] as Error).cause as Error).cause)).toBe(
+      "Error: bad header Authorization: Bearer [REDACTED]",
+    );
 
     expectNoToken(errors.flatMap(renderings));
     expect(events.length).toBeGreaterThan(errors.length);

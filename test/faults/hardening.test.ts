@@ -59,9 +59,19 @@ describe("a logger never changes a call's outcome or the process", () => {
   const unhandled = useUnhandledRejections();
 
   it.each([
-    ["throws", () => { throw new Error("sync logger failure"); }],
+    [
+      "throws",
+      () => {
+        throw new Error("sync logger failure");
+      },
+    ],
     ["returns a rejected promise", () => Promise.reject(new Error("async logger failure"))],
-    ["is an async function that throws", async () => { throw new Error("async logger failure"); }],
+    [
+      "is an async function that throws",
+      async () => {
+        throw new Error("async logger failure");
+      },
+    ],
   ])("a logger that %s: the call still succeeds and no rejection is left unhandled", async (_name, logger) => {
     server().enqueue({ status: 503, body: { detail: "busy" } }, { status: 200, body: { id: 1 } });
     const { data } = await getUser(client({ logger: logger as never }));
@@ -107,14 +117,20 @@ describe("a wait on accessToken() ends with the caller's signal, or after timeou
 describe("the token appears nowhere reachable from an error or a log event, whatever the server echoes", () => {
   // A prefix no exact match would find: the start of the token, as JSON.parse quotes it.
   const prefix = TEST_TOKEN.slice(0, 6);
-  const deep = (levels: number): unknown => (levels === 0 ? { token: `Bearer ${TEST_TOKEN}` } : { inner: deep(levels - 1) });
+  const deep = (levels: number): unknown =>
+    levels === 0 ? { token: `Bearer ${TEST_TOKEN}` } : { inner: deep(levels - 1) };
 
   it("echoed in x-request-id, other headers, 20 levels deep in the body and as a JSON key", async () => {
     const events: RequestLogEvent[] = [];
     server().enqueue({
       status: 403,
       headers: { "x-request-id": `Bearer ${TEST_TOKEN}`, "x-echo": TEST_TOKEN, "set-cookie": `session=${TEST_TOKEN}` },
-      body: { detail: `token ${TEST_TOKEN} refused`, nested: deep(20), [TEST_TOKEN]: "as a key", list: [[[[[[[[[[TEST_TOKEN]]]]]]]]]] },
+      body: {
+        detail: `token ${TEST_TOKEN} refused`,
+        nested: deep(20),
+        [TEST_TOKEN]: "as a key",
+        list: [[[[[[[[[[TEST_TOKEN]]]]]]]]]],
+      },
     });
     const store = client({ logger: (event) => void events.push(event) });
     const error = await rejection(unwrap(getUser(store)));
@@ -132,7 +148,11 @@ describe("the token appears nowhere reachable from an error or a log event, what
   });
 
   it("a 2xx body that is not JSON and starts with the token: no prefix of it in the cause chain", async () => {
-    server().enqueue({ status: 200, headers: { "content-type": "application/json" }, body: `${TEST_TOKEN} is not json` });
+    server().enqueue({
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: `${TEST_TOKEN} is not json`,
+    });
     const error = await rejection(getUser(client()));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(((error as Error).cause as Error).message).toMatch(/^the body is not valid JSON/);
@@ -154,20 +174,33 @@ describe("redaction applies to what came from outside, never to the SDK's own wo
     const store = client({ accessToken: "e", logger: (event) => void events.push(event) });
     const error = await rejection(unwrap(getUser(store)));
     // Inside a word it is no secret: keys and words survive; a whole value or word is scrubbed, in any case.
-    expect((error as ApiError).body).toEqual({ detail: "gone", "[REDACTED]": "[REDACTED]", note: "token [REDACTED] refused", "[REDACTED]-mail": "[REDACTED]" });
+    expect((error as ApiError).body).toEqual({
+      detail: "gone",
+      "[REDACTED]": "[REDACTED]",
+      note: "token [REDACTED] refused",
+      "[REDACTED]-mail": "[REDACTED]",
+    });
     expect((error as Error).message).toBe(
       `[GET /users/{id}/] 404 Not Found: gone. Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address (requested /users/1/).`,
     );
     server().enqueue({ hang: true });
-    const timeout = await rejection(getUser(client({ accessToken: "e", timeoutMs: 100, maxRetries: 0, logger: (event) => void events.push(event) })));
-    expect((timeout as Error).message).toMatch(/^\[GET \/users\/\{id\}\/\] timed out after 100 ms \(timeoutMs per attempt, body included\)\. Raise timeoutMs/);
+    const timeout = await rejection(
+      getUser(client({ accessToken: "e", timeoutMs: 100, maxRetries: 0, logger: (event) => void events.push(event) })),
+    );
+    expect((timeout as Error).message).toMatch(
+      /^\[GET \/users\/\{id\}\/\] timed out after 100 ms \(timeoutMs per attempt, body included\)\. Raise timeoutMs/,
+    );
     expect(events.at(-1)?.error?.message).toBe((timeout as Error).message);
   });
 });
 
 describe("parsed data never sets a prototype", () => {
   it('an error body with "__proto__" keeps it as an own key', async () => {
-    server().enqueue({ status: 400, body: '{"detail":"no","__proto__":{"isAdmin":true}}', headers: { "content-type": "application/json" } });
+    server().enqueue({
+      status: 400,
+      body: '{"detail":"no","__proto__":{"isAdmin":true}}',
+      headers: { "content-type": "application/json" },
+    });
     const error = (await rejection(unwrap(getUser(client())))) as ApiError;
     const body = error.body as Record<string, unknown>;
     expect(Object.getPrototypeOf(body)).toBe(Object.prototype);
@@ -212,9 +245,15 @@ describe("the client's headers option", () => {
   it("refuses the same headers per call, before sending", async () => {
     const store = client();
     const error = await rejection(getUser(store, { headers: { authorization: "Bearer other" } }));
-    expect(error).toEqual(new TypeError("[GET /users/{id}/] the per-call headers may not set authorization: the client sets it from accessToken."));
+    expect(error).toEqual(
+      new TypeError(
+        "[GET /users/{id}/] the per-call headers may not set authorization: the client sets it from accessToken.",
+      ),
+    );
     await expect(getUser(store, { headers: [["Content-Length", "0"]] })).rejects.toThrow(TypeError);
-    await expect(getUser(store, { params: { path: { id: 1 }, header: { Host: "x" } } })).rejects.toThrow(/params\.header may not set Host/);
+    await expect(getUser(store, { params: { path: { id: 1 }, header: { Host: "x" } } })).rejects.toThrow(
+      /params\.header may not set Host/,
+    );
     expect(server().requests).toHaveLength(0);
   });
 });
@@ -223,9 +262,13 @@ describe("requests that cannot be what the caller meant are refused before sendi
   it("a GET or HEAD with a body", async () => {
     const store = client();
     await expect(getUser(store, { body: { q: 1 } })).rejects.toThrow(
-      new TypeError("[GET /users/{id}/] a GET request cannot have a body; the request was not sent. Pass filters in params.query."),
+      new TypeError(
+        "[GET /users/{id}/] a GET request cannot have a body; the request was not sent. Pass filters in params.query.",
+      ),
     );
-    await expect(store.HEAD("/users/{id}/" as never, { params: { path: { id: 1 } }, body: "x" } as never)).rejects.toThrow(TypeError);
+    await expect(
+      store.HEAD("/users/{id}/" as never, { params: { path: { id: 1 } }, body: "x" } as never),
+    ).rejects.toThrow(TypeError);
     expect(server().requests).toHaveLength(0);
   });
 
@@ -237,13 +280,19 @@ describe("requests that cannot be what the caller meant are refused before sendi
           'Pass a path template such as "/users/{id}/" and the values in params.path.',
       ),
     );
-    await expect(store.GET("/customers/" as never)).rejects.toThrow(/^\[GET \/customers\/\] is not an operation of the API contract; the request was not sent\./);
-    await expect(store.DELETE("/users/{id}/" as never, { params: { path: { id: 1 } } } as never)).rejects.toThrow(TypeError);
+    await expect(store.GET("/customers/" as never)).rejects.toThrow(
+      /^\[GET \/customers\/\] is not an operation of the API contract; the request was not sent\./,
+    );
+    await expect(store.DELETE("/users/{id}/" as never, { params: { path: { id: 1 } } } as never)).rejects.toThrow(
+      TypeError,
+    );
     expect(server().requests).toHaveLength(0);
   });
 
   it("nothing in a query key adds a parameter", async () => {
-    await client().GET("/users/", { params: { query: { "x&cursor=EVIL": 1, search: { a: 1, "b&cursor=EVIL": 2 } } } } as never);
+    await client().GET("/users/", {
+      params: { query: { "x&cursor=EVIL": 1, search: { a: 1, "b&cursor=EVIL": 2 } } },
+    } as never);
     const sent = new URL(server().requests[0]!.url, server().url).searchParams;
     expect(sent.has("cursor")).toBe(false);
     expect([...sent.keys()]).toEqual(["x&cursor=EVIL", "search[a]", "search[b&cursor=EVIL]"]);
@@ -258,7 +307,12 @@ describe("Retry-After joined by a proxy", () => {
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error.retryAfterMs).toBe(3_600_000);
     expect(server().count("GET", "/users/1/")).toBe(1);
-    expect(parseRetryAfterMs("Wed, 21 Oct 2015 07:28:00 GMT, Wed, 21 Oct 2015 07:28:00 GMT", Date.parse("Wed, 21 Oct 2015 07:27:00 GMT"))).toBe(60_000);
+    expect(
+      parseRetryAfterMs(
+        "Wed, 21 Oct 2015 07:28:00 GMT, Wed, 21 Oct 2015 07:28:00 GMT",
+        Date.parse("Wed, 21 Oct 2015 07:27:00 GMT"),
+      ),
+    ).toBe(60_000);
   });
 
   it('a 503 with "3600, 3600" is sent once, not three times', async () => {
@@ -270,7 +324,9 @@ describe("Retry-After joined by a proxy", () => {
 
 describe("messages that point the right way", () => {
   it("a baseUrl that already ends in /api/admin is refused at creation, with the fix", () => {
-    expect(() => createStoreAdminClient({ baseUrl: "https://shop.example.com/api/admin/", accessToken: TEST_TOKEN })).toThrow(
+    expect(() =>
+      createStoreAdminClient({ baseUrl: "https://shop.example.com/api/admin/", accessToken: TEST_TOKEN }),
+    ).toThrow(
       new TypeError(
         "baseUrl ends in /api/admin, which the client appends itself (requests would go to …/api/admin/api/admin/). " +
           "Pass the store's address without it, or pass this URL as apiUrl.",
@@ -297,9 +353,14 @@ describe("messages that point the right way", () => {
   });
 
   it("an HTML page without a title is summarised by its first text", async () => {
-    server().enqueue({ status: 500, body: `<html><body><h1>Service down</h1><p>${"x".repeat(10_000)}</p></body></html>` });
+    server().enqueue({
+      status: 500,
+      body: `<html><body><h1>Service down</h1><p>${"x".repeat(10_000)}</p></body></html>`,
+    });
     const error = await rejection(unwrap(getUser(client({ maxRetries: 0 }))));
-    expect((error as Error).message).toMatch(/^\[GET \/users\/\{id\}\/\] 500 Internal Server Error: the server sent an HTML page, not JSON \("Service down x+…"\)\. /);
+    expect((error as Error).message).toMatch(
+      /^\[GET \/users\/\{id\}\/\] 500 Internal Server Error: the server sent an HTML page, not JSON \("Service down x+…"\)\. /,
+    );
     expect((error as Error).message.length).toBeLessThan(250);
   });
 });
@@ -307,12 +368,16 @@ describe("messages that point the right way", () => {
 describe("paginate() over a long run of empty pages", () => {
   it("stops after 50 empty pages in a row with a PaginationError, having sent 50 requests", async () => {
     const walk = await startEndlessEmptyPages();
-    const error = await rejection((async () => {
-      for await (const _ of client().paginate("/users/")) void _;
-    })());
+    const error = await rejection(
+      (async () => {
+        for await (const _ of client().paginate("/users/")) void _;
+      })(),
+    );
     expect(error).toBeInstanceOf(PaginationError);
     expect((error as PaginationError).pagesRead).toBe(50);
-    expect((error as Error).message).toBe("[GET /users/] pagination stopped after 50 page(s): 50 empty pages in a row, each with a next link.");
+    expect((error as Error).message).toBe(
+      "[GET /users/] pagination stopped after 50 page(s): 50 empty pages in a row, each with a next link.",
+    );
     expect(walk()).toBe(50);
   });
 
@@ -320,7 +385,14 @@ describe("paginate() over a long run of empty pages", () => {
     let index = 0;
     const fallback = () => {
       const i = index++;
-      return { status: 200, body: { next: i < 120 ? `${server().url}/users/?cursor=c${i + 1}` : null, previous: null, results: i % 40 === 39 ? [{ id: i }] : [] } };
+      return {
+        status: 200,
+        body: {
+          next: i < 120 ? `${server().url}/users/?cursor=c${i + 1}` : null,
+          previous: null,
+          results: i % 40 === 39 ? [{ id: i }] : [],
+        },
+      };
     };
     for (let i = 0; i < 121; i++) server().enqueue(fallback());
     const items: unknown[] = [];
@@ -332,7 +404,10 @@ describe("paginate() over a long run of empty pages", () => {
   /** Queues empty pages, each pointing to a fresh cursor, and returns the count of page requests. */
   async function startEndlessEmptyPages(): Promise<() => number> {
     for (let i = 0; i < 60; i++) {
-      server().enqueue({ status: 200, body: { next: `${server().url}/users/?cursor=c${i + 1}`, previous: null, results: [] } });
+      server().enqueue({
+        status: 200,
+        body: { next: `${server().url}/users/?cursor=c${i + 1}`, previous: null, results: [] },
+      });
     }
     return () => server().count("GET", "/users/");
   }
@@ -351,14 +426,17 @@ describe("per-call options at run time", () => {
     },
   );
 
-  it.each(["baseUrl", "fetch"])("a per-call %s is a TypeError that says to set it on the client, and nothing is sent", async (key) => {
-    await expect(getUser(client(), { [key]: key === "fetch" ? globalThis.fetch : server().url })).rejects.toThrow(
-      new TypeError(
-        `[GET /users/{id}/] unknown per-call option \`${key}\` (set it when creating the client); a call takes params, body, signal, headers, parseAs, bodySerializer, querySerializer, middleware, timeoutMs, maxRetries. The request was not sent.`,
-      ),
-    );
-    expect(server().requests).toHaveLength(0);
-  });
+  it.each(["baseUrl", "fetch"])(
+    "a per-call %s is a TypeError that says to set it on the client, and nothing is sent",
+    async (key) => {
+      await expect(getUser(client(), { [key]: key === "fetch" ? globalThis.fetch : server().url })).rejects.toThrow(
+        new TypeError(
+          `[GET /users/{id}/] unknown per-call option \`${key}\` (set it when creating the client); a call takes params, body, signal, headers, parseAs, bodySerializer, querySerializer, middleware, timeoutMs, maxRetries. The request was not sent.`,
+        ),
+      );
+      expect(server().requests).toHaveLength(0);
+    },
+  );
 
   it("a per-call timeoutMs overrides the client's: a stalled server gives a TimeoutError within a second", async () => {
     server().enqueue({ hang: true });
@@ -385,7 +463,9 @@ describe("per-call options at run time", () => {
     await expect(getUser(client(), { timeoutMs: -1 })).rejects.toThrow(
       new TypeError("[GET /users/{id}/] timeoutMs must be a positive number of milliseconds, got -1."),
     );
-    await expect(getUser(client(), { maxRetries: 1.5 })).rejects.toThrow(/maxRetries must be a whole number ≥ 0, got 1\.5/);
+    await expect(getUser(client(), { maxRetries: 1.5 })).rejects.toThrow(
+      /maxRetries must be a whole number ≥ 0, got 1\.5/,
+    );
     expect(server().requests).toHaveLength(0);
   });
 });

@@ -18,10 +18,10 @@ const MIB = 1024 * 1024;
 const server = useFaultServer();
 
 function client(apiUrl: string, overrides: Partial<StoreAdminClientOptions> = {}): StoreAdminClient {
-  return buildClient(
-    { apiUrl, accessToken: TEST_TOKEN, timeoutMs: 20_000, ...overrides } as StoreAdminClientOptions,
-    { sleep: recordingSleep().sleep, random: () => 0 },
-  );
+  return buildClient({ apiUrl, accessToken: TEST_TOKEN, timeoutMs: 20_000, ...overrides } as StoreAdminClientOptions, {
+    sleep: recordingSleep().sleep,
+    random: () => 0,
+  });
 }
 
 const getUser = (store: StoreAdminClient) => store.GET("/users/{id}/", { params: { path: { id: 1 } } });
@@ -54,10 +54,12 @@ describe("maxResponseBytes", () => {
     const { data } = await getUser(client(server().url, { maxResponseBytes: size }));
     expect(data).toMatchObject({ id: 1 });
     server().enqueue({ status: 200, body, headers: { "content-type": "application/json" } });
-    await expect(getUser(client(server().url, { maxResponseBytes: size - 1 }))).rejects.toBeInstanceOf(ResponseTooLargeError);
+    await expect(getUser(client(server().url, { maxResponseBytes: size - 1 }))).rejects.toBeInstanceOf(
+      ResponseTooLargeError,
+    );
   });
 
-  it("a body the caller streams (parseAs: \"stream\") is counted too", async () => {
+  it('a body the caller streams (parseAs: "stream") is counted too', async () => {
     server().enqueue({ status: 200, body: { padding: "x".repeat(2 * MIB) } });
     const { data } = await client(server().url, { maxResponseBytes: MIB }).GET("/users/{id}/", {
       params: { path: { id: 1 } },
@@ -73,7 +75,8 @@ describe("maxResponseBytes", () => {
     const split = createServer((_req, res) => {
       res.writeHead(200, { "content-type": "application/json", "content-length": body.length });
       // Each part in a write of its own, a few milliseconds apart: the client reads them as separate chunks.
-      const next = (i: number): void => void (i < parts.length ? res.write(parts[i], () => setTimeout(() => next(i + 1), 20)) : res.end());
+      const next = (i: number): void =>
+        void (i < parts.length ? res.write(parts[i], () => setTimeout(() => next(i + 1), 20)) : res.end());
       next(0);
     });
     await new Promise<void>((resolve) => split.listen(0, "127.0.0.1", resolve));
@@ -90,7 +93,9 @@ describe("maxResponseBytes", () => {
   });
 
   it("refuses a maxResponseBytes that is not a positive number", () => {
-    expect(() => client(server().url, { maxResponseBytes: 0 })).toThrow(new TypeError("maxResponseBytes must be a positive number of bytes, got 0."));
+    expect(() => client(server().url, { maxResponseBytes: 0 })).toThrow(
+      new TypeError("maxResponseBytes must be a positive number of bytes, got 0."),
+    );
   });
 });
 
@@ -111,7 +116,11 @@ describe("a gzip bomb", () => {
     let requests = 0;
     bomb = createServer((_req, res) => {
       requests++;
-      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip", "content-length": String(wire.length) });
+      res.writeHead(200, {
+        "content-type": "application/json",
+        "content-encoding": "gzip",
+        "content-length": String(wire.length),
+      });
       res.end(wire);
     });
     bomb.on("connection", (socket) => {
@@ -139,7 +148,9 @@ describe("a gzip bomb", () => {
     }
     expect(requests).toBe(1);
     const mib = (bytes: number) => (bytes / MIB).toFixed(0);
-    console.info(`gzip bomb: peak RSS +${mib(peakRss - before.rss)} MiB, heap and buffers +${mib(peakHeap - before.heapUsed - before.arrayBuffers)} MiB (limit 32 MiB)`);
+    console.info(
+      `gzip bomb: peak RSS +${mib(peakRss - before.rss)} MiB, heap and buffers +${mib(peakHeap - before.heapUsed - before.arrayBuffers)} MiB (limit 32 MiB)`,
+    );
     // The limit is 32 MiB; reading stops there. Allow the decoder's and the text buffers' overhead.
     expect(peakRss - before.rss).toBeLessThan(256 * MIB);
     expect(peakHeap - (before.heapUsed + before.arrayBuffers)).toBeLessThan(256 * MIB);
@@ -241,14 +252,19 @@ describe("maxResponseBytes holds however the body is read", () => {
     await expectStopped("the body stream read by middleware", getUser(streaming));
   });
 
-  it.each(["bytes", "formData", "clone", "body"])('parseAs: "%s" is refused before sending, naming the values it takes', async (parseAs) => {
-    const url = await startEndless();
-    const error = await rejection(getUserAs(limited(url), { parseAs }));
-    expect(error).toEqual(
-      new TypeError(`[GET /users/{id}/] parseAs must be one of json, text, blob, arrayBuffer, stream, got ${parseAs}. The request was not sent.`),
-    );
-    expect(requests).toBe(0);
-  });
+  it.each(["bytes", "formData", "clone", "body"])(
+    'parseAs: "%s" is refused before sending, naming the values it takes',
+    async (parseAs) => {
+      const url = await startEndless();
+      const error = await rejection(getUserAs(limited(url), { parseAs }));
+      expect(error).toEqual(
+        new TypeError(
+          `[GET /users/{id}/] parseAs must be one of json, text, blob, arrayBuffer, stream, got ${parseAs}. The request was not sent.`,
+        ),
+      );
+      expect(requests).toBe(0);
+    },
+  );
 });
 
 const getUserAs = (store: StoreAdminClient, init: Record<string, unknown>) =>

@@ -92,11 +92,16 @@ describe("429 Too Many Requests", () => {
 
 describe("408 and 5xx", () => {
   const IDEMPOTENT = [
-    { name: "GET /users/{id}/", method: "GET", call: (store: StoreAdminClient) => store.GET("/users/{id}/", { params: { path: { id: 1 } } }) },
+    {
+      name: "GET /users/{id}/",
+      method: "GET",
+      call: (store: StoreAdminClient) => store.GET("/users/{id}/", { params: { path: { id: 1 } } }),
+    },
     {
       name: "PUT /users/{id}/",
       method: "PUT",
-      call: (store: StoreAdminClient) => store.PUT("/users/{id}/", { params: { path: { id: 1 } }, body: { first_name: "Ada" } }),
+      call: (store: StoreAdminClient) =>
+        store.PUT("/users/{id}/", { params: { path: { id: 1 } }, body: { first_name: "Ada" } }),
     },
   ] as const;
   for (const { name, method, call } of IDEMPOTENT) {
@@ -118,13 +123,21 @@ describe("408 and 5xx", () => {
       method: "POST",
       path: "/disputes/3/resolve/",
       call: (store: StoreAdminClient) =>
-        store.POST("/disputes/{id}/resolve/", { params: { path: { id: 3 } }, body: { resolution_other_message: "refunded" } }),
+        store.POST("/disputes/{id}/resolve/", {
+          params: { path: { id: 3 } },
+          body: { resolution_other_message: "refunded" },
+        }),
     },
-    { method: "POST", path: "/products/", call: (store: StoreAdminClient) => store.POST("/products/", { body: { title: "Mug" } }) },
+    {
+      method: "POST",
+      path: "/products/",
+      call: (store: StoreAdminClient) => store.POST("/products/", { body: { title: "Mug" } }),
+    },
     {
       method: "PATCH",
       path: "/users/1/",
-      call: (store: StoreAdminClient) => store.PATCH("/users/{id}/", { params: { path: { id: 1 } }, body: { first_name: "Ada" } }),
+      call: (store: StoreAdminClient) =>
+        store.PATCH("/users/{id}/", { params: { path: { id: 1 } }, body: { first_name: "Ada" } }),
     },
   ] as const;
   for (const { method, path, call } of NOT_IDEMPOTENT) {
@@ -189,7 +202,10 @@ describe("broken connections", () => {
 
     server().enqueue(cut, { status: 200, body: { id: 3 } });
     const error = await rejection(
-      store.POST("/disputes/{id}/resolve/", { params: { path: { id: 3 } }, body: { resolution_other_message: "refunded" } }),
+      store.POST("/disputes/{id}/resolve/", {
+        params: { path: { id: 3 } },
+        body: { resolution_other_message: "refunded" },
+      }),
     );
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).requestSent).toBe("yes");
@@ -259,10 +275,17 @@ describe("options", () => {
   // createStoreAdminClient: test/unit/client-options.test.ts.
 
   it("a refused connection reported by a scripted fetch is told apart from a reset", async () => {
-    const scripted = scriptedFetch([networkError("ECONNREFUSED"), networkError("ECONNRESET", "read ECONNRESET"), json(200)]);
+    const scripted = scriptedFetch([
+      networkError("ECONNREFUSED"),
+      networkError("ECONNRESET", "read ECONNRESET"),
+      json(200),
+    ]);
     const { store, delays } = client({ apiUrl: "http://127.0.0.1:9", fetch: scripted.fetch });
     const error = await rejection(store.POST("/products/", { body: { title: "Mug" } }));
-    expect(scripted.log).toEqual(["POST /products/ → throws TypeError: fetch failed", "POST /products/ → throws TypeError: fetch failed"]);
+    expect(scripted.log).toEqual([
+      "POST /products/ → throws TypeError: fetch failed",
+      "POST /products/ → throws TypeError: fetch failed",
+    ]);
     expect(scripted.bodies).toEqual(['{"title":"Mug"}', '{"title":"Mug"}']);
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).requestSent).toBe("maybe");
@@ -307,7 +330,17 @@ describe("the logger", () => {
     const { data } = await store.GET("/users/{id}/", { params: { path: { id: 42 } } });
     expect(data).toEqual({ id: 42 });
     expect(events.map(({ durationMs, ...rest }) => ({ ...rest, durationMs: typeof durationMs }))).toEqual([
-      { method: "GET", path: "/users/{id}/", status: 503, attempt: 1, requestId: "req_1", error: { name: "InternalServerError", message: "" }, willRetry: true, retryDelayMs: 500, durationMs: "number" },
+      {
+        method: "GET",
+        path: "/users/{id}/",
+        status: 503,
+        attempt: 1,
+        requestId: "req_1",
+        error: { name: "InternalServerError", message: "" },
+        willRetry: true,
+        retryDelayMs: 500,
+        durationMs: "number",
+      },
       { method: "GET", path: "/users/{id}/", status: 200, attempt: 2, willRetry: false, durationMs: "number" },
     ]);
   });

@@ -39,7 +39,9 @@ function kindOf(i: number): Kind {
 
 /** The key that identifies a call on the server: its path, or the product title in the body. */
 function keyOf(request: ReceivedRequest): string {
-  return request.url === "/products/" ? `POST /products/ ${(JSON.parse(request.body) as { title: string }).title}` : `${request.method} ${request.url}`;
+  return request.url === "/products/"
+    ? `POST /products/ ${(JSON.parse(request.body) as { title: string }).title}`
+    : `${request.method} ${request.url}`;
 }
 
 /**
@@ -63,7 +65,9 @@ function faultFor(key: string, attempt: number): [string, Fault] | undefined {
   return undefined;
 }
 
-it(`soak: ${CALLS} calls with ~${FAULT_RATE * 100} % faults, no duplicate creation, no leak`, { timeout: 120_000 }, async () => {
+it(`soak: ${CALLS} calls with ~${FAULT_RATE * 100} % faults, no duplicate creation, no leak`, {
+  timeout: 120_000,
+}, async () => {
   const baseline = openHandles();
   const receipts = new Map<string, string[]>(); // call key → what the server did with each receipt
   const server = await startFaultServer((request) => {
@@ -86,11 +90,16 @@ it(`soak: ${CALLS} calls with ~${FAULT_RATE * 100} % faults, no duplicate creati
 
   const call = (i: number): Promise<unknown> => {
     switch (kindOf(i)) {
-      case "GET": return unwrap(store.GET("/users/{id}/", { params: { path: { id: i } } }));
-      case "PUT": return unwrap(store.PUT("/users/{id}/", { params: { path: { id: i } }, body: { first_name: `n${i}` } }));
-      case "POST renew": return unwrap(store.POST("/subscriptions/{id}/renew/", { params: { path: { id: i } } }));
-      case "POST product": return unwrap(store.POST("/products/", { body: { title: `soak ${i}` } }));
-      case "PATCH": return unwrap(store.PATCH("/gift-cards/{id}/", { params: { path: { id: i } }, body: { expired_at: null } }));
+      case "GET":
+        return unwrap(store.GET("/users/{id}/", { params: { path: { id: i } } }));
+      case "PUT":
+        return unwrap(store.PUT("/users/{id}/", { params: { path: { id: i } }, body: { first_name: `n${i}` } }));
+      case "POST renew":
+        return unwrap(store.POST("/subscriptions/{id}/renew/", { params: { path: { id: i } } }));
+      case "POST product":
+        return unwrap(store.POST("/products/", { body: { title: `soak ${i}` } }));
+      case "PATCH":
+        return unwrap(store.PATCH("/gift-cards/{id}/", { params: { path: { id: i } }, body: { expired_at: null } }));
     }
   };
 

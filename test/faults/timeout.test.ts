@@ -122,14 +122,19 @@ describe("timeoutMs", () => {
 
   it("ends in the last TimeoutError after maxRetries + 1 attempts", async () => {
     server().enqueue({ hang: true }, { hang: true }, { hang: true }, { status: 200, body: {} });
-    const error = await rejection(client(250, 2).PUT("/users/{id}/", { params: { path: { id: 1 } }, body: { first_name: "Ada" } }));
+    const error = await rejection(
+      client(250, 2).PUT("/users/{id}/", { params: { path: { id: 1 } }, body: { first_name: "Ada" } }),
+    );
     expect(error).toBeInstanceOf(TimeoutError);
     expect(server().count("PUT", "/users/1/")).toBe(3);
   });
 
   it("returns the response whole, with status, status text and headers, once read in time", async () => {
     server().enqueue({ status: 201, headers: { "x-request-id": "req_9" }, body: { id: 5 } });
-    const { data, error, response } = await createStoreAdminClient({ apiUrl: server().url, accessToken: TEST_TOKEN }).POST("/products/", {
+    const { data, error, response } = await createStoreAdminClient({
+      apiUrl: server().url,
+      accessToken: TEST_TOKEN,
+    }).POST("/products/", {
       body: { title: "a" },
     });
     expect(error).toBeUndefined();
@@ -141,7 +146,10 @@ describe("timeoutMs", () => {
 
   it("gives a 204 a null body, and no data", async () => {
     server().enqueue({ status: 204 });
-    const { data, error, response } = await client(undefined).PUT("/users/{id}/", { params: { path: { id: 1 } }, body: { first_name: "Ada" } });
+    const { data, error, response } = await client(undefined).PUT("/users/{id}/", {
+      params: { path: { id: 1 } },
+      body: { first_name: "Ada" },
+    });
     expect(response.status).toBe(204);
     expect(response.body).toBeNull();
     expect(data).toBeUndefined();
@@ -150,7 +158,12 @@ describe("timeoutMs", () => {
   });
 
   it("leaves no timer behind once the attempt ends, whether it succeeded, failed or was aborted", async () => {
-    const store = createStoreAdminClient({ apiUrl: server().url, accessToken: TEST_TOKEN, timeoutMs: 60_000, maxRetries: 0 });
+    const store = createStoreAdminClient({
+      apiUrl: server().url,
+      accessToken: TEST_TOKEN,
+      timeoutMs: 60_000,
+      maxRetries: 0,
+    });
     const before = await settledTimers();
     for (let i = 0; i < 5; i++) expect((await store.GET("/users/")).data).toEqual({ ok: true });
     expect(await settledTimers()).toBe(before);
@@ -158,7 +171,9 @@ describe("timeoutMs", () => {
     server().enqueue({ status: 404, body: { detail: "Not found." } });
     expect((await store.GET("/users/{id}/", { params: { path: { id: 1 } } })).response.status).toBe(404);
     server().enqueue({ status: 200, headers: { "content-type": "text/html" }, body: "<html></html>" });
-    expect(await rejection(store.GET("/users/{id}/", { params: { path: { id: 1 } } }))).toBeInstanceOf(InvalidResponseError);
+    expect(await rejection(store.GET("/users/{id}/", { params: { path: { id: 1 } } }))).toBeInstanceOf(
+      InvalidResponseError,
+    );
     expect(await settledTimers()).toBe(before);
 
     server().enqueue({ hang: true });
@@ -174,7 +189,9 @@ describe("timeoutMs", () => {
 
   it("rejects a timeoutMs that is not positive; Infinity, or more than a timer holds, means no timer", async () => {
     for (const timeoutMs of [0, -1, Number.NaN]) {
-      expect(() => createStoreAdminClient({ apiUrl: server().url, accessToken: TEST_TOKEN, timeoutMs })).toThrow(TypeError);
+      expect(() => createStoreAdminClient({ apiUrl: server().url, accessToken: TEST_TOKEN, timeoutMs })).toThrow(
+        TypeError,
+      );
       expect(() => createStoreAdminClient({ apiUrl: server().url, accessToken: TEST_TOKEN, timeoutMs })).toThrow(
         `timeoutMs must be a positive number of milliseconds, got ${timeoutMs}.`,
       );
@@ -213,7 +230,11 @@ describe("after a garbage collection", () => {
   // without middleware and fetch(request) with it: each way is tried.
   const VARIANTS: Array<{ name: string; fetch?: FetchLike; middleware?: boolean; expectInput?: "url" | "request" }> = [
     { name: "the platform fetch, called as fetch(url, init)" },
-    { name: "a custom fetch, called as fetch(url, init)", fetch: (input, init) => globalThis.fetch(input, init), expectInput: "url" },
+    {
+      name: "a custom fetch, called as fetch(url, init)",
+      fetch: (input, init) => globalThis.fetch(input, init),
+      expectInput: "url",
+    },
     {
       name: "a custom fetch with middleware registered, called as fetch(request)",
       fetch: (input, init) => globalThis.fetch(input, init),
@@ -223,18 +244,32 @@ describe("after a garbage collection", () => {
   ];
 
   for (const variant of VARIANTS) {
-    it(`a stalled body still times out, and the caller's abort still stops it: ${variant.name}`, { timeout: 60_000 }, async () => {
+    it(`a stalled body still times out, and the caller's abort still stops it: ${variant.name}`, {
+      timeout: 60_000,
+    }, async () => {
       setFlagsFromString("--expose-gc");
       const gc = runInNewContext("gc") as () => void;
       const inputs = new Set<string>();
       const fetch: FetchLike | undefined = variant.fetch
         ? (input, init) => {
-            inputs.add(input instanceof Request ? "request" : typeof input === "string" && init?.signal instanceof AbortSignal ? "url" : "other");
+            inputs.add(
+              input instanceof Request
+                ? "request"
+                : typeof input === "string" && init?.signal instanceof AbortSignal
+                  ? "url"
+                  : "other",
+            );
             return variant.fetch!(input, init);
           }
         : undefined;
       const make = (timeoutMs: number): StoreAdminClient => {
-        const store = createStoreAdminClient({ apiUrl: server().url, accessToken: TEST_TOKEN, timeoutMs, maxRetries: 0, ...(fetch ? { fetch } : {}) });
+        const store = createStoreAdminClient({
+          apiUrl: server().url,
+          accessToken: TEST_TOKEN,
+          timeoutMs,
+          maxRetries: 0,
+          ...(fetch ? { fetch } : {}),
+        });
         if (variant.middleware) store.use({ onRequest: () => undefined });
         return store;
       };
@@ -252,7 +287,12 @@ describe("after a garbage collection", () => {
       const outcomes = [
         ...Array.from({ length: 5 }, () => timingOut.GET("/users/{id}/", { params: { path: { id: 1 } } })),
         ...controllers.map((c) => aborting.GET("/users/{id}/", { params: { path: { id: 1 } }, signal: c.signal })),
-      ].map((pending) => pending.then(() => "ok", (e: unknown) => (e === reason ? "aborted" : (e as Error).name)));
+      ].map((pending) =>
+        pending.then(
+          () => "ok",
+          (e: unknown) => (e === reason ? "aborted" : (e as Error).name),
+        ),
+      );
       while (server().requests.length < before + 10) await new Promise((resolve) => setTimeout(resolve, 5));
       gc();
       gc();

@@ -49,6 +49,12 @@ export function validationOf(body: unknown): PrismValidationEntry[] {
     if (item === null || typeof item !== "object") return [];
     const { location, message, code } = item as Record<string, unknown>;
     if (!Array.isArray(location) || typeof message !== "string") return [];
-    return [{ location: location.map(String), message, ...(typeof code === "string" || typeof code === "number" ? { code } : {}) }];
+    return [
+      {
+        location: location.map(String),
+        message,
+        ...(typeof code === "string" || typeof code === "number" ? { code } : {}),
+      },
+    ];
   });
 }

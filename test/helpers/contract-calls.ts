@@ -41,7 +41,9 @@ function isFile(doc: Json, schema: unknown, at: string): boolean {
   const s = resolveRef(doc, schema, at);
   if (s.format === "binary") return true;
   if (s.items !== undefined && isFile(doc, s.items, `${at}/items`)) return true;
-  return ["oneOf", "anyOf"].some((k) => Array.isArray(s[k]) && (s[k] as unknown[]).some((branch, i) => isFile(doc, branch, `${at}/${k}/${i}`)));
+  return ["oneOf", "anyOf"].some(
+    (k) => Array.isArray(s[k]) && (s[k] as unknown[]).some((branch, i) => isFile(doc, branch, `${at}/${k}/${i}`)),
+  );
 }
 
 /** A form's fields with a file in each file field, required or not: a test of a form sends one. */
@@ -50,9 +52,11 @@ function formWithFiles(doc: Json, op: OperationModel, fields: unknown): Json {
   const schema = resolveRef(doc, op.body!.schemas[op.body!.mediaType], at);
   const out: Json = { ...(isObject(fields) ? fields : {}) };
   for (const [name, property] of Object.entries(isObject(schema.properties) ? schema.properties : {})) {
-    if (isFile(doc, property, `${at}/properties/${name}`)) out[name] = new File(["file contents"], `${name}.txt`, { type: "text/plain" });
+    if (isFile(doc, property, `${at}/properties/${name}`))
+      out[name] = new File(["file contents"], `${name}.txt`, { type: "text/plain" });
   }
-  for (const [name, value] of Object.entries(out)) if (value === FILE) out[name] = new File(["file contents"], `${name}.txt`, { type: "text/plain" });
+  for (const [name, value] of Object.entries(out))
+    if (value === FILE) out[name] = new File(["file contents"], `${name}.txt`, { type: "text/plain" });
   return out;
 }
 
@@ -83,14 +87,32 @@ function callOf(op: OperationModel): ContractCall {
 export const contractCalls: readonly ContractCall[] = contract.operations.map(callOf);
 
 /** Makes the call in openapi-fetch's style (`store.GET(path, { params, body })`). */
-export function callPathStyle(store: StoreAdminClient, call: ContractCall): Promise<{ data?: unknown; error?: unknown; response: Response }> {
-  const send = (store as unknown as Record<string, (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>>)[call.method]!;
-  return send(call.template, { params: { path: call.path, query: call.query }, ...(call.body !== undefined ? { body: call.body } : {}) });
+export function callPathStyle(
+  store: StoreAdminClient,
+  call: ContractCall,
+): Promise<{ data?: unknown; error?: unknown; response: Response }> {
+  const send = (
+    store as unknown as Record<
+      string,
+      (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>
+    >
+  )[call.method]!;
+  return send(call.template, {
+    params: { path: call.path, query: call.query },
+    ...(call.body !== undefined ? { body: call.body } : {}),
+  });
 }
 
 /** The form's text fields as a server reads them (files apart). */
 export const formTextFields = (body: unknown): Record<string, string> =>
-  Object.fromEntries(Object.entries(isObject(body) ? body : {}).filter(([, v]) => !(v instanceof Blob)).map(([k, v]) => [k, String(v)]));
+  Object.fromEntries(
+    Object.entries(isObject(body) ? body : {})
+      .filter(([, v]) => !(v instanceof Blob))
+      .map(([k, v]) => [k, String(v)]),
+  );
 
 /** The names of a form's file fields. */
-export const formFileFields = (body: unknown): string[] => Object.entries(isObject(body) ? body : {}).filter(([, v]) => v instanceof Blob).map(([k]) => k);
+export const formFileFields = (body: unknown): string[] =>
+  Object.entries(isObject(body) ? body : {})
+    .filter(([, v]) => v instanceof Blob)
+    .map(([k]) => k);

@@ -149,7 +149,8 @@ function respond(fault: Fault, res: ServerResponse): void {
   }
   const status = fault.status ?? 200;
   const isText = typeof fault.body === "string" || fault.body instanceof Uint8Array;
-  const body = fault.body === undefined ? "" : isText ? (fault.body as string | Uint8Array) : JSON.stringify(fault.body);
+  const body =
+    fault.body === undefined ? "" : isText ? (fault.body as string | Uint8Array) : JSON.stringify(fault.body);
   const headers: Record<string, string> = {
     ...(fault.body !== undefined && !isText ? { "content-type": "application/json" } : {}),
     ...fault.headers,

@@ -16,5 +16,10 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 /** Every text a caller could print or send somewhere from an error (and its causes). */
 export function everyRendering(error: unknown): string {
-  return [String(error), JSON.stringify(error), inspect(error, { depth: null, showHidden: true }), (error as Error).stack ?? ""].join("\n");
+  return [
+    String(error),
+    JSON.stringify(error),
+    inspect(error, { depth: null, showHidden: true }),
+    (error as Error).stack ?? "",
+  ].join("\n");
 }

@@ -10,10 +10,7 @@
 import type { FetchLike } from "../../src/core/call-types.js";
 
 /** One scripted outcome: a response factory, a thrown value, or a request that never ends. */
-export type Step =
-  | { respond: (request: Request) => Response }
-  | { throws: unknown }
-  | { hang: true };
+export type Step = { respond: (request: Request) => Response } | { throws: unknown } | { hang: true };
 
 /** How the client called the scripted fetch, per call. */
 export interface FetchCall {

@@ -20,7 +20,10 @@ export function busiestWindow(times: readonly number[], windowMs: number): numbe
  * (the budget keeps it at 1,000 ms + its margin), less the jitter, and at most a second. On a
  * quiet machine that is the whole second; a busy one shortens it by what it added beyond the margin.
  */
-export function windowAtServer(sends: ReadonlyArray<{ sent: number; arrived: number }>, perSecond: number): { jitter: number; tightest: number; windowMs: number } {
+export function windowAtServer(
+  sends: ReadonlyArray<{ sent: number; arrived: number }>,
+  perSecond: number,
+): { jitter: number; tightest: number; windowMs: number } {
   const delays = sends.map((s) => s.arrived - s.sent);
   const jitter = Math.max(...delays) - Math.min(...delays);
   const sent = sends.map((s) => s.sent).sort((a, b) => a - b);

@@ -63,7 +63,10 @@ describe("the duplicate-code check", () => {
   });
 
   test("a planted copy of a 20-line function fails, naming both files", async () => {
-    const dir = tree("copied", { "retry.ts": `// the first\n\n${FUNCTION}`, "again.ts": `import "./retry.js";\n\n${FUNCTION.replace("fetchWithRetries", "fetchAgain")}` });
+    const dir = tree("copied", {
+      "retry.ts": `// the first\n\n${FUNCTION}`,
+      "again.ts": `import "./retry.js";\n\n${FUNCTION.replace("fetchWithRetries", "fetchAgain")}`,
+    });
     const { code, output } = await jscpd(dir);
     expect(code).not.toBe(0);
     expect(output).toContain("src/retry.ts");

@@ -26,18 +26,28 @@ interface KnipIssue {
 /** knip's verdict on the tree at `dir`: its exit code and its issues (JSON reporter). */
 function knip(dir: string): Promise<{ code: number; issues: KnipIssue[]; files: string[]; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [KNIP, "--no-progress", "--reporter", "json"], { cwd: dir, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-      if (code !== 0 && code !== 1) return reject(new Error(`knip failed to run (${String(error?.code)}): ${stderr}`));
-      const report = JSON.parse(stdout) as { issues: KnipIssue[]; files: string[] };
-      resolve({ code, issues: report.issues, files: report.files, stderr });
-    });
+    execFile(
+      process.execPath,
+      [KNIP, "--no-progress", "--reporter", "json"],
+      { cwd: dir, maxBuffer: 16 << 20 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        if (code !== 0 && code !== 1)
+          return reject(new Error(`knip failed to run (${String(error?.code)}): ${stderr}`));
+        const report = JSON.parse(stdout) as { issues: KnipIssue[]; files: string[] };
+        resolve({ code, issues: report.issues, files: report.files, stderr });
+      },
+    );
   });
 }
 
 /** Each issue as `file: kind name`, for a failure message that names what is unused. */
 const named = (issues: readonly KnipIssue[]): string[] =>
-  issues.flatMap((issue) => Object.entries(issue).flatMap(([kind, list]) => (Array.isArray(list) ? list.map((item: { name?: string }) => `${issue.file}: ${kind} ${item.name ?? ""}`) : [])));
+  issues.flatMap((issue) =>
+    Object.entries(issue).flatMap(([kind, list]) =>
+      Array.isArray(list) ? list.map((item: { name?: string }) => `${issue.file}: ${kind} ${item.name ?? ""}`) : [],
+    ),
+  );
 
 const scratch = mkdtempSync(join(tmpdir(), "unused-code-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -57,6 +67,9 @@ describe.concurrent("unused code (knip)", () => {
     appendFileSync(join(scratch, "scripts", "encode.ts"), "\nexport function plantedUnusedScript(): void {}\n");
     const { code, issues } = await knip(scratch);
     expect(code).toBe(1);
-    expect(named(issues).sort()).toEqual(["scripts/encode.ts: exports plantedUnusedScript", "src/core/options.ts: exports plantedUnusedExport"]);
+    expect(named(issues).sort()).toEqual([
+      "scripts/encode.ts: exports plantedUnusedScript",
+      "src/core/options.ts: exports plantedUnusedExport",
+    ]);
   }, 60_000);
 });

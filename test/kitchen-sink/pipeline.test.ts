@@ -23,14 +23,33 @@ import { contractModel } from "../../scripts/contract-model.js";
 import { referenceCopy } from "../../scripts/docs.js";
 import { startMock, type MockServer } from "../../scripts/mock.js";
 import { generatedSample, isPaginated } from "../../scripts/samples.js";
-import { describeRun, npmEnv, pinnedVersion, ROOT, run, runOrThrow, TSC, TSC7, type RunResult } from "../package/tarball.js";
+import {
+  describeRun,
+  npmEnv,
+  pinnedVersion,
+  ROOT,
+  run,
+  runOrThrow,
+  TSC,
+  TSC7,
+  type RunResult,
+} from "../package/tarball.js";
 import { methodReturnTypes, type MethodReturn } from "./return-types.js";
 
 const HERE = fileURLToPath(new URL("./", import.meta.url));
 const CONTRACT = join(HERE, "kitchen-sink.yaml");
 
 /** What of the project a build needs: copied, so that every path resolves inside the copy. */
-const COPIED = ["src", "scripts", "package.json", "tsconfig.json", "tsconfig.build.json", "README.md", "CHANGELOG.md", "LICENSE"];
+const COPIED = [
+  "src",
+  "scripts",
+  "package.json",
+  "tsconfig.json",
+  "tsconfig.build.json",
+  "README.md",
+  "CHANGELOG.md",
+  "LICENSE",
+];
 
 let scratch: string;
 let consumer: string;
@@ -56,12 +75,20 @@ beforeAll(async () => {
   await mkdir(join(scratch, "docs"));
   await cp(CONTRACT, join(scratch, "openapi", "store-admin.yaml"));
   await cp(join(HERE, "redocly.yaml"), join(scratch, "openapi", "redocly.yaml"));
-  for (const doc of ["reference-intro.md", "guide.md", "architecture.md"]) await cp(join(ROOT, "docs", doc), join(scratch, "docs", doc));
+  for (const doc of ["reference-intro.md", "guide.md", "architecture.md"])
+    await cp(join(ROOT, "docs", doc), join(scratch, "docs", doc));
 
   // The generators, without `npm run generate`'s last step (scripts/docs-code.ts): that compiles
   // the project's own guide and README, written for our contract, not for the kitchen sink.
   // (scripts/doc-figures.ts writes the copied guide's table of methods for the kitchen sink.)
-  results.generate = await run("sh", ["-c", "npx tsx scripts/generate.ts && npx tsx scripts/generate-testing.ts && npx tsx scripts/generate-mcp.ts && npx tsx scripts/generate-code-mode.ts && npx tsx scripts/doc-figures.ts"], { cwd: scratch, env: npmEnv(), timeoutMs: 600_000 });
+  results.generate = await run(
+    "sh",
+    [
+      "-c",
+      "npx tsx scripts/generate.ts && npx tsx scripts/generate-testing.ts && npx tsx scripts/generate-mcp.ts && npx tsx scripts/generate-code-mode.ts && npx tsx scripts/doc-figures.ts",
+    ],
+    { cwd: scratch, env: npmEnv(), timeoutMs: 600_000 },
+  );
   if (results.generate.code !== 0) return;
   results.methods = await readFile(join(scratch, "generated", "methods.ts"), "utf8");
   results.returns = methodReturnTypes(join(scratch, "generated", "methods.ts"));
@@ -70,20 +97,46 @@ beforeAll(async () => {
 
   consumer = join(scratch, "consumer");
   await mkdir(join(consumer, "samples"), { recursive: true });
-  const packed = await runOrThrow("npm pack", "npm", ["pack", "--json", "--pack-destination", consumer], { cwd: scratch, env: npmEnv() });
-  const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
-  await writeFile(join(consumer, "package.json"), JSON.stringify({ name: "kitchen-sink-consumer", private: true, type: "module" }, null, 2));
-  await runOrThrow("npm install", "npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", join(consumer, filename), `@types/node@${await pinnedVersion("@types/node")}`], {
-    cwd: consumer,
+  const packed = await runOrThrow("npm pack", "npm", ["pack", "--json", "--pack-destination", consumer], {
+    cwd: scratch,
     env: npmEnv(),
-    timeoutMs: 300_000,
   });
+  const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+  await writeFile(
+    join(consumer, "package.json"),
+    JSON.stringify({ name: "kitchen-sink-consumer", private: true, type: "module" }, null, 2),
+  );
+  await runOrThrow(
+    "npm install",
+    "npm",
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--no-package-lock",
+      join(consumer, filename),
+      `@types/node@${await pinnedVersion("@types/node")}`,
+    ],
+    {
+      cwd: consumer,
+      env: npmEnv(),
+      timeoutMs: 300_000,
+    },
+  );
   await cp(join(HERE, "consumer"), consumer, { recursive: true });
   // Every generated sample, as the reference and the JSDoc show it.
   const model = contractModel(parse(await readFile(CONTRACT, "utf8")) as Record<string, unknown>);
-  for (const op of model.operations) await writeFile(join(consumer, "samples", `${op.operationId}.ts`), generatedSample(model, op, isPaginated(model, op)));
+  for (const op of model.operations)
+    await writeFile(
+      join(consumer, "samples", `${op.operationId}.ts`),
+      generatedSample(model, op, isPaginated(model, op)),
+    );
 
-  const tsc = (compiler: string) => run(process.execPath, [compiler, "-p", "tsconfig.json", "--pretty", "false"], { cwd: consumer, timeoutMs: 300_000 });
+  const tsc = (compiler: string) =>
+    run(process.execPath, [compiler, "-p", "tsconfig.json", "--pretty", "false"], {
+      cwd: consumer,
+      timeoutMs: 300_000,
+    });
   const [five, seven] = await Promise.all([tsc(TSC), tsc(TSC7)]);
   results.compile = { typescript: five!, typescript7: seven! };
 
@@ -117,9 +170,15 @@ describe("the kitchen-sink contract through the whole pipeline", () => {
     expect(of("widgets.rebuild")).toBe("ResponsePromise<void>");
     expect(of("products.retrieve")).toBe("ResponsePromise<Product>");
     expect(results.methods).not.toMatch(/undefined\./);
-    expect(results.methods).toContain("Requires the scopes `widgets:write` and `audit:write`. `POST /widgets/` (`createWidget`).");
-    expect(results.methods).toContain("Requires the scope `widgets:read` or `admin`. `GET /widgets/{id}/` (`getWidget`).");
-    expect(results.methods).toContain("Requires an access token (no scope). `POST /widgets/{id}/rebuild/` (`rebuildWidget`).");
+    expect(results.methods).toContain(
+      "Requires the scopes `widgets:write` and `audit:write`. `POST /widgets/` (`createWidget`).",
+    );
+    expect(results.methods).toContain(
+      "Requires the scope `widgets:read` or `admin`. `GET /widgets/{id}/` (`getWidget`).",
+    );
+    expect(results.methods).toContain(
+      "Requires an access token (no scope). `POST /widgets/{id}/rebuild/` (`rebuildWidget`).",
+    );
     expect(results.methods).toContain("Requires no authentication. `GET /status/` (`get-status`).");
   });
 
@@ -142,7 +201,12 @@ describe("the kitchen-sink contract through the whole pipeline", () => {
     expect(kit.product).toEqual({ title: "example", lines: [] });
     expect(kit.status).toEqual({ ok: false });
     expect(kit.listed).toEqual([]);
-    const sent = Object.fromEntries(kit.requests.map((r: { operation: string; contentType: string; status: number }, i: number) => [`${i} ${r.operation}`, `${r.contentType} ${r.status}`]));
+    const sent = Object.fromEntries(
+      kit.requests.map((r: { operation: string; contentType: string; status: number }, i: number) => [
+        `${i} ${r.operation}`,
+        `${r.contentType} ${r.status}`,
+      ]),
+    );
     expect(sent).toEqual({
       "0 POST /widgets/": "application/json 201",
       "1 GET /widgets/{id}/": " 200",
@@ -159,7 +223,9 @@ describe("the kitchen-sink contract through the whole pipeline", () => {
     });
     expect(kit.forbidden).toEqual({
       name: "PermissionDeniedError",
-      message: expect.stringContaining('The access token lacks the scopes this operation requires ("widgets:write" and "audit:write")'),
+      message: expect.stringContaining(
+        'The access token lacks the scopes this operation requires ("widgets:write" and "audit:write")',
+      ),
       scope: null,
       requiredScopes: [["widgets:write", "audit:write"]],
     });
@@ -178,9 +244,15 @@ describe("the kitchen-sink contract through the whole pipeline", () => {
 
   it("calls every operation through Prism serving the same contract", () => {
     const served = results.prism!;
-    const failed = Object.entries(served).filter(([, value]) => value !== null && typeof value === "object" && "error" in value);
+    const failed = Object.entries(served).filter(
+      ([, value]) => value !== null && typeof value === "object" && "error" in value,
+    );
     expect(failed).toEqual([]);
-    expect([served.deleted, served.rebuilt, served.pathStyleData]).toEqual(["(undefined)", "(undefined)", "(undefined)"]);
+    expect([served.deleted, served.rebuilt, served.pathStyleData]).toEqual([
+      "(undefined)",
+      "(undefined)",
+      "(undefined)",
+    ]);
     expect(served.widget).toMatchObject({ id: 7, name: "Sprocket" });
     expect(served.commentJson).toEqual({ sku: "comment", quantity: 1 });
   });

@@ -57,24 +57,68 @@ const loading = (doc: Node) => () => loadContract(stringify(doc, { aliasDuplicat
 
 /** Each keyword that can name another document, written where the contract could hold it. */
 const remote: Array<[string, string, (doc: Node, url: string) => void]> = [
-  ["$ref", "#/components/schemas/Remote/$ref", (d, url) => (d.components.schemas.Remote = { $ref: `${url}/evil.yaml#/Widget` })],
-  ["$ref (a file)", "#/components/schemas/Remote/$ref", (d) => (d.components.schemas.Remote = { $ref: "./secrets.yaml" })],
-  ["$dynamicRef", "#/components/schemas/Remote/$dynamicRef", (d, url) => (d.components.schemas.Remote = { $dynamicRef: `${url}/evil.yaml#meta` })],
-  ["discriminator.mapping", "#/components/schemas/Remote/discriminator/mapping/evil", (d, url) => {
-    d.components.schemas.Remote = { oneOf: [{ $ref: "#/components/schemas/Widget" }], discriminator: { propertyName: "name", mapping: { evil: `${url}/evil.yaml` } } };
-  }],
-  ["discriminator.mapping (a file)", "#/components/schemas/Remote/discriminator/mapping/evil", (d) => {
-    d.components.schemas.Remote = { oneOf: [{ $ref: "#/components/schemas/Widget" }], discriminator: { propertyName: "name", mapping: { evil: "pet.yaml" } } };
-  }],
-  ["externalValue", "#/paths/~1status~1/get/responses/200/content/application~1json/examples/remote/externalValue", (d, url) => {
-    d.paths["/status/"].get.responses["200"].content["application/json"].examples = { remote: { externalValue: `${url}/example.json` } };
-  }],
-  ["operationRef", "#/paths/~1status~1/get/responses/200/links/next/operationRef", (d, url) => {
-    d.paths["/status/"].get.responses["200"].links = { next: { operationRef: `${url}/evil.yaml#/paths/~1x/get` } };
-  }],
-  ["$ref (in a link)", "#/components/links/Next/$ref", (d, url) => (d.components.links = { Next: { $ref: `${url}/links.yaml#/Next` } })],
+  [
+    "$ref",
+    "#/components/schemas/Remote/$ref",
+    (d, url) => (d.components.schemas.Remote = { $ref: `${url}/evil.yaml#/Widget` }),
+  ],
+  [
+    "$ref (a file)",
+    "#/components/schemas/Remote/$ref",
+    (d) => (d.components.schemas.Remote = { $ref: "./secrets.yaml" }),
+  ],
+  [
+    "$dynamicRef",
+    "#/components/schemas/Remote/$dynamicRef",
+    (d, url) => (d.components.schemas.Remote = { $dynamicRef: `${url}/evil.yaml#meta` }),
+  ],
+  [
+    "discriminator.mapping",
+    "#/components/schemas/Remote/discriminator/mapping/evil",
+    (d, url) => {
+      d.components.schemas.Remote = {
+        oneOf: [{ $ref: "#/components/schemas/Widget" }],
+        discriminator: { propertyName: "name", mapping: { evil: `${url}/evil.yaml` } },
+      };
+    },
+  ],
+  [
+    "discriminator.mapping (a file)",
+    "#/components/schemas/Remote/discriminator/mapping/evil",
+    (d) => {
+      d.components.schemas.Remote = {
+        oneOf: [{ $ref: "#/components/schemas/Widget" }],
+        discriminator: { propertyName: "name", mapping: { evil: "pet.yaml" } },
+      };
+    },
+  ],
+  [
+    "externalValue",
+    "#/paths/~1status~1/get/responses/200/content/application~1json/examples/remote/externalValue",
+    (d, url) => {
+      d.paths["/status/"].get.responses["200"].content["application/json"].examples = {
+        remote: { externalValue: `${url}/example.json` },
+      };
+    },
+  ],
+  [
+    "operationRef",
+    "#/paths/~1status~1/get/responses/200/links/next/operationRef",
+    (d, url) => {
+      d.paths["/status/"].get.responses["200"].links = { next: { operationRef: `${url}/evil.yaml#/paths/~1x/get` } };
+    },
+  ],
+  [
+    "$ref (in a link)",
+    "#/components/links/Next/$ref",
+    (d, url) => (d.components.links = { Next: { $ref: `${url}/links.yaml#/Next` } }),
+  ],
   ["$id", "#/components/schemas/Widget/$id", (d, url) => (d.components.schemas.Widget.$id = `${url}/widget.json`)],
-  ["$schema", "#/components/schemas/Widget/$schema", (d, url) => (d.components.schemas.Widget.$schema = `${url}/dialect.json`)],
+  [
+    "$schema",
+    "#/components/schemas/Widget/$schema",
+    (d, url) => (d.components.schemas.Widget.$schema = `${url}/dialect.json`),
+  ],
   ["jsonSchemaDialect", "#/jsonSchemaDialect", (d, url) => (d.jsonSchemaDialect = `${url}/dialect.json`)],
 ];
 
@@ -82,7 +126,11 @@ describe("references outside the document", () => {
   for (const [keyword, at, mutate] of remote) {
     it(`refuses ${keyword}, naming where it is written`, () => {
       const doc = mutated((d) => mutate(d, origin));
-      expect(loading(doc)).toThrow(new RegExp(`refers outside itself.*${keyword.split(" ")[0]!.replace(/[$.]/g, "\\$&")}: .* at ${at.replace(/[$.~]/g, "\\$&")}`));
+      expect(loading(doc)).toThrow(
+        new RegExp(
+          `refers outside itself.*${keyword.split(" ")[0]!.replace(/[$.]/g, "\\$&")}: .* at ${at.replace(/[$.~]/g, "\\$&")}`,
+        ),
+      );
     });
   }
 
@@ -136,27 +184,63 @@ describe("what the generators cannot serve", () => {
       (d) => (d.components.schemas.WidgetInput = { type: "string" }),
       '"#/components/schemas/Widget" is used in requests and responses, so store-admin-sdk/schemas exports its request view as WidgetInput, the type name of "#/components/schemas/WidgetInput"; rename one of them.',
     ],
-    ["a schema name the generated code uses", (d) => (d.components.schemas.Promise = { type: "string" }), '"#/components/schemas/Promise": the schema name "Promise" is one the generated code uses itself'],
+    [
+      "a schema name the generated code uses",
+      (d) => (d.components.schemas.Promise = { type: "string" }),
+      '"#/components/schemas/Promise": the schema name "Promise" is one the generated code uses itself',
+    ],
     [
       "a request media type the client cannot send",
-      (d) => (d.paths["/uploads/"].post.requestBody.content = { "application/octet-stream": { schema: { type: "string", format: "binary" } } }),
+      (d) =>
+        (d.paths["/uploads/"].post.requestBody.content = {
+          "application/octet-stream": { schema: { type: "string", format: "binary" } },
+        }),
       '#/paths/~1uploads~1/post/requestBody/content: the request body is offered as "application/octet-stream"',
     ],
-    ["a reference to nothing", (d) => (d.paths["/uploads/"].post.requestBody = { $ref: "#/components/requestBodies/Gone" }), '#/paths/~1uploads~1/post/requestBody/$ref: "#/components/requestBodies/Gone" refers to nothing in the document.'],
-    ["an operation without a success response", (d) => delete d.paths["/status/"].get.responses["200"], "#/paths/~1status~1/get/responses: declares no 2xx response."],
-    ["a success response that is not JSON", (d) => (d.paths["/status/"].get.responses["200"].content = { "text/csv": { schema: { type: "string" } } }), "#/paths/~1status~1/get/responses/200/content: the client reads only application/json responses"],
-    ["a malformed x-sdk-method", (d) => (d.paths["/status/"].get["x-sdk-method"] = "Status"), '#/paths/~1status~1/get/x-sdk-method: must name the method as resource.verb (e.g. "users.retrieve"), got "Status".'],
-    ["two operations with one method name", (d) => (d.paths["/status/"].get["x-sdk-method"] = "products.retrieve"), "#/paths/~1products~1{sku}~1/get and #/paths/~1status~1/get both have the method name products.retrieve"],
+    [
+      "a reference to nothing",
+      (d) => (d.paths["/uploads/"].post.requestBody = { $ref: "#/components/requestBodies/Gone" }),
+      '#/paths/~1uploads~1/post/requestBody/$ref: "#/components/requestBodies/Gone" refers to nothing in the document.',
+    ],
+    [
+      "an operation without a success response",
+      (d) => delete d.paths["/status/"].get.responses["200"],
+      "#/paths/~1status~1/get/responses: declares no 2xx response.",
+    ],
+    [
+      "a success response that is not JSON",
+      (d) => (d.paths["/status/"].get.responses["200"].content = { "text/csv": { schema: { type: "string" } } }),
+      "#/paths/~1status~1/get/responses/200/content: the client reads only application/json responses",
+    ],
+    [
+      "a malformed x-sdk-method",
+      (d) => (d.paths["/status/"].get["x-sdk-method"] = "Status"),
+      '#/paths/~1status~1/get/x-sdk-method: must name the method as resource.verb (e.g. "users.retrieve"), got "Status".',
+    ],
+    [
+      "two operations with one method name",
+      (d) => (d.paths["/status/"].get["x-sdk-method"] = "products.retrieve"),
+      "#/paths/~1products~1{sku}~1/get and #/paths/~1status~1/get both have the method name products.retrieve",
+    ],
     [
       "two operationIds that are one identifier",
       (d) => (d.paths["/uploads/"].post.operationId = "getStatus"),
       '#/paths/~1uploads~1/post and #/paths/~1status~1/get both have the operationId "getStatus" (as written, or derived); change one.',
     ],
-    ["security that is not a list", (d) => (d.paths["/status/"].get.security = { token: [] }), "#/paths/~1status~1/get/security: security must be a list of requirements."],
-    ["an undeclared path parameter", (d) => void d.paths["/products/{sku}/"].get.parameters.pop(), "#/paths/~1products~1{sku}~1/get: the path parameter {sku} is not declared in its parameters."],
+    [
+      "security that is not a list",
+      (d) => (d.paths["/status/"].get.security = { token: [] }),
+      "#/paths/~1status~1/get/security: security must be a list of requirements.",
+    ],
+    [
+      "an undeclared path parameter",
+      (d) => void d.paths["/products/{sku}/"].get.parameters.pop(),
+      "#/paths/~1products~1{sku}~1/get: the path parameter {sku} is not declared in its parameters.",
+    ],
     [
       "a header name that is not an HTTP token",
-      (d) => d.paths["/uploads/"].post.parameters.push({ name: "X-Trace Id", in: "header", schema: { type: "string" } }),
+      (d) =>
+        d.paths["/uploads/"].post.parameters.push({ name: "X-Trace Id", in: "header", schema: { type: "string" } }),
       '#/paths/~1uploads~1/post/parameters/1/name: the header name "X-Trace Id" is not an HTTP token',
     ],
     [
@@ -169,7 +253,12 @@ describe("what the generators cannot serve", () => {
       (d) => {
         d.paths["/products/{sku}/{sku-}/"] = d.paths["/products/{sku}/"];
         delete d.paths["/products/{sku}/"];
-        d.paths["/products/{sku}/{sku-}/"].get.parameters.push({ name: "sku-", in: "path", required: true, schema: { type: "string" } });
+        d.paths["/products/{sku}/{sku-}/"].get.parameters.push({
+          name: "sku-",
+          in: "path",
+          required: true,
+          schema: { type: "string" },
+        });
       },
       '#/paths/~1products~1{sku}~1{sku-}~1/get: the path parameters "sku" and "sku-" both map to the argument name sku',
     ],
@@ -183,7 +272,11 @@ describe("what the generators cannot serve", () => {
   it("the generator of the validators refuses a request view's name another schema takes, naming both", async () => {
     const file = join(scratch, "view-collision.yaml");
     await writeFile(file, stringify(mutated(refusals[1]![1]), { aliasDuplicateObjects: false }));
-    const result = await run(process.execPath, [TSX, "scripts/generate-testing.ts", "--spec", file, "--out", join(scratch, "out-views")], { cwd: ROOT });
+    const result = await run(
+      process.execPath,
+      [TSX, "scripts/generate-testing.ts", "--spec", file, "--out", join(scratch, "out-views")],
+      { cwd: ROOT },
+    );
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toMatch(
       /^generate-testing: .*view-collision\.yaml is refused: "#\/components\/schemas\/Widget" is used in requests and responses, so store-admin-sdk\/schemas exports its request view as WidgetInput, the type name of "#\/components\/schemas\/WidgetInput"; rename one of them\.$/,
@@ -194,9 +287,13 @@ describe("what the generators cannot serve", () => {
     const file = join(scratch, "collision.yaml");
     await writeFile(file, stringify(mutated(refusals[0]![1]), { aliasDuplicateObjects: false }));
     for (const script of ["scripts/generate.ts", "scripts/generate-testing.ts"]) {
-      const result = await run(process.execPath, [TSX, script, "--spec", file, "--out", join(scratch, "out")], { cwd: ROOT });
+      const result = await run(process.execPath, [TSX, script, "--spec", file, "--out", join(scratch, "out")], {
+        cwd: ROOT,
+      });
       expect(result.code, script).toBe(1);
-      expect(result.stderr.trim(), script).toMatch(/^generate(-testing)?: .*collision\.yaml is refused: "#\/components\/schemas\/line-item" and "#\/components\/schemas\/line item" both map to the type name LineItem; rename one of them\.$/);
+      expect(result.stderr.trim(), script).toMatch(
+        /^generate(-testing)?: .*collision\.yaml is refused: "#\/components\/schemas\/line-item" and "#\/components\/schemas\/line item" both map to the type name LineItem; rename one of them\.$/,
+      );
     }
   }, 60_000);
 });

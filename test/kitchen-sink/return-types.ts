@@ -27,7 +27,8 @@ export function methodReturnTypes(methodsFile: string): MethodReturn[] {
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(methodsFile);
   const moduleSymbol = source && checker.getSymbolAtLocation(source);
-  const root = moduleSymbol && checker.getExportsOfModule(moduleSymbol).find((symbol) => symbol.name === "OperationMethods");
+  const root =
+    moduleSymbol && checker.getExportsOfModule(moduleSymbol).find((symbol) => symbol.name === "OperationMethods");
   if (!source || !root) throw new Error(`${methodsFile} exports no OperationMethods`);
   const out: MethodReturn[] = [];
   const visit = (type: ts.Type, prefix: string): void => {
@@ -41,7 +42,10 @@ export function methodReturnTypes(methodsFile: string): MethodReturn[] {
       for (const signature of signatures) {
         const returned = signature.getReturnType();
         // A Promise's value, or what an async generator yields.
-        const value = checker.getAwaitedType(returned) === returned ? (checker.getTypeArguments(returned as ts.TypeReference)[0] ?? returned) : checker.getAwaitedType(returned)!;
+        const value =
+          checker.getAwaitedType(returned) === returned
+            ? (checker.getTypeArguments(returned as ts.TypeReference)[0] ?? returned)
+            : checker.getAwaitedType(returned)!;
         out.push({
           name: `${prefix}${property.name}`,
           text: checker.typeToString(returned, undefined, ts.TypeFormatFlags.NoTruncation),

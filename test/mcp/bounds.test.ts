@@ -12,26 +12,45 @@ import { mcpSdk, useStdioFixture } from "./stdio-fixture.js";
 const TOKEN = "sk_live_Mcp7Bounds9Token42";
 const CAP = 32_768;
 
-const users = (count: number) => Array.from({ length: count }, (_, i) => ({ id: i + 1, email: `u${i + 1}@example.com`, first_name: "Ada", last_name: "x".repeat(100) }));
+const users = (count: number) =>
+  Array.from({ length: count }, (_, i) => ({
+    id: i + 1,
+    email: `u${i + 1}@example.com`,
+    first_name: "Ada",
+    last_name: "x".repeat(100),
+  }));
 const LONG_CURSOR = "c".repeat(40_000);
 const LONG_ID = "7".repeat(50_000);
 
 /** Pages a hostile store sends, by the `email` asked for. */
 function answer(received: ReceivedRequest) {
   const email = received.query.get("email");
-  if (email === "beside@example.com") return { body: { next: null, previous: null, results: users(300), facets: "f".repeat(100_000) } };
-  if (email === "cursor@example.com") return { body: { next: `http://127.0.0.1/api/admin/users/?cursor=${LONG_CURSOR}`, previous: null, results: users(300) } };
-  if (email === "long-id@example.com") return { body: { next: null, previous: null, results: [{ id: LONG_ID, email: "a@example.com" }, ...users(3)] } };
-  if (received.path === "/api/admin/users/422/") return { status: 422, body: { detail: "d".repeat(200_000), ["k".repeat(50_000)]: ["v".repeat(50_000)] } };
-  if (received.path === "/api/admin/users/1/") return { body: { id: 1, email: "a@example.com", first_name: "n".repeat(200_000) } };
+  if (email === "beside@example.com")
+    return { body: { next: null, previous: null, results: users(300), facets: "f".repeat(100_000) } };
+  if (email === "cursor@example.com")
+    return {
+      body: { next: `http://127.0.0.1/api/admin/users/?cursor=${LONG_CURSOR}`, previous: null, results: users(300) },
+    };
+  if (email === "long-id@example.com")
+    return { body: { next: null, previous: null, results: [{ id: LONG_ID, email: "a@example.com" }, ...users(3)] } };
+  if (received.path === "/api/admin/users/422/")
+    return { status: 422, body: { detail: "d".repeat(200_000), ["k".repeat(50_000)]: ["v".repeat(50_000)] } };
+  if (received.path === "/api/admin/users/1/")
+    return { body: { id: 1, email: "a@example.com", first_name: "n".repeat(200_000) } };
   return { body: { id: 1 } };
 }
 
-const mcp = useStdioFixture({ answer, token: TOKEN, clientName: "store-admin-sdk-bounds", packages: async () => [await mcpSdk()] });
+const mcp = useStdioFixture({
+  answer,
+  token: TOKEN,
+  clientName: "store-admin-sdk-bounds",
+  packages: async () => [await mcpSdk()],
+});
 const connect = (nodeFlags: string[] = []): Promise<Client> => mcp.connect([], { nodeFlags });
 
 type Result = Awaited<ReturnType<Client["callTool"]>>;
-const textOf = (result: Result) => (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
+const textOf = (result: Result) =>
+  (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
 /** The result as the JSON-RPC response carries it. */
 const bytesOf = (result: Result) => Buffer.byteLength(JSON.stringify(result));
 
@@ -42,7 +61,10 @@ describe("the MCP server's memory", () => {
     const before = mcp.store.requests.length;
     const verdicts = new Map<string, number>();
     for (let i = 0; i < 1_000; i++) {
-      const result = await client.callTool({ name: "validate_call", arguments: { tool: "disputes_notes_create", arguments: { path: { id: i + 1 }, body: { message } } } });
+      const result = await client.callTool({
+        name: "validate_call",
+        arguments: { tool: "disputes_notes_create", arguments: { path: { id: i + 1 }, body: { message } } },
+      });
       const verdict = JSON.stringify(result.structuredContent);
       verdicts.set(verdict, (verdicts.get(verdict) ?? 0) + 1);
     }
@@ -70,9 +92,17 @@ describe("the result cap, every field counted", () => {
       ["a store's 422 of 300 KB", "users_retrieve", { path: { id: 422 } }],
       ["a resource of 200 KB", "users_retrieve", { path: { id: 1 } }],
       ["a tool name of 100 KB", "t".repeat(100_000), {}],
-      ["validate_call of 4,000 emails", "validate_call", { tool: "users_list", arguments: { query: { email: emails } } }],
+      [
+        "validate_call of 4,000 emails",
+        "validate_call",
+        { tool: "users_list", arguments: { query: { email: emails } } },
+      ],
       ["validate_call of a tool name of 100 KB", "validate_call", { tool: "t".repeat(100_000) }],
-      ["validate_call of a 100 KB argument name", "validate_call", { tool: "users_list", arguments: { ["a".repeat(100_000)]: 1 } }],
+      [
+        "validate_call of a 100 KB argument name",
+        "validate_call",
+        { tool: "users_list", arguments: { ["a".repeat(100_000)]: 1 } },
+      ],
     ];
     const sizes: Record<string, number> = {};
     for (const [what, name, args] of calls) {
@@ -103,10 +133,15 @@ describe("the result cap, every field counted", () => {
 
   it("an over-cap item whose id is too long to quote is marked without it", async () => {
     const client = await connect();
-    const result = await client.callTool({ name: "users_list", arguments: { query: { email: "long-id@example.com" } } });
+    const result = await client.callTool({
+      name: "users_list",
+      arguments: { query: { email: "long-id@example.com" } },
+    });
     expect(textOf(result)).not.toContain("7".repeat(100));
     const page = result.structuredContent as { results: Array<{ omitted?: string }> };
-    expect(page.results[0]!.omitted).toMatch(/^Item 0 of this page is 500\d\d bytes, over the 32768-byte result cap, and is not shown: its id is 50000 characters long/);
+    expect(page.results[0]!.omitted).toMatch(
+      /^Item 0 of this page is 500\d\d bytes, over the 32768-byte result cap, and is not shown: its id is 50000 characters long/,
+    );
   });
 
   it("a refusal names the parameter and clips the value it echoes", async () => {
@@ -115,14 +150,24 @@ describe("the result cap, every field counted", () => {
     const emails = [...Array.from({ length: 4_000 }, (_, i) => `someone.${i}@example.com`), { a: 1 }];
     const refused = await client.callTool({ name: "users_list", arguments: { query: { email: emails } } });
     expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toMatch(/users_list: query\.email must be a string, number or boolean, or a list of them, got \["someone\.0@example\.com",.{0,200}…\(\d+ characters\)\./);
-    const verdict = await client.callTool({ name: "validate_call", arguments: { tool: "users_list", arguments: { query: { email: emails } } } });
-    expect(verdict.structuredContent).toMatchObject({ valid: false, problem: expect.stringContaining("query.email must be") });
+    expect(textOf(refused)).toMatch(
+      /users_list: query\.email must be a string, number or boolean, or a list of them, got \["someone\.0@example\.com",.{0,200}…\(\d+ characters\)\./,
+    );
+    const verdict = await client.callTool({
+      name: "validate_call",
+      arguments: { tool: "users_list", arguments: { query: { email: emails } } },
+    });
+    expect(verdict.structuredContent).toMatchObject({
+      valid: false,
+      problem: expect.stringContaining("query.email must be"),
+    });
     // A list where the contract takes one string: the testing kit's check names it, and echoes nothing of the value.
     const list = emails.slice(0, -1);
     const kit = await client.callTool({ name: "users_list", arguments: { query: { email: list } } });
     expect(kit.isError).toBe(true);
-    expect(textOf(kit)).toMatch(/^Not sent: the call does not match the contract \(checked here; the store was not asked\): query\.email: must be string\./);
+    expect(textOf(kit)).toMatch(
+      /^Not sent: the call does not match the contract \(checked here; the store was not asked\): query\.email: must be string\./,
+    );
     expect(textOf(kit)).not.toContain("someone.0@example.com");
   });
 });

@@ -18,11 +18,16 @@ const mcp = useStdioFixture({
   answer: storeAnswer,
   token: TOKEN,
   clientName: "code-mode-attacks",
-  packages: async () => [await mcpSdk(), `typescript@${await pinnedVersion("typescript")}`, `quickjs-emscripten@${await pinnedVersion("quickjs-emscripten")}`],
+  packages: async () => [
+    await mcpSdk(),
+    `typescript@${await pinnedVersion("typescript")}`,
+    `quickjs-emscripten@${await pinnedVersion("quickjs-emscripten")}`,
+  ],
 });
 
 /** The lowered limits every server here runs under, and the flags a test adds. */
-const connect = (...flags: string[]): Promise<Client> => mcp.connect(["--mode", "code", "--worker-memory-mb", "256", "--memory-mb", "16", ...flags]);
+const connect = (...flags: string[]): Promise<Client> =>
+  mcp.connect(["--mode", "code", "--worker-memory-mb", "256", "--memory-mb", "16", ...flags]);
 
 /** What the issue asks of the server while an attack runs: `tools/list` answered within this. */
 const RESPONSIVE_MS = 1_000;
@@ -35,7 +40,11 @@ const textOf = (result: Result) => (result.content as Array<{ text: string }>).m
  * Runs `attack` and, until it has ended (and at least `samples` times), asks for `tools/list`
  * one request after another: the attack's result and each round trip in milliseconds.
  */
-async function whileResponsive<T>(client: Client, attack: Promise<T>, samples = 5): Promise<{ result: T; roundTrips: number[] }> {
+async function whileResponsive<T>(
+  client: Client,
+  attack: Promise<T>,
+  samples = 5,
+): Promise<{ result: T; roundTrips: number[] }> {
   let ended = false;
   const done = attack.finally(() => (ended = true));
   const roundTrips: number[] = [];
@@ -49,7 +58,8 @@ async function whileResponsive<T>(client: Client, attack: Promise<T>, samples = 
   return { result: await done, roundTrips };
 }
 
-const execute = (client: Client, code: string) => client.callTool({ name: "execute", arguments: { code } }, undefined, { timeout: 300_000 });
+const execute = (client: Client, code: string) =>
+  client.callTool({ name: "execute", arguments: { code } }, undefined, { timeout: 300_000 });
 
 /** The result of an execute a limit stopped: its structured content, the token nowhere in it. */
 function stopped(result: Result): Json {
@@ -63,7 +73,9 @@ const FIRST_CALL = "await store.users.retrieve(42);\n";
 const CALLED = [{ method: "users.retrieve", status: 200 }];
 
 /** A type whose check takes seconds and hundreds of megabytes: the permutations of `n` members, as a union of tuples. */
-const permutations = (n: number) => `type Perm<U, T = U> = [U] extends [never] ? [] : T extends U ? [T, ...Perm<Exclude<U, T>>] : never;
+const permutations = (
+  n: number,
+) => `type Perm<U, T = U> = [U] extends [never] ? [] : T extends U ? [T, ...Perm<Exclude<U, T>>] : never;
 const p = null as unknown as Perm<${Array.from({ length: n }, (_, i) => i + 1).join(" | ")}>;
 const q: [1, 1] = p;
 return q;`;
@@ -86,7 +98,9 @@ describe("the type check, in a worker of its own", () => {
     expect(Math.max(...roundTrips), roundTrips.join(", ")).toBeLessThan(RESPONSIVE_MS);
     const structured = stopped(result);
     expect(structured).toMatchObject({ compiled: false, stopped_by: "check_memory" });
-    expect(structured.errors[0].message).toContain("The type check needed more than 256 MB of memory (the server's --worker-memory-mb)");
+    expect(structured.errors[0].message).toContain(
+      "The type check needed more than 256 MB of memory (the server's --worker-memory-mb)",
+    );
     expect((await execute(client, "return 1 + 1;")).structuredContent).toMatchObject({ result: 2 });
   }, 300_000);
 });
@@ -94,11 +108,36 @@ describe("the type check, in a worker of its own", () => {
 describe("the run, in a worker of its own", () => {
   const deep = "let a: unknown[] = []; for (let i = 0; i < 300_000; i++) a = [a];\n";
   const attacks: Array<[string, string, string[], string]> = [
-    ["an O(n·m) indexOf in C, past --cpu-ms", `${FIRST_CALL}return "a".repeat(1_400_000).indexOf("a".repeat(14_000) + "b");`, ["--cpu-ms", "1000"], "cpu"],
-    ["Array.prototype.flat on a 300,000-deep array", `${FIRST_CALL}${deep}return a.flat(Infinity).length;`, ["--cpu-ms", "30000"], "stack"],
-    ["Array.prototype.toString on a 300,000-deep array", `${FIRST_CALL}${deep}return String(a).length;`, ["--cpu-ms", "30000"], "stack"],
-    ["JSON.parse of a 300,000-deep array", `${FIRST_CALL}return JSON.parse("[".repeat(300_000) + "]".repeat(300_000));`, ["--cpu-ms", "30000"], "stack"],
-    ["an indexOf past --timeout-ms, whatever the CPU limit", `${FIRST_CALL}return "a".repeat(1_400_000).indexOf("a".repeat(14_000) + "b");`, ["--cpu-ms", "600000", "--timeout-ms", "3000"], "timeout"],
+    [
+      "an O(n·m) indexOf in C, past --cpu-ms",
+      `${FIRST_CALL}return "a".repeat(1_400_000).indexOf("a".repeat(14_000) + "b");`,
+      ["--cpu-ms", "1000"],
+      "cpu",
+    ],
+    [
+      "Array.prototype.flat on a 300,000-deep array",
+      `${FIRST_CALL}${deep}return a.flat(Infinity).length;`,
+      ["--cpu-ms", "30000"],
+      "stack",
+    ],
+    [
+      "Array.prototype.toString on a 300,000-deep array",
+      `${FIRST_CALL}${deep}return String(a).length;`,
+      ["--cpu-ms", "30000"],
+      "stack",
+    ],
+    [
+      "JSON.parse of a 300,000-deep array",
+      `${FIRST_CALL}return JSON.parse("[".repeat(300_000) + "]".repeat(300_000));`,
+      ["--cpu-ms", "30000"],
+      "stack",
+    ],
+    [
+      "an indexOf past --timeout-ms, whatever the CPU limit",
+      `${FIRST_CALL}return "a".repeat(1_400_000).indexOf("a".repeat(14_000) + "b");`,
+      ["--cpu-ms", "600000", "--timeout-ms", "3000"],
+      "timeout",
+    ],
   ];
   for (const [name, code, flags, limit] of attacks) {
     it(`ends ${name} as stopped_by "${limit}", listing the call made before it, and the server stays responsive`, async () => {
@@ -112,17 +151,24 @@ describe("the run, in a worker of its own", () => {
       expect(structured.error.name).toBe("LimitError");
       expect(structured.calls).toEqual(CALLED);
       // The worker that was stopped is replaced: the next execute runs.
-      expect((await execute(client, "return (await store.users.retrieve(42)).id;")).structuredContent).toMatchObject({ result: 42 });
+      expect((await execute(client, "return (await store.users.retrieve(42)).id;")).structuredContent).toMatchObject({
+        result: 42,
+      });
     }, 300_000);
   }
 
   it("bounds a result of megabytes before the server's thread scrubs it: a note of its size, the calls listed", async () => {
     const client = await connect();
-    const { result, roundTrips } = await whileResponsive(client, execute(client, `${FIRST_CALL}return '"'.repeat(4_000_000);`));
+    const { result, roundTrips } = await whileResponsive(
+      client,
+      execute(client, `${FIRST_CALL}return '"'.repeat(4_000_000);`),
+    );
     expect(Math.max(...roundTrips), roundTrips.join(", ")).toBeLessThan(RESPONSIVE_MS);
     const structured = result.structuredContent as Json;
     expect(structured.result).toBeUndefined();
-    expect(structured.result_cut).toBe("The returned value is 8000002 bytes, over the 32768-byte result cap (--max-result-bytes): return less, or a part at a time.");
+    expect(structured.result_cut).toBe(
+      "The returned value is 8000002 bytes, over the 32768-byte result cap (--max-result-bytes): return less, or a part at a time.",
+    );
     expect(structured.calls).toEqual(CALLED);
   }, 300_000);
 });
@@ -140,7 +186,9 @@ describe("executes at once", () => {
     // 4 running and 16 waiting when the last of the 40 arrived, unless one ended before it arrived.
     expect(busy.length).toBeGreaterThan(0);
     expect(busy.length).toBeLessThanOrEqual(40 - 4 - 16);
-    expect(textOf(busy[0]!)).toBe("The server is busy: 4 executes are running and 16 are waiting (the server's --max-executes); nothing was run. Try again in a moment.");
+    expect(textOf(busy[0]!)).toBe(
+      "The server is busy: 4 executes are running and 16 are waiting (the server's --max-executes); nothing was run. Try again in a moment.",
+    );
     const ran = results.filter((r) => !textOf(r).startsWith("The server is busy")).map((r) => stopped(r));
     expect(ran.map((s) => s.stopped_by)).toEqual(Array(40 - busy.length).fill("cpu"));
     expect(ran.every((s) => JSON.stringify(s.calls) === JSON.stringify(CALLED))).toBe(true);

@@ -15,7 +15,13 @@ const USERS = [
   { id: 5, email: null },
 ];
 const NOTES: Record<number, Array<Array<{ id: number; body: string }>>> = {
-  1: [[{ id: 11, body: "called" }, { id: 12, body: "refund" }], [{ id: 13, body: "vip" }]],
+  1: [
+    [
+      { id: 11, body: "called" },
+      { id: 12, body: "refund" },
+    ],
+    [{ id: 13, body: "vip" }],
+  ],
   2: [[]],
   3: [[{ id: 31, body: "x" }]],
   4: [[{ id: 41, body: "late" }]],
@@ -31,13 +37,16 @@ export const NOTES_TASK = {
   requests: ["/users/", "/users/1/notes/", "/users/1/notes/", "/users/2/notes/", "/users/", "/users/4/notes/"],
 };
 
-const page = (path: string, results: unknown[], next: string | null) => ({ body: { next: next && `http://127.0.0.1/api/admin${path}?cursor=${next}`, previous: null, results } });
+const page = (path: string, results: unknown[], next: string | null) => ({
+  body: { next: next && `http://127.0.0.1/api/admin${path}?cursor=${next}`, previous: null, results },
+});
 
 export function storeAnswer(received: ReceivedRequest) {
   const path = received.path.replace(/^\/api\/admin/, "");
   const cursor = received.query.get("cursor");
   const auth = String(received.headers.authorization ?? "");
-  if (path === "/users/") return cursor === "p2" ? page(path, USERS.slice(3), null) : page(path, USERS.slice(0, 3), "p2");
+  if (path === "/users/")
+    return cursor === "p2" ? page(path, USERS.slice(3), null) : page(path, USERS.slice(0, 3), "p2");
   const notes = /^\/users\/(\d+)\/notes\/$/.exec(path);
   if (notes) {
     const pages = NOTES[Number(notes[1])] ?? [[]];
@@ -48,7 +57,8 @@ export function storeAnswer(received: ReceivedRequest) {
   if (path === "/users/401/") return { status: 401, body: { detail: `Invalid token ${auth}` } };
   if (path === "/users/404/") return { status: 404, body: { detail: "Not found." } };
   if (/^\/users\/\d+\/$/.test(path)) return { body: { id: Number(path.split("/")[2]), email: "someone@example.com" } };
-  if (received.method === "PATCH" && path === "/gift-cards/1/") return { body: { id: 1, ...JSON.parse(received.body || "{}") } };
+  if (received.method === "PATCH" && path === "/gift-cards/1/")
+    return { body: { id: 1, ...JSON.parse(received.body || "{}") } };
   return { status: 200, body: { id: 1 } };
 }
 

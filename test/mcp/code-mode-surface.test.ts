@@ -25,8 +25,16 @@ const byName = (a: Method, b: Method) => (a.name < b.name ? -1 : 1);
 
 /** Every operation as the contract has it: its method name, its arguments (path parameters, then body and query), whether it pages. */
 function fromContract(): Method[] {
-  const model = contractModel(loadContractFile(fileURLToPath(new URL("../../openapi/store-admin.yaml", import.meta.url))));
-  return model.operations.map((op) => ({ name: op.methodName, arity: op.pathParams.length + (op.body ? 1 : 0) + (op.hasQuery ? 1 : 0), paginated: isPaginated(model, op) })).sort(byName);
+  const model = contractModel(
+    loadContractFile(fileURLToPath(new URL("../../openapi/store-admin.yaml", import.meta.url))),
+  );
+  return model.operations
+    .map((op) => ({
+      name: op.methodName,
+      arity: op.pathParams.length + (op.body ? 1 : 0) + (op.hasQuery ? 1 : 0),
+      paginated: isPaginated(model, op),
+    }))
+    .sort(byName);
 }
 
 /** Every method of the declared `store`, walked with the compiler: its parameters (an `options` must be `never`), and whether it returns an async generator. */
@@ -34,7 +42,15 @@ function fromDeclarations(): { methods: Method[]; options: string[] } {
   const root = "/code-mode/";
   const files = new Map(Object.entries(declarationFiles).map(([name, text]) => [`${root}${name}`, text]));
   files.set(`${root}probe.ts`, "export const probe = store;\n");
-  const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, lib: ["lib.es2022.d.ts"], types: [], strict: true, noEmit: true };
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    lib: ["lib.es2022.d.ts"],
+    types: [],
+    strict: true,
+    noEmit: true,
+  };
   const host = ts.createCompilerHost(options);
   const read = host.readFile.bind(host);
   host.readFile = (path) => files.get(path) ?? read(path);
@@ -45,7 +61,9 @@ function fromDeclarations(): { methods: Method[]; options: string[] } {
     return text === undefined ? undefined : ts.createSourceFile(path, text, language);
   };
   const program = ts.createProgram([...files.keys()], options, host);
-  const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+  const diagnostics = ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
   expect(diagnostics).toEqual([]);
   const checker = program.getTypeChecker();
   const probe = program.getSourceFile(`${root}probe.ts`)!;
@@ -66,7 +84,11 @@ function fromDeclarations(): { methods: Method[]; options: string[] } {
       const last = parameters.at(-1);
       if (last?.name === "options") optionTypes.push(checker.typeToString(checker.getTypeOfSymbol(last)));
       const returns = checker.getReturnTypeOfSignature(signature);
-      methods.push({ name: name.join("."), arity: parameters.filter((p) => p.name !== "options").length, paginated: returns.getSymbol()?.name === "AsyncGenerator" });
+      methods.push({
+        name: name.join("."),
+        arity: parameters.filter((p) => p.name !== "options").length,
+        paginated: returns.getSymbol()?.name === "AsyncGenerator",
+      });
     }
   };
   walk(checker.getTypeAtLocation(declaration.name), []);
@@ -87,7 +109,12 @@ async function fromSandbox(): Promise<{ methods: Method[]; top: string[] }> {
     walk(store, []);
     return { methods: out, top: Object.getOwnPropertyNames(store) };
   }`;
-  const outcome = await runInSandbox(await loadQuickJS(), walk, () => Promise.reject(new Error("no call expected")), { cpuMs: 2_000, memoryBytes: 32 << 20, stackBytes: 256 << 10, logChars: 0 });
+  const outcome = await runInSandbox(await loadQuickJS(), walk, () => Promise.reject(new Error("no call expected")), {
+    cpuMs: 2_000,
+    memoryBytes: 32 << 20,
+    stackBytes: 256 << 10,
+    logChars: 0,
+  });
   const value = JSON.parse(outcome.value!) as { methods: Method[]; top: string[] };
   return { methods: value.methods.sort(byName), top: value.top };
 }
@@ -128,7 +155,10 @@ describe("what code mode needs installed", () => {
 
   it("names quickjs-emscripten when it is missing", async () => {
     await expect(loadQuickJS("quickjs-emscripten-missing-for-this-test")).rejects.toThrow(
-      "Code mode runs the agent's code in QuickJS (WebAssembly), and quickjs-missing-for-this-test is not installed.".replace("quickjs-missing-for-this-test", "quickjs-emscripten"),
+      "Code mode runs the agent's code in QuickJS (WebAssembly), and quickjs-missing-for-this-test is not installed.".replace(
+        "quickjs-missing-for-this-test",
+        "quickjs-emscripten",
+      ),
     );
   });
 });

@@ -28,7 +28,11 @@ beforeEach(() => {
 });
 
 async function connect(options: Partial<StoreAdminMcpServerOptions> = {}): Promise<Client> {
-  const server = createStoreAdminMcpServer({ store: { apiUrl: `${store.url}/api/admin`, accessToken: TOKEN, maxRetries: 0 }, mode: "code", ...options });
+  const server = createStoreAdminMcpServer({
+    store: { apiUrl: `${store.url}/api/admin`, accessToken: TOKEN, maxRetries: 0 },
+    mode: "code",
+    ...options,
+  });
   const [a, b] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "code-mode-test", version: "1.0.0" });
   await Promise.all([server.connect(a), client.connect(b)]);
@@ -54,7 +58,8 @@ beforeAll(async () => {
   writes = await connect({ allowWrites: true, code: { maxCalls: 5, cpuMs: 300, memoryBytes: 16 * 1024 * 1024 } });
   memory = await connect({ code: { memoryBytes: 16 * 1024 * 1024, cpuMs: 60_000 } });
   // The workers' first start (TypeScript's declarations parsed, QuickJS compiled) before the tests, which then measure nothing of it.
-  for (const client of [reads, writes, memory]) await client.callTool({ name: "execute", arguments: { code: "return 1;" } }, undefined, { timeout: 110_000 });
+  for (const client of [reads, writes, memory])
+    await client.callTool({ name: "execute", arguments: { code: "return 1;" } }, undefined, { timeout: 110_000 });
 });
 
 describe("code mode's tools", () => {
@@ -64,12 +69,19 @@ describe("code mode's tools", () => {
   });
 
   it("search_docs finds a method with its sandbox signature, scopes and an example; writes only when allowed", async () => {
-    const found = (await reads.callTool({ name: "search_docs", arguments: { query: "notes of a customer" } })).structuredContent as Json;
+    const found = (await reads.callTool({ name: "search_docs", arguments: { query: "notes of a customer" } }))
+      .structuredContent as Json;
     const notes = found.methods.find((m: Json) => m.method === "store.users.notes.list");
-    expect(notes.signature).toBe("store.users.notes.list(id: number, query?: ListUserNotesQuery): AsyncGenerator<Note, void, undefined>");
+    expect(notes.signature).toBe(
+      "store.users.notes.list(id: number, query?: ListUserNotesQuery): AsyncGenerator<Note, void, undefined>",
+    );
     expect(notes.scopes).toEqual([["users:read"]]);
     expect(notes.example).toContain("store.users.notes.list(");
-    const update = async (client: Client) => ((await client.callTool({ name: "search_docs", arguments: { query: "update gift card" } })).structuredContent as Json).methods.map((m: Json) => m.method);
+    const update = async (client: Client) =>
+      (
+        (await client.callTool({ name: "search_docs", arguments: { query: "update gift card" } }))
+          .structuredContent as Json
+      ).methods.map((m: Json) => m.method);
     expect(await update(reads)).not.toContain("store.giftCards.update");
     expect(await update(writes)).toContain("store.giftCards.update");
   });
@@ -77,17 +89,25 @@ describe("code mode's tools", () => {
 
 describe("search_docs' notes", () => {
   it("says when methods that change data match but are hidden, and which flag shows them; says nothing of them when writes are allowed", async () => {
-    const hidden = (await reads.callTool({ name: "search_docs", arguments: { query: "update gift card" } })).structuredContent as Json;
-    expect(hidden.note).toMatch(/^\d+ methods that change data also match \(giftCards\.update[,)].*hidden: this server lists only reads\. Start it with --allow-writes \(allowWrites: true\) to see and call them\.$/);
-    const shown = (await writes.callTool({ name: "search_docs", arguments: { query: "update gift card" } })).structuredContent as Json;
+    const hidden = (await reads.callTool({ name: "search_docs", arguments: { query: "update gift card" } }))
+      .structuredContent as Json;
+    expect(hidden.note).toMatch(
+      /^\d+ methods that change data also match \(giftCards\.update[,)].*hidden: this server lists only reads\. Start it with --allow-writes \(allowWrites: true\) to see and call them\.$/,
+    );
+    const shown = (await writes.callTool({ name: "search_docs", arguments: { query: "update gift card" } }))
+      .structuredContent as Json;
     expect(shown.note).toBeUndefined();
   });
 
   it("says a best hit is weak when no word of the query is in its name, summary or tags", async () => {
-    const weak = (await reads.callTool({ name: "search_docs", arguments: { query: "custmer" } })).structuredContent as Json;
+    const weak = (await reads.callTool({ name: "search_docs", arguments: { query: "custmer" } }))
+      .structuredContent as Json;
     expect(weak.methods.length).toBeGreaterThan(0);
-    expect(weak.note).toContain(`The best match (${weak.methods[0].method.replace(/^store\./, "")}) is weak: no word of the query is in its name, summary or tags`);
-    const strong = (await reads.callTool({ name: "search_docs", arguments: { query: "notes of a customer" } })).structuredContent as Json;
+    expect(weak.note).toContain(
+      `The best match (${weak.methods[0].method.replace(/^store\./, "")}) is weak: no word of the query is in its name, summary or tags`,
+    );
+    const strong = (await reads.callTool({ name: "search_docs", arguments: { query: "notes of a customer" } }))
+      .structuredContent as Json;
     expect(strong.note ?? "").not.toContain("is weak");
   });
 });
@@ -99,12 +119,20 @@ describe("execute", () => {
     expect(structured.result).toEqual(NOTES_TASK.answer);
     expect(structured.logs).toEqual(["counted 2 customers"]);
     expect(store.requests.map((r) => r.path.replace(/^\/api\/admin/, ""))).toEqual(NOTES_TASK.requests);
-    expect(structured.calls).toEqual(NOTES_TASK.requests.map((path) => ({ method: path === "/users/" ? "users.list" : "users.notes.list", status: 200 })));
+    expect(structured.calls).toEqual(
+      NOTES_TASK.requests.map((path) => ({
+        method: path === "/users/" ? "users.list" : "users.notes.list",
+        status: 200,
+      })),
+    );
     expect(store.requests.every((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
   });
 
   it("answers type errors with line and column, and sends nothing", async () => {
-    const { result, structured, text } = await execute(reads, 'const user = await store.users.retrieve("42");\nawait store.giftCards.update(1, { expird_at: "2027-01-01" });\nreturn user;');
+    const { result, structured, text } = await execute(
+      reads,
+      'const user = await store.users.retrieve("42");\nawait store.giftCards.update(1, { expird_at: "2027-01-01" });\nreturn user;',
+    );
     expect(result.isError).toBe(true);
     expect(structured.compiled).toBe(false);
     expect(structured.errors.map((e: Json) => [e.line, e.column, e.code])).toEqual([
@@ -116,7 +144,12 @@ describe("execute", () => {
   });
 
   it("refuses per-call options, GET, paginate and use at compile time", async () => {
-    for (const code of ["return store.users.retrieve(1, { signal: undefined as never as AbortSignal })", 'return (store as { GET?: unknown }).GET === undefined ? store.GET("/users/") : 0', "return store.paginate", "return store.use"]) {
+    for (const code of [
+      "return store.users.retrieve(1, { signal: undefined as never as AbortSignal })",
+      'return (store as { GET?: unknown }).GET === undefined ? store.GET("/users/") : 0',
+      "return store.paginate",
+      "return store.use",
+    ]) {
       const { structured } = await execute(reads, code);
       expect(structured.compiled, code).toBe(false);
     }
@@ -124,7 +157,10 @@ describe("execute", () => {
   });
 
   it("throws the SDK's error inside the sandbox with its name and status, no host stack, no token", async () => {
-    const { structured } = await execute(reads, "try { await store.users.retrieve(401); } catch (e) { const error = e as Error & { status: number }; return [error.name, error.status, error.message, String(error.stack)]; }");
+    const { structured } = await execute(
+      reads,
+      "try { await store.users.retrieve(401); } catch (e) { const error = e as Error & { status: number }; return [error.name, error.status, error.message, String(error.stack)]; }",
+    );
     const [name, status, message, stack] = structured.result;
     expect([name, status]).toEqual(["AuthenticationError", 401]);
     expect(message).not.toContain(TOKEN);
@@ -135,7 +171,10 @@ describe("execute", () => {
 describe("the result cap", () => {
   it("drops the log first, then cuts the value, and always lists the calls", async () => {
     const small = await connect({ maxResultBytes: 2_048 });
-    const logged = await execute(small, 'for (let i = 0; i < 100; i++) console.log("line", i, "x".repeat(40)); return (await store.users.retrieve(42)).id;');
+    const logged = await execute(
+      small,
+      'for (let i = 0; i < 100; i++) console.log("line", i, "x".repeat(40)); return (await store.users.retrieve(42)).id;',
+    );
     expect(logged.structured.result).toBe(42);
     expect(logged.structured.logs.length).toBeLessThan(100);
     expect(logged.structured.logs_dropped_characters).toBeGreaterThan(0);
@@ -152,17 +191,41 @@ describe("the host bridge", () => {
   it("refuses a forged method name, and arguments that are not JSON or not the method's, sending nothing", async () => {
     const calls: SentCall[] = [];
     const host = codeModeHost(
-      { maxCalls: 50, clean: (text) => text, calls: { checkedSend: async () => ({ args: {}, data: null, status: 200 }) } },
+      {
+        maxCalls: 50,
+        clean: (text) => text,
+        calls: { checkedSend: async () => ({ args: {}, data: null, status: 200 }) },
+      },
       calls,
     );
     const stop = () => {};
-    for (const name of ["users.delete", "__proto__", "constructor", "toString", "users", "users.list.constructor", "GET", "paginate", ""]) {
+    for (const name of [
+      "users.delete",
+      "__proto__",
+      "constructor",
+      "toString",
+      "users",
+      "users.list.constructor",
+      "GET",
+      "paginate",
+      "",
+    ]) {
       const answer = await host(name, "[]", undefined, stop);
-      expect(answer, name).toEqual({ error: { name: "TypeError", message: `store.${name} is not an operation method.` } });
+      expect(answer, name).toEqual({
+        error: { name: "TypeError", message: `store.${name} is not an operation method.` },
+      });
     }
-    expect(await host("users.retrieve", "[1,", undefined, stop)).toEqual({ error: { name: "NotSentError", message: "Not sent: store.users.retrieve(): the arguments are not JSON." } });
-    expect(await host("users.retrieve", "[1, 2, 3]", undefined, stop)).toEqual({ error: { name: "NotSentError", message: "Not sent: store.users.retrieve() takes id, got 3 arguments." } });
-    expect(await host("users.retrieve", JSON.stringify([`${"x".repeat(9 * 1024 * 1024)}`]), undefined, stop)).toMatchObject({ error: { message: expect.stringMatching(/arguments are \d+ characters of JSON; a call takes at most/) } });
+    expect(await host("users.retrieve", "[1,", undefined, stop)).toEqual({
+      error: { name: "NotSentError", message: "Not sent: store.users.retrieve(): the arguments are not JSON." },
+    });
+    expect(await host("users.retrieve", "[1, 2, 3]", undefined, stop)).toEqual({
+      error: { name: "NotSentError", message: "Not sent: store.users.retrieve() takes id, got 3 arguments." },
+    });
+    expect(
+      await host("users.retrieve", JSON.stringify([`${"x".repeat(9 * 1024 * 1024)}`]), undefined, stop),
+    ).toMatchObject({
+      error: { message: expect.stringMatching(/arguments are \d+ characters of JSON; a call takes at most/) },
+    });
     expect(calls.every((call) => call.status === "not sent")).toBe(true);
     expect(store.requests).toHaveLength(0);
   });
@@ -198,7 +261,10 @@ describe("the escape suite", () => {
   const LIMITED = new Set(["a tight loop", "deep recursion", "a call storm"]);
   for (const [name, code] of Object.entries(cases)) {
     it(`contains ${name}, and the server serves the next call`, async () => {
-      const { text, structured } = await execute(name === "a memory bomb" ? memory : LIMITED.has(name) ? writes : reads, code);
+      const { text, structured } = await execute(
+        name === "a memory bomb" ? memory : LIMITED.has(name) ? writes : reads,
+        code,
+      );
       expect(text).not.toContain(TOKEN);
       // Nothing was written, whatever the attempt.
       expect(store.requests.filter((r) => r.method !== "GET")).toEqual([]);

@@ -35,7 +35,10 @@ const ROWS = { ours: mcpTools, 20: syntheticRows(20), 1000: syntheticRows(1000) 
 
 /** A client of the server over `rows` (nothing is sent: the store's address is a closed port). */
 async function serverOver(rows: readonly McpToolRow[], options: Partial<StoreAdminMcpServerOptions>): Promise<Client> {
-  const server = mcpServerOver(rows, { store: { apiUrl: "http://127.0.0.1:9/api/admin", accessToken: "test-token" }, ...options });
+  const server = mcpServerOver(rows, {
+    store: { apiUrl: "http://127.0.0.1:9/api/admin", accessToken: "test-token" },
+    ...options,
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "store-admin-sdk-size", version: "1.0.0" });
@@ -51,8 +54,12 @@ describe("tools/list by the contract's size", () => {
     const sizes: Record<string, number> = {};
     for (const [name, rows] of Object.entries(ROWS)) {
       for (const allowWrites of [false, true]) {
-        sizes[`dynamic ${name}${allowWrites ? " --allow-writes" : ""}`] = await listBytes(await serverOver(rows, { mode: "dynamic", allowWrites }));
-        sizes[`per-operation ${name}${allowWrites ? " --allow-writes" : ""}`] = await listBytes(await serverOver(rows, { allowWrites }));
+        sizes[`dynamic ${name}${allowWrites ? " --allow-writes" : ""}`] = await listBytes(
+          await serverOver(rows, { mode: "dynamic", allowWrites }),
+        );
+        sizes[`per-operation ${name}${allowWrites ? " --allow-writes" : ""}`] = await listBytes(
+          await serverOver(rows, { allowWrites }),
+        );
       }
     }
     console.info(`[mcp] tools/list bytes: ${JSON.stringify(sizes)}`);
@@ -72,8 +79,10 @@ describe("search_operations over 1,000 operations", () => {
     expect(ROWS[1000]).toHaveLength(1000);
     const misses: string[] = [];
     for (const row of ROWS[1000]) {
-      const found = (await client.callTool({ name: "search_operations", arguments: { query: row.title, limit: 5 } })).structuredContent as { results: Array<{ method: string }> };
-      if (!found.results.some((result) => result.method === row.methodName)) misses.push(`${row.methodName} ("${row.title}")`);
+      const found = (await client.callTool({ name: "search_operations", arguments: { query: row.title, limit: 5 } }))
+        .structuredContent as { results: Array<{ method: string }> };
+      if (!found.results.some((result) => result.method === row.methodName))
+        misses.push(`${row.methodName} ("${row.title}")`);
     }
     expect(misses).toEqual([]);
   });
@@ -82,7 +91,8 @@ describe("search_operations over 1,000 operations", () => {
     const client = await serverOver(ROWS[1000], { mode: "dynamic" });
     for (const write of ROWS[1000].filter((row) => row.method !== "GET").slice(0, 50)) {
       // Its summary's words ("Update a tax invoice") find the reads of the same resource, never a write.
-      const found = (await client.callTool({ name: "search_operations", arguments: { query: write.title, limit: 50 } })).structuredContent as { results: Array<{ method: string; writes: boolean }>; total: number };
+      const found = (await client.callTool({ name: "search_operations", arguments: { query: write.title, limit: 50 } }))
+        .structuredContent as { results: Array<{ method: string; writes: boolean }>; total: number };
       expect(found.total).toBeGreaterThan(0);
       expect(found.results.every((result) => result.writes === false)).toBe(true);
     }

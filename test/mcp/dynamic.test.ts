@@ -18,23 +18,39 @@ const DYNAMIC_TOOLS = ["call_operation", "describe_operation", "search_operation
 /** The most `tools/list` may take in the dynamic mode, whatever the contract's size. */
 const LIST_CEILING = 8 * 1024;
 
-const NOTES = { next: null, previous: null, results: [{ id: 3, body: "Prefers email." }, { id: 4, body: "VIP." }] };
+const NOTES = {
+  next: null,
+  previous: null,
+  results: [
+    { id: 3, body: "Prefers email." },
+    { id: 4, body: "VIP." },
+  ],
+};
 
 function answer(received: ReceivedRequest) {
   const path = received.path.replace(/^\/api\/admin/, "");
   if (path === "/users/42/notes/") return { body: NOTES };
   if (path === "/users/42/") return { body: { id: 42, email: "ada@example.com" } };
-  if (path === "/users/7/") return { body: { id: 7, email: `${String(received.headers.authorization).replace(/^Bearer /, "")}@example.com` } };
-  if (received.method === "PATCH" && path === "/gift-cards/1/") return { body: { id: 1, ...JSON.parse(received.body || "{}") } };
+  if (path === "/users/7/")
+    return { body: { id: 7, email: `${String(received.headers.authorization).replace(/^Bearer /, "")}@example.com` } };
+  if (received.method === "PATCH" && path === "/gift-cards/1/")
+    return { body: { id: 1, ...JSON.parse(received.body || "{}") } };
   return { body: { id: 1 } };
 }
 
-const mcp = useStdioFixture({ answer, token: TOKEN, clientName: "store-admin-sdk-dynamic", packages: async () => [await mcpSdk()] });
-const connect = (flags: string[], env?: Record<string, string>): Promise<Client> => mcp.connect(["--mode", "dynamic", ...flags], { env });
+const mcp = useStdioFixture({
+  answer,
+  token: TOKEN,
+  clientName: "store-admin-sdk-dynamic",
+  packages: async () => [await mcpSdk()],
+});
+const connect = (flags: string[], env?: Record<string, string>): Promise<Client> =>
+  mcp.connect(["--mode", "dynamic", ...flags], { env });
 
 type Json = Record<string, any>;
 type Result = Awaited<ReturnType<Client["callTool"]>>;
-const textOf = (result: Result) => (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
+const textOf = (result: Result) =>
+  (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
 const call = (client: Client, name: string, args: Json) => client.callTool({ name, arguments: args });
 const structured = (result: Result) => result.structuredContent as Json;
 /** What `work` sent the store. */
@@ -47,17 +63,30 @@ async function sentBy(work: () => Promise<unknown>): Promise<string[]> {
 describe("tools/list", () => {
   it(`is the same four tools under ${LIST_CEILING} B, whatever --scopes and --tools allow; call_operation is read-only unless --allow-writes`, async () => {
     const sizes = { reads: new Set<number>(), writes: new Set<number>() };
-    for (const flags of [[], ["--scopes", "users:read"], ["--tools", "giftCards_*"], ["--allow-writes"], ["--allow-writes", "--scopes", "users:read"], ["--allow-writes", "--tools", "giftCards_*"]]) {
+    for (const flags of [
+      [],
+      ["--scopes", "users:read"],
+      ["--tools", "giftCards_*"],
+      ["--allow-writes"],
+      ["--allow-writes", "--scopes", "users:read"],
+      ["--allow-writes", "--tools", "giftCards_*"],
+    ]) {
       const client = await connect(flags);
       const listing = await client.listTools();
       expect(listing.tools.map((t) => t.name).sort()).toEqual(DYNAMIC_TOOLS);
       const writes = flags.includes("--allow-writes");
-      expect(listing.tools.find((t) => t.name === "call_operation")!.annotations).toMatchObject(writes ? { readOnlyHint: false, destructiveHint: true } : { readOnlyHint: true });
-      expect(listing.tools.filter((t) => t.name !== "call_operation").every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+      expect(listing.tools.find((t) => t.name === "call_operation")!.annotations).toMatchObject(
+        writes ? { readOnlyHint: false, destructiveHint: true } : { readOnlyHint: true },
+      );
+      expect(
+        listing.tools.filter((t) => t.name !== "call_operation").every((t) => t.annotations?.readOnlyHint === true),
+      ).toBe(true);
       sizes[writes ? "writes" : "reads"].add(Buffer.byteLength(JSON.stringify(listing)));
       await client.close(); // six servers: one at a time
     }
-    console.info(`[mcp] tools/list in the dynamic mode: ${[...sizes.reads]} B, with --allow-writes ${[...sizes.writes]} B`);
+    console.info(
+      `[mcp] tools/list in the dynamic mode: ${[...sizes.reads]} B, with --allow-writes ${[...sizes.writes]} B`,
+    );
     expect(sizes.reads.size).toBe(1);
     expect(sizes.writes.size).toBe(1);
     expect(Math.max(...sizes.reads, ...sizes.writes)).toBeLessThan(LIST_CEILING);
@@ -70,13 +99,25 @@ describe("search → describe → call", () => {
     let method = "";
     let example: Json = {};
     const searching = await sentBy(async () => {
-      const found = structured(await call(client, "search_operations", { query: "read the notes staff left on a customer", limit: 5 }));
-      expect(found.results[0]).toEqual({ method: "users.notes.list", summary: "List a customer's notes", scopes: [["users:read"]], writes: false });
+      const found = structured(
+        await call(client, "search_operations", { query: "read the notes staff left on a customer", limit: 5 }),
+      );
+      expect(found.results[0]).toEqual({
+        method: "users.notes.list",
+        summary: "List a customer's notes",
+        scopes: [["users:read"]],
+        writes: false,
+      });
       method = found.results[0].method;
       const described = await call(client, "describe_operation", { method });
       expect(described.isError).toBeFalsy();
       const about = structured(described);
-      expect(about).toMatchObject({ method, operation: "GET /users/{id}/notes/", writes: false, scopes: [["users:read"]] });
+      expect(about).toMatchObject({
+        method,
+        operation: "GET /users/{id}/notes/",
+        writes: false,
+        scopes: [["users:read"]],
+      });
       expect(about.description).toContain("notes kept on a customer");
       expect(about.arguments.required).toEqual(["path"]);
       expect(about.arguments.properties.path.required).toEqual(["id"]);
@@ -99,7 +140,10 @@ describe("search → describe → call", () => {
     const dynamic = await connect([]);
     const perOperation = await mcp.connect([]);
     for (const id of [42, 7]) {
-      const viaDynamic = await call(dynamic, "call_operation", { method: "users.retrieve", arguments: { path: { id } } });
+      const viaDynamic = await call(dynamic, "call_operation", {
+        method: "users.retrieve",
+        arguments: { path: { id } },
+      });
       const viaTool = await call(perOperation, "users_retrieve", { path: { id } });
       expect(viaDynamic).toEqual(viaTool);
     }
@@ -111,16 +155,34 @@ describe("search → describe → call", () => {
   it("refuses arguments the contract refuses, naming the field, and sends nothing", async () => {
     const client = await connect(["--allow-writes"]);
     const sent = await sentBy(async () => {
-      const result = await call(client, "call_operation", { method: "giftCards.update", arguments: { path: { id: 1 }, body: { expired_at: "soon" } } });
+      const result = await call(client, "call_operation", {
+        method: "giftCards.update",
+        arguments: { path: { id: 1 }, body: { expired_at: "soon" } },
+      });
       expect(result.isError).toBe(true);
-      expect(textOf(result)).toMatch(/^Not sent: the call does not match the contract \(checked here; the store was not asked\): (?![A-Z]+ \/).*expired_at/s);
-      const unknown = await call(client, "call_operation", { method: "giftCards.update", arguments: { path: { id: 1 }, body: {}, headers: { authorization: "x" } } });
+      expect(textOf(result)).toMatch(
+        /^Not sent: the call does not match the contract \(checked here; the store was not asked\): (?![A-Z]+ \/).*expired_at/s,
+      );
+      const unknown = await call(client, "call_operation", {
+        method: "giftCards.update",
+        arguments: { path: { id: 1 }, body: {}, headers: { authorization: "x" } },
+      });
       expect(textOf(unknown)).toContain('giftCards.update takes path, body; "headers" is not one of them.');
-      const verdict = structured(await call(client, "validate_call", { method: "giftCards.update", arguments: { path: { id: 1 }, body: { expired_at: "soon" } } }));
+      const verdict = structured(
+        await call(client, "validate_call", {
+          method: "giftCards.update",
+          arguments: { path: { id: 1 }, body: { expired_at: "soon" } },
+        }),
+      );
       expect(verdict).toMatchObject({ valid: false, available: true });
     });
     expect(sent).toEqual([]);
-    const written = await sentBy(() => call(client, "call_operation", { method: "giftCards.update", arguments: { path: { id: 1 }, body: { expired_at: "2027-01-31T00:00:00Z" } } }));
+    const written = await sentBy(() =>
+      call(client, "call_operation", {
+        method: "giftCards.update",
+        arguments: { path: { id: 1 }, body: { expired_at: "2027-01-31T00:00:00Z" } },
+      }),
+    );
     expect(written).toEqual(["PATCH /api/admin/gift-cards/1/"]);
   });
 
@@ -130,8 +192,12 @@ describe("search → describe → call", () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^There is no operation "giftCard\.list"\. Did you mean giftCards\.list/);
     expect(textOf(await call(client, "describe_operation", {}))).toContain("describe_operation takes { method }");
-    expect(textOf(await call(client, "search_operations", { query: "cards", limit: 500 }))).toContain("search_operations: limit must be a whole number from 1 to 50, got 500.");
-    expect(textOf(await call(client, "search_operations", { query: "cards", page: 2 }))).toContain('search_operations takes query, limit, cursor; "page" is not one of them.');
+    expect(textOf(await call(client, "search_operations", { query: "cards", limit: 500 }))).toContain(
+      "search_operations: limit must be a whole number from 1 to 50, got 500.",
+    );
+    expect(textOf(await call(client, "search_operations", { query: "cards", page: 2 }))).toContain(
+      'search_operations takes query, limit, cursor; "page" is not one of them.',
+    );
   });
 
   it("gives every operation an example call the contract accepts", async () => {
@@ -154,10 +220,17 @@ describe("the policy", () => {
       const found = structured(await call(client, "search_operations", { query: "update a gift card", limit: 50 }));
       expect(found.results.map((r: Json) => r.method)).not.toContain("giftCards.update");
       expect(found.results.every((r: Json) => r.writes === false)).toBe(true);
-      const result = await call(client, "call_operation", { method: "giftCards.update", arguments: { path: { id: 1 }, body: { expired_at: null } } });
+      const result = await call(client, "call_operation", {
+        method: "giftCards.update",
+        arguments: { path: { id: 1 }, body: { expired_at: null } },
+      });
       expect(result.isError).toBe(true);
-      expect(textOf(result)).toBe("Not sent: giftCards.update changes data (PATCH /gift-cards/{id}/), and this server lists only reads: start it with --allow-writes (allowWrites: true) to allow writes.");
-      expect(textOf(await call(client, "describe_operation", { method: "giftCards.update" }))).toContain("--allow-writes");
+      expect(textOf(result)).toBe(
+        "Not sent: giftCards.update changes data (PATCH /gift-cards/{id}/), and this server lists only reads: start it with --allow-writes (allowWrites: true) to allow writes.",
+      );
+      expect(textOf(await call(client, "describe_operation", { method: "giftCards.update" }))).toContain(
+        "--allow-writes",
+      );
     });
     expect(sent).toEqual([]);
   });
@@ -167,9 +240,14 @@ describe("the policy", () => {
     const sent = await sentBy(async () => {
       const found = structured(await call(client, "search_operations", { query: "customer", limit: 50 }));
       expect(found.results.map((r: Json) => r.method)).toEqual(["giftCards.list"]);
-      const result = await call(client, "call_operation", { method: "users.retrieve", arguments: { path: { id: 42 } } });
+      const result = await call(client, "call_operation", {
+        method: "users.retrieve",
+        arguments: { path: { id: 42 } },
+      });
       expect(result.isError).toBe(true);
-      expect(textOf(result)).toContain("users.retrieve needs the scope users:read, which the scopes this server was given (gift_cards:read) do not include.");
+      expect(textOf(result)).toContain(
+        "users.retrieve needs the scope users:read, which the scopes this server was given (gift_cards:read) do not include.",
+      );
     });
     expect(sent).toEqual([]);
   });
@@ -177,12 +255,20 @@ describe("the policy", () => {
   it("--tools narrows what a search finds, by tool name, method name or tag", async () => {
     const search = { query: "gift card dispute gateway customer", limit: 50 };
     // What the contract offers under the patterns (a method name or a tag), from the generated tools.
-    const allowed = new Set(mcpTools.filter((tool) => tool.methodName.startsWith("giftCards.") || tool.tags.includes("Payments")).map((tool) => tool.methodName));
+    const allowed = new Set(
+      mcpTools
+        .filter((tool) => tool.methodName.startsWith("giftCards.") || tool.tags.includes("Payments"))
+        .map((tool) => tool.methodName),
+    );
     const everything = await connect([]);
-    const unfiltered: string[] = structured(await call(everything, "search_operations", search)).results.map((r: Json) => r.method);
+    const unfiltered: string[] = structured(await call(everything, "search_operations", search)).results.map(
+      (r: Json) => r.method,
+    );
     await everything.close();
     const client = await connect(["--tools", "giftCards.*,Payments"]);
-    const found: string[] = structured(await call(client, "search_operations", search)).results.map((r: Json) => r.method);
+    const found: string[] = structured(await call(client, "search_operations", search)).results.map(
+      (r: Json) => r.method,
+    );
     // The same search, narrowed to the patterns: by method name and by tag, and nothing else.
     expect(found.sort()).toEqual(unfiltered.filter((method) => allowed.has(method)).sort());
     expect(found.some((method) => method.startsWith("giftCards."))).toBe(true);
@@ -194,7 +280,9 @@ describe("the policy", () => {
 describe("against Prism", () => {
   it("search → describe → call answers what the contract's examples say", async () => {
     const client = await connect(["--allow-writes"], mcp.env({ STORE_ADMIN_API_URL: prismUrl() }));
-    const found = structured(await call(client, "search_operations", { query: "move a gift card to another customer", limit: 5 }));
+    const found = structured(
+      await call(client, "search_operations", { query: "move a gift card to another customer", limit: 5 }),
+    );
     expect(found.results.map((r: Json) => r.method)).toContain("giftCards.update");
     const { example } = structured(await call(client, "describe_operation", { method: "giftCards.update" }));
     const result = await call(client, "call_operation", example);
@@ -208,8 +296,13 @@ describe("against Prism", () => {
 
 describe("--mode", () => {
   it("refuses a mode it does not have, naming the modes, and exits 2", async () => {
-    const result = await run(process.execPath, [mcp.bin, "mcp", "--mode", "fast"], { env: mcp.env(), cwd: mcp.project.dir });
+    const result = await run(process.execPath, [mcp.bin, "mcp", "--mode", "fast"], {
+      env: mcp.env(),
+      cwd: mcp.project.dir,
+    });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('store-admin-sdk mcp: --mode must be "per-operation" or "dynamic" or "code", got "fast".');
+    expect(result.stderr).toContain(
+      'store-admin-sdk mcp: --mode must be "per-operation" or "dynamic" or "code", got "fast".',
+    );
   });
 });

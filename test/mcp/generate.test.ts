@@ -53,7 +53,10 @@ describe("what a tool says", () => {
     const doc = contract();
     doc.paths["/users/{id}/"].get.security = [];
     doc.paths["/stockrecords/{id}/"].get.security = [{ storeAdminToken: [] }];
-    doc.paths["/gift-cards/"].get.security = [{ storeAdminToken: ["gift_cards:read", "users:read"] }, { storeAdminToken: ["admin"] }];
+    doc.paths["/gift-cards/"].get.security = [
+      { storeAdminToken: ["gift_cards:read", "users:read"] },
+      { storeAdminToken: ["admin"] },
+    ];
     const tools = toolsOf(doc);
     expect(tools.find((t) => t.name === "users_retrieve")!.description).toContain("Needs no authentication.");
     expect(tools.find((t) => t.name === "stockRecords_retrieve")!.description).toContain("Needs no scope.");
@@ -69,13 +72,20 @@ describe("what a tool says", () => {
     for (const tool of tools.filter((t) => t.method !== "GET")) {
       for (const [name, schema] of Object.entries<Json>((tool.inputSchema.$defs as Json | undefined) ?? {})) {
         const declared = doc.components.schemas[name]?.properties ?? {};
-        const readOnly = Object.keys(declared).filter((p) => declared[p].readOnly === true || doc.components.schemas[declared[p].$ref?.split("/").pop()]?.readOnly === true);
-        for (const property of readOnly) expect(Object.keys(schema.properties ?? {}), `${tool.name} ${name}.${property}`).not.toContain(property);
+        const readOnly = Object.keys(declared).filter(
+          (p) =>
+            declared[p].readOnly === true ||
+            doc.components.schemas[declared[p].$ref?.split("/").pop()]?.readOnly === true,
+        );
+        for (const property of readOnly)
+          expect(Object.keys(schema.properties ?? {}), `${tool.name} ${name}.${property}`).not.toContain(property);
         checked += readOnly.length;
       }
     }
     expect(checked).toBeGreaterThan(0);
-    const destructivePosts = tools.filter((t) => t.method === "POST" && t.annotations.destructiveHint).map((t) => t.name);
+    const destructivePosts = tools
+      .filter((t) => t.method === "POST" && t.annotations.destructiveHint)
+      .map((t) => t.name);
     expect(destructivePosts.sort()).toEqual(["disputes_resolve", "subscriptions_renew"]);
   });
 });
@@ -88,7 +98,10 @@ describe("npm run generate:check", () => {
       doc.paths["/users/{id}/"].get.summary = "Fetch one customer";
       writeFileSync(join(dir, "contract.yaml"), stringify(doc));
       const tsx = join(ROOT, "node_modules/.bin/tsx");
-      const stale = spawnSync(tsx, ["scripts/generate-mcp.ts", "--check", "--spec", join(dir, "contract.yaml")], { cwd: ROOT, encoding: "utf8" });
+      const stale = spawnSync(tsx, ["scripts/generate-mcp.ts", "--check", "--spec", join(dir, "contract.yaml")], {
+        cwd: ROOT,
+        encoding: "utf8",
+      });
       expect(stale.status).toBe(1);
       expect(stale.stderr).toContain("mcp-tools.ts");
       const fresh = spawnSync(tsx, ["scripts/generate-mcp.ts", "--check"], { cwd: ROOT, encoding: "utf8" });

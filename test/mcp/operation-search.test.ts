@@ -15,7 +15,19 @@ import { afterAll, describe, expect, it } from "vitest";
 import { mcpTools } from "../../scripts/generate-mcp.js";
 import { loadContractFile } from "../../scripts/load-contract.js";
 import { syntheticContract } from "../../scripts/bench/synthetic-contract.js";
-import { createOperationSearch, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, operationDocument, SearchArgumentError, stem, terms, type OperationSearch, type SearchDocument, type SearchOptions, type SearchPage } from "../../src/mcp/operation-search.js";
+import {
+  createOperationSearch,
+  DEFAULT_SEARCH_LIMIT,
+  MAX_SEARCH_LIMIT,
+  operationDocument,
+  SearchArgumentError,
+  stem,
+  terms,
+  type OperationSearch,
+  type SearchDocument,
+  type SearchOptions,
+  type SearchPage,
+} from "../../src/mcp/operation-search.js";
 import type { McpToolRow } from "../../generated/mcp-tools.js";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -54,7 +66,11 @@ describe("search(query, { limit, cursor })", () => {
     const page = index.search("update gift card");
     expect(page.results[0]!.name).toBe("giftCards.update");
     expect(page.results[0]).toBe(OURS.find((doc) => doc.name === "giftCards.update"));
-    expect(page.results[0]).toMatchObject({ summary: "Update a gift card", scopes: [["gift_cards:write"]], writes: true });
+    expect(page.results[0]).toMatchObject({
+      summary: "Update a gift card",
+      scopes: [["gift_cards:write"]],
+      writes: true,
+    });
   });
 
   it("weighs the summary and the method name above the description", () => {
@@ -80,7 +96,10 @@ describe("search(query, { limit, cursor })", () => {
 
   it(`holds ${DEFAULT_SEARCH_LIMIT} results a page unless told`, () => {
     const options: SearchOptions = {};
-    const page: SearchPage<SearchDocument> = index.search("a customer, a card, a product, a dispute, an order", options);
+    const page: SearchPage<SearchDocument> = index.search(
+      "a customer, a card, a product, a dispute, an order",
+      options,
+    );
     expect(page.total).toBeGreaterThan(DEFAULT_SEARCH_LIMIT);
     expect(page.results).toHaveLength(DEFAULT_SEARCH_LIMIT);
     expect(page.next_cursor).toBe(String(DEFAULT_SEARCH_LIMIT));
@@ -97,7 +116,9 @@ describe("search(query, { limit, cursor })", () => {
     expect(() => index.search("card", { limit: 0 })).toThrow(/limit must be a whole number from 1 to 50, got 0/);
     expect(() => index.search("card", { limit: 51 })).toThrow(/limit must be/);
     expect(() => index.search("card", { limit: 2.5 })).toThrow(/limit must be/);
-    expect(() => index.search("card", { cursor: "abc" })).toThrow(/cursor must be the next_cursor of a previous page of results, got "abc"/);
+    expect(() => index.search("card", { cursor: "abc" })).toThrow(
+      /cursor must be the next_cursor of a previous page of results, got "abc"/,
+    );
     expect(() => index.search("card", { cursor: "0" })).toThrow(/cursor must be/);
   });
 });
@@ -112,18 +133,27 @@ describe("a synthetic contract of 1,000 operations", () => {
   it("finds every operation in the top 5 by its summary's words", () => {
     expect(documents).toHaveLength(1000);
     const misses = documents.filter((doc) => rank(index, doc.summary, doc.name) > 5);
-    if (misses.length > 0) console.info(`[search] not in the top 5 by their summary: ${misses.map((doc) => `${doc.name} ("${doc.summary}", rank ${rank(index, doc.summary, doc.name)})`).join("; ")}`);
+    if (misses.length > 0)
+      console.info(
+        `[search] not in the top 5 by their summary: ${misses.map((doc) => `${doc.name} ("${doc.summary}", rank ${rank(index, doc.summary, doc.name)})`).join("; ")}`,
+      );
     expect(misses).toEqual([]);
   });
 });
 
 describe("queries worded as an agent words them", () => {
-  const fixture = JSON.parse(readFileSync(new URL("fixtures/agent-queries.json", import.meta.url), "utf8")) as { queries: Array<{ contract: string; query: string; target: string }> };
-  const indexes: Record<string, OperationSearch<SearchDocument>> = { "store-admin": createOperationSearch(OURS), "kitchen-sink": createOperationSearch(KITCHEN_SINK) };
+  const fixture = JSON.parse(readFileSync(new URL("fixtures/agent-queries.json", import.meta.url), "utf8")) as {
+    queries: Array<{ contract: string; query: string; target: string }>;
+  };
+  const indexes: Record<string, OperationSearch<SearchDocument>> = {
+    "store-admin": createOperationSearch(OURS),
+    "kitchen-sink": createOperationSearch(KITCHEN_SINK),
+  };
 
   it("the fixture holds at least 40 queries over both contracts, each naming an operation that exists", () => {
     expect(fixture.queries.length).toBeGreaterThanOrEqual(40);
-    for (const { contract, target } of fixture.queries) expect((contract === "store-admin" ? OURS : KITCHEN_SINK).map((doc) => doc.name)).toContain(target);
+    for (const { contract, target } of fixture.queries)
+      expect((contract === "store-admin" ? OURS : KITCHEN_SINK).map((doc) => doc.name)).toContain(target);
     expect(new Set(fixture.queries.map((q) => q.contract))).toEqual(new Set(["store-admin", "kitchen-sink"]));
   });
 
@@ -131,14 +161,29 @@ describe("queries worded as an agent words them", () => {
     const ranked = fixture.queries.map((q) => ({ ...q, rank: rank(indexes[q.contract]!, q.query, q.target) }));
     const misses = ranked.filter((q) => q.rank > 5);
     const rate = 1 - misses.length / ranked.length;
-    console.info(`[search] agent queries: ${ranked.length - misses.length} of ${ranked.length} in the top 5 (${(rate * 100).toFixed(1)}%), ${ranked.filter((q) => q.rank === 1).length} first`);
-    for (const miss of misses) console.info(`[search] miss: "${miss.query}" → ${miss.target} ranks ${miss.rank}; the top 5: ${indexes[miss.contract]!.search(miss.query, { limit: 5 }).results.map((doc) => doc.name).join(", ")}`);
+    console.info(
+      `[search] agent queries: ${ranked.length - misses.length} of ${ranked.length} in the top 5 (${(rate * 100).toFixed(1)}%), ${ranked.filter((q) => q.rank === 1).length} first`,
+    );
+    for (const miss of misses)
+      console.info(
+        `[search] miss: "${miss.query}" → ${miss.target} ranks ${miss.rank}; the top 5: ${indexes[
+          miss.contract
+        ]!.search(miss.query, { limit: 5 })
+          .results.map((doc) => doc.name)
+          .join(", ")}`,
+      );
     expect(rate).toBeGreaterThanOrEqual(0.9);
   });
 });
 
 describe("synonyms the contract states", () => {
-  const doc = (name: string, summary: string, tags: string[]): SearchDocument => ({ name, summary, tags, scopes: [], writes: false });
+  const doc = (name: string, summary: string, tags: string[]): SearchDocument => ({
+    name,
+    summary,
+    tags,
+    scopes: [],
+    writes: false,
+  });
   // "Clients" is the tag of the `patrons` resource alone: a client is a patron. "Money" groups two resources: no synonym.
   const documents = [
     doc("patrons.list", "List patrons", ["Clients"]),
@@ -152,7 +197,12 @@ describe("synonyms the contract states", () => {
   it("a tag over one resource only makes its words synonyms of the resource's", () => {
     // A client is a patron: "patron" finds what speaks of clients.
     expect(index.search("patron").results.map((d) => d.name)).toContain("reports.retrieve");
-    expect(index.search("money").results.map((d) => d.name).sort()).toEqual(["ledgers.retrieve", "tills.retrieve"]);
+    expect(
+      index
+        .search("money")
+        .results.map((d) => d.name)
+        .sort(),
+    ).toEqual(["ledgers.retrieve", "tills.retrieve"]);
     // "Money" over ledgers and tills makes neither a synonym of it: "ledger" does not reach the tills through the tag.
     expect(index.search("ledger").results.map((d) => d.name)).toEqual(["ledgers.retrieve"]);
   });

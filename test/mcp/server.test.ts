@@ -23,61 +23,104 @@ const TOKEN = "sk_live_Mcp7Secret9Token42";
 const CAP = 32_768;
 
 /** 500 gift cards on one page: far over the result cap. */
-const CARDS = Array.from({ length: 500 }, (_, i) => ({ id: i + 1, code: `CARD-${String(i + 1).padStart(5, "0")}`, balance: "25.00", note: "x".repeat(80) }));
+const CARDS = Array.from({ length: 500 }, (_, i) => ({
+  id: i + 1,
+  code: `CARD-${String(i + 1).padStart(5, "0")}`,
+  balance: "25.00",
+  note: "x".repeat(80),
+}));
 
 /** A page whose items 0 and 2 are each over the cap alone. */
-const BIG_ITEMS = [9001, 2, 9003, 4].map((id) => ({ id, email: `u${id}@example.com`, first_name: id > 9000 ? "x".repeat(40_000) : "Ada" }));
+const BIG_ITEMS = [9001, 2, 9003, 4].map((id) => ({
+  id,
+  email: `u${id}@example.com`,
+  first_name: id > 9000 ? "x".repeat(40_000) : "Ada",
+}));
 
 /** An answer that is a whole array (no cursor): over the cap in all, its item 2 over it alone. */
-const FULFILLMENT_ORDERS = Array.from({ length: 6 }, (_, i) => ({ id: i + 1, status: "open", note: "y".repeat(i === 2 ? 40_000 : 12_000) }));
+const FULFILLMENT_ORDERS = Array.from({ length: 6 }, (_, i) => ({
+  id: i + 1,
+  status: "open",
+  note: "y".repeat(i === 2 ? 40_000 : 12_000),
+}));
 
 function answer(received: ReceivedRequest) {
   const request = { ...received, path: received.path.replace(/^\/api\/admin/, "") };
   const auth = String(request.headers.authorization ?? "");
-  if (received.url === "/api/admin/users/?email=big%40example.com") return { body: { next: null, previous: null, results: BIG_ITEMS } };
-  if (request.path === "/gift-cards/") return { body: { next: "http://127.0.0.1/api/admin/gift-cards/?cursor=cD01MDA%3D", previous: null, results: CARDS } };
+  if (received.url === "/api/admin/users/?email=big%40example.com")
+    return { body: { next: null, previous: null, results: BIG_ITEMS } };
+  if (request.path === "/gift-cards/")
+    return {
+      body: { next: "http://127.0.0.1/api/admin/gift-cards/?cursor=cD01MDA%3D", previous: null, results: CARDS },
+    };
   if (request.path === "/orders/BIG-1/fulfillment-orders/") return { body: FULFILLMENT_ORDERS };
   if (request.path === "/users/42/") return { body: { id: 42, email: "ada@example.com" } };
   if (request.path === "/users/404/") return { status: 404, body: { detail: "Not found." } };
-  if (request.path === "/users/400/") return { status: 400, body: { detail: "\u001b]52;c;QUFB\u0007 \u202e reversed \u0000 nul \u0085 \u2067", "\u001b[31mred": ["\u200f"] } };
-  if (request.path === "/users/429/") return { status: 429, headers: { "retry-after": "0" }, body: { detail: "Slow down." } };
+  if (request.path === "/users/400/")
+    return {
+      status: 400,
+      body: { detail: "\u001b]52;c;QUFB\u0007 \u202e reversed \u0000 nul \u0085 \u2067", "\u001b[31mred": ["\u200f"] },
+    };
+  if (request.path === "/users/429/")
+    return { status: 429, headers: { "retry-after": "0" }, body: { detail: "Slow down." } };
   if (request.path === "/users/7/") {
     // A hostile store echoing the token, as it is and encoded.
     const secret = auth.replace(/^Bearer /, "");
-    return { body: { id: 7, email: `${secret}@example.com`, first_name: secret.toUpperCase(), last_name: Buffer.from(`t=${secret}`).toString("base64") } };
+    return {
+      body: {
+        id: 7,
+        email: `${secret}@example.com`,
+        first_name: secret.toUpperCase(),
+        last_name: Buffer.from(`t=${secret}`).toString("base64"),
+      },
+    };
   }
   if (request.path === "/users/401/") return { status: 401, body: { detail: `Invalid token ${auth}` } };
-  if (request.path === "/disputes/5/resolve/") return { status: 422, body: { resolution: ["Not a valid choice for this dispute."] } };
-  if (request.method === "PATCH" && request.path === "/gift-cards/1/") return { body: { id: 1, ...JSON.parse(request.body || "{}") } };
+  if (request.path === "/disputes/5/resolve/")
+    return { status: 422, body: { resolution: ["Not a valid choice for this dispute."] } };
+  if (request.method === "PATCH" && request.path === "/gift-cards/1/")
+    return { body: { id: 1, ...JSON.parse(request.body || "{}") } };
   return { status: 200, body: { id: 1 } };
 }
 
 const mcp = useStdioFixture({ answer, token: TOKEN, clientName: "store-admin-sdk-test" });
 const env = mcp.env;
 const connect = (...flags: string[]): Promise<Client> => mcp.connect(flags);
-const connectTo = (environment: Record<string, string>, flags: string[]): Promise<Client> => mcp.connect(flags, { env: environment });
+const connectTo = (environment: Record<string, string>, flags: string[]): Promise<Client> =>
+  mcp.connect(flags, { env: environment });
 
 type Json = Record<string, any>;
 
 /** A form's files as a tool takes them (`{ filename, contentType, base64 }`); other values as they are. */
 async function asToolArgument(value: unknown): Promise<unknown> {
-  if (value instanceof File) return { filename: value.name, contentType: value.type, base64: Buffer.from(await value.arrayBuffer()).toString("base64") };
+  if (value instanceof File)
+    return {
+      filename: value.name,
+      contentType: value.type,
+      base64: Buffer.from(await value.arrayBuffer()).toString("base64"),
+    };
   if (Array.isArray(value)) return Promise.all(value.map(asToolArgument));
   if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(await Promise.all(Object.entries(value).map(async ([key, item]) => [key, await asToolArgument(item)])));
+  return Object.fromEntries(
+    await Promise.all(Object.entries(value).map(async ([key, item]) => [key, await asToolArgument(item)])),
+  );
 }
 
 /** For every operation: the tool's arguments, from the contract's call of it (test/helpers/contract-calls.ts), and the request they must make. */
 async function everyCall(): Promise<Array<{ tool: string; args: Json; call: ContractCall }>> {
   return Promise.all(
     contractCalls.map(async (call) => {
-      const args: Json = { ...(Object.keys(call.path).length > 0 ? { path: call.path } : {}), ...(call.body !== undefined ? { body: await asToolArgument(call.body) } : {}) };
+      const args: Json = {
+        ...(Object.keys(call.path).length > 0 ? { path: call.path } : {}),
+        ...(call.body !== undefined ? { body: await asToolArgument(call.body) } : {}),
+      };
       return { tool: call.methodName.replace(/\./g, "_"), args, call };
     }),
   );
 }
 
-const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) => (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
+const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) =>
+  (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
 const requestsTo = (path: string) => mcp.store.requests.filter((r) => r.path === path);
 
 describe("without @modelcontextprotocol/sdk", () => {
@@ -94,11 +137,16 @@ let sdkInstalled: Promise<unknown> | undefined;
 /** `npm install @modelcontextprotocol/sdk` in the consumer project, once. */
 const installSdk = (): Promise<unknown> =>
   (sdkInstalled ??= pinnedVersion("@modelcontextprotocol/sdk").then((version) =>
-    runOrThrow("npm install @modelcontextprotocol/sdk", "npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", `@modelcontextprotocol/sdk@${version}`], {
-      cwd: mcp.project.dir,
-      env: npmEnv(),
-      timeoutMs: 300_000,
-    }),
+    runOrThrow(
+      "npm install @modelcontextprotocol/sdk",
+      "npm",
+      ["install", "--no-audit", "--no-fund", "--no-package-lock", `@modelcontextprotocol/sdk@${version}`],
+      {
+        cwd: mcp.project.dir,
+        env: npmEnv(),
+        timeoutMs: 300_000,
+      },
+    ),
   ));
 
 describe("store-admin-sdk mcp", () => {
@@ -110,7 +158,9 @@ describe("store-admin-sdk mcp", () => {
     expect(names).toContain("users_retrieve");
     expect(names).toContain("validate_call");
     expect(names).not.toContain("giftCards_update");
-    expect(tools.filter((t) => t.name !== "validate_call").every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+    expect(tools.filter((t) => t.name !== "validate_call").every((t) => t.annotations?.readOnlyHint === true)).toBe(
+      true,
+    );
     expect(tools).toHaveLength(OPERATION_KEYS.filter((key) => key.startsWith("GET ")).length + 1);
     const retrieve = tools.find((t) => t.name === "users_retrieve")!;
     expect(retrieve.description).toContain("Retrieve a customer");
@@ -123,23 +173,65 @@ describe("store-admin-sdk mcp", () => {
     expect(tools).toHaveLength(OPERATION_KEYS.length + 1);
     const hints = (name: string) => tools.find((t) => t.name === name)!.annotations;
     expect(hints("users_replace")).toMatchObject({ readOnlyHint: false, idempotentHint: true, destructiveHint: true });
-    expect(hints("giftCards_update")).toMatchObject({ readOnlyHint: false, idempotentHint: false, destructiveHint: true });
-    expect(hints("disputes_resolve")).toMatchObject({ readOnlyHint: false, idempotentHint: false, destructiveHint: true });
+    expect(hints("giftCards_update")).toMatchObject({
+      readOnlyHint: false,
+      idempotentHint: false,
+      destructiveHint: true,
+    });
+    expect(hints("disputes_resolve")).toMatchObject({
+      readOnlyHint: false,
+      idempotentHint: false,
+      destructiveHint: true,
+    });
     expect(hints("subscriptions_renew")).toMatchObject({ destructiveHint: true });
-    expect(hints("products_create")).toMatchObject({ readOnlyHint: false, idempotentHint: false, destructiveHint: false });
+    expect(hints("products_create")).toMatchObject({
+      readOnlyHint: false,
+      idempotentHint: false,
+      destructiveHint: false,
+    });
     expect(hints("disputes_notes_create")).toMatchObject({ destructiveHint: false });
   });
 
   it("--scopes and --tools narrow the list", async () => {
-    const scoped = (await (await connect("--allow-writes", "--scopes", "gift_cards:read,users:write")).listTools()).tools.map((t) => t.name).sort();
+    const scoped = (
+      await (await connect("--allow-writes", "--scopes", "gift_cards:read,users:write")).listTools()
+    ).tools
+      .map((t) => t.name)
+      .sort();
     // The tools whose operation the scopes satisfy, as generated/ lists them.
     const held = new Set(["gift_cards:read", "users:write"]);
-    expect(scoped).toEqual([...mcpTools.filter((t) => t.scopes.some((alternative) => alternative.every((s) => held.has(s)))).map((t) => t.name), "validate_call"].sort());
-    expect(scoped).toEqual(expect.arrayContaining(["giftCards_list", "users_addresses_update", "users_replace", "users_update", "validate_call"]));
-    const named = (await (await connect("--tools", "giftCards_*,Payments")).listTools()).tools.map((t) => t.name).sort();
+    expect(scoped).toEqual(
+      [
+        ...mcpTools
+          .filter((t) => t.scopes.some((alternative) => alternative.every((s) => held.has(s))))
+          .map((t) => t.name),
+        "validate_call",
+      ].sort(),
+    );
+    expect(scoped).toEqual(
+      expect.arrayContaining([
+        "giftCards_list",
+        "users_addresses_update",
+        "users_replace",
+        "users_update",
+        "validate_call",
+      ]),
+    );
+    const named = (await (await connect("--tools", "giftCards_*,Payments")).listTools()).tools
+      .map((t) => t.name)
+      .sort();
     // The reads named by the pattern or the tag.
-    expect(named).toEqual([...mcpTools.filter((t) => t.method === "GET" && (t.name.startsWith("giftCards_") || t.tags.includes("Payments"))).map((t) => t.name), "validate_call"].sort());
-    expect(named).toEqual(expect.arrayContaining(["disputes_retrieve", "gateways_retrieve", "giftCards_list", "validate_call"]));
+    expect(named).toEqual(
+      [
+        ...mcpTools
+          .filter((t) => t.method === "GET" && (t.name.startsWith("giftCards_") || t.tags.includes("Payments")))
+          .map((t) => t.name),
+        "validate_call",
+      ].sort(),
+    );
+    expect(named).toEqual(
+      expect.arrayContaining(["disputes_retrieve", "gateways_retrieve", "giftCards_list", "validate_call"]),
+    );
   });
 
   it("sends each call as the contract says, with the token and the version header", async () => {
@@ -149,10 +241,16 @@ describe("store-admin-sdk mcp", () => {
     expect(read.isError).toBeFalsy();
     expect(read.structuredContent).toEqual({ id: 42, email: "ada@example.com" });
     expect(JSON.parse(textOf(read))).toEqual({ id: 42, email: "ada@example.com" });
-    const write = await client.callTool({ name: "giftCards_update", arguments: { path: { id: 1 }, body: { expired_at: "2027-01-31T00:00:00Z" } } });
+    const write = await client.callTool({
+      name: "giftCards_update",
+      arguments: { path: { id: 1 }, body: { expired_at: "2027-01-31T00:00:00Z" } },
+    });
     expect(write.isError).toBeFalsy();
     const received = mcp.store.requests.slice(before);
-    expect(received.map((r) => `${r.method} ${r.url}`)).toEqual(["GET /api/admin/users/42/", "PATCH /api/admin/gift-cards/1/"]);
+    expect(received.map((r) => `${r.method} ${r.url}`)).toEqual([
+      "GET /api/admin/users/42/",
+      "PATCH /api/admin/gift-cards/1/",
+    ]);
     expect(JSON.parse(received[1]!.body)).toEqual({ expired_at: "2027-01-31T00:00:00Z" });
     for (const r of received) {
       expect(r.headers.authorization).toBe(`Bearer ${TOKEN}`);
@@ -169,10 +267,14 @@ describe("store-admin-sdk mcp", () => {
       const result = await client.callTool({ name: tool, arguments: args });
       expect(result.isError, `${tool}: ${textOf(result)}`).toBeFalsy();
       const received = mcp.store.requests.slice(before);
-      expect(received.map((r) => `${r.method} ${r.path}`), tool).toEqual([`${call.method} /api/admin${call.url.pathname}`]);
+      expect(
+        received.map((r) => `${r.method} ${r.path}`),
+        tool,
+      ).toEqual([`${call.method} /api/admin${call.url.pathname}`]);
       if (call.mediaType === "multipart/form-data") {
         expect(formFileFields(call.body).length, tool).toBeGreaterThan(0);
-        for (const field of formFileFields(call.body)) expect(received[0]!.body, tool).toContain(`filename="${field}.txt"`);
+        for (const field of formFileFields(call.body))
+          expect(received[0]!.body, tool).toContain(`filename="${field}.txt"`);
       } else if (call.body !== undefined) expect(JSON.parse(received[0]!.body), tool).toEqual(call.body);
       else expect(received[0]!.body, tool).toBe("");
     }
@@ -189,17 +291,29 @@ describe("store-admin-sdk mcp", () => {
   it("refuses a wrong argument before any request, naming the field", async () => {
     const client = await connect("--allow-writes");
     const before = mcp.store.requests.length;
-    const wrongType = await client.callTool({ name: "giftCards_update", arguments: { path: { id: 1 }, body: { expired_at: 12 } } });
+    const wrongType = await client.callTool({
+      name: "giftCards_update",
+      arguments: { path: { id: 1 }, body: { expired_at: 12 } },
+    });
     expect(wrongType.isError).toBe(true);
     expect(textOf(wrongType)).toContain("expired_at");
-    const unknownField = await client.callTool({ name: "giftCards_update", arguments: { path: { id: 1 }, body: { balance: "1000.00" } } });
+    const unknownField = await client.callTool({
+      name: "giftCards_update",
+      arguments: { path: { id: 1 }, body: { balance: "1000.00" } },
+    });
     expect(unknownField.isError).toBe(true);
     expect(textOf(unknownField)).toContain("balance");
     // Nothing beyond { path, query, body } reaches the request: no URL, no header.
-    const smuggled = await client.callTool({ name: "users_retrieve", arguments: { path: { id: 42 }, headers: { authorization: "x" }, baseUrl: "http://127.0.0.2/" } });
+    const smuggled = await client.callTool({
+      name: "users_retrieve",
+      arguments: { path: { id: 42 }, headers: { authorization: "x" }, baseUrl: "http://127.0.0.2/" },
+    });
     expect(smuggled.isError).toBe(true);
     expect(textOf(smuggled)).toMatch(/"headers", "baseUrl" are not one of them/);
-    const pathEscape = await client.callTool({ name: "users_retrieve", arguments: { path: { id: "../../gift-cards" } } });
+    const pathEscape = await client.callTool({
+      name: "users_retrieve",
+      arguments: { path: { id: "../../gift-cards" } },
+    });
     expect(pathEscape.isError).toBe(true);
     expect(mcp.store.requests.length).toBe(before);
   });
@@ -242,7 +356,10 @@ describe("store-admin-sdk mcp", () => {
     const notFound = await client.callTool({ name: "users_retrieve", arguments: { path: { id: 404 } } });
     expect(notFound.isError).toBe(true);
     expect(textOf(notFound)).toMatch(/404/);
-    const invalid = await client.callTool({ name: "disputes_resolve", arguments: { path: { id: 5 }, body: { resolution: "won" } } });
+    const invalid = await client.callTool({
+      name: "disputes_resolve",
+      arguments: { path: { id: 5 }, body: { resolution: "won" } },
+    });
     expect(invalid.isError).toBe(true);
     expect(textOf(invalid)).toMatch(/422/);
     expect(textOf(invalid)).toContain("resolution");
@@ -272,7 +389,13 @@ describe("store-admin-sdk mcp", () => {
       expect(result.isError).toBeFalsy();
       const size = Buffer.byteLength(textOf(result)) + Buffer.byteLength(JSON.stringify(result.structuredContent));
       expect(size).toBeLessThanOrEqual(CAP);
-      const page = result.structuredContent as { results: Array<{ id: number }>; page_items: number; offset: number; next_cursor: string; note?: string };
+      const page = result.structuredContent as {
+        results: Array<{ id: number }>;
+        page_items: number;
+        offset: number;
+        next_cursor: string;
+        note?: string;
+      };
       expect(page).toMatchObject({ page_items: 500, offset, next_cursor: "cD01MDA=" });
       seen.push(...page.results.map((card) => card.id));
       offset += page.results.length;
@@ -288,9 +411,14 @@ describe("store-admin-sdk mcp", () => {
     const seen: Json[] = [];
     let offset = 0;
     for (let call = 0; call < 10 && offset < BIG_ITEMS.length; call++) {
-      const result = await client.callTool({ name: "users_list", arguments: { query: { email: "big@example.com" }, ...(offset > 0 ? { offset } : {}) } });
+      const result = await client.callTool({
+        name: "users_list",
+        arguments: { query: { email: "big@example.com" }, ...(offset > 0 ? { offset } : {}) },
+      });
       expect(result.isError, textOf(result)).toBeFalsy();
-      expect(Buffer.byteLength(textOf(result)) + Buffer.byteLength(JSON.stringify(result.structuredContent))).toBeLessThanOrEqual(CAP);
+      expect(
+        Buffer.byteLength(textOf(result)) + Buffer.byteLength(JSON.stringify(result.structuredContent)),
+      ).toBeLessThanOrEqual(CAP);
       const page = result.structuredContent as { results: Json[]; note?: string };
       expect(page.results.length, `offset ${offset}`).toBeGreaterThan(0);
       seen.push(...page.results);
@@ -298,7 +426,9 @@ describe("store-admin-sdk mcp", () => {
       if (offset < BIG_ITEMS.length) expect(page.note).toContain(`offset ${offset} `);
     }
     expect(seen).toHaveLength(4);
-    expect(seen[0]!.omitted).toMatch(/^Item 0 of this page is 400\d\d bytes, over the 32768-byte result cap, and is not shown: read it with users_retrieve, path\.id 9001 /);
+    expect(seen[0]!.omitted).toMatch(
+      /^Item 0 of this page is 400\d\d bytes, over the 32768-byte result cap, and is not shown: read it with users_retrieve, path\.id 9001 /,
+    );
     expect(seen[2]!.omitted).toMatch(/^Item 2 of this page is 400\d\d bytes.*users_retrieve, path\.id 9003 /);
     expect([seen[1], seen[3]]).toEqual([BIG_ITEMS[1], BIG_ITEMS[3]]);
   });
@@ -308,31 +438,47 @@ describe("store-admin-sdk mcp", () => {
     const seen: Json[] = [];
     let offset = 0;
     for (let call = 0; call < 10 && offset < FULFILLMENT_ORDERS.length; call++) {
-      const result = await client.callTool({ name: "orders_fulfillmentOrders_list", arguments: { path: { number: "BIG-1" }, ...(offset > 0 ? { offset } : {}) } });
+      const result = await client.callTool({
+        name: "orders_fulfillmentOrders_list",
+        arguments: { path: { number: "BIG-1" }, ...(offset > 0 ? { offset } : {}) },
+      });
       expect(result.isError, textOf(result)).toBeFalsy();
-      expect(Buffer.byteLength(textOf(result)) + Buffer.byteLength(JSON.stringify(result.structuredContent))).toBeLessThanOrEqual(CAP);
+      expect(
+        Buffer.byteLength(textOf(result)) + Buffer.byteLength(JSON.stringify(result.structuredContent)),
+      ).toBeLessThanOrEqual(CAP);
       const part = result.structuredContent as { results: Json[]; answer_items: number; offset: number; note?: string };
       expect(part).toMatchObject({ answer_items: 6, offset });
       expect(part.results.length, `offset ${offset}`).toBeGreaterThan(0);
       seen.push(...part.results);
       offset += part.results.length;
-      if (offset < FULFILLMENT_ORDERS.length) expect(part.note).toContain(`offset ${offset} for the rest of this answer`);
+      if (offset < FULFILLMENT_ORDERS.length)
+        expect(part.note).toContain(`offset ${offset} for the rest of this answer`);
       else expect(part.note).toBeUndefined();
     }
     expect(seen).toHaveLength(6);
-    expect(seen[2]!.omitted).toMatch(/^Item 2 of this answer is 400\d\d bytes, over the 32768-byte result cap, and is not shown: a server started with a larger maxResultBytes/);
+    expect(seen[2]!.omitted).toMatch(
+      /^Item 2 of this answer is 400\d\d bytes, over the 32768-byte result cap, and is not shown: a server started with a larger maxResultBytes/,
+    );
     expect(seen.filter((_, i) => i !== 2)).toEqual(FULFILLMENT_ORDERS.filter((_, i) => i !== 2));
   });
 
   it("STORE_ADMIN_LOG=debug logs one line per request the store received, none for the contract check", async () => {
     const client = await connectTo(env({ STORE_ADMIN_LOG: "debug" }), ["--allow-writes"]);
     const log = mcp.logOf(client);
-    const lines = (text: string) => log.join("").split("\n").filter((line) => line.includes(text));
+    const lines = (text: string) =>
+      log
+        .join("")
+        .split("\n")
+        .filter((line) => line.includes(text));
     const before = requestsTo("/api/admin/gift-cards/1/").length;
-    expect((await client.callTool({ name: "giftCards_update", arguments: { path: { id: 1 }, body: { expired_at: null } } })).isError).toBeFalsy();
+    expect(
+      (await client.callTool({ name: "giftCards_update", arguments: { path: { id: 1 }, body: { expired_at: null } } }))
+        .isError,
+    ).toBeFalsy();
     // A read after it, logged after it: once its line is in, the write's lines are too.
     expect((await client.callTool({ name: "users_retrieve", arguments: { path: { id: 42 } } })).isError).toBeFalsy();
-    for (let i = 0; i < 200 && lines("GET /users/{id}/").length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    for (let i = 0; i < 200 && lines("GET /users/{id}/").length === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
     expect(requestsTo("/api/admin/gift-cards/1/").length - before).toBe(1);
     expect(lines("PATCH /gift-cards/{id}/")).toHaveLength(1);
     expect(lines("GET /users/{id}/")).toHaveLength(1);
@@ -357,10 +503,16 @@ describe("store-admin-sdk mcp", () => {
   it("validate_call checks a call against the contract and sends nothing", async () => {
     const client = await connect();
     const before = mcp.store.requests.length;
-    const bad = await client.callTool({ name: "validate_call", arguments: { tool: "giftCards_update", arguments: { path: { id: 1 }, body: { expired_at: "soon" } } } });
+    const bad = await client.callTool({
+      name: "validate_call",
+      arguments: { tool: "giftCards_update", arguments: { path: { id: 1 }, body: { expired_at: "soon" } } },
+    });
     expect(bad.structuredContent).toMatchObject({ valid: false, available: false });
     expect(String((bad.structuredContent as { problem: string }).problem)).toContain("expired_at");
-    const good = await client.callTool({ name: "validate_call", arguments: { tool: "users_retrieve", arguments: { path: { id: 42 } } } });
+    const good = await client.callTool({
+      name: "validate_call",
+      arguments: { tool: "users_retrieve", arguments: { path: { id: 42 } } },
+    });
     expect(good.structuredContent).toEqual({ valid: true, available: true });
     expect(mcp.store.requests.length).toBe(before);
   });
@@ -374,7 +526,11 @@ describe("store-admin-sdk mcp", () => {
 describe("the MCP client configurations docs/mcp.md gives", () => {
   const page = readFileSync(join(ROOT, "docs/mcp.md"), "utf8");
   const blocks = [...page.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1] as string);
-  const server = JSON.parse(blocks[0] as string).mcpServers["store-admin"] as { command: string; args: string[]; env: Record<string, string> };
+  const server = JSON.parse(blocks[0] as string).mcpServers["store-admin"] as {
+    command: string;
+    args: string[];
+    env: Record<string, string>;
+  };
   const argsOf = (block: string): string[] => (JSON.parse(`{${block}}`) as { args: string[] }).args;
   beforeAll(installSdk, 600_000);
 
@@ -393,7 +549,9 @@ describe("the MCP client configurations docs/mcp.md gives", () => {
   });
 
   it("from a packed tarball with `npx -y`: the package and the MCP SDK from npx's cache", async () => {
-    const args = argsOf(blocks.find((b) => b.includes(".tgz")) ?? "").map((a) => a.replace("/path/to/store-admin-sdk-<version>.tgz", mcp.project.pack.tarball));
+    const args = argsOf(blocks.find((b) => b.includes(".tgz")) ?? "").map((a) =>
+      a.replace("/path/to/store-admin-sdk-<version>.tgz", mcp.project.pack.tarball),
+    );
     expect(args).toContain(mcp.project.pack.tarball);
     // npx installs on its first start; do that outside the client's initialize timeout.
     await runOrThrow("npx (first start)", "npx", [...args, "--help"], { env: npmEnv(), timeoutMs: 300_000 });

@@ -45,7 +45,8 @@ export interface StdioFixture {
 export const binOf = (dir: string) => join(dir, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js");
 
 /** The MCP SDK at the version the package pins, for {@link StdioFixtureOptions.packages}. */
-export const mcpSdk = async (): Promise<string> => `@modelcontextprotocol/sdk@${await pinnedVersion("@modelcontextprotocol/sdk")}`;
+export const mcpSdk = async (): Promise<string> =>
+  `@modelcontextprotocol/sdk@${await pinnedVersion("@modelcontextprotocol/sdk")}`;
 
 /** Starts the store and installs the project before the file's tests; stops them all after. */
 export function useStdioFixture(options: StdioFixtureOptions): StdioFixture {
@@ -81,8 +82,14 @@ export function useStdioFixture(options: StdioFixtureOptions): StdioFixture {
     get bin() {
       return binOf(fixture.project.dir);
     },
-    env: (extra = {}) => ({ PATH: process.env.PATH ?? "", STORE_ADMIN_API_URL: `${fixture.store.url}/api/admin`, STORE_ADMIN_TOKEN: options.token, ...extra }),
-    connect: (args, { env = fixture.env(), nodeFlags = [] } = {}) => fixture.connectTo({ command: process.execPath, args: [...nodeFlags, fixture.bin, "mcp", ...args], env }),
+    env: (extra = {}) => ({
+      PATH: process.env.PATH ?? "",
+      STORE_ADMIN_API_URL: `${fixture.store.url}/api/admin`,
+      STORE_ADMIN_TOKEN: options.token,
+      ...extra,
+    }),
+    connect: (args, { env = fixture.env(), nodeFlags = [] } = {}) =>
+      fixture.connectTo({ command: process.execPath, args: [...nodeFlags, fixture.bin, "mcp", ...args], env }),
     async connectTo(server) {
       const client = new Client({ name: options.clientName, version: "1.0.0" });
       const stderr: string[] = [];

@@ -10,14 +10,16 @@ import { parse } from "yaml";
 import { generateMethods, generateOperations } from "../../scripts/generate.js";
 
 /** generated/operations.ts and generated/operation-facts.ts, as one text. */
-const operationsSource = async (doc: Parameters<typeof generateOperations>[0]) => Object.values(await generateOperations(doc)).join("\n");
+const operationsSource = async (doc: Parameters<typeof generateOperations>[0]) =>
+  Object.values(await generateOperations(doc)).join("\n");
 import { operations } from "../../generated/operation-facts.js";
 
 type Node = Record<string, any>;
 
 const CONTRACT = fileURLToPath(new URL("../../openapi/store-admin.yaml", import.meta.url));
 const contract = (): Node => parse(readFileSync(CONTRACT, "utf8")) as Node;
-const sample = async (operationId: string) => `import x from "y";\n\nconst store = make({\n});\n\n// the sample of ${operationId}\nawait store.call();\n`;
+const sample = async (operationId: string) =>
+  `import x from "y";\n\nconst store = make({\n});\n\n// the sample of ${operationId}\nawait store.call();\n`;
 
 describe("the method generator", () => {
   it("makes one table row and one documented method per operation of the working contract", async () => {
@@ -38,8 +40,15 @@ describe("the method generator", () => {
         description: "Returns one coupon.\n\nA second paragraph the hover leaves out.",
         tags: ["Gift cards"],
         security: [{ storeAdminToken: ["coupons:read"] }],
-        parameters: [{ name: "code", in: "path", required: true, description: "The coupon code.", schema: { type: "string" } }],
-        responses: { "200": { description: "The coupon.", content: { "application/json": { schema: { $ref: "#/components/schemas/GiftCard" } } } } },
+        parameters: [
+          { name: "code", in: "path", required: true, description: "The coupon code.", schema: { type: "string" } },
+        ],
+        responses: {
+          "200": {
+            description: "The coupon.",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/GiftCard" } } },
+          },
+        },
       },
     };
     const { table, types } = await generateMethods(doc, sample);
@@ -61,10 +70,26 @@ describe("the method generator", () => {
   });
 
   const refusals: Array<[string, (doc: Node) => void, RegExp]> = [
-    ["a name without a resource", (d) => (d.paths["/gateways/{id}/"].get["x-sdk-method"] = "retrieve"), /#\/paths\/~1gateways~1\{id\}~1\/get\/x-sdk-method: must name the method as resource\.verb/],
-    ["a name taken twice", (d) => (d.paths["/gateways/{id}/"].get["x-sdk-method"] = "disputes.retrieve"), /#\/paths\/~1disputes~1\{id\}~1\/get and #\/paths\/~1gateways~1\{id\}~1\/get both have the method name disputes\.retrieve/],
-    ["a name in the client's way", (d) => (d.paths["/gateways/{id}/"].get["x-sdk-method"] = "paginate.gateway"), /would shadow the client's own paginate/],
-    ["a name both a method and a resource", (d) => (d.paths["/gateways/{id}/"].get["x-sdk-method"] = "users.retrieve.gateway"), /#\/paths\/~1users~1\{id\}~1\/get and #\/paths\/~1gateways~1\{id\}~1\/get: "retrieve" is both a method \(users\.retrieve\) and a resource \(users\.retrieve\.gateway\)/],
+    [
+      "a name without a resource",
+      (d) => (d.paths["/gateways/{id}/"].get["x-sdk-method"] = "retrieve"),
+      /#\/paths\/~1gateways~1\{id\}~1\/get\/x-sdk-method: must name the method as resource\.verb/,
+    ],
+    [
+      "a name taken twice",
+      (d) => (d.paths["/gateways/{id}/"].get["x-sdk-method"] = "disputes.retrieve"),
+      /#\/paths\/~1disputes~1\{id\}~1\/get and #\/paths\/~1gateways~1\{id\}~1\/get both have the method name disputes\.retrieve/,
+    ],
+    [
+      "a name in the client's way",
+      (d) => (d.paths["/gateways/{id}/"].get["x-sdk-method"] = "paginate.gateway"),
+      /would shadow the client's own paginate/,
+    ],
+    [
+      "a name both a method and a resource",
+      (d) => (d.paths["/gateways/{id}/"].get["x-sdk-method"] = "users.retrieve.gateway"),
+      /#\/paths\/~1users~1\{id\}~1\/get and #\/paths\/~1gateways~1\{id\}~1\/get: "retrieve" is both a method \(users\.retrieve\) and a resource \(users\.retrieve\.gateway\)/,
+    ],
   ];
   for (const [what, mutate, message] of refusals) {
     it(`refuses ${what}, naming the operation`, async () => {
@@ -98,7 +123,11 @@ describe("any contract: what the generators derive where the contract says nothi
           "line-item": {
             type: "object",
             required: ["id", "name", "secret"],
-            properties: { id: { type: "integer", readOnly: true }, name: { type: "string" }, secret: { type: "string", writeOnly: true } },
+            properties: {
+              id: { type: "integer", readOnly: true },
+              name: { type: "string" },
+              secret: { type: "string", writeOnly: true },
+            },
           },
         },
       },
@@ -112,15 +141,25 @@ describe("any contract: what the generators derive where the contract says nothi
               { name: "X-Api-Version", in: "header", required: true, schema: { type: "string", const: "2030-01-01" } },
               { name: "dry_run", in: "query", schema: { type: "boolean" } },
             ],
-            requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/line-item" } } } },
-            responses: { "201": { description: "Made.", content: { "application/json": { schema: { $ref: "#/components/schemas/line-item" } } } } },
+            requestBody: {
+              required: true,
+              content: { "application/json": { schema: { $ref: "#/components/schemas/line-item" } } },
+            },
+            responses: {
+              "201": {
+                description: "Made.",
+                content: { "application/json": { schema: { $ref: "#/components/schemas/line-item" } } },
+              },
+            },
           },
         },
         "/widgets/{id}/": {
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer" } }],
           delete: {
             security: [],
-            parameters: [{ name: "X-Api-Version", in: "header", required: true, schema: { type: "string", const: "2030-01-01" } }],
+            parameters: [
+              { name: "X-Api-Version", in: "header", required: true, schema: { type: "string", const: "2030-01-01" } },
+            ],
             responses: { "204": { description: "Gone." } },
           },
         },
@@ -135,15 +174,22 @@ describe("any contract: what the generators derive where the contract says nothi
     const { table } = await generateMethods(widgets(), none);
     expect(table).toContain('["widgets.create", "POST /widgets/", "body+query"],');
     expect(table).toContain('["widgets.delete", "DELETE /widgets/{id}/", ""],');
-    const renamed = await generateMethods(widgets((d) => (d.paths["/widgets/"].post["x-sdk-method"] = "widgets.make")), none);
+    const renamed = await generateMethods(
+      widgets((d) => (d.paths["/widgets/"].post["x-sdk-method"] = "widgets.make")),
+      none,
+    );
     expect(renamed.table).toContain('["widgets.make", "POST /widgets/", "body+query"],');
   });
 
   it("types a no-content response as Promise<void>, a shared schema's body without read-only fields, query after the body", async () => {
     const { types } = await generateMethods(widgets(), none);
     expect(types).toContain("delete(id: number, options?: MethodOptions): ResponsePromise<void>;");
-    expect(types).toContain("create(body: CreateWidgetBody, query?: CreateWidgetQuery, options?: MethodOptions): ResponsePromise<LineItem>;");
-    expect(types).toContain('export type CreateWidgetBody = Writable<NonNullable<operations["createWidget"]["requestBody"]>["content"]["application/json"]>;');
+    expect(types).toContain(
+      "create(body: CreateWidgetBody, query?: CreateWidgetQuery, options?: MethodOptions): ResponsePromise<LineItem>;",
+    );
+    expect(types).toContain(
+      'export type CreateWidgetBody = Writable<NonNullable<operations["createWidget"]["requestBody"]>["content"]["application/json"]>;',
+    );
     expect(types).not.toContain("undefined.");
     expect(types).not.toMatch(/\bany\b/);
   });
@@ -151,7 +197,9 @@ describe("any contract: what the generators derive where the contract says nothi
   it("falls back to the description's first sentence for a summary, and says the security in OpenAPI's terms", async () => {
     const { types } = await generateMethods(widgets(), none);
     expect(types).toContain("   * Makes a widget.\n");
-    expect(types).toContain("Requires the scopes `widgets:write` and `audit:write`, or `admin`. `POST /widgets/` (`createWidget`).");
+    expect(types).toContain(
+      "Requires the scopes `widgets:write` and `audit:write`, or `admin`. `POST /widgets/` (`createWidget`).",
+    );
     expect(types).toContain("Requires no authentication. `DELETE /widgets/{id}/`.");
     const operations = await operationsSource(widgets());
     expect(operations).toContain('"POST /widgets/": { scopes: [["widgets:write","audit:write"],["admin"]] }');
@@ -168,17 +216,27 @@ describe("any contract: what the generators derive where the contract says nothi
     const { types } = await generateMethods(widgets(), none);
     expect(types).toContain('import type { LineItem } from "./names.js";');
     const clash = widgets((d) => (d.components.schemas["Line Item"] = { type: "string" }));
-    await expect(generateOperations(clash)).rejects.toThrow('"#/components/schemas/line-item" and "#/components/schemas/Line Item" both map to the type name LineItem');
+    await expect(generateOperations(clash)).rejects.toThrow(
+      '"#/components/schemas/line-item" and "#/components/schemas/Line Item" both map to the type name LineItem',
+    );
   });
 
   it("refuses a reference to nothing, naming where it is written, rather than crashing", async () => {
-    const dangling = widgets((d) => (d.paths["/widgets/"].post.requestBody = { $ref: "#/components/requestBodies/Missing" }));
-    await expect(generateMethods(dangling, none)).rejects.toThrow('#/paths/~1widgets~1/post/requestBody/$ref: "#/components/requestBodies/Missing" refers to nothing in the document.');
+    const dangling = widgets(
+      (d) => (d.paths["/widgets/"].post.requestBody = { $ref: "#/components/requestBodies/Missing" }),
+    );
+    await expect(generateMethods(dangling, none)).rejects.toThrow(
+      '#/paths/~1widgets~1/post/requestBody/$ref: "#/components/requestBodies/Missing" refers to nothing in the document.',
+    );
   });
 
   it("refuses a request media type the client cannot send, naming it", async () => {
-    const xml = widgets((d) => (d.paths["/widgets/"].post.requestBody.content = { "application/xml": { schema: { type: "string" } } }));
-    await expect(generateOperations(xml)).rejects.toThrow('#/paths/~1widgets~1/post/requestBody/content: the request body is offered as "application/xml"');
+    const xml = widgets(
+      (d) => (d.paths["/widgets/"].post.requestBody.content = { "application/xml": { schema: { type: "string" } } }),
+    );
+    await expect(generateOperations(xml)).rejects.toThrow(
+      '#/paths/~1widgets~1/post/requestBody/content: the request body is offered as "application/xml"',
+    );
   });
 });
 
@@ -198,10 +256,17 @@ describe("the operations table", () => {
         operationId: "listCoupons",
         security: [{ storeAdminToken: ["coupons:read"] }],
         parameters: [{ $ref: "#/components/parameters/Cursor" }],
-        responses: { "200": { description: "One page of gift cards.", content: { "application/json": { schema: { $ref: "#/components/schemas/GiftCardPage" } } } } },
+        responses: {
+          "200": {
+            description: "One page of gift cards.",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/GiftCardPage" } } },
+          },
+        },
       },
     };
-    doc.paths["/gift-cards/"].get.parameters = doc.paths["/gift-cards/"].get.parameters.filter((p: Node) => p.$ref !== "#/components/parameters/Cursor");
+    doc.paths["/gift-cards/"].get.parameters = doc.paths["/gift-cards/"].get.parameters.filter(
+      (p: Node) => p.$ref !== "#/components/parameters/Cursor",
+    );
     const source = await operationsSource(doc);
     expect(paginatedPath(source)).toBe('"/users/" | "/users/{id}/notes/" | "/coupons/"');
     expect(source).toContain('"GET /gift-cards/": { scope: "gift_cards:read" },');

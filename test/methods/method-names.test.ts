@@ -18,7 +18,8 @@ import { loadContract } from "../../scripts/load-contract.js";
 
 type Node = Record<string, any>;
 
-const read = (relative: string): Node => parse(readFileSync(fileURLToPath(new URL(relative, import.meta.url)), "utf8")) as Node;
+const read = (relative: string): Node =>
+  parse(readFileSync(fileURLToPath(new URL(relative, import.meta.url)), "utf8")) as Node;
 const OPERATIONS = ["get", "put", "post", "patch", "delete"];
 
 /** Our contract, each operation's `x-sdk-method` removed and returned by `"METHOD /path/"`. */
@@ -34,7 +35,8 @@ function stripped(): { doc: Node; annotated: Map<string, string> } {
   return { doc, annotated };
 }
 
-const namesOf = (doc: Node): Record<string, string> => Object.fromEntries(contractModel(doc).operations.map((op) => [op.key, op.methodName]));
+const namesOf = (doc: Node): Record<string, string> =>
+  Object.fromEntries(contractModel(doc).operations.map((op) => [op.key, op.methodName]));
 
 /** The names our contract's operations derive without their `x-sdk-method`: each the name it annotates. */
 const OURS: Record<string, string> = {
@@ -63,7 +65,11 @@ const OURS: Record<string, string> = {
 /** The table's operations that `doc` (annotations removed) still has, with the names they derive. */
 function derivedOfOurs(doc: Node): Record<string, string> {
   const names = namesOf(doc);
-  return Object.fromEntries(Object.keys(OURS).filter((key) => key in names).map((key) => [key, names[key]!]));
+  return Object.fromEntries(
+    Object.keys(OURS)
+      .filter((key) => key in names)
+      .map((key) => [key, names[key]!]),
+  );
 }
 
 describe("derived method names", () => {
@@ -84,7 +90,12 @@ describe("derived method names", () => {
         operationId: "fulfillOrder",
         "x-sdk-method": "orders.markFulfilled",
         parameters: [number],
-        responses: { "200": { description: "Done.", content: { "application/json": { schema: { $ref: "#/components/schemas/FulfillmentOrder" } } } } },
+        responses: {
+          "200": {
+            description: "Done.",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/FulfillmentOrder" } } },
+          },
+        },
       },
     };
     expect(derivedOfOurs(doc)).toEqual(Object.fromEntries(Object.entries(OURS).filter(([key]) => key in namesOf(doc))));
@@ -116,7 +127,10 @@ describe("derived method names", () => {
       "#/paths/~1products~1{id}~1variants~1/get and #/paths/~1products~1variants~1{id}~1/get both have the method name products.variants.retrieve; set a different x-sdk-method on one.",
     );
     // An answer that is a list decides then.
-    doc.paths["/products/{id}/variants/"].get.responses["200"].content["application/json"].schema = { type: "array", items: { $ref: "#/components/schemas/ProductVariant" } };
+    doc.paths["/products/{id}/variants/"].get.responses["200"].content["application/json"].schema = {
+      type: "array",
+      items: { $ref: "#/components/schemas/ProductVariant" },
+    };
     expect(namesOf(doc)["GET /products/{id}/variants/"]).toBe("products.variants.list");
     // On an item, the path decides whatever the operationId says.
     doc.paths["/products/variants/{id}/"].get.operationId = "productsVariantsList";
@@ -125,7 +139,8 @@ describe("derived method names", () => {
 
   it("refuses the vendor's description without operationIds, naming both operations", () => {
     const doc = read("./vendor.yaml");
-    for (const item of Object.values<Node>(doc.paths)) for (const method of OPERATIONS) delete item[method]?.operationId;
+    for (const item of Object.values<Node>(doc.paths))
+      for (const method of OPERATIONS) delete item[method]?.operationId;
     expect(() => contractModel(doc)).toThrow(
       "#/paths/~1products~1{id}~1variants~1/get and #/paths/~1products~1variants~1{id}~1/get both have the method name products.variants.retrieve; set a different x-sdk-method on one.",
     );
@@ -156,7 +171,14 @@ describe("derived method names", () => {
     expect(table).toContain('["invoices.void", "POST /invoices/{number}/void/", ""],');
     expect(types).toContain("void(number: string, options?: MethodOptions): ResponsePromise<Invoice>;");
     // MCP tools are named after the methods.
-    expect(mcpTools(doc).map((tool) => tool.name)).toEqual(expect.arrayContaining(["invoices_void", "shops_settings_replace", "returns_approval_accept", "invoices_sendAll"]));
+    expect(mcpTools(doc).map((tool) => tool.name)).toEqual(
+      expect.arrayContaining([
+        "invoices_void",
+        "shops_settings_replace",
+        "returns_approval_accept",
+        "invoices_sendAll",
+      ]),
+    );
   });
 
   it("x-sdk-method still overrides a derived name", () => {
@@ -168,7 +190,8 @@ describe("derived method names", () => {
   it("an action is told from a creation by its segment (a verb after an item), else by what it answers: the item above it (by reference, else by name), or no content", () => {
     const doc = read("./resource-first.yaml");
     // Not directly after an item: the item above has no operation of its own, so its segment, singularised, names the schema.
-    doc.paths["/returns/{id}/approval/accept/"].post.responses["200"].content["application/json"].schema.$ref = "#/components/schemas/Reminder";
+    doc.paths["/returns/{id}/approval/accept/"].post.responses["200"].content["application/json"].schema.$ref =
+      "#/components/schemas/Reminder";
     // A verb segment after an item is an action whatever it answers.
     doc.paths["/invoices/{number}/void/"].post.responses["200"] = { $ref: "#/components/responses/ShopSettings" };
     // Without an item above, a POST answering a schema creates.
@@ -184,7 +207,9 @@ describe("derived method names", () => {
   });
 
   it("generate prints no note about an earlier naming rule", () => {
-    expect(readFileSync(fileURLToPath(new URL("../../scripts/generate.ts", import.meta.url)), "utf8")).not.toMatch(/former rule/);
+    expect(readFileSync(fileURLToPath(new URL("../../scripts/generate.ts", import.meta.url)), "utf8")).not.toMatch(
+      /former rule/,
+    );
   });
 });
 
@@ -192,16 +217,26 @@ describe("what cannot be named is refused, naming where", () => {
   const operation = (summary: string) => ({
     summary,
     parameters: [],
-    responses: { "200": { description: "A gateway.", content: { "application/json": { schema: { $ref: "#/components/schemas/Gateway" } } } } },
+    responses: {
+      "200": {
+        description: "A gateway.",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Gateway" } } },
+      },
+    },
   });
   const withPath = (path: string, params: string[]) => (doc: Node) => {
-    doc.paths[path] = { get: { ...operation("Added"), parameters: params.map((name) => ({ name, in: "path", required: true, schema: { type: "integer" } })) } };
+    doc.paths[path] = {
+      get: {
+        ...operation("Added"),
+        parameters: params.map((name) => ({ name, in: "path", required: true, schema: { type: "integer" } })),
+      },
+    };
   };
   const refusals: Array<[string, (doc: Node) => void, string]> = [
     [
       "two operations deriving one name",
       withPath("/products/{id}/variants/{variantId}/", ["id", "variantId"]),
-      '#/paths/~1products~1variants~1{id}~1/get and #/paths/~1products~1{id}~1variants~1{variantId}~1/get both have the method name products.variants.retrieve; set a different x-sdk-method on one.',
+      "#/paths/~1products~1variants~1{id}~1/get and #/paths/~1products~1{id}~1variants~1{variantId}~1/get both have the method name products.variants.retrieve; set a different x-sdk-method on one.",
     ],
     [
       "a name that is also a resource",
@@ -218,19 +253,27 @@ describe("what cannot be named is refused, naming where", () => {
       withPath("/users/{id}/constructor/", ["id"]),
       '#/paths/~1users~1{id}~1constructor~1/get: the method name users.constructor.retrieve (derived from its path) holds "constructor", which every JavaScript object has; set another x-sdk-method.',
     ],
-    ["a segment that is no name", withPath("/2fa/", []), "#/paths/~12fa~1/get: no method name can be derived from its path (got \"2fa.retrieve\"); set x-sdk-method."],
+    [
+      "a segment that is no name",
+      withPath("/2fa/", []),
+      '#/paths/~12fa~1/get: no method name can be derived from its path (got "2fa.retrieve"); set x-sdk-method.',
+    ],
   ];
   for (const [what, mutate, message] of refusals) {
     it(`refuses ${what}`, () => {
       const { doc } = stripped();
       mutate(doc);
-      expect(() => loadContract(stringify(doc, { aliasDuplicateObjects: false }), "mutated.yaml")).toThrow(`mutated.yaml is refused: ${message}`);
+      expect(() => loadContract(stringify(doc, { aliasDuplicateObjects: false }), "mutated.yaml")).toThrow(
+        `mutated.yaml is refused: ${message}`,
+      );
     });
   }
 
   it("refuses an x-sdk-method in the client's way, as a derived one", () => {
     const { doc } = stripped();
     doc.paths["/gateways/{id}/"].get["x-sdk-method"] = "use.gateway";
-    expect(() => contractModel(doc)).toThrow("#/paths/~1gateways~1{id}~1/get: the method name use.gateway would shadow the client's own use; set another x-sdk-method.");
+    expect(() => contractModel(doc)).toThrow(
+      "#/paths/~1gateways~1{id}~1/get: the method name use.gateway would shadow the client's own use; set another x-sdk-method.",
+    );
   });
 });

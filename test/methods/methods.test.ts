@@ -10,7 +10,12 @@ import { describe, expect, inject, it } from "vitest";
 import { methodTable, type MethodRow } from "../../generated/method-table.js";
 import { operations } from "../../generated/operation-facts.js";
 import { mockOperations } from "../../generated/testing/operations.js";
-import { createStoreAdminClient, NotFoundError, PermissionDeniedError, type StoreAdminClient } from "../../src/index.js";
+import {
+  createStoreAdminClient,
+  NotFoundError,
+  PermissionDeniedError,
+  type StoreAdminClient,
+} from "../../src/index.js";
 import { deriveClient } from "../../src/client/client.js";
 import { attachMethods } from "../../src/client/methods.js";
 import { servePages } from "../../src/testing/index.js";
@@ -29,7 +34,11 @@ const CALLS = new Map(contractCalls.map((call) => [call.key, call]));
 /** Calls the method of `name` with the operation's values; a list method's iterable is walked to the end. */
 function callMethod(store: StoreAdminClient, [name, key, rest]: MethodRow): Promise<unknown> {
   const call = CALLS.get(key)!;
-  const args = [...Object.values(call.path), ...(rest.startsWith("body") ? [call.body] : []), ...(rest.endsWith("query") ? [call.query] : [])];
+  const args = [
+    ...Object.values(call.path),
+    ...(rest.startsWith("body") ? [call.body] : []),
+    ...(rest.endsWith("query") ? [call.query] : []),
+  ];
   const parts = name.split(".");
   const resource = methodOf(store, parts.slice(0, -1).join(".")) as Record<string, (...args: unknown[]) => unknown>;
   const result = resource[parts.at(-1)!]!(...args);
@@ -38,7 +47,10 @@ function callMethod(store: StoreAdminClient, [name, key, rest]: MethodRow): Prom
 
 /** `"users.addresses.update"` → the method on `store`. */
 function methodOf(store: StoreAdminClient, name: string): unknown {
-  return name.split(".").filter(Boolean).reduce<unknown>((node, part) => (node as Record<string, unknown>)[part], store);
+  return name
+    .split(".")
+    .filter(Boolean)
+    .reduce<unknown>((node, part) => (node as Record<string, unknown>)[part], store);
 }
 
 describe("the method table", () => {
@@ -72,10 +84,16 @@ describe("every method against the testing kit", () => {
       } else expect(request.body).toEqual(expected.body);
 
       // The data itself, not `{ data, error, response }`: the contract's example (the items, for a list).
-      const [, facts] = Object.entries((await mockOperations[key]()).operation.responses).find(([code]) => /^2\d\d$/.test(code))!;
+      const [, facts] = Object.entries((await mockOperations[key]()).operation.responses).find(([code]) =>
+        /^2\d\d$/.test(code),
+      )!;
       expect(facts.built, `${key}: add a response example to the contract`).toBeFalsy();
       const example = facts.example as { results?: unknown[] };
-      const data = operations[key].paginated ? example.results : operations[key].singleOrList && !Array.isArray(example) ? [example] : example;
+      const data = operations[key].paginated
+        ? example.results
+        : operations[key].singleOrList && !Array.isArray(example)
+          ? [example]
+          : example;
       expect(result).toEqual(data);
     });
   }
@@ -105,7 +123,9 @@ describe("every method against Prism", () => {
       expect(Object.fromEntries(url.searchParams)).toEqual(expected.url.query);
       if (expected.mediaType === "multipart/form-data") {
         const form = await sent[0]!.formData();
-        expect(Object.fromEntries([...form].filter(([, v]) => typeof v === "string"))).toEqual(formTextFields(expected.body));
+        expect(Object.fromEntries([...form].filter(([, v]) => typeof v === "string"))).toEqual(
+          formTextFields(expected.body),
+        );
         for (const field of formFileFields(expected.body)) expect(form.get(field), field).toBeInstanceOf(Blob);
       } else if (expected.body === undefined) expect(await sent[0]!.text()).toBe("");
       else expect(JSON.parse(await sent[0]!.text())).toEqual(expected.body);
@@ -126,7 +146,13 @@ describe("what a method returns and throws", () => {
 
   it("leaving a list loop early stops fetching", async () => {
     const { mock, store } = mockedClient();
-    mock.on("GET /users/{id}/notes/", servePages(Array.from({ length: 6 }, (_, i) => ({ id: i + 1, message: `n${i}` })), { pageSize: 2 }));
+    mock.on(
+      "GET /users/{id}/notes/",
+      servePages(
+        Array.from({ length: 6 }, (_, i) => ({ id: i + 1, message: `n${i}` })),
+        { pageSize: 2 },
+      ),
+    );
     for await (const note of store.users.notes.list(42)) if (note.id === 1) break;
     expect(mock.requests).toHaveLength(1);
   });
@@ -148,7 +174,9 @@ describe("what a method returns and throws", () => {
   it("per-call options reach the call: headers are sent, maxRetries bounds the attempts, signal aborts", async () => {
     const { mock, store } = mockedClient();
     mock.on("GET /gateways/{id}/", () => ({ status: 503, body: { detail: "down" } }));
-    await expect(store.gateways.retrieve(3, { maxRetries: 0, headers: { "X-Trace": "t-1" } })).rejects.toMatchObject({ status: 503 });
+    await expect(store.gateways.retrieve(3, { maxRetries: 0, headers: { "X-Trace": "t-1" } })).rejects.toMatchObject({
+      status: 503,
+    });
     expect(mock.requests).toHaveLength(1);
     expect(mock.requests[0]!.headers["x-trace"]).toBe("t-1");
     const aborted = new AbortController();
@@ -159,19 +187,36 @@ describe("what a method returns and throws", () => {
 
   it("options left undefined are as if not given", async () => {
     const { mock, store } = mockedClient();
-    await store.users.retrieve(42, { signal: undefined, timeoutMs: undefined, maxRetries: undefined, headers: undefined });
+    await store.users.retrieve(42, {
+      signal: undefined,
+      timeoutMs: undefined,
+      maxRetries: undefined,
+      headers: undefined,
+    });
     expect(mock.requests).toHaveLength(1);
   });
 });
 
 describe("bad arguments are refused, naming what is wrong, with nothing sent", () => {
   const refusals: Array<[string, (store: StoreAdminClient) => unknown, RegExp]> = [
-    ["an unknown option", (s) => (s.users.retrieve as Function)(42, { params: { path: { id: 1 } } }), /users\.retrieve\(\): unknown option "params"/],
+    [
+      "an unknown option",
+      (s) => (s.users.retrieve as Function)(42, { params: { path: { id: 1 } } }),
+      /users\.retrieve\(\): unknown option "params"/,
+    ],
     ["a misspelt option", (s) => (s.users.retrieve as Function)(42, { singal: null }), /unknown option "singal"/],
     ["options that are not an object", (s) => (s.users.retrieve as Function)(42, "fast"), /options must be an object/],
-    ["too many arguments", (s) => (s.users.retrieve as Function)(42, {}, {}), /takes at most 2 arguments \(id, options\), got 3/],
+    [
+      "too many arguments",
+      (s) => (s.users.retrieve as Function)(42, {}, {}),
+      /takes at most 2 arguments \(id, options\), got 3/,
+    ],
     ["a missing path parameter", (s) => (s.users.retrieve as Function)(), /path parameter "id" is missing/],
-    ["a path parameter that would change the path", (s) => s.orders.fulfillmentOrders.list(".."), /path parameter "number" must not be "\.\."/],
+    [
+      "a path parameter that would change the path",
+      (s) => s.orders.fulfillmentOrders.list(".."),
+      /path parameter "number" must not be "\.\."/,
+    ],
   ];
   for (const [what, call, message] of refusals) {
     it(what, async () => {
@@ -183,7 +228,9 @@ describe("bad arguments are refused, naming what is wrong, with nothing sent", (
 
   it("a list method refuses an unknown option when called, before any request", () => {
     const { mock, store } = mockedClient();
-    expect(() => (store.users.list as Function)({}, { cursor: "x" })).toThrow(/users\.list\(\): unknown option "cursor"/);
+    expect(() => (store.users.list as Function)({}, { cursor: "x" })).toThrow(
+      /users\.list\(\): unknown option "cursor"/,
+    );
     expect(mock.requests).toHaveLength(0);
   });
 });
@@ -193,7 +240,9 @@ describe("the resources follow the client they are read on", () => {
     const { mock, store } = mockedClient();
     const seen: string[] = [];
     const derived = Object.create(store, {
-      GET: { value: (path: string, init: unknown) => (seen.push(path), store.GET(path as "/users/{id}/", init as never)) },
+      GET: {
+        value: (path: string, init: unknown) => (seen.push(path), store.GET(path as "/users/{id}/", init as never)),
+      },
     }) as StoreAdminClient;
     await derived.users.retrieve(42);
     expect(seen).toEqual(["/users/{id}/"]);
@@ -208,7 +257,9 @@ describe("the resources follow the client they are read on", () => {
     await store.users.addresses.update(42, 7, { country: "SE", line1: "Drottninggatan 12", line4: "Stockholm" });
     const seen: string[] = [];
     const derived = Object.create(store, {
-      PUT: { value: (path: string, init: unknown) => (seen.push(path), store.PUT(path as "/users/{id}/", init as never)) },
+      PUT: {
+        value: (path: string, init: unknown) => (seen.push(path), store.PUT(path as "/users/{id}/", init as never)),
+      },
     }) as StoreAdminClient;
     await derived.users.addresses.update(42, 7, { country: "SE", line1: "Drottninggatan 12", line4: "Stockholm" });
     expect(seen).toEqual(["/users/{id}/addresses/{addressId}/"]);
@@ -218,7 +269,13 @@ describe("the resources follow the client they are read on", () => {
 
   it("attachMethods gives any object holding GET/POST/… and paginate the methods", async () => {
     const { mock, store } = mockedClient();
-    const copy = attachMethods({ GET: store.GET, PUT: store.PUT, POST: store.POST, PATCH: store.PATCH, paginate: store.paginate });
+    const copy = attachMethods({
+      GET: store.GET,
+      PUT: store.PUT,
+      POST: store.POST,
+      PATCH: store.PATCH,
+      paginate: store.paginate,
+    });
     expect(await copy.users.retrieve(42)).toMatchObject({ id: expect.any(Number) });
     expect(await all(copy.giftCards.list())).not.toHaveLength(0);
     expect(mock.requests.map((r) => r.operation)).toEqual(["GET /users/{id}/", "GET /gift-cards/"]);
@@ -228,7 +285,10 @@ describe("the resources follow the client they are read on", () => {
     const { mock, store } = mockedClient();
     await store.users.retrieve(42); // the resource now exists on `store`
     const seen: string[] = [];
-    const copy = { ...store, GET: (path: string, init: unknown) => (seen.push(path), store.GET(path as "/users/{id}/", init as never)) };
+    const copy = {
+      ...store,
+      GET: (path: string, init: unknown) => (seen.push(path), store.GET(path as "/users/{id}/", init as never)),
+    };
     expect("users" in copy).toBe(false);
     const attached = attachMethods(copy);
     await attached.users.retrieve(42);
@@ -241,7 +301,9 @@ describe("the resources follow the client they are read on", () => {
     const methods: string[] = [];
     let gates = 0;
     const derived = deriveClient(store, {
-      fetch: (fetch) => (input, init) => (methods.push(input instanceof Request ? input.method : String(init?.method)), fetch(input, init)),
+      fetch: (fetch) => (input, init) => (
+        methods.push(input instanceof Request ? input.method : String(init?.method)), fetch(input, init)
+      ),
       beforeAttempt: () => (gates++, undefined),
     });
     await derived.users.retrieve(42);

@@ -48,10 +48,14 @@ export interface TestStore {
   close(): Promise<void>;
 }
 
-const readForm = (req: IncomingMessage & { body?: unknown }): Record<string, string> => ({ ...(req.body as Record<string, string>) });
+const readForm = (req: IncomingMessage & { body?: unknown }): Record<string, string> => ({
+  ...(req.body as Record<string, string>),
+});
 
 export async function startTestStore(): Promise<TestStore> {
-  const oauth = new OAuth2Server(undefined, undefined, { endpoints: { authorize: "/oauth2/authorize/", token: "/oauth2/token/" } });
+  const oauth = new OAuth2Server(undefined, undefined, {
+    endpoints: { authorize: "/oauth2/authorize/", token: "/oauth2/token/" },
+  });
   await oauth.issuer.keys.generate("RS256");
   const store = {
     requests: [] as string[],
@@ -75,37 +79,40 @@ export async function startTestStore(): Promise<TestStore> {
     url.searchParams.set("store", store.storeParam);
     scopeOf.set(url.searchParams.get("code")!, new URL(req.url!, "http://x").searchParams.get("scope") ?? "");
   });
-  oauth.service.on("beforeResponse", (response: { statusCode: number; body: Record<string, unknown> }, req: IncomingMessage) => {
-    const form = readForm(req);
-    store.tokenRequests.push({ contentType: req.headers["content-type"], body: form });
-    const refuse = (status: number, error: string) => {
-      response.statusCode = status;
-      response.body = { error };
-    };
-    if (form.client_id !== CLIENT_ID || form.client_secret !== CLIENT_SECRET) return refuse(401, "invalid_client");
-    if (store.tokenFailure) {
-      response.statusCode = store.tokenFailure.status;
-      response.body = store.tokenFailure.body as Record<string, unknown>;
-      return;
-    }
-    if (form.grant_type === "refresh_token") {
-      if (!store.validRefresh.delete(form.refresh_token!)) return refuse(400, "invalid_grant");
-      response.body.scope = scopeOf.get(form.refresh_token!);
-    } else if (form.grant_type === "authorization_code") {
-      if (form.redirect_uri !== REDIRECT_URI || !scopeOf.has(form.code!)) return refuse(400, "invalid_grant");
-      response.body.scope = store.grantScope ?? scopeOf.get(form.code!);
-      scopeOf.delete(form.code!);
-    }
-    // The vendor's answer: no id_token (not OpenID Connect).
-    delete response.body.id_token;
-    response.body.expires_in = store.expiresInSeconds;
-    const access = response.body.access_token as string;
-    const refresh = response.body.refresh_token as string;
-    store.valid.add(access);
-    store.validRefresh.add(refresh);
-    scopeOf.set(refresh, response.body.scope as string);
-    store.issued.push(access, refresh);
-  });
+  oauth.service.on(
+    "beforeResponse",
+    (response: { statusCode: number; body: Record<string, unknown> }, req: IncomingMessage) => {
+      const form = readForm(req);
+      store.tokenRequests.push({ contentType: req.headers["content-type"], body: form });
+      const refuse = (status: number, error: string) => {
+        response.statusCode = status;
+        response.body = { error };
+      };
+      if (form.client_id !== CLIENT_ID || form.client_secret !== CLIENT_SECRET) return refuse(401, "invalid_client");
+      if (store.tokenFailure) {
+        response.statusCode = store.tokenFailure.status;
+        response.body = store.tokenFailure.body as Record<string, unknown>;
+        return;
+      }
+      if (form.grant_type === "refresh_token") {
+        if (!store.validRefresh.delete(form.refresh_token!)) return refuse(400, "invalid_grant");
+        response.body.scope = scopeOf.get(form.refresh_token!);
+      } else if (form.grant_type === "authorization_code") {
+        if (form.redirect_uri !== REDIRECT_URI || !scopeOf.has(form.code!)) return refuse(400, "invalid_grant");
+        response.body.scope = store.grantScope ?? scopeOf.get(form.code!);
+        scopeOf.delete(form.code!);
+      }
+      // The vendor's answer: no id_token (not OpenID Connect).
+      delete response.body.id_token;
+      response.body.expires_in = store.expiresInSeconds;
+      const access = response.body.access_token as string;
+      const refresh = response.body.refresh_token as string;
+      store.valid.add(access);
+      store.validRefresh.add(refresh);
+      scopeOf.set(refresh, response.body.scope as string);
+      store.issued.push(access, refresh);
+    },
+  );
   const oauthHandler = oauth.service.requestHandler;
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
@@ -127,7 +134,9 @@ export async function startTestStore(): Promise<TestStore> {
     req.on("end", () => {
       const id = /\/(\d+)\/[^/]*\/?$/.exec(path)?.[1] ?? "1";
       res.statusCode = req.method === "POST" ? 201 : 200;
-      res.end(JSON.stringify(req.method === "POST" ? { id: 7, body: "noted" } : { id: Number(id), email: "ada@example.com" }));
+      res.end(
+        JSON.stringify(req.method === "POST" ? { id: 7, body: "noted" } : { id: Number(id), email: "ada@example.com" }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -136,7 +145,11 @@ export async function startTestStore(): Promise<TestStore> {
   oauth.issuer.url = origin;
   return Object.assign(store, {
     origin,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   });
 }
 
@@ -144,6 +157,7 @@ export async function startTestStore(): Promise<TestStore> {
 export async function authorize(link: string): Promise<string> {
   const response = await fetch(link, { redirect: "manual" });
   const location = response.headers.get("location");
-  if (response.status !== 302 || !location) throw new Error(`The authorization link answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 302 || !location)
+    throw new Error(`The authorization link answered ${response.status}: ${await response.text()}`);
   return location;
 }

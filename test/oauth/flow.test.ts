@@ -7,8 +7,21 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AuthenticationError, ConnectionError, InternalServerError } from "../../src/index.js";
-import { createPartnerApp, memoryTokenStorage, OAuthError, type PartnerAppOptions, type TokenStorage } from "../../src/oauth/index.js";
-import { authorize, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, startTestStore, type TestStore } from "./authorization-server.js";
+import {
+  createPartnerApp,
+  memoryTokenStorage,
+  OAuthError,
+  type PartnerAppOptions,
+  type TokenStorage,
+} from "../../src/oauth/index.js";
+import {
+  authorize,
+  CLIENT_ID,
+  CLIENT_SECRET,
+  REDIRECT_URI,
+  startTestStore,
+  type TestStore,
+} from "./authorization-server.js";
 import { leakedSecrets } from "./leaks.js";
 
 let server: TestStore;
@@ -49,17 +62,35 @@ describe("the whole flow", () => {
     const { app, began, result, storage } = await install();
     const link = new URL(began.url);
     expect(link.origin + link.pathname).toBe(`${server.origin}/oauth2/authorize/`);
-    expect(Object.fromEntries(link.searchParams)).toMatchObject({ response_type: "code", client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, scope: "users:read disputes:write", state: began.state, code_challenge_method: "S256" });
+    expect(Object.fromEntries(link.searchParams)).toMatchObject({
+      response_type: "code",
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+      scope: "users:read disputes:write",
+      state: began.state,
+      code_challenge_method: "S256",
+    });
     expect(began.codeVerifier).toMatch(/^[A-Za-z0-9_-]{43,}$/);
 
     expect(server.tokenRequests).toHaveLength(1);
     const [exchange] = server.tokenRequests;
     expect(exchange!.contentType).toMatch(/^application\/x-www-form-urlencoded/);
-    expect(exchange!.body).toMatchObject({ grant_type: "authorization_code", client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uri: REDIRECT_URI, code_verifier: began.codeVerifier });
+    expect(exchange!.body).toMatchObject({
+      grant_type: "authorization_code",
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: began.codeVerifier,
+    });
     expect(exchange!.body.code).toMatch(/./);
     expect(server.requests).toContain("POST /oauth2/token/");
 
-    expect(result).toEqual({ store: "shop.stores.example.com", scopes: ["users:read", "disputes:write"], missingScopes: [], extraScopes: [] });
+    expect(result).toEqual({
+      store: "shop.stores.example.com",
+      scopes: ["users:read", "disputes:write"],
+      missingScopes: [],
+      extraScopes: [],
+    });
     const stored = await storage.get("shop.stores.example.com");
     expect(server.valid.has(stored!.accessToken)).toBe(true);
     expect(stored!.refreshToken).toBe(server.issued[1]);
@@ -80,7 +111,11 @@ describe("the whole flow", () => {
   it("reports the scopes granted when they differ from those asked for", async () => {
     server.grantScope = "users:read orders:read";
     const { result, storage } = await install();
-    expect(result).toMatchObject({ scopes: ["users:read", "orders:read"], missingScopes: ["disputes:write"], extraScopes: ["orders:read"] });
+    expect(result).toMatchObject({
+      scopes: ["users:read", "orders:read"],
+      missingScopes: ["disputes:write"],
+      extraScopes: ["orders:read"],
+    });
     expect((await storage.get("shop.stores.example.com"))!.scopes).toEqual(["users:read", "orders:read"]);
   });
 });
@@ -92,7 +127,10 @@ describe("the callback refuses before anything carries the client secret", () =>
     const url = new URL(await authorize(begun.url));
     mutate(url);
     server.requests.length = 0;
-    const error = await app.callback(url, { ...begun, ...began }).then(() => undefined, (thrown: unknown) => thrown);
+    const error = await app.callback(url, { ...begun, ...began }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
     return error as OAuthError;
   };
 
@@ -136,7 +174,9 @@ describe("the callback refuses before anything carries the client secret", () =>
   }
 
   it("a store other than the one begin() was for", async () => {
-    const error = await callbackWith((url) => url.searchParams.set("store", "other.stores.example.com"), { store: "shop.stores.example.com" });
+    const error = await callbackWith((url) => url.searchParams.set("store", "other.stores.example.com"), {
+      store: "shop.stores.example.com",
+    });
     expect(error.reason).toBe("store_refused");
     expect(server.requests).toEqual([]);
   });
@@ -155,9 +195,13 @@ describe("the callback refuses before anything carries the client secret", () =>
   it("has no default allow-list, and refuses entries that would allow too much", () => {
     expect(() => createPartnerApp({ ...appOptions(), allowedStores: [] })).toThrow(/no default that allows any host/);
     expect(() => createPartnerApp({ ...appOptions(), allowedStores: [".com"] })).toThrow(/top-level domain/);
-    expect(() => createPartnerApp({ ...appOptions(), allowedStores: ["*.stores.example.com"] })).toThrow(/leading dot, ".stores.example.com"/);
+    expect(() => createPartnerApp({ ...appOptions(), allowedStores: ["*.stores.example.com"] })).toThrow(
+      /leading dot, ".stores.example.com"/,
+    );
     expect(() => createPartnerApp({ ...appOptions(), allowedStores: ["shop.example.com:443"] })).toThrow(/port/);
-    expect(() => createPartnerApp({ ...appOptions(), testOrigin: "http://localhost:80" as never })).toThrow(/http:\/\/127\.0\.0\.1:<port>/);
+    expect(() => createPartnerApp({ ...appOptions(), testOrigin: "http://localhost:80" as never })).toThrow(
+      /http:\/\/127\.0\.0\.1:<port>/,
+    );
   });
 });
 
@@ -177,7 +221,11 @@ describe("the token source", () => {
     const users = await Promise.all(Array.from({ length: 20 }, (_, i) => store.users.retrieve(i + 1)));
     expect(users.map((user) => user.id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(server.tokenRequests.map((request) => request.body.grant_type)).toEqual(["refresh_token"]);
-    expect(server.tokenRequests[0]!.body).toMatchObject({ refresh_token: first.refreshToken, client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
+    expect(server.tokenRequests[0]!.body).toMatchObject({
+      refresh_token: first.refreshToken,
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+    });
     const second = (await storage.get("shop.stores.example.com"))!;
     expect(second.refreshToken).not.toBe(first.refreshToken);
     expect(server.validRefresh.has(second.refreshToken!)).toBe(true);
@@ -193,7 +241,10 @@ describe("the token source", () => {
     const tokens = (await storage.get("shop.stores.example.com"))!;
     await storage.set("shop.stores.example.com", { ...tokens, expiresAt: Date.now() - 1 });
     server.tokenFailure = { status: 503, body: { error: "temporarily_unavailable" } };
-    const error = await app.client("shop.stores.example.com").users.retrieve(1).catch((thrown: unknown) => thrown);
+    const error = await app
+      .client("shop.stores.example.com")
+      .users.retrieve(1)
+      .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(InternalServerError);
     expect((error as InternalServerError).status).toBe(503);
     expect(await storage.get("shop.stores.example.com")).toEqual({ ...tokens, expiresAt: expect.any(Number) });
@@ -210,7 +261,10 @@ describe("the token source", () => {
     const closed = await startTestStore();
     await closed.close();
     const unreachable = createPartnerApp(appOptions({ storage, testOrigin: closed.origin }));
-    const error = await unreachable.client("shop.stores.example.com").users.retrieve(1).catch((thrown: unknown) => thrown);
+    const error = await unreachable
+      .client("shop.stores.example.com")
+      .users.retrieve(1)
+      .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ConnectionError);
     expect((await storage.get("shop.stores.example.com"))!.refreshToken).toBe(tokens.refreshToken);
     expect(leakedSecrets(error, server.issued)).toEqual([]);
@@ -225,7 +279,9 @@ describe("the token source", () => {
     server.revokeAccessTokens();
     server.tokenRequests.length = 0;
     const store = app.client("shop.stores.example.com");
-    const errors = await Promise.all(Array.from({ length: 5 }, () => store.users.retrieve(1).catch((thrown: unknown) => thrown)));
+    const errors = await Promise.all(
+      Array.from({ length: 5 }, () => store.users.retrieve(1).catch((thrown: unknown) => thrown)),
+    );
     for (const error of errors) expect(error).toBeInstanceOf(AuthenticationError);
     expect(server.tokenRequests).toHaveLength(1);
     expect((await storage.get("shop.stores.example.com"))!.refused).toEqual({ error: "invalid_grant" });
@@ -245,7 +301,10 @@ describe("the token source", () => {
 
   it("without stored tokens: says to send the merchant through begin()", async () => {
     const app = createPartnerApp(appOptions());
-    const error = await app.client("solo.example.org").users.retrieve(1).catch((thrown: unknown) => thrown);
+    const error = await app
+      .client("solo.example.org")
+      .users.retrieve(1)
+      .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(OAuthError);
     expect((error as OAuthError).reason).toBe("not_authorized");
     expect((error as Error).message).toMatch(/begin\(\)/);

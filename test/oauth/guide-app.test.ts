@@ -7,7 +7,14 @@ import { rm } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ensureBuilt } from "../package/tarball.js";
-import { authorize, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, startTestStore, type TestStore } from "./authorization-server.js";
+import {
+  authorize,
+  CLIENT_ID,
+  CLIENT_SECRET,
+  REDIRECT_URI,
+  startTestStore,
+  type TestStore,
+} from "./authorization-server.js";
 import { guideBlock } from "./guide-blocks.js";
 
 let server: TestStore;
@@ -35,10 +42,15 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const request = (path: string, cookie?: string) => app.fetch(new Request(new URL(path, "https://partner.example"), { headers: cookie ? { cookie } : {} }));
+const request = (path: string, cookie?: string) =>
+  app.fetch(new Request(new URL(path, "https://partner.example"), { headers: cookie ? { cookie } : {} }));
 
 /** The cookie the app set, as a browser sends it back. */
-const cookieOf = (response: Response): string => response.headers.getSetCookie().map((line) => line.split(";")[0]!).join("; ");
+const cookieOf = (response: Response): string =>
+  response.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0]!)
+    .join("; ");
 
 it("installs on a store and calls it with the store's token", async () => {
   const install = await request("/oauth/install?store=shop.stores.example.com");

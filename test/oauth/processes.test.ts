@@ -13,7 +13,14 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startRedis, type RedisServer } from "../../scripts/redis-server.js";
 import { createPartnerApp, type StoredTokens, type TokenStorage } from "../../src/oauth/index.js";
 import { ensureBuilt, ROOT } from "../package/tarball.js";
-import { authorize, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, startTestStore, type TestStore } from "./authorization-server.js";
+import {
+  authorize,
+  CLIENT_ID,
+  CLIENT_SECRET,
+  REDIRECT_URI,
+  startTestStore,
+  type TestStore,
+} from "./authorization-server.js";
 import { guideBlock } from "./guide-blocks.js";
 
 const CHILD = join(ROOT, "test", "oauth", "fixtures", "refresh-process.ts");
@@ -33,7 +40,9 @@ beforeAll(async () => {
   const block = await guideBlock("redisTokenStorage", "redis-storage.ts");
   dir = block.dir;
   storageModule = pathToFileURL(block.file).href;
-  storage = ((await import(storageModule)) as { redisTokenStorage: (redis: Redis) => TokenStorage }).redisTokenStorage(redis);
+  storage = ((await import(storageModule)) as { redisTokenStorage: (redis: Redis) => TokenStorage }).redisTokenStorage(
+    redis,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -44,7 +53,11 @@ afterAll(async () => {
 
 /** A child process, its stdout lines as they come. */
 function startChild(): { child: ChildProcess; line: () => Promise<string> } {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD, server.origin, String(redisServer.port), storageModule, String(CALLS_EACH)], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", CHILD, server.origin, String(redisServer.port), storageModule, String(CALLS_EACH)],
+    { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] },
+  );
   let buffered = "";
   let stderr = "";
   const waiting: Array<(line: string) => void> = [];
@@ -57,16 +70,25 @@ function startChild(): { child: ChildProcess; line: () => Promise<string> } {
       waiting.shift()?.(line);
     }
   });
-  const line = () => new Promise<string>((resolve, reject) => {
-    waiting.push(resolve);
-    child.once("exit", (code) => reject(new Error(`child exited with ${code}: ${stderr}`)));
-  });
+  const line = () =>
+    new Promise<string>((resolve, reject) => {
+      waiting.push(resolve);
+      child.once("exit", (code) => reject(new Error(`child exited with ${code}: ${stderr}`)));
+    });
   return { child, line };
 }
 
 /** Installs the app on the store (in this process), lets `prepare` change what is stored or served, then runs two children at once. */
 async function twoProcesses(prepare: (tokens: StoredTokens) => Promise<void> | void) {
-  const app = createPartnerApp({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI, allowedStores: [".stores.example.com"], scopes: ["users:read"], storage, testOrigin: server.origin });
+  const app = createPartnerApp({
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    redirectUri: REDIRECT_URI,
+    allowedStores: [".stores.example.com"],
+    scopes: ["users:read"],
+    storage,
+    testOrigin: server.origin,
+  });
   const began = await app.begin({ store: "shop.stores.example.com" });
   await app.callback(await authorize(began.url), began);
   const tokens = (await storage.get("shop.stores.example.com"))!;
@@ -78,7 +100,9 @@ async function twoProcesses(prepare: (tokens: StoredTokens) => Promise<void> | v
   await Promise.all(children.map(({ line }) => line().then((text) => expect(text).toBe("ready"))));
   const results = children.map(({ line }) => line());
   for (const { child } of children) child.stdin!.write("go\n");
-  const outcomes = (await Promise.all(results)).map((text) => JSON.parse(text) as Array<{ id?: number; error?: string }>);
+  const outcomes = (await Promise.all(results)).map(
+    (text) => JSON.parse(text) as Array<{ id?: number; error?: string }>,
+  );
   for (const list of outcomes) expect(list).toEqual(Array.from({ length: CALLS_EACH }, (_, i) => ({ id: i + 1 })));
   expect(server.tokenRequests.map((seen) => seen.body.grant_type)).toEqual(["refresh_token"]);
   expect(server.tokenRequests[0]!.body.refresh_token).toBe(tokens.refreshToken);

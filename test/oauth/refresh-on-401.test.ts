@@ -11,7 +11,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AuthenticationError, formatLogEvent, InternalServerError, type RequestLogEvent } from "../../src/index.js";
 import { createPartnerApp, memoryTokenStorage, OAuthError } from "../../src/oauth/index.js";
 import { telemetry } from "../../src/plugins/index.js";
-import { authorize, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, startTestStore, type TestStore } from "./authorization-server.js";
+import {
+  authorize,
+  CLIENT_ID,
+  CLIENT_SECRET,
+  REDIRECT_URI,
+  startTestStore,
+  type TestStore,
+} from "./authorization-server.js";
 import { leakedSecrets } from "./leaks.js";
 
 const STORE = "shop.stores.example.com";
@@ -33,7 +40,15 @@ const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpan
 /** An app installed on the store, and a client for it that logs every attempt and traces every call. */
 async function installed() {
   const storage = memoryTokenStorage();
-  const app = createPartnerApp({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI, allowedStores: [".stores.example.com"], scopes: ["users:read", "disputes:write"], storage, testOrigin: server.origin });
+  const app = createPartnerApp({
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    redirectUri: REDIRECT_URI,
+    allowedStores: [".stores.example.com"],
+    scopes: ["users:read", "disputes:write"],
+    storage,
+    testOrigin: server.origin,
+  });
   const began = await app.begin({ store: STORE });
   await app.callback(await authorize(began.url), began);
   const log: RequestLogEvent[] = [];
@@ -46,14 +61,26 @@ async function installed() {
 
 /** Half GETs, half POSTs (a dispute note: not idempotent, resent only because a 401 means the store did not act). */
 const calls = (client: Awaited<ReturnType<typeof installed>>["client"]) =>
-  Array.from({ length: CALLS }, (_, i) => (i % 2 === 0 ? client.users.retrieve(i + 1).then((user) => `user ${user.id}`) : client.disputes.notes.create(i + 1, { body: `note ${i}` } as never).then((note) => `note ${(note as { id: number }).id}`)));
+  Array.from({ length: CALLS }, (_, i) =>
+    i % 2 === 0
+      ? client.users.retrieve(i + 1).then((user) => `user ${user.id}`)
+      : client.disputes.notes
+          .create(i + 1, { body: `note ${i}` } as never)
+          .then((note) => `note ${(note as { id: number }).id}`),
+  );
 
 /** Everything the client's observers saw: log lines (as STORE_ADMIN_LOG prints them) and spans. */
 const observed = (log: RequestLogEvent[]) => {
   // Not vacuous: every attempt was logged and traced.
   expect(log.length).toBeGreaterThanOrEqual(CALLS);
   expect(exporter.getFinishedSpans().length).toBeGreaterThanOrEqual(CALLS);
-  return [log, log.map((event) => formatLogEvent(event)), exporter.getFinishedSpans().map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status }))];
+  return [
+    log,
+    log.map((event) => formatLogEvent(event)),
+    exporter
+      .getFinishedSpans()
+      .map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status })),
+  ];
 };
 
 describe("calls meeting a 401", () => {
@@ -79,7 +106,10 @@ describe("calls meeting a 401", () => {
     // The rotated refresh token is the one the next refresh sends.
     server.revokeAccessTokens();
     expect(await client.users.retrieve(5)).toMatchObject({ id: 5 });
-    expect(server.tokenRequests.map((seen) => seen.body.refresh_token)).toEqual([before.refreshToken, after.refreshToken]);
+    expect(server.tokenRequests.map((seen) => seen.body.refresh_token)).toEqual([
+      before.refreshToken,
+      after.refreshToken,
+    ]);
   });
 
   it("a second 401 after the resend ends the call: one refresh, two sends", async () => {
@@ -96,11 +126,20 @@ describe("calls meeting a 401", () => {
     const { client, storage, log } = await installed();
     server.revokeAccessTokens();
     server.validRefresh.clear();
-    const errors = await Promise.all(calls(client).map((call) => call.then(() => undefined, (thrown: unknown) => thrown)));
+    const errors = await Promise.all(
+      calls(client).map((call) =>
+        call.then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        ),
+      ),
+    );
     for (const error of errors) {
       expect(error).toBeInstanceOf(AuthenticationError);
       expect((error as AuthenticationError).status).toBe(401);
-      expect((error as Error).message).toMatch(/^\[(GET|POST) \/[^\]]+\] 401 Unauthorized: Invalid token\..* The refresh token was refused: the merchant must authorize the app again \(begin\(\)\)\.$/);
+      expect((error as Error).message).toMatch(
+        /^\[(GET|POST) \/[^\]]+\] 401 Unauthorized: Invalid token\..* The refresh token was refused: the merchant must authorize the app again \(begin\(\)\)\.$/,
+      );
       const cause = (error as Error).cause as OAuthError;
       expect(cause).toBeInstanceOf(OAuthError);
       expect(cause).toMatchObject({ reason: "refresh_refused", code: "invalid_grant" });
@@ -118,7 +157,14 @@ describe("calls meeting a 401", () => {
     const before = await storage.get(STORE);
     server.revokeAccessTokens();
     server.tokenFailure = { status: 503, body: { error: "temporarily_unavailable" } };
-    const errors = await Promise.all(calls(client).map((call) => call.then(() => undefined, (thrown: unknown) => thrown)));
+    const errors = await Promise.all(
+      calls(client).map((call) =>
+        call.then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        ),
+      ),
+    );
     for (const error of errors) {
       expect(error).toBeInstanceOf(InternalServerError);
       expect((error as InternalServerError).status).toBe(503);

@@ -30,13 +30,40 @@ async function expectFlow(label: string, command: string, args: string[]): Promi
   const result = await run(command, args, { cwd: ROOT, env: runtimeEnv(), timeoutMs: RUN_TIMEOUT_MS });
   expect(result.code, describeRun(label, result)).toBe(0);
   expect(result.stdout.trim().split("\n"), describeRun(label, result)).toEqual(EXPECTED_LINES);
-  expect(server.tokenRequests.map((seen) => seen.body.grant_type)).toEqual(["authorization_code", "refresh_token", "refresh_token"]);
+  expect(server.tokenRequests.map((seen) => seen.body.grant_type)).toEqual([
+    "authorization_code",
+    "refresh_token",
+    "refresh_token",
+  ]);
 }
 
 describe("the partner app's flow on each runtime", () => {
-  it(`Node ${process.versions.node} (this machine's)`, () => expectFlow("node", process.execPath, [SCRIPT, server.origin]), RUN_TIMEOUT_MS);
-  it(`Node ${RUNTIME_VERSIONS.node}`, () => expectFlow("node 24", join(BIN_DIR, "node"), [SCRIPT, server.origin]), RUN_TIMEOUT_MS);
-  it(`Bun ${RUNTIME_VERSIONS.bun}`, () => expectFlow("bun", join(BIN_DIR, "bun"), [SCRIPT, server.origin]), RUN_TIMEOUT_MS);
-  it(`Deno ${RUNTIME_VERSIONS.deno}, network limited to 127.0.0.1`, () =>
-    expectFlow("deno", join(BIN_DIR, "deno"), ["run", "--no-lock", "--no-prompt", "--allow-net=127.0.0.1", SCRIPT, server.origin]), RUN_TIMEOUT_MS);
+  it(
+    `Node ${process.versions.node} (this machine's)`,
+    () => expectFlow("node", process.execPath, [SCRIPT, server.origin]),
+    RUN_TIMEOUT_MS,
+  );
+  it(
+    `Node ${RUNTIME_VERSIONS.node}`,
+    () => expectFlow("node 24", join(BIN_DIR, "node"), [SCRIPT, server.origin]),
+    RUN_TIMEOUT_MS,
+  );
+  it(
+    `Bun ${RUNTIME_VERSIONS.bun}`,
+    () => expectFlow("bun", join(BIN_DIR, "bun"), [SCRIPT, server.origin]),
+    RUN_TIMEOUT_MS,
+  );
+  it(
+    `Deno ${RUNTIME_VERSIONS.deno}, network limited to 127.0.0.1`,
+    () =>
+      expectFlow("deno", join(BIN_DIR, "deno"), [
+        "run",
+        "--no-lock",
+        "--no-prompt",
+        "--allow-net=127.0.0.1",
+        SCRIPT,
+        server.origin,
+      ]),
+    RUN_TIMEOUT_MS,
+  );
 });

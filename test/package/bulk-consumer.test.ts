@@ -9,7 +9,15 @@ import { existsSync } from "node:fs";
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, typecheckProject, type ConsumerProject } from "./tarball.js";
+import {
+  createConsumerProject,
+  describeRun,
+  pinnedVersion,
+  ROOT,
+  run,
+  typecheckProject,
+  type ConsumerProject,
+} from "./tarball.js";
 import { startBulkServer } from "../bulk/server.js";
 
 const FIXTURE_DIR = join(ROOT, "test", "package", "fixtures", "bulk-consumer");
@@ -29,15 +37,26 @@ afterAll(async () => {
 });
 
 describe("store-admin-sdk/bulk from the tarball", () => {
-  it.each(["tsconfig.nodenext.json", "tsconfig.bundler.json"])("type-checks %s with TypeScript 5 (misuses refused)", async (tsconfig) => {
-    const result = await typecheckProject(project, tsconfig, TSC_TIMEOUT_MS);
-    expect(result.code, describeRun(`tsc -p ${tsconfig}`, result)).toBe(0);
-  }, TSC_TIMEOUT_MS);
+  it.each(["tsconfig.nodenext.json", "tsconfig.bundler.json"])(
+    "type-checks %s with TypeScript 5 (misuses refused)",
+    async (tsconfig) => {
+      const result = await typecheckProject(project, tsconfig, TSC_TIMEOUT_MS);
+      expect(result.code, describeRun(`tsc -p ${tsconfig}`, result)).toBe(0);
+    },
+    TSC_TIMEOUT_MS,
+  );
 
-  it.each(["tsconfig.nodenext.json", "tsconfig.bundler.json"])("type-checks %s with TypeScript 7 (misuses refused)", async (tsconfig) => {
-    const result = await run(process.execPath, [TSC7, "-p", tsconfig, "--noEmit", "--pretty", "false"], { cwd: project!.dir, timeoutMs: TSC_TIMEOUT_MS });
-    expect(result.code, describeRun(`tsc7 -p ${tsconfig}`, result)).toBe(0);
-  }, TSC_TIMEOUT_MS);
+  it.each(["tsconfig.nodenext.json", "tsconfig.bundler.json"])(
+    "type-checks %s with TypeScript 7 (misuses refused)",
+    async (tsconfig) => {
+      const result = await run(process.execPath, [TSC7, "-p", tsconfig, "--noEmit", "--pretty", "false"], {
+        cwd: project!.dir,
+        timeoutMs: TSC_TIMEOUT_MS,
+      });
+      expect(result.code, describeRun(`tsc7 -p ${tsconfig}`, result)).toBe(0);
+    },
+    TSC_TIMEOUT_MS,
+  );
 
   it("runs a dry run with Node: nothing sent, the refused call named", async () => {
     const entry = join(project!.dir, "out", "run-bulk.js");
@@ -55,7 +74,10 @@ describe("store-admin-sdk/bulk from the tarball", () => {
   });
 
   it("a run stopped while a POST waited at the budget's send step reports it as not sent, and a resume sends it once", async () => {
-    await cp(join(ROOT, "test", "package", "fixtures", "unsent", "stop-before-send.mjs"), join(project!.dir, "stop-before-send.mjs"));
+    await cp(
+      join(ROOT, "test", "package", "fixtures", "unsent", "stop-before-send.mjs"),
+      join(project!.dir, "stop-before-send.mjs"),
+    );
     const server = await startBulkServer();
     try {
       let limited = false;
@@ -65,9 +87,16 @@ describe("store-admin-sdk/bulk from the tarball", () => {
         // Answered late: item 2 has its reservation by then (40/s: 26 ms after item 1).
         return { status: 429, headers: { "retry-after": "60" }, body: { detail: "Slow down." }, delayMs: 1_000 };
       };
-      const result = await run(process.execPath, ["stop-before-send.mjs"], { cwd: project!.dir, env: { ...process.env, SERVER_URL: server.url }, timeoutMs: 60_000 });
+      const result = await run(process.execPath, ["stop-before-send.mjs"], {
+        cwd: project!.dir,
+        env: { ...process.env, SERVER_URL: server.url },
+        timeoutMs: 60_000,
+      });
       expect(result.code, describeRun("node stop-before-send.mjs", result)).toBe(0);
-      const { first, second } = JSON.parse(result.stdout) as Record<"first" | "second", { done: number; failed: number; inDoubt: number; failures: Array<{ key: string; message: string }> }>;
+      const { first, second } = JSON.parse(result.stdout) as Record<
+        "first" | "second",
+        { done: number; failed: number; inDoubt: number; failures: Array<{ key: string; message: string }> }
+      >;
       // Item 1 was refused (429): failed. Item 2 never left the process: neither failed nor in doubt.
       expect(first).toMatchObject({ done: 0, failed: 1, inDoubt: 0 });
       expect(first.failures.map((failure) => failure.key)).toEqual(["1"]);

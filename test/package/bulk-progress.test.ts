@@ -44,7 +44,10 @@ function inTerminal(args: string[]): Promise<{ code: number | null; lines: strin
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
     child.on("close", (code) => {
       // Each redraw starts with a carriage return and "erase line"; it ends at the next control character.
-      const lines = output.split("\r\x1b[2K").slice(1).map((redraw) => /^[^\r\n\x1b]*/.exec(redraw)![0]);
+      const lines = output
+        .split("\r\x1b[2K")
+        .slice(1)
+        .map((redraw) => /^[^\r\n\x1b]*/.exec(redraw)![0]);
       resolve({ code, lines, output });
     });
   });
@@ -53,7 +56,8 @@ function inTerminal(args: string[]): Promise<{ code: number | null; lines: strin
 /** Columns a redrawn line takes: one per code point (the bar's blocks and `·` are one column wide each). */
 const width = (line: string): number => [...line].length;
 
-const calls = (ids: number[]): string => ids.map((id) => `${JSON.stringify({ path: { id }, body: { expired_at: null } })}\n`).join("");
+const calls = (ids: number[]): string =>
+  ids.map((id) => `${JSON.stringify({ path: { id }, body: { expired_at: null } })}\n`).join("");
 const ids = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe("the bulk progress line in an 80-column terminal (packed package)", () => {
@@ -61,7 +65,10 @@ describe("the bulk progress line in an 80-column terminal (packed package)", () 
     writeFileSync(join(project!.dir, "cards.jsonl"), calls(ids(1, 800)));
     const args = ["PATCH", "/gift-cards/{id}/", "--input", "cards.jsonl", "--concurrency", "4"];
     // The first run: the last six refused by the store, so that the resume sends them again.
-    server!.respond = (request) => (Number(request.id) > 794 ? { status: 409, body: { detail: "locked" }, delayMs: 5 } : { delayMs: 5, body: { id: 1 } });
+    server!.respond = (request) =>
+      Number(request.id) > 794
+        ? { status: 409, body: { detail: "locked" }, delayMs: 5 }
+        : { delayMs: 5, body: { id: 1 } };
     const first = await inTerminal(args);
     expect(first.code, first.output).toBe(1);
     expect(first.lines.length, first.output).toBeGreaterThan(2);

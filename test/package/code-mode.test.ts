@@ -38,18 +38,31 @@ async function execute(client: Client, code: string): Promise<{ isError: boolean
 
 describe("without quickjs-emscripten", () => {
   it("says which package to install and exits 2", async () => {
-    const result = await run(process.execPath, [mcp.bin, "mcp", "--mode", "code"], { env: env(), cwd: mcp.project.dir });
+    const result = await run(process.execPath, [mcp.bin, "mcp", "--mode", "code"], {
+      env: env(),
+      cwd: mcp.project.dir,
+    });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("quickjs-emscripten is not installed. Install it beside store-admin-sdk: npm install quickjs-emscripten@^0.32");
+    expect(result.stderr).toContain(
+      "quickjs-emscripten is not installed. Install it beside store-admin-sdk: npm install quickjs-emscripten@^0.32",
+    );
   });
 });
 
 describe("code mode's flags", () => {
   it("refuses a limit without --mode code, and one out of range, naming it, exiting 2", async () => {
-    const without = await run(process.execPath, [mcp.bin, "mcp", "--max-calls", "3"], { env: env(), cwd: mcp.project.dir });
+    const without = await run(process.execPath, [mcp.bin, "mcp", "--max-calls", "3"], {
+      env: env(),
+      cwd: mcp.project.dir,
+    });
     expect(without.code).toBe(2);
-    expect(without.stderr).toContain("--cpu-ms, --memory-mb, --stack-kb, --max-calls, --timeout-ms, --max-executes, --check-ms and --worker-memory-mb are code mode's limits: add --mode code.");
-    const deep = await run(process.execPath, [mcp.bin, "mcp", "--mode", "code", "--stack-kb", "1024"], { env: env(), cwd: mcp.project.dir });
+    expect(without.stderr).toContain(
+      "--cpu-ms, --memory-mb, --stack-kb, --max-calls, --timeout-ms, --max-executes, --check-ms and --worker-memory-mb are code mode's limits: add --mode code.",
+    );
+    const deep = await run(process.execPath, [mcp.bin, "mcp", "--mode", "code", "--stack-kb", "1024"], {
+      env: env(),
+      cwd: mcp.project.dir,
+    });
     expect(deep.code).toBe(2);
     expect(deep.stderr).toContain("code mode's stackBytes must be a whole number from 65536 to 393216, got 1048576.");
   });
@@ -58,7 +71,12 @@ describe("code mode's flags", () => {
 describe("store-admin-sdk mcp --mode code", () => {
   beforeAll(async () => {
     const version = await pinnedVersion("quickjs-emscripten");
-    await runOrThrow("npm install quickjs-emscripten", "npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", `quickjs-emscripten@${version}`], { cwd: mcp.project.dir, env: npmEnv(), timeoutMs: 300_000 });
+    await runOrThrow(
+      "npm install quickjs-emscripten",
+      "npm",
+      ["install", "--no-audit", "--no-fund", "--no-package-lock", `quickjs-emscripten@${version}`],
+      { cwd: mcp.project.dir, env: npmEnv(), timeoutMs: 300_000 },
+    );
   }, 600_000);
 
   it("lists search_docs and execute", async () => {
@@ -91,10 +109,16 @@ describe("store-admin-sdk mcp --mode code", () => {
       expect(after.structured.result).toBe(42);
     }
     mcp.store.requests.length = 0;
-    const written = await execute(client, 'return await (store as any).giftCards.update(1, { expired_at: "2027-01-01T00:00:00Z" });');
+    const written = await execute(
+      client,
+      'return await (store as any).giftCards.update(1, { expired_at: "2027-01-01T00:00:00Z" });',
+    );
     expect(written.text).toContain("Not sent: store.giftCards.update changes data");
     expect(mcp.store.requests).toHaveLength(0);
-    const echoed = await execute(client, "const u = await store.users.retrieve(7); let e = ''; try { await store.users.retrieve(401); } catch (error) { e = String((error as Error).stack) + (error as Error).message; } return [u, e];");
+    const echoed = await execute(
+      client,
+      "const u = await store.users.retrieve(7); let e = ''; try { await store.users.retrieve(401); } catch (error) { e = String((error as Error).stack) + (error as Error).message; } return [u, e];",
+    );
     expect(echoed.text).not.toContain(TOKEN);
     expect(echoed.text).toContain("[REDACTED]");
     const log = mcp.stderr();
@@ -106,12 +130,27 @@ describe("store-admin-sdk mcp --mode code", () => {
 
 describe("beside TypeScript 7", () => {
   it("installs (no peer dependency on typescript) and code mode names TypeScript 5, exiting 2", async () => {
-    const [sdk, quickjs, typescript7] = await Promise.all([pinnedVersion("@modelcontextprotocol/sdk"), pinnedVersion("quickjs-emscripten"), pinnedVersion("typescript7")]);
-    beside7 = await createConsumerProject([`typescript@${typescript7.replace(/^npm:typescript@/, "")}`, `@modelcontextprotocol/sdk@${sdk}`, `quickjs-emscripten@${quickjs}`]);
-    const installed = JSON.parse(await readFile(join(beside7.dir, "node_modules", "typescript", "package.json"), "utf8")) as { version: string };
+    const [sdk, quickjs, typescript7] = await Promise.all([
+      pinnedVersion("@modelcontextprotocol/sdk"),
+      pinnedVersion("quickjs-emscripten"),
+      pinnedVersion("typescript7"),
+    ]);
+    beside7 = await createConsumerProject([
+      `typescript@${typescript7.replace(/^npm:typescript@/, "")}`,
+      `@modelcontextprotocol/sdk@${sdk}`,
+      `quickjs-emscripten@${quickjs}`,
+    ]);
+    const installed = JSON.parse(
+      await readFile(join(beside7.dir, "node_modules", "typescript", "package.json"), "utf8"),
+    ) as { version: string };
     expect(installed.version).toMatch(/^7\./);
-    const result = await run(process.execPath, [binOf(beside7.dir), "mcp", "--mode", "code"], { env: env(), cwd: beside7.dir });
+    const result = await run(process.execPath, [binOf(beside7.dir), "mcp", "--mode", "code"], {
+      env: env(),
+      cwd: beside7.dir,
+    });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`which the installed typescript ${installed.version} does not have (TypeScript 7's native compiler has none). Install TypeScript 5 beside store-admin-sdk: npm install typescript@5`);
+    expect(result.stderr).toContain(
+      `which the installed typescript ${installed.version} does not have (TypeScript 7's native compiler has none). Install TypeScript 5 beside store-admin-sdk: npm install typescript@5`,
+    );
   }, 600_000);
 });

@@ -34,16 +34,22 @@ interface Recorder {
   server: Server;
 }
 
-function recorder(answer: (request: IncomingMessage, count: number) => { status: number; body: unknown }): Promise<Recorder> {
+function recorder(
+  answer: (request: IncomingMessage, count: number) => { status: number; body: unknown },
+): Promise<Recorder> {
   const requests: Recorder["requests"] = [];
   const server = createServer((request, response) => {
     requests.push({ method: request.method!, url: request.url!, authorization: request.headers.authorization });
     const { status, body } = answer(request, requests.length);
     const text = JSON.stringify(body);
-    response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
+    response
+      .writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+      .end(text);
   });
   return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, server })),
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, server }),
+    ),
   );
 }
 
@@ -62,7 +68,9 @@ async function child(name: string, source: string, args: string[] = []): Promise
 beforeAll(async () => {
   // The optional peers of the entries that need them, so that every entry loads.
   const peers = ["bullmq", "ioredis", "@modelcontextprotocol/sdk", "oauth4webapi"];
-  project = await createConsumerProject(await Promise.all(peers.map(async (name) => `${name}@${await pinnedVersion(name)}`)));
+  project = await createConsumerProject(
+    await Promise.all(peers.map(async (name) => `${name}@${await pinnedVersion(name)}`)),
+  );
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -71,11 +79,19 @@ afterAll(async () => {
 
 /** The entries of `exports` (but package.json), as specifiers, with their declaration files. */
 function entries(): Array<{ specifier: string; types: string }> {
-  const pkg = ts.readConfigFile(join(project!.dir, "node_modules", "store-admin-sdk", "package.json"), ts.sys.readFile).config as {
+  const pkg = ts.readConfigFile(join(project!.dir, "node_modules", "store-admin-sdk", "package.json"), ts.sys.readFile)
+    .config as {
     exports: Record<string, string | { types: string }>;
   };
   return Object.entries(pkg.exports).flatMap(([subpath, target]) =>
-    typeof target === "object" ? [{ specifier: `store-admin-sdk${subpath.slice(1)}`, types: join(project!.dir, "node_modules", "store-admin-sdk", target.types) }] : [],
+    typeof target === "object"
+      ? [
+          {
+            specifier: `store-admin-sdk${subpath.slice(1)}`,
+            types: join(project!.dir, "node_modules", "store-admin-sdk", target.types),
+          },
+        ]
+      : [],
   );
 }
 
@@ -86,7 +102,12 @@ function declaredValues(types: string): string[] {
   const module = checker.getSymbolAtLocation(program.getSourceFile(types)!)!;
   return checker
     .getExportsOfModule(module)
-    .filter((symbol) => ((symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol).flags & ts.SymbolFlags.Value) !== 0)
+    .filter(
+      (symbol) =>
+        ((symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol).flags &
+          ts.SymbolFlags.Value) !==
+        0,
+    )
     .map((symbol) => symbol.name)
     .sort();
 }
@@ -134,22 +155,41 @@ process.exit(0);
 describe("the exports of every entry", () => {
   it("declare every runtime export, hand out no token and no table a caller can change", async () => {
     const list = entries();
-    expect(list.map((entry) => entry.specifier)).toEqual(["store-admin-sdk", "store-admin-sdk/testing", "store-admin-sdk/bulk", "store-admin-sdk/bulk/bullmq", "store-admin-sdk/mcp", "store-admin-sdk/plugins", "store-admin-sdk/schemas", "store-admin-sdk/oauth"]);
-    const { found, mutable, names } = (await child("exports-probe.mjs", EXPORTS_PROBE, [TOKEN, ...list.map((entry) => entry.specifier)])) as {
+    expect(list.map((entry) => entry.specifier)).toEqual([
+      "store-admin-sdk",
+      "store-admin-sdk/testing",
+      "store-admin-sdk/bulk",
+      "store-admin-sdk/bulk/bullmq",
+      "store-admin-sdk/mcp",
+      "store-admin-sdk/plugins",
+      "store-admin-sdk/schemas",
+      "store-admin-sdk/oauth",
+    ]);
+    const { found, mutable, names } = (await child("exports-probe.mjs", EXPORTS_PROBE, [
+      TOKEN,
+      ...list.map((entry) => entry.specifier),
+    ])) as {
       found: string[];
       mutable: string[];
       names: Record<string, string[]>;
     };
-    for (const { specifier, types } of list) expect(names[specifier], `${specifier}: runtime exports = declared exports`).toEqual(declaredValues(types));
+    for (const { specifier, types } of list)
+      expect(names[specifier], `${specifier}: runtime exports = declared exports`).toEqual(declaredValues(types));
     expect(found, "exports through which the token is reachable").toEqual([]);
     expect(mutable, "exported tables a caller can change").toEqual([]);
   }, 120_000);
 
   it("keeps the shared internals out of reach of the package's importers", async () => {
-    const result = await run(process.execPath, ["--input-type=module", "-e", 'await import("#shared")'], { cwd: project!.dir });
+    const result = await run(process.execPath, ["--input-type=module", "-e", 'await import("#shared")'], {
+      cwd: project!.dir,
+    });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("ERR_PACKAGE_IMPORT_NOT_DEFINED");
-    const deep = await run(process.execPath, ["--input-type=module", "-e", 'await import("store-admin-sdk/dist/src/shared.js")'], { cwd: project!.dir });
+    const deep = await run(
+      process.execPath,
+      ["--input-type=module", "-e", 'await import("store-admin-sdk/dist/src/shared.js")'],
+      { cwd: project!.dir },
+    );
     expect(deep.stderr).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED");
   });
 });
@@ -187,7 +227,10 @@ describe("a polluted Object.prototype", () => {
   let store: Recorder | undefined;
   let attacker: Recorder | undefined;
   beforeAll(async () => {
-    store = await recorder((request) => ({ status: 200, body: request.url!.includes("/users/1/") ? { id: 1 } : { results: [{ id: 1 }], next: null } }));
+    store = await recorder((request) => ({
+      status: 200,
+      body: request.url!.includes("/users/1/") ? { id: 1 } : { results: [{ id: 1 }], next: null },
+    }));
     attacker = await recorder(() => ({ status: 200, body: { id: 1 } }));
   });
   afterAll(() => stop([store, attacker]));
@@ -196,8 +239,15 @@ describe("a polluted Object.prototype", () => {
     const outcomes = await child("polluted.mjs", POLLUTED_CALLS, [store!.url, attacker!.url, TOKEN]);
     expect(attacker!.requests).toEqual([]);
     const calls = ["method", "method with options", "path style", "list"];
-    expect(outcomes).toEqual([...calls.map((call) => `${call}: ok`), "create: ok", ...calls.map((call) => `${call}: ok`), "create: ok"]);
-    expect(store!.requests.map((request) => request.url.replace(/^\/api\/admin/, ""))).toEqual(Array(2).fill(["/users/1/", "/users/1/", "/users/1/", "/users/"]).flat());
+    expect(outcomes).toEqual([
+      ...calls.map((call) => `${call}: ok`),
+      "create: ok",
+      ...calls.map((call) => `${call}: ok`),
+      "create: ok",
+    ]);
+    expect(store!.requests.map((request) => request.url.replace(/^\/api\/admin/, ""))).toEqual(
+      Array(2).fill(["/users/1/", "/users/1/", "/users/1/", "/users/"]).flat(),
+    );
     expect(new Set(store!.requests.map((request) => request.authorization))).toEqual(new Set([`Bearer ${TOKEN}`]));
   });
 });
@@ -235,7 +285,12 @@ describe("a lost tables chunk", () => {
     const chunks = join(project!.dir, "node_modules", "store-admin-sdk", "dist", "chunks");
     const chunk = join(chunks, readdirSync(chunks).find((name) => /^operation-tables-.*\.js$/.test(name))!);
     const report = (await child("lost-tables.mjs", LOST_TABLES, [store!.url, chunk])) as Record<string, unknown>;
-    const lost = { base: true, name: "StoreAdminError", message: "Not sent: the SDK's operation tables did not load", causeCode: "ERR_MODULE_NOT_FOUND" };
+    const lost = {
+      base: true,
+      name: "StoreAdminError",
+      message: "Not sent: the SDK's operation tables did not load",
+      causeCode: "ERR_MODULE_NOT_FOUND",
+    };
     expect(report).toEqual({ method: lost, "path style": lost, after: 1 });
     expect(store!.requests).toHaveLength(1);
   });
@@ -268,11 +323,21 @@ describe("a lost module of the testing kit", () => {
     // GET /users/{id}/'s kit module (its response validators' module carries the same key), as esbuild's comment names it.
     const chunk = join(
       chunks,
-      readdirSync(chunks).find((name) => name.startsWith(`${fileKey("getUser", "getUser")}-`) && name.endsWith(".js") && readFileSync(join(chunks, name), "utf8").includes("// generated/testing/ops/"))!,
+      readdirSync(chunks).find(
+        (name) =>
+          name.startsWith(`${fileKey("getUser", "getUser")}-`) &&
+          name.endsWith(".js") &&
+          readFileSync(join(chunks, name), "utf8").includes("// generated/testing/ops/"),
+      )!,
     );
-    const report = (await child("lost-kit-module.mjs", LOST_KIT_MODULE, [chunk])) as { lost: { api: boolean; name: string; status: number; message: string }; after: string };
+    const report = (await child("lost-kit-module.mjs", LOST_KIT_MODULE, [chunk])) as {
+      lost: { api: boolean; name: string; status: number; message: string };
+      after: string;
+    };
     expect(report.lost).toMatchObject({ api: true, status: 500 });
-    expect(report.lost.message).toMatch(/The testing kit could not load the module of GET \/users\/\{id\}\/ \(ERR_MODULE_NOT_FOUND\): the package is incomplete, or was replaced while this process ran\./);
+    expect(report.lost.message).toMatch(
+      /The testing kit could not load the module of GET \/users\/\{id\}\/ \(ERR_MODULE_NOT_FOUND\): the package is incomplete, or was replaced while this process ran\./,
+    );
     expect(report.after).toBe("number");
   });
 });

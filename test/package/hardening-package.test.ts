@@ -31,27 +31,66 @@ const CUSTOMERS: Record<string, unknown> = {
   2: { id: null, email: "kim@example.org" }, // /id null
   3: { email: "kim@example.org" }, // /id missing
   // Seventeen fields, most of a type the contract does not allow there: ten drifts kept, the rest counted.
-  9: Object.fromEntries([["id", 9], ["accepts_marketing", "yes"], ["is_blocked", "yes"], ...["addresses", "date_joined", "email", "first_name", "last_name", "ip", "language", "metadata", "orders_count", "phone_number", "subscriptions_count", "tags", "total_spent", "user_agent", "user_type"].map((field) => [field, true])]),
+  9: Object.fromEntries([
+    ["id", 9],
+    ["accepts_marketing", "yes"],
+    ["is_blocked", "yes"],
+    ...[
+      "addresses",
+      "date_joined",
+      "email",
+      "first_name",
+      "last_name",
+      "ip",
+      "language",
+      "metadata",
+      "orders_count",
+      "phone_number",
+      "subscriptions_count",
+      "tags",
+      "total_spent",
+      "user_agent",
+      "user_type",
+    ].map((field) => [field, true]),
+  ]),
 };
 
 function answer(request: ReceivedRequest): Fault {
   if (request.method === "PATCH" && request.path.startsWith("/users/")) {
     const id = request.path.split("/").at(-2);
     if (id === "422") {
-      return { status: 422, body: { type: "validation_error", title: "Invalid request", validation: [{ location: ["body", "first_name"], message: "first_name must not be blank", code: "too_short" }] } };
+      return {
+        status: 422,
+        body: {
+          type: "validation_error",
+          title: "Invalid request",
+          validation: [
+            { location: ["body", "first_name"], message: "first_name must not be blank", code: "too_short" },
+          ],
+        },
+      };
     }
     return { status: 422, body: { type: "validation_error", title: "Invalid request" } };
   }
-  if (request.method === "PATCH") return { body: { id: Number(request.path.split("/").at(-2)), code: "GC", balance: "1.00", expired_at: null } };
-  if (request.path === "/users/") return { body: request.query.get("page") === "bad" ? pages.bad : pages.good, headers: { "content-type": "application/json" } };
+  if (request.method === "PATCH")
+    return { body: { id: Number(request.path.split("/").at(-2)), code: "GC", balance: "1.00", expired_at: null } };
+  if (request.path === "/users/")
+    return {
+      body: request.query.get("page") === "bad" ? pages.bad : pages.good,
+      headers: { "content-type": "application/json" },
+    };
   const id = request.path.split("/").at(-2)!;
   if (id === "404") return { status: 404, body: { detail: "No such user", email: "ada@example.com" } };
   return { body: CUSTOMERS[id], headers: { "x-request-id": "req-hard" } };
 }
 
 beforeAll(async () => {
-  const page = (item: string) => `{"count":${ITEMS},"next":null,"previous":null,"results":[${Array(ITEMS).fill(item).join(",")}]}`;
-  pages = { bad: page('{"id":"s12","email":"ada@example.com","language":"en"}'), good: page('{"id":12345,"email":"ada@example.com","language":"en"}') };
+  const page = (item: string) =>
+    `{"count":${ITEMS},"next":null,"previous":null,"results":[${Array(ITEMS).fill(item).join(",")}]}`;
+  pages = {
+    bad: page('{"id":"s12","email":"ada@example.com","language":"en"}'),
+    good: page('{"id":12345,"email":"ada@example.com","language":"en"}'),
+  };
   server = await startFaultServer(answer);
   project = await createConsumerProject();
   await cp(join(ROOT, "test", "package", "fixtures", "hardening"), project.dir, { recursive: true });
@@ -63,7 +102,11 @@ afterAll(async () => {
 });
 
 async function consumer<T>(script: string, env: Record<string, string> = {}): Promise<T> {
-  const result = await run(process.execPath, [script], { cwd: project!.dir, env: { ...process.env, SERVER_URL: server.url, TOKEN, ...env }, timeoutMs: 240_000 });
+  const result = await run(process.execPath, [script], {
+    cwd: project!.dir,
+    env: { ...process.env, SERVER_URL: server.url, TOKEN, ...env },
+    timeoutMs: 240_000,
+  });
   if (result.code !== 0) throw new Error(describeRun(script, result));
   return JSON.parse(result.stdout) as T;
 }
@@ -75,7 +118,11 @@ describe("bulk: duplicate keys that arrive together", () => {
     for (const report of reports) expect(report, report.runId).toMatchObject({ done: 3, skipped: 3, failed: 0 });
     for (const offset of [0, 1000]) {
       for (let round = 0; round < 5; round++) {
-        for (const id of [1, 2, 3]) expect(server.count("PATCH", `/gift-cards/${id + 100 * round + offset}/`), `key ${id}, round ${round}${offset ? ", file ledger" : ""}`).toBe(1);
+        for (const id of [1, 2, 3])
+          expect(
+            server.count("PATCH", `/gift-cards/${id + 100 * round + offset}/`),
+            `key ${id}, round ${round}${offset ? ", file ledger" : ""}`,
+          ).toBe(1);
       }
     }
   }, 300_000);
@@ -97,7 +144,15 @@ describe("errors as they are logged", () => {
   it("ContractDriftError.toJSON() leaves the 2xx body out; the body stays a property", () => {
     expect(errors.drift.name).toBe("ContractDriftError");
     expect(errors.drift.json).not.toMatch(/ada@example\.com|Lovelace|"body"/);
-    expect(JSON.parse(errors.drift.json)).toMatchObject({ name: "ContractDriftError", pointer: "/id", expected: "integer", received: "string", status: 200, requestId: "req-hard", moreDrifts: 0 });
+    expect(JSON.parse(errors.drift.json)).toMatchObject({
+      name: "ContractDriftError",
+      pointer: "/id",
+      expected: "integer",
+      received: "string",
+      status: 200,
+      requestId: "req-hard",
+      moreDrifts: 0,
+    });
     expect(errors.drift.body).toMatchObject({ email: "ada@example.com", first_name: "Ada" });
   });
 
@@ -108,18 +163,29 @@ describe("errors as they are logged", () => {
 
   it('a one-letter token ("t") leaves a 422\'s fields readable; "Fix the fields named above" only when the store named some', () => {
     expect(errors[422].name).toBe("UnprocessableEntityError");
-    expect(errors[422].validation).toEqual([{ location: ["body", "first_name"], message: "first_name must not be blank", code: "too_short" }]);
+    expect(errors[422].validation).toEqual([
+      { location: ["body", "first_name"], message: "first_name must not be blank", code: "too_short" },
+    ]);
     expect(errors[422].body).toMatchObject({ type: "validation_error", title: "Invalid request" });
-    expect(errors[422].message).toBe("[PATCH /users/{id}/] 422 Unprocessable Content: body.first_name: first_name must not be blank. Fix the fields named above.");
+    expect(errors[422].message).toBe(
+      "[PATCH /users/{id}/] 422 Unprocessable Content: body.first_name: first_name must not be blank. Fix the fields named above.",
+    );
     expect(errors[423].validation).toEqual([]);
     expect(errors[423].message).not.toContain("Fix the fields named above");
-    expect(errors[423].message).toBe("[PATCH /users/{id}/] 422 Unprocessable Content: Invalid request. The store named no field: check the body against the operation's request schema.");
+    expect(errors[423].message).toBe(
+      "[PATCH /users/{id}/] 422 Unprocessable Content: Invalid request. The store named no field: check the body against the operation's request schema.",
+    );
   });
 });
 
 type DriftLog = {
   perCall: number[];
-  events: Array<{ status?: number; drifts?: Array<{ pointer: string; expected: string; received: string }>; moreDrifts?: number; error?: { name: string; message: string } }>;
+  events: Array<{
+    status?: number;
+    drifts?: Array<{ pointer: string; expected: string; received: string }>;
+    moreDrifts?: number;
+    error?: { name: string; message: string };
+  }>;
   lines: string[];
   thrown: { name: string; message: string; drifts: number; moreDrifts: number };
 };
@@ -140,12 +206,17 @@ describe("drift in the log", () => {
     expect(log.events[2]!.drifts).toBeUndefined();
   });
 
-  it("worded for a reader: no ContractDriftError in report mode, no \"expected required, received missing\"", () => {
+  it('worded for a reader: no ContractDriftError in report mode, no "expected required, received missing"', () => {
     expect(log.lines.slice(0, 2)).toEqual([
-      expect.stringMatching(/^GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms request-id req-hard contract drift: \/id is null, where the contract expects integer$/),
-      expect.stringMatching(/^GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms request-id req-hard contract drift: \/id is missing, though the contract requires it$/),
+      expect.stringMatching(
+        /^GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms request-id req-hard contract drift: \/id is null, where the contract expects integer$/,
+      ),
+      expect.stringMatching(
+        /^GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms request-id req-hard contract drift: \/id is missing, though the contract requires it$/,
+      ),
     ]);
-    for (const line of log.lines.slice(0, 4)) expect(line).not.toMatch(/ContractDriftError|expected required|received missing/);
+    for (const line of log.lines.slice(0, 4))
+      expect(line).not.toMatch(/ContractDriftError|expected required|received missing/);
   });
 
   it("keeps 10 drifts and counts the rest, on the event and on the error", () => {
@@ -176,7 +247,9 @@ describe(`validation is linear: ${ITEMS.toLocaleString("en-US")} failing items a
 
   it('validateResponses "report": within 5× of the valid page, one drift for every item\'s id', () => {
     expect(linear.client.bad / linear.client.good, JSON.stringify(linear.client)).toBeLessThan(5);
-    expect(linear.drifted).toEqual([{ drifts: [{ pointer: "/results/*/id", expected: "integer", received: "string" }] }]);
+    expect(linear.drifted).toEqual([
+      { drifts: [{ pointer: "/results/*/id", expected: "integer", received: "string" }] },
+    ]);
   });
 
   it("store-admin-sdk/schemas: within 25× of the valid body; 100 issues, the last saying how many more", () => {
@@ -197,9 +270,15 @@ describe("store-admin-sdk/schemas' messages", () => {
     const { user, update } = await consumer<{ user: unknown[]; update: unknown[] }>("messages.mjs");
     expect(user).toEqual([
       { message: "must be integer", path: ["id"] },
-      { message: "must be a date and time with its offset (RFC 3339), such as 2024-04-01T10:00:00Z, or null", path: ["date_joined"] },
+      {
+        message: "must be a date and time with its offset (RFC 3339), such as 2024-04-01T10:00:00Z, or null",
+        path: ["date_joined"],
+      },
       { message: "must be an email address, such as name@example.com", path: ["email"] },
-      { message: 'must be one of "en", "fr", "th", "de", "sv", "no", "it", "es", "nl", "pt", "da", "fi", "", null', path: ["language"] },
+      {
+        message: 'must be one of "en", "fr", "th", "de", "sv", "no", "it", "es", "nl", "pt", "da", "fi", "", null',
+        path: ["language"],
+      },
     ]);
     expect(update).toEqual([
       { message: "is not a property of this schema", path: ["nickname"] },

@@ -104,13 +104,21 @@ describe("what an editor shows over the packed package (TypeScript language serv
 
   it("hover on a method: summary, description, scope, parameters, the named return type, errors and an example", async () => {
     const info = quickInfo("retrieve");
-    expect(info.display).toBe("(method) UsersMethods.retrieve(id: number, options?: MethodOptions): ResponsePromise<User>");
+    expect(info.display).toBe(
+      "(method) UsersMethods.retrieve(id: number, options?: MethodOptions): ResponsePromise<User>",
+    );
     expect(info.documentation).toContain("Retrieve a customer.");
     expect(info.documentation).toContain("Returns one customer with their addresses.");
     expect(info.documentation).toContain("Requires the scope `users:read`.");
     expect(info.tags).toContain("@param id Customer id.");
-    expect(info.tags.some((tag) => tag.startsWith("@param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`"))).toBe(true);
-    expect(info.tags).toContain("@returns Resolves to the `User`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.");
+    expect(
+      info.tags.some((tag) =>
+        tag.startsWith("@param options Per-call `signal`, `headers`, `timeoutMs` and `maxRetries`"),
+      ),
+    ).toBe(true);
+    expect(info.tags).toContain(
+      "@returns Resolves to the `User`; `.withResponse()` adds the `Response` and its request id, `.asResponse()` gives the `Response` unread.",
+    );
     expect(info.tags).toContain("@throws {NotFoundError} 404: there is no such resource.");
     expect(info.tags).toContain("@throws {PermissionDeniedError} 403: the token lacks the scope.");
     // The example is the operation's sample from docs/samples/, without its set-up.
@@ -123,7 +131,9 @@ describe("what an editor shows over the packed package (TypeScript language serv
 
   it("hover on a list method: an async iterable of the named item type", () => {
     const info = quickInfo("list");
-    expect(info.display).toBe("(method) UsersMethods.list(query?: ListUsersQuery, options?: MethodOptions): AsyncGenerator<User, void, undefined>");
+    expect(info.display).toBe(
+      "(method) UsersMethods.list(query?: ListUsersQuery, options?: MethodOptions): AsyncGenerator<User, void, undefined>",
+    );
     expect(info.documentation).toContain("List customers.");
     expect(info.tags.find((tag) => tag.startsWith("@returns"))).toMatch(/async iterable of every `User`/);
     expect(quickInfo("listed").display).toBe("const listed: User");
@@ -157,7 +167,17 @@ describe("what an editor shows over the packed package (TypeScript language serv
   it("completions after `store.` list the resources, each with a line of documentation", () => {
     const completions = service.getCompletionsAtPosition(file, at("members"), {});
     const names = completions?.entries.map((entry) => entry.name) ?? [];
-    const resources = ["users", "giftCards", "products", "stockRecords", "disputes", "gateways", "orders", "subscriptions", "tickets"];
+    const resources = [
+      "users",
+      "giftCards",
+      "products",
+      "stockRecords",
+      "disputes",
+      "gateways",
+      "orders",
+      "subscriptions",
+      "tickets",
+    ];
     for (const name of [...resources, "GET", "POST", "paginate"]) expect(names).toContain(name);
     for (const name of resources) {
       const details = service.getCompletionEntryDetails(file, at("members"), name, {}, undefined, undefined, undefined);
@@ -176,7 +196,15 @@ describe("what an editor shows over the packed package (TypeScript language serv
     expect(names).toContain("/gift-cards/");
     // The details of a string-literal completion are the literal itself: the language service
     // has no place for the operation's summary there (it is on the methods instead).
-    const details = service.getCompletionEntryDetails(file, at("path") + 1, "/users/{id}/", {}, undefined, undefined, undefined);
+    const details = service.getCompletionEntryDetails(
+      file,
+      at("path") + 1,
+      "/users/{id}/",
+      {},
+      undefined,
+      undefined,
+      undefined,
+    );
     expect(text(details?.displayParts)).toBe("/users/{id}/");
     expect(text(details?.documentation)).toBe("");
   });

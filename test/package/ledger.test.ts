@@ -51,7 +51,10 @@ interface Said {
 }
 
 /** A contender process (`prefix` runs it inside something, e.g. its own PID namespace); `ask` sends a line and waits for the answer. */
-function contender(prefix: readonly string[] = []): { ask(line: string): Promise<Said>; child: ChildProcessWithoutNullStreams } {
+function contender(prefix: readonly string[] = []): {
+  ask(line: string): Promise<Said>;
+  child: ChildProcessWithoutNullStreams;
+} {
   const [command, ...args] = [...prefix, process.execPath, "contender.mjs"];
   const child = spawn(command!, args, { cwd: work, stdio: ["pipe", "pipe", "pipe"] });
   children.add(child);
@@ -95,9 +98,15 @@ describe("the ledger lock across processes (packed tarball)", () => {
       for (const s of said) if (!s.took) refusals.push(s.message ?? "");
       await Promise.all(racers.map((racer) => racer.ask("close")));
     }
-    expect(takers.filter((n) => n > 1), `takers per trial: ${takers.join(" ")}`).toEqual([]);
+    expect(
+      takers.filter((n) => n > 1),
+      `takers per trial: ${takers.join(" ")}`,
+    ).toEqual([]);
     expect(takers.filter((n) => n === 1).length, `takers per trial: ${takers.join(" ")}`).toBeGreaterThan(TRIALS / 2);
-    for (const message of refusals) expect(message, message).toMatch(/is in use: another run holds it|The run lost the lock of the ledger .*: another run took its lock/);
+    for (const message of refusals)
+      expect(message, message).toMatch(
+        /is in use: another run holds it|The run lost the lock of the ledger .*: another run took its lock/,
+      );
     for (const racer of racers) racer.child.stdin.end();
   }, 300_000);
 
@@ -129,14 +138,38 @@ describe("a ledger write cut short (packed tarball's command)", () => {
     server.reset();
     const calls = 40;
     const input = join(work, "renewals.jsonl");
-    await writeFile(input, Array.from({ length: calls }, (_, i) => JSON.stringify({ path: { id: i + 1 } })).join("\n") + "\n");
+    await writeFile(
+      input,
+      Array.from({ length: calls }, (_, i) => JSON.stringify({ path: { id: i + 1 } })).join("\n") + "\n",
+    );
     const ledger = join(work, "ledgers", "limited.ledger");
     const main = join(work, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js");
-    const args = ["bulk", "POST", "/subscriptions/{id}/renew/", "--input", input, "--ledger", ledger, "--concurrency", "1", "--progress", "none"];
-    const env = { ...process.env, STORE_ADMIN_API_URL: server.url, STORE_ADMIN_TOKEN: "sk_limit_token", STORE_ADMIN_URL: "" };
+    const args = [
+      "bulk",
+      "POST",
+      "/subscriptions/{id}/renew/",
+      "--input",
+      input,
+      "--ledger",
+      ledger,
+      "--concurrency",
+      "1",
+      "--progress",
+      "none",
+    ];
+    const env = {
+      ...process.env,
+      STORE_ADMIN_API_URL: server.url,
+      STORE_ADMIN_TOKEN: "sk_limit_token",
+      STORE_ADMIN_URL: "",
+    };
     const quoted = [process.execPath, main, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
     // Node gets EFBIG (after a short write) once the file would pass 1 KiB; SIGXFSZ is ignored.
-    const limited = await run("bash", ["-c", `trap '' XFSZ; ulimit -f 1; exec ${quoted}`], { cwd: work, env, timeoutMs: 60_000 });
+    const limited = await run("bash", ["-c", `trap '' XFSZ; ulimit -f 1; exec ${quoted}`], {
+      cwd: work,
+      env,
+      timeoutMs: 60_000,
+    });
     const sentLimited = server.received.filter((r) => r.method === "POST").map((r) => Number(r.id));
     expect(sentLimited.length).toBeGreaterThan(0);
     expect(sentLimited.length).toBeLessThan(calls);
@@ -150,14 +183,16 @@ describe("a ledger write cut short (packed tarball's command)", () => {
       .map((line) => Number((JSON.parse(line) as { path: { id: number } }).path.id));
     // In doubt: sent by the first run without a recorded end; every other call was sent exactly once.
     for (const id of inDoubt) expect(sentLimited).toContain(id);
-    for (let id = 1; id <= calls; id++) if (!inDoubt.includes(id)) expect(server.count("POST", id), `POST ${id}`).toBe(1);
+    for (let id = 1; id <= calls; id++)
+      if (!inDoubt.includes(id)) expect(server.count("POST", id), `POST ${id}`).toBe(1);
     expect(resumed.stdout).toContain(`${inDoubt.length} in doubt`);
     expect(resumed.code, describeRun("the resume", resumed)).toBe(inDoubt.length > 0 ? 1 : 0);
     // Every request the first run sent has its record whole in the ledger: nothing was sent after the failed write.
     for (const id of sentLimited) expect(text, `the sending record of ${id}`).toContain(`S"${id}"\n`);
     expect(limited.code, describeRun("bulk under ulimit -f 1", limited)).toBe(2);
-    expect(limited.stderr).toMatch(/Could not write the ledger file .*limited\.ledger: .*The run stops: no request is sent after a record that is not whole on disk/);
-
+    expect(limited.stderr).toMatch(
+      /Could not write the ledger file .*limited\.ledger: .*The run stops: no request is sent after a record that is not whole on disk/,
+    );
   }, 120_000);
 });
 
@@ -167,7 +202,11 @@ describe("fsync: true (packed tarball, under strace)", () => {
     await mkdir(ledgers);
     const path = join(ledgers, "renewals.ledger");
     const trace = join(work, "fsync.trace");
-    const traced = await run("strace", ["-f", "-e", "trace=openat,fsync,fdatasync", "-o", trace, process.execPath, "fsync.mjs", path], { cwd: work, timeoutMs: 60_000 });
+    const traced = await run(
+      "strace",
+      ["-f", "-e", "trace=openat,fsync,fdatasync", "-o", trace, process.execPath, "fsync.mjs", path],
+      { cwd: work, timeoutMs: 60_000 },
+    );
     expect(traced.code, describeRun("node fsync.mjs under strace", traced)).toBe(0);
     const lines = (await readFile(trace, "utf8")).split("\n");
     /** Whether a descriptor openat returned for `file` was synced before it named another file. */
@@ -193,22 +232,51 @@ describe("a reused ledger with a new input file (packed tarball's command)", () 
   it("a done key whose call changed is refused naming the ledger, the run and the line; the in-doubt file carries the recorded call of a key in doubt since an earlier input", async () => {
     server.reset();
     const main = join(work, "node_modules", "store-admin-sdk", "dist", "src", "cli", "main.js");
-    const env = { ...process.env, STORE_ADMIN_API_URL: server.url, STORE_ADMIN_TOKEN: "sk_reuse_token", STORE_ADMIN_URL: "" };
+    const env = {
+      ...process.env,
+      STORE_ADMIN_API_URL: server.url,
+      STORE_ADMIN_TOKEN: "sk_reuse_token",
+      STORE_ADMIN_URL: "",
+    };
     const ledger = join(work, "ledgers", "cards.ledger");
     const day = async (name: string, rows: Array<[number, string]>) => {
       const input = join(work, name);
-      await writeFile(input, rows.map(([id, at]) => JSON.stringify({ path: { id }, body: { expired_at: at } })).join("\n") + "\n");
-      const args = ["bulk", "PATCH", "/gift-cards/{id}/", "--input", input, "--ledger", ledger, "--concurrency", "1", "--progress", "none"];
+      await writeFile(
+        input,
+        rows.map(([id, at]) => JSON.stringify({ path: { id }, body: { expired_at: at } })).join("\n") + "\n",
+      );
+      const args = [
+        "bulk",
+        "PATCH",
+        "/gift-cards/{id}/",
+        "--input",
+        input,
+        "--ledger",
+        ledger,
+        "--concurrency",
+        "1",
+        "--progress",
+        "none",
+      ];
       return { input, result: await run(process.execPath, [main, ...args], { cwd: work, env, timeoutMs: 60_000 }) };
     };
     // Yesterday: card 2's PATCH gets a 500, so it is in doubt.
     server.respond = (request) => (request.id === "2" ? { status: 500, body: {} } : undefined);
-    const yesterday = await day("cards-24.jsonl", [[1, "2026-11-24T00:00:00Z"], [2, "2026-11-24T00:00:00Z"], [3, "2026-11-24T00:00:00Z"]]);
-    expect(yesterday.result.stdout, describeRun("yesterday", yesterday.result)).toContain("2 done, 0 failed, 0 skipped, 1 in doubt");
+    const yesterday = await day("cards-24.jsonl", [
+      [1, "2026-11-24T00:00:00Z"],
+      [2, "2026-11-24T00:00:00Z"],
+      [3, "2026-11-24T00:00:00Z"],
+    ]);
+    expect(yesterday.result.stdout, describeRun("yesterday", yesterday.result)).toContain(
+      "2 done, 0 failed, 0 skipped, 1 in doubt",
+    );
     server.reset();
 
     // Today: new bodies for the same keys: refused, nothing sent.
-    const today = await day("cards-25.jsonl", [[3, "2026-11-25T00:00:00Z"], [1, "2026-11-25T00:00:00Z"]]);
+    const today = await day("cards-25.jsonl", [
+      [3, "2026-11-25T00:00:00Z"],
+      [1, "2026-11-25T00:00:00Z"],
+    ]);
     expect(today.result.code, describeRun("today", today.result)).toBe(2);
     expect(today.result.stderr).toContain(
       `${today.input}:1: the ledger file ${ledger} holds the key "3" of the run "PATCH /gift-cards/{id}/" as done with another call than this line's. Nothing was sent for it.`,
@@ -217,9 +285,14 @@ describe("a reused ledger with a new input file (packed tarball's command)", () 
 
     // New keys only: they run; card 2, in doubt since yesterday, is written with yesterday's call.
     const other = await day("cards-26.jsonl", [[4, "2026-11-26T00:00:00Z"]]);
-    expect(other.result.stdout, describeRun("new keys", other.result)).toContain("1 done, 0 failed, 0 skipped, 1 in doubt");
+    expect(other.result.stdout, describeRun("new keys", other.result)).toContain(
+      "1 done, 0 failed, 0 skipped, 1 in doubt",
+    );
     expect(server.received.map((r) => r.id)).toEqual(["4"]);
-    const inDoubt = (await readFile(`${other.input}.in-doubt.jsonl`, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as unknown);
+    const inDoubt = (await readFile(`${other.input}.in-doubt.jsonl`, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as unknown);
     expect(inDoubt).toEqual([{ path: { id: 2 }, body: { expired_at: "2026-11-24T00:00:00Z" }, inDoubt: { key: "2" } }]);
   }, 120_000);
 });

@@ -34,9 +34,24 @@ const ALLOWED = [
   /^CHANGELOG\.md$/,
   /^docs\/samples\/\w+\.ts$/,
 ];
-const REQUIRED = ["package.json", "README.md", "LICENSE", "openapi/store-admin.yaml", "dist/src/index.js", "dist/src/index.d.ts",
-  "docs/guide.md", "docs/reliability.md", "dist/src/bulk/index.js", "dist/src/bulk/index.d.ts", "dist/src/cli/main.js", "docs/bulk.md", "dist/src/shared.js",
-  "dist/src/mcp/index.js", "dist/src/mcp/index.d.ts", "docs/mcp.md"];
+const REQUIRED = [
+  "package.json",
+  "README.md",
+  "LICENSE",
+  "openapi/store-admin.yaml",
+  "dist/src/index.js",
+  "dist/src/index.d.ts",
+  "docs/guide.md",
+  "docs/reliability.md",
+  "dist/src/bulk/index.js",
+  "dist/src/bulk/index.d.ts",
+  "dist/src/cli/main.js",
+  "docs/bulk.md",
+  "dist/src/shared.js",
+  "dist/src/mcp/index.js",
+  "dist/src/mcp/index.d.ts",
+  "docs/mcp.md",
+];
 /**
  * Above today's size (~374 kB: the testing kit's compiled validators and examples are ~55 kB
  * gzipped, the contract, docs and samples ~80 kB, the bulk runner, its command and the BullMQ
@@ -100,24 +115,41 @@ describe("npm pack", () => {
     const paths = pack.files.map((file) => file.path).sort();
     const unexpected = paths.filter((path) => !ALLOWED.some((pattern) => pattern.test(path)));
     expect(unexpected, "files users do not need (check `files` in package.json and tsconfig.build.json)").toEqual([]);
-    expect(REQUIRED.filter((path) => !paths.includes(path)), "files the package must contain").toEqual([]);
+    expect(
+      REQUIRED.filter((path) => !paths.includes(path)),
+      "files the package must contain",
+    ).toEqual([]);
 
     const entries = paths.filter((path) => path.startsWith("dist/src/") && path.endsWith(".js"));
-    expect(entries.filter((path) => !paths.includes(path.replace(/\.js$/, ".d.ts"))), "entries without declarations").toEqual([]);
+    expect(
+      entries.filter((path) => !paths.includes(path.replace(/\.js$/, ".d.ts"))),
+      "entries without declarations",
+    ).toEqual([]);
     // But the chunks of the generated validator modules, generated minified (scripts/build.ts): the
     // kit's per-operation modules, each operation's response validators, each named schema's.
-    const modules = ["testing/ops", "validators/responses", "validators/schemas"].flatMap((dir) => readdirSync(join(ROOT, "generated", dir)).map((name) => name.replace(/\.ts$/, "")));
+    const modules = ["testing/ops", "validators/responses", "validators/schemas"].flatMap((dir) =>
+      readdirSync(join(ROOT, "generated", dir)).map((name) => name.replace(/\.ts$/, "")),
+    );
     const names = new Set(modules);
     // A module the kit and the response validators' loaders both import is a chunk named by esbuild, whose comment names its one module.
     const perModule = (path: string) =>
       names.has(/^dist\/chunks\/([\w$]+)-\w+\.js$/.exec(path)?.[1] ?? "") ||
       /\n\/\/ generated\/validators\/responses\/\w+\.ts\n/.test(readFileSync(join(ROOT, path), "utf8").slice(0, 400));
-    expect(paths.filter((path) => path.endsWith(".js") && !paths.includes(`${path}.map`) && !perModule(path)), "bundles without source maps").toEqual([]);
+    expect(
+      paths.filter((path) => path.endsWith(".js") && !paths.includes(`${path}.map`) && !perModule(path)),
+      "bundles without source maps",
+    ).toEqual([]);
     // A chunk named after each (an operation's responses are in its kit module's chunk, until another entry loads them alone:
     // `validateResponses`' loaders do, and then their code is a chunk the two share, named by esbuild).
     const named = paths.filter(perModule).filter((path) => !/^dist\/chunks\/chunk-/.test(path));
-    expect(new Set(named.map((path) => /^dist\/chunks\/([\w$]+)-/.exec(path)![1])), "a chunk per generated validator module").toEqual(names);
-    expect(paths.some((path) => path.startsWith("dist/generated/")), "dist/generated/ (imported by the declarations)").toBe(true);
+    expect(
+      new Set(named.map((path) => /^dist\/chunks\/([\w$]+)-/.exec(path)![1])),
+      "a chunk per generated validator module",
+    ).toEqual(names);
+    expect(
+      paths.some((path) => path.startsWith("dist/generated/")),
+      "dist/generated/ (imported by the declarations)",
+    ).toBe(true);
   });
 
   it("packs every entry of `exports` and `bin` with its declarations (scripts/build.ts ENTRIES builds them)", async () => {
@@ -127,7 +159,9 @@ describe("npm pack", () => {
     };
     const paths = new Set(pack.files.map((file) => file.path));
     const wanted = [
-      ...Object.values(manifest.exports).flatMap((target) => (typeof target === "string" ? [] : [target.default, target.types])),
+      ...Object.values(manifest.exports).flatMap((target) =>
+        typeof target === "string" ? [] : [target.default, target.types],
+      ),
       ...Object.values(manifest.bin),
     ].map((path) => path.replace(/^\.\//, ""));
     expect(wanted.length).toBeGreaterThanOrEqual(7);
@@ -161,7 +195,15 @@ describe("the docs in the tarball", () => {
     const markdown = pack.files.map((file) => file.path).filter((path) => path.endsWith(".md"));
     expect(markdown).toEqual(expect.arrayContaining(["README.md", "docs/guide.md", "docs/reliability.md"]));
     const anchorsOf = (text: string) =>
-      new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, "").replace(/\s/g, "-")));
+      new Set(
+        [...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) =>
+          m[1]!
+            .trim()
+            .toLowerCase()
+            .replace(/[^\p{L}\p{N}\s-]/gu, "")
+            .replace(/\s/g, "-"),
+        ),
+      );
     const broken: string[] = [];
     let checked = 0;
     for (const file of markdown) {
@@ -189,7 +231,9 @@ describe("package linters on the tarball", () => {
   it("publint reports nothing, not even a suggestion", async () => {
     const tarball = await readFile(pack.tarball);
     const { messages, pkg } = await publint({
-      pack: { tarball: tarball.buffer.slice(tarball.byteOffset, tarball.byteOffset + tarball.byteLength) as ArrayBuffer },
+      pack: {
+        tarball: tarball.buffer.slice(tarball.byteOffset, tarball.byteOffset + tarball.byteLength) as ArrayBuffer,
+      },
       level: "suggestion",
       strict: true,
     });
@@ -202,14 +246,18 @@ describe("package linters on the tarball", () => {
     // profile ignores the node10 and node16-from-CJS resolutions, where an ESM-only package
     // cannot be loaded by `require()` with types, by design.
     const attw = join(ROOT, "node_modules", ".bin", "attw");
-    const result = await run(attw, [pack.tarball, "--profile", "esm-only", "--format", "json", "--no-color"], { timeoutMs: 120_000 });
+    const result = await run(attw, [pack.tarball, "--profile", "esm-only", "--format", "json", "--no-color"], {
+      timeoutMs: 120_000,
+    });
     expect(result.code, describeRun("attw --profile esm-only", result)).toBe(0);
     const report = JSON.parse(result.stdout) as {
       analysis: { types: { kind: string } | false; problems: Array<{ kind: string; resolutionKind?: string }> };
     };
     expect(report.analysis.types, "the package ships its own types").toMatchObject({ kind: "included" });
     const ignored = new Set(["node10", "node16-cjs"]);
-    const problems = report.analysis.problems.filter((problem) => !problem.resolutionKind || !ignored.has(problem.resolutionKind));
+    const problems = report.analysis.problems.filter(
+      (problem) => !problem.resolutionKind || !ignored.has(problem.resolutionKind),
+    );
     expect(problems).toEqual([]);
   }, 120_000);
 });

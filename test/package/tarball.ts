@@ -76,7 +76,12 @@ export function describeRun(label: string, result: RunResult): string {
 }
 
 /** Runs a command and throws (with its output) unless it exits 0. */
-export async function runOrThrow(label: string, command: string, args: readonly string[], options?: RunOptions): Promise<RunResult> {
+export async function runOrThrow(
+  label: string,
+  command: string,
+  args: readonly string[],
+  options?: RunOptions,
+): Promise<RunResult> {
   const result = await run(command, args, options);
   if (result.code !== 0) throw new Error(describeRun(label, result));
   return result;
@@ -91,7 +96,8 @@ export function npmEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     const lower = key.toLowerCase();
-    if (lower.startsWith("npm_package_") || lower.startsWith("npm_lifecycle_") || lower === "npm_config_local_prefix") continue;
+    if (lower.startsWith("npm_package_") || lower.startsWith("npm_lifecycle_") || lower === "npm_config_local_prefix")
+      continue;
     env[key] = value;
   }
   return { ...env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" };
@@ -112,9 +118,13 @@ export async function withLock<T>(name: string, work: () => Promise<T>, staleMs 
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const age = await stat(lockDir).then((s) => Date.now() - s.mtimeMs, () => 0);
+      const age = await stat(lockDir).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
       if (age > staleMs) await rm(lockDir, { recursive: true, force: true });
-      else if (Date.now() > deadline) throw new Error(`Timed out waiting for the lock ${lockDir}; remove it if no test run is active.`);
+      else if (Date.now() > deadline)
+        throw new Error(`Timed out waiting for the lock ${lockDir}; remove it if no test run is active.`);
       else await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
@@ -130,11 +140,14 @@ export async function withLock<T>(name: string, work: () => Promise<T>, staleMs 
  * no `dist/`. Then compile it, as `npm run build` does after its lint and staleness checks.
  */
 export async function ensureBuilt(): Promise<void> {
-  const built = () => existsSync(join(ROOT, "dist", "src", "index.js")) && existsSync(join(ROOT, "dist", "src", "index.d.ts"));
+  const built = () =>
+    existsSync(join(ROOT, "dist", "src", "index.js")) && existsSync(join(ROOT, "dist", "src", "index.d.ts"));
   if (built()) return;
   await withLock("build", async () => {
     if (built()) return;
-    await runOrThrow("tsc -p tsconfig.build.json", process.execPath, [TSC, "-p", "tsconfig.build.json"], { timeoutMs: 300_000 });
+    await runOrThrow("tsc -p tsconfig.build.json", process.execPath, [TSC, "-p", "tsconfig.build.json"], {
+      timeoutMs: 300_000,
+    });
   });
 }
 
@@ -182,11 +195,23 @@ export async function packTarball(destination: string): Promise<PackResult> {
 
 async function npmPack(destination: string): Promise<PackResult> {
   await ensureBuilt();
-  const result = await runOrThrow("npm pack", "npm", ["pack", "--json", "--pack-destination", destination], { env: npmEnv() });
+  const result = await runOrThrow("npm pack", "npm", ["pack", "--json", "--pack-destination", destination], {
+    env: npmEnv(),
+  });
   // npm prints warnings to stderr; stdout is the JSON array, one entry per packed package.
-  const [info] = JSON.parse(result.stdout) as Array<{ filename: string; size: number; unpackedSize: number; files: PackedFile[] }>;
+  const [info] = JSON.parse(result.stdout) as Array<{
+    filename: string;
+    size: number;
+    unpackedSize: number;
+    files: PackedFile[];
+  }>;
   if (!info) throw new Error(`npm pack printed no package:\n${result.stdout}`);
-  return { tarball: join(destination, info.filename), size: info.size, unpackedSize: info.unpackedSize, files: info.files };
+  return {
+    tarball: join(destination, info.filename),
+    size: info.size,
+    unpackedSize: info.unpackedSize,
+    files: info.files,
+  };
 }
 
 /** The version of a devDependency as this project pins it, e.g. `devDependency("@types/node")`. */

@@ -12,7 +12,15 @@ import { cp } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileKey } from "../../scripts/file-keys.js";
-import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, typecheckProject, type ConsumerProject } from "./tarball.js";
+import {
+  createConsumerProject,
+  describeRun,
+  pinnedVersion,
+  ROOT,
+  run,
+  typecheckProject,
+  type ConsumerProject,
+} from "./tarball.js";
 
 const FIXTURE_DIR = join(ROOT, "test", "package", "fixtures", "testing-consumer");
 const SETUP_TIMEOUT_MS = 300_000;
@@ -50,29 +58,47 @@ describe("store-admin-sdk/testing from the tarball", () => {
     expect(getUser, files.join("\n")).toHaveLength(1);
     expect(readFileSync(getUser[0]!, "utf8")).toMatch(/ as validators\b/);
     expect(existsSync(`${getUser[0]}.map`)).toBe(false);
-    expect(existsSync(join(project!.dir, "node_modules", "ajv")), "ajv is a build-time tool, not a dependency").toBe(false);
+    expect(existsSync(join(project!.dir, "node_modules", "ajv")), "ajv is a build-time tool, not a dependency").toBe(
+      false,
+    );
   });
 
-  it('type-checks under "moduleResolution": "nodenext" (and emits the Node program)', async () => {
-    const result = await typecheck("tsconfig.nodenext.json");
-    expect(result.code, describeRun("tsc -p tsconfig.nodenext.json", result)).toBe(0);
-  }, TSC_TIMEOUT_MS);
+  it(
+    'type-checks under "moduleResolution": "nodenext" (and emits the Node program)',
+    async () => {
+      const result = await typecheck("tsconfig.nodenext.json");
+      expect(result.code, describeRun("tsc -p tsconfig.nodenext.json", result)).toBe(0);
+    },
+    TSC_TIMEOUT_MS,
+  );
 
-  it('type-checks under "moduleResolution": "bundler"', async () => {
-    const result = await typecheck("tsconfig.bundler.json");
-    expect(result.code, describeRun("tsc -p tsconfig.bundler.json", result)).toBe(0);
-  }, TSC_TIMEOUT_MS);
+  it(
+    'type-checks under "moduleResolution": "bundler"',
+    async () => {
+      const result = await typecheck("tsconfig.bundler.json");
+      expect(result.code, describeRun("tsc -p tsconfig.bundler.json", result)).toBe(0);
+    },
+    TSC_TIMEOUT_MS,
+  );
 
-  it("a misspelt or mistyped field of a handler's reply is an error at that field", async () => {
-    const result = await typecheck("tsconfig.diagnostics.json");
-    expect(result.code, describeRun("tsc -p tsconfig.diagnostics.json (must fail)", result)).not.toBe(0);
-    const diagnostics = result.stdout.split("\n").filter((line) => line.includes("error TS"));
-    expect(diagnostics, result.stdout).toHaveLength(2);
-    // diagnostics.ts line 9 is `    emial: "x@y.z",`, line 16 `    email: 5,`: the errors sit on the fields, not on the handler.
-    expect(diagnostics[0]).toMatch(/^diagnostics\.ts\(9,5\): error TS2322: Type 'string' is not assignable to type '"emial is not in the contract"'\.$/);
-    // A wrong value names the type the contract expects there, not `never`.
-    expect(diagnostics[1]).toMatch(/^diagnostics\.ts\(16,5\): error TS2322: Type 'number' is not assignable to type 'number & Expected<string \| null \| undefined>'\.$/);
-  }, TSC_TIMEOUT_MS);
+  it(
+    "a misspelt or mistyped field of a handler's reply is an error at that field",
+    async () => {
+      const result = await typecheck("tsconfig.diagnostics.json");
+      expect(result.code, describeRun("tsc -p tsconfig.diagnostics.json (must fail)", result)).not.toBe(0);
+      const diagnostics = result.stdout.split("\n").filter((line) => line.includes("error TS"));
+      expect(diagnostics, result.stdout).toHaveLength(2);
+      // diagnostics.ts line 9 is `    emial: "x@y.z",`, line 16 `    email: 5,`: the errors sit on the fields, not on the handler.
+      expect(diagnostics[0]).toMatch(
+        /^diagnostics\.ts\(9,5\): error TS2322: Type 'string' is not assignable to type '"emial is not in the contract"'\.$/,
+      );
+      // A wrong value names the type the contract expects there, not `never`.
+      expect(diagnostics[1]).toMatch(
+        /^diagnostics\.ts\(16,5\): error TS2322: Type 'number' is not assignable to type 'number & Expected<string \| null \| undefined>'\.$/,
+      );
+    },
+    TSC_TIMEOUT_MS,
+  );
 
   it("runs with Node, in process", async () => {
     const entry = join(project!.dir, "out", "run-testing.js");

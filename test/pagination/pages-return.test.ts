@@ -17,7 +17,9 @@ const hanging = new Set<ServerResponse>();
 const server = createServer((request, response) => {
   received.push(request.url ?? "");
   if (!(request.url ?? "").includes("cursor=")) {
-    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ next: `${url}/users/?cursor=c2`, previous: null, results: [{ id: 1 }] }));
+    response
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ next: `${url}/users/?cursor=c2`, previous: null, results: [{ id: 1 }] }));
     return;
   }
   // The second page: never answered; the test learns of the client's abort from the closed connection.

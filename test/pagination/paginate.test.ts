@@ -34,7 +34,13 @@ function users(from: number, count: number): { id: number; email: string }[] {
 beforeAll(async () => {
   server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    received.push({ method: req.method ?? "", path: url.pathname, cursor: url.searchParams.get("cursor"), query: url.searchParams, headers: req.headers });
+    received.push({
+      method: req.method ?? "",
+      path: url.pathname,
+      cursor: url.searchParams.get("cursor"),
+      query: url.searchParams,
+      headers: req.headers,
+    });
     const [status, body] = script.get(url.searchParams.get("cursor") ?? "") ?? [404, { detail: "Not found." }];
     res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
   });
@@ -64,7 +70,11 @@ beforeEach(() => {
 });
 
 /** Scripts `pageCount` pages of `perPage` users; `next` carries the cursor of the following page. */
-function scriptPages(pageCount: number, perPage: number, nextUrl = (cursor: string) => `${apiUrl}/users/?cursor=${cursor}&is_blocked=false`): void {
+function scriptPages(
+  pageCount: number,
+  perPage: number,
+  nextUrl = (cursor: string) => `${apiUrl}/users/?cursor=${cursor}&is_blocked=false`,
+): void {
   for (let page = 0; page < pageCount; page++) {
     const cursor = page === 0 ? "" : `c${page}`;
     const next = page + 1 < pageCount ? nextUrl(`c${page + 1}`) : null;
@@ -76,7 +86,8 @@ describe("paginate", () => {
   it("follows next until it is null, yielding every item in order", async () => {
     scriptPages(5, 3);
     const ids: number[] = [];
-    for await (const user of store.paginate("/users/", { params: { query: { is_blocked: false } } })) ids.push(user.id!);
+    for await (const user of store.paginate("/users/", { params: { query: { is_blocked: false } } }))
+      ids.push(user.id!);
     expect(ids).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
     expect(received.map((r) => r.cursor)).toEqual([null, "c1", "c2", "c3", "c4"]);
     // the caller's filters are kept on every page, with the headers the client adds
@@ -131,7 +142,9 @@ describe("paginate", () => {
       for await (const user of store.paginate("/users/")) ids.push(user.id!);
     };
     await expect(walk()).rejects.toThrow(PaginationError);
-    await expect(walk()).rejects.toThrow("[GET /users/] pagination stopped after 3 page(s): the server sent the cursor of an earlier page again; stopping instead of looping.");
+    await expect(walk()).rejects.toThrow(
+      "[GET /users/] pagination stopped after 3 page(s): the server sent the cursor of an earlier page again; stopping instead of looping.",
+    );
     expect(ids).toEqual([1, 2, 3, 1, 2, 3]);
     expect(received.map((r) => r.cursor)).toEqual([null, "A", "B", null, "A", "B"]);
   });
@@ -142,7 +155,11 @@ describe("paginate", () => {
     for await (const user of store.paginate("/users/")) ids.push(user.id!);
     expect(ids).toEqual([1, 2, 3]);
     expect(foreignHits).toBe(0);
-    expect(received.map((r) => `${r.path}?cursor=${r.cursor}`)).toEqual(["/users/?cursor=null", "/users/?cursor=c1", "/users/?cursor=c2"]);
+    expect(received.map((r) => `${r.path}?cursor=${r.cursor}`)).toEqual([
+      "/users/?cursor=null",
+      "/users/?cursor=c1",
+      "/users/?cursor=c2",
+    ]);
   });
 
   it("accepts a relative next link", async () => {
@@ -170,18 +187,23 @@ describe("paginate", () => {
 
   it("rejects a page without a results array and a next link without a cursor", async () => {
     script.set("", [200, { next: null, items: [] }]);
-    await expect(store.paginate("/users/").next()).rejects.toThrow("[GET /users/] pagination stopped after 0 page(s): the page has no `results` array.");
+    await expect(store.paginate("/users/").next()).rejects.toThrow(
+      "[GET /users/] pagination stopped after 0 page(s): the page has no `results` array.",
+    );
     script.set("", [200, { next: `${apiUrl}/users/?page=2`, results: [] }]);
     const walk = store.paginate.pages("/users/");
     expect((await walk.next()).done).toBe(false); // the first page is yielded
-    await expect(walk.next()).rejects.toThrow(/after 1 page\(s\): the page's `next` link carries no `cursor` parameter/);
+    await expect(walk.next()).rejects.toThrow(
+      /after 1 page\(s\): the page's `next` link carries no `cursor` parameter/,
+    );
   });
 
   it("walks a list operation with a path parameter", async () => {
     script.set("", [200, { next: `${apiUrl}/users/7/notes/?cursor=n2`, results: [{ id: 1, message: "a" }] }]);
     script.set("n2", [200, { next: null, results: [{ id: 2, message: "b" }] }]);
     const messages: string[] = [];
-    for await (const note of store.paginate("/users/{id}/notes/", { params: { path: { id: 7 } } })) messages.push(note.message!);
+    for await (const note of store.paginate("/users/{id}/notes/", { params: { path: { id: 7 } } }))
+      messages.push(note.message!);
     expect(messages).toEqual(["a", "b"]);
     expect(received.map((r) => r.path)).toEqual(["/users/7/notes/", "/users/7/notes/"]);
   });
@@ -189,7 +211,9 @@ describe("paginate", () => {
   it("refuses a path that is not a list operation, at run time too, sending nothing", async () => {
     const call = () => store.paginate("/users/{id}/" as never, { params: { path: { id: 1 } } } as never).next();
     await expect(call()).rejects.toThrow(TypeError);
-    await expect(call()).rejects.toThrow(/takes a list operation \(\/users\/, \/users\/\{id\}\/notes\/, \/gift-cards\/\)/);
+    await expect(call()).rejects.toThrow(
+      /takes a list operation \(\/users\/, \/users\/\{id\}\/notes\/, \/gift-cards\/\)/,
+    );
     expect(received).toHaveLength(0);
   });
 });

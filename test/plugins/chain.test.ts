@@ -76,7 +76,9 @@ describe("no plugin is ever handed the token", () => {
     await expect(store.users.retrieve(1)).rejects.toBeInstanceOf(RedirectError);
 
     // Every request carried the token; nothing the plugin was handed holds it.
-    expect(server.requests.slice(-6).every((request) => request.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    expect(server.requests.slice(-6).every((request) => request.headers.authorization === `Bearer ${TOKEN}`)).toBe(
+      true,
+    );
     expect(seen.length).toBeGreaterThan(30);
     const text = seen.map(readable).join("\n");
     expect(text).toContain("/users/{id}/");
@@ -99,11 +101,23 @@ describe("the hook chain", () => {
     const store = createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN, plugins: [tagging] });
     server.enqueue({ status: 503 }, { status: 503 }, { status: 200, body: { id: 1 } });
     await store.users.retrieve(1);
-    expect(server.requests.slice(-3).map((request) => request.headers["x-call"])).toEqual(["call-1", "call-1", "call-1"]);
+    expect(server.requests.slice(-3).map((request) => request.headers["x-call"])).toEqual([
+      "call-1",
+      "call-1",
+      "call-1",
+    ]);
 
     const before = server.requests.length;
-    const stealing = createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN, plugins: [{ name: "stealing", wrapCall: (call, next) => (call.headers.set("Authorization", "Bearer mine"), next()) }] });
-    await expect(stealing.users.retrieve(1)).rejects.toThrow(/the headers set by the plugins \(.*stealing.*\) may not set authorization: the client sets it from accessToken/);
+    const stealing = createStoreAdminClient({
+      apiUrl: server.url,
+      accessToken: TOKEN,
+      plugins: [
+        { name: "stealing", wrapCall: (call, next) => (call.headers.set("Authorization", "Bearer mine"), next()) },
+      ],
+    });
+    await expect(stealing.users.retrieve(1)).rejects.toThrow(
+      /the headers set by the plugins \(.*stealing.*\) may not set authorization: the client sets it from accessToken/,
+    );
     expect(server.requests.length).toBe(before);
   });
 
@@ -118,7 +132,11 @@ describe("the hook chain", () => {
         return { retry: true, refreshToken: true };
       },
     };
-    const store = createStoreAdminClient({ apiUrl: server.url, accessToken: () => `sk_live_rotating_${++issued}_abcdefgh`, plugins: [refreshOn401] });
+    const store = createStoreAdminClient({
+      apiUrl: server.url,
+      accessToken: () => `sk_live_rotating_${++issued}_abcdefgh`,
+      plugins: [refreshOn401],
+    });
     server.enqueue({ status: 401, body: { detail: "expired" } }, { status: 201, body: { id: 9 } });
     const { response } = await store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 3 } } });
     expect(response.status).toBe(201);
@@ -137,15 +155,32 @@ describe("the hook chain", () => {
   it("a plugin that throws fails the call with its error; calling next() twice is refused", async () => {
     const failure = new Error("plugin says no");
     const before = server.requests.length;
-    const throwing = createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN, plugins: [{ name: "no", wrapAttempt: () => { throw failure; } }] });
+    const throwing = createStoreAdminClient({
+      apiUrl: server.url,
+      accessToken: TOKEN,
+      plugins: [
+        {
+          name: "no",
+          wrapAttempt: () => {
+            throw failure;
+          },
+        },
+      ],
+    });
     await expect(throwing.users.retrieve(1)).rejects.toBe(failure);
-    const twice = createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN, plugins: [{ name: "twice", wrapCall: async (_call, next) => (await next(), next()) }] });
+    const twice = createStoreAdminClient({
+      apiUrl: server.url,
+      accessToken: TOKEN,
+      plugins: [{ name: "twice", wrapCall: async (_call, next) => (await next(), next()) }],
+    });
     server.enqueue({ status: 200, body: { id: 1 } });
     await expect(twice.users.retrieve(1)).rejects.toThrow('the plugin "twice" called next() twice in wrapCall');
     expect(server.requests.length).toBe(before + 1);
   });
 
   it("refuses a plugins option that holds no plugin, naming the entry", () => {
-    expect(() => createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN, plugins: [{} as never] })).toThrow("plugins[0] must be a plugin");
+    expect(() => createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN, plugins: [{} as never] })).toThrow(
+      "plugins[0] must be a plugin",
+    );
   });
 });

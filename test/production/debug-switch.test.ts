@@ -19,7 +19,8 @@ let server: FaultServer;
 
 beforeAll(async () => {
   server = await startFaultServer((request): Fault => {
-    if (request.path === "/users/7/") return { status: 404, body: { detail: `Not found for ${TOKEN}` }, headers: { "x-request-id": "r-404" } };
+    if (request.path === "/users/7/")
+      return { status: 404, body: { detail: `Not found for ${TOKEN}` }, headers: { "x-request-id": "r-404" } };
     if (request.method === "PATCH") return { status: 503, body: { detail: "Maintenance window" } };
     return { body: { id: 1 }, headers: { "request-id": "r-ok" } };
   });
@@ -54,10 +55,14 @@ describe("STORE_ADMIN_LOG", () => {
     expect(lines, lines.join("\n")).toHaveLength(5);
     for (const line of lines) expect(line).toMatch(LINE);
     expect(lines[0]).toMatch(/^store-admin-sdk: GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms$/);
-    expect(lines[1]).toMatch(/^store-admin-sdk: GET \/users\/\{id\}\/ 503 attempt 1 \d+ ms InternalServerError: busy retrying in 0 ms$/);
+    expect(lines[1]).toMatch(
+      /^store-admin-sdk: GET \/users\/\{id\}\/ 503 attempt 1 \d+ ms InternalServerError: busy retrying in 0 ms$/,
+    );
     expect(lines[2]).toMatch(/^store-admin-sdk: GET \/users\/\{id\}\/ 200 attempt 2 \d+ ms request-id r-ok$/);
     // The error's class and the store's detail, scrubbed of the token.
-    expect(lines[3]).toMatch(/^store-admin-sdk: GET \/users\/\{id\}\/ 404 attempt 1 \d+ ms request-id r-404 NotFoundError: Not found for \[REDACTED\]$/);
+    expect(lines[3]).toMatch(
+      /^store-admin-sdk: GET \/users\/\{id\}\/ 404 attempt 1 \d+ ms request-id r-404 NotFoundError: Not found for \[REDACTED\]$/,
+    );
   }, 60_000);
 
   it("info: the retried attempts and the failures; warn: the failures", async () => {
@@ -70,17 +75,28 @@ describe("STORE_ADMIN_LOG", () => {
   it("unset: nothing; an unknown value: one warning line, once", async () => {
     expect(await runCalls(undefined)).toEqual([]);
     const lines = await runCalls("verbose");
-    expect(lines).toEqual(['store-admin-sdk: STORE_ADMIN_LOG="verbose" is not one of warn, info, debug; nothing is logged.']);
+    expect(lines).toEqual([
+      'store-admin-sdk: STORE_ADMIN_LOG="verbose" is not one of warn, info, debug; nothing is logged.',
+    ]);
   }, 60_000);
 
   it("a call not retried says why, and the last attempt's line is on stderr before the caller's catch runs", async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, SERVER_URL: server.url, CLOSED_URL: await closedPortUrl(), STORE_ADMIN_LOG: "warn" };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      SERVER_URL: server.url,
+      CLOSED_URL: await closedPortUrl(),
+      STORE_ADMIN_LOG: "warn",
+    };
     const result = await run(process.execPath, ["debug-failures.mjs"], { cwd: project!.dir, env, timeoutMs: 60_000 });
     expect(result.code, describeRun("debug-failures.mjs", result)).toBe(0);
     const lines = result.stderr.split("\n").filter(Boolean);
     expect(lines, lines.join("\n")).toHaveLength(3);
-    expect(lines[0]).toMatch(/^store-admin-sdk: PATCH \/users\/\{id\}\/ 503 attempt 1 \d+ ms InternalServerError: Maintenance window not retried: PATCH is not idempotent$/);
-    expect(lines[1]).toMatch(/^store-admin-sdk: GET \/users\/\{id\}\/ attempt 1 \d+ ms ConnectionError: .* not retried: attempts used up$/);
+    expect(lines[0]).toMatch(
+      /^store-admin-sdk: PATCH \/users\/\{id\}\/ 503 attempt 1 \d+ ms InternalServerError: Maintenance window not retried: PATCH is not idempotent$/,
+    );
+    expect(lines[1]).toMatch(
+      /^store-admin-sdk: GET \/users\/\{id\}\/ attempt 1 \d+ ms ConnectionError: .* not retried: attempts used up$/,
+    );
     expect(lines[2]).toBe("caught ConnectionError");
   }, 60_000);
 
@@ -90,27 +106,45 @@ describe("STORE_ADMIN_LOG", () => {
 });
 
 describe("where the environment cannot be read without asking", () => {
-  it("real Deno: without --allow-env (and --no-prompt) the switch is off and nothing fails; with it, the lines are printed", async () => {
-    await ensureRuntimes();
-    const deno = (allowEnv: boolean) =>
-      run(join(BIN_DIR, "deno"), ["run", "--no-lock", "--no-prompt", "--allow-net=127.0.0.1", ...(allowEnv ? ["--allow-env"] : []), "debug-deno.mjs", server.url], {
-        cwd: project!.dir,
-        env: { ...runtimeEnv(), STORE_ADMIN_LOG: "debug" },
-        timeoutMs: 120_000,
-      });
-    const without = await deno(false);
-    expect(without.code, describeRun("deno without --allow-env", without)).toBe(0);
-    expect(without.stdout.trim()).toBe("deno ok");
-    expect(without.stderr).not.toMatch(/attempt 1|NotCapable|PermissionDenied|STORE_ADMIN_LOG/);
-    const granted = await deno(true);
-    expect(granted.code, describeRun("deno --allow-env", granted)).toBe(0);
-    expect(granted.stderr).toMatch(/^store-admin-sdk: GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms/m);
-  }, INSTALL_TIMEOUT_MS);
+  it(
+    "real Deno: without --allow-env (and --no-prompt) the switch is off and nothing fails; with it, the lines are printed",
+    async () => {
+      await ensureRuntimes();
+      const deno = (allowEnv: boolean) =>
+        run(
+          join(BIN_DIR, "deno"),
+          [
+            "run",
+            "--no-lock",
+            "--no-prompt",
+            "--allow-net=127.0.0.1",
+            ...(allowEnv ? ["--allow-env"] : []),
+            "debug-deno.mjs",
+            server.url,
+          ],
+          {
+            cwd: project!.dir,
+            env: { ...runtimeEnv(), STORE_ADMIN_LOG: "debug" },
+            timeoutMs: 120_000,
+          },
+        );
+      const without = await deno(false);
+      expect(without.code, describeRun("deno without --allow-env", without)).toBe(0);
+      expect(without.stdout.trim()).toBe("deno ok");
+      expect(without.stderr).not.toMatch(/attempt 1|NotCapable|PermissionDenied|STORE_ADMIN_LOG/);
+      const granted = await deno(true);
+      expect(granted.code, describeRun("deno --allow-env", granted)).toBe(0);
+      expect(granted.stderr).toMatch(/^store-admin-sdk: GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms/m);
+    },
+    INSTALL_TIMEOUT_MS,
+  );
 
   it("Deno without the env permission: off, and the permission is only queried (never requested)", () => {
     vi.stubEnv("STORE_ADMIN_LOG", "debug");
     const querySync = vi.fn(() => ({ state: "prompt" }));
-    vi.stubGlobal("Deno", { permissions: { querySync, request: () => expect.unreachable("a permission request prompts") } });
+    vi.stubGlobal("Deno", {
+      permissions: { querySync, request: () => expect.unreachable("a permission request prompts") },
+    });
     try {
       expect(envLogger()).toBeUndefined();
       expect(querySync).toHaveBeenCalledWith({ name: "env", variable: "STORE_ADMIN_LOG" });

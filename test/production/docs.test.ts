@@ -26,7 +26,10 @@ describe("the production features' documentation", () => {
     for (const [anchor, heading] of SECTIONS) {
       const at = guide.search(heading);
       expect(at, anchor).toBeGreaterThan(0);
-      const section = guide.slice(at, guide.indexOf("\n### ", at + 1) === -1 ? undefined : guide.indexOf("\n### ", at + 1));
+      const section = guide.slice(
+        at,
+        guide.indexOf("\n### ", at + 1) === -1 ? undefined : guide.indexOf("\n### ", at + 1),
+      );
       expect(section, anchor).toMatch(/```(ts|sh)\n/);
       expect(intro, anchor).toContain(`(../guide.md#${anchor})`);
     }
@@ -34,7 +37,8 @@ describe("the production features' documentation", () => {
 
   it("says what each STORE_ADMIN_LOG level prints", async () => {
     const guide = await readFile(join(ROOT, "docs", "guide.md"), "utf8");
-    for (const level of ["warn", "info", "debug"]) expect(guide).toMatch(new RegExp(`^\\| \`${level}\` \\| .+ \\|$`, "m"));
+    for (const level of ["warn", "info", "debug"])
+      expect(guide).toMatch(new RegExp(`^\\| \`${level}\` \\| .+ \\|$`, "m"));
   });
 });
 
@@ -43,9 +47,14 @@ describe("the README's error example", () => {
 
   it("says what a 404's and a 403's messages name, and they do: the path requested, and the scope the token lacks", async () => {
     const readme = await readFile(join(ROOT, "README.md"), "utf8");
-    expect(readme).toContain("if (err instanceof NotFoundError) console.error(err.message); // names the operation and the path it requested");
-    expect(readme).toContain("else if (err instanceof PermissionDeniedError) console.error(err.message); // names the scope the token lacks");
-    const update = () => server().client().orders.lines.update("100234", 3301, { quantity: 1, reason: "Customer asked for one bag" });
+    expect(readme).toContain(
+      "if (err instanceof NotFoundError) console.error(err.message); // names the operation and the path it requested",
+    );
+    expect(readme).toContain(
+      "else if (err instanceof PermissionDeniedError) console.error(err.message); // names the scope the token lacks",
+    );
+    const update = () =>
+      server().client().orders.lines.update("100234", 3301, { quantity: 1, reason: "Customer asked for one bag" });
     server().enqueue({ status: 404, body: { detail: "Not found." } }, { status: 403, body: { detail: "Forbidden." } });
     const notFound = await rejection(update());
     expect(notFound).toBeInstanceOf(NotFoundError);

@@ -13,7 +13,14 @@
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, type ConsumerProject } from "../package/tarball.js";
+import {
+  createConsumerProject,
+  describeRun,
+  pinnedVersion,
+  ROOT,
+  run,
+  type ConsumerProject,
+} from "../package/tarball.js";
 import { startFaultServer, type FaultServer } from "../helpers/fault-server.js";
 
 const TOKEN = "sk_live_drift_4eC39HqLyjWDarjtT1zdp7dc";
@@ -36,7 +43,17 @@ type Seen = {
   counter: Array<{ attributes: Record<string, string>; value: number }>;
   events: Array<{ drifts?: unknown; error?: { name: string; message: string } }>;
   lines: string[];
-  errors: Array<{ name: string; message: string; pointer: string; expected: string; received: string; requestId: string; body: Record<string, unknown>; status: number; json: string }>;
+  errors: Array<{
+    name: string;
+    message: string;
+    pointer: string;
+    expected: string;
+    received: string;
+    requestId: string;
+    body: Record<string, unknown>;
+    status: number;
+    json: string;
+  }>;
 };
 
 let project: ConsumerProject | undefined;
@@ -44,11 +61,22 @@ let server: FaultServer;
 let seen: Seen;
 
 beforeAll(async () => {
-  server = await startFaultServer((request) => ({ body: CUSTOMERS[request.path.split("/").at(-2)!], headers: { "x-request-id": "req-drift" } }));
-  const packages = await Promise.all(["@opentelemetry/api", "@opentelemetry/sdk-trace-base", "@opentelemetry/sdk-metrics"].map(async (name) => `${name}@${await pinnedVersion(name)}`));
+  server = await startFaultServer((request) => ({
+    body: CUSTOMERS[request.path.split("/").at(-2)!],
+    headers: { "x-request-id": "req-drift" },
+  }));
+  const packages = await Promise.all(
+    ["@opentelemetry/api", "@opentelemetry/sdk-trace-base", "@opentelemetry/sdk-metrics"].map(
+      async (name) => `${name}@${await pinnedVersion(name)}`,
+    ),
+  );
   project = await createConsumerProject(packages);
   await cp(join(ROOT, "test", "production", "fixtures", "drift-consumer.mjs"), join(project.dir, "consumer.mjs"));
-  const result = await run(process.execPath, ["consumer.mjs"], { cwd: project.dir, env: { ...process.env, SERVER_URL: server.url, TOKEN }, timeoutMs: 60_000 });
+  const result = await run(process.execPath, ["consumer.mjs"], {
+    cwd: project.dir,
+    env: { ...process.env, SERVER_URL: server.url, TOKEN },
+    timeoutMs: 60_000,
+  });
   if (result.code !== 0) throw new Error(describeRun("consumer.mjs", result));
   seen = JSON.parse(result.stdout) as Seen;
 }, 300_000);
@@ -80,7 +108,11 @@ describe("validateResponses in the packed package, with the OpenTelemetry SDK", 
       [drift("/email", 'format "email"', "string")],
       [drift("/date_joined", "string or null", "integer")],
       [],
-      [drift("/accepts_marketing", "boolean or null", "string"), drift("/email", 'format "email"', "string"), drift("/language", /^one of "en"/, "string")],
+      [
+        drift("/accepts_marketing", "boolean or null", "string"),
+        drift("/email", 'format "email"', "string"),
+        drift("/language", /^one of "en"/, "string"),
+      ],
     ]);
   });
 
@@ -93,10 +125,14 @@ describe("validateResponses in the packed package, with the OpenTelemetry SDK", 
     // `/id` null (id 2), then `/id` missing (id 3): two drifts, both logged. Id 8's drifts were all logged before.
     const warned = seen.lines.filter((line) => line.includes("contract drift"));
     expect(warned).toEqual([
-      expect.stringMatching(/^GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms request-id req-drift contract drift: \/language is a string, where the contract expects one of "en", .*""[^;]*$/),
+      expect.stringMatching(
+        /^GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms request-id req-drift contract drift: \/language is a string, where the contract expects one of "en", .*""[^;]*$/,
+      ),
       expect.stringContaining("contract drift: /id is null, where the contract expects integer"),
       expect.stringContaining("contract drift: /id is missing, though the contract requires it"),
-      expect.stringContaining("contract drift: /accepts_marketing is a string, where the contract expects boolean or null"),
+      expect.stringContaining(
+        "contract drift: /accepts_marketing is a string, where the contract expects boolean or null",
+      ),
       expect.stringContaining('contract drift: /email is a string, where the contract expects format "email"'),
       expect.stringContaining("contract drift: /date_joined is an integer, where the contract expects string or null"),
     ]);
@@ -108,11 +144,24 @@ describe("validateResponses in the packed package, with the OpenTelemetry SDK", 
   it('"strict" throws ContractDriftError in both call styles, with the request id and the body scrubbed', () => {
     expect(seen.errors).toHaveLength(2);
     for (const error of seen.errors) {
-      expect(error).toMatchObject({ name: "ContractDriftError", pointer: "/accepts_marketing", expected: "boolean or null", received: "string", requestId: "req-drift", status: 200 });
+      expect(error).toMatchObject({
+        name: "ContractDriftError",
+        pointer: "/accepts_marketing",
+        expected: "boolean or null",
+        received: "string",
+        requestId: "req-drift",
+        status: 200,
+      });
       expect(error.message).toBe(
         '[GET /users/{id}/] 200 OK body does not match the contract: /accepts_marketing is a string, where the contract expects boolean or null (and 2 more). The store changed, or the contract is behind it: validateResponses "report" logs this and returns the data.',
       );
-      expect(error.body).toEqual({ id: 8, language: "[REDACTED]", accepts_marketing: "[REDACTED]", email: "[REDACTED]@", note: "Bearer [REDACTED]" });
+      expect(error.body).toEqual({
+        id: 8,
+        language: "[REDACTED]",
+        accepts_marketing: "[REDACTED]",
+        email: "[REDACTED]@",
+        note: "Bearer [REDACTED]",
+      });
     }
     expect(server.count("GET", "/users/8/"), "two rounds of report, one call per strict style: never retried").toBe(4);
   });
@@ -121,6 +170,7 @@ describe("validateResponses in the packed package, with the OpenTelemetry SDK", 
     const { data: _returned, ...reported } = seen;
     const text = JSON.stringify(reported);
     expect(text).not.toContain("sk_live_drift");
-    for (const value of ["tlh", "not an address", "yes", "1700000000", "kim@example.org"]) expect(text, value).not.toContain(value);
+    for (const value of ["tlh", "not an address", "yes", "1700000000", "kim@example.org"])
+      expect(text, value).not.toContain(value);
   });
 });

@@ -10,7 +10,16 @@
  * on) and stopped by npx's process id, it stops as on SIGTERM: the guide's script runs as is.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, linkSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { cp, readFile } from "node:fs/promises";
 import { request } from "node:http";
 import { once } from "node:events";
@@ -37,8 +46,15 @@ afterAll(async () => {
 const bin = () => join(project!.dir, "node_modules", ".bin", "store-admin-sdk");
 
 /** Starts the command and resolves its URL once it prints that it listens. */
-function startMock(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }> {
-  const child = spawn(bin(), ["mock", "--port", "0", ...args], { cwd: project!.dir, env, stdio: ["ignore", "pipe", "pipe"] });
+function startMock(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }> {
+  const child = spawn(bin(), ["mock", "--port", "0", ...args], {
+    cwd: project!.dir,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
@@ -93,7 +109,13 @@ function mocksIn(dir: string): number[] {
   for (const entry of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
     try {
       const command = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      if (readlinkSync(`/proc/${entry}/cwd`) === dir && command.some((arg) => arg.endsWith("store-admin-sdk")) && command.includes("mock") && /(^|\/)node$/.test(command[0]!)) found.push(Number(entry));
+      if (
+        readlinkSync(`/proc/${entry}/cwd`) === dir &&
+        command.some((arg) => arg.endsWith("store-admin-sdk")) &&
+        command.includes("mock") &&
+        /(^|\/)node$/.test(command[0]!)
+      )
+        found.push(Number(entry));
     } catch {
       // gone meanwhile, or not ours to read
     }
@@ -112,7 +134,9 @@ for (const id of [7, 8]) await store.giftCards.update(id, { expired_at: 42 }).ca
 describe("store-admin-sdk mock started through npx, stopped by npx's process id", () => {
   it("the guide's script runs as is: the mock stops, the port is closed, the log complete", async () => {
     const guide = readFileSync(join(ROOT, "docs", "guide.md"), "utf8");
-    const script = fencedBlocks(guide, "docs/guide.md").find((block) => block.language === "sh" && block.code.includes('kill "$mock"'));
+    const script = fencedBlocks(guide, "docs/guide.md").find(
+      (block) => block.language === "sh" && block.code.includes('kill "$mock"'),
+    );
     expect(script, "the guide's mock section shows a script that starts and stops the mock").toBeDefined();
     writeFileSync(join(project!.dir, "sync-customers.mjs"), SYNC_CUSTOMERS);
     try {
@@ -124,7 +148,10 @@ describe("store-admin-sdk mock started through npx, stopped by npx's process id"
       expect(out).toContain("store-admin-sdk mock stopped (its launcher exited)");
       const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
       expect(await closedWithin(port)).toBe(true);
-      const lines = readFileSync(join(project!.dir, "requests.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = readFileSync(join(project!.dir, "requests.jsonl"), "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(lines.map((line) => [line.method, line.path, line.status])).toEqual([
         ["GET", "/users/1/", 200],
         ["GET", "/users/2/", 200],
@@ -138,14 +165,19 @@ describe("store-admin-sdk mock started through npx, stopped by npx's process id"
   }, 90_000);
 
   it("npx killed with SIGKILL: the mock still stops, answering the request in flight and logging it first", async () => {
-    const npx = spawn("npx", ["store-admin-sdk", "mock", "--port", "0", "--log", "launched.jsonl", "--handlers", "handlers.mjs"], { cwd: project!.dir, env: npmEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const npx = spawn(
+      "npx",
+      ["store-admin-sdk", "mock", "--port", "0", "--log", "launched.jsonl", "--handlers", "handlers.mjs"],
+      { cwd: project!.dir, env: npmEnv(), stdio: ["ignore", "pipe", "pipe"] },
+    );
     let output = "";
     // The mock writes to npx's pipes: they close once the mock has exited too.
     const closed = Promise.all([once(npx.stdout!, "close"), once(npx.stderr!, "close")]);
     npx.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
     npx.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
     try {
-      for (let i = 0; i < 300 && !/listening on http/.test(output); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < 300 && !/listening on http/.test(output); i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
       expect(url, output).toBeDefined();
       const store = createStoreAdminClient({ baseUrl: url!, accessToken: TOKEN, maxRetries: 0 });
@@ -153,15 +185,22 @@ describe("store-admin-sdk mock started through npx, stopped by npx's process id"
       // Answered after a second: in flight when npx goes.
       rmSync(join(project!.dir, "in-flight.marker"), { force: true });
       const late = store.gateways.retrieve(1);
-      for (let i = 0; i < 300 && !existsSync(join(project!.dir, "in-flight.marker")); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < 300 && !existsSync(join(project!.dir, "in-flight.marker")); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       npx.kill("SIGKILL");
       expect(await late).toEqual({ id: 1 });
       // Bounded: a mock left serving fails here, not at the test's timeout.
-      const exited = await Promise.race([closed.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 20_000))]);
+      const exited = await Promise.race([
+        closed.then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), 20_000)),
+      ]);
       expect(exited, `the mock is still running after npx was killed:\n${output}`).toBe(true);
       expect(output).toContain("store-admin-sdk mock stopped (its launcher exited)");
       expect(await closedWithin(Number(new URL(url!).port))).toBe(true);
-      const lines = readFileSync(join(project!.dir, "launched.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = readFileSync(join(project!.dir, "launched.jsonl"), "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(lines.map((line) => [line.method, line.path, line.status])).toEqual([
         ["GET", "/users/5/", 200],
         ["GET", "/gateways/1/", 200],
@@ -187,14 +226,19 @@ describe("store-admin-sdk mock", () => {
       // A body the contract refuses: the kit's 422, naming the field.
       const refused = await store.giftCards.update(7, { expired_at: 42 as never }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(UnprocessableEntityError);
-      expect((refused as UnprocessableEntityError).validation.map((issue) => issue.location.join("."))).toContain("body.expired_at");
+      expect((refused as UnprocessableEntityError).validation.map((issue) => issue.location.join("."))).toContain(
+        "body.expired_at",
+      );
       // A query parameter the contract does not declare (`a[b]`, an object as openapi-fetch sends it): refused, named.
-      const bracketed = await fetch(`${mock.url}/api/admin/users/?a[b]=1`, { headers: { authorization: `Bearer ${TOKEN}`, "x-store-api-version": "2024-04-01" } });
+      const bracketed = await fetch(`${mock.url}/api/admin/users/?a[b]=1`, {
+        headers: { authorization: `Bearer ${TOKEN}`, "x-store-api-version": "2024-04-01" },
+      });
       expect(bracketed.status).toBe(422);
       expect(JSON.stringify(await bracketed.json())).toContain('"location":["query","a[b]"]');
       // In flight when SIGTERM arrives: answered, and logged.
       const late = store.gateways.retrieve(1);
-      for (let i = 0; i < 300 && !existsSync(join(project!.dir, "in-flight.marker")); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < 300 && !existsSync(join(project!.dir, "in-flight.marker")); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       mock.child.kill("SIGTERM");
       expect(await late).toEqual({ id: 1 });
       expect(await mock.exited, mock.output()).toBe(0);
@@ -203,7 +247,10 @@ describe("store-admin-sdk mock", () => {
     }
     const text = await readFile(join(project!.dir, "requests.jsonl"), "utf8");
     expect(text).not.toContain(TOKEN);
-    const lines = text.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = text
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.map((line) => [line.method, line.path, line.status])).toEqual([
       ["GET", "/users/42/", 200],
       ["GET", "/gift-cards/", 200],
@@ -220,20 +267,31 @@ describe("store-admin-sdk mock", () => {
   }, 60_000);
 
   it("refuses a --handlers module whose default export is not a function, naming it (exit 2)", async () => {
-    const result = await run(bin(), ["mock", "--port", "0", "--handlers", "package.json"], { cwd: project!.dir, timeoutMs: 30_000 });
+    const result = await run(bin(), ["mock", "--port", "0", "--handlers", "package.json"], {
+      cwd: project!.dir,
+      timeoutMs: 30_000,
+    });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/--handlers package\.json: (could not be loaded|its default export must be a function)/);
+    expect(result.stderr).toMatch(
+      /--handlers package\.json: (could not be loaded|its default export must be a function)/,
+    );
   }, 60_000);
 
   it("each request's line is in the log when its answer arrives, a pending one holding back none; the log is emptied at start", async () => {
     const log = join(project!.dir, "answered.jsonl");
     writeFileSync(log, `${JSON.stringify({ method: "GET", path: "/from-an-earlier-run/" })}\n`);
     const mock = await startMock(["--log", "answered.jsonl", "--handlers", "handlers.mjs", "--grace", "1"]);
-    const lines = () => readFileSync(log, "utf8").trimEnd().split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = () =>
+      readFileSync(log, "utf8")
+        .trimEnd()
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
     try {
       const store = createStoreAdminClient({ baseUrl: mock.url, accessToken: TOKEN, maxRetries: 0 });
       const stuck = store.users.retrieve(666).catch((error: unknown) => error);
-      for (let i = 0; i < 300 && !existsSync(join(project!.dir, "stuck.marker")); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < 300 && !existsSync(join(project!.dir, "stuck.marker")); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       const counts: number[] = [];
       for (let i = 1; i <= 30; i++) {
         if (i % 2) await store.users.retrieve(i);
@@ -267,7 +325,8 @@ describe("store-admin-sdk mock", () => {
       socket.write(
         "PATCH /api/admin/gift-cards/1/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n",
       );
-      for (let i = 0; i < 300 && !received.includes("100 Continue"); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let i = 0; i < 300 && !received.includes("100 Continue"); i++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       socket.write('{"expired_at"');
       mock.child.kill("SIGTERM");
       expect(await mock.exited, mock.output()).toBe(0);
@@ -303,10 +362,14 @@ describe("store-admin-sdk mock", () => {
     const mock = await startMock(["--log", "huge.jsonl"]);
     try {
       const status = await new Promise<number>((resolve, reject) => {
-        const sent = request(`${mock.url}/api/admin/gift-cards/1/`, { method: "PATCH", headers: { authorization: "Bearer x", "content-type": "application/json" } }, (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        });
+        const sent = request(
+          `${mock.url}/api/admin/gift-cards/1/`,
+          { method: "PATCH", headers: { authorization: "Bearer x", "content-type": "application/json" } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
         sent.on("error", reject);
         // Past the limit in chunks of 1 MiB; the answer may come before the last is sent.
         const chunk = Buffer.alloc(1024 * 1024, 0x20);
@@ -327,7 +390,12 @@ describe("store-admin-sdk mock", () => {
       mock.child.kill("SIGKILL");
     }
     const text = readFileSync(join(project!.dir, "huge.jsonl"), "utf8");
-    expect(JSON.parse(text)).toMatchObject({ method: "PATCH", path: "/gift-cards/1/", status: 413, body: "[a body of more than 33554432 bytes, not read]" });
+    expect(JSON.parse(text)).toMatchObject({
+      method: "PATCH",
+      path: "/gift-cards/1/",
+      status: 413,
+      body: "[a body of more than 33554432 bytes, not read]",
+    });
   }, 60_000);
 
   it("a --log it cannot open (a missing folder, a symlink) exits 2 naming it, before listening", async () => {
@@ -346,7 +414,10 @@ describe("store-admin-sdk mock", () => {
   }, 60_000);
 
   it("a --handlers module whose setup never settles exits 2 naming it, before listening", async () => {
-    const result = await run(bin(), ["mock", "--port", "0", "--handlers", "hang.mjs"], { cwd: project!.dir, timeoutMs: 40_000 });
+    const result = await run(bin(), ["mock", "--port", "0", "--handlers", "hang.mjs"], {
+      cwd: project!.dir,
+      timeoutMs: 40_000,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--handlers hang.mjs: neither loaded nor set up within 10 s");
     expect(result.stdout).not.toContain("listening");
@@ -359,7 +430,10 @@ describe("store-admin-sdk mock", () => {
     try {
       for (const id of [1, 2, 3]) await (await fetch(`${mock.url}/api/admin/users/${id}/`, { headers })).arrayBuffer();
       const before = readFileSync(log, "utf8");
-      const second = await run(bin(), ["mock", "--port", new URL(mock.url).port, "--log", "shared.jsonl"], { cwd: project!.dir, timeoutMs: 30_000 });
+      const second = await run(bin(), ["mock", "--port", new URL(mock.url).port, "--log", "shared.jsonl"], {
+        cwd: project!.dir,
+        timeoutMs: 30_000,
+      });
       expect(second.code).toBe(2);
       expect(second.stderr).toContain(`cannot listen on 127.0.0.1:${new URL(mock.url).port}`);
       expect(readFileSync(log, "utf8")).toBe(before);
@@ -369,7 +443,10 @@ describe("store-admin-sdk mock", () => {
     } finally {
       mock.child.kill("SIGKILL");
     }
-    const lines = readFileSync(log, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = readFileSync(log, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.map((line) => line.path)).toEqual(["/users/1/", "/users/2/", "/users/3/", "/users/4/"]);
   }, 60_000);
 
@@ -377,21 +454,30 @@ describe("store-admin-sdk mock", () => {
     const module = readFileSync(join(project!.dir, "handlers.mjs"), "utf8");
     linkSync(join(project!.dir, "handlers.mjs"), join(project!.dir, "handlers-link.mjs"));
     for (const log of ["handlers.mjs", "handlers-link.mjs"]) {
-      const result = await run(bin(), ["mock", "--port", "0", "--log", log, "--handlers", "handlers.mjs"], { cwd: project!.dir, timeoutMs: 30_000 });
+      const result = await run(bin(), ["mock", "--port", "0", "--log", log, "--handlers", "handlers.mjs"], {
+        cwd: project!.dir,
+        timeoutMs: 30_000,
+      });
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toContain(`--log ${log} is the same file as --handlers handlers.mjs`);
       expect(result.stdout).not.toContain("listening");
       expect(readFileSync(join(project!.dir, "handlers.mjs"), "utf8")).toBe(module);
     }
     expect(spawnSync("mkfifo", [join(project!.dir, "requests.fifo")]).status).toBe(0);
-    const fifo = await run(bin(), ["mock", "--port", "0", "--log", "requests.fifo"], { cwd: project!.dir, timeoutMs: 20_000 });
+    const fifo = await run(bin(), ["mock", "--port", "0", "--log", "requests.fifo"], {
+      cwd: project!.dir,
+      timeoutMs: 20_000,
+    });
     expect(fifo.code, fifo.stderr).toBe(2);
     expect(fifo.stderr).toContain("--log requests.fifo: cannot be opened (it is not a regular file");
     expect(fifo.stdout).not.toContain("listening");
   }, 90_000);
 
   it("refuses a --grace longer than a day, naming it (exit 2)", async () => {
-    const result = await run(bin(), ["mock", "--port", "0", "--grace", "3000000"], { cwd: project!.dir, timeoutMs: 30_000 });
+    const result = await run(bin(), ["mock", "--port", "0", "--grace", "3000000"], {
+      cwd: project!.dir,
+      timeoutMs: 30_000,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--grace must be a number of seconds from 0 to 86400, got "3000000"');
     expect(result.stdout).not.toContain("listening");
@@ -399,12 +485,20 @@ describe("store-admin-sdk mock", () => {
 
   it("keeps no request it answered: 1,000 bodies of 1 MB in a 64 MB heap, each answered", async () => {
     const mock = await startMock([], { ...process.env, NODE_OPTIONS: "--max-old-space-size=64" });
-    const headers = { authorization: `Bearer ${TOKEN}`, "x-store-api-version": "2024-04-01", "content-type": "application/json" };
+    const headers = {
+      authorization: `Bearer ${TOKEN}`,
+      "x-store-api-version": "2024-04-01",
+      "content-type": "application/json",
+    };
     const body = JSON.stringify({ message: "m".repeat(1_000_000) });
     const statuses = new Map<number, number>();
     try {
       for (let i = 0; i < 1_000; i++) {
-        const response = await fetch(`${mock.url}/api/admin/disputes/${i + 1}/notes/`, { method: "POST", headers, body });
+        const response = await fetch(`${mock.url}/api/admin/disputes/${i + 1}/notes/`, {
+          method: "POST",
+          headers,
+          body,
+        });
         await response.arrayBuffer();
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
       }
@@ -422,7 +516,11 @@ describe("store-admin-sdk mock", () => {
     try {
       const response = await fetch(`${mock.url}/api/admin/disputes/1/notes/`, {
         method: "POST",
-        headers: { authorization: `Bearer ${TOKEN}`, "x-store-api-version": "2024-04-01", "content-type": "application/json" },
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          "x-store-api-version": "2024-04-01",
+          "content-type": "application/json",
+        },
         body: deep,
         // Only so that a mock that never answers fails the test instead of hanging it.
         signal: AbortSignal.timeout(30_000),
@@ -430,13 +528,22 @@ describe("store-admin-sdk mock", () => {
       expect(response.status).toBe(400);
       expect(((await response.json()) as { detail: string }).detail).toMatch(/nested more than \d+ levels deep/);
       // The mock still answers after it.
-      expect((await fetch(`${mock.url}/api/admin/users/1/`, { headers: { authorization: `Bearer ${TOKEN}`, "x-store-api-version": "2024-04-01" } })).status).toBe(200);
+      expect(
+        (
+          await fetch(`${mock.url}/api/admin/users/1/`, {
+            headers: { authorization: `Bearer ${TOKEN}`, "x-store-api-version": "2024-04-01" },
+          })
+        ).status,
+      ).toBe(200);
       mock.child.kill("SIGTERM");
       expect(await mock.exited, mock.output()).toBe(0);
     } finally {
       mock.child.kill("SIGKILL");
     }
-    const lines = readFileSync(join(project!.dir, "deep.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = readFileSync(join(project!.dir, "deep.jsonl"), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.map((line) => [line.method, line.path, line.status])).toEqual([
       ["POST", "/disputes/1/notes/", 400],
       ["GET", "/users/1/", 200],
@@ -453,14 +560,20 @@ describe("store-admin-sdk mock", () => {
         const response = await fetch(`${mock.url}/api/admin/users/?${name}=one&email=ada%40example.com`, { headers });
         expect(response.status, name).toBe(422);
         const answer = (await response.json()) as { validation: Array<{ location: string[] }> };
-        expect(answer.validation.map((issue) => issue.location), name).toEqual([["query", name]]);
+        expect(
+          answer.validation.map((issue) => issue.location),
+          name,
+        ).toEqual([["query", name]]);
       }
       mock.child.kill("SIGTERM");
       expect(await mock.exited, mock.output()).toBe(0);
     } finally {
       mock.child.kill("SIGKILL");
     }
-    const lines = readFileSync(join(project!.dir, "proto.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as { query: Record<string, unknown>; status: number });
+    const lines = readFileSync(join(project!.dir, "proto.jsonl"), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { query: Record<string, unknown>; status: number });
     expect(lines.map((line) => line.status)).toEqual([422, 422, 422]);
     lines.forEach((line, i) => {
       expect(Object.keys(line.query)).toEqual([names[i], "email"]);

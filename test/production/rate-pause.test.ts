@@ -39,7 +39,11 @@ afterAll(async () => {
 async function scenario(name: string): Promise<Record<string, unknown>> {
   arrivals = [];
   limitedUntil = -Infinity;
-  const result = await run(process.execPath, ["rate-pause.mjs", name], { cwd: project!.dir, env: { ...process.env, SERVER_URL: server.url }, timeoutMs: 60_000 });
+  const result = await run(process.execPath, ["rate-pause.mjs", name], {
+    cwd: project!.dir,
+    env: { ...process.env, SERVER_URL: server.url },
+    timeoutMs: 60_000,
+  });
   expect(result.code, describeRun(`rate-pause.mjs ${name}`, result)).toBe(0);
   return JSON.parse(result.stdout.trim().split("\n").at(-1)!) as Record<string, unknown>;
 }
@@ -48,7 +52,10 @@ describe("one pause for the whole client on a 429", () => {
   it("the 19 calls made after a 429 (Retry-After: 1) wait for it, then go in call order: one 429 in all", async () => {
     const output = await scenario("order");
     expect(output["ids"]).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-    expect(arrivals.filter((arrival) => arrival.limited), JSON.stringify(arrivals)).toHaveLength(1);
+    expect(
+      arrivals.filter((arrival) => arrival.limited),
+      JSON.stringify(arrivals),
+    ).toHaveLength(1);
     expect(arrivals).toHaveLength(21);
     const [refused, ...after] = arrivals;
     expect(refused!.id).toBe(1);
@@ -73,7 +80,10 @@ describe("one pause for the whole client on a 429", () => {
     const output = await scenario("bulk");
     expect(output).toEqual({ done: 8, failed: 0 });
     // The run's first 4 requests (its concurrency) leave together and meet the limit; none after them does.
-    expect(arrivals.map((arrival) => arrival.limited), JSON.stringify(arrivals)).toEqual([...Array(4).fill(true), ...Array(8).fill(false)]);
+    expect(
+      arrivals.map((arrival) => arrival.limited),
+      JSON.stringify(arrivals),
+    ).toEqual([...Array(4).fill(true), ...Array(8).fill(false)]);
     const refused = arrivals[3]!;
     const waits = arrivals.slice(4).map((arrival) => arrival.at - refused.at);
     // One Retry-After (1 s) after the 429, not two (the run's pause, then the client's on top).

@@ -8,7 +8,16 @@ import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { build } from "esbuild";
-import { createConsumerProject, describeRun, npmEnv, pinnedVersion, ROOT, run, runOrThrow, type ConsumerProject } from "../package/tarball.js";
+import {
+  createConsumerProject,
+  describeRun,
+  npmEnv,
+  pinnedVersion,
+  ROOT,
+  run,
+  runOrThrow,
+  type ConsumerProject,
+} from "../package/tarball.js";
 import { startFaultServer, type Fault, type FaultServer } from "../helpers/fault-server.js";
 
 let project: ConsumerProject | undefined;
@@ -24,7 +33,12 @@ beforeAll(async () => {
   // Echoes the call's token in the next cursor; names a cursor it is sent back in a 400 and in its request id.
   echoing = await startFaultServer((received): Fault => {
     const cursor = received.query.get("cursor");
-    if (cursor !== null) return { status: 400, headers: { "x-request-id": `req-${cursor}` }, body: { detail: `The cursor ${cursor} is not valid.` } };
+    if (cursor !== null)
+      return {
+        status: 400,
+        headers: { "x-request-id": `req-${cursor}` },
+        body: { detail: `The cursor ${cursor} is not valid.` },
+      };
     if (received.path.endsWith("/users/")) {
       const token = String(received.headers.authorization).replace(/^Bearer /, "");
       return { body: { next: `${echoing.url}/users/?cursor=${token}`, previous: null, results: [{ id: 1 }] } };
@@ -45,14 +59,20 @@ afterAll(async () => {
 });
 
 const runConsumer = async (env: Record<string, string> = {}) => {
-  const result = await run(process.execPath, ["consumer.mjs"], { cwd: project!.dir, env: { ...process.env, SERVER_URL: server.url, ...env }, timeoutMs: 60_000 });
+  const result = await run(process.execPath, ["consumer.mjs"], {
+    cwd: project!.dir,
+    env: { ...process.env, SERVER_URL: server.url, ...env },
+    timeoutMs: 60_000,
+  });
   expect(result.code, describeRun("consumer.mjs", result)).toBe(0);
   return result.stdout.trim().split("\n");
 };
 
 describe("@opentelemetry/api, an optional peer dependency", () => {
   it("is declared optional, with the range the OpenTelemetry SDK 2.x accepts", async () => {
-    const pkg = (await import(join(project!.dir, "node_modules", "store-admin-sdk", "package.json"), { with: { type: "json" } })).default as {
+    const pkg = (
+      await import(join(project!.dir, "node_modules", "store-admin-sdk", "package.json"), { with: { type: "json" } })
+    ).default as {
       peerDependencies: Record<string, string>;
       peerDependenciesMeta: Record<string, { optional?: boolean }>;
     };
@@ -66,7 +86,11 @@ describe("@opentelemetry/api, an optional peer dependency", () => {
       "telemetry: The telemetry option needs the package @opentelemetry/api (1.x): install it beside store-admin-sdk.",
     ]);
     const bundled = await build({
-      stdin: { contents: 'import { createStoreAdminClient } from "store-admin-sdk"; import { telemetry } from "store-admin-sdk/plugins"; export const store = createStoreAdminClient({ apiUrl: "http://127.0.0.1:1", accessToken: "t", plugins: [telemetry()] });', resolveDir: project!.dir },
+      stdin: {
+        contents:
+          'import { createStoreAdminClient } from "store-admin-sdk"; import { telemetry } from "store-admin-sdk/plugins"; export const store = createStoreAdminClient({ apiUrl: "http://127.0.0.1:1", accessToken: "t", plugins: [telemetry()] });',
+        resolveDir: project!.dir,
+      },
       bundle: true,
       splitting: true,
       format: "esm",
@@ -79,9 +103,22 @@ describe("@opentelemetry/api, an optional peer dependency", () => {
   }, 60_000);
 
   it("with the API and the SDK installed: the packed client's spans", async () => {
-    const packages = await Promise.all(["@opentelemetry/api", "@opentelemetry/sdk-trace-base"].map(async (name) => `${name}@${await pinnedVersion(name)}`));
-    await runOrThrow("npm install OpenTelemetry", "npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", ...packages], { cwd: project!.dir, env: npmEnv(), timeoutMs: 300_000 });
-    server.enqueue({ body: { id: 42 }, headers: { "x-request-id": "req-pkg" } }, { body: { id: 42 }, headers: { "x-request-id": "req-pkg" } }, { body: { id: 42 } });
+    const packages = await Promise.all(
+      ["@opentelemetry/api", "@opentelemetry/sdk-trace-base"].map(
+        async (name) => `${name}@${await pinnedVersion(name)}`,
+      ),
+    );
+    await runOrThrow(
+      "npm install OpenTelemetry",
+      "npm",
+      ["install", "--no-audit", "--no-fund", "--no-package-lock", ...packages],
+      { cwd: project!.dir, env: npmEnv(), timeoutMs: 300_000 },
+    );
+    server.enqueue(
+      { body: { id: 42 }, headers: { "x-request-id": "req-pkg" } },
+      { body: { id: 42 }, headers: { "x-request-id": "req-pkg" } },
+      { body: { id: 42 } },
+    );
     server.enqueue({ status: 429, headers: { "retry-after": "0.3" }, body: { detail: "Slow down." } });
     expect(await runConsumer({ WITH_OTEL: "1" })).toEqual([
       "plain: 42 req-pkg; raw: 200 false 42",
@@ -93,12 +130,29 @@ describe("@opentelemetry/api, an optional peer dependency", () => {
 });
 
 describe("what telemetry, errors and logs show of a server's echoes", () => {
-  type Span = { name: string; attributes: Record<string, unknown>; events: Array<{ name: string; attributes: Record<string, unknown> }> };
+  type Span = {
+    name: string;
+    attributes: Record<string, unknown>;
+    events: Array<{ name: string; attributes: Record<string, unknown> }>;
+  };
   let seen: { tokens: string[]; error: { message: string; requestId: string }; events: unknown[]; spans: Span[] };
   beforeAll(async () => {
-    const packages = await Promise.all(["@opentelemetry/api", "@opentelemetry/sdk-trace-base"].map(async (name) => `${name}@${await pinnedVersion(name)}`));
-    await runOrThrow("npm install OpenTelemetry", "npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", ...packages], { cwd: project!.dir, env: npmEnv(), timeoutMs: 300_000 });
-    const result = await run(process.execPath, ["tokens.mjs"], { cwd: project!.dir, env: { ...process.env, SERVER_URL: echoing.url }, timeoutMs: 60_000 });
+    const packages = await Promise.all(
+      ["@opentelemetry/api", "@opentelemetry/sdk-trace-base"].map(
+        async (name) => `${name}@${await pinnedVersion(name)}`,
+      ),
+    );
+    await runOrThrow(
+      "npm install OpenTelemetry",
+      "npm",
+      ["install", "--no-audit", "--no-fund", "--no-package-lock", ...packages],
+      { cwd: project!.dir, env: npmEnv(), timeoutMs: 300_000 },
+    );
+    const result = await run(process.execPath, ["tokens.mjs"], {
+      cwd: project!.dir,
+      env: { ...process.env, SERVER_URL: echoing.url },
+      timeoutMs: 60_000,
+    });
     if (result.code !== 0) throw new Error(describeRun("tokens.mjs", result));
     seen = JSON.parse(result.stdout) as typeof seen;
   }, 300_000);
@@ -110,7 +164,9 @@ describe("what telemetry, errors and logs show of a server's echoes", () => {
     expect(error.message).toContain("is not valid");
     expect(error.message).toContain("[REDACTED]");
     expect(error.requestId).toBe("req-[REDACTED]");
-    const page2 = spans.find((span) => span.name === "GET /users/" && String(span.attributes["url.full"]).includes("cursor="))!;
+    const page2 = spans.find(
+      (span) => span.name === "GET /users/" && String(span.attributes["url.full"]).includes("cursor="),
+    )!;
     expect(page2.attributes["url.full"]).toMatch(/cursor=(\[REDACTED\]|%5BREDACTED%5D)$/);
     const everything = JSON.stringify({ error, events, spans }).toLowerCase();
     for (const token of tokens) expect(everything, token).not.toContain(token.toLowerCase());

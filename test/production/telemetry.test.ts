@@ -10,8 +10,19 @@ import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentele
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { UndiciInstrumentation } from "@opentelemetry/instrumentation-undici";
-import { AggregationTemporality, MeterProvider, MetricReader, type DataPoint, type Histogram } from "@opentelemetry/sdk-metrics";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import {
+  AggregationTemporality,
+  MeterProvider,
+  MetricReader,
+  type DataPoint,
+  type Histogram,
+} from "@opentelemetry/sdk-metrics";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace-base";
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -26,7 +37,12 @@ import {
 } from "@opentelemetry/semantic-conventions";
 import { ATTR_URL_TEMPLATE } from "@opentelemetry/semantic-conventions/incubating";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createStoreAdminClient, NotFoundError, type StoreAdminClient, type TelemetryOptions } from "../../src/index.js";
+import {
+  createStoreAdminClient,
+  NotFoundError,
+  type StoreAdminClient,
+  type TelemetryOptions,
+} from "../../src/index.js";
 import { telemetry } from "../../src/plugins/index.js";
 import { startFaultServer, TEST_TOKEN, type FaultServer } from "../helpers/fault-server.js";
 
@@ -51,7 +67,10 @@ beforeAll(async () => {
   context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   // A server that echoes the token: in a header, in the body.
-  server = await startFaultServer((request) => ({ body: { id: 42, echo: request.headers.authorization }, headers: { "x-echo": String(request.headers.authorization) } }));
+  server = await startFaultServer((request) => ({
+    body: { id: 42, echo: request.headers.authorization },
+    headers: { "x-echo": String(request.headers.authorization) },
+  }));
 });
 
 afterAll(async () => {
@@ -68,8 +87,16 @@ beforeEach(() => {
 });
 
 /** A client with the `telemetry()` plugin (`telemetry: true`: the global providers). */
-const client = ({ telemetry: option, ...overrides }: Record<string, unknown> & { telemetry?: TelemetryOptions | true } = {}): StoreAdminClient =>
-  createStoreAdminClient({ apiUrl: server.url, accessToken: TEST_TOKEN, plugins: [telemetry(option === true ? {} : (option ?? { tracerProvider, meterProvider }))], ...overrides } as Parameters<typeof createStoreAdminClient>[0]);
+const client = ({
+  telemetry: option,
+  ...overrides
+}: Record<string, unknown> & { telemetry?: TelemetryOptions | true } = {}): StoreAdminClient =>
+  createStoreAdminClient({
+    apiUrl: server.url,
+    accessToken: TEST_TOKEN,
+    plugins: [telemetry(option === true ? {} : (option ?? { tracerProvider, meterProvider }))],
+    ...overrides,
+  } as Parameters<typeof createStoreAdminClient>[0]);
 
 const spans = (kind: SpanKind): ReadableSpan[] => exporter.getFinishedSpans().filter((span) => span.kind === kind);
 
@@ -82,7 +109,8 @@ async function durationPoints(): Promise<Array<DataPoint<Histogram>>> {
 }
 
 /** The traceparent each request carried, and what it must be for `span`. */
-const traceparentOf = (span: ReadableSpan): string => `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`;
+const traceparentOf = (span: ReadableSpan): string =>
+  `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`;
 
 describe("telemetry: spans", () => {
   it("one INTERNAL span per call, named after the method, with one CLIENT child per attempt carrying the conventions' attributes", async () => {
@@ -93,7 +121,10 @@ describe("telemetry: spans", () => {
     expect(moreInternal).toHaveLength(0);
     expect(moreClient).toHaveLength(0);
     expect(internal!.name).toBe("users.retrieve");
-    expect(internal!.attributes).toEqual({ "store_admin.operation_id": "getUser", "store_admin.api_version": "2024-04-01" });
+    expect(internal!.attributes).toEqual({
+      "store_admin.operation_id": "getUser",
+      "store_admin.api_version": "2024-04-01",
+    });
     expect(internal!.status.code).toBe(SpanStatusCode.UNSET);
     expect(attempt!.name).toBe("GET /users/{id}/");
     expect(attempt!.parentSpanContext?.spanId).toBe(internal!.spanContext().spanId);
@@ -112,7 +143,11 @@ describe("telemetry: spans", () => {
 
   it("network.protocol.version where the runtime records the protocol (a browser's resource timing), and none where it does not (Node's fetch)", async () => {
     // Node's fetch records a resource timing entry per request, with no protocol: the first test's span has no version.
-    const entries = vi.spyOn(performance, "getEntriesByName").mockImplementation((name) => (name === `${server.url}/users/42/` ? [{ nextHopProtocol: "h2" } as unknown as PerformanceEntry] : []));
+    const entries = vi
+      .spyOn(performance, "getEntriesByName")
+      .mockImplementation((name) =>
+        name === `${server.url}/users/42/` ? [{ nextHopProtocol: "h2" } as unknown as PerformanceEntry] : [],
+      );
     try {
       await client().users.retrieve(42);
     } finally {
@@ -143,7 +178,9 @@ describe("telemetry: spans", () => {
 
   it("a path-style call gets the operation's method name too, and the caller's active span is its parent", async () => {
     const outer = tracerProvider.getTracer("app").startSpan("sync job");
-    await context.with(trace.setSpan(context.active(), outer), () => client().GET("/users/{id}/", { params: { path: { id: 42 } } }));
+    await context.with(trace.setSpan(context.active(), outer), () =>
+      client().GET("/users/{id}/", { params: { path: { id: 42 } } }),
+    );
     outer.end();
     const [internal] = spans(SpanKind.INTERNAL).filter((span) => span.name !== "sync job");
     expect(internal!.name).toBe("users.retrieve");
@@ -166,7 +203,10 @@ describe("telemetry: spans", () => {
       ["retry", { "store_admin.retry.delay_ms": 0, "http.response.header.retry-after": ["0"] }],
     ]);
     expect(internal!.status.code).toBe(SpanStatusCode.UNSET);
-    expect(server.requests.map((request) => request.headers.traceparent)).toEqual([traceparentOf(first!), traceparentOf(second!)]);
+    expect(server.requests.map((request) => request.headers.traceparent)).toEqual([
+      traceparentOf(first!),
+      traceparentOf(second!),
+    ]);
   });
 
   it("a failed call: status ERROR with error.type, the status code for a 4xx, the error's name when there is no response", async () => {
@@ -197,8 +237,12 @@ describe("telemetry: spans", () => {
   });
 
   it("telemetry() with options of another shape is a TypeError naming them, and the client option is refused naming the plugin", async () => {
-    expect(() => telemetry("yes" as never)).toThrow(/telemetry\(\) takes \{ tracerProvider\?, meterProvider\?, attributes\? \}/);
-    expect(() => createStoreAdminClient({ apiUrl: server.url, accessToken: TEST_TOKEN, telemetry: true } as never)).toThrow(/telemetry is no longer a client option: import \{ telemetry \} from "store-admin-sdk\/plugins"/);
+    expect(() => telemetry("yes" as never)).toThrow(
+      /telemetry\(\) takes \{ tracerProvider\?, meterProvider\?, attributes\? \}/,
+    );
+    expect(() =>
+      createStoreAdminClient({ apiUrl: server.url, accessToken: TEST_TOKEN, telemetry: true } as never),
+    ).toThrow(/telemetry is no longer a client option: import \{ telemetry \} from "store-admin-sdk\/plugins"/);
     expect(server.requests).toHaveLength(0);
   });
 });
@@ -210,25 +254,41 @@ describe("telemetry: the duration histogram", () => {
     const points = await durationPoints();
     expect(points.map((point) => point.value.count)).toEqual([1, 1]);
     const port = Number(new URL(server.url).port);
-    const base = { [ATTR_HTTP_REQUEST_METHOD]: "GET", [ATTR_SERVER_ADDRESS]: "127.0.0.1", [ATTR_SERVER_PORT]: port, [ATTR_URL_SCHEME]: "http", [ATTR_URL_TEMPLATE]: "/users/{id}/" };
+    const base = {
+      [ATTR_HTTP_REQUEST_METHOD]: "GET",
+      [ATTR_SERVER_ADDRESS]: "127.0.0.1",
+      [ATTR_SERVER_PORT]: port,
+      [ATTR_URL_SCHEME]: "http",
+      [ATTR_URL_TEMPLATE]: "/users/{id}/",
+    };
     expect(points.map((point) => point.attributes)).toEqual([
       { ...base, [ATTR_HTTP_RESPONSE_STATUS_CODE]: 503, [ATTR_ERROR_TYPE]: "503" },
       { ...base, [ATTR_HTTP_RESPONSE_STATUS_CODE]: 200 },
     ]);
     const { resourceMetrics } = await reader.collect();
-    const metric = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).find((m) => m.descriptor.name === METRIC_HTTP_CLIENT_REQUEST_DURATION);
+    const metric = resourceMetrics.scopeMetrics
+      .flatMap((scope) => scope.metrics)
+      .find((m) => m.descriptor.name === METRIC_HTTP_CLIENT_REQUEST_DURATION);
     expect(metric!.descriptor.unit).toBe("s");
   });
 });
 
 describe("telemetry: the token", () => {
   it("appears in no attribute, event or metric, though the server echoes it", async () => {
-    server.enqueue({ status: 503, body: { detail: `bad ${TEST_TOKEN}` }, headers: { "retry-after": "0", "x-echo": TEST_TOKEN } });
+    server.enqueue({
+      status: 503,
+      body: { detail: `bad ${TEST_TOKEN}` },
+      headers: { "retry-after": "0", "x-echo": TEST_TOKEN },
+    });
     await client().users.retrieve(42);
     server.enqueue({ status: 404, body: { detail: `no ${TEST_TOKEN}` } });
-    await client().users.retrieve(7).catch(() => undefined);
+    await client()
+      .users.retrieve(7)
+      .catch(() => undefined);
     const recorded = JSON.stringify({
-      spans: exporter.getFinishedSpans().map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status })),
+      spans: exporter
+        .getFinishedSpans()
+        .map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status })),
       metrics: (await reader.collect()).resourceMetrics,
     });
     expect(recorded).toContain("users.retrieve");
@@ -245,7 +305,13 @@ describe("telemetry: the token echoed where a recorded value comes from", () => 
   /** Everything the in-memory exporters hold, as JSON. */
   async function recorded(): Promise<string> {
     return JSON.stringify({
-      spans: exporter.getFinishedSpans().map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status, links: span.links })),
+      spans: exporter.getFinishedSpans().map((span) => ({
+        name: span.name,
+        attributes: span.attributes,
+        events: span.events,
+        status: span.status,
+        links: span.links,
+      })),
       metrics: (await reader.collect()).resourceMetrics,
     });
   }
@@ -257,12 +323,23 @@ describe("telemetry: the token echoed where a recorded value comes from", () => 
     it(`${label}: in a next cursor, Retry-After, x-request-id, an error body and a Location, it is recorded nowhere`, async () => {
       const store = client(overrides);
       // paginate() follows the cursors the server chose: the token, upper-cased, in base64.
-      const page = (cursor: string | null) => ({ body: { next: cursor === null ? null : `${server.url}/users/?cursor=${encodeURIComponent(cursor)}`, previous: null, results: [{ id: 1 }] } });
+      const page = (cursor: string | null) => ({
+        body: {
+          next: cursor === null ? null : `${server.url}/users/?cursor=${encodeURIComponent(cursor)}`,
+          previous: null,
+          results: [{ id: 1 }],
+        },
+      });
       server.enqueue(page(token), page(token.toUpperCase()), page(btoa(token)), page(null));
       const users = [];
       for await (const user of store.users.list()) users.push(user);
       expect(users).toHaveLength(4);
-      expect(server.requests.map((request) => request.query.get("cursor"))).toEqual([null, token, token.toUpperCase(), btoa(token)]);
+      expect(server.requests.map((request) => request.query.get("cursor"))).toEqual([
+        null,
+        token,
+        token.toUpperCase(),
+        btoa(token),
+      ]);
       // The waits before retries, with the token in Retry-After (the retry event records the header).
       server.enqueue(
         { status: 429, body: { detail: "slow down" }, headers: { "retry-after": `0, ${token}` } },
@@ -271,14 +348,21 @@ describe("telemetry: the token echoed where a recorded value comes from", () => 
       );
       await store.users.retrieve(42);
       // A failure whose body and request id carry it, and a redirect to it.
-      server.enqueue({ status: 404, body: { detail: `no ${token}` }, headers: { "x-request-id": token.toUpperCase() } });
+      server.enqueue({
+        status: 404,
+        body: { detail: `no ${token}` },
+        headers: { "x-request-id": token.toUpperCase() },
+      });
       await expect(store.users.retrieve(7)).rejects.toBeInstanceOf(NotFoundError);
       server.enqueue({ status: 302, headers: { location: `${server.url}/users/?cursor=${token}` } });
       await expect(store.users.retrieve(8)).rejects.toThrow();
 
       const all = await recorded();
       expect(spans(SpanKind.CLIENT)).toHaveLength(9);
-      expect(spans(SpanKind.INTERNAL).flatMap((span) => span.events.map((event) => event.name))).toEqual(["retry", "retry"]);
+      expect(spans(SpanKind.INTERNAL).flatMap((span) => span.events.map((event) => event.name))).toEqual([
+        "retry",
+        "retry",
+      ]);
       expect(spans(SpanKind.CLIENT)[1]!.attributes[ATTR_URL_FULL]).toBe(`${server.url}/users/?cursor=[REDACTED]`);
       for (const form of forms(token)) expect(all).not.toContain(form);
     });
@@ -297,7 +381,9 @@ describe("telemetry with @opentelemetry/instrumentation-undici registered", () =
 
   it("the instrumentation sees the SDK's requests (the setup is live)", async () => {
     await fetch(`${server.url}/plain/`);
-    expect(spans(SpanKind.CLIENT).map((span) => span.instrumentationScope.name)).toEqual(["@opentelemetry/instrumentation-undici"]);
+    expect(spans(SpanKind.CLIENT).map((span) => span.instrumentationScope.name)).toEqual([
+      "@opentelemetry/instrumentation-undici",
+    ]);
     exporter.reset();
   });
 

@@ -5,7 +5,14 @@
  * `x-request-id` or `request-id`, the same on the errors.
  */
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { InternalServerError, NotFoundError, ResponseTooLargeError, type ResponsePromise, type User, type WithResponse } from "../../src/index.js";
+import {
+  InternalServerError,
+  NotFoundError,
+  ResponseTooLargeError,
+  type ResponsePromise,
+  type User,
+  type WithResponse,
+} from "../../src/index.js";
 import { TEST_TOKEN, useFaultServer } from "../helpers/fault-server.js";
 
 const server = useFaultServer();
@@ -40,13 +47,19 @@ describe("withResponse()", () => {
     const failure = { status: 503, body: { detail: "busy" }, headers: { "request-id": "r-503", "retry-after": "0" } };
     server().enqueue(failure, failure, failure);
     const store = server().client({ maxRetries: 2 });
-    const error = await store.users.retrieve(42).withResponse().catch((thrown: unknown) => thrown);
+    const error = await store.users
+      .retrieve(42)
+      .withResponse()
+      .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(InternalServerError);
     expect((error as InternalServerError).requestId).toBe("r-503");
     expect(server().count("GET", "/users/42/")).toBe(3);
 
     server().enqueue({ status: 404, body: { detail: "Not found." }, headers: { "x-request-id": "r-404" } });
-    const notFound = await store.users.retrieve(7).asResponse().catch((thrown: unknown) => thrown);
+    const notFound = await store.users
+      .retrieve(7)
+      .asResponse()
+      .catch((thrown: unknown) => thrown);
     expect(notFound).toBeInstanceOf(NotFoundError);
     expect((notFound as NotFoundError).requestId).toBe("r-404");
   });
@@ -59,8 +72,15 @@ describe("withResponse()", () => {
 
   it("a request id that echoes the token is scrubbed as on the errors: a success and a failure give the same id", async () => {
     const rotated = "tok_rotated_0123456789abcdef";
-    for (const [token, overrides] of [[TEST_TOKEN, {}], [rotated, { accessToken: () => rotated }]] as const) {
-      for (const [name, value] of [["x-request-id", `rid-${token}`], ["request-id", `rid-${btoa(token)}`], ["x-request-id", `rid-${token.toUpperCase()}`]] as const) {
+    for (const [token, overrides] of [
+      [TEST_TOKEN, {}],
+      [rotated, { accessToken: () => rotated }],
+    ] as const) {
+      for (const [name, value] of [
+        ["x-request-id", `rid-${token}`],
+        ["request-id", `rid-${btoa(token)}`],
+        ["x-request-id", `rid-${token.toUpperCase()}`],
+      ] as const) {
         const headers = { [name]: value };
         server().enqueue({ body: user, headers }, { status: 404, body: { detail: "Not found." }, headers });
         const store = server().client(overrides);

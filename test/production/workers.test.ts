@@ -16,7 +16,14 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConsumerProject, describeRun, pinnedVersion, ROOT, run, type ConsumerProject } from "../package/tarball.js";
+import {
+  createConsumerProject,
+  describeRun,
+  pinnedVersion,
+  ROOT,
+  run,
+  type ConsumerProject,
+} from "../package/tarball.js";
 import { startFaultServer, type Fault, type FaultServer } from "../helpers/fault-server.js";
 import { startTestStore, type TestStore } from "../oauth/authorization-server.js";
 // @ts-expect-error: a plain ESM fixture without declarations
@@ -47,12 +54,19 @@ beforeAll(async () => {
   let busy = 0;
   server = await startFaultServer((request): Fault => {
     if (request.path === "/users/404/") return { status: 404, body: { detail: "Not found." } };
-    if (request.path === "/users/503/" && busy++ === 0) return { status: 503, body: { detail: "busy" }, headers: { "retry-after": "0" } };
+    if (request.path === "/users/503/" && busy++ === 0)
+      return { status: 503, body: { detail: "busy" }, headers: { "retry-after": "0" } };
     return { body: { id: 42, email: "astrid@example.org" }, headers: { "x-request-id": "req-w1" } };
   });
   oauthStore = await startTestStore();
   // The optional peers of the queue, MCP and OAuth entries too, so that every entry can be imported.
-  project = await createConsumerProject(await Promise.all(["bullmq", "ioredis", "@modelcontextprotocol/sdk", "oauth4webapi"].map(async (name) => `${name}@${await pinnedVersion(name)}`)));
+  project = await createConsumerProject(
+    await Promise.all(
+      ["bullmq", "ioredis", "@modelcontextprotocol/sdk", "oauth4webapi"].map(
+        async (name) => `${name}@${await pinnedVersion(name)}`,
+      ),
+    ),
+  );
   await cp(join(FIXTURES, "worker.mjs"), join(project.dir, "worker.mjs"));
   await cp(join(ROOT, "test", "oauth", "fixtures", "oauth-flow.mjs"), join(project.dir, "oauth-flow.mjs"));
   // As wrangler bundles a Worker: one ESM file, the workers' export conditions.
@@ -76,7 +90,10 @@ beforeAll(async () => {
   workerUrl = `http://127.0.0.1:${port}`;
   // Ready when the Worker answers (a bounded wait: workerd starts in well under a second).
   for (let i = 0; ; i++) {
-    const ready = await fetch(workerUrl).then((response) => response.ok, () => false);
+    const ready = await fetch(workerUrl).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) break;
     if (i === 300 || workerd.exitCode !== null) throw new Error(`workerd did not start:\n${workerdOutput}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -128,32 +145,53 @@ describe("store-admin-sdk/oauth in workerd", () => {
     const text = await response.text();
     expect(response.status, `${text}\n${workerdOutput}`).toBe(200);
     expect(JSON.parse(text)).toEqual(OAUTH_LINES);
-    expect(oauthStore.tokenRequests.map((seen) => seen.body.grant_type)).toEqual(["authorization_code", "refresh_token", "refresh_token"]);
+    expect(oauthStore.tokenRequests.map((seen) => seen.body.grant_type)).toEqual([
+      "authorization_code",
+      "refresh_token",
+      "refresh_token",
+    ]);
   });
 });
 
 describe("every entry of the package's exports map", () => {
   it("imports without I/O or a timer (a trap records fetch, sockets, DNS, processes, file writes and timers)", async () => {
     const installed = join(project!.dir, "node_modules", "store-admin-sdk");
-    const pkg = JSON.parse(await readFile(join(installed, "package.json"), "utf8")) as { name: string; exports: Record<string, unknown> };
-    const entries = Object.keys(pkg.exports).filter((key) => key !== "./package.json").map((key) => pkg.name + key.slice(1));
+    const pkg = JSON.parse(await readFile(join(installed, "package.json"), "utf8")) as {
+      name: string;
+      exports: Record<string, unknown>;
+    };
+    const entries = Object.keys(pkg.exports)
+      .filter((key) => key !== "./package.json")
+      .map((key) => pkg.name + key.slice(1));
     expect(entries).toContain("store-admin-sdk");
     expect(entries.length).toBeGreaterThanOrEqual(4);
     await cp(join(ROOT, "test", "production", "fixtures", "import-trap.mjs"), join(project!.dir, "import-trap.mjs"));
     await cp(join(ROOT, "test", "production", "fixtures", "import-entry.mjs"), join(project!.dir, "import-entry.mjs"));
     const reports = [];
     for (const entry of entries) {
-      const result = await run(process.execPath, ["--import", "./import-trap.mjs", "import-entry.mjs", entry], { cwd: project!.dir, timeoutMs: 60_000 });
+      const result = await run(process.execPath, ["--import", "./import-trap.mjs", "import-entry.mjs", entry], {
+        cwd: project!.dir,
+        timeoutMs: 60_000,
+      });
       expect(result.code, describeRun(`import ${entry}`, result)).toBe(0);
-      reports.push(JSON.parse(result.stdout.trim().split("\n").at(-1)!) as { entry: string; exports: number; seen: string[] });
+      reports.push(
+        JSON.parse(result.stdout.trim().split("\n").at(-1)!) as { entry: string; exports: number; seen: string[] },
+      );
     }
     expect(reports.map(({ entry, seen }) => [entry, seen])).toEqual(entries.map((entry) => [entry, []]));
     for (const report of reports) expect(report.exports, report.entry).toBeGreaterThan(0);
   }, 120_000);
 
   it("the trap catches a timer started at import (so the check above can fail)", async () => {
-    await writeFile(join(project!.dir, "starts-a-timer.mjs"), "export const timer = setTimeout(() => {}, 1); clearTimeout(timer);\n");
-    const result = await run(process.execPath, ["--import", "./import-trap.mjs", "import-entry.mjs", "./starts-a-timer.mjs"], { cwd: project!.dir, timeoutMs: 60_000 });
+    await writeFile(
+      join(project!.dir, "starts-a-timer.mjs"),
+      "export const timer = setTimeout(() => {}, 1); clearTimeout(timer);\n",
+    );
+    const result = await run(
+      process.execPath,
+      ["--import", "./import-trap.mjs", "import-entry.mjs", "./starts-a-timer.mjs"],
+      { cwd: project!.dir, timeoutMs: 60_000 },
+    );
     expect(JSON.parse(result.stdout.trim()).seen).toEqual(["setTimeout"]);
   }, 60_000);
 });

@@ -24,7 +24,9 @@ export const INSTALL_TIMEOUT_MS = 600_000;
 async function installedVersion(name: RuntimeName): Promise<string | undefined> {
   if (!existsSync(join(BIN_DIR, name))) return undefined;
   try {
-    const pkg = JSON.parse(await readFile(join(RUNTIMES_DIR, "node_modules", name, "package.json"), "utf8")) as { version?: string };
+    const pkg = JSON.parse(await readFile(join(RUNTIMES_DIR, "node_modules", name, "package.json"), "utf8")) as {
+      version?: string;
+    };
     return pkg.version;
   } catch {
     return undefined;
@@ -58,7 +60,9 @@ export async function ensureRuntimes(): Promise<void> {
       ["install", "--prefix", RUNTIMES_DIR, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", ...specs],
       { env: npmEnv(), timeoutMs: INSTALL_TIMEOUT_MS },
     );
-    console.info(`[runtimes] installed ${specs.join(", ")} into .runtimes/ in ${((Date.now() - started) / 1000).toFixed(1)} s (missing: ${missing.join(", ")})`);
+    console.info(
+      `[runtimes] installed ${specs.join(", ")} into .runtimes/ in ${((Date.now() - started) / 1000).toFixed(1)} s (missing: ${missing.join(", ")})`,
+    );
   });
 }
 

@@ -69,76 +69,117 @@ async function expectSmokePasses(label: string, command: string, args: string[],
 }
 
 describe("the smoke script on each runtime", () => {
-  it(`Node ${process.versions.node} (this machine's)`, async () => {
-    await expectSmokePasses("node", process.execPath, [SMOKE_SCRIPT, inject("prismUrl")], `node ${process.versions.node}`);
-  }, RUN_TIMEOUT_MS);
+  it(
+    `Node ${process.versions.node} (this machine's)`,
+    async () => {
+      await expectSmokePasses(
+        "node",
+        process.execPath,
+        [SMOKE_SCRIPT, inject("prismUrl")],
+        `node ${process.versions.node}`,
+      );
+    },
+    RUN_TIMEOUT_MS,
+  );
 
-  it(`Node ${RUNTIME_VERSIONS.node} (npm package node@${RUNTIME_VERSIONS.node})`, async () => {
-    await expectSmokePasses("node 24", join(BIN_DIR, "node"), [SMOKE_SCRIPT, inject("prismUrl")], `node ${RUNTIME_VERSIONS.node}`);
-  }, RUN_TIMEOUT_MS);
+  it(
+    `Node ${RUNTIME_VERSIONS.node} (npm package node@${RUNTIME_VERSIONS.node})`,
+    async () => {
+      await expectSmokePasses(
+        "node 24",
+        join(BIN_DIR, "node"),
+        [SMOKE_SCRIPT, inject("prismUrl")],
+        `node ${RUNTIME_VERSIONS.node}`,
+      );
+    },
+    RUN_TIMEOUT_MS,
+  );
 
-  it(`Bun ${RUNTIME_VERSIONS.bun} (npm package bun@${RUNTIME_VERSIONS.bun})`, async () => {
-    await expectSmokePasses("bun", join(BIN_DIR, "bun"), [SMOKE_SCRIPT, inject("prismUrl")], `bun ${RUNTIME_VERSIONS.bun}`);
-  }, RUN_TIMEOUT_MS);
+  it(
+    `Bun ${RUNTIME_VERSIONS.bun} (npm package bun@${RUNTIME_VERSIONS.bun})`,
+    async () => {
+      await expectSmokePasses(
+        "bun",
+        join(BIN_DIR, "bun"),
+        [SMOKE_SCRIPT, inject("prismUrl")],
+        `bun ${RUNTIME_VERSIONS.bun}`,
+      );
+    },
+    RUN_TIMEOUT_MS,
+  );
 
-  it(`Deno ${RUNTIME_VERSIONS.deno} (npm package deno@${RUNTIME_VERSIONS.deno}), network limited to 127.0.0.1`, async () => {
-    // No lock file written into the project, no prompt, and only loopback network access:
-    // the SDK needs nothing else (no file, environment or other host permission).
-    const args = ["run", "--no-lock", "--no-prompt", "--allow-net=127.0.0.1", SMOKE_SCRIPT, inject("prismUrl")];
-    await expectSmokePasses("deno", join(BIN_DIR, "deno"), args, `deno ${RUNTIME_VERSIONS.deno}`);
-  }, RUN_TIMEOUT_MS);
+  it(
+    `Deno ${RUNTIME_VERSIONS.deno} (npm package deno@${RUNTIME_VERSIONS.deno}), network limited to 127.0.0.1`,
+    async () => {
+      // No lock file written into the project, no prompt, and only loopback network access:
+      // the SDK needs nothing else (no file, environment or other host permission).
+      const args = ["run", "--no-lock", "--no-prompt", "--allow-net=127.0.0.1", SMOKE_SCRIPT, inject("prismUrl")];
+      await expectSmokePasses("deno", join(BIN_DIR, "deno"), args, `deno ${RUNTIME_VERSIONS.deno}`);
+    },
+    RUN_TIMEOUT_MS,
+  );
 });
 
 // ─── Browser ────────────────────────────────────────────────────────────────────────
 
 describe("the smoke script in a browser", () => {
-  it("passes in headless Chromium, served from 127.0.0.1 and calling the mock across origins (CORS)", async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is not installed at ${CHROMIUM}. Install Debian's package: ` +
-          "`apt-get update && apt-get install -y chromium` (or set CHROMIUM_PATH). This test is never skipped.",
-      );
-    }
-    const prismUrl = inject("prismUrl");
-    const { url: pageUrl, server } = await startPageServer("store-admin-sdk browser smoke test", SMOKE_SCRIPT);
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
-    const log: string[] = [];
-    const offLoopback: string[] = [];
-    try {
-      const context = await browser.newContext();
-      // Only the page server and the mock may be contacted; anything else is recorded and refused.
-      await context.route(
-        (url) => url.hostname !== "127.0.0.1",
-        (route) => {
-          offLoopback.push(route.request().url());
-          return route.abort();
-        },
-      );
-      const page = await context.newPage();
-      page.on("console", (message) => log.push(`console.${message.type()}: ${message.text()}`));
-      page.on("pageerror", (error) => log.push(`pageerror: ${error.message}`));
-      page.on("requestfailed", (request) => log.push(`requestfailed: ${request.url()} ${request.failure()?.errorText}`));
+  it(
+    "passes in headless Chromium, served from 127.0.0.1 and calling the mock across origins (CORS)",
+    async () => {
+      if (!existsSync(CHROMIUM)) {
+        throw new Error(
+          `Chromium is not installed at ${CHROMIUM}. Install Debian's package: ` +
+            "`apt-get update && apt-get install -y chromium` (or set CHROMIUM_PATH). This test is never skipped.",
+        );
+      }
+      const prismUrl = inject("prismUrl");
+      const { url: pageUrl, server } = await startPageServer("store-admin-sdk browser smoke test", SMOKE_SCRIPT);
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+      const log: string[] = [];
+      const offLoopback: string[] = [];
+      try {
+        const context = await browser.newContext();
+        // Only the page server and the mock may be contacted; anything else is recorded and refused.
+        await context.route(
+          (url) => url.hostname !== "127.0.0.1",
+          (route) => {
+            offLoopback.push(route.request().url());
+            return route.abort();
+          },
+        );
+        const page = await context.newPage();
+        page.on("console", (message) => log.push(`console.${message.type()}: ${message.text()}`));
+        page.on("pageerror", (error) => log.push(`pageerror: ${error.message}`));
+        page.on("requestfailed", (request) =>
+          log.push(`requestfailed: ${request.url()} ${request.failure()?.errorText}`),
+        );
 
-      await page.goto(`${pageUrl}/?prism=${encodeURIComponent(prismUrl)}`);
-      await page
-        .waitForFunction(() => (globalThis as { smokeResult?: unknown }).smokeResult !== undefined, undefined, { timeout: 60_000 })
-        .catch((error: unknown) => {
-          throw new Error(`The page never finished the smoke test.\n${log.join("\n")}`, { cause: error });
-        });
-      const result = (await page.evaluate(() => (globalThis as { smokeResult?: unknown }).smokeResult)) as {
-        ok: boolean;
-        lines: string[];
-        error?: string;
-      };
-      const details = `${result.error ?? ""}\n--- page log ---\n${log.join("\n")}`;
-      expect(result.ok, details).toBe(true);
-      expect(result.lines[0], details).toMatch(new RegExp(`^runtime: browser chrome \\d+[\\d.]*, store-admin-sdk ${sdkVersion.replace(/\./g, "\\.")}$`));
-      expect(result.lines.slice(1), details).toEqual(EXPECTED_LINES);
-      expect(offLoopback, "requests to hosts other than 127.0.0.1").toEqual([]);
-    } finally {
-      await browser.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
-  }, RUN_TIMEOUT_MS);
+        await page.goto(`${pageUrl}/?prism=${encodeURIComponent(prismUrl)}`);
+        await page
+          .waitForFunction(() => (globalThis as { smokeResult?: unknown }).smokeResult !== undefined, undefined, {
+            timeout: 60_000,
+          })
+          .catch((error: unknown) => {
+            throw new Error(`The page never finished the smoke test.\n${log.join("\n")}`, { cause: error });
+          });
+        const result = (await page.evaluate(() => (globalThis as { smokeResult?: unknown }).smokeResult)) as {
+          ok: boolean;
+          lines: string[];
+          error?: string;
+        };
+        const details = `${result.error ?? ""}\n--- page log ---\n${log.join("\n")}`;
+        expect(result.ok, details).toBe(true);
+        expect(result.lines[0], details).toMatch(
+          new RegExp(`^runtime: browser chrome \\d+[\\d.]*, store-admin-sdk ${sdkVersion.replace(/\./g, "\\.")}$`),
+        );
+        expect(result.lines.slice(1), details).toEqual(EXPECTED_LINES);
+        expect(offLoopback, "requests to hosts other than 127.0.0.1").toEqual([]);
+      } finally {
+        await browser.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    },
+    RUN_TIMEOUT_MS,
+  );
 });

@@ -28,12 +28,19 @@ let WidgetInput: StandardSchemaV1;
 beforeAll(async () => {
   scratch = await scratchDir("schemas");
   const spec = join(ROOT, "test", "kitchen-sink", "kitchen-sink.yaml");
-  const result = await run(process.execPath, [TSX, join(ROOT, "scripts", "generate-testing.ts"), "--spec", spec, "--out", join(scratch, "testing")], { timeoutMs: 120_000 });
+  const result = await run(
+    process.execPath,
+    [TSX, join(ROOT, "scripts", "generate-testing.ts"), "--spec", spec, "--out", join(scratch, "testing")],
+    { timeoutMs: 120_000 },
+  );
   expect(result.code, describeRun("generate-testing --spec kitchen-sink.yaml", result)).toBe(0);
   // A schema's module is named by the stable key of its export name (scripts/file-keys.ts).
   const exported = schemaExports(loadContractFile(spec)).map((entry) => entry.name);
   expect(exported).toEqual(expect.arrayContaining(["Widget", "WidgetInput"]));
-  const load = (name: string) => () => import(pathToFileURL(join(scratch, "validators", "schemas", `${fileKey(name, name)}.ts`)).href) as Promise<{ validator: Validator }>;
+  const load = (name: string) => () =>
+    import(pathToFileURL(join(scratch, "validators", "schemas", `${fileKey(name, name)}.ts`)).href) as Promise<{
+      validator: Validator;
+    }>;
   Widget = standardSchema(load("Widget"));
   WidgetInput = standardSchema(load("WidgetInput"));
 }, 120_000);
@@ -52,7 +59,9 @@ describe("a schema used both ways (the kitchen sink's Widget)", () => {
   });
 
   it("in the response view: a missing read-only property that is required is still missing", async () => {
-    expect(await validate(Widget, { name: "Sprocket", created_at: "2024-04-01T10:00:00Z" })).toEqual({ issues: [{ message: "is required", path: ["id"] }] });
+    expect(await validate(Widget, { name: "Sprocket", created_at: "2024-04-01T10:00:00Z" })).toEqual({
+      issues: [{ message: "is required", path: ["id"] }],
+    });
   });
 
   it("in the request view (WidgetInput): read-only properties refused, by path", async () => {
@@ -66,7 +75,9 @@ describe("a schema used both ways (the kitchen sink's Widget)", () => {
   it("in the request view: the write-only property is required, the read-only ones are not", async () => {
     const body = { name: "Sprocket", secret: "s3cret" };
     expect(await validate(WidgetInput, body)).toEqual({ value: body });
-    expect((await validate(WidgetInput, { name: "Sprocket" })).issues).toEqual([{ message: "is required", path: ["secret"] }]);
+    expect((await validate(WidgetInput, { name: "Sprocket" })).issues).toEqual([
+      { message: "is required", path: ["secret"] },
+    ]);
   });
 
   it("in both views: limits, types and items are checked, every problem listed with its path", async () => {
@@ -91,7 +102,15 @@ describe("the contract's schemas (src/schemas/index.ts)", () => {
   });
 
   it("a response schema (User): nulls it allows pass, a null it does not and wrong types fail, with index paths", async () => {
-    const user = { id: 42, email: null, first_name: null, tags: [null, "vip"], addresses: [], total_spent: "12.50", unknown_field: { any: 1 } };
+    const user = {
+      id: 42,
+      email: null,
+      first_name: null,
+      tags: [null, "vip"],
+      addresses: [],
+      total_spent: "12.50",
+      unknown_field: { any: 1 },
+    };
     expect(await validate(schemas.User, user)).toEqual({ value: user });
     const result = await validate(schemas.User, { id: null, email: 3, addresses: [{ id: 1, line1: 5 }], tags: [1] });
     expect(result.issues).toEqual([
@@ -103,7 +122,9 @@ describe("the contract's schemas (src/schemas/index.ts)", () => {
   });
 
   it("a broken format is refused, in words that say what is accepted", async () => {
-    expect((await validate(schemas.User, { id: 1, email: "not an address" })).issues).toEqual([{ message: "must be an email address, such as name@example.com", path: ["email"] }]);
+    expect((await validate(schemas.User, { id: 1, email: "not an address" })).issues).toEqual([
+      { message: "must be an email address, such as name@example.com", path: ["email"] },
+    ]);
   });
 
   it("each message names what would be accepted: an enum's values, a type, a format, a limit", async () => {
@@ -111,18 +132,31 @@ describe("the contract's schemas (src/schemas/index.ts)", () => {
     expect(result.issues).toEqual([
       { message: "must be integer", path: ["id"] },
       // A nullable timestamp: its two alternatives, as one issue.
-      { message: "must be a date and time with its offset (RFC 3339), such as 2024-04-01T10:00:00Z, or null", path: ["date_joined"] },
-      { message: 'must be one of "en", "fr", "th", "de", "sv", "no", "it", "es", "nl", "pt", "da", "fi", "", null', path: ["language"] },
+      {
+        message: "must be a date and time with its offset (RFC 3339), such as 2024-04-01T10:00:00Z, or null",
+        path: ["date_joined"],
+      },
+      {
+        message: 'must be one of "en", "fr", "th", "de", "sv", "no", "it", "es", "nl", "pt", "da", "fi", "", null',
+        path: ["language"],
+      },
     ]);
     // No message is Ajv's own ("must be equal to one of the allowed values", "must NOT have more than …").
     for (const issue of result.issues!) expect(issue.message).not.toMatch(/allowed values|must NOT|must match format/);
   });
 
   it(`returns at most ${MAX_ISSUES} issues, the last saying how many more`, async () => {
-    const result = await validate(schemas.UserPage, { count: 500, next: null, previous: null, results: Array.from({ length: 500 }, () => ({ id: "s" })) });
+    const result = await validate(schemas.UserPage, {
+      count: 500,
+      next: null,
+      previous: null,
+      results: Array.from({ length: 500 }, () => ({ id: "s" })),
+    });
     expect(result.issues).toHaveLength(MAX_ISSUES);
     expect(result.issues![0]).toEqual({ message: "must be integer", path: ["results", 0, "id"] });
-    expect(result.issues!.at(-1)).toEqual({ message: `and 401 more issues, not listed (the first ${MAX_ISSUES - 1} are above)` });
+    expect(result.issues!.at(-1)).toEqual({
+      message: `and 401 more issues, not listed (the first ${MAX_ISSUES - 1} are above)`,
+    });
   });
 
   it("a request schema (UserUpdate): limits and an unknown property refused", async () => {

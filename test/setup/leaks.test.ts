@@ -21,7 +21,12 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "store-admin-sdk-leaks-"));
   await cp(join(ROOT, "test", "setup", "fixtures"), dir, { recursive: true });
   const config = {
-    test: { include: ["*.test.mjs"], globals: true, globalSetup: [join(ROOT, "test", "setup", "leaks.ts")], setupFiles: [join(ROOT, "test", "setup", "mark-children.ts")] },
+    test: {
+      include: ["*.test.mjs"],
+      globals: true,
+      globalSetup: [join(ROOT, "test", "setup", "leaks.ts")],
+      setupFiles: [join(ROOT, "test", "setup", "mark-children.ts")],
+    },
   };
   await writeFile(join(dir, "vitest.config.mjs"), `export default ${JSON.stringify(config)};\n`);
 });
@@ -43,12 +48,17 @@ const vitest = (file: string) =>
   });
 
 /** The command line of a live process, "" once it is gone (or a zombie, whose command line is empty). */
-const commandOf = (pid: number) => readFile(`/proc/${pid}/cmdline`, "utf8").then((text) => text.split("\0").join(" "), () => "");
+const commandOf = (pid: number) =>
+  readFile(`/proc/${pid}/cmdline`, "utf8").then(
+    (text) => text.split("\0").join(" "),
+    () => "",
+  );
 
 /** SIGKILL to a process that is not our child (an orphan), then a bounded wait until it is gone. */
 async function stop(pid: number): Promise<void> {
   process.kill(pid, "SIGKILL");
-  for (let i = 0; i < 200 && (await commandOf(pid)) !== ""; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let i = 0; i < 200 && (await commandOf(pid)) !== ""; i++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 describe("the end-of-run check for processes a run leaves", () => {
@@ -59,7 +69,11 @@ describe("the end-of-run check for processes a run leaves", () => {
     expect(result.stdout, describeRun("vitest", result)).toMatch(/Tests\s+1 passed/);
     expect(result.code, describeRun("vitest", result)).toBe(1);
     expect(result.stderr).toContain("The test run left 1 process(es) it started running:");
-    expect(result.stderr).toMatch(new RegExp(`pid ${pid} \\(parent \\d+, in [^)]+\\): \\S+ -e setInterval\\(\\(\\) => \\{\\}, 1 << 30\\) planted-server ${TAG}\\n`));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `pid ${pid} \\(parent \\d+, in [^)]+\\): \\S+ -e setInterval\\(\\(\\) => \\{\\}, 1 << 30\\) planted-server ${TAG}\\n`,
+      ),
+    );
     expect(result.stderr).toContain(`To stop these: kill ${pid}`);
     // Named, not stopped: the check only reads.
     expect(await commandOf(pid)).toContain(TAG);
@@ -72,13 +86,19 @@ describe("the end-of-run check for processes a run leaves", () => {
     const pid = Number(await readFile(join(dir, "server.pid"), "utf8"));
     expect(result.stdout, describeRun("vitest", result)).toMatch(/Tests\s+1 passed/);
     expect(result.code, describeRun("vitest", result)).toBe(1);
-    expect(result.stderr).toMatch(new RegExp(`pid ${pid} \\(parent \\d+, in [^)]+\\): \\S+ -e setInterval\\(\\(\\) => \\{\\}, 1 << 30\\) planted-server ${TAG}\\n`));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `pid ${pid} \\(parent \\d+, in [^)]+\\): \\S+ -e setInterval\\(\\(\\) => \\{\\}, 1 << 30\\) planted-server ${TAG}\\n`,
+      ),
+    );
     await stop(pid);
   }, 120_000);
 
   it("passes a run whose test stops what it starts, and leaves a process of another run alone", async () => {
     // Started by this (outer) run: it carries this run's mark, not the scratch run's.
-    const other: ChildProcess = spawn(process.execPath, ["-e", "setInterval(() => {}, 1 << 30)", "other-run", TAG], { stdio: "ignore" });
+    const other: ChildProcess = spawn(process.execPath, ["-e", "setInterval(() => {}, 1 << 30)", "other-run", TAG], {
+      stdio: "ignore",
+    });
     const exited = new Promise((resolve) => other.once("exit", resolve));
     try {
       const result = await vitest("stops-its-server.test.mjs");

@@ -71,7 +71,13 @@ async function runProcess(pid: number, mark: string): Promise<RunProcess | undef
   try {
     const environ = await readFile(`/proc/${pid}/environ`, "utf8");
     const marks = environ.split("\0").find((entry) => entry.startsWith(`${RUN_MARK}=`));
-    if (!marks?.slice(RUN_MARK.length + 1).split(" ").includes(mark)) return undefined;
+    if (
+      !marks
+        ?.slice(RUN_MARK.length + 1)
+        .split(" ")
+        .includes(mark)
+    )
+      return undefined;
     // After the command's name, which may hold spaces and parentheses: state, parent pid, …
     const stat = await readFile(`/proc/${pid}/stat`, "utf8");
     const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

@@ -23,7 +23,10 @@ const withMark = (args: unknown[]): unknown[] =>
   });
 
 if (mark !== undefined) {
-  const module = childProcess as unknown as Record<string, ((...args: unknown[]) => unknown) & { [promisify.custom]?: (...args: unknown[]) => unknown }>;
+  const module = childProcess as unknown as Record<
+    string,
+    ((...args: unknown[]) => unknown) & { [promisify.custom]?: (...args: unknown[]) => unknown }
+  >;
   for (const name of NAMES) {
     const original = module[name]!;
     const wrapped = Object.assign(function (this: unknown, ...args: unknown[]) {
@@ -31,7 +34,8 @@ if (mark !== undefined) {
     }, original);
     // util.promisify(execFile) and promisify(exec) resolve { stdout, stderr } through this.
     const custom = original[promisify.custom];
-    if (custom !== undefined) Object.defineProperty(wrapped, promisify.custom, { value: (...args: unknown[]) => custom(...withMark(args)) });
+    if (custom !== undefined)
+      Object.defineProperty(wrapped, promisify.custom, { value: (...args: unknown[]) => custom(...withMark(args)) });
     module[name] = wrapped;
   }
   syncBuiltinESMExports();

@@ -22,11 +22,18 @@ for (const name of ["browser", "cache-server", "keep"]) {
   chmodSync(join(bin, name), 0o755);
 }
 const run = (hidden: string, command: string, path = `${bin}:${process.env.PATH}`) =>
-  spawnSync("bash", [SCRIPT, hidden, "--", "bash", "-c", command], { cwd: dir, encoding: "utf8", env: { ...process.env, PATH: path } });
+  spawnSync("bash", [SCRIPT, hidden, "--", "bash", "-c", command], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...process.env, PATH: path },
+  });
 
 describe("scripts/without-tools.sh", () => {
   it("takes the named programs off the PATH and leaves the rest of their folder", () => {
-    const result = run("browser,cache-server", "command -v browser || echo no-browser; command -v cache-server || echo no-cache; keep");
+    const result = run(
+      "browser,cache-server",
+      "command -v browser || echo no-browser; command -v cache-server || echo no-cache; keep",
+    );
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toBe("no-browser\nno-cache\nkeep\n");
   });

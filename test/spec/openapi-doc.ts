@@ -296,7 +296,13 @@ export function mergeLeaves(left: Node, right: Node): Node {
         const b = asArray(value);
         // `integer` is a subset of `number`
         out.type = a.flatMap((t) =>
-          b.includes(t) ? [t] : t === "integer" && b.includes("number") ? [t] : t === "number" && b.includes("integer") ? ["integer"] : [],
+          b.includes(t)
+            ? [t]
+            : t === "integer" && b.includes("number")
+              ? [t]
+              : t === "number" && b.includes("integer")
+                ? ["integer"]
+                : [],
         );
         break;
       }
@@ -357,7 +363,9 @@ export function admittedValues(leaves: readonly Node[]): unknown[] | "open" {
   for (const leaf of leaves) {
     const declared = leaf.type === undefined ? undefined : asArray(leaf.type).map(String);
     const fits = (v: unknown) =>
-      declared === undefined || declared.includes(jsonTypeOf(v)) || (jsonTypeOf(v) === "integer" && declared.includes("number"));
+      declared === undefined ||
+      declared.includes(jsonTypeOf(v)) ||
+      (jsonTypeOf(v) === "integer" && declared.includes("number"));
     if ("const" in leaf) {
       if (fits(leaf.const)) values.push(leaf.const);
     } else if (Array.isArray(leaf.enum)) {

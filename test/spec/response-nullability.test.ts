@@ -32,14 +32,23 @@ function allowsNull(doc: OpenApiDoc, schema: unknown, depth = 0): boolean {
     if (Array.isArray(branches) && branches.some((branch) => allowsNull(doc, branch, depth + 1))) return true;
   }
   // No type and no combinator: any JSON value, null included.
-  return type === undefined && !("allOf" in schema) && !("anyOf" in schema) && !("oneOf" in schema) && !("const" in schema) && !("enum" in schema);
+  return (
+    type === undefined &&
+    !("allOf" in schema) &&
+    !("anyOf" in schema) &&
+    !("oneOf" in schema) &&
+    !("const" in schema) &&
+    !("enum" in schema)
+  );
 }
 
 /** Whether a schema is a scalar (string, integer, number, boolean; null aside). */
 function isScalar(doc: OpenApiDoc, schema: unknown): boolean {
   if (!isNode(schema)) return false;
   if (typeof schema.$ref === "string") return isScalar(doc, doc.resolveRef(schema.$ref));
-  const types = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter((t) => t !== "null" && t !== undefined);
+  const types = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter(
+    (t) => t !== "null" && t !== undefined,
+  );
   if (types.length > 0) return types.every((t) => SCALARS.has(t as string));
   for (const key of ["anyOf", "oneOf"] as const) {
     const branches = schema[key];
@@ -73,7 +82,8 @@ function walkSchema(walk: Walk, schema: unknown, where: string, owner: string): 
   }
   if (isNode(schema.items)) {
     if (isScalar(walk.doc, schema.items)) {
-      if (!allowsNull(walk.doc, schema.items)) walk.problems.push(`${where}[]: a scalar item of a response array must allow null`);
+      if (!allowsNull(walk.doc, schema.items))
+        walk.problems.push(`${where}[]: a scalar item of a response array must allow null`);
     } else walkSchema(walk, schema.items, `${where}[]`, owner);
   }
   if (!isNode(schema.properties)) return;
@@ -87,8 +97,10 @@ function walkSchema(walk: Walk, schema: unknown, where: string, owner: string): 
       if (allowsNull(walk.doc, property)) walk.problems.push(`${at}: an identifier must not be null`);
     } else {
       walk.counts.properties += 1;
-      if (required.has(name) && !REQUIRED_ENVELOPE.has(name)) walk.problems.push(`${at}: only identifiers are required in responses`);
-      if (!required.has(name) && !allowsNull(walk.doc, property)) walk.problems.push(`${at}: a response property must allow null`);
+      if (required.has(name) && !REQUIRED_ENVELOPE.has(name))
+        walk.problems.push(`${at}: only identifiers are required in responses`);
+      if (!required.has(name) && !allowsNull(walk.doc, property))
+        walk.problems.push(`${at}: a response property must allow null`);
     }
     walkSchema(walk, property, at, owner);
   }
@@ -148,9 +160,13 @@ describe("response schemas: identifiers required, everything else nullable", () 
       ["Variant", "upc"],
       ["Attribution", "utm_source"],
     ];
-    for (const [schema, property] of nullable) expect(allowsNull(doc, propertyOf(doc, schema, property)), `${schema}.${property}`).toBe(true);
-    expect(allowsNull(doc, (propertyOf(doc, "Ticket", "tags").items as Node)), "Ticket.tags[]").toBe(true);
-    expect(allowsNull(doc, (propertyOf(doc, "Product", "interval_counts").items as Node)), "Product.interval_counts[]").toBe(true);
+    for (const [schema, property] of nullable)
+      expect(allowsNull(doc, propertyOf(doc, schema, property)), `${schema}.${property}`).toBe(true);
+    expect(allowsNull(doc, propertyOf(doc, "Ticket", "tags").items as Node), "Ticket.tags[]").toBe(true);
+    expect(
+      allowsNull(doc, propertyOf(doc, "Product", "interval_counts").items as Node),
+      "Product.interval_counts[]",
+    ).toBe(true);
     expect(schemaOf(doc, "Order").required).toEqual(["number"]);
   });
 
@@ -194,7 +210,9 @@ describe("self-check: responseProblems() reports a damaged copy", () => {
   it("a scalar array item that loses its null", () => {
     const damaged = doc.clone();
     (propertyOf(damaged, "Ticket", "tags").items as Node).type = "string";
-    expect(responseProblems(damaged).problems).toEqual(["Ticket.tags[]: a scalar item of a response array must allow null"]);
+    expect(responseProblems(damaged).problems).toEqual([
+      "Ticket.tags[]: a scalar item of a response array must allow null",
+    ]);
   });
 
   it("an identifier that loses required, on a resource and on an embedded object", () => {

@@ -4,7 +4,15 @@
  * empty list means the contract agrees with the spec. Returning problems rather than
  * asserting lets the tests show the same functions report a damaged copy.
  */
-import { admittedTypes, admittedValues, admitsType, isNode, type Node, type OpenApiDoc, type Operation } from "./openapi-doc.js";
+import {
+  admittedTypes,
+  admittedValues,
+  admitsType,
+  isNode,
+  type Node,
+  type OpenApiDoc,
+  type Operation,
+} from "./openapi-doc.js";
 import {
   type ParamType,
   type OperationRow,
@@ -47,7 +55,10 @@ function show(value: unknown): string {
   return value === undefined ? "absent" : JSON.stringify(value);
 }
 
-function sameValues(actual: readonly unknown[], expected: readonly unknown[]): { missing: unknown[]; extra: unknown[] } {
+function sameValues(
+  actual: readonly unknown[],
+  expected: readonly unknown[],
+): { missing: unknown[]; extra: unknown[] } {
   const key = (v: unknown) => JSON.stringify(v);
   const a = new Set(actual.map(key));
   const e = new Set(expected.map(key));
@@ -133,7 +144,8 @@ export function securitySchemeProblems(doc: OpenApiDoc): string[] {
   const schemes = isNode(components.securitySchemes) ? components.securitySchemes : {};
   const scheme = doc.resolveNode(schemes[SECURITY_SCHEME]);
   const problems: string[] = [];
-  if (scheme.type !== "http") problems.push(`securitySchemes.${SECURITY_SCHEME}: type is ${show(scheme.type)}, expected "http" (spec 5.1)`);
+  if (scheme.type !== "http")
+    problems.push(`securitySchemes.${SECURITY_SCHEME}: type is ${show(scheme.type)}, expected "http" (spec 5.1)`);
   if (typeof scheme.scheme !== "string" || scheme.scheme.toLowerCase() !== "bearer") {
     problems.push(`securitySchemes.${SECURITY_SCHEME}: scheme is ${show(scheme.scheme)}, expected "bearer" (spec 5.1)`);
   }
@@ -181,7 +193,8 @@ export function queryParamProblems(doc: OpenApiDoc, row: QueryParamRow): string[
   problems.push(...typeProblems(leaves, row.type, where));
   if (row.format !== undefined) {
     for (const leaf of leaves.filter((l) => admitsType(l, "string"))) {
-      if (leaf.format !== row.format) problems.push(`${where}: format is ${show(leaf.format)}, spec says ${row.format}`);
+      if (leaf.format !== row.format)
+        problems.push(`${where}: format is ${show(leaf.format)}, spec says ${row.format}`);
     }
   }
   if (row.enum !== undefined) problems.push(...enumProblems(leaves, row.enum, where));
@@ -242,8 +255,10 @@ export function limitProblems(doc: OpenApiDoc, row: LimitRow): string[] {
     if (numbers.length === 0) problems.push(`${where}: does not admit integers`);
     for (const leaf of numbers) {
       const types = admittedTypes(leaf);
-      if (types === "any" || types.has("number")) problems.push(`${where}: type is ${describeTypes([leaf])}, spec says integer`);
-      if (leaf.minimum !== limit.minimum) problems.push(`${where}: minimum is ${show(leaf.minimum)}, spec part 8 says ${limit.minimum}`);
+      if (types === "any" || types.has("number"))
+        problems.push(`${where}: type is ${describeTypes([leaf])}, spec says integer`);
+      if (leaf.minimum !== limit.minimum)
+        problems.push(`${where}: minimum is ${show(leaf.minimum)}, spec part 8 says ${limit.minimum}`);
       if (limit.maximum !== undefined && leaf.maximum !== limit.maximum) {
         problems.push(`${where}: maximum is ${show(leaf.maximum)}, spec part 8 says ${limit.maximum}`);
       }
@@ -262,7 +277,10 @@ export function requiredProblems(doc: OpenApiDoc, row: BodyRow): string[] {
   const problems: string[] = [];
   if (row.required.length > 0) {
     const requestBody = doc.resolveNode(found.op.requestBody);
-    if (requestBody.required !== true) problems.push(`${where}: requestBody.required is ${show(requestBody.required)}, but the body has required fields`);
+    if (requestBody.required !== true)
+      problems.push(
+        `${where}: requestBody.required is ${show(requestBody.required)}, but the body has required fields`,
+      );
   }
   for (const variant of doc.variants(body)) {
     const required = Array.isArray(variant.required) ? variant.required : [];
@@ -302,7 +320,8 @@ export function multipartFilesProblems(doc: OpenApiDoc): string[] {
   const problems: string[] = [];
   if (!files.some((leaf) => leaf.format === "binary")) problems.push(`${prop.where}: no format: binary`);
   for (const leaf of files) {
-    if (admitsType(leaf, "string") && leaf.format !== "binary") problems.push(`${prop.where}: a string alternative without format: binary`);
+    if (admitsType(leaf, "string") && leaf.format !== "binary")
+      problems.push(`${prop.where}: a string alternative without format: binary`);
   }
   return unique(problems);
 }
@@ -402,7 +421,8 @@ export function closedObjectProblems(doc: OpenApiDoc, operationId: string): stri
       walk(doc.resolveRef(node.$ref), `${path} → ${name}`);
     }
     if (node.additionalProperties === false) problems.push(`${path}: additionalProperties: false in a response schema`);
-    if (node.unevaluatedProperties === false) problems.push(`${path}: unevaluatedProperties: false in a response schema`);
+    if (node.unevaluatedProperties === false)
+      problems.push(`${path}: unevaluatedProperties: false in a response schema`);
     for (const key of ["properties", "patternProperties", "dependentSchemas"]) {
       const map = node[key];
       if (isNode(map)) for (const [name, sub] of Object.entries(map)) walk(sub, `${path}.${name}`);
@@ -411,7 +431,8 @@ export function closedObjectProblems(doc: OpenApiDoc, operationId: string): stri
     for (const key of ["items", "prefixItems", "contains", "unevaluatedItems"]) walk(node[key], `${path}[]`);
     for (const key of ["allOf", "oneOf", "anyOf", "if", "then", "else"]) walk(node[key], path);
   };
-  for (const { status, schema } of responseSchemas(doc, found)) walk(schema, `${label(operationId)} ${status} response`);
+  for (const { status, schema } of responseSchemas(doc, found))
+    walk(schema, `${label(operationId)} ${status} response`);
   return problems;
 }
 
@@ -462,7 +483,8 @@ export function exampleProblems(doc: OpenApiDoc, operationId: string): string[] 
       const m = isNode(media) ? media : {};
       if (m.schema === undefined) problems.push(`${where} ${mediaType}: no schema`);
       const examples = isNode(m.examples) ? Object.entries(m.examples) : [];
-      if (m.example === undefined && examples.length === 0) problems.push(`${where} ${mediaType}: no example or examples`);
+      if (m.example === undefined && examples.length === 0)
+        problems.push(`${where} ${mediaType}: no example or examples`);
       for (const [name, example] of examples) {
         let resolved: unknown;
         try {

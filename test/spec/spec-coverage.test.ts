@@ -142,7 +142,6 @@ describe("spec coverage of openapi/store-admin.yaml", () => {
   });
 });
 
-
 // Self-checks: the same checks report a damaged copy of the contract.
 
 function requireOperation(d: OpenApiDoc, operationId: string): Operation {
@@ -191,7 +190,8 @@ const MUTATIONS: readonly Mutation[] = [
     mutate: (d) => {
       const { pathItem, op } = requireOperation(d, "getGateway");
       for (const owner of [pathItem, op]) {
-        if (Array.isArray(owner.parameters)) owner.parameters = owner.parameters.filter((p) => d.resolveNode(p).in !== "header");
+        if (Array.isArray(owner.parameters))
+          owner.parameters = owner.parameters.filter((p) => d.resolveNode(p).in !== "header");
       }
     },
     check: (d) => versionHeaderProblems(d, "getGateway"),
@@ -226,7 +226,10 @@ const MUTATIONS: readonly Mutation[] = [
     name: "add a page_size query parameter to listUsers",
     mutate: (d) => {
       const { op } = requireOperation(d, "listUsers");
-      op.parameters = [...(Array.isArray(op.parameters) ? op.parameters : []), { name: "page_size", in: "query", schema: { type: "integer" } }];
+      op.parameters = [
+        ...(Array.isArray(op.parameters) ? op.parameters : []),
+        { name: "page_size", in: "query", schema: { type: "integer" } },
+      ];
     },
     check: (d) => queryParamSetProblems(d, "listUsers"),
     mentions: "page_size",
@@ -263,7 +266,11 @@ const MUTATIONS: readonly Mutation[] = [
       const param = queryParam(d, requireOperation(d, "listUsers"), "date_joined_from");
       if (param !== undefined) param.schema = { type: "string" };
     },
-    check: (d) => queryParamProblems(d, requireRow(QUERY_PARAMS, (r) => r.name === "date_joined_from")),
+    check: (d) =>
+      queryParamProblems(
+        d,
+        requireRow(QUERY_PARAMS, (r) => r.name === "date_joined_from"),
+      ),
     mentions: "date_joined_from",
   },
   {
@@ -273,15 +280,24 @@ const MUTATIONS: readonly Mutation[] = [
         if (Array.isArray(node.required)) node.required = node.required.filter((f) => f !== "title");
       }
     },
-    check: (d) => requiredProblems(d, requireRow(BODIES, (r) => r.operationId === "createProduct")),
+    check: (d) =>
+      requiredProblems(
+        d,
+        requireRow(BODIES, (r) => r.operationId === "createProduct"),
+      ),
     mentions: "title",
   },
   {
     name: "drop the address body field notes",
     mutate: (d) => {
-      for (const container of propertyContainersOfBody(d, "updateUserAddress", "notes")) delete (container.properties as Node).notes;
+      for (const container of propertyContainersOfBody(d, "updateUserAddress", "notes"))
+        delete (container.properties as Node).notes;
     },
-    check: (d) => bodyFieldProblems(d, requireRow(BODIES, (r) => r.operationId === "updateUserAddress")),
+    check: (d) =>
+      bodyFieldProblems(
+        d,
+        requireRow(BODIES, (r) => r.operationId === "updateUserAddress"),
+      ),
     mentions: "notes",
   },
   {
@@ -292,7 +308,11 @@ const MUTATIONS: readonly Mutation[] = [
         enum: [...DISPUTE_RESOLUTIONS],
       });
     },
-    check: (d) => enumRowProblems(d, requireRow(ENUMS, (r) => r.field === "resolution")),
+    check: (d) =>
+      enumRowProblems(
+        d,
+        requireRow(ENUMS, (r) => r.field === "resolution"),
+      ),
     mentions: "resolution",
   },
   {
@@ -322,7 +342,11 @@ const MUTATIONS: readonly Mutation[] = [
       const [schema] = responseSchemas(d, requireOperation(d, "getDispute"));
       setProperty(d.propertyContainers(schema?.schema, "status"), "status", { type: "string", enum: ["new"] });
     },
-    check: (d) => valuesSeenProblems(d, requireRow(VALUES_SEEN, (r) => r.label === "Dispute.status")),
+    check: (d) =>
+      valuesSeenProblems(
+        d,
+        requireRow(VALUES_SEEN, (r) => r.label === "Dispute.status"),
+      ),
     mentions: "Dispute.status",
   },
   {

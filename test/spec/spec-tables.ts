@@ -54,7 +54,12 @@ export const OPERATIONS: readonly OperationRow[] = [
     pathParams: { number: "string" },
   },
   // 4.6 Subscriptions
-  { operationId: "renewSubscription", method: "POST", path: "/subscriptions/{id}/renew/", pathParams: { id: "integer" } },
+  {
+    operationId: "renewSubscription",
+    method: "POST",
+    path: "/subscriptions/{id}/renew/",
+    pathParams: { id: "integer" },
+  },
   // 4.7 Support
   { operationId: "createTicketAttachment", method: "POST", path: "/tickets/attachments/", pathParams: {} },
 ];
@@ -167,7 +172,11 @@ export const LIMITS: readonly LimitRow[] = [
   { operationId: "updateUserAddress", field: "postcode", limit: { maxLength: 64 } },
   // ProductImage (POST /products/{id}/images/)
   { operationId: "createProductImage", field: "caption", limit: { maxLength: 200 } },
-  { operationId: "createProductImage", field: "display_order", limit: { integer: true, minimum: 0, maximum: INT32_MAX } },
+  {
+    operationId: "createProductImage",
+    field: "display_order",
+    limit: { integer: true, minimum: 0, maximum: INT32_MAX },
+  },
   // Product.ranking (POST /products/)
   { operationId: "createProduct", field: "ranking", limit: { integer: true, minimum: INT32_MIN, maximum: INT32_MAX } },
   // Order line quantity (PATCH /orders/{number}/lines/{lineId}/)
@@ -267,7 +276,12 @@ export const BODIES: readonly BodyRow[] = [
     required: [],
   },
   // 4.5: "Body (all optional)"
-  { operationId: "updateOrderLine", mediaType: "application/json", fields: ["metadata", "quantity", "reason"], required: [] },
+  {
+    operationId: "updateOrderLine",
+    mediaType: "application/json",
+    fields: ["metadata", "quantity", "reason"],
+    required: [],
+  },
   // 4.7: "multipart/form-data with optional field files"
   { operationId: "createTicketAttachment", mediaType: "multipart/form-data", fields: ["files"], required: [] },
 ];
@@ -282,8 +296,20 @@ export interface EnumRow {
 
 /** Spec 2.1, 2.6, 2.10, 4.1, 4.2: the enumerated values the request side must admit, exactly. */
 export const ENUMS: readonly EnumRow[] = [
-  { label: "PUT /users/{id}/ body language", operationId: "replaceUser", where: "body", field: "language", values: [...LANGUAGE_CODES, "", null] },
-  { label: "PATCH /users/{id}/ body language", operationId: "updateUser", where: "body", field: "language", values: [...LANGUAGE_CODES, "", null] },
+  {
+    label: "PUT /users/{id}/ body language",
+    operationId: "replaceUser",
+    where: "body",
+    field: "language",
+    values: [...LANGUAGE_CODES, "", null],
+  },
+  {
+    label: "PATCH /users/{id}/ body language",
+    operationId: "updateUser",
+    where: "body",
+    field: "language",
+    values: [...LANGUAGE_CODES, "", null],
+  },
   {
     label: "POST /disputes/{id}/resolve/ body resolution",
     operationId: "resolveDispute",
@@ -291,9 +317,27 @@ export const ENUMS: readonly EnumRow[] = [
     field: "resolution",
     values: [...DISPUTE_RESOLUTIONS, "", null],
   },
-  { label: "POST /products/ body interval", operationId: "createProduct", where: "body", field: "interval", values: [...PRODUCT_INTERVALS, "", null] },
-  { label: "GET /gift-cards/ query status", operationId: "listGiftCards", where: "query", field: "status", values: GIFT_CARD_STATUSES },
-  { label: "GET /users/ query language", operationId: "listUsers", where: "query", field: "language", values: LANGUAGE_CODES },
+  {
+    label: "POST /products/ body interval",
+    operationId: "createProduct",
+    where: "body",
+    field: "interval",
+    values: [...PRODUCT_INTERVALS, "", null],
+  },
+  {
+    label: "GET /gift-cards/ query status",
+    operationId: "listGiftCards",
+    where: "query",
+    field: "status",
+    values: GIFT_CARD_STATUSES,
+  },
+  {
+    label: "GET /users/ query language",
+    operationId: "listUsers",
+    where: "query",
+    field: "language",
+    values: LANGUAGE_CODES,
+  },
 ];
 
 /** Spec 4.1, 4.2: list operations and the item their `results` hold. */
@@ -316,7 +360,13 @@ export interface ValuesSeenRow {
 
 /** Spec 2.16: string fields whose response values are only "values seen" (complete sets: not shown). */
 export const VALUES_SEEN: readonly ValuesSeenRow[] = [
-  { label: "Product.structure", operationId: "createProduct", responsePath: ["structure"], component: "Product", componentPath: ["structure"] },
+  {
+    label: "Product.structure",
+    operationId: "createProduct",
+    responsePath: ["structure"],
+    component: "Product",
+    componentPath: ["structure"],
+  },
   {
     label: "Variant.inventory_availability",
     operationId: "getProductVariant",
@@ -331,12 +381,48 @@ export const VALUES_SEEN: readonly ValuesSeenRow[] = [
     component: "Variant",
     componentPath: ["purchase_availability"],
   },
-  { label: "Dispute.status", operationId: "getDispute", responsePath: ["status"], component: "Dispute", componentPath: ["status"] },
-  { label: "Dispute.type", operationId: "getDispute", responsePath: ["type"], component: "Dispute", componentPath: ["type"] },
-  { label: "User.user_type", operationId: "getUser", responsePath: ["user_type"], component: "User", componentPath: ["user_type"] },
-  { label: "Ticket.channel", operationId: "createTicketAttachment", responsePath: ["channel"], component: "Ticket", componentPath: ["channel"] },
-  { label: "Ticket.priority", operationId: "createTicketAttachment", responsePath: ["priority"], component: "Ticket", componentPath: ["priority"] },
-  { label: "Ticket.status", operationId: "createTicketAttachment", responsePath: ["status"], component: "Ticket", componentPath: ["status"] },
+  {
+    label: "Dispute.status",
+    operationId: "getDispute",
+    responsePath: ["status"],
+    component: "Dispute",
+    componentPath: ["status"],
+  },
+  {
+    label: "Dispute.type",
+    operationId: "getDispute",
+    responsePath: ["type"],
+    component: "Dispute",
+    componentPath: ["type"],
+  },
+  {
+    label: "User.user_type",
+    operationId: "getUser",
+    responsePath: ["user_type"],
+    component: "User",
+    componentPath: ["user_type"],
+  },
+  {
+    label: "Ticket.channel",
+    operationId: "createTicketAttachment",
+    responsePath: ["channel"],
+    component: "Ticket",
+    componentPath: ["channel"],
+  },
+  {
+    label: "Ticket.priority",
+    operationId: "createTicketAttachment",
+    responsePath: ["priority"],
+    component: "Ticket",
+    componentPath: ["priority"],
+  },
+  {
+    label: "Ticket.status",
+    operationId: "createTicketAttachment",
+    responsePath: ["status"],
+    component: "Ticket",
+    componentPath: ["status"],
+  },
   {
     label: "Order.fulfillment_status",
     operationId: "updateOrderLine",
@@ -407,8 +493,20 @@ export const VALUES_SEEN: readonly ValuesSeenRow[] = [
     component: "FulfillmentOrder",
     componentPath: ["merchant_requests", "[]", "type"],
   },
-  { label: "Subscription.status", operationId: "renewSubscription", responsePath: ["status"], component: "Subscription", componentPath: ["status"] },
-  { label: "Gateway.payment_flow", operationId: "getGateway", responsePath: ["payment_flow"], component: "Gateway", componentPath: ["payment_flow"] },
+  {
+    label: "Subscription.status",
+    operationId: "renewSubscription",
+    responsePath: ["status"],
+    component: "Subscription",
+    componentPath: ["status"],
+  },
+  {
+    label: "Gateway.payment_flow",
+    operationId: "getGateway",
+    responsePath: ["payment_flow"],
+    component: "Gateway",
+    componentPath: ["payment_flow"],
+  },
 ];
 
 /** Spec 4 (common rules) and 9: the version header. */

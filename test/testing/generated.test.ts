@@ -40,33 +40,51 @@ afterAll(async () => {
 const generate = (...args: string[]) => run(process.execPath, [TSX, GENERATOR, ...args], { timeoutMs: TIMEOUT_MS });
 
 describe("generated/testing/", () => {
-  it("is what the contract produces (--check passes)", async () => {
-    const result = await generate("--check");
-    expect(result.code, describeRun("generate-testing --check", result)).toBe(0);
-  }, TIMEOUT_MS);
+  it(
+    "is what the contract produces (--check passes)",
+    async () => {
+      const result = await generate("--check");
+      expect(result.code, describeRun("generate-testing --check", result)).toBe(0);
+    },
+    TIMEOUT_MS,
+  );
 
-  it("is reported stale against a changed contract (--check exits 1, naming the files)", async () => {
-    const result = await generate("--check", "--spec", changedSpec);
-    expect(result.code, describeRun("generate-testing --check --spec changed.yaml", result)).toBe(1);
-    expect(result.stderr).toContain("generated/testing/ is stale");
-    expect(result.stderr).toContain(`ops/${fileKey("updateUser", "updateUser")}.ts`);
-    expect(result.stderr).toContain(`ops/${fileKey("getUser", "getUser")}.ts`);
-  }, TIMEOUT_MS);
+  it(
+    "is reported stale against a changed contract (--check exits 1, naming the files)",
+    async () => {
+      const result = await generate("--check", "--spec", changedSpec);
+      expect(result.code, describeRun("generate-testing --check --spec changed.yaml", result)).toBe(1);
+      expect(result.stderr).toContain("generated/testing/ is stale");
+      expect(result.stderr).toContain(`ops/${fileKey("updateUser", "updateUser")}.ts`);
+      expect(result.stderr).toContain(`ops/${fileKey("getUser", "getUser")}.ts`);
+    },
+    TIMEOUT_MS,
+  );
 
-  it("carries a contract change into the kit's validators and examples by a regenerate alone", async () => {
-    const out = join(scratch, "out");
-    const result = await generate("--spec", changedSpec, "--out", out);
-    expect(result.code, describeRun("generate-testing --spec --out", result)).toBe(0);
+  it(
+    "carries a contract change into the kit's validators and examples by a regenerate alone",
+    async () => {
+      const out = join(scratch, "out");
+      const result = await generate("--spec", changedSpec, "--out", out);
+      expect(result.code, describeRun("generate-testing --spec --out", result)).toBe(0);
 
-    // The operation's own module: its validators and its facts (the kit loads it on first use).
-    const { validators } = (await import(pathToFileURL(join(out, "ops", `${fileKey("updateUser", "updateUser")}.ts`)).href)) as MockOperationModule;
-    const body = { first_name: "Astrid Anna" };
-    expect(validators.updateUser_body!(body), "11 characters, over the new limit of 10").toBe(false);
-    expect(validators.updateUser_body!.errors).toEqual([expect.objectContaining({ instancePath: "/first_name", keyword: "maxLength" })]);
-    const current = await mockOperations["PATCH /users/{id}/"]();
-    expect(current.validators.updateUser_body!(body), "valid under the committed contract (limit 255)").toBe(true);
+      // The operation's own module: its validators and its facts (the kit loads it on first use).
+      const { validators } = (await import(
+        pathToFileURL(join(out, "ops", `${fileKey("updateUser", "updateUser")}.ts`)).href
+      )) as MockOperationModule;
+      const body = { first_name: "Astrid Anna" };
+      expect(validators.updateUser_body!(body), "11 characters, over the new limit of 10").toBe(false);
+      expect(validators.updateUser_body!.errors).toEqual([
+        expect.objectContaining({ instancePath: "/first_name", keyword: "maxLength" }),
+      ]);
+      const current = await mockOperations["PATCH /users/{id}/"]();
+      expect(current.validators.updateUser_body!(body), "valid under the committed contract (limit 255)").toBe(true);
 
-    const { operation } = (await import(pathToFileURL(join(out, "ops", `${fileKey("getUser", "getUser")}.ts`)).href)) as MockOperationModule;
-    expect(operation.responses["200"]?.example).toMatchObject({ email: "changed@example.org" });
-  }, TIMEOUT_MS);
+      const { operation } = (await import(
+        pathToFileURL(join(out, "ops", `${fileKey("getUser", "getUser")}.ts`)).href
+      )) as MockOperationModule;
+      expect(operation.responses["200"]?.example).toMatchObject({ email: "changed@example.org" });
+    },
+    TIMEOUT_MS,
+  );
 });

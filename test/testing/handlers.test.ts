@@ -41,7 +41,10 @@ describe("typed handlers", () => {
       expect(body).toEqual({ is_blocked: true, tags: ["vip"] });
       return { status: 200, body: { id: path.id, is_blocked: body.is_blocked ?? false } };
     });
-    const { data } = await store.PATCH("/users/{id}/", { params: { path: { id: 7 } }, body: { is_blocked: true, tags: ["vip"] } });
+    const { data } = await store.PATCH("/users/{id}/", {
+      params: { path: { id: 7 } },
+      body: { is_blocked: true, tags: ["vip"] },
+    });
     expect(data).toEqual({ id: 7, is_blocked: true });
     expect(mock.requests[0]?.body).toEqual({ is_blocked: true, tags: ["vip"] });
   });
@@ -58,7 +61,9 @@ describe("typed handlers", () => {
     mock.on("GET /users/{id}/", ({ path }) => ({ status: 200, body: { id: 1, email: path.id.toUpperCase() } }));
     // An unknown operation is a compile error and, at run time, a TypeError naming it.
     // @ts-expect-error "GET /customers/" is not an operation of the contract.
-    expect(() => mock.on("GET /customers/", () => new Response())).toThrow(/"GET \/customers\/" is not an operation of the contract/);
+    expect(() => mock.on("GET /customers/", () => new Response())).toThrow(
+      /"GET \/customers\/" is not an operation of the contract/,
+    );
     // A declared error status takes the contract's error body.
     mock.on("GET /users/{id}/", () => ({ status: 404, body: { detail: "No such customer." } }));
     const user: Schemas["User"] = { id: 1, email: "ada@example.com" };
@@ -84,7 +89,9 @@ describe("a handler's reply that breaks the contract fails the call, naming the 
     mock.on("POST /subscriptions/{id}/renew/", () => ({ status: 409, body: {} }) as never);
     const error = await rejectionOf(store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } }));
     expect(error).toBeInstanceOf(MockContractError);
-    expect((error as Error).message).toContain("[POST /subscriptions/{id}/renew/] the handler's reply has the status 409");
+    expect((error as Error).message).toContain(
+      "[POST /subscriptions/{id}/renew/] the handler's reply has the status 409",
+    );
   });
 
   it("a Response with a declared status and a JSON body is checked too", async () => {
@@ -92,12 +99,16 @@ describe("a handler's reply that breaks the contract fails the call, naming the 
     mock.on("GET /disputes/{id}/", () => Response.json({ id: "55" }));
     const error = await rejectionOf(store.GET("/disputes/{id}/", { params: { path: { id: 55 } } }));
     expect(error).toBeInstanceOf(MockContractError);
-    expect((error as Error).message).toContain("[GET /disputes/{id}/] the handler's 200 reply breaks the contract: body.id: must be integer");
+    expect((error as Error).message).toContain(
+      "[GET /disputes/{id}/] the handler's 200 reply breaks the contract: body.id: must be integer",
+    );
   });
 
   it("a Response with a status the contract does not declare passes as it is (any status is scriptable)", async () => {
     const { mock, store } = mockedClient();
-    mock.on("POST /subscriptions/{id}/renew/", () => Response.json({ detail: "Already renewed today." }, { status: 409 }));
+    mock.on("POST /subscriptions/{id}/renew/", () =>
+      Response.json({ detail: "Already renewed today." }, { status: 409 }),
+    );
     const { error, response } = await store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } });
     expect(response.status).toBe(409);
     expect(error).toEqual({ detail: "Already renewed today." });
@@ -121,8 +132,17 @@ describe("scripted faults", () => {
 
   it("a 409 Response from a handler becomes the SDK's ConflictError under unwrap()", async () => {
     const { mock, store } = mockedClient();
-    mock.on("POST /disputes/{id}/resolve/", () => new Response(JSON.stringify({ detail: "Already resolved." }), { status: 409, headers: { "content-type": "application/json" } }));
-    const error = await rejectionOf(unwrap(store.POST("/disputes/{id}/resolve/", { params: { path: { id: 55 } }, body: { resolution: "won" } })));
+    mock.on(
+      "POST /disputes/{id}/resolve/",
+      () =>
+        new Response(JSON.stringify({ detail: "Already resolved." }), {
+          status: 409,
+          headers: { "content-type": "application/json" },
+        }),
+    );
+    const error = await rejectionOf(
+      unwrap(store.POST("/disputes/{id}/resolve/", { params: { path: { id: 55 } }, body: { resolution: "won" } })),
+    );
     expect(error).toBeInstanceOf(ConflictError);
   });
 

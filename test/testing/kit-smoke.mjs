@@ -34,7 +34,9 @@ async function smoke() {
     status: 201,
     body: { id: 2201, subject: `${body.files instanceof Blob} ${await body.files.text()}` },
   }));
-  const ticket = await unwrap(store.POST("/tickets/attachments/", { body: { files: new Blob(["photo bytes"], { type: "image/jpeg" }) } }));
+  const ticket = await unwrap(
+    store.POST("/tickets/attachments/", { body: { files: new Blob(["photo bytes"], { type: "image/jpeg" }) } }),
+  );
   lines.push(`upload: ${ticket.subject}`);
 
   mock.on("GET /disputes/{id}/", () => ({ status: 200, body: { id: "55" } }));

@@ -12,7 +12,11 @@ import { callPathStyle, contractCalls } from "../helpers/contract-calls.js";
 import { mockedClient } from "./kit.js";
 
 /** Each operation's facts, from its module (the kit loads one on the operation's first request). */
-const loaded = Object.fromEntries(await Promise.all(Object.entries(mockOperations).map(async ([key, load]) => [key, (await load()).operation] as const)));
+const loaded = Object.fromEntries(
+  await Promise.all(
+    Object.entries(mockOperations).map(async ([key, load]) => [key, (await load()).operation] as const),
+  ),
+);
 const factsOf = (key: OperationKey) => loaded[key]!;
 
 describe("every operation against the kit, without a handler", () => {

@@ -7,14 +7,18 @@ import type { Schemas } from "../../src/index.js";
 import { servePages } from "../../src/testing/index.js";
 import { mockedClient } from "./kit.js";
 
-const users: Schemas["User"][] = Array.from({ length: 5 }, (_, i) => ({ id: i + 1, email: `user${i + 1}@example.org` }));
+const users: Schemas["User"][] = Array.from({ length: 5 }, (_, i) => ({
+  id: i + 1,
+  email: `user${i + 1}@example.org`,
+}));
 
 describe("pagination", () => {
   it("servePages(): paginate() walks 5 customers in pages of 2, following the cursors, in 3 requests", async () => {
     const { mock, store } = mockedClient();
     mock.on("GET /users/", servePages(users, { pageSize: 2 }));
     const seen: number[] = [];
-    for await (const user of store.paginate("/users/", { params: { query: { is_blocked: false } } })) seen.push(user.id!);
+    for await (const user of store.paginate("/users/", { params: { query: { is_blocked: false } } }))
+      seen.push(user.id!);
     expect(seen).toEqual([1, 2, 3, 4, 5]);
     expect(mock.requests.map((r) => r.params.query)).toEqual([
       { is_blocked: false },
@@ -27,7 +31,11 @@ describe("pagination", () => {
     const { mock, store } = mockedClient();
     mock.on("GET /users/{id}/notes/", servePages([{ id: 1 }, { id: 2 }, { id: 3 }], { pageSize: 2 }));
     const first = await store.GET("/users/{id}/notes/", { params: { path: { id: 42 } } });
-    expect(first.data).toEqual({ next: `${mock.url}/users/42/notes/?cursor=2`, previous: null, results: [{ id: 1 }, { id: 2 }] });
+    expect(first.data).toEqual({
+      next: `${mock.url}/users/42/notes/?cursor=2`,
+      previous: null,
+      results: [{ id: 1 }, { id: 2 }],
+    });
     const second = await store.GET("/users/{id}/notes/", { params: { path: { id: 42 }, query: { cursor: "2" } } });
     expect(second.data).toEqual({ next: null, previous: `${mock.url}/users/42/notes/?cursor=0`, results: [{ id: 3 }] });
     const bad = await store.GET("/users/{id}/notes/", { params: { path: { id: 42 }, query: { cursor: "x" } } });
@@ -39,7 +47,10 @@ describe("pagination", () => {
     const { mock, store } = mockedClient();
     mock.on("GET /gift-cards/", ({ query }) =>
       query.cursor === undefined
-        ? { status: 200, body: { next: `${mock.url}/gift-cards/?status=active&cursor=p2`, previous: null, results: [{ id: 1 }] } }
+        ? {
+            status: 200,
+            body: { next: `${mock.url}/gift-cards/?status=active&cursor=p2`, previous: null, results: [{ id: 1 }] },
+          }
         : { status: 200, body: { next: null, previous: null, results: [{ id: 2 }, { id: 3 }] } },
     );
     const pages: number[][] = [];
@@ -63,7 +74,13 @@ describe("multipart upload", () => {
         expect(file).toBeInstanceOf(Blob);
         received.push({ name: (file as File).name, type: file.type, text: await file.text() });
       }
-      return { status: 201, body: { id: 2201, comments: [{ id: 1, attachments: files.map((f, i) => ({ id: i + 1, file_name: (f as File).name })) }] } };
+      return {
+        status: 201,
+        body: {
+          id: 2201,
+          comments: [{ id: 1, attachments: files.map((f, i) => ({ id: i + 1, file_name: (f as File).name })) }],
+        },
+      };
     });
     const { data, response } = await store.POST("/tickets/attachments/", { body: { files: [photo, receipt] } });
     expect(response.status).toBe(201);
@@ -103,7 +120,9 @@ describe("isolation", () => {
 
     // One mock's fetch never answers for another's URL: it fails as an unreachable address would.
     await expect(a.mock.fetch(`${b.mock.url}/users/1/`)).rejects.toThrow(TypeError);
-    await expect(a.mock.fetch("http://127.0.0.1:9/users/1/")).rejects.toThrow(`this mock answers only requests under ${a.mock.url}/`);
+    await expect(a.mock.fetch("http://127.0.0.1:9/users/1/")).rejects.toThrow(
+      `this mock answers only requests under ${a.mock.url}/`,
+    );
   });
 
   it("reset() removes the handlers and forgets the requests, of that mock only", async () => {
@@ -115,7 +134,10 @@ describe("isolation", () => {
     const recorded = a.mock.requests;
     a.mock.reset();
     expect(recorded, "the same list, emptied").toHaveLength(0);
-    expect((await a.store.GET("/gateways/{id}/", { params: { path: { id: 3 } } })).data?.id, "back to the example").not.toBe(99);
+    expect(
+      (await a.store.GET("/gateways/{id}/", { params: { path: { id: 3 } } })).data?.id,
+      "back to the example",
+    ).not.toBe(99);
     expect((await b.store.GET("/gateways/{id}/", { params: { path: { id: 3 } } })).data?.id).toBe(99);
     expect(b.mock.requests).toHaveLength(2);
   });

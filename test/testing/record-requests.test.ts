@@ -9,10 +9,17 @@ import { createMockStore } from "../../src/testing/index.js";
 describe("recordRequests", () => {
   it("false: requests are answered and validated, and none is kept", async () => {
     const mock = createMockStore({ recordRequests: false });
-    const store = createStoreAdminClient({ apiUrl: mock.url, accessToken: "test-token", fetch: mock.fetch, maxRetries: 0 });
+    const store = createStoreAdminClient({
+      apiUrl: mock.url,
+      accessToken: "test-token",
+      fetch: mock.fetch,
+      maxRetries: 0,
+    });
     mock.on("GET /users/{id}/", ({ path }) => ({ status: 200, body: { id: path.id, email: "ada@example.com" } }));
     expect(await store.users.retrieve(42)).toEqual({ id: 42, email: "ada@example.com" });
-    await expect(store.giftCards.update(7, { expired_at: 42 as never })).rejects.toBeInstanceOf(UnprocessableEntityError);
+    await expect(store.giftCards.update(7, { expired_at: 42 as never })).rejects.toBeInstanceOf(
+      UnprocessableEntityError,
+    );
     expect(mock.requests).toEqual([]);
     expect(mock.requestsTo("GET /users/{id}/")).toEqual([]);
   });
@@ -26,8 +33,14 @@ describe("recordRequests", () => {
   });
 
   it("refuses a value that is not a boolean, and an unknown option, naming it", () => {
-    expect(() => createMockStore({ recordRequests: "no" as never })).toThrow(new TypeError('createMockStore(): recordRequests must be true or false, got "no".'));
-    expect(() => createMockStore({ recordRequest: false } as never)).toThrow(new TypeError('createMockStore(): "recordRequest" is not an option; the option is recordRequests.'));
-    expect(() => createMockStore(null as never)).toThrow(new TypeError("createMockStore() takes { recordRequests? } or nothing."));
+    expect(() => createMockStore({ recordRequests: "no" as never })).toThrow(
+      new TypeError('createMockStore(): recordRequests must be true or false, got "no".'),
+    );
+    expect(() => createMockStore({ recordRequest: false } as never)).toThrow(
+      new TypeError('createMockStore(): "recordRequest" is not an option; the option is recordRequests.'),
+    );
+    expect(() => createMockStore(null as never)).toThrow(
+      new TypeError("createMockStore() takes { recordRequests? } or nothing."),
+    );
   });
 });

@@ -49,8 +49,12 @@ function sourcesOf(entry: string, seen = new Set<string>()): string[] {
   const marked = [...text.matchAll(/^\/\/ (\S+\.ts)$/gm)].map(([, source]) => source!);
   const unmapped = marked.length > 0 && marked.every((source) => GENERATED_VALIDATOR_MODULE.test(source));
   if (!existsSync(`${file}.map`) && !unmapped) throw new Error(`${entry} has no source map`);
-  const map = existsSync(`${file}.map`) ? (JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] }) : { sources: marked };
-  const chunks = [...text.matchAll(/(?:from |import\()"(\.[^"]+)"/g)].map(([, specifier]) => join(dirname(entry), specifier!));
+  const map = existsSync(`${file}.map`)
+    ? (JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] })
+    : { sources: marked };
+  const chunks = [...text.matchAll(/(?:from |import\()"(\.[^"]+)"/g)].map(([, specifier]) =>
+    join(dirname(entry), specifier!),
+  );
   return [...map.sources, ...chunks.flatMap((chunk) => sourcesOf(chunk, seen))];
 }
 
@@ -62,7 +66,10 @@ describe("the testing kit and the bundles", () => {
   it(`the main entry bundles no module of the kit and stays within ${CEILING_GZIP_BYTES} B min+gz`, async () => {
     const main = await bundleSize();
     const inputs = main.inputs.map((input) => input.path);
-    expect(inputs.some((path) => path === "src/client/client.ts"), "the bundle holds the client").toBe(true);
+    expect(
+      inputs.some((path) => path === "src/client/client.ts"),
+      "the bundle holds the client",
+    ).toBe(true);
     expect(inputs.filter((path) => /\/testing\//.test(path))).toEqual([]);
     expect(main.totalGzipBytes).toBeLessThanOrEqual(CEILING_GZIP_BYTES);
   });
@@ -73,8 +80,12 @@ describe("the testing kit and the bundles", () => {
     // dist/ is bundled per entry (scripts/build.ts): what went into it is read from its source maps.
     const inputs = kit.output.imports.length === 0 ? sourcesOf("src/testing/index.js") : [];
     // Each operation's validators are a module of their own, loaded on its first request.
-    expect(inputs.some((path) => path.endsWith(`generated/testing/ops/${fileKey("getUser", "getUser")}.ts`))).toBe(true);
+    expect(inputs.some((path) => path.endsWith(`generated/testing/ops/${fileKey("getUser", "getUser")}.ts`))).toBe(
+      true,
+    );
     expect(inputs.filter((path) => path.startsWith("node:") || path.includes("node_modules/ajv"))).toEqual([]);
-    console.info(`[size] import { createMockStore } from "store-admin-sdk/testing": ${kit.gzipBytes} B min+gz (${kit.minBytes} B minified)`);
+    console.info(
+      `[size] import { createMockStore } from "store-admin-sdk/testing": ${kit.gzipBytes} B min+gz (${kit.minBytes} B minified)`,
+    );
   });
 });

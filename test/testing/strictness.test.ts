@@ -33,7 +33,11 @@ describe("a handler's reply at compile time", () => {
       path.id === 0 ? new Response(null, { status: 418 }) : { status: 200, body: { id: path.id, emial: "x" } },
     );
     // What compiles: declared fields, a 404 body, headers and delayMs, a Response, a reply held in a typed variable.
-    mock.on("GET /users/{id}/", ({ path }) => (path.id === 0 ? { status: 404, body: { detail: "No such customer." } } : { status: 200, body: { id: path.id, email: "a@b.c" }, headers: { etag: "1" }, delayMs: 0 }));
+    mock.on("GET /users/{id}/", ({ path }) =>
+      path.id === 0
+        ? { status: 404, body: { detail: "No such customer." } }
+        : { status: 200, body: { id: path.id, email: "a@b.c" }, headers: { etag: "1" }, delayMs: 0 },
+    );
     mock.on("GET /users/{id}/", () => new Response(null, { status: 418 }));
     const user: Schemas["User"] = { id: 1, email: "ada@example.com" };
     mock.on("GET /users/{id}/", () => ({ status: 200, body: user }));
@@ -52,8 +56,13 @@ describe("a handler that throws is a bug in the test", () => {
     expect(error).toBeInstanceOf(MockHandlerError);
     expect(error).not.toBeInstanceOf(ConnectionError);
     expect((error as Error).cause).toBe(bug);
-    expect((error as Error).message).toBe("[GET /stockrecords/{id}/] the handler threw: RangeError: kaboom. To fail the request as a network error would, return Response.error().");
-    expect(mock.requests.map((r) => r.status), "one request, never answered, never retried").toEqual([undefined]);
+    expect((error as Error).message).toBe(
+      "[GET /stockrecords/{id}/] the handler threw: RangeError: kaboom. To fail the request as a network error would, return Response.error().",
+    );
+    expect(
+      mock.requests.map((r) => r.status),
+      "one request, never answered, never retried",
+    ).toEqual([undefined]);
   });
 
   it("an assertion failing inside a handler reaches the test as the cause, whatever was thrown", async () => {
@@ -62,7 +71,9 @@ describe("a handler that throws is a bug in the test", () => {
       expect(body.first_name).toBe("Ada");
       return { status: 200, body: { id: 1 } };
     });
-    const error = await rejectionOf(store.PATCH("/users/{id}/", { params: { path: { id: 1 } }, body: { first_name: "Grace" } }));
+    const error = await rejectionOf(
+      store.PATCH("/users/{id}/", { params: { path: { id: 1 } }, body: { first_name: "Grace" } }),
+    );
     expect(error).toBeInstanceOf(MockHandlerError);
     expect(((error as Error).cause as Error).message).toContain("expected 'Grace' to be 'Ada'");
     mock.on("PATCH /users/{id}/", () => {
@@ -111,13 +122,22 @@ describe("servePages applies the query's equality filters", () => {
     const { mock, store } = mockedClient();
     mock.on("GET /users/", servePages(users, { pageSize: 1 }));
     const ids: number[] = [];
-    for await (const user of store.paginate("/users/", { params: { query: { accepts_marketing: true, language: "sv" } } })) ids.push(user.id);
+    for await (const user of store.paginate("/users/", {
+      params: { query: { accepts_marketing: true, language: "sv" } },
+    }))
+      ids.push(user.id);
     expect(ids).toEqual([3]);
     const marketing: number[] = [];
-    for await (const user of store.paginate("/users/", { params: { query: { accepts_marketing: true } } })) marketing.push(user.id);
+    for await (const user of store.paginate("/users/", { params: { query: { accepts_marketing: true } } }))
+      marketing.push(user.id);
     expect(marketing).toEqual([2, 3, 4]);
     // Pages of one: three requests, each carrying the filter.
-    expect(mock.requestsTo("GET /users/").slice(1).map((r) => r.params.query.accepts_marketing)).toEqual([true, true, true]);
+    expect(
+      mock
+        .requestsTo("GET /users/")
+        .slice(1)
+        .map((r) => r.params.query.accepts_marketing),
+    ).toEqual([true, true, true]);
   });
 
   it("a parameter that names no field of the items (a search) is not applied", async () => {
@@ -137,9 +157,13 @@ describe("what is sent is what was validated", () => {
     mock.on("GET /users/{id}/", () => ({ status: 200, body: { id: Infinity } }));
     const error = await rejectionOf(store.GET("/users/{id}/", { params: { path: { id: 1 } } }));
     expect(error).toBeInstanceOf(MockContractError);
-    expect((error as Error).message).toBe("[GET /users/{id}/] the handler's 200 reply has body.id = Infinity, which JSON cannot carry (it would be sent as null).");
+    expect((error as Error).message).toBe(
+      "[GET /users/{id}/] the handler's 200 reply has body.id = Infinity, which JSON cannot carry (it would be sent as null).",
+    );
     mock.on("GET /users/{id}/", () => ({ status: 200, body: { id: 1, addresses: [{ id: NaN }] } }));
-    expect(((await rejectionOf(store.GET("/users/{id}/", { params: { path: { id: 1 } } }))) as Error).message).toContain("body.addresses.0.id = NaN");
+    expect(
+      ((await rejectionOf(store.GET("/users/{id}/", { params: { path: { id: 1 } } }))) as Error).message,
+    ).toContain("body.addresses.0.id = NaN");
   });
 
   it("a body whose toJSON changes it is validated as serialized, and sent as validated", async () => {
@@ -147,7 +171,9 @@ describe("what is sent is what was validated", () => {
     const sneaky = { id: 1, email: "a@b.c", toJSON: () => ({ id: "one" }) };
     mock.on("GET /users/{id}/", () => ({ status: 200, body: sneaky as unknown as Schemas["User"] }));
     const error = await rejectionOf(store.GET("/users/{id}/", { params: { path: { id: 1 } } }));
-    expect((error as Error).message).toBe("[GET /users/{id}/] the handler's 200 reply breaks the contract: body.id: must be integer.");
+    expect((error as Error).message).toBe(
+      "[GET /users/{id}/] the handler's 200 reply breaks the contract: body.id: must be integer.",
+    );
     const honest = { id: 1, toJSON: () => ({ id: 2, email: "x@y.z" }) };
     mock.on("GET /users/{id}/", () => ({ status: 200, body: honest as unknown as Schemas["User"] }));
     expect((await store.GET("/users/{id}/", { params: { path: { id: 1 } } })).data).toEqual({ id: 2, email: "x@y.z" });
@@ -178,30 +204,39 @@ describe("what is sent is what was validated", () => {
     expect([response.status, data]).toEqual([203, { id: 1 }]);
   });
 
-  it.each([Infinity, 3e9, -1, Number.NaN])("delayMs: %s is refused with a clear error, before any wait", async (delayMs) => {
-    const { mock, store } = mockedClient();
-    mock.on("GET /gateways/{id}/", () => ({ status: 200, body: { id: 3 }, delayMs }));
-    const error = await rejectionOf(store.GET("/gateways/{id}/", { params: { path: { id: 3 } } }));
-    expect(error).toBeInstanceOf(MockHandlerError);
-    expect((error as Error).message).toBe(
-      `[GET /gateways/{id}/] the handler's delayMs is ${String(delayMs)}; it must be a number of milliseconds from 0 to 2147483647 (the longest a timer waits). To never answer, return a promise that never settles.`,
-    );
-    expect(mock.requests).toHaveLength(1);
-  });
+  it.each([Infinity, 3e9, -1, Number.NaN])(
+    "delayMs: %s is refused with a clear error, before any wait",
+    async (delayMs) => {
+      const { mock, store } = mockedClient();
+      mock.on("GET /gateways/{id}/", () => ({ status: 200, body: { id: 3 }, delayMs }));
+      const error = await rejectionOf(store.GET("/gateways/{id}/", { params: { path: { id: 3 } } }));
+      expect(error).toBeInstanceOf(MockHandlerError);
+      expect((error as Error).message).toBe(
+        `[GET /gateways/{id}/] the handler's delayMs is ${String(delayMs)}; it must be a number of milliseconds from 0 to 2147483647 (the longest a timer waits). To never answer, return a promise that never settles.`,
+      );
+      expect(mock.requests).toHaveLength(1);
+    },
+  );
 });
 
 describe("a 429 reply without Retry-After", () => {
   it("gets `Retry-After: 0`, so the client retries at once; one the handler sets is kept", async () => {
     const { mock, store } = mockedClient();
     let calls = 0;
-    mock.on("GET /gift-cards/", () => (++calls === 1 ? { status: 429, body: { detail: "Slow down." } } : { status: 200, body: { next: null, previous: null, results: [] } }));
+    mock.on("GET /gift-cards/", () =>
+      ++calls === 1
+        ? { status: 429, body: { detail: "Slow down." } }
+        : { status: 200, body: { next: null, previous: null, results: [] } },
+    );
     const { response } = await store.GET("/gift-cards/");
     expect(response.status).toBe(200);
     expect(mock.requests.map((r) => r.status)).toEqual([429, 200]);
 
     const direct = (headers: Record<string, string>) => {
       mock.on("GET /gift-cards/", () => ({ status: 429, body: { detail: "Slow down." }, headers }));
-      return mock.fetch(`${mock.url}/gift-cards/`, { headers: { authorization: "Bearer t", "x-store-api-version": "2024-04-01" } });
+      return mock.fetch(`${mock.url}/gift-cards/`, {
+        headers: { authorization: "Bearer t", "x-store-api-version": "2024-04-01" },
+      });
     };
     expect((await direct({})).headers.get("retry-after")).toBe("0");
     expect((await direct({ "Retry-After": "120" })).headers.get("retry-after")).toBe("120");
@@ -211,15 +246,25 @@ describe("a 429 reply without Retry-After", () => {
 describe("run-time messages name each field once, with the contract's expectation", () => {
   it("a value that matches no branch of an anyOf: one entry, `must be object or null`", async () => {
     const { mock, store } = mockedClient();
-    mock.on("GET /stockrecords/{id}/", () => ({ status: 200, body: JSON.parse('{"id":9001,"location":5}') as Schemas["StockRecord"] }));
+    mock.on("GET /stockrecords/{id}/", () => ({
+      status: 200,
+      body: JSON.parse('{"id":9001,"location":5}') as Schemas["StockRecord"],
+    }));
     const error = await rejectionOf(store.GET("/stockrecords/{id}/", { params: { path: { id: 9001 } } }));
-    expect((error as Error).message).toBe("[GET /stockrecords/{id}/] the handler's 200 reply breaks the contract: body.location: must be object or null.");
+    expect((error as Error).message).toBe(
+      "[GET /stockrecords/{id}/] the handler's 200 reply breaks the contract: body.location: must be object or null.",
+    );
   });
 
   it("a field of an object branch that is wrong is named, not the branches", async () => {
     const { mock, store } = mockedClient();
-    mock.on("GET /stockrecords/{id}/", () => ({ status: 200, body: JSON.parse('{"id":9001,"location":{"id":"x"}}') as Schemas["StockRecord"] }));
+    mock.on("GET /stockrecords/{id}/", () => ({
+      status: 200,
+      body: JSON.parse('{"id":9001,"location":{"id":"x"}}') as Schemas["StockRecord"],
+    }));
     const error = await rejectionOf(store.GET("/stockrecords/{id}/", { params: { path: { id: 9001 } } }));
-    expect((error as Error).message).toBe("[GET /stockrecords/{id}/] the handler's 200 reply breaks the contract: body.location.id: must be integer.");
+    expect((error as Error).message).toBe(
+      "[GET /stockrecords/{id}/] the handler's 200 reply breaks the contract: body.location.id: must be integer.",
+    );
   });
 });

@@ -17,7 +17,11 @@ interface Entry {
 
 /** The `validation` list of a problem body. */
 function validationOf(error: unknown): Entry[] {
-  expect(error, "a problem body").toMatchObject({ type: expect.any(String), title: expect.any(String), status: expect.any(Number) });
+  expect(error, "a problem body").toMatchObject({
+    type: expect.any(String),
+    title: expect.any(String),
+    status: expect.any(Number),
+  });
   return (error as { validation?: Entry[] }).validation ?? [];
 }
 
@@ -35,7 +39,12 @@ describe("422: a request that breaks the contract, each problem naming its field
     });
     expect(response.status).toBe(422);
     expect(validationOf(error)).toEqual([
-      { location: ["body", "line4"], severity: "Error", code: "required", message: "must have required property 'line4'" },
+      {
+        location: ["body", "line4"],
+        severity: "Error",
+        code: "required",
+        message: "must have required property 'line4'",
+      },
     ]);
     expect(handled, "an invalid request never reaches the handler").toBe(0);
     expect(mock.requests.map((r) => r.status)).toEqual([422]);
@@ -60,20 +69,34 @@ describe("422: a request that breaks the contract, each problem naming its field
 
   it("a string over its maxLength", async () => {
     const { store } = mockedClient();
-    const { error } = await store.PATCH("/users/{id}/", { params: { path: { id: 42 } }, body: { first_name: "A".repeat(256) } });
-    expect(validationOf(error)).toEqual([expect.objectContaining({ location: ["body", "first_name"], code: "maxLength" })]);
+    const { error } = await store.PATCH("/users/{id}/", {
+      params: { path: { id: 42 } },
+      body: { first_name: "A".repeat(256) },
+    });
+    expect(validationOf(error)).toEqual([
+      expect.objectContaining({ location: ["body", "first_name"], code: "maxLength" }),
+    ]);
   });
 
   it("path and query parameters of the wrong type or outside their enum: location path.id, query.is_blocked, query.language", async () => {
     const { store } = mockedClient();
     const byPath = await store.GET("/users/{id}/", { params: { path: { id: "ada" as never } } });
     expect(byPath.response.status).toBe(422);
-    expect(validationOf(byPath.error)).toEqual([expect.objectContaining({ location: ["path", "id"], code: "type", message: "must be integer" })]);
+    expect(validationOf(byPath.error)).toEqual([
+      expect.objectContaining({ location: ["path", "id"], code: "type", message: "must be integer" }),
+    ]);
 
-    const byQuery = await store.GET("/users/", { params: { query: { is_blocked: "maybe" as never, language: "xx" as never } } });
+    const byQuery = await store.GET("/users/", {
+      params: { query: { is_blocked: "maybe" as never, language: "xx" as never } },
+    });
     expect(byQuery.response.status).toBe(422);
     const entries = validationOf(byQuery.error).map((e) => [e.location.join("."), e.code]);
-    expect(entries).toEqual(expect.arrayContaining([["query.is_blocked", "type"], ["query.language", "enum"]]));
+    expect(entries).toEqual(
+      expect.arrayContaining([
+        ["query.is_blocked", "type"],
+        ["query.language", "enum"],
+      ]),
+    );
   });
 
   it("a query parameter the contract does not declare, or an object where it declares a scalar: 422 naming it", async () => {
@@ -89,14 +112,18 @@ describe("422: a request that breaks the contract, each problem naming its field
     const nested = await store.GET("/users/", { params: { query: { email: { a: "x" } } as never } });
     expect(nested.response.status).toBe(422);
     expect(validationOf(nested.error).map((e) => e.location.join("."))).toEqual(["query.email[a]"]);
-    const none = await mock.fetch(`${mock.url}/users/42/?a[b]=1`, { headers: { authorization: "Bearer t", "x-store-api-version": "2024-04-01" } });
+    const none = await mock.fetch(`${mock.url}/users/42/?a[b]=1`, {
+      headers: { authorization: "Bearer t", "x-store-api-version": "2024-04-01" },
+    });
     expect(none.status).toBe(422);
     expect(JSON.stringify(await none.json())).toContain("is not a query parameter of GET /users/{id}/ (it takes none)");
   });
 
   it("unwrap() throws UnprocessableEntityError whose validation and message name the field", async () => {
     const { store } = mockedClient();
-    const thrown = await unwrap(store.POST("/disputes/{id}/notes/", { params: { path: { id: 55 } }, body: {} as never })).then(
+    const thrown = await unwrap(
+      store.POST("/disputes/{id}/notes/", { params: { path: { id: 55 } }, body: {} as never }),
+    ).then(
       () => undefined,
       (error: unknown) => error,
     );
@@ -132,12 +159,18 @@ describe("422: a request that breaks the contract, each problem naming its field
 
   it("a body that is not JSON, or no body where one is required", async () => {
     const { mock } = mockedClient();
-    const headers = { authorization: "Bearer test-token", "x-store-api-version": "2024-04-01", "content-type": "application/json" };
+    const headers = {
+      authorization: "Bearer test-token",
+      "x-store-api-version": "2024-04-01",
+      "content-type": "application/json",
+    };
     const broken = await mock.fetch(`${mock.url}/users/42/`, { method: "PATCH", headers, body: "{ is_blocked: true" });
     expect(broken.status).toBe(422);
     expect(validationOf(await broken.json())).toEqual([expect.objectContaining({ location: ["body"], code: "parse" })]);
     const empty = await mock.fetch(`${mock.url}/users/42/`, { method: "PATCH", headers });
-    expect(validationOf(await empty.json())).toEqual([expect.objectContaining({ location: ["body"], code: "required" })]);
+    expect(validationOf(await empty.json())).toEqual([
+      expect.objectContaining({ location: ["body"], code: "required" }),
+    ]);
   });
 });
 
@@ -161,12 +194,18 @@ describe("401, 400 and 415", () => {
   it("400 naming header.x-store-api-version when the version header is wrong or missing", async () => {
     const { mock } = mockedClient();
     const auth = { authorization: "Bearer test-token" };
-    const wrong = await mock.fetch(`${mock.url}/users/42/`, { headers: { ...auth, "X-Store-API-Version": "1999-01-01" } });
+    const wrong = await mock.fetch(`${mock.url}/users/42/`, {
+      headers: { ...auth, "X-Store-API-Version": "1999-01-01" },
+    });
     expect(wrong.status).toBe(400);
-    expect(validationOf(await wrong.json())).toEqual([expect.objectContaining({ location: ["header", "x-store-api-version"], code: "enum" })]);
+    expect(validationOf(await wrong.json())).toEqual([
+      expect.objectContaining({ location: ["header", "x-store-api-version"], code: "enum" }),
+    ]);
     const missing = await mock.fetch(`${mock.url}/users/42/`, { headers: auth });
     expect(missing.status).toBe(400);
-    expect(validationOf(await missing.json())).toEqual([expect.objectContaining({ location: ["header", "x-store-api-version"], code: "required" })]);
+    expect(validationOf(await missing.json())).toEqual([
+      expect.objectContaining({ location: ["header", "x-store-api-version"], code: "required" }),
+    ]);
   });
 
   it("415 for JSON sent to the multipart upload", async () => {
@@ -177,16 +216,27 @@ describe("401, 400 and 415", () => {
       body: "{}",
     });
     expect(response.status).toBe(415);
-    expect(await response.json()).toMatchObject({ title: "Unsupported Media Type", detail: "POST /tickets/attachments/ takes multipart/form-data, not application/json." });
+    expect(await response.json()).toMatchObject({
+      title: "Unsupported Media Type",
+      detail: "POST /tickets/attachments/ takes multipart/form-data, not application/json.",
+    });
   });
 
   it("the titles are RFC 9110's reason phrases, the SDK's own: 422 is Unprocessable Content", async () => {
     const { mock, store } = mockedClient();
-    const response = await mock.fetch(`${mock.url}/users/x/`, { headers: { authorization: "Bearer test-token", ...VERSION } });
+    const response = await mock.fetch(`${mock.url}/users/x/`, {
+      headers: { authorization: "Bearer test-token", ...VERSION },
+    });
     expect(response.status).toBe(422);
     expect(await response.json()).toMatchObject({ title: "Unprocessable Content" });
-    const upload = await store.POST("/tickets/attachments/", { body: {} as never, bodySerializer: () => "{}", headers: { "content-type": "application/json" } });
+    const upload = await store.POST("/tickets/attachments/", {
+      body: {} as never,
+      bodySerializer: () => "{}",
+      headers: { "content-type": "application/json" },
+    });
     expect(upload.response.status).toBe(415);
-    await expect(unwrap(Promise.resolve(upload))).rejects.toThrow(/^\[POST \/tickets\/attachments\/\] 415 Unsupported Media Type: /);
+    await expect(unwrap(Promise.resolve(upload))).rejects.toThrow(
+      /^\[POST \/tickets\/attachments\/\] 415 Unsupported Media Type: /,
+    );
   });
 });

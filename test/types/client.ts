@@ -27,7 +27,10 @@ type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ?
 /** The GET paths whose success body is a page (`{ next, previous, results }`), from the response types. */
 type PagedGetPath = {
   [P in keyof paths]: paths[P] extends { get: object }
-    ? NonNullable<FetchResponse<paths[P]["get"], {}, "application/json">["data"]> extends { results: readonly unknown[]; next?: unknown }
+    ? NonNullable<FetchResponse<paths[P]["get"], {}, "application/json">["data"]> extends {
+        results: readonly unknown[];
+        next?: unknown;
+      }
       ? P
       : never
     : never;
@@ -38,7 +41,9 @@ export async function checks(store: StoreAdminClient): Promise<void> {
   // ── valid forms compile, with no version header or token in params ─────────────────
   await store.GET("/users/{id}/", { params: { path: { id: 42 } } });
   await store.GET("/users/");
-  await store.GET("/users/", { params: { query: { language: "sv", is_blocked: false, date_joined_from: "2024-01-01" } } });
+  await store.GET("/users/", {
+    params: { query: { language: "sv", is_blocked: false, date_joined_from: "2024-01-01" } },
+  });
   await store.PATCH("/users/{id}/", { params: { path: { id: 42 } }, body: { first_name: "Astrid", language: null } });
   await store.PUT("/users/{id}/addresses/{addressId}/", {
     params: { path: { id: 42, addressId: 7 } },
@@ -47,7 +52,10 @@ export async function checks(store: StoreAdminClient): Promise<void> {
   await store.POST("/products/", { body: { title: "Coffee", ranking: 10, interval: "month" } });
   await store.POST("/disputes/{id}/resolve/", { params: { path: { id: 615 } }, body: { resolution: "won" } });
   await store.POST("/disputes/{id}/resolve/", { params: { path: { id: 615 } } });
-  await store.PATCH("/orders/{number}/lines/{lineId}/", { params: { path: { number: "100234", lineId: 3301 } }, body: { quantity: 0 } });
+  await store.PATCH("/orders/{number}/lines/{lineId}/", {
+    params: { path: { number: "100234", lineId: 3301 } },
+    body: { quantity: 0 },
+  });
   await store.POST("/subscriptions/{id}/renew/", { params: { path: { id: 410 } } });
   await store.POST("/tickets/attachments/", { body: { files: new File(["x"], "x.txt") } });
   await store.POST("/tickets/attachments/", { body: { files: [new Blob(["a"]), new File(["b"], "b.txt")] } });
@@ -67,7 +75,9 @@ export async function checks(store: StoreAdminClient): Promise<void> {
     assertType<Equal<typeof user.language, Schemas["Language"] | undefined>>(true);
   }
   // the single-or-list body is always an array for callers
-  const { data: fulfillmentOrders } = await store.GET("/orders/{number}/fulfillment-orders/", { params: { path: { number: "100234" } } });
+  const { data: fulfillmentOrders } = await store.GET("/orders/{number}/fulfillment-orders/", {
+    params: { path: { number: "100234" } },
+  });
   if (fulfillmentOrders) {
     const first = fulfillmentOrders[0];
     assertType<Equal<typeof fulfillmentOrders, NonNullable<typeof first>[]>>(true);
@@ -76,7 +86,9 @@ export async function checks(store: StoreAdminClient): Promise<void> {
     void quantity;
   }
   // Schemas[...] names the response shapes, read-only fields included
-  const card: Schemas["GiftCard"] = await unwrap(store.PATCH("/gift-cards/{id}/", { params: { path: { id: 88 } }, body: { user: null } }));
+  const card: Schemas["GiftCard"] = await unwrap(
+    store.PATCH("/gift-cards/{id}/", { params: { path: { id: 88 } }, body: { user: null } }),
+  );
   assertType<Equal<typeof card.id, number>>(true);
   const namedCard: GiftCard = card;
   // the id of a response is a number, so the next call needs no `!`
@@ -85,7 +97,12 @@ export async function checks(store: StoreAdminClient): Promise<void> {
   assertType<Equal<typeof renewed.status, string | null | undefined>>(true);
   // scalar items of response arrays may be null; objects in arrays are objects
   assertType<Equal<NonNullable<typeof renewed.orders>[number] extends object ? true : false, true>>(true);
-  const order: Order = await unwrap(store.PATCH("/orders/{number}/lines/{lineId}/", { params: { path: { number: "100234", lineId: 3301 } }, body: { quantity: 1 } }));
+  const order: Order = await unwrap(
+    store.PATCH("/orders/{number}/lines/{lineId}/", {
+      params: { path: { number: "100234", lineId: 3301 } },
+      body: { quantity: 1 },
+    }),
+  );
   assertType<Equal<typeof order.number, string>>(true);
   assertType<Equal<NonNullable<typeof order.tags>[number], string | null>>(true);
   const dispute: Dispute = await unwrap(store.GET("/disputes/{id}/", { params: { path: { id: 615 } } }));
@@ -100,7 +117,9 @@ export async function checks(store: StoreAdminClient): Promise<void> {
     // @ts-expect-error an error body is an object, not a list
     void failed.error.length.toFixed();
   }
-  const fulfillmentFailed = await store.GET("/orders/{number}/fulfillment-orders/", { params: { path: { number: "1" } } });
+  const fulfillmentFailed = await store.GET("/orders/{number}/fulfillment-orders/", {
+    params: { path: { number: "1" } },
+  });
   if (fulfillmentFailed.error) assertType<Equal<typeof fulfillmentFailed.error, ErrorBody>>(true);
 
   // ── named request bodies under the contract's names ───────────────────────────────
@@ -117,7 +136,9 @@ export async function checks(store: StoreAdminClient): Promise<void> {
 
   // ── ticket attachments: further form fields of string, number or Blob ──────────────
   await store.POST("/tickets/attachments/", { body: { files: new File(["x"], "x.txt"), ticket: 2201 } });
-  await store.POST("/tickets/attachments/", { body: { files: [new Blob(["a"])], ticket: "2201", note: new Blob(["n"]) } });
+  await store.POST("/tickets/attachments/", {
+    body: { files: [new Blob(["a"])], ticket: "2201", note: new Blob(["n"]) },
+  });
   // @ts-expect-error a further form field is a string, a number or a file, not an object
   await store.POST("/tickets/attachments/", { body: { files: new Blob(["a"]), ticket: { id: 2201 } } });
 
@@ -190,7 +211,12 @@ export async function checks(store: StoreAdminClient): Promise<void> {
 
 export function optionChecks(): void {
   createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: "t" });
-  createStoreAdminClient({ apiUrl: "http://127.0.0.1:4010", accessToken: async () => "t", timeoutMs: 5_000, maxRetries: 0 });
+  createStoreAdminClient({
+    apiUrl: "http://127.0.0.1:4010",
+    accessToken: async () => "t",
+    timeoutMs: 5_000,
+    maxRetries: 0,
+  });
   // @ts-expect-error baseUrl and apiUrl are exclusive
   createStoreAdminClient({ baseUrl: "https://a.example", apiUrl: "https://b.example", accessToken: "t" });
   // @ts-expect-error one of baseUrl and apiUrl is required
@@ -200,9 +226,18 @@ export function optionChecks(): void {
   // @ts-expect-error a token function returns a string
   createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: () => 42 });
   // the headers option takes what the client accepts at run time
-  createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: "t", maxResponseBytes: 1 << 20, headers: new Headers({ "X-Trace": "1" }) });
+  createStoreAdminClient({
+    baseUrl: "https://shop.example.com",
+    accessToken: "t",
+    maxResponseBytes: 1 << 20,
+    headers: new Headers({ "X-Trace": "1" }),
+  });
   createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: "t", headers: [["X-Trace", "1"]] });
-  createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: "t", headers: new Map([["X-Trace", "1"]]) });
+  createStoreAdminClient({
+    baseUrl: "https://shop.example.com",
+    accessToken: "t",
+    headers: new Map([["X-Trace", "1"]]),
+  });
   // @ts-expect-error a string is not a set of headers
   createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: "t", headers: "X-Trace: 1" });
 }

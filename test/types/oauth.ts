@@ -4,13 +4,31 @@
  */
 import { createPartnerApp, type Scope } from "../../src/oauth/index.js";
 
-const app = createPartnerApp({ clientId: "id", clientSecret: "secret", redirectUri: "https://app.example/cb", allowedStores: [".stores.example.com"], scopes: ["users:read", "orders:write"] });
+const app = createPartnerApp({
+  clientId: "id",
+  clientSecret: "secret",
+  redirectUri: "https://app.example/cb",
+  allowedStores: [".stores.example.com"],
+  scopes: ["users:read", "orders:write"],
+});
 void app.begin({ store: "shop.stores.example.com", scopes: ["disputes:write", "gift_cards:read"] });
 // @ts-expect-error: not a scope of the contract
 void app.begin({ store: "shop.stores.example.com", scopes: ["users:reed"] });
 // @ts-expect-error: not a scope of the contract
-createPartnerApp({ clientId: "id", clientSecret: "secret", redirectUri: "https://app.example/cb", allowedStores: ["a.example.com"], scopes: ["admin"] });
+createPartnerApp({
+  clientId: "id",
+  clientSecret: "secret",
+  redirectUri: "https://app.example/cb",
+  allowedStores: ["a.example.com"],
+  scopes: ["admin"],
+});
 // @ts-expect-error: the test origin is plain HTTP to 127.0.0.1 only
-createPartnerApp({ clientId: "id", clientSecret: "secret", redirectUri: "https://app.example/cb", allowedStores: ["a.example.com"], testOrigin: "http://example.com:80" });
+createPartnerApp({
+  clientId: "id",
+  clientSecret: "secret",
+  redirectUri: "https://app.example/cb",
+  allowedStores: ["a.example.com"],
+  testOrigin: "http://example.com:80",
+});
 const scope: Scope = "users:write";
 void scope;

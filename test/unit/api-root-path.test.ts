@@ -20,7 +20,13 @@ describe("the API root's path", () => {
   });
 
   it("refuses a path that is not plain segments, naming where it is", () => {
-    for (const url of ["{base_url}/../admin", "{base_url}/api/./admin", "{base_url}/api?x=1", "{base_url}/a b", "{base_url}/{tenant}"]) {
+    for (const url of [
+      "{base_url}/../admin",
+      "{base_url}/api/./admin",
+      "{base_url}/api?x=1",
+      "{base_url}/a b",
+      "{base_url}/{tenant}",
+    ]) {
       expect(() => apiRootPath(servers(url)), url).toThrow(/^#\/servers\/0\/url: /);
     }
   });
@@ -33,11 +39,16 @@ describe("the API root's path", () => {
     const store = createStoreAdminClient({
       baseUrl: "https://shop.example.com",
       accessToken: "token-0123456789",
-      fetch: async (input) => (seen.push(new Request(input).url), new Response("{}", { status: 200, headers: { "content-type": "application/json" } })),
+      fetch: async (input) => (
+        seen.push(new Request(input).url),
+        new Response("{}", { status: 200, headers: { "content-type": "application/json" } })
+      ),
     });
     await store.GET("/users/{id}/", { params: { path: { id: 42 } } });
     expect(seen).toEqual([`https://shop.example.com${API_ROOT_PATH}/users/42/`]);
-    expect(() => createStoreAdminClient({ baseUrl: `https://shop.example.com${API_ROOT_PATH}`, accessToken: "token-0123456789" })).toThrow(`baseUrl ends in ${API_ROOT_PATH}`);
+    expect(() =>
+      createStoreAdminClient({ baseUrl: `https://shop.example.com${API_ROOT_PATH}`, accessToken: "token-0123456789" }),
+    ).toThrow(`baseUrl ends in ${API_ROOT_PATH}`);
     expect(new URL(createMockStore().url).pathname).toBe(API_ROOT_PATH);
   });
 });

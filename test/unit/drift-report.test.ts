@@ -23,11 +23,17 @@ const user = {
     status: { enum: ["active", "blocked"] },
     code: { type: "string", pattern: "^[A-Z]{3}$", minLength: 3 },
     joined: { anyOf: [{ type: "string", format: "date-time" }, { type: "null" }] },
-    address: { anyOf: [{ type: "object", required: ["line1"], properties: { line1: { type: "string" } } }, { type: "null" }] },
+    address: {
+      anyOf: [{ type: "object", required: ["line1"], properties: { line1: { type: "string" } } }, { type: "null" }],
+    },
     counts: { type: "object", additionalProperties: { type: "integer" } },
   },
 };
-const validate = ajv.compile({ type: "object", required: ["results"], properties: { results: { type: "array", items: user } } });
+const validate = ajv.compile({
+  type: "object",
+  required: ["results"],
+  properties: { results: { type: "array", items: user } },
+});
 
 const driftsIn = (body: unknown) => {
   expect(validate(body)).toBe(false);
@@ -36,7 +42,13 @@ const driftsIn = (body: unknown) => {
 
 describe("drift reports", () => {
   it("star the index of every array item, so one field of many items is one pointer", () => {
-    const body = { results: [{ id: 1, email: null }, { id: 2, email: 7 }, { id: 3, email: 8 }] };
+    const body = {
+      results: [
+        { id: 1, email: null },
+        { id: 2, email: 7 },
+        { id: 3, email: 8 },
+      ],
+    };
     expect(driftsIn(body)).toEqual([{ pointer: "/results/*/email", expected: "string or null", received: "integer" }]);
   });
 
@@ -58,7 +70,9 @@ describe("drift reports", () => {
         { pointer: "/results/*/code", expected: "minLength 3", received: "string" },
       ]),
     );
-    expect(driftsIn({ results: [{ email: null }] })).toEqual([{ pointer: "/results/*/id", expected: "required", received: "missing" }]);
+    expect(driftsIn({ results: [{ email: null }] })).toEqual([
+      { pointer: "/results/*/id", expected: "required", received: "missing" },
+    ]);
     expect(driftsIn({})).toEqual([{ pointer: "/results", expected: "required", received: "missing" }]);
   });
 
@@ -71,8 +85,12 @@ describe("drift reports", () => {
   });
 
   it("report a nullable reference that failed as one drift, and a deeper drift inside it as the deeper one only", () => {
-    expect(driftsIn({ results: [{ id: 1, email: null, joined: 5 }] })).toEqual([{ pointer: "/results/*/joined", expected: "string or null", received: "integer" }]);
-    expect(driftsIn({ results: [{ id: 1, email: null, address: {} }] })).toEqual([{ pointer: "/results/*/address/line1", expected: "required", received: "missing" }]);
+    expect(driftsIn({ results: [{ id: 1, email: null, joined: 5 }] })).toEqual([
+      { pointer: "/results/*/joined", expected: "string or null", received: "integer" },
+    ]);
+    expect(driftsIn({ results: [{ id: 1, email: null, address: {} }] })).toEqual([
+      { pointer: "/results/*/address/line1", expected: "required", received: "missing" },
+    ]);
   });
 
   it(`keep at most ${MAX_DRIFTS}`, () => {
@@ -86,7 +104,15 @@ describe("drift reports", () => {
   });
 
   it("name JSON types", () => {
-    expect([null, [], {}, "", 1, 1.5, true].map(jsonType)).toEqual(["null", "array", "object", "string", "integer", "number", "boolean"]);
+    expect([null, [], {}, "", 1, 1.5, true].map(jsonType)).toEqual([
+      "null",
+      "array",
+      "object",
+      "string",
+      "integer",
+      "number",
+      "boolean",
+    ]);
   });
 });
 

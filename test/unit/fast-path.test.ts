@@ -117,7 +117,12 @@ describe("shared deadlines through the client", () => {
     const store = buildClient({ apiUrl: server().url, accessToken: TEST_TOKEN, timeoutMs: 300, maxRetries: 0 }, {});
     server().enqueue({ status: 200, body: { id: 1 } }, { hang: true }, { status: 200, body: { id: 3 } });
     const outcomes = await Promise.all(
-      [1, 2, 3].map((id) => store.GET("/users/{id}/", { params: { path: { id } } }).then((r) => (r.data as { id: number }).id, (e: Error) => e.name)),
+      [1, 2, 3].map((id) =>
+        store.GET("/users/{id}/", { params: { path: { id } } }).then(
+          (r) => (r.data as { id: number }).id,
+          (e: Error) => e.name,
+        ),
+      ),
     );
     expect(outcomes).toEqual([1, "TimeoutError", 3]);
     expect(server().requests).toHaveLength(3);
@@ -135,7 +140,8 @@ describe("shared deadlines through the client", () => {
 });
 
 describe("openapi-fetch still behaves as the fast path assumes", () => {
-  const ok = () => new Response(JSON.stringify({ id: 1 }), { status: 200, headers: { "content-type": "application/json" } });
+  const ok = () =>
+    new Response(JSON.stringify({ id: 1 }), { status: 200, headers: { "content-type": "application/json" } });
 
   it("PlannedRequest: a per-call Request class is constructed with (url, init), and that object goes to the per-call fetch", async () => {
     const seen: unknown[] = [];
@@ -178,8 +184,13 @@ describe("openapi-fetch still behaves as the fast path assumes", () => {
   it("bodies: openapi-fetch reads the Response our fetch returns through its text()/json() methods, and returns that Response", async () => {
     const reads: string[] = [];
     const client = createClient<never>({ baseUrl: "https://api.test" });
-    const get = (client as never as { GET: (p: string, i: object) => Promise<{ data: unknown; response: Response }> }).GET;
-    for (const [parseAs, contentLength] of [["json", undefined], ["json", "8"], ["text", undefined]] as const) {
+    const get = (client as never as { GET: (p: string, i: object) => Promise<{ data: unknown; response: Response }> })
+      .GET;
+    for (const [parseAs, contentLength] of [
+      ["json", undefined],
+      ["json", "8"],
+      ["text", undefined],
+    ] as const) {
       const response = ok();
       if (contentLength) response.headers.set("content-length", contentLength);
       Object.assign(response, {
@@ -200,7 +211,9 @@ describe("openapi-fetch still behaves as the fast path assumes", () => {
     expect(hasMiddleware()).toBe(false);
     client.use(m);
     expect(hasMiddleware()).toBe(true);
-    await (client as never as { GET: (p: string, i: object) => Promise<unknown> }).GET("/x", { fetch: () => Promise.resolve(ok()) });
+    await (client as never as { GET: (p: string, i: object) => Promise<unknown> }).GET("/x", {
+      fetch: () => Promise.resolve(ok()),
+    });
     expect(calls).toEqual(["onRequest"]);
     client.eject(m);
     expect(hasMiddleware()).toBe(false);

@@ -22,13 +22,17 @@ describe("fileKey", () => {
 
   it("keeps a long name's key short, and refuses what is not a checked identifier", () => {
     expect(fileKey(`a${"b".repeat(300)}`, "long").length).toBeLessThanOrEqual(49);
-    for (const unchecked of ["../etc/passwd", "a/b", "a b", "", "1abc"]) expect(() => fileKey(unchecked, unchecked)).toThrow(/is not a checked identifier/);
+    for (const unchecked of ["../etc/passwd", "a/b", "a b", "", "1abc"])
+      expect(() => fileKey(unchecked, unchecked)).toThrow(/is not a checked identifier/);
   });
 
   it("names every per-operation and per-schema file of generated/, none two alike on a file system that ignores case", () => {
     for (const dir of ["testing/ops", "validators/responses", "validators/schemas"]) {
       const names = readdirSync(join(ROOT, "generated", dir));
-      expect(names.filter((name) => !/^[a-z0-9_]+_[0-9a-f]{8}\.ts$/.test(name)), dir).toEqual([]);
+      expect(
+        names.filter((name) => !/^[a-z0-9_]+_[0-9a-f]{8}\.ts$/.test(name)),
+        dir,
+      ).toEqual([]);
       expect(new Set(names.map((name) => name.toLowerCase())).size, dir).toBe(names.length);
     }
   });

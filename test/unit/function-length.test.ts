@@ -20,12 +20,22 @@ const readAllowed = (): Allowed[] => JSON.parse(readFileSync(allowFile, "utf8"))
 describe("function length", () => {
   test(`no function in src/ has a body over ${MAX_LINES} lines, apart from the allow-list`, () => {
     const found = longFunctions(root, join(root, "src"));
-    expect(lengthProblems(found, readAllowed().filter((entry) => entry.file.startsWith("src/")))).toEqual([]);
+    expect(
+      lengthProblems(
+        found,
+        readAllowed().filter((entry) => entry.file.startsWith("src/")),
+      ),
+    ).toEqual([]);
   });
 
   test(`no function in scripts/ has a body over ${MAX_LINES} lines, apart from the allow-list`, () => {
     const found = longFunctions(root, join(root, "scripts"));
-    expect(lengthProblems(found, readAllowed().filter((entry) => entry.file.startsWith("scripts/")))).toEqual([]);
+    expect(
+      lengthProblems(
+        found,
+        readAllowed().filter((entry) => entry.file.startsWith("scripts/")),
+      ),
+    ).toEqual([]);
   });
 
   test("every allow-list entry gives a reason", () => {
@@ -39,7 +49,14 @@ describe("function length", () => {
     /** A function whose body spans exactly `lines` lines, its braces included. */
     const planted = (lines: number): string => {
       const statements = Array.from({ length: lines - 4 }, (_, i) => `  total += ${i};`);
-      return ["export function planted(): number {", "  let total = 0;", ...statements, "  return total;", "}", ""].join("\n");
+      return [
+        "export function planted(): number {",
+        "  let total = 0;",
+        ...statements,
+        "  return total;",
+        "}",
+        "",
+      ].join("\n");
     };
     const copy = (name: string, text: string): string => {
       const dir = join(scratch, name, "src", "bulk");
@@ -59,26 +76,44 @@ describe("function length", () => {
 
     test("arrows, methods and function expressions are measured too, by the name they are given", () => {
       const body = Array.from({ length: 81 }, (_, i) => `    void ${i};`).join("\n");
-      const dir = copy("kinds", [
-        `export const arrow = () => {\n${body}\n};`,
-        `export class Thing {\n  method(): void {\n${body}\n  }\n}`,
-        `export const object = { step: function () {\n${body}\n} };`,
-        "",
-      ].join("\n"));
-      expect(longFunctions(dir, join(dir, "src")).map((fn) => `${fn.name}:${fn.lines}`)).toEqual(["arrow:83", "method:83", "step:83"]);
+      const dir = copy(
+        "kinds",
+        [
+          `export const arrow = () => {\n${body}\n};`,
+          `export class Thing {\n  method(): void {\n${body}\n  }\n}`,
+          `export const object = { step: function () {\n${body}\n} };`,
+          "",
+        ].join("\n"),
+      );
+      expect(longFunctions(dir, join(dir, "src")).map((fn) => `${fn.name}:${fn.lines}`)).toEqual([
+        "arrow:83",
+        "method:83",
+        "step:83",
+      ]);
     });
 
     test("an allow-listed long function passes; an entry that matches nothing fails", () => {
       const long = copy("allowed", planted(81));
       const found = longFunctions(long, join(long, "src"));
-      expect(lengthProblems(found, [{ file: "src/bulk/planted.ts", name: "planted", reason: "a planted example" }])).toEqual([]);
-      expect(lengthProblems(found, [
-        { file: "src/bulk/planted.ts", name: "planted", reason: "a planted example" },
-        { file: "src/bulk/gone.ts", name: "gone", reason: "split long ago" },
-      ])).toEqual([`function-length.allow.json: src/bulk/gone.ts gone matches no function over ${MAX_LINES} lines; remove the entry.`]);
+      expect(
+        lengthProblems(found, [{ file: "src/bulk/planted.ts", name: "planted", reason: "a planted example" }]),
+      ).toEqual([]);
+      expect(
+        lengthProblems(found, [
+          { file: "src/bulk/planted.ts", name: "planted", reason: "a planted example" },
+          { file: "src/bulk/gone.ts", name: "gone", reason: "split long ago" },
+        ]),
+      ).toEqual([
+        `function-length.allow.json: src/bulk/gone.ts gone matches no function over ${MAX_LINES} lines; remove the entry.`,
+      ]);
       const fits = copy("allowed-fits", planted(80));
-      expect(lengthProblems(longFunctions(fits, join(fits, "src")), [{ file: "src/bulk/planted.ts", name: "planted", reason: "a planted example" }]))
-        .toEqual([`function-length.allow.json: src/bulk/planted.ts planted matches no function over ${MAX_LINES} lines; remove the entry.`]);
+      expect(
+        lengthProblems(longFunctions(fits, join(fits, "src")), [
+          { file: "src/bulk/planted.ts", name: "planted", reason: "a planted example" },
+        ]),
+      ).toEqual([
+        `function-length.allow.json: src/bulk/planted.ts planted matches no function over ${MAX_LINES} lines; remove the entry.`,
+      ]);
     });
   });
 });

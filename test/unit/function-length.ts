@@ -35,10 +35,14 @@ function functionName(node: ts.FunctionLikeDeclaration): string {
   if (ts.isConstructorDeclaration(node)) return "constructor";
   if (node.name !== undefined) return node.name.getText();
   const parent = node.parent;
-  if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && parent.name !== undefined) {
+  if (
+    (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) &&
+    parent.name !== undefined
+  ) {
     return parent.name.getText();
   }
-  if (ts.isBinaryExpression(parent) && parent.operatorToken.kind === ts.SyntaxKind.EqualsToken) return parent.left.getText();
+  if (ts.isBinaryExpression(parent) && parent.operatorToken.kind === ts.SyntaxKind.EqualsToken)
+    return parent.left.getText();
   return "<anonymous>";
 }
 
@@ -55,7 +59,12 @@ export function longFunctions(base: string, dir: string, max = MAX_LINES): LongF
         const last = source.getLineAndCharacterOfPosition(fn.body.getEnd()).line;
         const lines = last - first + 1;
         if (lines > max) {
-          found.push({ file, line: source.getLineAndCharacterOfPosition(fn.getStart(source)).line + 1, name: functionName(fn), lines });
+          found.push({
+            file,
+            line: source.getLineAndCharacterOfPosition(fn.getStart(source)).line + 1,
+            name: functionName(fn),
+            lines,
+          });
         }
       }
       ts.forEachChild(node, visit);
@@ -70,11 +79,17 @@ export function lengthProblems(found: readonly LongFunction[], allowed: readonly
   const isAllowed = (fn: LongFunction): boolean => allowed.some((a) => a.file === fn.file && a.name === fn.name);
   const problems = found
     .filter((fn) => !isAllowed(fn))
-    .map((fn) => `${fn.file}:${fn.line}: function ${fn.name} has a body of ${fn.lines} lines (at most ${max}); split it into named steps, or allow it in test/unit/function-length.allow.json with a reason.`);
+    .map(
+      (fn) =>
+        `${fn.file}:${fn.line}: function ${fn.name} has a body of ${fn.lines} lines (at most ${max}); split it into named steps, or allow it in test/unit/function-length.allow.json with a reason.`,
+    );
   for (const entry of allowed) {
-    if (entry.reason.trim() === "") problems.push(`function-length.allow.json: ${entry.file} ${entry.name} has no reason.`);
+    if (entry.reason.trim() === "")
+      problems.push(`function-length.allow.json: ${entry.file} ${entry.name} has no reason.`);
     if (!found.some((fn) => fn.file === entry.file && fn.name === entry.name)) {
-      problems.push(`function-length.allow.json: ${entry.file} ${entry.name} matches no function over ${max} lines; remove the entry.`);
+      problems.push(
+        `function-length.allow.json: ${entry.file} ${entry.name} matches no function over ${max} lines; remove the entry.`,
+      );
     }
   }
   return problems;

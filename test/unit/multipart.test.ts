@@ -35,7 +35,9 @@ describe("formBody: the one media type a call is sent in", () => {
     const encoded = formBody({ colour: "red", count: 2, tags: ["a", "b"], gone: undefined }, { form: true });
     expect(encoded).toBeInstanceOf(URLSearchParams);
     expect(String(encoded)).toBe("colour=red&count=2&tags=a&tags=b");
-    expect(() => formBody({ colour: new Blob(["x"]) }, { form: true })).toThrow('form field "colour" is a file, which a URL-encoded form cannot carry.');
+    expect(() => formBody({ colour: new Blob(["x"]) }, { form: true })).toThrow(
+      'form field "colour" is a file, which a URL-encoded form cannot carry.',
+    );
   });
 
   it("sends multipart where multipart is chosen, with or without a file", () => {
@@ -68,7 +70,9 @@ describe("toFormData", () => {
 describe("multipart operations through the client", () => {
   it("sends { files } as multipart/form-data with the file's bytes and name", async () => {
     const { store, sent } = recordingClient([201]);
-    await store.POST("/tickets/attachments/", { body: { files: new File(["hello"], "a.txt", { type: "text/plain" }) } });
+    await store.POST("/tickets/attachments/", {
+      body: { files: new File(["hello"], "a.txt", { type: "text/plain" }) },
+    });
     expect(sent).toHaveLength(1);
     expect(sent[0]!.headers.get("content-type")).toMatch(/^multipart\/form-data; boundary=/);
     const file = (await sent[0]!.formData()).get("files") as File;
@@ -89,12 +93,17 @@ describe("multipart operations through the client", () => {
     body.first_name = "Changed";
     await pending;
     expect(sent).toHaveLength(2);
-    expect(await Promise.all(sent.map((r) => r.text()))).toEqual(['{"first_name":"Astrid"}', '{"first_name":"Astrid"}']);
+    expect(await Promise.all(sent.map((r) => r.text()))).toEqual([
+      '{"first_name":"Astrid"}',
+      '{"first_name":"Astrid"}',
+    ]);
   });
 
   it("refuses a body that is not an object of fields before sending anything", async () => {
     const { store, sent } = recordingClient([]);
-    await expect(store.POST("/tickets/attachments/", { body: "text" } as never)).rejects.toThrow(/a multipart body must be an object of form fields/);
+    await expect(store.POST("/tickets/attachments/", { body: "text" } as never)).rejects.toThrow(
+      /a multipart body must be an object of form fields/,
+    );
     expect(sent).toHaveLength(0);
   });
 });

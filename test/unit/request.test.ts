@@ -27,7 +27,8 @@ function recordingClient(statuses: number[] = []) {
   return { store, calls };
 }
 
-const getUser = (store: ReturnType<typeof recordingClient>["store"]) => store.GET("/users/{id}/", { params: { path: { id: 42 } } });
+const getUser = (store: ReturnType<typeof recordingClient>["store"]) =>
+  store.GET("/users/{id}/", { params: { path: { id: 42 } } });
 
 describe("the client's fetch", () => {
   it("without middleware, is called with the URL and an init carrying headers, signal and redirect: manual", async () => {
@@ -72,7 +73,10 @@ describe("the client's fetch", () => {
   it("a per-call middleware gets a real Request too", async () => {
     const { store, calls } = recordingClient();
     let seen: unknown;
-    await store.GET("/users/{id}/", { params: { path: { id: 42 } }, middleware: [{ onRequest: ({ request }) => void (seen = request) }] });
+    await store.GET("/users/{id}/", {
+      params: { path: { id: 42 } },
+      middleware: [{ onRequest: ({ request }) => void (seen = request) }],
+    });
     expect(seen).toBeInstanceOf(Request);
     expect(calls[0]!.input).toBeInstanceOf(Request);
   });
@@ -123,7 +127,9 @@ describe("the client's fetch", () => {
     expect(data?.id).toBe(42);
     expect(calls).toHaveLength(2);
     expect(calls[1]!.request.headers.get("authorization")).toBe("Bearer tok_middleware");
-    await expect(store.request("get", "/users/{id}/", { params: { path: { id: ".." } } } as never)).rejects.toThrow(/path parameter "id" must not be "\.\."/);
+    await expect(store.request("get", "/users/{id}/", { params: { path: { id: ".." } } } as never)).rejects.toThrow(
+      /path parameter "id" must not be "\.\."/,
+    );
     expect(calls).toHaveLength(2);
   });
 });
@@ -144,7 +150,9 @@ describe("the query string", () => {
     expect(await listWith({ params: { query }, querySerializer: { array: { style: "form", explode: false } } })).toBe(
       "https://store.test/api/admin/users/?email=a%40example.org,b%40example.org&cursor=c%201",
     );
-    expect(await listWith({ params: { query }, querySerializer: () => "mine=1" })).toBe("https://store.test/api/admin/users/?mine=1");
+    expect(await listWith({ params: { query }, querySerializer: () => "mine=1" })).toBe(
+      "https://store.test/api/admin/users/?mine=1",
+    );
     expect(await listWith({ params: { query: { cursor: "x" } } })).toBe("https://store.test/api/admin/users/?cursor=x");
   });
 });

@@ -12,7 +12,9 @@ describe("responseValidators", () => {
   it("has every operation the kit has, each keyed by its JSON responses' status keys", async () => {
     expect(Object.keys(responseValidators).sort()).toEqual(Object.keys(mockOperations).sort());
     const { operation } = await mockOperations["GET /users/{id}/"]();
-    const json = Object.entries(operation.responses).filter(([, facts]) => facts.json).map(([status]) => status);
+    const json = Object.entries(operation.responses)
+      .filter(([, facts]) => facts.json)
+      .map(([status]) => status);
     expect(Object.keys(await responseValidators["GET /users/{id}/"]()).sort()).toEqual(json.sort());
     expect(json).toEqual(expect.arrayContaining(["200", "5XX"]));
   });
@@ -27,6 +29,10 @@ describe("responseValidators", () => {
     const { 200: user } = await responseValidators["GET /users/{id}/"]();
     expect(user!({ id: 1, orders_count: 3, date_joined: "2024-04-01T10:00:00Z", total_spent: "1.00" })).toBe(true);
     expect(user!({ id: "1", email: 5, tags: [1] })).toBe(false);
-    expect(user!.errors!.filter((error) => error.keyword === "type").map((error) => error.instancePath)).toEqual(["/id", "/email", "/tags/0"]);
+    expect(user!.errors!.filter((error) => error.keyword === "type").map((error) => error.instancePath)).toEqual([
+      "/id",
+      "/email",
+      "/tags/0",
+    ]);
   });
 });

@@ -123,7 +123,10 @@ describe("decideRetry", () => {
     const outcome = { kind: "status", status: 429 } as const;
     const atCap = String(MAX_RETRY_AFTER_MS / 1000);
     const overCap = String(MAX_RETRY_AFTER_MS / 1000 + 1);
-    expect(decideRetry({ ...base, outcome, attempt: 1, retryAfter: atCap })).toEqual({ retry: true, delayMs: MAX_RETRY_AFTER_MS });
+    expect(decideRetry({ ...base, outcome, attempt: 1, retryAfter: atCap })).toEqual({
+      retry: true,
+      delayMs: MAX_RETRY_AFTER_MS,
+    });
     expect(decideRetry({ ...base, outcome, attempt: 1, retryAfter: overCap })).toEqual({
       retry: false,
       reason: "retry-after-too-long",
@@ -135,9 +138,18 @@ describe("decideRetry", () => {
       retry: false,
       reason: "not-idempotent",
     });
-    expect(decideRetry({ ...base, method: "PATCH", outcome: { kind: "timeout" }, attempt: 1 })).toEqual({ retry: false, reason: "not-idempotent" });
-    expect(decideRetry({ ...base, method: "GET", outcome: { kind: "status", status: 404 }, attempt: 1 })).toEqual({ retry: false, reason: "not-retryable" });
-    expect(decideRetry({ ...base, method: "POST", outcome: { kind: "other" }, attempt: 1 })).toEqual({ retry: false, reason: "not-retryable" });
+    expect(decideRetry({ ...base, method: "PATCH", outcome: { kind: "timeout" }, attempt: 1 })).toEqual({
+      retry: false,
+      reason: "not-idempotent",
+    });
+    expect(decideRetry({ ...base, method: "GET", outcome: { kind: "status", status: 404 }, attempt: 1 })).toEqual({
+      retry: false,
+      reason: "not-retryable",
+    });
+    expect(decideRetry({ ...base, method: "POST", outcome: { kind: "other" }, attempt: 1 })).toEqual({
+      retry: false,
+      reason: "not-retryable",
+    });
   });
 });
 

@@ -29,7 +29,13 @@ describe("checkedStore", () => {
   });
 
   it("refuses hosts the list does not name, at a label boundary", () => {
-    for (const host of ["evilstores.example.com", "stores.example.com", "a.stores.example.com.evil.test", "x.solo.example.org", "example.org"]) {
+    for (const host of [
+      "evilstores.example.com",
+      "stores.example.com",
+      "a.stores.example.com.evil.test",
+      "x.solo.example.org",
+      "example.org",
+    ]) {
       expect(refusal(host)).toMatch(/is not in allowedStores: nothing was sent to it/);
     }
   });

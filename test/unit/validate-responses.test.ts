@@ -22,20 +22,34 @@ afterAll(async () => {
 });
 
 /** A page of users whose second user's language is not one the contract lists. */
-const drifting = (echo = "fr") => ({ next: null, previous: null, results: [{ id: 1, language: "en" }, { id: 2, language: echo }, { id: 3, language: "tlh" }] });
+const drifting = (echo = "fr") => ({
+  next: null,
+  previous: null,
+  results: [
+    { id: 1, language: "en" },
+    { id: 2, language: echo },
+    { id: 3, language: "tlh" },
+  ],
+});
 
 describe("validateResponses", () => {
   it("refuses a mode that is not report or strict, naming it, and the old client option, naming the plugin, before anything is sent", async () => {
     const before = server.requests.length;
-    expect(() => validateResponses("loud" as never)).toThrow(new TypeError('validateResponses() takes "report" or "strict", got loud.'));
-    expect(() => server.client({ validateResponses: "report" } as never)).toThrow(/validateResponses is no longer a client option: import \{ validateResponses \} from "store-admin-sdk\/plugins"/);
+    expect(() => validateResponses("loud" as never)).toThrow(
+      new TypeError('validateResponses() takes "report" or "strict", got loud.'),
+    );
+    expect(() => server.client({ validateResponses: "report" } as never)).toThrow(
+      /validateResponses is no longer a client option: import \{ validateResponses \} from "store-admin-sdk\/plugins"/,
+    );
     expect(server.requests.length).toBe(before);
   });
 
   it('without the plugin (the default) and with "report", the drifting data is returned as today', async () => {
     for (const mode of [undefined, "report"] as const) {
       server.enqueue({ body: drifting() });
-      const page = await server.client({ plugins: mode ? [validateResponses(mode)] : [] }).GET("/users/", { params: { query: {} } });
+      const page = await server
+        .client({ plugins: mode ? [validateResponses(mode)] : [] })
+        .GET("/users/", { params: { query: {} } });
       expect(page.data?.results.map((user) => user.language)).toEqual(["en", "fr", "tlh"]);
       expect(page.error).toBeUndefined();
     }
@@ -49,14 +63,19 @@ describe("validateResponses", () => {
     for (const call of [methodStyle, () => store.GET("/users/", { params: { query: {} } })]) {
       const before = server.count("GET", "/users/");
       server.enqueue({ body: drifting(TEST_TOKEN), headers: { "x-request-id": "req-drift" } });
-      const error = (await call().then(() => undefined, (thrown: unknown) => thrown)) as ContractDriftError;
+      const error = (await call().then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      )) as ContractDriftError;
       expect(error).toBeInstanceOf(ContractDriftError);
       expect(error).toBeInstanceOf(StoreAdminError);
       expect(server.count("GET", "/users/") - before, "never retried").toBe(1);
       expect(error.pointer).toBe("/results/*/language");
       expect(error.expected).toMatch(/^one of "en", "fr", .*"", null$/);
       expect(error.received).toBe("string");
-      expect(error.message).toBe(`[GET /users/] 200 OK body does not match the contract: /results/*/language is a string, where the contract expects ${error.expected}. The store changed, or the contract is behind it: validateResponses "report" logs this and returns the data.`);
+      expect(error.message).toBe(
+        `[GET /users/] 200 OK body does not match the contract: /results/*/language is a string, where the contract expects ${error.expected}. The store changed, or the contract is behind it: validateResponses "report" logs this and returns the data.`,
+      );
       expect(error.requestId).toBe("req-drift");
       expect(error.status).toBe(200);
       expect(error.response.status).toBe(200);
@@ -93,7 +112,9 @@ describe("validateResponses", () => {
     ]);
     expect(events[0]).toMatchObject({ method: "GET", path: "/users/{id}/", status: 200, attempt: 1, willRetry: false });
     expect(events[0]!.error, "report mode throws nothing").toBeUndefined();
-    expect(formatLogEvent(events[0]!)).toMatch(/^GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms contract drift: \/email is a string, where the contract expects format "email"; \/is_blocked is a string, where /);
+    expect(formatLogEvent(events[0]!)).toMatch(
+      /^GET \/users\/\{id\}\/ 200 attempt 1 \d+ ms contract drift: \/email is a string, where the contract expects format "email"; \/is_blocked is a string, where /,
+    );
     expect(events[1]!.drifts).toBeUndefined();
     expect(JSON.stringify(events)).not.toMatch(/sk_test|no address|yes/);
   });

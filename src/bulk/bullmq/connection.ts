@@ -12,7 +12,10 @@ export class BulkQueueConnectionError extends Error {
   readonly address: string;
   constructor(address: string, cause: unknown) {
     const reason = cause instanceof Error ? cause.message : String(cause);
-    super(`Redis at ${address} is unreachable (${reason}). Workers wait and go on when it is back; calls such as add() and status() fail until then.`, { cause });
+    super(
+      `Redis at ${address} is unreachable (${reason}). Workers wait and go on when it is back; calls such as add() and status() fail until then.`,
+      { cause },
+    );
     this.address = address;
   }
 }
@@ -54,15 +57,24 @@ export function redisAddress(options: RedisOptions & { url?: string }): string {
 export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === "string" && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN)$/.test(code)) return true;
-  return /Connection is closed|Stream isn't writeable|connect ETIMEDOUT|ECONNREFUSED|ECONNRESET|Reached the max retries|Command timed out/i.test(error.message);
+  if (
+    typeof code === "string" &&
+    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN)$/.test(code)
+  )
+    return true;
+  return /Connection is closed|Stream isn't writeable|connect ETIMEDOUT|ECONNREFUSED|ECONNRESET|Reached the max retries|Command timed out/i.test(
+    error.message,
+  );
 }
 
 /**
  * Reports errors to `onError`: a connection error once per outage (until a client is ready
  * again), any other error each time.
  */
-export function errorReporter(address: string, onError: (error: Error) => void): { report(error: unknown): void; ready(): void } {
+export function errorReporter(
+  address: string,
+  onError: (error: Error) => void,
+): { report(error: unknown): void; ready(): void } {
   let down = false;
   return {
     report(error) {
@@ -101,7 +113,11 @@ function explained(error: Error): Error {
  * commands while Redis is away (`enableOfflineQueue: false`), so the caller gets a clear error
  * at once instead of a promise that waits for Redis, and one that gets no answer fails within `timeoutMs`.
  */
-export function callerClient(options: RedisOptions, reporter: ReturnType<typeof errorReporter>, timeoutMs: number): Redis {
+export function callerClient(
+  options: RedisOptions,
+  reporter: ReturnType<typeof errorReporter>,
+  timeoutMs: number,
+): Redis {
   const redis = new Redis({
     // Reconnect at most a second apart, so that a call soon after Redis is back finds it.
     retryStrategy: (times: number) => Math.min(times * 100, 1000),

@@ -15,7 +15,15 @@
  *    failed fails it.
  */
 import { UnrecoverableError, type Job } from "bullmq";
-import { deriveClient, type FetchLike, redact, type StoreAdminClient, telemetryOf, tokenSourceOf, unwrap } from "#shared";
+import {
+  deriveClient,
+  type FetchLike,
+  redact,
+  type StoreAdminClient,
+  telemetryOf,
+  tokenSourceOf,
+  unwrap,
+} from "#shared";
 import { failureSecrets, observedSlot, scrubbedError, tokenOf, type Slot } from "../observe.js";
 import type { BulkTask, Ledger, RateBudget } from "../types.js";
 import { carrierOf, type JobTrace } from "./job-trace.js";
@@ -71,7 +79,8 @@ export async function runJob<Item>(run: JobRun<Item>): Promise<JobResult> {
   return { end: recorded };
 }
 
-const takenOver = (key: string): Error => new Error(`Another worker took over the job of key ${key}; this worker leaves it (its POST or PATCH was not sent).`);
+const takenOver = (key: string): Error =>
+  new Error(`Another worker took over the job of key ${key}; this worker leaves it (its POST or PATCH was not sent).`);
 
 /** Step 1: what the ledger says of the key; `undefined` when the task runs. */
 async function admitted<Item>(run: JobRun<Item>): Promise<JobResult | undefined> {
@@ -114,7 +123,11 @@ function jobSlot<Item>(run: JobRun<Item>): JobSlot {
   // The observer pauses every worker on a 429; the budget's two steps are placed below.
   const pauser: RateBudget = { acquire: () => RESOLVED, pauseUntil: (untilMs) => run.pause(untilMs - Date.now()) };
   // The budget's start (`commit`) is the observer's last step before fetch, after the unsafe mark.
-  const slot = observedSlot(run.client, { ledger: sending as Ledger, budget: pauser, beforeSend: (signal) => run.budget.commit(signal) });
+  const slot = observedSlot(run.client, {
+    ledger: sending as Ledger,
+    budget: pauser,
+    beforeSend: (signal) => run.budget.commit(signal),
+  });
   slot.key = key;
   // BullMQ's signal for the job (the worker cancels or closes) stops the task and its waits.
   const { signal } = slot.stop;
@@ -143,7 +156,10 @@ async function attempted<Item>(run: JobRun<Item>, seen: JobSlot): Promise<Stored
     const runTask = () => run.task(item, { client, signal, key });
     const result = await (telemetry ? (await telemetry).withRemote(carrierOf(run.job.data.trace), runTask) : runTask());
     if (isCallResult(result) && !result.response.ok) {
-      const error = await unwrap(result).then(() => undefined, (thrown: unknown) => thrown);
+      const error = await unwrap(result).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
       return await failureOf(run, slot, error, result.response.status);
     }
     return undefined;
@@ -158,7 +174,12 @@ async function attempted<Item>(run: JobRun<Item>, seen: JobSlot): Promise<Stored
  * Scrubbed of the client's token and of those this worker's requests carried (a token
  * function may rotate them; a task may fail before its first request).
  */
-async function failureOf<Item>(run: JobRun<Item>, slot: Slot, thrown: unknown, fallbackStatus?: number): Promise<StoredFailure> {
+async function failureOf<Item>(
+  run: JobRun<Item>,
+  slot: Slot,
+  thrown: unknown,
+  fallbackStatus?: number,
+): Promise<StoredFailure> {
   const token = tokenOf(slot);
   if (token !== undefined) rememberToken(run.tokens, token);
   const seen = new Set(run.tokens);

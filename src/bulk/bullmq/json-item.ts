@@ -17,7 +17,15 @@ export type JsonItem<T> = unknown extends T
         ? NotJson<"JSON cannot write a bigint: send it as a string">
         : T extends ((...args: never[]) => unknown) | symbol
           ? NotJson<"JSON drops functions and symbols">
-          : T extends ReadonlyMap<unknown, unknown> | ReadonlySet<unknown> | WeakMap<object, unknown> | WeakSet<object> | RegExp | Error | ArrayBuffer | ArrayBufferView
+          : T extends
+                | ReadonlyMap<unknown, unknown>
+                | ReadonlySet<unknown>
+                | WeakMap<object, unknown>
+                | WeakSet<object>
+                | RegExp
+                | Error
+                | ArrayBuffer
+                | ArrayBufferView
             ? NotJson<"a Map, Set, RegExp, Error or binary buffer arrives as {}: send a plain object, array or string">
             : T extends object
               ? { [K in keyof T]: JsonItem<T[K]> }

@@ -14,7 +14,12 @@ const ADD_BATCH = 500;
 type JobToAdd<Item> = { name: string; data: JobData<Item>; opts: { jobId: string } };
 
 /** Queues `items`, one job per key, each job's data with `trace` when there is one; resolves with the number read. */
-export async function addItems<Item>(context: QueueContext, items: Iterable<Item> | AsyncIterable<Item>, key: (item: Item) => string, trace: JobTrace | undefined): Promise<number> {
+export async function addItems<Item>(
+  context: QueueContext,
+  items: Iterable<Item> | AsyncIterable<Item>,
+  key: (item: Item) => string,
+  trace: JobTrace | undefined,
+): Promise<number> {
   const { redis, queue } = await caller(context);
   const { named } = context;
   const ledger = redisLedger(redis, context.ledgerBase);
@@ -32,9 +37,15 @@ export async function addItems<Item>(context: QueueContext, items: Iterable<Item
     for await (const item of items as AsyncIterable<Item>) {
       const itemKey = key(item);
       if (typeof itemKey !== "string" || itemKey === "") {
-        throw new TypeError(`add(): key() returned ${JSON.stringify(itemKey)} for item ${count}; it must return a non-empty string. Items before it were queued.`);
+        throw new TypeError(
+          `add(): key() returned ${JSON.stringify(itemKey)} for item ${count}; it must return a non-empty string. Items before it were queued.`,
+        );
       }
-      batch.push({ name: "task", data: trace ? { key: itemKey, item, trace } : { key: itemKey, item }, opts: { jobId: jobIdOf(itemKey) } });
+      batch.push({
+        name: "task",
+        data: trace ? { key: itemKey, item, trace } : { key: itemKey, item },
+        opts: { jobId: jobIdOf(itemKey) },
+      });
       count += 1;
       if (batch.length === ADD_BATCH) await queueBatch();
     }
@@ -46,9 +57,17 @@ export async function addItems<Item>(context: QueueContext, items: Iterable<Item
 }
 
 /** Queues a batch, each key bound to its item first: a key bound to another item is refused (`count`: items read so far). */
-async function queueJobs<Item>(context: QueueContext, ledger: RedisLedger, queue: Queue, jobs: Array<JobToAdd<Item>>, count: number): Promise<void> {
+async function queueJobs<Item>(
+  context: QueueContext,
+  ledger: RedisLedger,
+  queue: Queue,
+  jobs: Array<JobToAdd<Item>>,
+  count: number,
+): Promise<void> {
   const { named } = context;
-  const conflict = await ledger.bind(jobs.map((job) => [job.data.key, itemDigest(job.data.item)] as const)).catch(named);
+  const conflict = await ledger
+    .bind(jobs.map((job) => [job.data.key, itemDigest(job.data.item)] as const))
+    .catch(named);
   const bound = conflict < 0 ? jobs : jobs.slice(0, conflict);
   if (bound.length > 0) await queue.addBulk(bound).catch(named);
   if (conflict >= 0) {

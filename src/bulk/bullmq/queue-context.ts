@@ -6,7 +6,15 @@
 import { Queue, type ConnectionOptions } from "bullmq";
 import type { Redis, RedisOptions } from "ioredis";
 import { DEFAULT_MAX_PAUSE_MS } from "../budget.js";
-import { BulkQueueConnectionError, BulkQueueStateLostError, callerClient, connected, errorReporter, isConnectionError, redisAddress } from "./connection.js";
+import {
+  BulkQueueConnectionError,
+  BulkQueueStateLostError,
+  callerClient,
+  connected,
+  errorReporter,
+  isConnectionError,
+  redisAddress,
+} from "./connection.js";
 import type { BulkQueueOptions, BulkWorker } from "./queue-types.js";
 
 export interface QueueContext {
@@ -58,7 +66,9 @@ export function queueContext(options: BulkQueueOptions): QueueContext {
     budgetBase: `${prefix}:sdk-budget:${rate?.budget ?? name}`,
     bullConnection: connection as ConnectionOptions,
     named: (error) => {
-      throw isConnectionError(error) && !(error instanceof BulkQueueConnectionError) ? new BulkQueueConnectionError(address, error) : error;
+      throw isConnectionError(error) && !(error instanceof BulkQueueConnectionError)
+        ? new BulkQueueConnectionError(address, error)
+        : error;
     },
     callerRedis: undefined,
     queue: undefined,
@@ -71,7 +81,10 @@ export function queueContext(options: BulkQueueOptions): QueueContext {
 
 /** The caller's side, connected: fails fast while Redis is away, and once the handle is closed. */
 export async function caller(context: QueueContext): Promise<{ redis: Redis; queue: Queue }> {
-  if (context.shut) throw new Error(`The bulk queue "${context.name}" is closed: create another with createBulkQueue() to use it again.`);
+  if (context.shut)
+    throw new Error(
+      `The bulk queue "${context.name}" is closed: create another with createBulkQueue() to use it again.`,
+    );
   context.callerRedis ??= callerClient(context.connection, context.reporter, context.connectTimeoutMs);
   const redis = context.callerRedis;
   await connected(redis, context.address, context.connectTimeoutMs);
@@ -85,6 +98,7 @@ export async function caller(context: QueueContext): Promise<{ redis: Redis; que
 
 /** Follows the ledger's `startedAt`: throws when Redis came back without the queue's state. */
 export function checkState(context: QueueContext, now: number | undefined): void {
-  if (context.startedAt !== undefined && now !== context.startedAt) throw new BulkQueueStateLostError(context.address, context.name);
+  if (context.startedAt !== undefined && now !== context.startedAt)
+    throw new BulkQueueStateLostError(context.address, context.name);
   context.startedAt = now;
 }

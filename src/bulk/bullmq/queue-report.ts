@@ -22,8 +22,12 @@ export async function queueStatus(context: QueueContext): Promise<BulkQueueStatu
 }
 
 /** The counters every `intervalMs` until nothing is waiting or running, `signal` aborts or the queue is closed. */
-export async function* queueProgress(context: QueueContext, { intervalMs = 500, signal }: { intervalMs?: number; signal?: AbortSignal } = {}): AsyncGenerator<BulkProgress, void, undefined> {
-  if (!(typeof intervalMs === "number" && intervalMs >= 0)) throw new TypeError(`progress(): intervalMs must be a number of milliseconds ≥ 0, got ${String(intervalMs)}.`);
+export async function* queueProgress(
+  context: QueueContext,
+  { intervalMs = 500, signal }: { intervalMs?: number; signal?: AbortSignal } = {},
+): AsyncGenerator<BulkProgress, void, undefined> {
+  if (!(typeof intervalMs === "number" && intervalMs >= 0))
+    throw new TypeError(`progress(): intervalMs must be a number of milliseconds ≥ 0, got ${String(intervalMs)}.`);
   // close() ends a progress() left open, and so does `signal`: the wait between snapshots ends at once.
   const stop = new AbortController();
   const closer = async (): Promise<void> => stop.abort();
@@ -68,15 +72,29 @@ export async function* queueProgress(context: QueueContext, { intervalMs = 500, 
 export async function queueReport(context: QueueContext): Promise<BulkReport> {
   const { redis } = await caller(context);
   const ledger = redisLedger(redis, context.ledgerBase);
-  const [counts, failures, inDoubtKeys] = await Promise.all([ledger.counts(), ledger.failures(), ledger.inDoubtKeys()]).catch(context.named);
+  const [counts, failures, inDoubtKeys] = await Promise.all([
+    ledger.counts(),
+    ledger.failures(),
+    ledger.inDoubtKeys(),
+  ]).catch(context.named);
   return {
     runId: context.name,
     done: counts.done,
     failed: counts.failed,
     skipped: 0,
     inDoubt: counts.inDoubt,
-    durationMs: counts.startedAt !== undefined && counts.lastEndAt !== undefined ? Math.max(0, counts.lastEndAt - counts.startedAt) : 0,
-    failures: failures.map(({ key, status, name, error }): BulkFailure => ({ key, ...(status === undefined ? {} : { status }), error: storedError(error, name, status), message: error })),
+    durationMs:
+      counts.startedAt !== undefined && counts.lastEndAt !== undefined
+        ? Math.max(0, counts.lastEndAt - counts.startedAt)
+        : 0,
+    failures: failures.map(
+      ({ key, status, name, error }): BulkFailure => ({
+        key,
+        ...(status === undefined ? {} : { status }),
+        error: storedError(error, name, status),
+        message: error,
+      }),
+    ),
     inDoubtKeys,
     stopped: false,
   };

@@ -22,15 +22,23 @@ import { redisLedger } from "./redis-ledger.js";
 const MAX_STALLED = 1_000_000;
 
 /** The worker's options, checked; fails with a clear message for anything but a client of createStoreAdminClient(). */
-function workSettings(context: QueueContext, task: unknown, workOptions: WorkOptions): { concurrency: number; lockDurationMs: number } {
-  if (context.shut) throw new Error(`The bulk queue "${context.name}" is closed: create another with createBulkQueue() to work on it.`);
-  if (typeof task !== "function") throw new TypeError("work(task, options): task must be a function (item, { client, signal, key }) => …");
+function workSettings(
+  context: QueueContext,
+  task: unknown,
+  workOptions: WorkOptions,
+): { concurrency: number; lockDurationMs: number } {
+  if (context.shut)
+    throw new Error(`The bulk queue "${context.name}" is closed: create another with createBulkQueue() to work on it.`);
+  if (typeof task !== "function")
+    throw new TypeError("work(task, options): task must be a function (item, { client, signal, key }) => …");
   const { client } = workOptions ?? ({} as WorkOptions);
   deriveClient(client, { fetch: (fetch) => fetch });
   const concurrency = workOptions.concurrency ?? 4;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new TypeError(`work(): concurrency must be a whole number ≥ 1, got ${String(concurrency)}.`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new TypeError(`work(): concurrency must be a whole number ≥ 1, got ${String(concurrency)}.`);
   const lockDurationMs = workOptions.lockDurationMs ?? 30_000;
-  if (!Number.isFinite(lockDurationMs) || lockDurationMs < 1000) throw new TypeError(`work(): lockDurationMs must be at least 1000 ms, got ${String(lockDurationMs)}.`);
+  if (!Number.isFinite(lockDurationMs) || lockDurationMs < 1000)
+    throw new TypeError(`work(): lockDurationMs must be at least 1000 ms, got ${String(lockDurationMs)}.`);
   return { concurrency, lockDurationMs };
 }
 
@@ -49,7 +57,18 @@ export function startWorker<Item>(context: QueueContext, task: BulkTask<Item>, w
   const worker: Worker<JobData<Item>> = new Worker<JobData<Item>>(
     name,
     (job: Job<JobData<Item>>, token?: string, signal?: AbortSignal) =>
-      runJob({ job, token: token ?? "", signal, task, client, ledger, budget, lockKey: `${worker.toKey(job.id ?? "")}:lock`, pause, tokens }),
+      runJob({
+        job,
+        token: token ?? "",
+        signal,
+        task,
+        client,
+        ledger,
+        budget,
+        lockKey: `${worker.toKey(job.id ?? "")}:lock`,
+        pause,
+        tokens,
+      }),
     {
       connection: bullConnection,
       prefix,
@@ -78,7 +97,11 @@ function pauseAll(context: QueueContext, budget: RedisBudget, pauser: Queue): (m
   const { maxPauseMs, reporter } = context;
   return async (ms) => {
     if (ms > maxPauseMs) {
-      reporter.report(new Error(`The store asked for a pause of ${durationText(ms)} (Retry-After), longer than maxPauseMs (${durationText(maxPauseMs)}): every worker pauses for ${durationText(maxPauseMs)}, then goes on. Nothing is lost: the job that got the answer failed, and retryFailed() runs it again.`));
+      reporter.report(
+        new Error(
+          `The store asked for a pause of ${durationText(ms)} (Retry-After), longer than maxPauseMs (${durationText(maxPauseMs)}): every worker pauses for ${durationText(maxPauseMs)}, then goes on. Nothing is lost: the job that got the answer failed, and retryFailed() runs it again.`,
+        ),
+      );
       ms = maxPauseMs;
     }
     await Promise.all([budget.pause(ms), pauser.rateLimit(ms)]);
@@ -94,7 +117,8 @@ function watchState<Item>(context: QueueContext, redis: Redis, worker: Worker<Jo
   let seenStart: string | null = null;
   const lookAtState = async (): Promise<void> => {
     const now = await redis.hget(`${context.ledgerBase}:meta`, "startedAt");
-    if (seenStart !== null && now !== seenStart) reporter.report(new BulkQueueStateLostError(context.address, context.name));
+    if (seenStart !== null && now !== seenStart)
+      reporter.report(new BulkQueueStateLostError(context.address, context.name));
     seenStart = now;
   };
   redis.on("ready", () => void lookAtState().catch((error: unknown) => reporter.report(error)));
@@ -104,7 +128,12 @@ function watchState<Item>(context: QueueContext, redis: Redis, worker: Worker<Jo
 }
 
 /** The worker as the caller holds it, listed in the queue's workers until closed. */
-function workerHandle<Item>(context: QueueContext, worker: Worker<JobData<Item>>, pauser: Queue, redis: Redis): BulkWorker {
+function workerHandle<Item>(
+  context: QueueContext,
+  worker: Worker<JobData<Item>>,
+  pauser: Queue,
+  redis: Redis,
+): BulkWorker {
   let closing: Promise<void> | undefined;
   const handle: BulkWorker = {
     ready: () => worker.waitUntilReady().then(() => undefined),

@@ -17,7 +17,14 @@ import type { BulkQueue, BulkQueueOptions } from "./queue-types.js";
 import { startWorker } from "./queue-worker.js";
 import { redisLedger } from "./redis-ledger.js";
 
-export type { AddOptions, BulkQueue, BulkQueueOptions, BulkQueueStatus, BulkWorker, WorkOptions } from "./queue-types.js";
+export type {
+  AddOptions,
+  BulkQueue,
+  BulkQueueOptions,
+  BulkQueueStatus,
+  BulkWorker,
+  WorkOptions,
+} from "./queue-types.js";
 
 /**
  * A queue of items of type `Item`, which must be what JSON carries unchanged: jobs travel
@@ -28,7 +35,9 @@ export type { AddOptions, BulkQueue, BulkQueueOptions, BulkQueueStatus, BulkWork
  * (`queue-add.ts`), `work()` (`queue-worker.ts`), and `status()`, `progress()` and `report()`
  * (`queue-report.ts`).
  */
-export function createBulkQueue<Item extends { [K in keyof Item]: JsonItem<Item[K]> } = {} | null>(options: BulkQueueOptions): BulkQueue<Item> {
+export function createBulkQueue<Item extends { [K in keyof Item]: JsonItem<Item[K]> } = {} | null>(
+  options: BulkQueueOptions,
+): BulkQueue<Item> {
   checkOptions(options);
   const context = queueContext(options);
   const { name } = context;
@@ -40,7 +49,8 @@ export function createBulkQueue<Item extends { [K in keyof Item]: JsonItem<Item[
     name,
 
     async add(items, { key }) {
-      if (typeof key !== "function") throw new TypeError("add(items, { key }): key must be a function returning an item's key as a string.");
+      if (typeof key !== "function")
+        throw new TypeError("add(items, { key }): key must be a function returning an item's key as a string.");
       if (!telemetry) return addItems(context, items, key, undefined);
       // The add's span: its trace context goes into each job's data, the parent of the job's calls.
       const tracing = (await telemetry).bulkAdd(name);
@@ -73,22 +83,42 @@ export function createBulkQueue<Item extends { [K in keyof Item]: JsonItem<Item[
 }
 
 function checkOptions(options: BulkQueueOptions): void {
-  if (options === null || typeof options !== "object") throw new TypeError("createBulkQueue() takes an options object: { name, connection, rate? }.");
+  if (options === null || typeof options !== "object")
+    throw new TypeError("createBulkQueue() takes an options object: { name, connection, rate? }.");
   if (typeof options.name !== "string" || !/^[\w.-]+$/.test(options.name)) {
-    throw new TypeError(`createBulkQueue(): name must be a non-empty string of letters, digits, ".", "_" or "-", got ${JSON.stringify(options.name)}.`);
+    throw new TypeError(
+      `createBulkQueue(): name must be a non-empty string of letters, digits, ".", "_" or "-", got ${JSON.stringify(options.name)}.`,
+    );
   }
   if (options.connection === null || typeof options.connection !== "object") {
-    throw new TypeError('createBulkQueue(): connection must be ioredis options, such as { host: "127.0.0.1", port: 6379 }.');
+    throw new TypeError(
+      'createBulkQueue(): connection must be ioredis options, such as { host: "127.0.0.1", port: 6379 }.',
+    );
   }
   const rate = options.rate;
-  if (rate !== undefined && (rate === null || typeof rate.perSecond !== "number" || !(rate.perSecond > 0) || !Number.isFinite(rate.perSecond))) {
-    throw new TypeError(`createBulkQueue(): rate.perSecond must be a positive number of requests per second, got ${JSON.stringify(rate?.perSecond)}.`);
+  if (
+    rate !== undefined &&
+    (rate === null || typeof rate.perSecond !== "number" || !(rate.perSecond > 0) || !Number.isFinite(rate.perSecond))
+  ) {
+    throw new TypeError(
+      `createBulkQueue(): rate.perSecond must be a positive number of requests per second, got ${JSON.stringify(rate?.perSecond)}.`,
+    );
   }
-  if (options.onError !== undefined && typeof options.onError !== "function") throw new TypeError("createBulkQueue(): onError must be a function.");
+  if (options.onError !== undefined && typeof options.onError !== "function")
+    throw new TypeError("createBulkQueue(): onError must be a function.");
   const { telemetry } = options;
-  if (telemetry !== undefined && typeof telemetry !== "boolean" && (telemetry === null || typeof telemetry !== "object")) {
-    throw new TypeError(`createBulkQueue(): telemetry must be true, false or { tracerProvider? }, got ${telemetry === null ? "null" : typeof telemetry}.`);
+  if (
+    telemetry !== undefined &&
+    typeof telemetry !== "boolean" &&
+    (telemetry === null || typeof telemetry !== "object")
+  ) {
+    throw new TypeError(
+      `createBulkQueue(): telemetry must be true, false or { tracerProvider? }, got ${telemetry === null ? "null" : typeof telemetry}.`,
+    );
   }
   const { maxPauseMs } = options;
-  if (maxPauseMs !== undefined && !(typeof maxPauseMs === "number" && maxPauseMs >= 0)) throw new TypeError(`createBulkQueue(): maxPauseMs must be a number of milliseconds ≥ 0, got ${String(maxPauseMs)}.`);
+  if (maxPauseMs !== undefined && !(typeof maxPauseMs === "number" && maxPauseMs >= 0))
+    throw new TypeError(
+      `createBulkQueue(): maxPauseMs must be a number of milliseconds ≥ 0, got ${String(maxPauseMs)}.`,
+    );
 }

@@ -22,7 +22,6 @@ import { sleep } from "#shared";
 // The same margin as the in-process budget: added to the one-second window `commit` counts in.
 import { WINDOW_MARGIN_MS } from "../budget.js";
 
-
 /**
  * How far the even spacing may fall behind Redis's clock and then catch up: a slot no one used
  * in time (a worker's timer fired late) is handed out again, instead of the budget losing it.
@@ -118,7 +117,8 @@ export function redisBudget(redis: Redis, base: string, perSecond: number | unde
   return {
     async reserve(signal) {
       if (signal?.aborted) throw signal.reason;
-      if (interval > 0) await sleep(Number(await scripts.sdkBudgetReserve(tat, pauseKey, interval, CATCH_UP_MS)), signal);
+      if (interval > 0)
+        await sleep(Number(await scripts.sdkBudgetReserve(tat, pauseKey, interval, CATCH_UP_MS)), signal);
     },
     async commit(signal) {
       const member = crypto.randomUUID();

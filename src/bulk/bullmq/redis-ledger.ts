@@ -110,7 +110,10 @@ function defineLedgerScripts(redis: Redis): void {
 }
 
 /** What a key is bound to: a digest of its item's canonical JSON. */
-export const itemDigest = (item: unknown): string => createHash("sha256").update(canonicalJson(item) ?? "undefined").digest("base64url");
+export const itemDigest = (item: unknown): string =>
+  createHash("sha256")
+    .update(canonicalJson(item) ?? "undefined")
+    .digest("base64url");
 
 export interface RedisLedger {
   /**
@@ -126,7 +129,13 @@ export interface RedisLedger {
    * Records how the task ended; returns the end the ledger holds (an earlier end stays), or
    * "lostLock" when another worker holds the job now.
    */
-  end(key: string, lockKey: string, token: string, outcome: KeyEnd, failure?: StoredFailure): Promise<KeyEnd | "lostLock">;
+  end(
+    key: string,
+    lockKey: string,
+    token: string,
+    outcome: KeyEnd,
+    failure?: StoredFailure,
+  ): Promise<KeyEnd | "lostLock">;
   /** Forgets the failed keys' ends, so that their jobs run again; returns how many. */
   forgetFailed(): Promise<number>;
   counts(): Promise<{ done: number; failed: number; inDoubt: number; startedAt?: number; lastEndAt?: number }>;
@@ -157,20 +166,31 @@ export function redisLedger(redis: Redis, base: string): RedisLedger {
       return marked === 1;
     },
     async end(key, lockKey, token, outcome, failure) {
-      return (await scripts.sdkLedgerEnd(state, failures, inDoubt, meta, lockKey, key, outcome, JSON.stringify(failure ?? null), Date.now(), token)) as
-        | KeyEnd
-        | "lostLock";
+      return (await scripts.sdkLedgerEnd(
+        state,
+        failures,
+        inDoubt,
+        meta,
+        lockKey,
+        key,
+        outcome,
+        JSON.stringify(failure ?? null),
+        Date.now(),
+        token,
+      )) as KeyEnd | "lostLock";
     },
     async forgetFailed() {
       return Number(await scripts.sdkLedgerForgetFailed(state, failures));
     },
     async counts() {
-      const [[, metaValues], [, failed], [, doubtful]] = (await redis.multi().hgetall(meta).hlen(failures).scard(inDoubt).exec()) as [
-        [unknown, Record<string, string>],
-        [unknown, number],
-        [unknown, number],
-      ];
-      const number = (value: string | undefined): number | undefined => (value === undefined ? undefined : Number(value));
+      const [[, metaValues], [, failed], [, doubtful]] = (await redis
+        .multi()
+        .hgetall(meta)
+        .hlen(failures)
+        .scard(inDoubt)
+        .exec()) as [[unknown, Record<string, string>], [unknown, number], [unknown, number]];
+      const number = (value: string | undefined): number | undefined =>
+        value === undefined ? undefined : Number(value);
       return {
         done: Number(metaValues.done ?? 0),
         failed,

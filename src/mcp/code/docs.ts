@@ -5,7 +5,14 @@
  * like other results.
  */
 import { codeModeDocs } from "../../../generated/code-mode-docs.js";
-import { createOperationSearch, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, operationDocument, SearchArgumentError, type SearchDocument } from "../operation-search.js";
+import {
+  createOperationSearch,
+  DEFAULT_SEARCH_LIMIT,
+  MAX_SEARCH_LIMIT,
+  operationDocument,
+  SearchArgumentError,
+  type SearchDocument,
+} from "../operation-search.js";
 import { listedTools, type ToolFilter } from "../tool-list.js";
 import { withinCap, type ToolResult } from "../result-size.js";
 import { searchNotes } from "../search-notes.js";
@@ -14,12 +21,17 @@ export const SEARCH_DOCS_TOOL = {
   name: "search_docs",
   title: "Search the SDK's methods",
   description:
-    "Finds the `store.*` methods for a task, in words (\"gift cards of a customer\", \"resolve a dispute\"): each with its TypeScript signature as code in execute sees it, its summary, the scopes it needs, whether it changes data, and an example. Only methods this server lets the code call are found.",
+    'Finds the `store.*` methods for a task, in words ("gift cards of a customer", "resolve a dispute"): each with its TypeScript signature as code in execute sees it, its summary, the scopes it needs, whether it changes data, and an example. Only methods this server lets the code call are found.',
   inputSchema: {
     type: "object" as const,
     properties: {
       query: { type: "string", description: "What you want to do, in words." },
-      limit: { type: "integer", minimum: 1, maximum: MAX_SEARCH_LIMIT, description: `How many methods a page shows (default ${DEFAULT_SEARCH_LIMIT}).` },
+      limit: {
+        type: "integer",
+        minimum: 1,
+        maximum: MAX_SEARCH_LIMIT,
+        description: `How many methods a page shows (default ${DEFAULT_SEARCH_LIMIT}).`,
+      },
       cursor: { type: "string", description: "The next_cursor of a previous result, for its next page." },
     },
     required: ["query"],
@@ -36,20 +48,43 @@ interface Found extends SearchDocument {
 const docsByName = new Map(codeModeDocs.map(([name, signature, example]) => [name, { signature, example }]));
 
 /** `search_docs` over the methods `filter` lets the code call. */
-export function docsSearch(filter: ToolFilter, maxBytes: number): (input: Record<string, unknown> | undefined) => ToolResult {
-  const index = createOperationSearch<Found>(listedTools(filter).map((row) => ({ ...operationDocument(row), ...docsByName.get(row.methodName)! })));
+export function docsSearch(
+  filter: ToolFilter,
+  maxBytes: number,
+): (input: Record<string, unknown> | undefined) => ToolResult {
+  const index = createOperationSearch<Found>(
+    listedTools(filter).map((row) => ({ ...operationDocument(row), ...docsByName.get(row.methodName)! })),
+  );
   const notes = searchNotes(filter);
   return (input) => {
     let page;
     try {
-      page = index.search(input?.query as string, { limit: input?.limit as number | undefined, cursor: input?.cursor as string | undefined });
+      page = index.search(input?.query as string, {
+        limit: input?.limit as number | undefined,
+        cursor: input?.cursor as string | undefined,
+      });
     } catch (error) {
       if (!(error instanceof SearchArgumentError)) throw error;
       return { content: [{ type: "text", text: `search_docs: ${error.message}` }], isError: true };
     }
-    const methods = page.results.map((doc) => ({ method: `store.${doc.name}`, signature: doc.signature, summary: doc.summary, scopes: doc.scopes, writes: doc.writes, example: doc.example }));
-    const said = [methods.length === 0 ? "No method this server allows matches those words; try other words." : undefined, notes(String(input?.query), page.results[0])].filter(Boolean).join(" ");
+    const methods = page.results.map((doc) => ({
+      method: `store.${doc.name}`,
+      signature: doc.signature,
+      summary: doc.summary,
+      scopes: doc.scopes,
+      writes: doc.writes,
+      example: doc.example,
+    }));
+    const said = [
+      methods.length === 0 ? "No method this server allows matches those words; try other words." : undefined,
+      notes(String(input?.query), page.results[0]),
+    ]
+      .filter(Boolean)
+      .join(" ");
     const structured = { methods, total: page.total, next_cursor: page.next_cursor, ...(said ? { note: said } : {}) };
-    return withinCap({ content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured }, maxBytes);
+    return withinCap(
+      { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured },
+      maxBytes,
+    );
   };
 }

@@ -48,7 +48,10 @@ export function codeModeHost(context: HostContext, calls: SentCall[]): HostCall 
     if (calls.length >= context.maxCalls) {
       calls.push({ method: name, status: "not sent" });
       stop("calls");
-      return refuse(`Not sent: this execute has made its ${context.maxCalls} calls (the server's --max-calls).`, "LimitError");
+      return refuse(
+        `Not sent: this execute has made its ${context.maxCalls} calls (the server's --max-calls).`,
+        "LimitError",
+      );
     }
     const tool = toolNamed(name.replace(/\./g, "_"))!;
     const record: SentCall = { method: name, status: "not sent" };
@@ -59,15 +62,27 @@ export function codeModeHost(context: HostContext, calls: SentCall[]): HostCall 
       record.status = status;
       return { json: context.clean(JSON.stringify(answerOf(row, data) ?? null)) };
     } catch (error) {
-      if (error instanceof ToolArgumentError) return refuse(context.clean(`Not sent: ${error.message}`), "NotSentError");
+      if (error instanceof ToolArgumentError)
+        return refuse(context.clean(`Not sent: ${error.message}`), "NotSentError");
       // Past the checks, a failure was sent (or tried): its status, or "failed".
       record.status = "failed";
       if (error instanceof StoreAdminError) {
         const status = (error as { status?: unknown }).status;
         if (typeof status === "number") record.status = status;
-        return { error: { name: error.name, message: context.clean(error.message), ...(typeof status === "number" ? { status } : {}) } };
+        return {
+          error: {
+            name: error.name,
+            message: context.clean(error.message),
+            ...(typeof status === "number" ? { status } : {}),
+          },
+        };
       }
-      return { error: { name: "Error", message: context.clean(`store.${name} failed: ${error instanceof Error ? error.message : String(error)}`) } };
+      return {
+        error: {
+          name: "Error",
+          message: context.clean(`store.${name} failed: ${error instanceof Error ? error.message : String(error)}`),
+        },
+      };
     }
   };
 }
@@ -83,7 +98,10 @@ function answerOf(row: CodeModeRow, data: unknown): unknown {
 /** The positional arguments' JSON as `{ path, query, body }` (checked next as a tool's arguments), or a {@link ToolArgumentError} saying what is wrong. */
 function callArguments(row: CodeModeRow, argsJson: string, cursor: string | undefined): Record<string, unknown> {
   const [name, pathParams, rest, paginated] = row;
-  if (argsJson.length > MAX_ARGUMENTS_BYTES) throw new ToolArgumentError(`store.${name}(): the arguments are ${argsJson.length} characters of JSON; a call takes at most ${MAX_ARGUMENTS_BYTES}.`);
+  if (argsJson.length > MAX_ARGUMENTS_BYTES)
+    throw new ToolArgumentError(
+      `store.${name}(): the arguments are ${argsJson.length} characters of JSON; a call takes at most ${MAX_ARGUMENTS_BYTES}.`,
+    );
   let args: unknown;
   try {
     args = JSON.parse(argsJson);
@@ -93,10 +111,15 @@ function callArguments(row: CodeModeRow, argsJson: string, cursor: string | unde
   const kinds = rest === "" ? [] : rest.split("+");
   const arity = pathParams.length + kinds.length;
   if (!Array.isArray(args) || args.length > arity) {
-    throw new ToolArgumentError(`store.${name}() takes ${[...pathParams, ...kinds].join(", ") || "no arguments"}, got ${Array.isArray(args) ? `${args.length} arguments` : "something else"}.`);
+    throw new ToolArgumentError(
+      `store.${name}() takes ${[...pathParams, ...kinds].join(", ") || "no arguments"}, got ${Array.isArray(args) ? `${args.length} arguments` : "something else"}.`,
+    );
   }
   const given: Record<string, unknown> = {};
-  if (pathParams.length > 0) given.path = Object.fromEntries(pathParams.map((param, i) => [param, args[i]]).filter(([, value]) => value !== undefined && value !== null));
+  if (pathParams.length > 0)
+    given.path = Object.fromEntries(
+      pathParams.map((param, i) => [param, args[i]]).filter(([, value]) => value !== undefined && value !== null),
+    );
   kinds.forEach((kind, i) => {
     const value = args[pathParams.length + i];
     if (value !== undefined && value !== null) given[kind] = value;

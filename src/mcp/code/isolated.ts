@@ -23,7 +23,13 @@ const CPU_GRACE_MS = 500;
 interface IsolatedEngines {
   check(code: string, deadline: number): Promise<CheckOutcome | CheckStopped>;
   /** Runs `javascript`; `calls` is aborted when a bound ends the run, so that a store call in flight ends too. */
-  run(javascript: string, host: HostCall, deadline: number, maxValueBytes: number, calls: AbortController): Promise<SandboxOutcome>;
+  run(
+    javascript: string,
+    host: HostCall,
+    deadline: number,
+    maxValueBytes: number,
+    calls: AbortController,
+  ): Promise<SandboxOutcome>;
   /** Resolves when a worker of each kind has loaded its engine (kept for the executes), or rejects naming what to install. */
   ready(): Promise<void>;
 }
@@ -60,7 +66,10 @@ export function isolatedEngines(limits: Limits): IsolatedEngines {
         checks.release(worker, sound);
         resolve(outcome);
       };
-      const timer = setTimeout(() => finish({ stopped: limits.checkMs <= left ? "check_time" : "timeout" }, false), Math.max(0, Math.min(limits.checkMs, left)));
+      const timer = setTimeout(
+        () => finish({ stopped: limits.checkMs <= left ? "check_time" : "timeout" }, false),
+        Math.max(0, Math.min(limits.checkMs, left)),
+      );
       worker.onEvent = (message, error) => {
         if (message?.type === "checked") finish(message.outcome, true);
         else if (message === undefined) finish({ stopped: outOfHeap(error) ? "check_memory" : "check_time" }, false);
@@ -69,10 +78,22 @@ export function isolatedEngines(limits: Limits): IsolatedEngines {
     });
   }
 
-  async function run(javascript: string, host: HostCall, deadline: number, maxValueBytes: number, calls: AbortController): Promise<SandboxOutcome> {
+  async function run(
+    javascript: string,
+    host: HostCall,
+    deadline: number,
+    maxValueBytes: number,
+    calls: AbortController,
+  ): Promise<SandboxOutcome> {
     const worker = await acquire(runs);
-    const sandbox: Omit<SandboxLimits, "clock"> = { cpuMs: limits.cpuMs, memoryBytes: limits.memoryBytes, stackBytes: limits.stackBytes, logChars: limits.logChars };
-    if ("unavailable" in worker) return { logs: [], logsDropped: 0, error: { name: "Error", message: worker.unavailable } };
+    const sandbox: Omit<SandboxLimits, "clock"> = {
+      cpuMs: limits.cpuMs,
+      memoryBytes: limits.memoryBytes,
+      stackBytes: limits.stackBytes,
+      logChars: limits.logChars,
+    };
+    if ("unavailable" in worker)
+      return { logs: [], logsDropped: 0, error: { name: "Error", message: worker.unavailable } };
     worker.clock[0] = 0;
     worker.clock[1] = Number.NaN;
     const inflight = new Set<Promise<unknown>>();

@@ -52,13 +52,20 @@ export function codeModeLimits(options: { code?: unknown }, mode: string): Requi
   const given = Object.hasOwn(options, "code") ? options.code : undefined;
   if (given === undefined) return { ...CODE_MODE_DEFAULTS };
   if (mode !== "code") throw new TypeError('code (the limits of code mode) is given, but mode is not "code".');
-  if (given === null || typeof given !== "object" || Array.isArray(given)) throw new TypeError(`code takes { ${Object.keys(RANGES).map((name) => `${name}?`).join(", ")} }, got ${JSON.stringify(given)}.`);
+  if (given === null || typeof given !== "object" || Array.isArray(given))
+    throw new TypeError(
+      `code takes { ${Object.keys(RANGES)
+        .map((name) => `${name}?`)
+        .join(", ")} }, got ${JSON.stringify(given)}.`,
+    );
   const limits = { ...CODE_MODE_DEFAULTS };
   for (const [name, value] of Object.entries(given as Record<string, unknown>)) {
-    if (!Object.hasOwn(RANGES, name)) throw new TypeError(`code.${name} is not a limit; the limits are ${Object.keys(RANGES).join(", ")}.`);
+    if (!Object.hasOwn(RANGES, name))
+      throw new TypeError(`code.${name} is not a limit; the limits are ${Object.keys(RANGES).join(", ")}.`);
     if (value === undefined) continue;
     const [low, high] = RANGES[name as keyof CodeModeLimits];
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < low || value > high) throw new TypeError(`code.${name} must be a whole number from ${low} to ${high}, got ${JSON.stringify(value)}.`);
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < low || value > high)
+      throw new TypeError(`code.${name} must be a whole number from ${low} to ${high}, got ${JSON.stringify(value)}.`);
     limits[name as keyof CodeModeLimits] = value;
   }
   return limits;

@@ -10,7 +10,13 @@
  * out; the answer's JSON text, or an error's name, message and status, come back; the result
  * leaves as JSON text. The host reads nothing else of the sandbox's values.
  */
-import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from "quickjs-emscripten";
+import type {
+  QuickJSContext,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
+} from "quickjs-emscripten";
 import { BRIDGE, LOG, prelude, RUN } from "./prelude.js";
 
 /** The limits of one run. */
@@ -35,7 +41,12 @@ export interface SandboxLimits {
 export type HostAnswer = { json: string } | { error: { name: string; message: string; status?: number } };
 
 /** The host's side of a call: `name` and `argsJson` are strings the sandbox sent, unchecked. */
-export type HostCall = (name: string, argsJson: string, cursor: string | undefined, stop: (reason: StopReason) => void) => Promise<HostAnswer>;
+export type HostCall = (
+  name: string,
+  argsJson: string,
+  cursor: string | undefined,
+  stop: (reason: StopReason) => void,
+) => Promise<HostAnswer>;
 
 export type StopReason = "cpu" | "memory" | "stack" | "calls" | "deadlock" | "timeout";
 
@@ -75,9 +86,14 @@ async function importQuickJS(specifier: string): Promise<QuickJSWASMModule> {
     loaded = (await import(specifier)) as typeof loaded;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw error;
-    throw new SandboxUnavailableError(`Code mode runs the agent's code in QuickJS (WebAssembly), and ${QUICKJS} is not installed. Install it beside store-admin-sdk: npm install ${QUICKJS}@^0.32`);
+    throw new SandboxUnavailableError(
+      `Code mode runs the agent's code in QuickJS (WebAssembly), and ${QUICKJS} is not installed. Install it beside store-admin-sdk: npm install ${QUICKJS}@^0.32`,
+    );
   }
-  if (typeof loaded.newQuickJSWASMModule !== "function") throw new SandboxUnavailableError(`The installed ${QUICKJS} has no newQuickJSWASMModule(); install the version store-admin-sdk supports: npm install ${QUICKJS}@^0.32`);
+  if (typeof loaded.newQuickJSWASMModule !== "function")
+    throw new SandboxUnavailableError(
+      `The installed ${QUICKJS} has no newQuickJSWASMModule(); install the version store-admin-sdk supports: npm install ${QUICKJS}@^0.32`,
+    );
   return loaded.newQuickJSWASMModule();
 }
 
@@ -135,7 +151,8 @@ class Run {
     this.runtime.setMaxStackSize(limits.stackBytes);
     this.runtime.setInterruptHandler(() => {
       if (this.stoppedBy !== undefined) return true;
-      if (this.sliceStart !== undefined && this.spent + (performance.now() - this.sliceStart) > limits.cpuMs) this.stoppedBy = "cpu";
+      if (this.sliceStart !== undefined && this.spent + (performance.now() - this.sliceStart) > limits.cpuMs)
+        this.stoppedBy = "cpu";
       return this.stoppedBy !== undefined;
     });
     this.vm = this.runtime.newContext();
@@ -186,7 +203,8 @@ class Run {
       const deferred = vm.newPromise();
       this.deferreds.add(deferred);
       // Only strings are read; anything else is passed on as a name the host refuses.
-      const read = (handle: QuickJSHandle | undefined) => (handle !== undefined && vm.typeof(handle) === "string" ? vm.getString(handle) : undefined);
+      const read = (handle: QuickJSHandle | undefined) =>
+        handle !== undefined && vm.typeof(handle) === "string" ? vm.getString(handle) : undefined;
       const name = read(nameHandle) ?? "";
       const args = read(argsHandle) ?? "null";
       const cursor = read(cursorHandle);
@@ -256,7 +274,8 @@ class Run {
       if (this.inflight.size === 0) {
         // One more turn for the resolvePromise callback, then give up: the code awaits what never settles.
         await new Promise<void>((resolve) => setTimeout(resolve, 0));
-        if (settled === undefined && this.inflight.size === 0 && this.stoppedBy === undefined) this.stoppedBy = "deadlock";
+        if (settled === undefined && this.inflight.size === 0 && this.stoppedBy === undefined)
+          this.stoppedBy = "deadlock";
         break;
       }
       await new Promise<void>((resolve) => (this.wake = resolve));
@@ -288,8 +307,17 @@ class Run {
     this.noteLimit(dumped);
     const base = { logs: this.logs, logsDropped: this.logsDropped };
     if (this.stoppedBy !== undefined) return stoppedOutcome(this.stoppedBy, this.limits, base);
-    const error = typeof dumped === "object" && dumped !== null ? (dumped as { name?: unknown; message?: unknown }) : { message: dumped };
-    return { ...base, error: { name: typeof error.name === "string" ? error.name : "Error", message: typeof error.message === "string" ? error.message : String(error.message) } };
+    const error =
+      typeof dumped === "object" && dumped !== null
+        ? (dumped as { name?: unknown; message?: unknown })
+        : { message: dumped };
+    return {
+      ...base,
+      error: {
+        name: typeof error.name === "string" ? error.name : "Error",
+        message: typeof error.message === "string" ? error.message : String(error.message),
+      },
+    };
   }
 
   dispose(): void {
@@ -302,15 +330,26 @@ class Run {
 }
 
 /** The outcome of a run a limit stopped: its reason, and a message naming the limit. */
-export function stoppedOutcome(reason: StopReason, limits: Omit<SandboxLimits, "logChars" | "clock"> & { timeoutMs?: number }, base: Pick<SandboxOutcome, "logs" | "logsDropped"> = { logs: [], logsDropped: 0 }): SandboxOutcome {
+export function stoppedOutcome(
+  reason: StopReason,
+  limits: Omit<SandboxLimits, "logChars" | "clock"> & { timeoutMs?: number },
+  base: Pick<SandboxOutcome, "logs" | "logsDropped"> = { logs: [], logsDropped: 0 },
+): SandboxOutcome {
   return { ...base, stoppedBy: reason, error: { name: "LimitError", message: STOPPED[reason](limits) } };
 }
 
-const STOPPED: Record<StopReason, (limits: Omit<SandboxLimits, "logChars" | "clock"> & { timeoutMs?: number }) => string> = {
+const STOPPED: Record<
+  StopReason,
+  (limits: Omit<SandboxLimits, "logChars" | "clock"> & { timeoutMs?: number }) => string
+> = {
   cpu: (l) => `Stopped: the code ran for more than ${l.cpuMs} ms of CPU time (the server's --cpu-ms).`,
-  stack: (l) => `Stopped: the code's calls nested deeper than a ${l.stackBytes}-byte stack holds (the server's --stack-kb).`,
+  stack: (l) =>
+    `Stopped: the code's calls nested deeper than a ${l.stackBytes}-byte stack holds (the server's --stack-kb).`,
   memory: (l) => `Stopped: the code needed more than ${l.memoryBytes} bytes of memory (the server's --memory-mb).`,
-  calls: () => `Stopped: the code made more store calls than the server allows in one execute (the server's --max-calls).`,
-  deadlock: () => "Stopped: the code awaits something that never settles (there are no timers or events in the sandbox).",
-  timeout: (l) => `Stopped: the execute ran for more than ${l.timeoutMs ?? "its"} ms of wall-clock time, store calls included (the server's --timeout-ms).`,
+  calls: () =>
+    `Stopped: the code made more store calls than the server allows in one execute (the server's --max-calls).`,
+  deadlock: () =>
+    "Stopped: the code awaits something that never settles (there are no timers or events in the sandbox).",
+  timeout: (l) =>
+    `Stopped: the execute ran for more than ${l.timeoutMs ?? "its"} ms of wall-clock time, store calls included (the server's --timeout-ms).`,
 };

@@ -10,12 +10,22 @@ import type { ToolFilter } from "../tool-list.js";
 import type { CodeModeLimits } from "./limits.js";
 import { loadOnce } from "#shared";
 
-export function serveCodeMode(server: Server, context: Omit<HostContext, "maxCalls" | "signal"> & { filter: ToolFilter }, limits: Required<CodeModeLimits>, maxBytes: number): Server {
+export function serveCodeMode(
+  server: Server,
+  context: Omit<HostContext, "maxCalls" | "signal"> & { filter: ToolFilter },
+  limits: Required<CodeModeLimits>,
+  maxBytes: number,
+): Server {
   type Mode = Pick<typeof import("./mode.js"), "codeModeListing" | "codeModeServer">;
-  const loaded = loadOnce((): Promise<Mode> => import("./mode.js").then(({ codeModeListing, codeModeServer }) => ({ codeModeListing, codeModeServer })));
+  const loaded = loadOnce(
+    (): Promise<Mode> =>
+      import("./mode.js").then(({ codeModeListing, codeModeServer }) => ({ codeModeListing, codeModeServer })),
+  );
   // One code-mode server (one gate of executes at once) however many requests arrive while it loads.
   let code: Promise<ReturnType<Mode["codeModeServer"]>> | undefined;
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await loaded()).codeModeListing(limits, context.filter.allowWrites === true) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: (await loaded()).codeModeListing(limits, context.filter.allowWrites === true),
+  }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<ToolResult> => {
     code ??= loaded().then(({ codeModeServer }) => codeModeServer(context, limits, maxBytes));
     return withinCap(await (await code).call(request.params.name, request.params.arguments, extra.signal), maxBytes);

@@ -78,7 +78,9 @@ export function snippetChecker(ts: TypeScript): SnippetChecker {
     skipLibCheck: true,
     allowImportingTsExtensions: false,
   };
-  const files = new Map<string, string>(Object.entries(declarationFiles).map(([name, text]) => [`${ROOT}${name}`, text]));
+  const files = new Map<string, string>(
+    Object.entries(declarationFiles).map(([name, text]) => [`${ROOT}${name}`, text]),
+  );
   let snippet = "";
   let version = 0;
   const defaultLib = ts.getDefaultLibFilePath(options);
@@ -112,9 +114,15 @@ export function snippetChecker(ts: TypeScript): SnippetChecker {
     check(code: string): CheckOutcome {
       snippet = `${OPENING}${code}${CLOSING}`;
       version += 1;
-      const diagnostics = [...service.getSyntacticDiagnostics(SNIPPET), ...service.getSemanticDiagnostics(SNIPPET)].filter((d) => d.category === ts.DiagnosticCategory.Error);
-      if (diagnostics.length > 0) return { ok: false, errors: diagnostics.slice(0, MAX_ERRORS).map((d) => compileError(ts, d, code)) };
-      const javascript = ts.transpileModule(snippet, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.None, removeComments: true } }).outputText;
+      const diagnostics = [
+        ...service.getSyntacticDiagnostics(SNIPPET),
+        ...service.getSemanticDiagnostics(SNIPPET),
+      ].filter((d) => d.category === ts.DiagnosticCategory.Error);
+      if (diagnostics.length > 0)
+        return { ok: false, errors: diagnostics.slice(0, MAX_ERRORS).map((d) => compileError(ts, d, code)) };
+      const javascript = ts.transpileModule(snippet, {
+        compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.None, removeComments: true },
+      }).outputText;
       return { ok: true, javascript };
     },
   };
@@ -122,7 +130,8 @@ export function snippetChecker(ts: TypeScript): SnippetChecker {
 
 function compileError(ts: TypeScript, diagnostic: TS.Diagnostic, code: string): CompileError {
   const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
-  if (diagnostic.file === undefined || diagnostic.start === undefined) return { line: 1, column: 1, code: diagnostic.code, message };
+  if (diagnostic.file === undefined || diagnostic.start === undefined)
+    return { line: 1, column: 1, code: diagnostic.code, message };
   const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
   // Line 0 is the wrapper's opening; a position past the snippet is its last line.
   const lines = code.split("\n").length;

@@ -11,7 +11,15 @@
  * server's thread terminates it and starts another.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { loadQuickJS, runInSandbox, stoppedOutcome, type HostAnswer, type SandboxLimits, type SandboxOutcome, type StopReason } from "./sandbox.js";
+import {
+  loadQuickJS,
+  runInSandbox,
+  stoppedOutcome,
+  type HostAnswer,
+  type SandboxLimits,
+  type SandboxOutcome,
+  type StopReason,
+} from "./sandbox.js";
 import { loadTypeScript, snippetChecker, type SnippetChecker } from "./typecheck.js";
 import type { FromWorker, ToWorker } from "./worker-messages.js";
 
@@ -36,7 +44,12 @@ async function start(): Promise<void> {
       checker.check("return 1;");
     } else {
       // Warmed: V8 compiles WebAssembly functions on their first call, which would count against the first snippet's CPU time.
-      await runInSandbox(await loadQuickJS(), WARM_UP, async () => ({ json: "null" }), { cpuMs: 10_000, memoryBytes: 16 * 1024 * 1024, stackBytes: 256 * 1024, logChars: 0 });
+      await runInSandbox(await loadQuickJS(), WARM_UP, async () => ({ json: "null" }), {
+        cpuMs: 10_000,
+        memoryBytes: 16 * 1024 * 1024,
+        stackBytes: 256 * 1024,
+        logChars: 0,
+      });
     }
   } catch (error) {
     post({ type: "unavailable", message: error instanceof Error ? error.message : String(error) });
@@ -56,17 +69,22 @@ async function run(javascript: string, limits: Omit<SandboxLimits, "clock">, max
   let outcome: SandboxOutcome;
   let broken = false;
   try {
-    outcome = await runInSandbox(await loadQuickJS(), javascript, (name, argsJson, cursor, stop) => {
-      stopRun = stop;
-      const id = nextId++;
-      return new Promise<HostAnswer>((resolve) => {
-        pending.set(id, (answer) => {
-          pending.delete(id);
-          resolve(answer);
+    outcome = await runInSandbox(
+      await loadQuickJS(),
+      javascript,
+      (name, argsJson, cursor, stop) => {
+        stopRun = stop;
+        const id = nextId++;
+        return new Promise<HostAnswer>((resolve) => {
+          pending.set(id, (answer) => {
+            pending.delete(id);
+            resolve(answer);
+          });
+          post({ type: "call", id, name, argsJson, cursor });
         });
-        post({ type: "call", id, name, argsJson, cursor });
-      });
-    }, { ...limits, clock: new Float64Array(clock) });
+      },
+      { ...limits, clock: new Float64Array(clock) },
+    );
   } catch (error) {
     // A C built-in recursed past the thread's stack inside WebAssembly, or QuickJS aborted: this module is not to be trusted again.
     broken = true;
@@ -81,8 +99,22 @@ function bounded(outcome: SandboxOutcome, maxValueBytes: number): SandboxOutcome
   const { value, error, ...rest } = outcome;
   return {
     ...rest,
-    ...(value !== undefined ? (value.length > maxValueBytes ? { valueBytes: Buffer.byteLength(value) } : { value }) : {}),
-    ...(error !== undefined ? { error: { name: error.name.slice(0, 100), message: error.message.length > maxValueBytes / 4 ? `${error.message.slice(0, maxValueBytes / 4)}…(${error.message.length} characters)` : error.message } } : {}),
+    ...(value !== undefined
+      ? value.length > maxValueBytes
+        ? { valueBytes: Buffer.byteLength(value) }
+        : { value }
+      : {}),
+    ...(error !== undefined
+      ? {
+          error: {
+            name: error.name.slice(0, 100),
+            message:
+              error.message.length > maxValueBytes / 4
+                ? `${error.message.slice(0, maxValueBytes / 4)}…(${error.message.length} characters)`
+                : error.message,
+          },
+        }
+      : {}),
   };
 }
 

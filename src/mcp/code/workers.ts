@@ -24,7 +24,11 @@ function workerEntry(): URL {
   const path = createRequire(import.meta.url).resolve("#code-mode-worker");
   if (!path.endsWith(".ts")) return pathToFileURL(path);
   // tsx's ESM register() (require.resolve finds its CommonJS twin, index.cjs, beside it).
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs")).href;
+  const tsx = pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve("tsx/esm/api")
+      .replace(/\.cjs$/, ".mjs"),
+  ).href;
   const bootstrap = `const { register } = await import(${JSON.stringify(tsx)}); register(); await import(${JSON.stringify(pathToFileURL(path).href)});`;
   return new URL(`data:text/javascript,${encodeURIComponent(bootstrap)}`);
 }
@@ -79,7 +83,8 @@ export class CodeWorker {
 }
 
 /** Whether a worker's end was its heap limit. */
-export const outOfHeap = (error: Error | undefined): boolean => (error as NodeJS.ErrnoException | undefined)?.code === "ERR_WORKER_OUT_OF_MEMORY";
+export const outOfHeap = (error: Error | undefined): boolean =>
+  (error as NodeJS.ErrnoException | undefined)?.code === "ERR_WORKER_OUT_OF_MEMORY";
 
 /** Workers of one kind: an idle one reused, a new one started when none is, a broken one replaced. */
 export class WorkerPool {

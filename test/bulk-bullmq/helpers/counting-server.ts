@@ -40,7 +40,9 @@ export interface CountingServer {
   readonly url: string;
   readonly requests: readonly Received[];
   /** Decides each answer from the request and how many arrived before it (0-based). */
-  answer(decide: ((request: { method: string; path: string; key: string; index: number }) => Answer | undefined) | undefined): void;
+  answer(
+    decide: ((request: { method: string; path: string; key: string; index: number }) => Answer | undefined) | undefined,
+  ): void;
   /** Requests received per key, for one method or all. */
   countByKey(method?: string): Map<string, number>;
   /** The most requests that arrived within any `windowMs` (a sliding window, ends included). */
@@ -62,18 +64,40 @@ export async function startCountingServer(token: string): Promise<CountingServer
     const path = (request.url ?? "/").split("?")[0]!;
     const key = /\/(\d+)\//.exec(path)?.[1] ?? "";
     const index = requests.length;
-    const answer = request.headers.authorization === `Bearer ${token}` ? (decide?.({ method, path, key, index }) ?? {}) : { status: 401 };
+    const answer =
+      request.headers.authorization === `Bearer ${token}`
+        ? (decide?.({ method, path, key, index }) ?? {})
+        : { status: 401 };
     const status = answer.status ?? (method === "POST" ? 201 : 200);
     const worker = String(request.headers["x-worker"] ?? "");
     const traceparent = request.headers.traceparent as string | undefined;
-    const received: Received = { method, path, key, at, arrivedAt, sentAt, status, worker, traceparent, answered: false };
+    const received: Received = {
+      method,
+      path,
+      key,
+      at,
+      arrivedAt,
+      sentAt,
+      status,
+      worker,
+      traceparent,
+      answered: false,
+    };
     requests.push(received);
     request.resume();
     request.once("end", () => {
       const reply = (): void => {
         const body =
-          answer.body !== undefined ? JSON.stringify(answer.body) : status < 300 ? JSON.stringify({ id: Number(key) || 1 }) : JSON.stringify({ detail: `status ${status}` });
-        response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...answer.headers });
+          answer.body !== undefined
+            ? JSON.stringify(answer.body)
+            : status < 300
+              ? JSON.stringify({ id: Number(key) || 1 })
+              : JSON.stringify({ detail: `status ${status}` });
+        response.writeHead(status, {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          ...answer.headers,
+        });
         response.end(body);
         received.answered = true;
       };
@@ -96,7 +120,8 @@ export async function startCountingServer(token: string): Promise<CountingServer
     },
     countByKey(method) {
       const counts = new Map<string, number>();
-      for (const r of requests) if (method === undefined || r.method === method) counts.set(r.key, (counts.get(r.key) ?? 0) + 1);
+      for (const r of requests)
+        if (method === undefined || r.method === method) counts.set(r.key, (counts.get(r.key) ?? 0) + 1);
       return counts;
     },
     maxInWindow(windowMs = 1000) {

@@ -48,7 +48,14 @@ export function useQueueEnvironment(token: string, options: { persistent?: boole
     token,
     async startWorkers(queue, count, extra = {}) {
       const started = Array.from({ length: count }, () =>
-        startWorker({ QUEUE: queue, REDIS_PORT: redis!.port, API_URL: server!.url, STORE_TOKEN: token, CONCURRENCY: 4, ...extra }),
+        startWorker({
+          QUEUE: queue,
+          REDIS_PORT: redis!.port,
+          API_URL: server!.url,
+          STORE_TOKEN: token,
+          CONCURRENCY: 4,
+          ...extra,
+        }),
       );
       workers.push(...started);
       await Promise.all(started.map((worker) => worker.ready));
@@ -63,7 +70,8 @@ export function useQueueEnvironment(token: string, options: { persistent?: boole
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const status = await bulk.status();
-        if (status.done + status.failed + status.inDoubt >= total && status.active === 0 && status.waiting === 0) return;
+        if (status.done + status.failed + status.inDoubt >= total && status.active === 0 && status.waiting === 0)
+          return;
         if (Date.now() > deadline) throw new Error(`not settled after ${timeoutMs} ms: ${JSON.stringify(status)}`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }

@@ -45,7 +45,10 @@ export interface WorkerEnv {
 export function startWorker(settings: WorkerEnv): WorkerProcess {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const [name, value] of Object.entries(settings)) if (value !== undefined) env[name] = String(value);
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", WORKER], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", WORKER], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const messages: Array<WorkerMessage> = [];
   let stderr = "";
   let buffered = "";

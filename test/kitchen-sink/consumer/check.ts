@@ -1,5 +1,11 @@
 // What the SDK generated from the kitchen-sink contract lets a caller write, and what it refuses.
-import { createStoreAdminClient, PermissionDeniedError, type LineItem, type Product, type Widget } from "store-admin-sdk";
+import {
+  createStoreAdminClient,
+  PermissionDeniedError,
+  type LineItem,
+  type Product,
+  type Widget,
+} from "store-admin-sdk";
 
 const store = createStoreAdminClient({ baseUrl: "https://shop.example.com", accessToken: "token" });
 
@@ -13,7 +19,10 @@ made.secret;
 await store.widgets.create({ name: "Sprocket" });
 // @ts-expect-error a read-only field is not sent
 await store.widgets.create({ id: 1, name: "Sprocket", secret: "s3cret" });
-const posted = await store.POST("/widgets/", { params: { query: { dry_run: false } }, body: { name: "Sprocket", secret: "s3cret" } });
+const posted = await store.POST("/widgets/", {
+  params: { query: { dry_run: false } },
+  body: { name: "Sprocket", secret: "s3cret" },
+});
 if (posted.data) posted.data.id satisfies number;
 
 // Responses without content: a method resolves to void, the path style's data is undefined.
@@ -25,7 +34,11 @@ const { data: nothing } = await store.DELETE("/widgets/{id}/", { params: { path:
 const none: undefined = nothing;
 void none;
 // Not `never` (which would also pass the line above): `undefined` itself.
-const isUndefined: [typeof nothing] extends [never] ? "never" : [undefined] extends [typeof nothing] ? "undefined" : "other" = "undefined";
+const isUndefined: [typeof nothing] extends [never]
+  ? "never"
+  : [undefined] extends [typeof nothing]
+    ? "undefined"
+    : "other" = "undefined";
 void isUndefined;
 
 // Names derived from the URL (no x-sdk-method), alternatives of scopes, no summary.

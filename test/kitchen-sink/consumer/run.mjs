@@ -23,7 +23,9 @@ await settle("widget", () => store.widgets.retrieve(7));
 await settle("deleted", () => store.widgets.delete(7));
 await settle("rebuilt", () => store.widgets.rebuild(7));
 await settle("commentJson", () => store.widgets.comments.create(7, { text: "Nice" }));
-await settle("commentFile", () => store.widgets.comments.create(7, { text: "With a file", attachment: new Blob(["x"]) }));
+await settle("commentFile", () =>
+  store.widgets.comments.create(7, { text: "With a file", attachment: new Blob(["x"]) }),
+);
 await settle("preferences", () => store.preferences.update({ colour: "red", count: 2 }));
 await settle("upload", () => store.uploads.create({ file: new Blob(["contents"]), note: "a note" }));
 await settle("product", () => store.products.retrieve("ABC-1"));
@@ -35,12 +37,21 @@ if (mock) {
     for await (const item of store.widgets.list()) items.push(item);
     return items;
   });
-  out.requests = mock.requests.map((r) => ({ operation: r.operation, contentType: (r.headers["content-type"] ?? "").split(";")[0], status: r.status }));
+  out.requests = mock.requests.map((r) => ({
+    operation: r.operation,
+    contentType: (r.headers["content-type"] ?? "").split(";")[0],
+    status: r.status,
+  }));
   mock.on("POST /widgets/", () => ({ status: 403, body: { detail: "Not allowed." } }));
   try {
     await store.widgets.create({ name: "Sprocket", secret: "s3cret" });
   } catch (error) {
-    out.forbidden = { name: error.name, message: error.message, scope: error.scope ?? null, requiredScopes: error.requiredScopes };
+    out.forbidden = {
+      name: error.name,
+      message: error.message,
+      scope: error.scope ?? null,
+      requiredScopes: error.requiredScopes,
+    };
   }
 }
 console.log(JSON.stringify(out));
