@@ -59,9 +59,10 @@ export const FLOORS: readonly Floor[] = [
   },
   { name: "the build and the local tools (scripts/)", rank: 8, holds: (f) => TOOLS.has(f) },
   {
-    name: "the bench (scripts/bench.ts, scripts/bench/)",
+    // doc-figures.ts writes into the docs the sizes the bench measures (the MCP tool lists), with the bench's own measure.
+    name: "the bench (scripts/bench.ts, scripts/bench/, scripts/doc-figures.ts)",
     rank: 9,
-    holds: (f) => f === "scripts/bench.ts" || f.startsWith("scripts/bench/"),
+    holds: (f) => f === "scripts/bench.ts" || f.startsWith("scripts/bench/") || f === "scripts/doc-figures.ts",
   },
 ];
 
@@ -90,6 +91,7 @@ const CONTRACT_MODEL = new Set(
     "encode",
     "schema-types",
     "generated-files",
+    "file-keys",
     "figures",
   ].map((name) => `scripts/${name}.ts`),
 );

@@ -14,20 +14,20 @@ const app = createPartnerApp({
 void app.begin({ store: "shop.stores.example.com", scopes: ["disputes:write", "gift_cards:read"] });
 // @ts-expect-error: not a scope of the contract
 void app.begin({ store: "shop.stores.example.com", scopes: ["users:reed"] });
-// @ts-expect-error: not a scope of the contract
 createPartnerApp({
   clientId: "id",
   clientSecret: "secret",
   redirectUri: "https://app.example/cb",
   allowedStores: ["a.example.com"],
+  // @ts-expect-error: not a scope of the contract
   scopes: ["admin"],
 });
-// @ts-expect-error: the test origin is plain HTTP to 127.0.0.1 only
 createPartnerApp({
   clientId: "id",
   clientSecret: "secret",
   redirectUri: "https://app.example/cb",
   allowedStores: ["a.example.com"],
+  // @ts-expect-error: the test origin is plain HTTP to 127.0.0.1 only
   testOrigin: "http://example.com:80",
 });
 const scope: Scope = "users:write";
