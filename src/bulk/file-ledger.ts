@@ -112,6 +112,59 @@ function checksumAt(bytes: Uint8Array, at: number): number {
   return sum;
 }
 
+/** The run a log's first record names; throws unless it is this format's header of this version. */
+function headerRunId(kind: string | undefined, payload: string, path: string): string {
+  const header =
+    kind === "H" ? (JSON.parse(payload.slice(1)) as { ledger?: string; version?: number; runId?: string }) : undefined;
+  if (header?.ledger !== FORMAT || typeof header.runId !== "string") {
+    throw new Error(
+      `The file ${path} is not a bulk ledger (its first record is not a ledger header); it is left as it is.`,
+    );
+  }
+  if (header.version !== VERSION)
+    throw new Error(`The ledger file ${path} has version ${header.version}; this SDK reads version ${VERSION}.`);
+  return header.runId;
+}
+
+/** One good record after the header, applied to `index`; `goodBytes` (the end of this record) names where an unknown one is. */
+function applyRecord(
+  index: LedgerIndex,
+  kind: string | undefined,
+  payload: string,
+  path: string,
+  goodBytes: number,
+): void {
+  switch (kind) {
+    case "s":
+      index.set(keyOf(payload), "started");
+      break;
+    case "b": {
+      const [key, fingerprint] = JSON.parse(payload.slice(1)) as [string, string];
+      index.set(key, "started", undefined, undefined, fingerprint);
+      break;
+    }
+    case "S":
+      index.set(keyOf(payload), "sending");
+      break;
+    case "d":
+      index.set(keyOf(payload), "done");
+      break;
+    case "f":
+    case "i": {
+      const [key, status, error] = JSON.parse(payload.slice(1)) as [string, number | null, string];
+      index.set(key, kind === "f" ? "failed" : "inDoubt", status ?? undefined, error);
+      break;
+    }
+    case "c":
+      index.cursor = JSON.parse(payload.slice(1)) as string | null;
+      break;
+    default:
+      throw new Error(
+        `The ledger file ${path} has a record of an unknown kind (${JSON.stringify(kind)}) at byte ${goodBytes}: written by a newer SDK?`,
+      );
+  }
+}
+
 /** Reads a log into `index`; returns the run it belongs to and the byte length of its good records. */
 function readLog(
   bytes: Uint8Array,
@@ -149,49 +202,10 @@ function readLog(
     goodBytes = pos;
     const kind = payload[0];
     if (runId === undefined) {
-      const header =
-        kind === "H"
-          ? (JSON.parse(payload.slice(1)) as { ledger?: string; version?: number; runId?: string })
-          : undefined;
-      if (header?.ledger !== FORMAT || typeof header.runId !== "string") {
-        throw new Error(
-          `The file ${path} is not a bulk ledger (its first record is not a ledger header); it is left as it is.`,
-        );
-      }
-      if (header.version !== VERSION)
-        throw new Error(`The ledger file ${path} has version ${header.version}; this SDK reads version ${VERSION}.`);
-      runId = header.runId;
+      runId = headerRunId(kind, payload, path);
       continue;
     }
-    switch (kind) {
-      case "s":
-        index.set(keyOf(payload), "started");
-        break;
-      case "b": {
-        const [key, fingerprint] = JSON.parse(payload.slice(1)) as [string, string];
-        index.set(key, "started", undefined, undefined, fingerprint);
-        break;
-      }
-      case "S":
-        index.set(keyOf(payload), "sending");
-        break;
-      case "d":
-        index.set(keyOf(payload), "done");
-        break;
-      case "f":
-      case "i": {
-        const [key, status, error] = JSON.parse(payload.slice(1)) as [string, number | null, string];
-        index.set(key, kind === "f" ? "failed" : "inDoubt", status ?? undefined, error);
-        break;
-      }
-      case "c":
-        index.cursor = JSON.parse(payload.slice(1)) as string | null;
-        break;
-      default:
-        throw new Error(
-          `The ledger file ${path} has a record of an unknown kind (${JSON.stringify(kind)}) at byte ${goodBytes}: written by a newer SDK?`,
-        );
-    }
+    applyRecord(index, kind, payload, path, goodBytes);
   }
   // No whole header: only a header torn by a crash may be dropped, never someone else's file.
   if (runId === undefined && bytes.length > 0 && !isTornHeader(bytes)) {

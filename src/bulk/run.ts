@@ -24,7 +24,7 @@ import { walkCheckpoint } from "./run-checkpoint.js";
 import { runItem, type ItemRun } from "./run-item.js";
 import { DEFAULT_PROGRESS_INTERVAL_MS, progressReporter } from "./run-progress.js";
 import { itemsSource, puller, type Pulled } from "./run-source.js";
-import { runState, stopRun } from "./run-state.js";
+import { runState, stopRun, type RunState } from "./run-state.js";
 import { runStop } from "./run-stop.js";
 import type { BulkReport, Ledger, RateBudget, RunBulkOptions } from "./types.js";
 
@@ -193,7 +193,17 @@ async function run<Item>(options: RunBulkOptions<Item>, tracing: RunTelemetry | 
   }
   if (state.fatal) throw state.fatal.error;
   progress(true);
-  const pauseStop = stop.pauseStop();
+  return report(options, state, startedAt, stop.pauseStop(), inDoubtFingerprints);
+}
+
+/** The run's report, from its state once every task has ended; `pauseStop` is why a long pause stopped it, if one did. */
+function report<Item>(
+  options: RunBulkOptions<Item>,
+  state: RunState,
+  startedAt: number,
+  pauseStop: string | undefined,
+  inDoubtFingerprints: Record<string, string>,
+): BulkReport {
   return {
     runId: options.runId,
     done: state.done,

@@ -57,28 +57,9 @@ const list =
     return [...(previous ?? []), ...items];
   };
 
-/** Adds the `mcp` command to `program`. */
-export function mcpCommand(program: Command, io: { stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Command {
-  return program
-    .command("mcp")
-    .description(
-      "Serve the Store Admin API to an AI agent as Model Context Protocol tools over stdio: reads only unless --allow-writes.",
-    )
-    .option("--allow-writes", "also list the tools that change data (POST, PUT, PATCH, DELETE)")
-    .option(
-      "--scopes <list>",
-      "list only the tools these scopes allow, e.g. users:read,gift_cards:read",
-      list("--scopes"),
-    )
-    .option(
-      "--tools <list>",
-      "list only these tools: names, method names or tags, * matches any run of characters, e.g. giftCards_*,Orders",
-      list("--tools"),
-    )
-    .option(
-      "--mode <mode>",
-      "per-operation (the default): one tool per operation; dynamic: search_operations, describe_operation and call_operation, a list that does not grow with the contract; code: search_docs and execute, TypeScript run in a sandbox (needs typescript@5 and quickjs-emscripten)",
-    )
+/** Adds the code mode's limits to the `mcp` command, in the order its help lists them. */
+function codeModeOptions(command: Command): Command {
+  return command
     .option(
       "--cpu-ms <n>",
       "code mode: CPU time one execute may run, in milliseconds (default 5000)",
@@ -114,7 +95,32 @@ export function mcpCommand(program: Command, io: { stderr: NodeJS.WriteStream; e
       "--worker-memory-mb <n>",
       "code mode: the heap of each worker thread that checks or runs code, in megabytes (default 512)",
       whole("--worker-memory-mb", 128),
+    );
+}
+
+/** Adds the `mcp` command to `program`. */
+export function mcpCommand(program: Command, io: { stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Command {
+  const command = program
+    .command("mcp")
+    .description(
+      "Serve the Store Admin API to an AI agent as Model Context Protocol tools over stdio: reads only unless --allow-writes.",
     )
+    .option("--allow-writes", "also list the tools that change data (POST, PUT, PATCH, DELETE)")
+    .option(
+      "--scopes <list>",
+      "list only the tools these scopes allow, e.g. users:read,gift_cards:read",
+      list("--scopes"),
+    )
+    .option(
+      "--tools <list>",
+      "list only these tools: names, method names or tags, * matches any run of characters, e.g. giftCards_*,Orders",
+      list("--tools"),
+    )
+    .option(
+      "--mode <mode>",
+      "per-operation (the default): one tool per operation; dynamic: search_operations, describe_operation and call_operation, a list that does not grow with the contract; code: search_docs and execute, TypeScript run in a sandbox (needs typescript@5 and quickjs-emscripten)",
+    );
+  return codeModeOptions(command)
     .option(
       "--max-result-bytes <n>",
       "the most one result may hold, text and structured copy together (default 32768)",

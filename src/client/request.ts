@@ -274,15 +274,8 @@ function attemptUrl({ context, operation, init }: Call): string {
   });
 }
 
-/** Everything checked and computed once per call, before anything is sent. */
-async function prepare(
-  context: ClientContext,
-  method: string,
-  path: string,
-  init: CallInit,
-  view: CallView | undefined,
-): Promise<Call> {
-  const where = `[${method} ${path}]`;
+/** Refuses a per-call option the client does not know (step 1's first check, before the tables load). */
+function checkCallOptions(where: string, init: CallInit): void {
   for (const key of Object.keys(init)) {
     if (Object.hasOwn(CALL_OPTIONS, key)) continue;
     const clientOption = key === "baseUrl" || key === "fetch" ? " (set it when creating the client)" : "";
@@ -290,17 +283,10 @@ async function prepare(
       `${where} unknown per-call option \`${key}\`${clientOption}; a call takes ${Object.keys(CALL_OPTIONS).join(", ")}. The request was not sent.`,
     );
   }
-  // The operations' facts load with the first call (tables.ts); later calls do not wait.
-  const { operations } = loadedTables() ?? (await loadTables());
-  const facts = operations[`${method === "HEAD" ? "GET" : method} ${path}` as OperationKey] as
-    | OperationFacts
-    | undefined;
-  if (!facts) {
-    throw new TypeError(
-      `${where} is not an operation of the API contract; the request was not sent. ` +
-        'Pass a path template such as "/users/{id}/" and the values in params.path.',
-    );
-  }
+}
+
+/** Refuses what must not be sent for an operation of the contract: bad path values, a body on a GET, owned headers, bad numbers or `parseAs`. */
+function checkInit(where: string, method: string, path: string, init: CallInit): void {
   checkPathParams(method, path, init.params?.path);
   if ((method === "GET" || method === "HEAD") && init.body !== undefined) {
     throw new TypeError(
@@ -317,6 +303,30 @@ async function prepare(
       `${where} parseAs must be one of ${PARSE_AS.join(", ")}, got ${describe(init.parseAs)}. The request was not sent.`,
     );
   }
+}
+
+/** Everything checked and computed once per call, before anything is sent. */
+async function prepare(
+  context: ClientContext,
+  method: string,
+  path: string,
+  init: CallInit,
+  view: CallView | undefined,
+): Promise<Call> {
+  const where = `[${method} ${path}]`;
+  checkCallOptions(where, init);
+  // The operations' facts load with the first call (tables.ts); later calls do not wait.
+  const { operations } = loadedTables() ?? (await loadTables());
+  const facts = operations[`${method === "HEAD" ? "GET" : method} ${path}` as OperationKey] as
+    | OperationFacts
+    | undefined;
+  if (!facts) {
+    throw new TypeError(
+      `${where} is not an operation of the API contract; the request was not sent. ` +
+        'Pass a path template such as "/users/{id}/" and the values in params.path.',
+    );
+  }
+  checkInit(where, method, path, init);
 
   const signal = init.signal ?? undefined;
   const timeoutMs = init.timeoutMs ?? context.timeoutMs;

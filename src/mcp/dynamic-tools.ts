@@ -12,6 +12,7 @@ import {
   DEFAULT_SEARCH_LIMIT,
   operationDocument,
   SearchArgumentError,
+  type OperationSearch,
   type SearchDocument,
 } from "./operation-search.js";
 import { exampleArguments } from "./example-call.js";
@@ -135,30 +136,73 @@ function fieldsOf(tool: string, input: unknown, allowed: readonly string[]): Rec
   return fields;
 }
 
+/** The operation `name` names (a method name, or its tool's name), or a refusal that suggests some. */
+function namedOperation(
+  rows: readonly McpToolRow[],
+  index: OperationSearch<Found>,
+  clean: (text: string) => string,
+  tool: string,
+  name: unknown,
+): { row: McpToolRow } | { refusal: ToolResult } {
+  const row = typeof name === "string" ? rows.find((r) => r.methodName === name || r.name === name) : undefined;
+  if (row !== undefined) return { row };
+  if (typeof name !== "string" || name.trim() === "")
+    return {
+      refusal: errorResult(
+        `${tool} takes { method }: the operation's method name, e.g. giftCards.update; got ${quoted(name)}.`,
+        clean,
+      ),
+    };
+  const near = index.search(name.slice(0, 200), { limit: 3 }).results.map((doc) => doc.name);
+  return {
+    refusal: errorResult(
+      `There is no operation ${quoted(name)}.${near.length > 0 ? ` Did you mean ${near.join(", ")}?` : ""} search_operations finds operations by words.`,
+      clean,
+    ),
+  };
+}
+
+/** What describe_operation answers for `row`: its arguments, scopes, limits, description and an example call. */
+function described(row: McpToolRow, maxBytes: number): Record<string, unknown> {
+  const { summary, description } = operationDocument(row);
+  const limits = {
+    result_bytes: maxBytes,
+    ...(row.list
+      ? {
+          paging:
+            "One page a call: next_cursor in the answer is the next page's query.cursor; offset reads the rest of a page a result had to cut.",
+        }
+      : {}),
+    ...(row.multipart
+      ? { upload_bytes: MAX_UPLOAD_BYTES, files: "A file field takes { filename, contentType?, base64 }." }
+      : {}),
+    fields: "The lengths, ranges and enumerations the contract states are in arguments.",
+  };
+  return {
+    method: row.methodName,
+    summary,
+    description,
+    operation: row.operation,
+    writes: row.method !== "GET",
+    ...(row.method !== "GET"
+      ? {
+          idempotent: row.annotations.idempotentHint === true,
+          destructive: row.annotations.destructiveHint === true,
+        }
+      : {}),
+    scopes: row.scopes,
+    arguments: row.inputSchema,
+    limits,
+    example: { method: row.methodName, arguments: exampleArguments(row.inputSchema as Record<string, unknown>) },
+  };
+}
+
 /** The dynamic mode's tools: a call of one of them, answered. */
 export function dynamicTools({ rows, listed, calls, filter, maxBytes, clean }: DynamicContext) {
   const index = createOperationSearch<Found>(listed.map((row) => ({ ...operationDocument(row), row })));
   const notes = searchNotes(filter, rows);
-
-  /** The operation `name` names (a method name, or its tool's name), or a refusal that suggests some. */
-  function operationNamed(tool: string, name: unknown): { row: McpToolRow } | { refusal: ToolResult } {
-    const row = typeof name === "string" ? rows.find((r) => r.methodName === name || r.name === name) : undefined;
-    if (row !== undefined) return { row };
-    if (typeof name !== "string" || name.trim() === "")
-      return {
-        refusal: errorResult(
-          `${tool} takes { method }: the operation's method name, e.g. giftCards.update; got ${quoted(name)}.`,
-          clean,
-        ),
-      };
-    const near = index.search(name.slice(0, 200), { limit: 3 }).results.map((doc) => doc.name);
-    return {
-      refusal: errorResult(
-        `There is no operation ${quoted(name)}.${near.length > 0 ? ` Did you mean ${near.join(", ")}?` : ""} search_operations finds operations by words.`,
-        clean,
-      ),
-    };
-  }
+  /** {@link namedOperation} over this server's rows and search. */
+  const operationNamed = (tool: string, name: unknown) => namedOperation(rows, index, clean, tool, name);
 
   function search(input: unknown): ToolResult {
     const fields = fieldsOf(SEARCH, input, ["query", "limit", "cursor"]);
@@ -201,40 +245,7 @@ export function dynamicTools({ rows, listed, calls, filter, maxBytes, clean }: D
     const { row } = named;
     const refused = whyNotListed(row, filter, row.methodName);
     if (refused !== undefined) return errorResult(`Not available: ${refused}`, clean);
-    const { summary, description } = operationDocument(row);
-    const limits = {
-      result_bytes: maxBytes,
-      ...(row.list
-        ? {
-            paging:
-              "One page a call: next_cursor in the answer is the next page's query.cursor; offset reads the rest of a page a result had to cut.",
-          }
-        : {}),
-      ...(row.multipart
-        ? { upload_bytes: MAX_UPLOAD_BYTES, files: "A file field takes { filename, contentType?, base64 }." }
-        : {}),
-      fields: "The lengths, ranges and enumerations the contract states are in arguments.",
-    };
-    return structured(
-      {
-        method: row.methodName,
-        summary,
-        description,
-        operation: row.operation,
-        writes: row.method !== "GET",
-        ...(row.method !== "GET"
-          ? {
-              idempotent: row.annotations.idempotentHint === true,
-              destructive: row.annotations.destructiveHint === true,
-            }
-          : {}),
-        scopes: row.scopes,
-        arguments: row.inputSchema,
-        limits,
-        example: { method: row.methodName, arguments: exampleArguments(row.inputSchema as Record<string, unknown>) },
-      },
-      clean,
-    );
+    return structured(described(row, maxBytes), clean);
   }
 
   async function callOrValidate(tool: string, input: unknown, signal: AbortSignal): Promise<ToolResult> {

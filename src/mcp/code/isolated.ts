@@ -50,95 +50,106 @@ async function poolsReady(...pools: WorkerPool[]): Promise<void> {
   await Promise.all(pools.map(async (pool) => pool.release(await pool.acquire(), true)));
 }
 
+/** The type check of `code` in a worker of `checks`, ended by `checkMs`, the worker's heap or the execute's `deadline`. */
+async function checkIn(
+  checks: WorkerPool,
+  limits: Limits,
+  code: string,
+  deadline: number,
+): Promise<CheckOutcome | CheckStopped> {
+  const worker = await acquire(checks);
+  if ("unavailable" in worker) return worker;
+  const left = deadline - performance.now();
+  return new Promise((resolve) => {
+    const finish = (outcome: CheckOutcome | CheckStopped, sound: boolean) => {
+      clearTimeout(timer);
+      checks.release(worker, sound);
+      resolve(outcome);
+    };
+    const timer = setTimeout(
+      () => finish({ stopped: limits.checkMs <= left ? "check_time" : "timeout" }, false),
+      Math.max(0, Math.min(limits.checkMs, left)),
+    );
+    worker.onEvent = (message, error) => {
+      if (message?.type === "checked") finish(message.outcome, true);
+      else if (message === undefined) finish({ stopped: outOfHeap(error) ? "check_memory" : "check_time" }, false);
+    };
+    worker.post({ type: "check", code });
+  });
+}
+
+/** Runs `javascript` in a worker of `runs`, ended by the execute's `deadline`, `cpuMs` or the worker's heap; `host` makes its store calls. */
+async function runIn(
+  runs: WorkerPool,
+  limits: Limits,
+  javascript: string,
+  host: HostCall,
+  deadline: number,
+  maxValueBytes: number,
+  calls: AbortController,
+): Promise<SandboxOutcome> {
+  const worker = await acquire(runs);
+  const sandbox: Omit<SandboxLimits, "clock"> = {
+    cpuMs: limits.cpuMs,
+    memoryBytes: limits.memoryBytes,
+    stackBytes: limits.stackBytes,
+    logChars: limits.logChars,
+  };
+  if ("unavailable" in worker)
+    return { logs: [], logsDropped: 0, error: { name: "Error", message: worker.unavailable } };
+  worker.clock[0] = 0;
+  worker.clock[1] = Number.NaN;
+  const inflight = new Set<Promise<unknown>>();
+  const outcome = await new Promise<SandboxOutcome>((resolve) => {
+    let done = false;
+    const finish = (result: SandboxOutcome, sound: boolean) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      clearInterval(watch);
+      runs.release(worker, sound);
+      resolve(result);
+    };
+    const stopped = (reason: StopReason) => {
+      if (!done) calls.abort();
+      finish(stoppedOutcome(reason, { ...sandbox, timeoutMs: limits.timeoutMs }), false);
+    };
+    const timer = setTimeout(() => stopped("timeout"), Math.max(0, deadline - performance.now()));
+    const watch = setInterval(() => {
+      if (cpuSpent(worker.clock) > limits.cpuMs + CPU_GRACE_MS) stopped("cpu");
+    }, CLOCK_EVERY_MS);
+    const stop = (reason: StopReason) => {
+      if (!done) worker.post({ type: "stop", reason });
+    };
+    worker.onEvent = (message, error) => {
+      if (message === undefined) stopped(outOfHeap(error) ? "memory" : "stack");
+      else if (message.type === "done") finish(message.outcome, !message.broken);
+      else if (message.type === "call") {
+        const answered = host(message.name, message.argsJson, message.cursor, stop).then((answer) => {
+          if (!done) worker.post({ type: "answer", id: message.id, answer });
+        });
+        inflight.add(answered);
+        void answered.finally(() => inflight.delete(answered));
+      }
+    };
+    worker.post({ type: "run", javascript, limits: sandbox, maxValueBytes });
+  });
+  // Every call the code made has its status before the result lists it.
+  while (inflight.size > 0) await Promise.allSettled([...inflight]);
+  return outcome;
+}
+
+/** The check and the run of each execute, each in a worker thread of its own shared pool. */
 export function isolatedEngines(limits: Limits): IsolatedEngines {
   const checks = sharedPool("check", limits.workerMemoryBytes, limits.maxExecutes);
   const runs = sharedPool("run", limits.workerMemoryBytes, limits.maxExecutes);
   checks.warm();
   runs.warm();
 
-  async function check(code: string, deadline: number): Promise<CheckOutcome | CheckStopped> {
-    const worker = await acquire(checks);
-    if ("unavailable" in worker) return worker;
-    const left = deadline - performance.now();
-    return new Promise((resolve) => {
-      const finish = (outcome: CheckOutcome | CheckStopped, sound: boolean) => {
-        clearTimeout(timer);
-        checks.release(worker, sound);
-        resolve(outcome);
-      };
-      const timer = setTimeout(
-        () => finish({ stopped: limits.checkMs <= left ? "check_time" : "timeout" }, false),
-        Math.max(0, Math.min(limits.checkMs, left)),
-      );
-      worker.onEvent = (message, error) => {
-        if (message?.type === "checked") finish(message.outcome, true);
-        else if (message === undefined) finish({ stopped: outOfHeap(error) ? "check_memory" : "check_time" }, false);
-      };
-      worker.post({ type: "check", code });
-    });
-  }
-
-  async function run(
-    javascript: string,
-    host: HostCall,
-    deadline: number,
-    maxValueBytes: number,
-    calls: AbortController,
-  ): Promise<SandboxOutcome> {
-    const worker = await acquire(runs);
-    const sandbox: Omit<SandboxLimits, "clock"> = {
-      cpuMs: limits.cpuMs,
-      memoryBytes: limits.memoryBytes,
-      stackBytes: limits.stackBytes,
-      logChars: limits.logChars,
-    };
-    if ("unavailable" in worker)
-      return { logs: [], logsDropped: 0, error: { name: "Error", message: worker.unavailable } };
-    worker.clock[0] = 0;
-    worker.clock[1] = Number.NaN;
-    const inflight = new Set<Promise<unknown>>();
-    const outcome = await new Promise<SandboxOutcome>((resolve) => {
-      let done = false;
-      const finish = (result: SandboxOutcome, sound: boolean) => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        clearInterval(watch);
-        runs.release(worker, sound);
-        resolve(result);
-      };
-      const stopped = (reason: StopReason) => {
-        if (!done) calls.abort();
-        finish(stoppedOutcome(reason, { ...sandbox, timeoutMs: limits.timeoutMs }), false);
-      };
-      const timer = setTimeout(() => stopped("timeout"), Math.max(0, deadline - performance.now()));
-      const watch = setInterval(() => {
-        if (cpuSpent(worker.clock) > limits.cpuMs + CPU_GRACE_MS) stopped("cpu");
-      }, CLOCK_EVERY_MS);
-      const stop = (reason: StopReason) => {
-        if (!done) worker.post({ type: "stop", reason });
-      };
-      worker.onEvent = (message, error) => {
-        if (message === undefined) stopped(outOfHeap(error) ? "memory" : "stack");
-        else if (message.type === "done") finish(message.outcome, !message.broken);
-        else if (message.type === "call") {
-          const answered = host(message.name, message.argsJson, message.cursor, stop).then((answer) => {
-            if (!done) worker.post({ type: "answer", id: message.id, answer });
-          });
-          inflight.add(answered);
-          void answered.finally(() => inflight.delete(answered));
-        }
-      };
-      worker.post({ type: "run", javascript, limits: sandbox, maxValueBytes });
-    });
-    // Every call the code made has its status before the result lists it.
-    while (inflight.size > 0) await Promise.allSettled([...inflight]);
-    return outcome;
-  }
-
   return {
-    check,
-    run,
+    check: (code, deadline) => checkIn(checks, limits, code, deadline),
+    run: (javascript, host, deadline, maxValueBytes, calls) =>
+      runIn(runs, limits, javascript, host, deadline, maxValueBytes, calls),
     ready: () => poolsReady(checks, runs),
   };
 }
