@@ -73,7 +73,18 @@ const mockPages: Middleware = {
 
 async function tour(store: StoreAdminClient, mode: "mock" | "store"): Promise<void> {
   const ids = idsFor(mode);
+  const firstId = await pageThroughCustomers(store, mode);
+  await readCustomer(store, mode, firstId);
+  await readAndResolveDispute(store, mode, ids);
+  await editOrderLine(store, mode, ids);
+  await uploadAttachment(store, mode);
+}
 
+/** The ids of the things the tour reads and edits, as `idsFor` gives them. */
+type TourIds = ReturnType<typeof idsFor>;
+
+/** The tour's first step: customers page by page, up to MAX_CUSTOMERS; the first customer's id, if any. */
+async function pageThroughCustomers(store: StoreAdminClient, mode: "mock" | "store"): Promise<number | undefined> {
   // Pages themselves are the path style's: `store.users.list()` yields the customers, `paginate.pages` the pages.
   step('Page through customers: store.paginate.pages("/users/") requests a page, then follows its next cursor');
   let count = 0;
@@ -99,7 +110,15 @@ async function tour(store: StoreAdminClient, mode: "mock" | "store"): Promise<vo
     mode,
     'page 1 is the contract\'s example "pageWithNext", page 2 its example "lastPage", picked by a Prefer header this tour sends; both hold the same example customer',
   );
+  return firstId;
+}
 
+/** The tour's second step: the first customer, read by id. */
+async function readCustomer(
+  store: StoreAdminClient,
+  mode: "mock" | "store",
+  firstId: number | undefined,
+): Promise<void> {
   step("Read a customer: store.users.retrieve(id) (GET /users/{id}/), the customer or a typed error");
   if (firstId === undefined) skip("the store has no customers");
   else {
@@ -109,7 +128,10 @@ async function tour(store: StoreAdminClient, mode: "mock" | "store"): Promise<vo
     );
     mockNote(mode, "the contract's example customer, whatever the id");
   }
+}
 
+/** The tour's third step: a dispute read by id, then resolved when writes are allowed. */
+async function readAndResolveDispute(store: StoreAdminClient, mode: "mock" | "store", ids: TourIds): Promise<void> {
   step("Read a dispute: store.disputes.retrieve(id) (GET /disputes/{id}/)");
   const disputeId = Number(ids.disputeId);
   if (!ids.disputeId || !Number.isInteger(disputeId)) skip("set STORE_ADMIN_DISPUTE_ID to read one");
@@ -131,7 +153,10 @@ async function tour(store: StoreAdminClient, mode: "mock" | "store"): Promise<vo
       );
     }
   }
+}
 
+/** The tour's fourth step: an order line's quantity changed, when writes are allowed. */
+async function editOrderLine(store: StoreAdminClient, mode: "mock" | "store", ids: TourIds): Promise<void> {
   step("Edit an order line: store.orders.lines.update(number, lineId, body) (PATCH /orders/{number}/lines/{lineId}/)");
   const lineId = Number(ids.lineId);
   if (!ids.orderNumber || !Number.isInteger(lineId))
@@ -147,7 +172,10 @@ async function tour(store: StoreAdminClient, mode: "mock" | "store"): Promise<vo
     );
     mockNote(mode, "the body was valid; the answer is the contract's example order, not recomputed");
   }
+}
 
+/** The tour's last step: a file uploaded as a ticket attachment, multipart, when writes are allowed. */
+async function uploadAttachment(store: StoreAdminClient, mode: "mock" | "store"): Promise<void> {
   step(
     "Upload a ticket attachment: store.tickets.attachments.create({ files }) (POST /tickets/attachments/, multipart)",
   );

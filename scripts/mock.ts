@@ -119,6 +119,14 @@ function prismEntry(): string {
 }
 
 function launchPrism(specPath: string, host: string, port: number): Promise<MockServer> {
+  const child = spawnPrism(specPath, host, port);
+  const log = captureLog(child);
+  const { stop, closed } = stopper(child);
+  return whenReady(child, { specPath, host, port }, log, stop, closed);
+}
+
+/** Prism's child process, started on `host:port` for `specPath`, its output piped and uncoloured. */
+function spawnPrism(specPath: string, host: string, port: number) {
   const args = [
     "mock",
     specPath,
@@ -130,12 +138,18 @@ function launchPrism(specPath: string, host: string, port: number): Promise<Mock
     // Prism forks a worker when NODE_ENV=production; one process is what stop() can kill by pid.
     "--multiprocess=false",
   ];
-  const child = spawn(process.execPath, [prismEntry(), ...args], {
+  return spawn(process.execPath, [prismEntry(), ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     // Plain text: the log is matched for readiness and shown in error messages.
     env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1" },
   });
+}
 
+/** Prism's child process, as `spawnPrism` starts it: stdout and stderr piped. */
+type Prism = ReturnType<typeof spawnPrism>;
+
+/** Prism's stdout and stderr kept as one log of at most MAX_LOG_CHARS; the function reads it as it is now. */
+function captureLog(child: Prism): () => string {
   let log = "";
   const append = (chunk: Buffer) => {
     log += chunk.toString("utf8");
@@ -143,7 +157,14 @@ function launchPrism(specPath: string, host: string, port: number): Promise<Mock
   };
   child.stdout.on("data", append);
   child.stderr.on("data", append);
+  return () => log;
+}
 
+/** Prism's `stop()` (once, SIGTERM then SIGKILL), registered with a kill on the parent's exit, and its "close". */
+function stopper(child: Prism): {
+  stop: () => Promise<void>;
+  closed: Promise<void>;
+} {
   // Registered now, so a fast exit cannot be missed. "exit" means the pid has been
   // reaped; "close" also waits for the pipes, so a failure message has the whole log.
   const exited = new Promise<void>((done) => child.once("exit", () => done()));
@@ -166,23 +187,33 @@ function launchPrism(specPath: string, host: string, port: number): Promise<Mock
     })();
     return stopping;
   };
+  return { stop, closed };
+}
 
+/** The mock once Prism logs READY_LINE; a PrismStartError with the log if it exits, fails to run or takes too long. */
+function whenReady(
+  child: Prism,
+  { specPath, host, port }: { specPath: string; host: string; port: number },
+  log: () => string,
+  stop: () => Promise<void>,
+  closed: Promise<void>,
+): Promise<MockServer> {
   return new Promise<MockServer>((resolveReady, reject) => {
     const fail = (message: string) => {
       cleanUp();
       // A child that never spawned has no pid and will emit neither "exit" nor "close".
       const gone = child.pid === undefined ? Promise.resolve() : stop().then(() => closed);
-      void gone.then(() => reject(new PrismStartError(message, log)));
+      void gone.then(() => reject(new PrismStartError(message, log())));
     };
     const onData = () => {
-      if (!log.includes(READY_LINE)) return;
+      if (!log().includes(READY_LINE)) return;
       cleanUp();
-      resolveReady({ url: `http://${host}:${port}`, port, pid: child.pid!, log: () => log, stop });
+      resolveReady({ url: `http://${host}:${port}`, port, pid: child.pid!, log, stop });
     };
     const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
       fail(
         `Prism exited (${signal ?? `code ${code}`}) before listening on ${host}:${port} for ${specPath}. ` +
-          (log.includes("EADDRINUSE")
+          (log().includes("EADDRINUSE")
             ? `Port ${port} is in use: pass another port, or none to get a free one.`
             : "Its log below says why; `npm run lint:openapi` checks the spec."),
       );

@@ -246,13 +246,28 @@ interface QueueFigures {
 
 /** The section of docs/performance.md: its note, its table and its summary rows. */
 function queueSection(f: QueueFigures): Section {
-  const perSecond = (n: number): string => `${Math.round(n).toLocaleString("en-US")}/s`;
-  const latencyRatio = (workers: number): Summary => pairedRatio(f.latency.get(workers)!, f.latency.get(1)!);
-  const cpuRatio = pairedRatio(f.cpu.get(3)!, f.cpu.get(1)!);
   const cores = cpus().length;
   return {
     title: "Bulk work across processes (BullMQ + Redis)",
-    note: oneLine(`
+    note: queueNote(f, cores),
+    tables: [queueTable(f, cores)],
+    summary: queueSummary(f, cores),
+  };
+}
+
+/** The jobs per second one scale-out figure stands for, as the table prints it. */
+const perSecond = (n: number): string => `${Math.round(n).toLocaleString("en-US")}/s`;
+
+/** Scale-out against the slow store: `workers` workers ÷ 1 worker, paired per round. */
+const latencyRatio = (f: QueueFigures, workers: number): Summary =>
+  pairedRatio(f.latency.get(workers)!, f.latency.get(1)!);
+
+/** CPU contention: 3 workers ÷ 1 worker against a server that answers at once, paired per round. */
+const cpuRatio = (f: QueueFigures): Summary => pairedRatio(f.cpu.get(3)!, f.cpu.get(1)!);
+
+/** The section's note: what was run, against what, and how the figures are read. */
+function queueNote(f: QueueFigures, cores: number): string {
+  return oneLine(`
       \`store-admin-sdk/bulk/bullmq\`, built: worker processes (${CONCURRENCY} tasks each, one \`GET /users/{id}/\`
       per item, each worker its own client) on a queue in a real redis-server on 127.0.0.1, against a
       keep-alive \`node:http\` server in the benchmark's process that notes each request's arrival. The
@@ -271,60 +286,65 @@ function queueSection(f: QueueFigures): Section {
       CPU-bound rows below), the CPU bounds scale-out rather than the store, and the sooner the busier the
       machine is (see the load average). Beside it, the CPU-bound figure: the same with a server that answers at once
       (${f.cpuRounds} rounds of 1 and 3 workers, 1,000 items per worker), where every worker process, Redis and the
-      server share this machine's ${cores} cores: it measures CPU contention on this machine, not scale-out.`),
-    tables: [
-      [
-        ["measure", "result"],
-        ["3 workers, budget 200/s: achieved ÷ budget", cell(f.achieved, times)],
-        ["3 workers, budget 200/s: busiest 1-second arrival window ÷ budget (goal ≤ 1.00×)", cell(f.window, times)],
-        ...LATENCY_WORKERS.map((workers) => [
-          `no budget, store answering in ${LATENCY_MS} ms, ${workers} worker${workers > 1 ? "s" : ""} (jobs/s)`,
-          cell(summarize(f.latency.get(workers)!), perSecond),
-        ]),
-        ...LATENCY_WORKERS.filter((workers) => workers > 1).map((workers) => [
-          `no budget, store answering in ${LATENCY_MS} ms: ${workers} workers ÷ 1 worker`,
-          cell(latencyRatio(workers), times),
-        ]),
-        [
-          "CPU contention on this machine (no budget, answers at once), 1 worker (jobs/s)",
-          cell(summarize(f.cpu.get(1)!), perSecond),
-        ],
-        [
-          "CPU contention on this machine (no budget, answers at once), 3 workers (jobs/s)",
-          cell(summarize(f.cpu.get(3)!), perSecond),
-        ],
-        [
-          `CPU contention on this machine (no budget, answers at once, ${cores} cores): 3 workers ÷ 1 worker`,
-          cell(cpuRatio, times),
-        ],
-      ],
+      server share this machine's ${cores} cores: it measures CPU contention on this machine, not scale-out.`);
+}
+
+/** The section's table: the budget rounds, scale-out against the slow store, CPU contention. */
+function queueTable(f: QueueFigures, cores: number): string[][] {
+  return [
+    ["measure", "result"],
+    ["3 workers, budget 200/s: achieved ÷ budget", cell(f.achieved, times)],
+    ["3 workers, budget 200/s: busiest 1-second arrival window ÷ budget (goal ≤ 1.00×)", cell(f.window, times)],
+    ...LATENCY_WORKERS.map((workers) => [
+      `no budget, store answering in ${LATENCY_MS} ms, ${workers} worker${workers > 1 ? "s" : ""} (jobs/s)`,
+      cell(summarize(f.latency.get(workers)!), perSecond),
+    ]),
+    ...LATENCY_WORKERS.filter((workers) => workers > 1).map((workers) => [
+      `no budget, store answering in ${LATENCY_MS} ms: ${workers} workers ÷ 1 worker`,
+      cell(latencyRatio(f, workers), times),
+    ]),
+    [
+      "CPU contention on this machine (no budget, answers at once), 1 worker (jobs/s)",
+      cell(summarize(f.cpu.get(1)!), perSecond),
     ],
-    summary: [
-      [
-        "queue, 3 workers on one budget of 200/s: achieved ÷ budget",
-        times(f.achieved.median),
-        "≥ 0.90×",
-        status(f.achieved.median >= 0.9),
-      ],
-      // "No window above": every round's busiest window counts, the worst one decides.
-      [
-        "queue, 3 workers on one budget of 200/s: busiest 1-second window ÷ budget (worst round)",
-        `${times(f.window.median)} (${times(f.worstWindow)})`,
-        "≤ 1.00×",
-        status(f.worstWindow <= 1),
-      ],
-      [
-        `queue, no budget, store answering in ${LATENCY_MS} ms: 3 / 6 workers ÷ 1 worker (jobs/s)`,
-        `${times(latencyRatio(3).median)} / ${times(latencyRatio(6).median)}`,
-        "reported",
-        "–",
-      ],
-      [
-        `queue, no budget, answers at once: 3 workers ÷ 1 worker (jobs/s), CPU contention on this machine's ${cores} cores`,
-        times(cpuRatio.median),
-        "reported",
-        "–",
-      ],
+    [
+      "CPU contention on this machine (no budget, answers at once), 3 workers (jobs/s)",
+      cell(summarize(f.cpu.get(3)!), perSecond),
     ],
-  };
+    [
+      `CPU contention on this machine (no budget, answers at once, ${cores} cores): 3 workers ÷ 1 worker`,
+      cell(cpuRatio(f), times),
+    ],
+  ];
+}
+
+/** The section's rows in the summary table: the budget's goals, then scale-out and CPU contention, reported. */
+function queueSummary(f: QueueFigures, cores: number): string[][] {
+  return [
+    [
+      "queue, 3 workers on one budget of 200/s: achieved ÷ budget",
+      times(f.achieved.median),
+      "≥ 0.90×",
+      status(f.achieved.median >= 0.9),
+    ],
+    // "No window above": every round's busiest window counts, the worst one decides.
+    [
+      "queue, 3 workers on one budget of 200/s: busiest 1-second window ÷ budget (worst round)",
+      `${times(f.window.median)} (${times(f.worstWindow)})`,
+      "≤ 1.00×",
+      status(f.worstWindow <= 1),
+    ],
+    [
+      `queue, no budget, store answering in ${LATENCY_MS} ms: 3 / 6 workers ÷ 1 worker (jobs/s)`,
+      `${times(latencyRatio(f, 3).median)} / ${times(latencyRatio(f, 6).median)}`,
+      "reported",
+      "–",
+    ],
+    [
+      `queue, no budget, answers at once: 3 workers ÷ 1 worker (jobs/s), CPU contention on this machine's ${cores} cores`,
+      times(cpuRatio(f).median),
+      "reported",
+      "–",
+    ],
+  ];
 }

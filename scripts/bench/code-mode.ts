@@ -48,27 +48,18 @@ return { seen, top, withNotes, cards, email: first.email };
 
 const LIMITS = { cpuMs: 5_000, memoryBytes: 64 * 1024 * 1024, stackBytes: 256 * 1024, logChars: 8_192 };
 
+type Checker = ReturnType<typeof snippetChecker>;
+type QuickJS = Awaited<ReturnType<typeof loadQuickJS>>;
+type Client = ReturnType<typeof createStoreAdminClient>;
+type Calls = ReturnType<typeof operationCalls>;
+
 export async function codeMode(quick: boolean): Promise<Section> {
   const rounds = quick ? 5 : 25;
   const calls = quick ? 20 : 100;
-  // Type-check: warm (three checks first), each sample a changed snippet, as each execute is.
   const checker = snippetChecker(await loadTypeScript());
-  for (let i = 0; i < 3; i++) checker.check(`${SNIPPET}// ${i}`);
-  const checkMs: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const start = performance.now();
-    const outcome = checker.check(`${SNIPPET}// round ${i}`);
-    checkMs.push(performance.now() - start);
-    if (!outcome.ok) throw new Error(`the bench's snippet does not type-check: ${JSON.stringify(outcome.errors)}`);
-  }
+  const checkMs = timeTypeChecks(checker, rounds);
   const quickjs = await loadQuickJS();
-  const empty = () => Promise.reject(new Error("no call"));
-  const startMs: number[] = [];
-  for (let i = 0; i < rounds + 3; i++) {
-    const start = performance.now();
-    await runInSandbox(quickjs, "async function __codeModeMain() { return 1; }", empty, LIMITS);
-    if (i >= 3) startMs.push(performance.now() - start);
-  }
+  const startMs = await timeSandboxStarts(quickjs, rounds);
   // A call: direct, and through the sandbox and the host's checks, on one stub fetch.
   const client = createStoreAdminClient({
     apiUrl: "https://shop.example.com/api/admin",
@@ -83,6 +74,44 @@ export async function codeMode(quick: boolean): Promise<Section> {
     contractChecker: async () => mockStoreClient("contract-check"),
     nameOf: (tool) => `store.${tool.methodName}`,
   });
+  const { direct, sandboxed, crossing } = await timeCalls(quickjs, client, checked, rounds, calls);
+  const { inThread, isolated } = await timeExecutes(quickjs, checker, checked, rounds);
+  return codeModeSection({ rounds, calls, checkMs, startMs, direct, sandboxed, crossing, inThread, isolated });
+}
+
+/** Type-check: warm (three checks first), each sample a changed snippet, as each execute is. */
+function timeTypeChecks(checker: Checker, rounds: number): number[] {
+  for (let i = 0; i < 3; i++) checker.check(`${SNIPPET}// ${i}`);
+  const checkMs: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const start = performance.now();
+    const outcome = checker.check(`${SNIPPET}// round ${i}`);
+    checkMs.push(performance.now() - start);
+    if (!outcome.ok) throw new Error(`the bench's snippet does not type-check: ${JSON.stringify(outcome.errors)}`);
+  }
+  return checkMs;
+}
+
+/** A sandbox's start: a snippet that returns at once, three warm-up starts not counted. */
+async function timeSandboxStarts(quickjs: QuickJS, rounds: number): Promise<number[]> {
+  const empty = () => Promise.reject(new Error("no call"));
+  const startMs: number[] = [];
+  for (let i = 0; i < rounds + 3; i++) {
+    const start = performance.now();
+    await runInSandbox(quickjs, "async function __codeModeMain() { return 1; }", empty, LIMITS);
+    if (i >= 3) startMs.push(performance.now() - start);
+  }
+  return startMs;
+}
+
+/** Per call: direct, sandboxed with the host's checks, and the crossing alone; two warm-up rounds not counted. */
+async function timeCalls(
+  quickjs: QuickJS,
+  client: Client,
+  checked: Calls,
+  rounds: number,
+  calls: number,
+): Promise<{ direct: number[]; sandboxed: number[]; crossing: number[] }> {
   const loop = `async function __codeModeMain() { for (let i = 0; i < ${calls}; i++) await store.users.retrieve(42); return 1; }`;
   const direct: number[] = [];
   const sandboxed: number[] = [];
@@ -117,6 +146,16 @@ export async function codeMode(quick: boolean): Promise<Section> {
     const crossingMs = performance.now() - start;
     if (i >= 2) direct.push(directMs / calls), sandboxed.push(sandboxMs / calls), crossing.push(crossingMs / calls);
   }
+  return { direct, sandboxed, crossing };
+}
+
+/** A warm one-call execute, checked and run on this thread and in worker threads; three warm-up rounds not counted. */
+async function timeExecutes(
+  quickjs: QuickJS,
+  checker: Checker,
+  checked: Calls,
+  rounds: number,
+): Promise<{ inThread: number[]; isolated: number[] }> {
   // A warm execute of a one-call snippet: checked and run in worker threads (as the server does) against both on this thread (as it did).
   const oneCall = (i: number) => `return (await store.users.retrieve(42)).email; // ${i}`;
   const engines = isolatedEngines({
@@ -159,6 +198,34 @@ export async function codeMode(quick: boolean): Promise<Section> {
       throw new Error(`the one-call execute failed in a worker: ${JSON.stringify(outcome)}`);
     if (i >= 3) inThread.push(inThreadMs), isolated.push(isolatedMs);
   }
+  return { inThread, isolated };
+}
+
+/** What the code-mode measurements found, as `codeMode` hands them to its section. */
+interface CodeModeFigures {
+  rounds: number;
+  calls: number;
+  checkMs: number[];
+  startMs: number[];
+  direct: number[];
+  sandboxed: number[];
+  crossing: number[];
+  inThread: number[];
+  isolated: number[];
+}
+
+/** The section of docs/performance.md: its note, its table and its summary rows. */
+function codeModeSection({
+  rounds,
+  calls,
+  checkMs,
+  startMs,
+  direct,
+  sandboxed,
+  crossing,
+  inThread,
+  isolated,
+}: CodeModeFigures): Section {
   const isolation = summarize(isolated.map((ms, i) => ms / inThread[i]!));
   const overhead = summarize(sandboxed.map((ms, i) => ms - direct[i]!));
   const ratio = summarize(sandboxed.map((ms, i) => ms / direct[i]!));

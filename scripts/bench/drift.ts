@@ -93,18 +93,31 @@ export async function drift(quick: boolean): Promise<Section> {
         { quick, rounds: 40 },
       ),
     };
-    const ratio = (a: string, b: string): Record<"get" | "post", Summary> => ({
-      get: pairedRatio(samples.get[a]!, samples.get[b]!),
-      post: pairedRatio(samples.post[a]!, samples.post[b]!),
-    });
-    const report = ratio("report", "off");
-    const control = ratio("control", "off");
     const bytes = await firstUseBytes();
-    const perOperation = summarize(bytes.perOperation);
-    const met = report.get.median >= 0.9 && report.post.median >= 0.9;
-    return {
-      title: "Response validation (`validateResponses`)",
-      note: oneLine(`
+    return driftSection(samples, bytes);
+  } finally {
+    await server.close();
+  }
+}
+
+/** Each variant's ops/s samples, GET and POST, as `compareOps` gives them. */
+type DriftSamples = Record<"get" | "post", Record<string, number[]>>;
+/** The bytes loaded on first use, as `firstUseBytes` finds them. */
+type FirstUseBytes = Awaited<ReturnType<typeof firstUseBytes>>;
+
+/** The section of docs/performance.md: its note, its tables and its summary rows. */
+function driftSection(samples: DriftSamples, bytes: FirstUseBytes): Section {
+  const ratio = (a: string, b: string): Record<"get" | "post", Summary> => ({
+    get: pairedRatio(samples.get[a]!, samples.get[b]!),
+    post: pairedRatio(samples.post[a]!, samples.post[b]!),
+  });
+  const report = ratio("report", "off");
+  const control = ratio("control", "off");
+  const perOperation = summarize(bytes.perOperation);
+  const met = report.get.median >= 0.9 && report.post.median >= 0.9;
+  return {
+    title: "Response validation (`validateResponses`)",
+    note: oneLine(`
         The GET and POST of § 2 on loopback, through a client with \`validateResponses: "report"\` and one
         with \`"off"\` (the default), and a second \`"off"\` client as the A/A control, 40 rounds in
         rotating order. The bodies match the contract: the figure is the check (a precompiled validator
@@ -113,60 +126,65 @@ export async function drift(quick: boolean): Promise<Section> {
         checked call of the process the check's module and the Ajv helpers every validator shares; with
         \`"off"\` none of it loads, and what loads at start grows by the option's hook only (scripts/size.ts,
         \`validationHookGzipBytes\`, held at 64 B by test/size.test.ts).`),
-      tables: [
-        [
-          ["variant", "GET ops/s", "POST ops/s"],
-          [
-            '`validateResponses: "off"`',
-            cell(summarize(samples.get["off"]!), int),
-            cell(summarize(samples.post["off"]!), int),
-          ],
-          [
-            '`validateResponses: "report"`',
-            cell(summarize(samples.get["report"]!), int),
-            cell(summarize(samples.post["report"]!), int),
-          ],
-          [
-            'A/A control: `"off"` again',
-            cell(summarize(samples.get["control"]!), int),
-            cell(summarize(samples.post["control"]!), int),
-          ],
-        ],
-        [
-          ["ratio (paired per round)", "GET", "POST"],
-          ['"report" ÷ "off" (goal ≥ 0.90×)', cell(report.get, times), cell(report.post, times)],
-          ['A/A control ÷ "off" (ideally 1.00×: the resolution)', cell(control.get, times), cell(control.post, times)],
-        ],
-        [
-          ["loaded on first use (min+gz)", "bytes"],
-          [
-            `an operation's response validators (median of ${bytes.perOperation.length}; largest)`,
-            `${int(perOperation.median)} B; ${int(Math.max(...bytes.perOperation))} B`,
-          ],
-          ["once per process: the check (`src/client/drift.ts`)", `${int(bytes.check)} B`],
-          [
-            "once per process: the operations' loaders (`generated/validators/responses.ts`)",
-            `${int(bytes.loaders)} B`,
-          ],
-          ["once per process: the Ajv helpers the validators share", `${int(bytes.helpers)} B`],
-        ],
+    tables: driftTables(samples, bytes, report, control, perOperation),
+    summary: [
+      [
+        'loopback, `validateResponses: "report"` ÷ `"off"` (ops/s), GET / POST',
+        `${times(report.get.median)} / ${times(report.post.median)}`,
+        "≥ 0.90×",
+        status(met),
       ],
-      summary: [
-        [
-          'loopback, `validateResponses: "report"` ÷ `"off"` (ops/s), GET / POST',
-          `${times(report.get.median)} / ${times(report.post.median)}`,
-          "≥ 0.90×",
-          status(met),
-        ],
-        [
-          "bytes an operation's response validators load on first use, median; largest",
-          `${int(perOperation.median)} B; ${int(Math.max(...bytes.perOperation))} B`,
-          "reported",
-          "–",
-        ],
+      [
+        "bytes an operation's response validators load on first use, median; largest",
+        `${int(perOperation.median)} B; ${int(Math.max(...bytes.perOperation))} B`,
+        "reported",
+        "–",
       ],
-    };
-  } finally {
-    await server.close();
-  }
+    ],
+  };
+}
+
+/** The section's tables: ops/s per variant, the paired ratios, the bytes loaded on first use. */
+function driftTables(
+  samples: DriftSamples,
+  bytes: FirstUseBytes,
+  report: Record<"get" | "post", Summary>,
+  control: Record<"get" | "post", Summary>,
+  perOperation: Summary,
+): string[][][] {
+  return [
+    [
+      ["variant", "GET ops/s", "POST ops/s"],
+      [
+        '`validateResponses: "off"`',
+        cell(summarize(samples.get["off"]!), int),
+        cell(summarize(samples.post["off"]!), int),
+      ],
+      [
+        '`validateResponses: "report"`',
+        cell(summarize(samples.get["report"]!), int),
+        cell(summarize(samples.post["report"]!), int),
+      ],
+      [
+        'A/A control: `"off"` again',
+        cell(summarize(samples.get["control"]!), int),
+        cell(summarize(samples.post["control"]!), int),
+      ],
+    ],
+    [
+      ["ratio (paired per round)", "GET", "POST"],
+      ['"report" ÷ "off" (goal ≥ 0.90×)', cell(report.get, times), cell(report.post, times)],
+      ['A/A control ÷ "off" (ideally 1.00×: the resolution)', cell(control.get, times), cell(control.post, times)],
+    ],
+    [
+      ["loaded on first use (min+gz)", "bytes"],
+      [
+        `an operation's response validators (median of ${bytes.perOperation.length}; largest)`,
+        `${int(perOperation.median)} B; ${int(Math.max(...bytes.perOperation))} B`,
+      ],
+      ["once per process: the check (`src/client/drift.ts`)", `${int(bytes.check)} B`],
+      ["once per process: the operations' loaders (`generated/validators/responses.ts`)", `${int(bytes.loaders)} B`],
+      ["once per process: the Ajv helpers the validators share", `${int(bytes.helpers)} B`],
+    ],
+  ];
 }

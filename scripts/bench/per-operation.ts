@@ -61,6 +61,17 @@ export async function costPerOperation(quick: boolean): Promise<Section> {
   const builds: SyntheticFigures[] = [];
   for (const count of sizes) builds.push(await syntheticBuild(count));
   const times = builds.map(userTimes);
+  const figures = costFigures(builds, times);
+  return {
+    title: "Cost per operation",
+    note: costNote(sizes, builds),
+    tables: costTables(figures),
+    summary: costSummary(figures),
+  };
+}
+
+/** The figures the tables and the summary share: growth per operation, and each wall time's rows. */
+function costFigures(builds: SyntheticFigures[], times: Array<ReturnType<typeof userTimes>>) {
   const rest = builds.slice(1);
   const last = builds.at(-1)!;
   const growth = (pick: (f: SyntheticFigures) => number) => rest.map((to, i) => perOperation(builds[i]!, to, pick));
@@ -80,9 +91,13 @@ export async function costPerOperation(quick: boolean): Promise<Section> {
   ];
   const opsHeader = builds.map((f) => `${int(f.operations)} ops`);
   const stepHeader = rest.map((to, i) => `per op, ${int(builds[i]!.operations)} → ${int(to.operations)}`);
-  return {
-    title: "Cost per operation",
-    note: oneLine(`
+  return { builds, last, growth, mainGrowth, testingGrowth, worst, perOp, linear, timeRows, opsHeader, stepHeader };
+}
+
+/** The section's note: the synthetic contracts, what is measured of them, and how. */
+function costNote(sizes: readonly number[], builds: SyntheticFigures[]): string {
+  const last = builds.at(-1)!;
+  return oneLine(`
       Synthetic contracts of ${sizes.map(int).join(", ")} operations (scripts/bench/synthetic-contract.ts, seed 1:
       resources named from a word list, nested resources and actions shaped like this API's paths,
       each operation with its \`x-sdk-method\`, one scope and an example), each generated and built in a
@@ -95,69 +110,93 @@ export async function costPerOperation(quick: boolean): Promise<Section> {
       (\`generated/testing/ops/\`) load on its first request. Times are one run each, wall clock, on
       this shared machine: growth at most linear means the time per operation at ${int(last.operations)}
       operations is no more than at ${int(builds.at(-2)!.operations)} (with 25 % for noise).
-      test/size-per-operation.test.ts holds the byte goals at 20 and 1,000 operations.`),
-    tables: [
+      test/size-per-operation.test.ts holds the byte goals at 20 and 1,000 operations.`);
+}
+
+/** The section's tables: bytes at start and later per size, then wall times per size. */
+function costTables({
+  builds,
+  last,
+  growth,
+  mainGrowth,
+  testingGrowth,
+  perOp,
+  linear,
+  timeRows,
+  opsHeader,
+  stepHeader,
+}: ReturnType<typeof costFigures>): string[][][] {
+  return [
+    [
+      ["min+gz", ...opsHeader, ...stepHeader, "goal per op"],
       [
-        ["min+gz", ...opsHeader, ...stepHeader, "goal per op"],
-        [
-          "main entry at start",
-          ...builds.map((f) => `${int(f.main.gzipBytes)} B`),
-          ...mainGrowth.map((g) => `**${g.toFixed(1)} B**`),
-          `≤ ${GOALS.main} B`,
-        ],
-        [
-          "main entry, later (first call, first failure)",
-          ...builds.map((f) => `${int(f.main.lazyGzipBytes)} B`),
-          ...growth((f) => f.main.lazyGzipBytes).map((g) => `${g.toFixed(1)} B`),
-          "",
-        ],
-        [
-          "testing entry at start",
-          ...builds.map((f) => `${int(f.testing.gzipBytes)} B`),
-          ...testingGrowth.map((g) => `**${g.toFixed(1)} B**`),
-          `≤ ${GOALS.testing} B`,
-        ],
-        [
-          "testing entry, later (each operation's module)",
-          ...builds.map((f) => `${int(f.testing.lazyGzipBytes)} B`),
-          ...growth((f) => f.testing.lazyGzipBytes).map((g) => `${g.toFixed(1)} B`),
-          "",
-        ],
-      ],
-      [
-        [
-          "wall time",
-          ...opsHeader,
-          `ms per op at ${int(last.operations)} ÷ at ${int(builds.at(-2)!.operations)}`,
-          "at most linear",
-        ],
-        ...timeRows.map(([label, ms]) => [
-          label,
-          ...ms.map((m) => `${int(m)} ms`),
-          (perOp(ms.at(-1)!, last) / perOp(ms.at(-2)!, builds.at(-2)!)).toFixed(2),
-          status(linear(ms)),
-        ]),
-      ],
-    ],
-    summary: [
-      [
-        "main entry at start, min+gz per added operation (synthetic 20/200/1,000)",
-        mainGrowth.map((g) => `${g.toFixed(1)} B`).join(" / "),
+        "main entry at start",
+        ...builds.map((f) => `${int(f.main.gzipBytes)} B`),
+        ...mainGrowth.map((g) => `**${g.toFixed(1)} B**`),
         `≤ ${GOALS.main} B`,
-        status(worst(mainGrowth) <= GOALS.main),
       ],
       [
-        "testing entry at start, min+gz per added operation (synthetic 20/200/1,000)",
-        testingGrowth.map((g) => `${g.toFixed(1)} B`).join(" / "),
+        "main entry, later (first call, first failure)",
+        ...builds.map((f) => `${int(f.main.lazyGzipBytes)} B`),
+        ...growth((f) => f.main.lazyGzipBytes).map((g) => `${g.toFixed(1)} B`),
+        "",
+      ],
+      [
+        "testing entry at start",
+        ...builds.map((f) => `${int(f.testing.gzipBytes)} B`),
+        ...testingGrowth.map((g) => `**${g.toFixed(1)} B**`),
         `≤ ${GOALS.testing} B`,
-        status(worst(testingGrowth) <= GOALS.testing),
       ],
       [
-        "generate, docs, a consumer's type check: growth with operations",
-        timeRows.map(([, ms]) => (linear(ms) ? "linear" : "worse")).join(", "),
-        "at most linear",
-        status(timeRows.every(([, ms]) => linear(ms))),
+        "testing entry, later (each operation's module)",
+        ...builds.map((f) => `${int(f.testing.lazyGzipBytes)} B`),
+        ...growth((f) => f.testing.lazyGzipBytes).map((g) => `${g.toFixed(1)} B`),
+        "",
       ],
     ],
-  };
+    [
+      [
+        "wall time",
+        ...opsHeader,
+        `ms per op at ${int(last.operations)} ÷ at ${int(builds.at(-2)!.operations)}`,
+        "at most linear",
+      ],
+      ...timeRows.map(([label, ms]) => [
+        label,
+        ...ms.map((m) => `${int(m)} ms`),
+        (perOp(ms.at(-1)!, last) / perOp(ms.at(-2)!, builds.at(-2)!)).toFixed(2),
+        status(linear(ms)),
+      ]),
+    ],
+  ];
+}
+
+/** The section's rows in the summary table: bytes per added operation against the goals, and time growth. */
+function costSummary({
+  mainGrowth,
+  testingGrowth,
+  worst,
+  linear,
+  timeRows,
+}: ReturnType<typeof costFigures>): string[][] {
+  return [
+    [
+      "main entry at start, min+gz per added operation (synthetic 20/200/1,000)",
+      mainGrowth.map((g) => `${g.toFixed(1)} B`).join(" / "),
+      `≤ ${GOALS.main} B`,
+      status(worst(mainGrowth) <= GOALS.main),
+    ],
+    [
+      "testing entry at start, min+gz per added operation (synthetic 20/200/1,000)",
+      testingGrowth.map((g) => `${g.toFixed(1)} B`).join(" / "),
+      `≤ ${GOALS.testing} B`,
+      status(worst(testingGrowth) <= GOALS.testing),
+    ],
+    [
+      "generate, docs, a consumer's type check: growth with operations",
+      timeRows.map(([, ms]) => (linear(ms) ? "linear" : "worse")).join(", "),
+      "at most linear",
+      status(timeRows.every(([, ms]) => linear(ms))),
+    ],
+  ];
 }

@@ -27,6 +27,9 @@ import {
 import { bumpOf, maxBump, type Bump, type Direction, type Kind } from "./kinds.js";
 import { contractModel } from "../contract-model.js";
 
+/** What `objectView` sees of an object schema: its properties, the required ones, `additionalProperties`. */
+type ObjectView = ReturnType<typeof objectView>;
+
 export interface Change {
   /** `"METHOD /path/"`, or null for a change in a component no operation uses. */
   operation: string | null;
@@ -544,7 +547,23 @@ class Differ {
     const [bn, hn] = [b.node, h.node];
     const name = field === "" ? "the value" : `\`${field}\``;
     this.compareDocs(b, h, field, direction);
+    this.compareTypes(bn, hn, h, name, field, direction, nullDecided);
+    this.compareValues(bn, hn, h, name, field, direction, nullDecided);
+    this.compareLimits(bn, hn, b, h, name, field, direction);
+    this.compareConstraints(bn, hn, b, h, name, field, direction);
+    this.compareDefault(bn, hn, h, name, field, direction);
+  }
 
+  /** `type`: a type dropped narrows, a type added widens; `integer` is covered by `number`. */
+  private compareTypes(
+    bn: Node,
+    hn: Node,
+    h: At,
+    name: string,
+    field: string,
+    direction: Direction,
+    nullDecided: boolean,
+  ): void {
     // type: a type dropped narrows, a type added (null above all) widens. integer ⊂ number.
     // When the nullability was compared already (a nullable wrapper), null is not compared again.
     const withoutNull = (types: string[]): string[] => (nullDecided ? types.filter((t) => t !== "null") : types);
@@ -587,7 +606,18 @@ class Differ {
           `${name} now also admits ${added.join(" | ")} (was ${bt.join(" | ")}).`,
         );
     }
+  }
 
+  /** `enum` and `const`: the values admitted, compared as sets. */
+  private compareValues(
+    bn: Node,
+    hn: Node,
+    h: At,
+    name: string,
+    field: string,
+    direction: Direction,
+    nullDecided: boolean,
+  ): void {
     // enum and const: a value list, compared as sets.
     const values = (n: Node): unknown[] | undefined => {
       const list = Array.isArray(n.enum) ? n.enum : "const" in n ? [n.const] : undefined;
@@ -613,7 +643,10 @@ class Differ {
     } else if (he !== undefined) {
       this.add("enum-value-removed", enumPtr, field, direction, `${name} is now limited to ${show(he)}.`);
     }
+  }
 
+  /** The numeric limits (LIMITS): each tightened or loosened. */
+  private compareLimits(bn: Node, hn: Node, b: At, h: At, name: string, field: string, direction: Direction): void {
     for (const [keyword, tighter] of LIMITS) {
       const [bv, hv] = [bn[keyword], hn[keyword]];
       if (same(bv, hv)) continue;
@@ -624,7 +657,18 @@ class Differ {
       const text = `\`${keyword}\` of ${name} ${bnum === undefined ? `is now ${hnum}` : hnum === undefined ? `(${bnum}) was removed` : `changed from ${bnum} to ${hnum}`}.`;
       this.add(tightened ? "limit-tightened" : "limit-loosened", where, field, direction, text);
     }
+  }
 
+  /** The other constraints (CONSTRAINTS): each tightened or loosened. */
+  private compareConstraints(
+    bn: Node,
+    hn: Node,
+    b: At,
+    h: At,
+    name: string,
+    field: string,
+    direction: Direction,
+  ): void {
     for (const keyword of CONSTRAINTS) {
       const [bv, hv] = [bn[keyword], hn[keyword]];
       if (same(bv, hv) || (keyword === "uniqueItems" && !bv && !hv)) continue;
@@ -638,7 +682,10 @@ class Differ {
         text,
       );
     }
+  }
 
+  /** `default`: a changed default. */
+  private compareDefault(bn: Node, hn: Node, h: At, name: string, field: string, direction: Direction): void {
     if (!same(bn.default, hn.default))
       this.add(
         "default-changed",
@@ -691,63 +738,87 @@ class Differ {
         ? node.readOnly === true || schema.node.readOnly === true
         : node.writeOnly === true || schema.node.writeOnly === true;
     };
-    for (const [name, bp] of bv.properties) {
-      const sub = fieldPath(field, name);
-      const hp = hv.properties.get(name);
-      if (hidden(bp, this.base)) {
-        if (hp !== undefined && !hidden(hp, this.head) && direction === "request")
-          this.add("field-made-writable", hp.ptr, sub, direction, `\`${sub}\` may now be sent (it was read-only).`);
-        continue;
-      }
-      if (hp === undefined) {
-        const closed = hv.additional === false;
-        this.add(
-          "field-removed",
-          bp.ptr,
-          sub,
-          direction,
-          direction === "request"
-            ? `\`${sub}\` was removed from the request${closed ? "; the server refuses it now" : ""}.`
-            : `\`${sub}\` was removed from the response.`,
-        );
-        continue;
-      }
-      if (hidden(hp, this.head)) {
-        this.add(
-          direction === "request" ? "field-made-read-only" : "field-removed",
-          hp.ptr,
-          sub,
-          direction,
-          direction === "request"
-            ? `\`${sub}\` is now read-only: it may no longer be sent.`
-            : `\`${sub}\` is now write-only: it is no longer in the response.`,
-        );
-        continue;
-      }
-      const [wasRequired, isRequired] = [bv.required.has(name), hv.required.has(name)];
-      const requiredPtr = child(h.ptr, "required");
-      if (!wasRequired && isRequired)
-        this.add(
-          "field-made-required",
-          requiredPtr,
-          sub,
-          direction,
-          direction === "request"
-            ? `\`${sub}\` is now required in the request.`
-            : `\`${sub}\` is now always present in the response.`,
-        );
-      if (wasRequired && !isRequired)
-        this.add(
-          "field-made-optional",
-          requiredPtr,
-          sub,
-          direction,
-          direction === "request"
-            ? `\`${sub}\` may now be left out of the request.`
-            : `\`${sub}\` may now be missing from the response.`,
-        );
-      this.compareSchema(bp, hp, sub, direction);
+    for (const [name, bp] of bv.properties) this.compareProperty(h, bv, hv, name, bp, field, direction, hidden);
+    this.compareAddedProperties(bv, hv, field, direction, hidden);
+    this.compareAdditional(bv, hv, field, direction);
+  }
+
+  /** One property of the base object: hidden, removed, made read- or write-only, its requiredness, then its schema. */
+  private compareProperty(
+    h: At,
+    bv: ObjectView,
+    hv: ObjectView,
+    name: string,
+    bp: At,
+    field: string,
+    direction: Direction,
+    hidden: (schema: At, doc: Node) => boolean,
+  ): void {
+    const sub = fieldPath(field, name);
+    const hp = hv.properties.get(name);
+    if (hidden(bp, this.base)) {
+      if (hp !== undefined && !hidden(hp, this.head) && direction === "request")
+        this.add("field-made-writable", hp.ptr, sub, direction, `\`${sub}\` may now be sent (it was read-only).`);
+      return;
     }
+    if (hp === undefined) {
+      const closed = hv.additional === false;
+      this.add(
+        "field-removed",
+        bp.ptr,
+        sub,
+        direction,
+        direction === "request"
+          ? `\`${sub}\` was removed from the request${closed ? "; the server refuses it now" : ""}.`
+          : `\`${sub}\` was removed from the response.`,
+      );
+      return;
+    }
+    if (hidden(hp, this.head)) {
+      this.add(
+        direction === "request" ? "field-made-read-only" : "field-removed",
+        hp.ptr,
+        sub,
+        direction,
+        direction === "request"
+          ? `\`${sub}\` is now read-only: it may no longer be sent.`
+          : `\`${sub}\` is now write-only: it is no longer in the response.`,
+      );
+      return;
+    }
+    const [wasRequired, isRequired] = [bv.required.has(name), hv.required.has(name)];
+    const requiredPtr = child(h.ptr, "required");
+    if (!wasRequired && isRequired)
+      this.add(
+        "field-made-required",
+        requiredPtr,
+        sub,
+        direction,
+        direction === "request"
+          ? `\`${sub}\` is now required in the request.`
+          : `\`${sub}\` is now always present in the response.`,
+      );
+    if (wasRequired && !isRequired)
+      this.add(
+        "field-made-optional",
+        requiredPtr,
+        sub,
+        direction,
+        direction === "request"
+          ? `\`${sub}\` may now be left out of the request.`
+          : `\`${sub}\` may now be missing from the response.`,
+      );
+    this.compareSchema(bp, hp, sub, direction);
+  }
+
+  /** The properties only the head object has: a field added, required or not. */
+  private compareAddedProperties(
+    bv: ObjectView,
+    hv: ObjectView,
+    field: string,
+    direction: Direction,
+    hidden: (schema: At, doc: Node) => boolean,
+  ): void {
     for (const [name, hp] of hv.properties) {
       if (bv.properties.has(name) || hidden(hp, this.head)) continue;
       const sub = fieldPath(field, name);
@@ -769,6 +840,10 @@ class Differ {
           `A field \`${sub}\` was added to the ${direction}${required ? " (always present)" : ""}.`,
         );
     }
+  }
+
+  /** `additionalProperties`: undeclared properties refused or admitted now, and their schema compared. */
+  private compareAdditional(bv: ObjectView, hv: ObjectView, field: string, direction: Direction): void {
     const [ba, ha] = [bv.additional, hv.additional];
     const name = field === "" ? "the object" : `\`${field}\``;
     if (ba !== false && ha === false && bv.properties.size + hv.properties.size > 0)
