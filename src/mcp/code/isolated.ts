@@ -47,7 +47,10 @@ async function acquire(pool: WorkerPool): Promise<CodeWorker | { unavailable: st
 
 /** Resolves when a worker of each pool has loaded its engine (kept, warm), or rejects naming what to install. */
 async function poolsReady(...pools: WorkerPool[]): Promise<void> {
-  await Promise.all(pools.map(async (pool) => pool.release(await pool.acquire(), true)));
+  // Every pool settled before a failure is reported: no worker still starting once the caller ends them.
+  const settled = await Promise.allSettled(pools.map(async (pool) => pool.release(await pool.acquire(), true)));
+  const failed = settled.find((outcome) => outcome.status === "rejected");
+  if (failed) throw failed.reason;
 }
 
 export function isolatedEngines(limits: Limits): IsolatedEngines {

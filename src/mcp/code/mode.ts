@@ -9,6 +9,7 @@
 import { codeModeHost, type HostContext, type SentCall } from "./host.js";
 import { docsSearch, SEARCH_DOCS_TOOL } from "./docs.js";
 import { isolatedEngines, type CheckStopped } from "./isolated.js";
+import { endWorkers } from "./workers.js";
 import { executeGate, EXECUTE_QUEUE } from "./gate.js";
 import { codeModeLimits, type CodeModeLimits } from "./limits.js";
 import { stoppedOutcome, type SandboxOutcome } from "./sandbox.js";
@@ -27,7 +28,12 @@ const EXECUTE_TOOL = "execute";
  */
 export async function loadCodeMode(limits: CodeModeLimits = {}): Promise<void> {
   // The workers started here are kept, warm, for the server's executes.
-  await isolatedEngines({ ...codeModeLimits({ code: limits }, "code"), logChars: 0 }).ready();
+  try {
+    await isolatedEngines({ ...codeModeLimits({ code: limits }, "code"), logChars: 0 }).ready();
+  } catch (error) {
+    endWorkers();
+    throw error;
+  }
 }
 
 export function codeModeListing(limits: Required<CodeModeLimits>, allowWrites: boolean) {
