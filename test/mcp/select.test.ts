@@ -165,3 +165,16 @@ describe("select in the tools' schemas", () => {
     expect(store.requests).toHaveLength(0);
   });
 });
+
+describe("select in code mode", () => {
+  it("search_docs shows how to keep a list's fields in code, and that code runs as shown", async () => {
+    const client = await connect({ mode: "code" });
+    const found = (await client.callTool({ name: "search_docs", arguments: { query: "list customers" } }))
+      .structuredContent as Json;
+    expect(found.select).toContain("for await (const item of store.users.list(…))");
+    const code = String(found.select).slice(String(found.select).indexOf("const kept")).replace("(…)", "()");
+    const ran = await client.callTool({ name: "execute", arguments: { code } }, undefined, { timeout: 110_000 });
+    expect(ran.isError, JSON.stringify(ran.content)).toBeFalsy();
+    expect((ran.structuredContent as Json).result).toEqual(PAGE.results.map(({ id, email }) => ({ id, email })));
+  }, 120_000);
+});
