@@ -21,7 +21,8 @@ export type CheckStopped = { stopped: "check_time" | "check_memory" | "timeout" 
 const CPU_GRACE_MS = 500;
 
 interface IsolatedEngines {
-  check(code: string, deadline: number): Promise<CheckOutcome | CheckStopped>;
+  /** `allowed`: the methods `store` declares (all when left out). */
+  check(code: string, deadline: number, allowed?: readonly string[]): Promise<CheckOutcome | CheckStopped>;
   /** Runs `javascript`; `calls` is aborted when a bound ends the run, so that a store call in flight ends too. */
   run(
     javascript: string,
@@ -59,7 +60,11 @@ export function isolatedEngines(limits: Limits): IsolatedEngines {
   checks.warm();
   runs.warm();
 
-  async function check(code: string, deadline: number): Promise<CheckOutcome | CheckStopped> {
+  async function check(
+    code: string,
+    deadline: number,
+    allowed?: readonly string[],
+  ): Promise<CheckOutcome | CheckStopped> {
     const worker = await acquire(checks);
     if ("unavailable" in worker) return worker;
     const left = deadline - performance.now();
@@ -77,7 +82,7 @@ export function isolatedEngines(limits: Limits): IsolatedEngines {
         if (message?.type === "checked") finish(message.outcome, true);
         else if (message === undefined) finish({ stopped: outOfHeap(error) ? "check_memory" : "check_time" }, false);
       };
-      worker.post({ type: "check", code });
+      worker.post({ type: "check", code, allowed });
     });
   }
 
