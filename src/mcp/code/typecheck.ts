@@ -88,8 +88,7 @@ function narrowed(of: string, names: Names): string {
  * `store.d.ts` declaring only the `allowed` methods: a method the server would refuse is no
  * member of `store`, so that calling it fails the type check, not the run.
  */
-function storeDeclarations(allowed: readonly string[] | undefined): string {
-  const all = declarationFiles[STORE_FILE]!;
+function storeDeclarations(all: string, allowed: readonly string[] | undefined): string {
   if (allowed === undefined) return all;
   const tree: Names = {};
   for (const method of allowed) {
@@ -105,7 +104,10 @@ function storeDeclarations(allowed: readonly string[] | undefined): string {
   );
 }
 
-export function snippetChecker(ts: TypeScript): SnippetChecker {
+export function snippetChecker(
+  ts: TypeScript,
+  declarations: Readonly<Record<string, string>> = declarationFiles,
+): SnippetChecker {
   const options: TS.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.ESNext,
@@ -117,12 +119,11 @@ export function snippetChecker(ts: TypeScript): SnippetChecker {
     skipLibCheck: true,
     allowImportingTsExtensions: false,
   };
-  const files = new Map<string, string>(
-    Object.entries(declarationFiles).map(([name, text]) => [`${ROOT}${name}`, text]),
-  );
+  const files = new Map<string, string>(Object.entries(declarations).map(([name, text]) => [`${ROOT}${name}`, text]));
   let snippet = "";
   let version = 0;
-  let storeText = files.get(`${ROOT}${STORE_FILE}`);
+  const allStore = declarations[STORE_FILE]!;
+  let storeText: string | undefined = allStore;
   let storeVersion = 0;
   const defaultLib = ts.getDefaultLibFilePath(options);
   const libDir = defaultLib.slice(0, defaultLib.lastIndexOf("/") + 1);
@@ -154,7 +155,7 @@ export function snippetChecker(ts: TypeScript): SnippetChecker {
   const service = ts.createLanguageService(host, ts.createDocumentRegistry());
   return {
     check(code: string, allowed?: readonly string[]): CheckOutcome {
-      const declared = storeDeclarations(allowed);
+      const declared = storeDeclarations(allStore, allowed);
       // Only the small store.d.ts is read again when another server's policy asks: methods.ts stays parsed.
       if (declared !== storeText) {
         storeText = declared;
