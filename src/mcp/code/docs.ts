@@ -49,7 +49,7 @@ interface Found extends SearchDocument {
  * What the other modes' `select` argument does, as code: shown beside the methods found when one
  * of them answers a list (named in it), since code keeps the fields it needs itself.
  */
-export function selectInCode(method: string): string {
+function selectInCode(method: string): string {
   return `To keep a result small (what select does in the other modes), return only the fields the task needs, from each item of a list: const kept = []; for await (const item of store.${method}(…)) kept.push({ id: item.id, email: item.email }); return kept;`;
 }
 
