@@ -26,3 +26,6 @@ export const codeModeRows: readonly CodeModeRow[] = [
   ["subscriptions.renew",["id"],"",false],
   ["tickets.attachments.create",[],"body",false],
 ];
+
+/** The SDK's error classes the sandbox defines, each after its parent: `[name, parent]`. */
+export const codeModeErrors: readonly (readonly [name: string, parent: string])[] = [["StoreAdminError","Error"],["ApiError","StoreAdminError"],["BadRequestError","ApiError"],["AuthenticationError","ApiError"],["PermissionDeniedError","ApiError"],["NotFoundError","ApiError"],["ConflictError","ApiError"],["InternalServerError","ApiError"],["UnprocessableEntityError","ApiError"],["RateLimitError","ApiError"],["TimeoutError","StoreAdminError"],["ConnectionError","StoreAdminError"],["InvalidResponseError","StoreAdminError"],["ResponseTooLargeError","StoreAdminError"],["RedirectError","StoreAdminError"],["PaginationError","StoreAdminError"],["ContractDriftError","StoreAdminError"]];

@@ -16,6 +16,7 @@
  * `tsx scripts/generate-code-mode.ts` writes both; `--check` exits 1 when either is stale;
  * `--spec FILE` and `--out DIR` as for the other generators.
  */
+import { readFile } from "node:fs/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
 import { contractModel } from "./contract-model.js";
@@ -100,13 +101,27 @@ export type ResponsePromise<Data> = Promise<Data>;
 export type MethodOptions = never;
 `;
 
-/** The global declarations: `store`, `console.log`, and a file as JSON. */
-const GLOBALS = `import type { OperationMethods } from "./methods.js";
+/**
+ * The SDK's error classes a call can throw, `[name, parent]`, read from src/core/errors.ts: the
+ * sandbox defines them (prelude.ts) and declares them, so that the methods' examples run as written.
+ */
+async function errorClasses(): Promise<Array<[name: string, parent: string]>> {
+  const text = await readFile(new URL("../src/core/errors.ts", import.meta.url), "utf8");
+  return [...text.matchAll(/^export class (\w+) extends (\w+) \{/gm)].map((m) => [m[1]!, m[2]!]);
+}
+
+/** The global declarations: `store`, `console`, the SDK's error classes, and a file as JSON. */
+const globals = (
+  errors: ReadonlyArray<readonly [string, string]>,
+) => `import type { OperationMethods } from "./methods.js";
 declare global {
   /** The Store Admin API's operation methods: await store.users.retrieve(42), for await (const user of store.users.list({ email })). */
   const store: OperationMethods;
   /** Captured into the result, within its size cap. */
-  const console: { log(...values: unknown[]): void };
+  const console: { log(...values: unknown[]): void; error(...values: unknown[]): void; warn(...values: unknown[]): void };
+  /** A call refused before it was sent (the server's policy, or the contract check). */
+  class NotSentError extends Error {}
+${errors.map(([name, parent]) => `  class ${name} extends ${parent} {${name === "StoreAdminError" ? " readonly status?: number;" : ""}}`).join("\n")}
   /** A file to upload, as JSON: its content in base64. */
   interface Blob { filename: string; contentType?: string; base64: string }
   interface File extends Blob {}
@@ -120,8 +135,10 @@ function withoutComments(name: string, text: string): string {
   return ts.createPrinter({ removeComments: true }).printFile(source);
 }
 
-export async function codeModeOutputs(doc: Json): Promise<Record<string, string>> {
+/** What code mode's generated files hold for `doc`: the declarations by file name, each method's docs, the rows, the error classes. */
+export async function codeModeParts(doc: Json) {
   const sdk = await generatedOutputs(doc);
+  const errors = await errorClasses();
   const files: Record<string, string> = {
     "schema.ts": withoutComments("schema.ts", sdk["schema.ts"]!),
     "names.ts": withoutComments("names.ts", sdk["names.ts"]!),
@@ -131,10 +148,15 @@ export async function codeModeOutputs(doc: Json): Promise<Record<string, string>
       sdk["methods.ts"]!.replace('from "../src/core/call-types.js"', 'from "./call-types.js"'),
     ),
     "call-types.ts": CALL_TYPES,
-    "store.d.ts": GLOBALS,
+    "store.d.ts": globals(errors),
   };
   const rows = codeModeRows(doc);
   const docs = methodDocs(sdk["methods.ts"]!, rows, await examples(doc));
+  return { files, docs, rows, errors };
+}
+
+export async function codeModeOutputs(doc: Json): Promise<Record<string, string>> {
+  const { files, docs, rows, errors } = await codeModeParts(doc);
   return {
     "code-mode.ts": `${HEADER}
 /** One sandboxed method: its dotted name, its path parameters in the template's order, what follows them (\`body\`, \`query\`, \`body+query\` or \`""\`), and whether it is a paginated list. */
@@ -144,6 +166,9 @@ export type CodeModeRow = readonly [name: string, pathParams: readonly string[],
 export const codeModeRows: readonly CodeModeRow[] = [
 ${rows.map((row) => `  ${jsonCode(row)},`).join("\n")}
 ];
+
+/** The SDK's error classes the sandbox defines, each after its parent: \`[name, parent]\`. */
+export const codeModeErrors: readonly (readonly [name: string, parent: string])[] = ${jsonCode(errors)};
 `,
     "code-mode-docs.ts": `${HEADER}
 /** Each method as code mode's search_docs shows it: [name, signature in the sandbox, example]. */

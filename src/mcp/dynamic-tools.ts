@@ -16,7 +16,8 @@ import {
   type SearchDocument,
 } from "./operation-search.js";
 import { exampleArguments } from "./example-call.js";
-import { whyNotListed, VALIDATE_CALL, type ToolFilter } from "./tool-list.js";
+import { inputSchemaOf, whyNotListed, VALIDATE_CALL, type ToolFilter } from "./tool-list.js";
+import { SELECT_SCHEMA } from "./select.js";
 import { errorResult, type ToolResult } from "./tool-call.js";
 import type { OperationCalls } from "./operation-call.js";
 import { quoted } from "./result-size.js";
@@ -33,8 +34,9 @@ const METHOD = {
 };
 const ARGUMENTS = {
   type: "object",
+  properties: { select: SELECT_SCHEMA },
   description:
-    "The operation's arguments { path?, query?, body? } as describe_operation gives their schema (list operations also take offset).",
+    "The operation's arguments { path?, query?, body?, select? } as describe_operation gives their schema (list operations also take offset); select keeps only the fields named, from each item of a list.",
 };
 
 /**
@@ -191,7 +193,7 @@ function described(row: McpToolRow, maxBytes: number): Record<string, unknown> {
         }
       : {}),
     scopes: row.scopes,
-    arguments: row.inputSchema,
+    arguments: inputSchemaOf(row),
     limits,
     example: { method: row.methodName, arguments: exampleArguments(row.inputSchema as Record<string, unknown>) },
   };

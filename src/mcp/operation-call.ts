@@ -17,6 +17,7 @@ import {
   type ToolResult,
 } from "./tool-call.js";
 import { shown } from "./result-size.js";
+import { selected } from "./select.js";
 import type { McpToolRow } from "../../generated/mcp-tools.js";
 
 /** The request line and HTTP status that head the testing kit's refusal, as they head a store's error. */
@@ -107,7 +108,9 @@ export function operationCalls({
     const shownTool = named(tool);
     try {
       const { args, data } = await checkedSend(tool, input, signal);
-      return resultOf(shownTool, data, args.offset ?? 0, maxBytes, clean, nameOf);
+      // Selected before the cap, so that a page holds as many of the smaller items as fit.
+      const kept = args.select === undefined ? data : selected(data, args.select, tool.list);
+      return resultOf(shownTool, kept, args.offset ?? 0, maxBytes, clean, nameOf);
     } catch (error) {
       if (error instanceof ToolArgumentError) return errorResult(`Not sent: ${error.message}`, clean);
       if (error instanceof StoreAdminError) return errorResult(apiErrorText(error), clean);

@@ -8,6 +8,7 @@
 import { cursorOf, ownOptions, type StoreAdminClient, unwrap } from "#shared";
 import { MAX_UPLOAD_BYTES, mcpTools, type McpToolRow } from "../../generated/mcp-tools.js";
 import { bytesOf as bytes, cutResult, quoted, resultBytes as size, shown, type ToolResult } from "./result-size.js";
+import { selectProblem } from "./select.js";
 
 export type { ToolResult };
 
@@ -16,6 +17,8 @@ export interface CallArguments {
   query?: Record<string, unknown>;
   body?: unknown;
   offset?: number;
+  /** Field paths kept from the result (select.ts). */
+  select?: string[];
 }
 
 /** A tool call refused before anything was sent; its message says what to fix. */
@@ -77,7 +80,11 @@ export function checkArguments(tool: McpToolRow, input: unknown): CallArguments 
     throw new ToolArgumentError(`${tool.name} takes an object { path?, query?, body? }, got ${quoted(given)}.`);
   // Own properties only: a polluted Object.prototype.query must not become every call's query.
   const args = ownOptions(given);
-  const allowed = Object.keys((tool.inputSchema.properties as Record<string, unknown> | undefined) ?? {});
+  // `select` is every tool's (select.ts), beside what its generated schema declares.
+  const allowed = [
+    ...Object.keys((tool.inputSchema.properties as Record<string, unknown> | undefined) ?? {}),
+    "select",
+  ];
   const unknown = Object.keys(args).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) {
     throw new ToolArgumentError(
@@ -103,6 +110,8 @@ export function checkArguments(tool: McpToolRow, input: unknown): CallArguments 
   if (offset !== undefined && (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0)) {
     throw new ToolArgumentError(`${tool.name}: offset must be a whole number ≥ 0, got ${quoted(offset)}.`);
   }
+  const problem = args.select === undefined ? undefined : selectProblem(args.select);
+  if (problem !== undefined) throw new ToolArgumentError(`${tool.name}: ${problem}`);
   return args as CallArguments;
 }
 

@@ -3,6 +3,7 @@
  * token's scopes satisfy, those a pattern names. A tool that is not listed is not callable.
  */
 import { mcpTools, VALIDATE_CALL, type McpToolRow } from "../../generated/mcp-tools.js";
+import { SELECT_SCHEMA } from "./select.js";
 
 export { VALIDATE_CALL };
 
@@ -55,6 +56,12 @@ export function toolNamed(name: string): McpToolRow | undefined {
   return mcpTools.find((tool) => tool.name === name);
 }
 
+/** `tool`'s input schema as a server shows it: the generated one, and `select` (select.ts). */
+export function inputSchemaOf(tool: McpToolRow): McpToolRow["inputSchema"] {
+  const properties = tool.inputSchema.properties as Record<string, unknown> | undefined;
+  return { ...tool.inputSchema, properties: { ...properties, select: SELECT_SCHEMA } };
+}
+
 /** What `tools/list` answers for `rows`: each tool as MCP describes it, and `validate_call`. */
 export function toolListing(rows: readonly McpToolRow[]) {
   return [
@@ -62,7 +69,7 @@ export function toolListing(rows: readonly McpToolRow[]) {
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: tool.inputSchema,
+      inputSchema: inputSchemaOf(tool),
       annotations: tool.annotations,
     })),
     {
@@ -74,7 +81,10 @@ export function toolListing(rows: readonly McpToolRow[]) {
         type: "object" as const,
         properties: {
           tool: { type: "string", description: "The tool's name, e.g. giftCards_update." },
-          arguments: { type: "object", description: "The arguments you would pass: { path?, query?, body? }." },
+          arguments: {
+            type: "object",
+            description: "The arguments you would pass: { path?, query?, body?, select? }.",
+          },
         },
         required: ["tool"],
         additionalProperties: false,

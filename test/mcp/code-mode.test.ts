@@ -130,7 +130,7 @@ describe("execute", () => {
 
   it("answers type errors with line and column, and sends nothing", async () => {
     const { result, structured, text } = await execute(
-      reads,
+      writes,
       'const user = await store.users.retrieve("42");\nawait store.giftCards.update(1, { expird_at: "2027-01-01" });\nreturn user;',
     );
     expect(result.isError).toBe(true);

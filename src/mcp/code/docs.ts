@@ -45,6 +45,14 @@ interface Found extends SearchDocument {
   example: string;
 }
 
+/**
+ * What the other modes' `select` argument does, as code: shown beside the methods found when one
+ * of them answers a list (named in it), since code keeps the fields it needs itself.
+ */
+function selectInCode(method: string): string {
+  return `To keep a result small (what select does in the other modes), return only the fields the task needs, from each item of a list: const kept = []; for await (const item of store.${method}(…)) kept.push({ id: item.id, email: item.email }); return kept;`;
+}
+
 const docsByName = new Map(codeModeDocs.map(([name, signature, example]) => [name, { signature, example }]));
 
 /** `search_docs` over the methods `filter` lets the code call. */
@@ -75,13 +83,20 @@ export function docsSearch(
       writes: doc.writes,
       example: doc.example,
     }));
+    const list = page.results.find((doc) => doc.signature.includes("AsyncGenerator<"));
     const said = [
       methods.length === 0 ? "No method this server allows matches those words; try other words." : undefined,
       notes(String(input?.query), page.results[0]),
     ]
       .filter(Boolean)
       .join(" ");
-    const structured = { methods, total: page.total, next_cursor: page.next_cursor, ...(said ? { note: said } : {}) };
+    const structured = {
+      methods,
+      total: page.total,
+      next_cursor: page.next_cursor,
+      ...(said ? { note: said } : {}),
+      ...(list ? { select: selectInCode(list.name) } : {}),
+    };
     return withinCap(
       { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured },
       maxBytes,

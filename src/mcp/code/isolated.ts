@@ -21,7 +21,8 @@ export type CheckStopped = { stopped: "check_time" | "check_memory" | "timeout" 
 const CPU_GRACE_MS = 500;
 
 interface IsolatedEngines {
-  check(code: string, deadline: number): Promise<CheckOutcome | CheckStopped>;
+  /** `allowed`: the methods `store` declares (all when left out). */
+  check(code: string, deadline: number, allowed?: readonly string[]): Promise<CheckOutcome | CheckStopped>;
   /** Runs `javascript`; `calls` is aborted when a bound ends the run, so that a store call in flight ends too. */
   run(
     javascript: string,
@@ -47,7 +48,10 @@ async function acquire(pool: WorkerPool): Promise<CodeWorker | { unavailable: st
 
 /** Resolves when a worker of each pool has loaded its engine (kept, warm), or rejects naming what to install. */
 async function poolsReady(...pools: WorkerPool[]): Promise<void> {
-  await Promise.all(pools.map(async (pool) => pool.release(await pool.acquire(), true)));
+  // Every pool settled before a failure is reported: no worker still starting once the caller ends them.
+  const settled = await Promise.allSettled(pools.map(async (pool) => pool.release(await pool.acquire(), true)));
+  const failed = settled.find((outcome) => outcome.status === "rejected");
+  if (failed) throw failed.reason;
 }
 
 /** The type check of `code` in a worker of `checks`, ended by `checkMs`, the worker's heap or the execute's `deadline`. */
@@ -56,6 +60,7 @@ async function checkIn(
   limits: Limits,
   code: string,
   deadline: number,
+  allowed?: readonly string[],
 ): Promise<CheckOutcome | CheckStopped> {
   const worker = await acquire(checks);
   if ("unavailable" in worker) return worker;
@@ -74,7 +79,7 @@ async function checkIn(
       if (message?.type === "checked") finish(message.outcome, true);
       else if (message === undefined) finish({ stopped: outOfHeap(error) ? "check_memory" : "check_time" }, false);
     };
-    worker.post({ type: "check", code });
+    worker.post({ type: "check", code, allowed });
   });
 }
 
@@ -147,7 +152,7 @@ export function isolatedEngines(limits: Limits): IsolatedEngines {
   runs.warm();
 
   return {
-    check: (code, deadline) => checkIn(checks, limits, code, deadline),
+    check: (code, deadline, allowed) => checkIn(checks, limits, code, deadline, allowed),
     run: (javascript, host, deadline, maxValueBytes, calls) =>
       runIn(runs, limits, javascript, host, deadline, maxValueBytes, calls),
     ready: () => poolsReady(checks, runs),

@@ -9,11 +9,13 @@
 import { codeModeHost, type HostContext, type SentCall } from "./host.js";
 import { docsSearch, SEARCH_DOCS_TOOL } from "./docs.js";
 import { isolatedEngines, type CheckStopped } from "./isolated.js";
+import { endWorkers } from "./workers.js";
 import { executeGate, EXECUTE_QUEUE } from "./gate.js";
 import { codeModeLimits, type CodeModeLimits } from "./limits.js";
 import { stoppedOutcome, type SandboxOutcome } from "./sandbox.js";
 import type { CompileError } from "./typecheck.js";
-import type { ToolFilter } from "../tool-list.js";
+import { listedTools, type ToolFilter } from "../tool-list.js";
+import { mcpTools } from "../../../generated/mcp-tools.js";
 import { bytesOf, cutResult, type ToolResult } from "../result-size.js";
 
 /** The most characters of code one execute takes. */
@@ -27,7 +29,12 @@ const EXECUTE_TOOL = "execute";
  */
 export async function loadCodeMode(limits: CodeModeLimits = {}): Promise<void> {
   // The workers started here are kept, warm, for the server's executes.
-  await isolatedEngines({ ...codeModeLimits({ code: limits }, "code"), logChars: 0 }).ready();
+  try {
+    await isolatedEngines({ ...codeModeLimits({ code: limits }, "code"), logChars: 0 }).ready();
+  } catch (error) {
+    endWorkers();
+    throw error;
+  }
 }
 
 export function codeModeListing(limits: Required<CodeModeLimits>, allowWrites: boolean) {
@@ -74,6 +81,9 @@ export function codeModeServer(
   const searchDocs = docsSearch(context.filter, maxBytes);
   const engines = isolatedEngines({ ...limits, logChars: Math.floor(maxBytes / 4) });
   const gate = executeGate(limits.maxExecutes);
+  // What `store` declares to the type check: the methods the policy allows (all: the declarations as generated).
+  const listed = listedTools(context.filter).map((row) => row.methodName);
+  const allowed = listed.length === mcpTools.length ? undefined : listed;
   return {
     async call(name, input, signal) {
       if (name === SEARCH_DOCS_TOOL.name) return searchDocs(input);
@@ -106,14 +116,14 @@ export function codeModeServer(
   async function execute(code: string, signal: AbortSignal): Promise<ToolResult> {
     // The whole execute's wall clock, type check included, from when it leaves the queue.
     const deadline = performance.now() + limits.timeoutMs;
-    const checked = await engines.check(code, deadline);
+    const checked = await engines.check(code, deadline, allowed);
     if ("unavailable" in checked) return errorText(checked.unavailable);
     if ("stopped" in checked) {
       if (checked.stopped === "timeout")
         return executeResult(stoppedOutcome("timeout", limits), [], maxBytes, context.clean);
       return checkStopped(checked, limits);
     }
-    if (!checked.ok) return compileErrors(checked.errors, context.clean);
+    if (!checked.ok) return compileErrors(checked.errors, context.clean, allowed !== undefined);
     const calls: SentCall[] = [];
     const ended = new AbortController();
     const host = codeModeHost(
@@ -174,8 +184,16 @@ function checkStopped(
 
 const errorText = (text: string): ToolResult => ({ content: [{ type: "text", text }], isError: true });
 
-function compileErrors(errors: CompileError[], clean: (text: string) => string): ToolResult {
+/** TypeScript's "Property 'x' does not exist on type …" (and its "Did you mean" form). */
+const NO_SUCH_MEMBER = new Set([2339, 2551]);
+
+function compileErrors(errors: CompileError[], clean: (text: string) => string, narrowed: boolean): ToolResult {
   const lines = errors.map((e) => `${e.line}:${e.column} TS${e.code} ${e.message}`);
+  // A method the policy leaves out is no member of `store`: say why, beside TypeScript's words.
+  if (narrowed && errors.some((e) => NO_SUCH_MEMBER.has(e.code)))
+    lines.push(
+      "`store` declares only the methods this server allows: reads only unless it is started with --allow-writes, and only those its --scopes and --tools allow. search_docs finds them.",
+    );
   const text = clean(`The code does not type-check; nothing was run.\n${lines.join("\n")}`);
   return {
     content: [{ type: "text", text }],

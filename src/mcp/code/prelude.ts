@@ -8,7 +8,7 @@
  * Nothing here is a security boundary: the sandbox's code could replace any of it. The host
  * trusts only the strings it receives (src/mcp/code/host.ts checks them again).
  */
-import { codeModeRows } from "../../../generated/code-mode.js";
+import { codeModeErrors, codeModeRows } from "../../../generated/code-mode.js";
 
 /** The global names the host's functions are set under, removed by the prelude. */
 export const BRIDGE = "__codeModeBridge";
@@ -19,7 +19,7 @@ export const RUN = "__codeModeRun";
 /** The most characters one string argument may have (a file's base64 is the largest). */
 const MAX_STRING_ARGUMENT = 6 * 1024 * 1024;
 
-const PRELUDE = `(function (bridge, log, rows, maxString) {
+const PRELUDE = `(function (bridge, log, rows, maxString, errorRows) {
   "use strict";
   const stringify = JSON.stringify, parse = JSON.parse, freeze = Object.freeze, define = Object.defineProperty;
   const protoOf = Object.getPrototypeOf, descriptors = Object.getOwnPropertyDescriptors, isArray = Array.isArray;
@@ -48,9 +48,24 @@ const PRELUDE = `(function (bridge, log, rows, maxString) {
     }
     seen.pop();
   }
+  // The SDK's error classes, so that code catches what a call throws as the SDK's examples do.
+  const errors = { Error: ErrorCtor, NotSentError: undefined };
+  for (const [name, parent] of [["NotSentError", "Error"], ...errorRows]) {
+    const C = class extends errors[parent] {};
+    define(C, "name", { value: name });
+    define(C.prototype, "name", { value: name, writable: true, configurable: true });
+    errors[name] = freeze(C);
+  }
+  function typed(error) {
+    const C = error && typeof error.name === "string" && hasOwn(errors, error.name) ? errors[error.name] : undefined;
+    if (C === undefined || C === ErrorCtor) throw error;
+    const thrown = new C(error.message);
+    if (error.status !== undefined) thrown.status = error.status;
+    throw thrown;
+  }
   function send(name, args, cursor) {
     for (let i = 0; i < args.length; i++) check(args[i], "argument " + (i + 1) + " of store." + name + "()", []);
-    return bridge(name, stringify(args), cursor).then(parse);
+    return bridge(name, stringify(args), cursor).then(parse, typed);
   }
   function stub(name, arity, paginated) {
     const fn = paginated
@@ -80,14 +95,16 @@ const PRELUDE = `(function (bridge, log, rows, maxString) {
     if (typeof value === "string") return value;
     try { const text = stringify(value); return text === undefined ? String(value) : text; } catch (e) { return String(value); }
   }
-  const console = freeze({ log: function log_(...values) { log(values.map(shown).join(" ")); } });
+  const write = function log_(...values) { log(values.map(shown).join(" ")); };
+  const console = freeze({ log: write, error: write, warn: write });
+  for (const name of Object.keys(errors)) if (name !== "Error") define(globalThis, name, { value: errors[name], enumerable: false, writable: false, configurable: false });
   define(globalThis, "store", { value: store, enumerable: false, writable: false, configurable: false });
   define(globalThis, "console", { value: console, enumerable: false, writable: false, configurable: false });
   define(globalThis, ${JSON.stringify(RUN)}, {
     value: (main) => main().then((value) => (value === undefined ? undefined : stringify(value))),
     enumerable: false, writable: false, configurable: false,
   });
-})(globalThis.${BRIDGE}, globalThis.${LOG}, ${JSON.stringify(codeModeRows)}, ${MAX_STRING_ARGUMENT});
+})(globalThis.${BRIDGE}, globalThis.${LOG}, ${JSON.stringify(codeModeRows)}, ${MAX_STRING_ARGUMENT}, ${JSON.stringify(codeModeErrors)});
 delete globalThis.${BRIDGE};
 delete globalThis.${LOG};
 `;

@@ -63,10 +63,51 @@ export async function loadTypeScript(specifier = "typescript"): Promise<TypeScri
 
 /** A checker of snippets over one LanguageService (its declarations parsed once). */
 export interface SnippetChecker {
-  check(code: string): CheckOutcome;
+  /** `allowed`: the method names `store` declares (the server's policy); all of them when left out. */
+  check(code: string, allowed?: readonly string[]): CheckOutcome;
 }
 
-export function snippetChecker(ts: TypeScript): SnippetChecker {
+const STORE_FILE = "store.d.ts";
+const STORE_DECLARATION = "const store: OperationMethods;";
+
+/** Method names as a tree of namespaces; a leaf is a method. */
+interface Names {
+  [name: string]: true | Names;
+}
+
+/** The type of `store` holding only the `names` under `of` (`OperationMethods["users"]`). */
+function narrowed(of: string, names: Names): string {
+  const members = Object.entries(names).map(([name, sub]) => {
+    const member = `${of}[${JSON.stringify(name)}]`;
+    return `readonly ${JSON.stringify(name)}: ${sub === true ? member : narrowed(member, sub)};`;
+  });
+  return `{ ${members.join(" ")} }`;
+}
+
+/**
+ * `store.d.ts` declaring only the `allowed` methods: a method the server would refuse is no
+ * member of `store`, so that calling it fails the type check, not the run.
+ */
+function storeDeclarations(all: string, allowed: readonly string[] | undefined): string {
+  if (allowed === undefined) return all;
+  const tree: Names = {};
+  for (const method of allowed) {
+    const parts = method.split(".");
+    let node = tree;
+    for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Names;
+    node[parts.at(-1)!] = true;
+  }
+  if (!all.includes(STORE_DECLARATION)) throw new Error(`${STORE_FILE} no longer declares ${STORE_DECLARATION}`);
+  return all.replace(
+    STORE_DECLARATION,
+    `/** Only the methods this server allows (its --allow-writes, --scopes and --tools). */ const store: ${narrowed("OperationMethods", tree)};`,
+  );
+}
+
+export function snippetChecker(
+  ts: TypeScript,
+  declarations: Readonly<Record<string, string>> = declarationFiles,
+): SnippetChecker {
   const options: TS.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.ESNext,
@@ -78,11 +119,12 @@ export function snippetChecker(ts: TypeScript): SnippetChecker {
     skipLibCheck: true,
     allowImportingTsExtensions: false,
   };
-  const files = new Map<string, string>(
-    Object.entries(declarationFiles).map(([name, text]) => [`${ROOT}${name}`, text]),
-  );
+  const files = new Map<string, string>(Object.entries(declarations).map(([name, text]) => [`${ROOT}${name}`, text]));
   let snippet = "";
   let version = 0;
+  const allStore = declarations[STORE_FILE]!;
+  let storeText: string | undefined = allStore;
+  let storeVersion = 0;
   const defaultLib = ts.getDefaultLibFilePath(options);
   const libDir = defaultLib.slice(0, defaultLib.lastIndexOf("/") + 1);
   const libs = new Map<string, string | undefined>();
@@ -99,7 +141,8 @@ export function snippetChecker(ts: TypeScript): SnippetChecker {
   const host: TS.LanguageServiceHost = {
     getCompilationSettings: () => options,
     getScriptFileNames: () => [...files.keys(), SNIPPET],
-    getScriptVersion: (path) => (path === SNIPPET ? String(version) : "0"),
+    getScriptVersion: (path) =>
+      path === SNIPPET ? String(version) : path === `${ROOT}${STORE_FILE}` ? String(storeVersion) : "0",
     getScriptSnapshot: (path) => {
       const text = read(path);
       return text === undefined ? undefined : ts.ScriptSnapshot.fromString(text);
@@ -111,7 +154,14 @@ export function snippetChecker(ts: TypeScript): SnippetChecker {
   };
   const service = ts.createLanguageService(host, ts.createDocumentRegistry());
   return {
-    check(code: string): CheckOutcome {
+    check(code: string, allowed?: readonly string[]): CheckOutcome {
+      const declared = storeDeclarations(allStore, allowed);
+      // Only the small store.d.ts is read again when another server's policy asks: methods.ts stays parsed.
+      if (declared !== storeText) {
+        storeText = declared;
+        files.set(`${ROOT}${STORE_FILE}`, declared);
+        storeVersion += 1;
+      }
       snippet = `${OPENING}${code}${CLOSING}`;
       version += 1;
       const diagnostics = [

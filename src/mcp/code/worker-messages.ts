@@ -7,7 +7,7 @@ import type { CheckOutcome } from "./typecheck.js";
 
 /** To a worker: a snippet to check or to run, a call's answer, or a stop. */
 export type ToWorker =
-  | { type: "check"; code: string }
+  | { type: "check"; code: string; allowed: readonly string[] | undefined }
   | { type: "run"; javascript: string; limits: Omit<SandboxLimits, "clock">; maxValueBytes: number }
   | { type: "answer"; id: number; answer: HostAnswer }
   | { type: "stop"; reason: StopReason };

@@ -56,7 +56,7 @@ async function start(): Promise<void> {
     return;
   }
   port.on("message", (message: ToWorker) => {
-    if (message.type === "check") post({ type: "checked", outcome: checker!.check(message.code) });
+    if (message.type === "check") post({ type: "checked", outcome: checker!.check(message.code, message.allowed) });
     else if (message.type === "run") void run(message.javascript, message.limits, message.maxValueBytes);
     else if (message.type === "answer") pending.get(message.id)?.(message.answer);
     else if (message.type === "stop") stopRun?.(message.reason);

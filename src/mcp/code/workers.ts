@@ -120,6 +120,12 @@ export class WorkerPool {
     this.warm();
   }
 
+  end(): void {
+    for (const worker of [...this.idle, ...(this.starting ? [this.starting] : [])]) worker.terminate();
+    this.idle = [];
+    this.starting = undefined;
+  }
+
   /** Starts a worker in advance, when none is idle or starting. */
   warm(): void {
     if (this.idle.length > 0 || this.starting !== undefined) return;
@@ -139,6 +145,12 @@ export class WorkerPool {
 }
 
 const pools = new Map<string, WorkerPool>();
+
+/** Ends every idle or starting worker of the process (code mode could not start: nothing may keep the process alive). */
+export function endWorkers(): void {
+  for (const pool of pools.values()) pool.end();
+  pools.clear();
+}
 
 /**
  * The process's pool of `kind` workers of `heapBytes`: the servers of one process share their
