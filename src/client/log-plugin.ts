@@ -6,6 +6,7 @@
 import type { StoreAdminPlugin } from "../core/plugin.js";
 import { attemptEvent, emitLogEvent, type Logger } from "../core/logger.js";
 import { secretsOf } from "./plugin-chain.js";
+import { pausedMs } from "./rate-pause.js";
 
 export function logPlugin(logger: Logger): StoreAdminPlugin {
   return {
@@ -27,7 +28,7 @@ export function logPlugin(logger: Logger): StoreAdminPlugin {
           error: response ? undefined : outcome.error,
           decision,
           secrets,
-          pausedMs: attempt.waitedMs,
+          pausedMs: pausedMs.get(attempt) ?? 0,
         }),
       );
     },

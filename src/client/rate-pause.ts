@@ -14,7 +14,7 @@
 import { MAX_RETRY_AFTER_MS, parseRetryAfterMs } from "../core/retry-policy.js";
 import { onAbort } from "../core/timeout.js";
 import { untilStopped } from "../core/sleep.js";
-import type { AttemptOutcome, PluginCall, StoreAdminPlugin } from "../core/plugin.js";
+import type { AttemptOutcome, PluginAttempt, PluginCall, StoreAdminPlugin } from "../core/plugin.js";
 
 /** The pause of one client and its derivatives. */
 export interface RatePause {
@@ -69,6 +69,9 @@ export function ratePause(): RatePause {
 /** Each call's turn, taken at its first attempt. */
 const callTurns = new WeakMap<PluginCall, number>();
 
+/** How long an attempt waited in the pause (the logger's `pausedMs`: other plugins' waits are theirs). */
+export const pausedMs = new WeakMap<PluginAttempt, number>();
+
 /** What stops a derived client's waits (client.ts, `deriveClient`), by call. */
 export const waitStops = new WeakMap<PluginCall, AbortSignal>();
 
@@ -92,7 +95,14 @@ export function pausePlugins(pause: RatePause): [StoreAdminPlugin, StoreAdminPlu
             ? untilStopped(call.signal, stop, (both) => pause.wait(turn, both)!)
             : pause.wait(turn, call.signal)
           : undefined;
-      return (held ? held.then(next) : next()).then(holdOn429);
+      if (!held) return next().then(holdOn429);
+      const start = performance.now();
+      return held
+        .then(() => {
+          pausedMs.set(attempt, Math.round(performance.now() - start));
+          return next();
+        })
+        .then(holdOn429);
     },
   };
   const release: StoreAdminPlugin = {
