@@ -4,38 +4,13 @@
  * runs). Driven by the official MCP client over an in-memory transport against a loopback store
  * that counts what it receives.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createStoreAdminMcpServer, type StoreAdminMcpServerOptions } from "../../src/mcp/index.js";
-import { startFaultServer, type FaultServer } from "../helpers/fault-server.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { describe, expect, it } from "vitest";
+import { inMemoryMcp } from "./in-memory-fixture.js";
 import { storeAnswer, TOKEN } from "./code-mode-store.js";
 
-let store: FaultServer;
-const clients: Client[] = [];
-beforeAll(async () => {
-  store = await startFaultServer(storeAnswer);
-});
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await store.close();
-});
-beforeEach(() => {
-  store.requests.length = 0;
-});
-
-async function connect(options: Partial<StoreAdminMcpServerOptions> = {}): Promise<Client> {
-  const server = createStoreAdminMcpServer({
-    store: { apiUrl: `${store.url}/api/admin`, accessToken: TOKEN, maxRetries: 0 },
-    mode: "code",
-    ...options,
-  });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: "code-mode-declarations-test", version: "1.0.0" });
-  await Promise.all([server.connect(a), client.connect(b)]);
-  clients.push(client);
-  return client;
-}
+const mcp = inMemoryMcp(storeAnswer, { token: TOKEN, name: "code-mode-declarations-test", options: { mode: "code" } });
+const connect = mcp.connect.bind(mcp);
 
 type Json = Record<string, any>;
 const execute = async (client: Client, code: string) => {
@@ -57,7 +32,7 @@ describe("store's declarations follow the server's flags", () => {
     expect(structured.errors[0]).toMatchObject({ line: 1, code: 2339 });
     expect(text).toContain("Property 'update' does not exist");
     expect(text).toContain("--allow-writes");
-    expect(store.requests).toHaveLength(0);
+    expect(mcp.store.requests).toHaveLength(0);
     // Reads stay declared and run.
     const read = await execute(reads, READ);
     expect(read.result.isError, read.text).toBeFalsy();
@@ -68,7 +43,7 @@ describe("store's declarations follow the server's flags", () => {
     const { result, text } = await execute(writes, WRITE);
     expect(text).not.toContain("does not type-check");
     expect(result.isError, text).toBeFalsy();
-    expect(store.requests.map((r) => r.method)).toEqual(["PATCH"]);
+    expect(mcp.store.requests.map((r) => r.method)).toEqual(["PATCH"]);
   }, 120_000);
 
   it("--tools narrows what is declared: a method it leaves out fails the type check", async () => {
@@ -76,7 +51,7 @@ describe("store's declarations follow the server's flags", () => {
     const { structured, text } = await execute(users, READ);
     expect(structured.compiled).toBe(false);
     expect(text).toContain("Property 'giftCards' does not exist");
-    expect(store.requests).toHaveLength(0);
+    expect(mcp.store.requests).toHaveLength(0);
     const ok = await execute(users, "const user = await store.users.retrieve(42);\nreturn user.id;");
     expect(ok.text).not.toContain("does not type-check");
   }, 120_000);

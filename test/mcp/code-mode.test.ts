@@ -5,40 +5,14 @@
  * suite: each attempt contained, the server serving the next call, no token in any result.
  * (test/package/code-mode.test.ts runs the packed CLI over stdio.)
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createStoreAdminMcpServer, type StoreAdminMcpServerOptions } from "../../src/mcp/index.js";
-import { startFaultServer, type FaultServer } from "../helpers/fault-server.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { inMemoryMcp } from "./in-memory-fixture.js";
 import { codeModeHost, type SentCall } from "../../src/mcp/code/host.js";
 import { NOTES_CODE, NOTES_TASK, storeAnswer, TOKEN } from "./code-mode-store.js";
 
-let store: FaultServer;
-const clients: Client[] = [];
-
-beforeAll(async () => {
-  store = await startFaultServer(storeAnswer);
-});
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await store.close();
-});
-beforeEach(() => {
-  store.requests.length = 0;
-});
-
-async function connect(options: Partial<StoreAdminMcpServerOptions> = {}): Promise<Client> {
-  const server = createStoreAdminMcpServer({
-    store: { apiUrl: `${store.url}/api/admin`, accessToken: TOKEN, maxRetries: 0 },
-    mode: "code",
-    ...options,
-  });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: "code-mode-test", version: "1.0.0" });
-  await Promise.all([server.connect(a), client.connect(b)]);
-  clients.push(client);
-  return client;
-}
+const mcp = inMemoryMcp(storeAnswer, { token: TOKEN, name: "code-mode-test", options: { mode: "code" } });
+const connect = mcp.connect.bind(mcp);
 
 type Json = Record<string, any>;
 const execute = async (client: Client, code: string) => {
@@ -118,14 +92,14 @@ describe("execute", () => {
     expect(result.isError).toBeFalsy();
     expect(structured.result).toEqual(NOTES_TASK.answer);
     expect(structured.logs).toEqual(["counted 2 customers"]);
-    expect(store.requests.map((r) => r.path.replace(/^\/api\/admin/, ""))).toEqual(NOTES_TASK.requests);
+    expect(mcp.store.requests.map((r) => r.path.replace(/^\/api\/admin/, ""))).toEqual(NOTES_TASK.requests);
     expect(structured.calls).toEqual(
       NOTES_TASK.requests.map((path) => ({
         method: path === "/users/" ? "users.list" : "users.notes.list",
         status: 200,
       })),
     );
-    expect(store.requests.every((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    expect(mcp.store.requests.every((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
   });
 
   it("answers type errors with line and column, and sends nothing", async () => {
@@ -140,7 +114,7 @@ describe("execute", () => {
       [2, 35, 2561],
     ]);
     expect(text).toContain("expird_at");
-    expect(store.requests).toHaveLength(0);
+    expect(mcp.store.requests).toHaveLength(0);
   });
 
   it("refuses per-call options, GET, paginate and use at compile time", async () => {
@@ -153,7 +127,7 @@ describe("execute", () => {
       const { structured } = await execute(reads, code);
       expect(structured.compiled, code).toBe(false);
     }
-    expect(store.requests).toHaveLength(0);
+    expect(mcp.store.requests).toHaveLength(0);
   });
 
   it("throws the SDK's error inside the sandbox with its name and status, no host stack, no token", async () => {
@@ -227,7 +201,7 @@ describe("the host bridge", () => {
       error: { message: expect.stringMatching(/arguments are \d+ characters of JSON; a call takes at most/) },
     });
     expect(calls.every((call) => call.status === "not sent")).toBe(true);
-    expect(store.requests).toHaveLength(0);
+    expect(mcp.store.requests).toHaveLength(0);
   });
 });
 
@@ -267,9 +241,9 @@ describe("the escape suite", () => {
       );
       expect(text).not.toContain(TOKEN);
       // Nothing was written, whatever the attempt.
-      expect(store.requests.filter((r) => r.method !== "GET")).toEqual([]);
+      expect(mcp.store.requests.filter((r) => r.method !== "GET")).toEqual([]);
       expect(structured, name).toMatchSnapshot();
-      store.requests.length = 0;
+      mcp.store.requests.length = 0;
       const after = await execute(reads, "return (await store.users.retrieve(42)).id;");
       expect(after.structured.result).toBe(42);
     });

@@ -5,12 +5,11 @@
  * the official MCP client over an in-memory transport against a loopback store that counts what
  * it receives.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createStoreAdminMcpServer, type StoreAdminMcpServerOptions } from "../../src/mcp/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_SELECT_PATHS } from "../../src/mcp/select.js";
-import { startFaultServer, type FaultServer, type ReceivedRequest } from "../helpers/fault-server.js";
+import { inMemoryMcp } from "./in-memory-fixture.js";
+import type { ReceivedRequest } from "../helpers/fault-server.js";
 
 const TOKEN = "sk_live_Se1ectT0ken42";
 /** A customer as the store answers one: about 1 KB, most of it fields a task does not need. */
@@ -35,31 +34,8 @@ function answer(received: ReceivedRequest) {
   return { status: 404, body: { detail: "Not found." } };
 }
 
-let store: FaultServer;
-const clients: Client[] = [];
-beforeAll(async () => {
-  store = await startFaultServer(answer);
-});
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await store.close();
-});
-beforeEach(() => {
-  store.requests.length = 0;
-});
-
-async function connect(options: Partial<StoreAdminMcpServerOptions> = {}): Promise<Client> {
-  const server = createStoreAdminMcpServer({
-    store: { apiUrl: `${store.url}/api/admin`, accessToken: TOKEN, maxRetries: 0 },
-    maxResultBytes: 8_192,
-    ...options,
-  });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: "select-test", version: "1.0.0" });
-  await Promise.all([server.connect(a), client.connect(b)]);
-  clients.push(client);
-  return client;
-}
+const mcp = inMemoryMcp(answer, { token: TOKEN, name: "select-test", options: { maxResultBytes: 8_192 } });
+const connect = mcp.connect.bind(mcp);
 
 type Json = Record<string, any>;
 type Result = Awaited<ReturnType<Client["callTool"]>>;
@@ -99,7 +75,7 @@ describe.each(WAYS)("select through $way", ({ options, call }) => {
       addresses: [{ city: "London" }, { city: "Paris" }],
       metadata: { deep: { kept: true } },
     });
-    expect(store.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /api/admin/users/7/"]);
+    expect(mcp.store.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /api/admin/users/7/"]);
   });
 
   it("keeps them from each item of a page, before the cap: the whole page fits where unselected it is cut", async () => {
@@ -129,7 +105,7 @@ describe.each(WAYS)("select through $way", ({ options, call }) => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain("Not sent: ");
     expect(textOf(result)).toContain(message);
-    expect(store.requests).toHaveLength(0);
+    expect(mcp.store.requests).toHaveLength(0);
   });
 });
 
@@ -162,7 +138,7 @@ describe("select in the tools' schemas", () => {
     });
     expect(invalid.structuredContent).toMatchObject({ valid: false });
     expect((invalid.structuredContent as Json).problem).toContain("select must be a list of field paths");
-    expect(store.requests).toHaveLength(0);
+    expect(mcp.store.requests).toHaveLength(0);
   });
 });
 
