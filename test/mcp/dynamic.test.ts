@@ -167,7 +167,7 @@ describe("search → describe → call", () => {
         method: "giftCards.update",
         arguments: { path: { id: 1 }, body: {}, headers: { authorization: "x" } },
       });
-      expect(textOf(unknown)).toContain('giftCards.update takes path, body; "headers" is not one of them.');
+      expect(textOf(unknown)).toContain('giftCards.update takes path, body, select; "headers" is not one of them.');
       const verdict = structured(
         await call(client, "validate_call", {
           method: "giftCards.update",
