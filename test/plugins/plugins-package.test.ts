@@ -20,6 +20,7 @@ import {
   type ConsumerProject,
 } from "../package/tarball.js";
 import { startFaultServer, type FaultServer, type Fault, type ReceivedRequest } from "../helpers/fault-server.js";
+import { busiestWindow } from "../helpers/windows.js";
 
 let project: ConsumerProject | undefined;
 let server: FaultServer;
@@ -56,17 +57,6 @@ function answer(request: ReceivedRequest): Fault {
   if (request.path === "/users/300/")
     return sent === 0 ? { status: 503, body: { detail: "busy" } } : { body: { id: 300, language: "tlh" } };
   return { body: { id: Number(request.path.split("/")[2]) } };
-}
-
-/** The most requests of `times` (ms) in any window of `windowMs`. */
-function busiestWindow(times: number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= windowMs) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
 }
 
 beforeAll(async () => {
