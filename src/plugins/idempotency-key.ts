@@ -23,17 +23,17 @@ const UNSAFE = new Set(["POST", "PATCH"]);
 /** The key a bulk run gives a call of its task (`store-admin-sdk/bulk`: the run id and the item's key), by call. */
 export const stableKeys = new WeakMap<PluginCall, string>();
 
+/** Whether `plugin` was made by {@link idempotencyKey}. */
+export const isIdempotencyKey = (plugin: StoreAdminPlugin): boolean => made.has(plugin);
+
+const made = new WeakSet<StoreAdminPlugin>();
+
 /**
  * Sends `header: <key>` on every POST and PATCH, one key per call, and lets the retry policy
  * resend them as it resends a GET.
  * @example
  * createStoreAdminClient({ …, plugins: [idempotencyKey({ header: "Idempotency-Key" })] });
  */
-/** Whether `plugin` was made by {@link idempotencyKey}. */
-export const isIdempotencyKey = (plugin: StoreAdminPlugin): boolean => made.has(plugin);
-
-const made = new WeakSet<StoreAdminPlugin>();
-
 export function idempotencyKey(options: IdempotencyKeyOptions): StoreAdminPlugin & { readonly header: string } {
   const header = options?.header;
   if (typeof header !== "string" || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) {

@@ -123,10 +123,13 @@ function jobSlot<Item>(run: JobRun<Item>): JobSlot {
   // The observer pauses every worker on a 429; the budget's two steps are placed below.
   const pauser: RateBudget = { acquire: () => RESOLVED, pauseUntil: (untilMs) => run.pause(untilMs - Date.now()) };
   // The budget's start (`commit`) is the observer's last step before fetch, after the unsafe mark.
+  // The queue's name is the run's id: with `idempotencyKey()` on the client, a key's POST and
+  // PATCH carry `queue:key:n` on every attempt, on whichever worker runs it, after `retryFailed()` too.
   const slot = observedSlot(run.client, {
     ledger: sending as Ledger,
     budget: pauser,
     beforeSend: (signal) => run.budget.commit(signal),
+    runId: run.job.queueName,
   });
   slot.key = key;
   // BullMQ's signal for the job (the worker cancels or closes) stops the task and its waits.

@@ -22,6 +22,8 @@ export interface Received {
   worker: string;
   /** The request's W3C `traceparent` header, if any. */
   traceparent: string | undefined;
+  /** The request's `Idempotency-Key` header, if any. */
+  idempotencyKey: string | undefined;
   /** Whether the answer has been sent. */
   answered: boolean;
 }
@@ -71,6 +73,7 @@ export async function startCountingServer(token: string): Promise<CountingServer
     const status = answer.status ?? (method === "POST" ? 201 : 200);
     const worker = String(request.headers["x-worker"] ?? "");
     const traceparent = request.headers.traceparent as string | undefined;
+    const idempotencyKey = request.headers["idempotency-key"] as string | undefined;
     const received: Received = {
       method,
       path,
@@ -81,6 +84,7 @@ export async function startCountingServer(token: string): Promise<CountingServer
       status,
       worker,
       traceparent,
+      idempotencyKey,
       answered: false,
     };
     requests.push(received);

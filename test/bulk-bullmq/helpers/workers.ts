@@ -36,6 +36,8 @@ export interface WorkerEnv {
   CONCURRENCY?: number;
   LOCK_MS?: number;
   MAX_PAUSE_MS?: number;
+  /** "1": the worker's client has `idempotencyKey({ header: "Idempotency-Key" })`. */
+  IDEMPOTENCY?: string;
   /** "1": the worker's client has `telemetry` and prints its spans. */
   TRACE?: string;
   /** "dist": the worker runs the built package. */
