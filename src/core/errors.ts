@@ -462,9 +462,13 @@ export class ContractDriftError extends StoreAdminError {
     Object.defineProperty(this, "response", { value: response, enumerable: false });
   }
 
-  /** Every field but `headers` and `body`: the body of a success is customers' data (names, emails), never logged. */
+  /**
+   * Every field but `headers` and `body`: the body of a success is customers' data (names,
+   * emails), never logged. The fields are read one by one, so `body` is not copied to be dropped.
+   */
   override toJSON(): Record<string, unknown> {
-    const { body: _body, ...fields } = super.toJSON();
+    const fields: Record<string, unknown> = { name: this.name, message: this.message };
+    for (const key of Object.keys(this)) if (key !== "body") fields[key] = this[key as keyof this];
     return fields;
   }
 }

@@ -119,3 +119,31 @@ describe("validateResponses", () => {
     expect(JSON.stringify(events)).not.toMatch(/sk_test|no address|yes/);
   });
 });
+
+describe("ContractDriftError.toJSON()", () => {
+  it("leaves the body out without copying it: a body never read is never scrubbed", () => {
+    let reads = 0;
+    const body = {
+      get results() {
+        reads++;
+        return [{ id: 1, email: `a@example.com ${TEST_TOKEN}` }];
+      },
+    };
+    const error = new ContractDriftError({
+      response: new Response(null, { status: 200, headers: { "x-request-id": "req-1" } }),
+      body,
+      drifts: [{ pointer: "/results/*/id", expected: "string", received: "integer" }],
+      secrets: [TEST_TOKEN],
+    });
+    const json = error.toJSON();
+    expect(reads).toBe(0);
+    expect(json).not.toHaveProperty("body");
+    expect(json).toMatchObject({ name: "ContractDriftError", status: 200, requestId: "req-1", pointer: "/results/*/id" });
+    expect(JSON.stringify(error)).not.toContain("example.com");
+    // Read as a property, it is the scrubbed copy, made once.
+    expect(JSON.stringify(error.body)).not.toContain(TEST_TOKEN);
+    expect(reads).toBe(1);
+    void error.body;
+    expect(reads).toBe(1);
+  });
+});
