@@ -198,10 +198,11 @@ function addMethods(name: string, node: MethodIndex): void {
     }
   }
 }
-addMethods("", methodIndex);
-
-/** The top-level resources (`users`, `giftCards`, …). */
-const topLevel = [...prototypes.keys()].filter((name) => !name.includes("."));
+/**
+ * The top-level resources (`users`, `giftCards`, …), their prototypes made when the first client
+ * is: an import that makes no client (its error classes, `unwrap`) does not pay for them.
+ */
+let topLevel: string[] | undefined;
 
 /**
  * Adds the resources (`users`, `giftCards`, …) to a client, as getters that make each resource
@@ -211,6 +212,10 @@ const topLevel = [...prototypes.keys()].filter((name) => !name.includes("."));
  * with this function, rather than resources that call the original.
  */
 export function attachMethods<Client extends object>(client: Client): Client & OperationMethods {
+  if (!topLevel) {
+    addMethods("", methodIndex);
+    topLevel = [...prototypes.keys()].filter((name) => !name.includes("."));
+  }
   for (const name of topLevel) {
     Object.defineProperty(client, name, { get: topLevelGetter(name), configurable: true });
   }
