@@ -29,6 +29,8 @@ export { ownOptions } from "./core/own.js";
 export { isIdempotent, parseRetryAfterMs } from "./core/retry-policy.js";
 export { clip, describe, headOf, redact, sanitizeCause } from "./core/redact.js";
 export { sleep, untilStopped } from "./core/sleep.js";
+export { onAbort } from "./core/timeout.js";
+export { checkHeaders } from "./client/headers.js";
 export { NULL_BODY_STATUSES } from "./client/transport.js";
 export { reasonPhrase } from "./core/error-messages.js";
 export { noteDrifts } from "./core/logger.js";

@@ -69,7 +69,11 @@ export function tokenSource(accessToken: AccessToken): TokenSource {
       try {
         token = await accessToken();
       } catch (cause) {
-        throw new StoreAdminError("The accessToken function threw, so the request was not sent.", { cause });
+        // Its message may quote a token it handed out before (a refresh that failed): scrubbed as every error is.
+        throw new StoreAdminError("The accessToken function threw, so the request was not sent.", {
+          cause,
+          secrets: recent,
+        });
       }
       const checked = checkAccessToken(token, "The token returned by accessToken()");
       if (recent[0] !== checked)

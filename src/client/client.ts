@@ -12,7 +12,7 @@ import { deadlineClock } from "./deadline-clock.js";
 import { trackMiddleware } from "./openapi-fetch-internals.js";
 import { checkNumberOption } from "../core/options.js";
 import { ownOptions } from "../core/own.js";
-import { redact } from "../core/redact.js";
+import { redactWhole } from "../core/redact.js";
 import { sleep as abortableSleep, untilStopped } from "../core/sleep.js";
 import { attachMethods } from "./methods.js";
 import { createPaginate } from "./paginate.js";
@@ -206,7 +206,7 @@ function refuseMovedOptions(options: Record<string, unknown>): void {
 /** Each plugin's `setup`, once per client that runs it; what it is handed holds no token. */
 function setUp(context: ClientContext): void {
   const { token, apiRoot, logger } = context;
-  const client = { apiRoot, logger, redact: (text: string) => redact(text, token.secrets) };
+  const client = { apiRoot, logger, redact: (text: string) => redactWhole(text, token.secrets) };
   for (const plugin of context.plugins) plugin.setup?.(client);
 }
 

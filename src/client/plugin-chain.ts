@@ -16,17 +16,23 @@ import { MAX_EXTRA_ATTEMPTS } from "../core/plugin.js";
 import type { FetchResult } from "../core/call-types.js";
 import type { RetryDecision } from "../core/retry-policy.js";
 import { checkHeaders } from "./headers.js";
-import { redact } from "../core/redact.js";
+import { describe, redactWhole } from "../core/redact.js";
+import { onAbort } from "../core/timeout.js";
 
-/** The tokens to scrub from what an SDK plugin builds for `call` (see {@link CallView.secretsOf}). */
-export const secretsOf = (call: PluginCall): readonly string[] => CallView.secretsOf(call);
+/**
+ * Each call view's tokens, kept in this module: no object a plugin is handed reaches them (not
+ * a field, not a method of the view or its class), only {@link secretsOf}, for the SDK's own plugins.
+ */
+const secretsByView = new WeakMap<PluginCall, () => readonly string[]>();
+
+/** The tokens to scrub from what an SDK plugin builds for `call`: its errors and log events, scrubbed as the core's are. */
+export const secretsOf = (call: PluginCall): readonly string[] => secretsByView.get(call)?.() ?? [];
 
 /** One call as its plugins see it. Its headers and attributes are made on first use: most calls never touch them. */
 export class CallView implements PluginCall {
   idempotent: boolean;
   #headers: Headers | undefined;
   #attributes: Record<string, PluginAttributeValue> | undefined;
-  readonly #secrets: () => readonly string[];
 
   constructor(
     readonly method: string,
@@ -37,16 +43,7 @@ export class CallView implements PluginCall {
     secrets: () => readonly string[],
   ) {
     this.idempotent = idempotent;
-    this.#secrets = secrets;
-  }
-
-  /**
-   * Every token the call's source handed out, for the SDK's own plugins, which build the SDK's
-   * errors and log events scrubbed as the core's are. Not on the object: reachable only through
-   * this module (and the door's `secretsOf`), never from what a plugin is handed.
-   */
-  static secretsOf(view: PluginCall): readonly string[] {
-    return view instanceof CallView ? view.#secrets() : [];
+    secretsByView.set(this, secrets);
   }
 
   get headers(): Headers {
@@ -63,7 +60,7 @@ export class CallView implements PluginCall {
   }
 
   redact(text: string): string {
-    return redact(text, this.#secrets());
+    return redactWhole(text, secretsOf(this));
   }
 
   toJSON(): object {
@@ -114,20 +111,88 @@ export class AttemptView implements PluginAttempt {
   }
 }
 
-/** Runs `next` once; a second call is a plugin's bug, refused rather than sending the call twice. */
-function once<Result>(plugin: StoreAdminPlugin, hook: string, next: () => Promise<Result>): () => Promise<Result> {
+/** Where one hook of a call stands: inside `next()` (the attempt, or the hooks further in), or on its own. */
+interface HookState {
+  inside: boolean;
+  /** After `next()` ends: when the call was aborted, gives the hook up unless it settles within a turn of the event loop. */
+  recheck?: () => unknown;
+}
+
+/**
+ * A hook's result, given up for the call's abort while the hook waits on something of its own:
+ * a hook that never settles cannot keep the caller's signal from ending the call. Inside
+ * `next()` the abort ends the attempt itself, and the hook is left to see it (a logger records
+ * it); one still pending a turn of the event loop after that is given up too.
+ */
+function heldBy<Result>(
+  hook: Result | Promise<Result>,
+  signal: AbortSignal | undefined,
+  state: HookState,
+): Promise<Result> {
+  const result = Promise.resolve(hook);
+  if (!signal) return result;
+  return new Promise<Result>((resolve, reject) => {
+    let settled = false;
+    const end = (settle: () => void): void => {
+      if (settled) return;
+      settled = true;
+      stop();
+      settle();
+    };
+    const giveUp = (): void => {
+      if (!state.inside) end(() => reject(signal.reason));
+    };
+    const stop = onAbort(signal, giveUp);
+    state.recheck = () => signal.aborted && setTimeout(giveUp, 0);
+    result.then(
+      (value) => end(() => resolve(value)),
+      (error: unknown) => end(() => reject(error)),
+    );
+    if (signal.aborted) giveUp();
+  });
+}
+
+/**
+ * Runs `next` once; a second call is a plugin's bug, refused rather than sending the call twice.
+ * The headers the plugin set so far are checked as it hands on, so a refusal names the plugin.
+ */
+function once<Result>(
+  plugin: StoreAdminPlugin,
+  hook: string,
+  state: HookState,
+  headers: () => Array<Headers | undefined>,
+  next: () => Promise<Result>,
+): () => Promise<Result> {
   let called = false;
-  return () => {
+  return async () => {
     if (called)
-      return Promise.reject(
-        new TypeError(
-          `the plugin "${plugin.name}" called next() twice in ${hook}; each hook sends its call or attempt once.`,
-        ),
+      throw new TypeError(
+        `the plugin "${plugin.name}" called next() twice in ${hook}; each hook sends its call or attempt once.`,
       );
     called = true;
-    return next();
+    for (const set of headers()) if (set) checkHeaders(set, `the plugin "${plugin.name}"`);
+    state.inside = true;
+    try {
+      return await next();
+    } finally {
+      state.inside = false;
+      state.recheck?.();
+    }
   };
 }
+
+/** What a wrap resolved to, checked: a plugin that returns something else fails the call with a message naming it. */
+function checked<Result>(plugin: StoreAdminPlugin, hook: string, result: Result, valid: boolean): Result {
+  if (valid) return result;
+  throw new TypeError(
+    `the plugin "${plugin.name}" resolved ${hook} to ${describe(result)}; resolve to what next() resolved to` +
+      (hook === "wrapAttempt" ? ", or an outcome with a response or an error." : "."),
+  );
+}
+
+/** Whether `value` looks like a `Response` (one from another realm or a polyfill included). */
+const isResponse = (value: unknown): boolean =>
+  typeof (value as Response | null)?.status === "number" && typeof (value as Response).headers === "object";
 
 /**
  * `core` wrapped by every plugin's `wrapCall`, the first plugin outermost. A hook that throws
@@ -141,11 +206,18 @@ export function wrapCall(
   const step = async (index: number): Promise<FetchResult> => {
     for (; index < plugins.length; index++) {
       const plugin = plugins[index]!;
-      if (plugin.wrapCall)
-        return plugin.wrapCall(
-          call,
-          once(plugin, "wrapCall", () => step(index + 1)),
+      if (plugin.wrapCall) {
+        const state: HookState = { inside: false };
+        const next = once(
+          plugin,
+          "wrapCall",
+          state,
+          () => [call.setHeaders],
+          () => step(index + 1),
         );
+        const result = await heldBy(plugin.wrapCall(call, next), call.signal, state);
+        return checked(plugin, "wrapCall", result, isResponse(result?.response));
+      }
     }
     return core();
   };
@@ -167,11 +239,13 @@ export function wrapAttempt(
     if (index) attempt.waitedMs = Math.round(performance.now() - startedMs);
     for (; index < plugins.length; index++) {
       const plugin = plugins[index]!;
-      if (plugin.wrapAttempt)
-        return plugin.wrapAttempt(
-          attempt,
-          once(plugin, "wrapAttempt", () => step(index + 1)),
-        );
+      if (plugin.wrapAttempt) {
+        const state: HookState = { inside: false };
+        const headers = () => [attempt.call.setHeaders, attempt.setHeaders];
+        const next = once(plugin, "wrapAttempt", state, headers, () => step(index + 1));
+        const outcome = await heldBy(plugin.wrapAttempt(attempt, next), attempt.call.signal, state);
+        return checked(plugin, "wrapAttempt", outcome, outcome?.error != null || isResponse(outcome?.response));
+      }
     }
     return core();
   };
@@ -202,7 +276,9 @@ export async function verdicts(
   let refreshToken = false;
   for (const plugin of plugins) {
     if (!plugin.onAttemptEnd) continue;
-    const verdict = await plugin.onAttemptEnd(attempt, outcome, decision);
+    const verdict = await heldBy(plugin.onAttemptEnd(attempt, outcome, decision), attempt.call.signal, {
+      inside: false,
+    });
     if (verdict === undefined) continue;
     checkVerdict(plugin, verdict);
     if (!verdict.retry) {

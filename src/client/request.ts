@@ -198,9 +198,11 @@ async function pluginAttempt(call: Call, attempt: number, view: CallView): Promi
   const { context } = call;
   const shown = (call.attemptView = new AttemptView(view, attempt, () => attemptUrl(call)));
   if (call.refresh) await refreshToken(call);
-  call.shown = await wrapAttempt(context.plugins, shown, async () =>
-    outcomeForPlugins(await runAttempt(call, attempt, pluginHeaders(context.plugins, shown))),
-  );
+  call.shown = await wrapAttempt(context.plugins, shown, async () => {
+    // A wrap that held the attempt past the caller's abort sends nothing.
+    if (call.signal?.aborted) return outcomeForPlugins({ sent: false, error: call.signal.reason, startedMs: 0 });
+    return outcomeForPlugins(await runAttempt(call, attempt, pluginHeaders(context.plugins, shown)));
+  });
   return outcomeFromPlugins(call.shown);
 }
 

@@ -81,7 +81,8 @@ export interface StoreAdminPlugin {
    * Around each attempt (the first and every retry). Before `next()`: wait (outside the
    * attempt's `timeoutMs`, which starts inside `next()`), set this attempt's own headers
    * ({@link PluginAttempt.headers}). `next()` runs the attempt and resolves to its outcome; it
-   * never rejects. Return that outcome, or another (a success turned into a failure: `{ …outcome,
+   * rejects only when a plugin further in does (`rateLimit()`, when the call's signal aborts
+   * while the attempt waits for its slot). Return that outcome, or another (a success turned into a failure: `{ …outcome,
    * error }`). Call `next()` once.
    */
   wrapAttempt?(attempt: PluginAttempt, next: () => Promise<AttemptOutcome>): Promise<AttemptOutcome>;
@@ -103,8 +104,10 @@ export interface PluginClient {
   /** The API root every path is appended to (`https://shop.example.com/api/admin`). */
   readonly apiRoot: string;
   /**
-   * `text` with every token the client's source has handed out replaced by `[REDACTED]`:
-   * for a plugin that records text a server or a caller wrote, outside any call.
+   * `text` with every token the client's source has handed out replaced by `[REDACTED]` where
+   * it stands whole: for a plugin that records text a server or a caller wrote, outside any call.
+   * No part of a token is matched, so the function tells nothing of a token to a plugin that
+   * probes it with strings of its own.
    */
   redact(text: string): string;
   /** The client's logger (the `logger` option, or `STORE_ADMIN_LOG`), if any. */
@@ -140,7 +143,7 @@ export interface PluginCall {
    * in `wrapCall`; the retry policy then treats the call as it treats a GET.
    */
   idempotent: boolean;
-  /** `text` with this call's tokens (and every other its source handed out) replaced by `[REDACTED]`. */
+  /** `text` with this call's token (and every other its source handed out) replaced by `[REDACTED]` where it stands whole. */
   redact(text: string): string;
 }
 
@@ -203,7 +206,7 @@ export interface AttemptOutcome {
  */
 export type AttemptVerdict =
   | { retry: true; delayMs?: number | undefined; refreshToken?: boolean | undefined }
-  | { retry: false };
+  | { retry: false; delayMs?: never; refreshToken?: never };
 
 /** Extra attempts plugins may add to one call beyond the retry policy's (see {@link AttemptVerdict}). */
 export const MAX_EXTRA_ATTEMPTS = 3;

@@ -8,6 +8,18 @@
 export const REDACTED = "[REDACTED]";
 
 /**
+ * `text` with each of `secrets` replaced where it stands whole: the redaction handed to plugins.
+ * Unlike {@link redact}, no part of a token is matched (nor its case changed or its encodings),
+ * so a plugin that calls it with strings of its choosing learns nothing of a token it does not
+ * hold whole already (partial matching would let it grow a known prefix a character at a time).
+ */
+export function redactWhole(text: string, secrets: readonly string[]): string {
+  let out = String(text);
+  for (const secret of secrets) if (secret) out = out.split(secret).join(REDACTED);
+  return out;
+}
+
+/**
  * `Bearer <token>` anywhere in a text, whatever the token: a safety net for the case where
  * the exact token is not known (an error built far from the request).
  * RFC 6750 §2.1 b64token: https://www.rfc-editor.org/rfc/rfc6750#section-2.1

@@ -4,7 +4,7 @@
  * (a 5xx, a timeout, a cut connection). Only for a store that honours the header: the contract
  * declares none, so the SDK cannot know, and without the plugin a POST is never sent twice.
  */
-import type { PluginCall, StoreAdminPlugin } from "#shared";
+import { checkHeaders, type PluginCall, type StoreAdminPlugin } from "#shared";
 
 /** The options of {@link idempotencyKey}. */
 export interface IdempotencyKeyOptions {
@@ -16,6 +16,9 @@ export interface IdempotencyKeyOptions {
    */
   key?: ((call: PluginCall) => string | undefined) | undefined;
 }
+
+/** A key as a header carries it unchanged: printable ASCII, no surrounding space (fetch would trim it). */
+const HEADER_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 
 /** Methods that change something and that the retry policy never resends on its own. */
 const UNSAFE = new Set(["POST", "PATCH"]);
@@ -41,6 +44,8 @@ export function idempotencyKey(options: IdempotencyKeyOptions): StoreAdminPlugin
       `idempotencyKey({ header }) must name a header, such as "Idempotency-Key", got ${JSON.stringify(header)}.`,
     );
   }
+  // The client's own headers and fetch's cannot carry a key: refused here, not on the first POST.
+  checkHeaders({ [header]: "" }, "idempotencyKey({ header })");
   if (options.key !== undefined && typeof options.key !== "function")
     throw new TypeError("idempotencyKey({ key }) must be a function returning the call's key.");
   const keyOf = options.key;
@@ -49,10 +54,10 @@ export function idempotencyKey(options: IdempotencyKeyOptions): StoreAdminPlugin
     header,
     wrapCall(call, next) {
       if (UNSAFE.has(call.method)) {
-        const key = stableKeys.get(call) ?? keyOf?.(call) ?? crypto.randomUUID();
-        if (typeof key !== "string" || key === "")
+        const key: unknown = stableKeys.get(call) ?? keyOf?.(call) ?? crypto.randomUUID();
+        if (typeof key !== "string" || !HEADER_VALUE.test(key))
           throw new TypeError(
-            `idempotencyKey({ key }) returned ${JSON.stringify(key)} for ${call.method} ${call.path}; return a non-empty string or undefined.`,
+            `idempotencyKey({ key }) returned ${typeof (key as Promise<unknown> | null)?.then === "function" ? "a promise" : JSON.stringify(key)} for ${call.method} ${call.path}; return the key itself (printable ASCII, no line breaks or surrounding spaces, as a header value) or undefined.`,
           );
         call.headers.set(header, key);
         call.idempotent = true;

@@ -14,7 +14,7 @@
  * plugin's pace, not in one burst. Each wait is before an attempt, outside its `timeoutMs`.
  */
 import PQueue from "p-queue";
-import { MAX_RETRY_AFTER_MS, parseRetryAfterMs, type StoreAdminPlugin } from "#shared";
+import { MAX_RETRY_AFTER_MS, onAbort, parseRetryAfterMs, type StoreAdminPlugin } from "#shared";
 
 /** The options of {@link rateLimit}. */
 export interface RateLimitOptions {
@@ -32,50 +32,82 @@ function checkBound(name: string, value: unknown): void {
   }
 }
 
+/** Refuses what sets no bound: not an object, an unknown key (a typo would limit nothing), neither bound. */
+function checkOptions(options: unknown): asserts options is RateLimitOptions {
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    throw new TypeError("rateLimit() takes { maxConcurrent?, perSecond? }.");
+  for (const key of Object.keys(options))
+    if (key !== "maxConcurrent" && key !== "perSecond")
+      throw new TypeError(`rateLimit() has no option "${key}": it takes { maxConcurrent?, perSecond? }.`);
+  const { maxConcurrent, perSecond } = options as RateLimitOptions;
+  checkBound("maxConcurrent", maxConcurrent);
+  checkBound("perSecond", perSecond);
+  if (maxConcurrent === undefined && perSecond === undefined)
+    throw new TypeError("rateLimit() bounds nothing without maxConcurrent or perSecond: pass one, or both.");
+}
+
+/**
+ * `task` in a slot of `queue`, held `holdMs` past its end. An abort while it waits for the slot
+ * rejects at once (one listener per signal however many wait: `onAbort`), and the slot, when
+ * its turn comes, is given back at once; an attempt that started keeps its slot to the end, so
+ * an abort frees no slot early (p-queue's own `signal` would, and let a second into the second).
+ */
+function inSlot<Result>(
+  queue: PQueue,
+  task: () => Promise<Result>,
+  signal: AbortSignal | undefined,
+  holdMs = 0,
+): Promise<Result> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise<Result>((resolve, reject) => {
+    let started = false;
+    const stop = signal && onAbort(signal, () => started || reject(signal.reason));
+    void queue.add(async () => {
+      stop?.();
+      if (signal?.aborted) return;
+      started = true;
+      await task().then(resolve, reject);
+      if (holdMs) await new Promise<void>((done) => setTimeout(done, holdMs));
+    });
+  });
+}
+
 /**
  * Bounds the client's attempts (retries included) by `maxConcurrent` and `perSecond`.
  * @example
  * createStoreAdminClient({ …, plugins: [rateLimit({ maxConcurrent: 4, perSecond: 5 })] });
  */
 export function rateLimit(
-  options: RateLimitOptions = {},
+  options: RateLimitOptions,
 ): StoreAdminPlugin & { readonly limits: Readonly<RateLimitOptions> } {
-  if (typeof options !== "object" || options === null)
-    throw new TypeError("rateLimit() takes { maxConcurrent?, perSecond? }.");
+  checkOptions(options);
   const { maxConcurrent, perSecond } = options;
-  checkBound("maxConcurrent", maxConcurrent);
-  checkBound("perSecond", perSecond);
   const queue = new PQueue({ concurrency: maxConcurrent ?? Infinity });
-  const seconds = perSecond ? new PQueue({ concurrency: perSecond }) : undefined;
   // A slot of the second's queue: the attempt, then a second after its answer (a timer that keeps a process up to a second after its last call).
-  const inSecond = <Result>(task: () => Promise<Result>, signal: AbortSignal | undefined): Promise<Result> =>
-    new Promise<Result>((resolve, reject) => {
-      const slot = async (): Promise<void> => {
-        await task().then(resolve, reject);
-        await new Promise<void>((done) => setTimeout(done, 1000));
-      };
-      // An abort while waiting for a slot rejects with the signal's reason, as every wait of the client does.
-      seconds!.add(slot, signal ? { signal } : {}).catch(() => reject(signal?.reason));
-    });
+  const seconds = perSecond ? new PQueue({ concurrency: perSecond }) : undefined;
+  // The queue starts again when the last pause ends, never before: a timer may fire a little
+  // early by the clock, and then waits out the rest rather than leave the queue paused.
   let resumeAt = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const resume = (): void => {
+    const left = resumeAt - performance.now();
+    timer = left > 0 ? setTimeout(resume, Math.ceil(left)) : undefined;
+    if (!timer) queue.start();
+  };
   const pauseFor = (ms: number): void => {
-    const until = Date.now() + ms;
+    const until = performance.now() + ms;
     if (until <= resumeAt) return;
     resumeAt = until;
     queue.pause();
-    setTimeout(() => {
-      if (Date.now() >= resumeAt) queue.start();
-    }, ms);
+    timer ??= setTimeout(resume, Math.ceil(ms));
   };
   const plugin = {
     name: "rate-limit",
     limits: { maxConcurrent, perSecond },
     async wrapAttempt(attempt, next) {
       const signal = attempt.call.signal;
-      const limited = seconds ? () => inSecond(next, signal) : next;
-      const outcome = await queue.add(limited, signal ? { signal } : {}).catch((error: unknown) => {
-        throw signal?.aborted ? signal.reason : error;
-      });
+      const limited = seconds ? () => inSlot(seconds, next, signal, 1000) : next;
+      const outcome = await inSlot(queue, limited, signal);
       const response = outcome.response;
       if (response?.status === 429) {
         const waitMs = parseRetryAfterMs(response.headers.get("retry-after"));

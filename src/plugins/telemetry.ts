@@ -28,6 +28,14 @@ const calls = new WeakMap<object, CallTelemetry>();
 /** The outcome of the attempt whose span is open, until onAttemptEnd ends it. */
 const lastOutcomes = new WeakMap<object, AttemptOutcome>();
 
+/** Refuses a provider that is not one (it would fail every call later, deep in the telemetry code). */
+function checkProvider(name: string, provider: unknown, method: string): void {
+  if (provider !== undefined && typeof (provider as Record<string, unknown> | null)?.[method] !== "function")
+    throw new TypeError(
+      `telemetry({ ${name} }) must be an OpenTelemetry ${name} (an object with ${method}()), got ${provider === null ? "null" : typeof provider}.`,
+    );
+}
+
 /**
  * OpenTelemetry traces and metrics: an INTERNAL span per call named after the operation, a
  * CLIENT span per attempt with the HTTP client conventions and its `traceparent`, the duration
@@ -43,6 +51,8 @@ export function telemetry(options: TelemetryOptions = {}): StoreAdminPlugin {
       `telemetry() takes { tracerProvider?, meterProvider?, attributes? }, got ${options === null ? "null" : typeof options}.`,
     );
   checkAttributes(options.attributes);
+  checkProvider("tracerProvider", options.tracerProvider, "getTracer");
+  checkProvider("meterProvider", options.meterProvider, "getMeter");
   let loading: Promise<ClientTelemetry> | undefined;
   const load = (): Promise<ClientTelemetry> => (loading ??= loadTelemetry(options));
   const plugin: StoreAdminPlugin & { [TELEMETRY]: typeof load } = {

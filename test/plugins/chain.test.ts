@@ -116,7 +116,7 @@ describe("the hook chain", () => {
       ],
     });
     await expect(stealing.users.retrieve(1)).rejects.toThrow(
-      /the headers set by the plugins \(.*stealing.*\) may not set authorization: the client sets it from accessToken/,
+      'the plugin "stealing" may not set authorization: the client sets it from accessToken.',
     );
     expect(server.requests.length).toBe(before);
   });
