@@ -8,8 +8,8 @@
  *
  * Only strings cross: a call's method name, its arguments' JSON text and a list's cursor go
  * out; the answer's JSON text, or an error's name, message, status and (a 422's) validation list
- * as JSON text, come back; the result
- * leaves as JSON text. The host reads nothing else of the sandbox's values.
+ * as JSON text, come back; the result leaves as JSON text. The host reads nothing else of the
+ * sandbox's values.
  */
 import type {
   QuickJSContext,
