@@ -19,7 +19,7 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
-import { contractModel } from "./contract-model.js";
+import { contractModel, MULTIPART_MEDIA } from "./contract-model.js";
 import { jsonCode, stringLiteral } from "./encode.js";
 import { generatedOutputs } from "./generate.js";
 import { pathArgument, writeGenerated } from "./generated-files.js";
@@ -51,15 +51,30 @@ function sampleBody(source: string): string {
     .trim();
 }
 
-/** Each operation's example, by method name: its written sample (docs/samples/), else a generated one, as the methods' docs show it. */
+/** How code mode's generated examples write a file: the JSON the sandbox takes ("file contents" in base64). */
+const JSON_FILE = '{ filename: "file.txt", contentType: "text/plain", base64: "ZmlsZSBjb250ZW50cw==" }';
+
+/**
+ * Each operation's example, by method name, as code in the sandbox would call it: its code-mode
+ * sample (docs/samples/code-mode/, the code only: `store` is a global there), else its written
+ * sample (docs/samples/) as the methods' docs show it, unless its body may carry a file (a written
+ * sample passes a Blob or a File, where the sandbox takes JSON), else a generated one.
+ */
 async function examples(doc: Json): Promise<Map<string, string>> {
   const model = contractModel(doc);
-  const written = await writtenSamples(new URL("../docs/samples/", import.meta.url));
+  const [written, codeMode] = await Promise.all([
+    writtenSamples(new URL("../docs/samples/", import.meta.url)),
+    writtenSamples(new URL("../docs/samples/code-mode/", import.meta.url)),
+  ]);
   return new Map(
-    model.operations.map((op) => [
-      op.methodName,
-      sampleBody(written.get(op.operationId) ?? generatedSample(model, op, isPaginated(model, op))),
-    ]),
+    model.operations.map((op) => {
+      const withFiles = op.body?.offered.includes(MULTIPART_MEDIA) === true;
+      const sdkSample = withFiles ? undefined : written.get(op.operationId);
+      const example =
+        codeMode.get(op.operationId)?.trim() ??
+        sampleBody(sdkSample ?? generatedSample(model, op, isPaginated(model, op), JSON_FILE));
+      return [op.methodName, example];
+    }),
   );
 }
 
@@ -110,9 +125,29 @@ async function errorClasses(): Promise<Array<[name: string, parent: string]>> {
   return [...text.matchAll(/^export class (\w+) extends (\w+) \{/gm)].map((m) => [m[1]!, m[2]!]);
 }
 
+/**
+ * The fields of the SDK's errors that cross into the sandbox with a failed call (src/mcp/code/host.ts
+ * sends them, the prelude sets them): each declared on its class.
+ */
+const CROSSING_FIELDS: Readonly<Record<string, string>> = {
+  StoreAdminError: "readonly status?: number;",
+  UnprocessableEntityError: "readonly validation: ValidationIssue[];",
+};
+
+/** The SDK's `ValidationIssue` (a 422's invalid field), as src/core/error-messages.ts declares it, without comments. */
+async function validationIssue(): Promise<string> {
+  const text = await readFile(new URL("../src/core/error-messages.ts", import.meta.url), "utf8");
+  const source = ts.createSourceFile("error-messages.ts", text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+  const found = source.statements.find((s) => ts.isInterfaceDeclaration(s) && s.name.text === "ValidationIssue");
+  if (found === undefined) throw new Error("src/core/error-messages.ts declares no interface ValidationIssue");
+  const printed = ts.createPrinter({ removeComments: true }).printNode(ts.EmitHint.Unspecified, found, source);
+  return printed.replace(/^export /, "");
+}
+
 /** The global declarations: `store`, `console`, the SDK's error classes, and a file as JSON. */
 const globals = (
   errors: ReadonlyArray<readonly [string, string]>,
+  issue: string,
 ) => `import type { OperationMethods } from "./methods.js";
 declare global {
   /** The Store Admin API's operation methods: await store.users.retrieve(42), for await (const user of store.users.list({ email })). */
@@ -121,7 +156,9 @@ declare global {
   const console: { log(...values: unknown[]): void; error(...values: unknown[]): void; warn(...values: unknown[]): void };
   /** A call refused before it was sent (the server's policy, or the contract check). */
   class NotSentError extends Error {}
-${errors.map(([name, parent]) => `  class ${name} extends ${parent} {${name === "StoreAdminError" ? " readonly status?: number;" : ""}}`).join("\n")}
+${errors.map(([name, parent]) => `  class ${name} extends ${parent} {${CROSSING_FIELDS[name] ? ` ${CROSSING_FIELDS[name]} ` : ""}}`).join("\n")}
+  /** One invalid field of a 422 (UnprocessableEntityError's \`validation\`). */
+  ${issue.replace(/\n\s*/g, " ")}
   /** A file to upload, as JSON: its content in base64. */
   interface Blob { filename: string; contentType?: string; base64: string }
   interface File extends Blob {}
@@ -139,6 +176,8 @@ function withoutComments(name: string, text: string): string {
 export async function codeModeParts(doc: Json) {
   const sdk = await generatedOutputs(doc);
   const errors = await errorClasses();
+  const missing = Object.keys(CROSSING_FIELDS).filter((name) => !errors.some(([error]) => error === name));
+  if (missing.length > 0) throw new Error(`src/core/errors.ts no longer declares ${missing.join(", ")}`);
   const files: Record<string, string> = {
     "schema.ts": withoutComments("schema.ts", sdk["schema.ts"]!),
     "names.ts": withoutComments("names.ts", sdk["names.ts"]!),
@@ -148,7 +187,7 @@ export async function codeModeParts(doc: Json) {
       sdk["methods.ts"]!.replace('from "../src/core/call-types.js"', 'from "./call-types.js"'),
     ),
     "call-types.ts": CALL_TYPES,
-    "store.d.ts": globals(errors),
+    "store.d.ts": globals(errors, await validationIssue()),
   };
   const rows = codeModeRows(doc);
   const docs = methodDocs(sdk["methods.ts"]!, rows, await examples(doc));

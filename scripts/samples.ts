@@ -110,12 +110,15 @@ export function minimalInstance(doc: Json, schema: unknown, view: View, at: stri
   }
 }
 
-/** A value written as TypeScript source (a file as a Blob), indented by `indent`. */
-function literal(value: unknown, indent = ""): string {
-  if (value === FILE) return 'new Blob(["file contents"])';
+/** How a generated sample writes a file: a Blob, as the SDK takes one. */
+const BLOB_SOURCE = 'new Blob(["file contents"])';
+
+/** A value written as TypeScript source (a file as `file`), indented by `indent`. */
+function literal(value: unknown, indent = "", file = BLOB_SOURCE): string {
+  if (value === FILE) return file;
   if (Array.isArray(value)) {
     if (value.length === 0) return "[]";
-    return `[\n${value.map((item) => `${indent}  ${literal(item, `${indent}  `)},`).join("\n")}\n${indent}]`;
+    return `[\n${value.map((item) => `${indent}  ${literal(item, `${indent}  `, file)},`).join("\n")}\n${indent}]`;
   }
   if (isObject(value)) {
     const entries = Object.entries(value);
@@ -123,7 +126,7 @@ function literal(value: unknown, indent = ""): string {
     // `__proto__` as a plain key would set the prototype: a computed key makes it a property.
     const key = (name: string) =>
       name === "__proto__" ? `[${stringLiteral(name)}]` : /^[A-Za-z_$][\w$]*$/.test(name) ? name : stringLiteral(name);
-    return `{\n${entries.map(([name, item]) => `${indent}  ${key(name)}: ${literal(item, `${indent}  `)},`).join("\n")}\n${indent}}`;
+    return `{\n${entries.map(([name, item]) => `${indent}  ${key(name)}: ${literal(item, `${indent}  `, file)},`).join("\n")}\n${indent}}`;
   }
   return typeof value === "string" ? stringLiteral(value) : (JSON.stringify(value) ?? "undefined");
 }
@@ -188,16 +191,24 @@ export function sampleValues(
 }
 
 /** The arguments of a generated call, as source: path values, then the body, then the required query. */
-function sampleArguments(model: ContractModel, op: OperationModel): string[] {
+function sampleArguments(model: ContractModel, op: OperationModel, file: string): string[] {
   const { path, body, query } = sampleValues(model, op);
   return [...op.pathParams.map((name) => path[name]), ...(op.body ? [body] : []), ...(query ? [query] : [])].map(
-    (value) => literal(value),
+    (value) => literal(value, "", file),
   );
 }
 
-/** An operation's sample, generated: the client set up, the call, its result used. */
-export function generatedSample(model: ContractModel, op: OperationModel, paginated: boolean): string {
-  const call = `store.${op.methodName}(${sampleArguments(model, op).join(", ")})`;
+/**
+ * An operation's sample, generated: the client set up, the call, its result used. `file`: how a
+ * file is written (a Blob by default; code mode's sandbox takes JSON).
+ */
+export function generatedSample(
+  model: ContractModel,
+  op: OperationModel,
+  paginated: boolean,
+  file = BLOB_SOURCE,
+): string {
+  const call = `store.${op.methodName}(${sampleArguments(model, op, file).join(", ")})`;
   const use = paginated
     ? `for await (const item of ${call}) console.log(item);`
     : op.success.content

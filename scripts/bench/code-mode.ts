@@ -11,6 +11,7 @@ import { codeModeHost, type SentCall } from "../../src/mcp/code/host.js";
 import { loadQuickJS, runInSandbox } from "../../src/mcp/code/sandbox.js";
 import { loadTypeScript, snippetChecker } from "../../src/mcp/code/typecheck.js";
 import { isolatedEngines } from "../../src/mcp/code/isolated.js";
+import { endWorkers } from "../../src/mcp/code/workers.js";
 import { mockStoreClient } from "../../src/testing/mock-store.js";
 import { stubFetch, TOKEN, USER_JSON } from "./fixtures.js";
 import { cell, oneLine, status, summarize, times, type Section } from "./measure.js";
@@ -76,6 +77,8 @@ export async function codeMode(quick: boolean): Promise<Section> {
   });
   const { direct, sandboxed, crossing } = await timeCalls(quickjs, client, checked, rounds, calls);
   const { inThread, isolated } = await timeExecutes(quickjs, checker, checked, rounds);
+  // The workers the executes started, ended: nothing of the section outlives it.
+  endWorkers();
   return codeModeSection({ rounds, calls, checkMs, startMs, direct, sandboxed, crossing, inThread, isolated });
 }
 

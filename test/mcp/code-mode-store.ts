@@ -1,7 +1,8 @@
 /**
  * The loopback store code mode's tests run against (test/helpers/fault-server.ts counts what it
  * receives): five customers on two pages, three of them at `@example.com`, whose notes are
- * paged too; a customer whose answer echoes the token; a gift card that may be updated.
+ * paged too; a customer whose answer echoes the token; a gift card that may be updated; an
+ * address update the store refuses with a 422 listing the invalid fields.
  */
 import type { ReceivedRequest } from "../helpers/fault-server.js";
 
@@ -41,6 +42,15 @@ const page = (path: string, results: unknown[], next: string | null) => ({
   body: { next: next && `http://127.0.0.1/api/admin${path}?cursor=${next}`, previous: null, results },
 });
 
+/** The store's 422 for an address update: the SDK's `validation` list in the body. */
+export const INVALID_ADDRESS = {
+  detail: "Invalid address.",
+  validation: [
+    { location: ["body", "postcode"], message: "Not a Swedish postcode.", code: "invalid" },
+    { location: ["body", "line1"], message: `Refused for ${TOKEN}.` },
+  ],
+};
+
 export function storeAnswer(received: ReceivedRequest) {
   const path = received.path.replace(/^\/api\/admin/, "");
   const cursor = received.query.get("cursor");
@@ -57,6 +67,8 @@ export function storeAnswer(received: ReceivedRequest) {
   if (path === "/users/401/") return { status: 401, body: { detail: `Invalid token ${auth}` } };
   if (path === "/users/404/") return { status: 404, body: { detail: "Not found." } };
   if (/^\/users\/\d+\/$/.test(path)) return { body: { id: Number(path.split("/")[2]), email: "someone@example.com" } };
+  // A 422 listing the invalid fields, one message quoting the token: the sandbox's error carries the list, scrubbed.
+  if (received.method === "PUT" && path === "/users/42/addresses/7/") return { status: 422, body: INVALID_ADDRESS };
   if (received.method === "PATCH" && path === "/gift-cards/1/")
     return { body: { id: 1, ...JSON.parse(received.body || "{}") } };
   return { status: 200, body: { id: 1 } };

@@ -9,7 +9,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inMemoryMcp } from "./in-memory-fixture.js";
 import { codeModeHost, type SentCall } from "../../src/mcp/code/host.js";
-import { NOTES_CODE, NOTES_TASK, storeAnswer, TOKEN } from "./code-mode-store.js";
+import { codeModeDocs } from "../../generated/code-mode-docs.js";
+import { INVALID_ADDRESS, NOTES_CODE, NOTES_TASK, storeAnswer, TOKEN } from "./code-mode-store.js";
 
 const mcp = inMemoryMcp(storeAnswer, { token: TOKEN, name: "code-mode-test", options: { mode: "code" } });
 const connect = mcp.connect.bind(mcp);
@@ -139,6 +140,36 @@ describe("execute", () => {
     expect([name, status]).toEqual(["AuthenticationError", 401]);
     expect(message).not.toContain(TOKEN);
     expect(stack).not.toMatch(/node_modules|src\/|\.ts:|file:/);
+  });
+});
+
+describe("a 422 in the sandbox", () => {
+  it("is an UnprocessableEntityError whose validation lists the store's invalid fields, scrubbed of the token", async () => {
+    const { structured } = await execute(
+      writes,
+      `try { await store.users.addresses.update(42, 7, { country: "SE", line1: "Drottninggatan 12", line4: "Stockholm" }); return "no error"; }
+      catch (error) { if (error instanceof UnprocessableEntityError) return { status: error.status, validation: error.validation }; throw error; }`,
+    );
+    expect(structured.calls).toEqual([{ method: "users.addresses.update", status: 422 }]);
+    expect(structured.result).toEqual({
+      status: 422,
+      validation: [
+        { location: ["body", "postcode"], message: "Not a Swedish postcode.", code: "invalid" },
+        { location: ["body", "line1"], message: expect.stringMatching(/^Refused for \S+\.$/) },
+      ],
+    });
+    expect(INVALID_ADDRESS.validation[1]!.message).toContain(TOKEN);
+  });
+
+  it("runs search_docs' example for users.addresses.update as shown: it logs each invalid field", async () => {
+    const example = codeModeDocs.find(([name]) => name === "users.addresses.update")![2];
+    expect(example).toContain("error.validation");
+    const { structured } = await execute(writes, example);
+    expect(structured.error).toBeUndefined();
+    expect(structured.logs).toEqual([
+      "body.postcode Not a Swedish postcode.",
+      expect.stringMatching(/^body\.line1 Refused for /),
+    ]);
   });
 });
 

@@ -5,7 +5,7 @@
  * of the per-operation tools, in their code (operation-call.ts, `checkedSend`): the server's
  * policy (reads only unless writes are allowed, the scopes, the tools), the arguments' check,
  * the contract check before sending, then the SDK's client, which holds the token. What goes back is the answer's JSON, or an error's name,
- * message and status, scrubbed of the token; never a host stack trace.
+ * message, status and (a 422's) validation list, scrubbed of the token; never a host stack trace.
  */
 import { cursorOf, StoreAdminError } from "#shared";
 import { codeModeRows, type CodeModeRow } from "../../../generated/code-mode.js";
@@ -67,13 +67,15 @@ export function codeModeHost(context: HostContext, calls: SentCall[]): HostCall 
       // Past the checks, a failure was sent (or tried): its status, or "failed".
       record.status = "failed";
       if (error instanceof StoreAdminError) {
-        const status = (error as { status?: unknown }).status;
+        const { status, validation } = error as { status?: unknown; validation?: unknown };
         if (typeof status === "number") record.status = status;
         return {
           error: {
             name: error.name,
             message: context.clean(error.message),
             ...(typeof status === "number" ? { status } : {}),
+            // A 422's invalid fields (UnprocessableEntityError's), which code reads as the SDK's callers do.
+            ...(Array.isArray(validation) ? { validation: context.clean(JSON.stringify(validation)) } : {}),
           },
         };
       }

@@ -61,6 +61,7 @@ const PRELUDE = `(function (bridge, log, rows, maxString, errorRows) {
     if (C === undefined || C === ErrorCtor) throw error;
     const thrown = new C(error.message);
     if (error.status !== undefined) thrown.status = error.status;
+    if (typeof error.validation === "string") thrown.validation = parse(error.validation);
     throw thrown;
   }
   function send(name, args, cursor) {

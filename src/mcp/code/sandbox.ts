@@ -7,8 +7,9 @@
  * time spent running the sandbox's code (not waiting for the host's calls).
  *
  * Only strings cross: a call's method name, its arguments' JSON text and a list's cursor go
- * out; the answer's JSON text, or an error's name, message and status, come back; the result
- * leaves as JSON text. The host reads nothing else of the sandbox's values.
+ * out; the answer's JSON text, or an error's name, message, status and (a 422's) validation list
+ * as JSON text, come back; the result leaves as JSON text. The host reads nothing else of the
+ * sandbox's values.
  */
 import type {
   QuickJSContext,
@@ -37,8 +38,13 @@ export interface SandboxLimits {
   clock?: Float64Array | undefined;
 }
 
-/** What the host answers one call: the answer's JSON text, or an error for the sandbox to throw. */
-export type HostAnswer = { json: string } | { error: { name: string; message: string; status?: number } };
+/**
+ * What the host answers one call: the answer's JSON text, or an error for the sandbox to throw
+ * (`validation`: a 422's list of invalid fields, as JSON text).
+ */
+export type HostAnswer =
+  | { json: string }
+  | { error: { name: string; message: string; status?: number; validation?: string } };
 
 /** The host's side of a call: `name` and `argsJson` are strings the sandbox sent, unchecked. */
 export type HostCall = (
@@ -238,8 +244,11 @@ class Run {
       deferred.resolve(value);
       value.dispose();
     } else {
-      const error = vm.newError({ name: answer.error.name, message: answer.error.message });
-      if (answer.error.status !== undefined) vm.setProp(error, "status", vm.newNumber(answer.error.status));
+      const { name, message, status, validation } = answer.error;
+      const error = vm.newError({ name, message });
+      if (status !== undefined) vm.newNumber(status).consume((value) => vm.setProp(error, "status", value));
+      // Parsed by the prelude into the error it throws.
+      if (validation !== undefined) vm.newString(validation).consume((value) => vm.setProp(error, "validation", value));
       deferred.reject(error);
       error.dispose();
     }

@@ -52,7 +52,6 @@ export class CodeWorker {
       stdout: true,
       stderr: true,
     });
-    this.worker.unref();
     this.ready = new Promise((resolve, reject) => {
       this.onEvent = (message, error) => {
         if (message?.type === "ready") resolve();
@@ -64,6 +63,9 @@ export class CodeWorker {
     this.worker.on("message", (message: FromWorker) => this.onEvent?.(message));
     this.worker.on("error", (error) => this.end(error));
     this.worker.on("exit", () => this.end());
+    // After the listeners, which would ref its port again: an idle worker never keeps the process
+    // alive (the command exits once its server closes); one in use does (see WorkerPool).
+    this.worker.unref();
   }
 
   private end(error?: Error): void {
@@ -99,12 +101,15 @@ export class WorkerPool {
 
   /** A ready worker of this kind (one started in advance if there is). */
   async acquire(): Promise<CodeWorker> {
-    while (this.idle.length > 0) {
-      const worker = this.idle.pop()!;
-      if (!worker.ended) return worker;
+    let worker: CodeWorker | undefined;
+    while (this.idle.length > 0 && worker === undefined) {
+      const idle = this.idle.pop()!;
+      if (!idle.ended) worker = idle;
     }
-    const worker = this.starting ?? new CodeWorker(this.kind, this.heapBytes);
-    this.starting = undefined;
+    worker ??= this.starting ?? new CodeWorker(this.kind, this.heapBytes);
+    if (worker === this.starting) this.starting = undefined;
+    // In use (awaited at start, checking, running), a worker keeps the process alive until released.
+    worker.worker.ref();
     await worker.ready;
     return worker;
   }
@@ -113,6 +118,7 @@ export class WorkerPool {
   release(worker: CodeWorker, sound: boolean): void {
     worker.onEvent = undefined;
     if (sound && !worker.ended && this.idle.length < this.keep) {
+      worker.worker.unref();
       this.idle.push(worker);
       return;
     }
