@@ -14,7 +14,7 @@
  * plugin's pace, not in one burst. Each wait is before an attempt, outside its `timeoutMs`.
  */
 import PQueue from "p-queue";
-import { MAX_RETRY_AFTER_MS, parseRetryAfterMs, type StoreAdminPlugin } from "#shared";
+import { checkWholeNumber, MAX_RETRY_AFTER_MS, parseRetryAfterMs, type StoreAdminPlugin } from "#shared";
 
 /** The options of {@link rateLimit}. */
 export interface RateLimitOptions {
@@ -25,11 +25,7 @@ export interface RateLimitOptions {
 }
 
 function checkBound(name: string, value: unknown): void {
-  if (value !== undefined && !(typeof value === "number" && Number.isInteger(value) && value >= 1)) {
-    throw new TypeError(
-      `rateLimit({ ${name} }) must be a whole number ≥ 1, got ${typeof value === "number" ? value : typeof value}.`,
-    );
-  }
+  checkWholeNumber(`rateLimit({ ${name} })`, value, 1, (v) => (typeof v === "number" ? v : typeof v));
 }
 
 /**

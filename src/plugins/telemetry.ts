@@ -5,9 +5,11 @@
  */
 import {
   clip,
+  mustBe,
   redact,
   secretsOf,
   TELEMETRY,
+  typeName,
   VERSION,
   API_VERSION,
   type AttemptOutcome,
@@ -85,11 +87,14 @@ export function telemetry(options: TelemetryOptions = {}): StoreAdminPlugin {
 function checkAttributes(attributes: unknown): void {
   if (attributes === undefined) return;
   if (typeof attributes !== "object" || attributes === null || Array.isArray(attributes))
-    throw new TypeError("telemetry({ attributes }): attributes must be an object of string, number or boolean values.");
+    mustBe("telemetry({ attributes }): attributes", "an object of string, number or boolean values", attributes, null);
   for (const [key, value] of Object.entries(attributes)) {
     if (!["string", "number", "boolean"].includes(typeof value))
-      throw new TypeError(
-        `telemetry({ attributes }): the attribute ${JSON.stringify(key)} must be a string, a number or a boolean, got ${value === null ? "null" : typeof value}.`,
+      mustBe(
+        `telemetry({ attributes }): the attribute ${JSON.stringify(key)}`,
+        "a string, a number or a boolean",
+        value,
+        typeName,
       );
   }
 }
