@@ -116,3 +116,31 @@ export const formFileFields = (body: unknown): string[] =>
   Object.entries(isObject(body) ? body : {})
     .filter(([, v]) => v instanceof Blob)
     .map(([k]) => k);
+
+/** A form's files as an MCP tool takes them (`{ filename, contentType, base64 }`); other values as they are. */
+async function asToolArgument(value: unknown): Promise<unknown> {
+  if (value instanceof File)
+    return {
+      filename: value.name,
+      contentType: value.type,
+      base64: Buffer.from(await value.arrayBuffer()).toString("base64"),
+    };
+  if (Array.isArray(value)) return Promise.all(value.map(asToolArgument));
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    await Promise.all(Object.entries(value).map(async ([key, item]) => [key, await asToolArgument(item)])),
+  );
+}
+
+/** Each {@link contractCalls} call as the MCP server's tool takes it: the tool's name and arguments, and the call (the request they must make). */
+export function toolCalls(): Promise<Array<{ tool: string; args: Json; call: ContractCall }>> {
+  return Promise.all(
+    contractCalls.map(async (call) => {
+      const args: Json = {
+        ...(Object.keys(call.path).length > 0 ? { path: call.path } : {}),
+        ...(call.body !== undefined ? { body: await asToolArgument(call.body) } : {}),
+      };
+      return { tool: call.methodName.replace(/\./g, "_"), args, call };
+    }),
+  );
+}
