@@ -9,20 +9,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
-import { clientCalls, loadPlugins, loadSdk, ROOT, TOKEN } from "./fixtures.js";
-import {
-  cell,
-  compareOps,
-  int,
-  oneLine,
-  pairedRatio,
-  status,
-  summarize,
-  times,
-  type Section,
-  type Summary,
-} from "./measure.js";
-import { startLoopbackServer } from "./server.js";
+import { clientCalls, loadPlugins, ROOT, TOKEN } from "./fixtures.js";
+import { onLoopback, sampleGetPost, type GetPostSamples } from "./loopback-ops.js";
+import { cell, int, oneLine, pairedRatio, status, summarize, times, type Section, type Summary } from "./measure.js";
 
 const gzip = (code: string | Uint8Array): number => gzipSync(code, { level: 9 }).byteLength;
 
@@ -44,9 +33,7 @@ async function firstUseBytes(): Promise<{ perOperation: number[]; helpers: numbe
   }
   const chunks = join(ROOT, "generated", "validators", "chunks");
   const helpers = readdirSync(chunks).reduce((sum, name) => sum + gzip(readFileSync(join(chunks, name))), 0);
-  const distChunks = join(ROOT, "dist", "chunks");
-  const checkFile = readdirSync(distChunks).find((name) => /^drift-\w+\.js$/.test(name))!;
-  const minified = async (file: string) =>
+  const minified = async (file: string, external: string[]) =>
     gzip(
       (
         await build({
@@ -56,57 +43,48 @@ async function firstUseBytes(): Promise<{ perOperation: number[]; helpers: numbe
           format: "esm",
           write: false,
           logLevel: "silent",
-          external: ["#shared", "#response-validators", "./*"],
+          external,
         })
       ).outputFiles[0]!.contents,
     );
   return {
     perOperation,
     helpers,
-    check: await minified(join(distChunks, checkFile)),
-    loaders: await minified(join(ROOT, "dist", "generated", "validators", "responses.js")),
+    // The plugin's own module (the entry bundles it with the other plugins), its validators' loaders apart.
+    check: await minified(join(ROOT, "src", "plugins", "validate-responses.ts"), ["#shared", "../../generated/*"]),
+    loaders: await minified(join(ROOT, "dist", "generated", "validators", "responses.js"), [
+      "#shared",
+      "#response-validators",
+      "./*",
+    ]),
   };
 }
 
-export async function drift(quick: boolean): Promise<Section> {
-  const sdk = await loadSdk();
+export async function responseValidation(quick: boolean): Promise<Section> {
   const { validateResponses } = await loadPlugins();
-  const server = await startLoopbackServer();
-  // "off": without the plugin.
-  const client = (mode: "off" | "report") =>
-    clientCalls(
-      sdk.createStoreAdminClient({
-        apiUrl: server.url,
-        accessToken: TOKEN,
-        plugins: mode === "off" ? [] : [validateResponses(mode)],
-      }),
+  return onLoopback(async (sdk, apiUrl) => {
+    // "off": without the plugin.
+    const client = (mode: "off" | "report") =>
+      clientCalls(
+        sdk.createStoreAdminClient({
+          apiUrl,
+          accessToken: TOKEN,
+          plugins: mode === "off" ? [] : [validateResponses(mode)],
+        }),
+      );
+    const calls = { off: client("off"), report: client("report"), control: client("off") };
+    const samples = await sampleGetPost(
+      (method) => ({ off: calls.off[method], report: calls.report[method], control: calls.control[method] }),
+      { quick, rounds: 40 },
     );
-  const calls = { off: client("off"), report: client("report"), control: client("off") };
-  try {
-    const samples = {
-      get: await compareOps(
-        { off: calls.off.get, report: calls.report.get, control: calls.control.get },
-        { quick, rounds: 40 },
-      ),
-      post: await compareOps(
-        { off: calls.off.post, report: calls.report.post, control: calls.control.post },
-        { quick, rounds: 40 },
-      ),
-    };
-    const bytes = await firstUseBytes();
-    return driftSection(samples, bytes);
-  } finally {
-    await server.close();
-  }
+    return validationSection(samples, await firstUseBytes());
+  });
 }
-
-/** Each variant's ops/s samples, GET and POST, as `compareOps` gives them. */
-type DriftSamples = Record<"get" | "post", Record<string, number[]>>;
 /** The bytes loaded on first use, as `firstUseBytes` finds them. */
 type FirstUseBytes = Awaited<ReturnType<typeof firstUseBytes>>;
 
 /** The section of docs/performance.md: its note, its tables and its summary rows. */
-function driftSection(samples: DriftSamples, bytes: FirstUseBytes): Section {
+function validationSection(samples: GetPostSamples, bytes: FirstUseBytes): Section {
   const ratio = (a: string, b: string): Record<"get" | "post", Summary> => ({
     get: pairedRatio(samples.get[a]!, samples.get[b]!),
     post: pairedRatio(samples.post[a]!, samples.post[b]!),
@@ -126,7 +104,7 @@ function driftSection(samples: DriftSamples, bytes: FirstUseBytes): Section {
         checked call of the process the check's module and the Ajv helpers every validator shares; with
         \`"off"\` none of it loads, and what loads at start grows by the option's hook only (scripts/size.ts,
         \`validationHookGzipBytes\`, held at 64 B by test/size.test.ts).`),
-    tables: driftTables(samples, bytes, report, control, perOperation),
+    tables: validationTables(samples, bytes, report, control, perOperation),
     summary: [
       [
         'loopback, `validateResponses: "report"` ÷ `"off"` (ops/s), GET / POST',
@@ -145,8 +123,8 @@ function driftSection(samples: DriftSamples, bytes: FirstUseBytes): Section {
 }
 
 /** The section's tables: ops/s per variant, the paired ratios, the bytes loaded on first use. */
-function driftTables(
-  samples: DriftSamples,
+function validationTables(
+  samples: GetPostSamples,
   bytes: FirstUseBytes,
   report: Record<"get" | "post", Summary>,
   control: Record<"get" | "post", Summary>,
