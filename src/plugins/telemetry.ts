@@ -1,10 +1,12 @@
 /**
  * The `telemetry()` plugin: OpenTelemetry spans and metrics of every call (telemetry-spans.ts
  * says which). Its module and `@opentelemetry/api` load with the client's first call; a
- * failure to load either fails each call with its error, never the process.
+ * failure to load either fails the call with its error, never the process, and the next call
+ * tries again (src/core/load-once.ts).
  */
 import {
   clip,
+  loadOnce,
   mustBe,
   redact,
   secretsOf,
@@ -45,8 +47,8 @@ export function telemetry(options: TelemetryOptions = {}): StoreAdminPlugin {
       `telemetry() takes { tracerProvider?, meterProvider?, attributes? }, got ${options === null ? "null" : typeof options}.`,
     );
   checkAttributes(options.attributes);
-  let loading: Promise<ClientTelemetry> | undefined;
-  const load = (): Promise<ClientTelemetry> => (loading ??= loadTelemetry(options));
+  // A load that failed (the package missing, a provider that threw) is tried again by the next call.
+  const load = loadOnce(() => loadTelemetry(options));
   const plugin: StoreAdminPlugin & { [TELEMETRY]: typeof load } = {
     name: "telemetry",
     [TELEMETRY]: load,
