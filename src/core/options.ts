@@ -5,7 +5,7 @@
  */
 
 /** How a refused value is shown after "got": `String` unless said; `null` shows none. */
-export type Shown = ((value: unknown) => unknown) | null;
+type Shown = ((value: unknown) => unknown) | null;
 
 /** Refuses an option: `${name} must be ${expected}, got ${shown}.`, without "got" when `show` is null. */
 export function mustBe(name: string, expected: string, value?: unknown, show: Shown = String): never {

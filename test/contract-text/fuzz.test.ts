@@ -42,12 +42,11 @@ import { mcpTools, render } from "../../scripts/generate-mcp.js";
 import { testingOutputs } from "../../scripts/generate-testing.js";
 import { generatedOutputs } from "../../scripts/generate.js";
 import { codeModeOutputs } from "../../scripts/generate-code-mode.js";
+import { KITCHEN_SINK_PATH } from "../../scripts/facts.js";
 import { loadContract } from "../../scripts/load-contract.js";
 import { ROOT } from "../package/tarball.js";
 
 type Json = Record<string, any>;
-
-const KITCHEN_SINK = join(ROOT, "test", "kitchen-sink", "kitchen-sink.yaml");
 
 /** The hostile strings, each planted in every free-text place of one generation. */
 const HOSTILE: ReadonlyArray<[label: string, text: string]> = [
@@ -275,7 +274,7 @@ let baseline: Record<string, string>;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "store-admin-fuzz-"));
-  base = parse(await readFile(KITCHEN_SINK, "utf8")) as Json;
+  base = parse(await readFile(KITCHEN_SINK_PATH, "utf8")) as Json;
   baseline = await generateAll(planted(base, (n) => `Zq${n}q${HARMLESS}Zq${n}e`));
 });
 

@@ -5,8 +5,8 @@
  * (scripts/samples.ts: the contract's examples, else the smallest values its schemas accept),
  * every query parameter but the cursor, and a file in each file field of a form.
  */
-import { fileURLToPath } from "node:url";
 import { contractModel, isObject, resolveRef, type OperationModel } from "../../scripts/contract-model.js";
+import { CONTRACT_PATH } from "../../scripts/facts.js";
 import { loadContractFile } from "../../scripts/load-contract.js";
 import { FILE, minimalInstance, sampleValues } from "../../scripts/samples.js";
 import type { OperationKey } from "../../generated/operations.js";
@@ -14,10 +14,8 @@ import type { StoreAdminClient } from "../../src/index.js";
 
 type Json = Record<string, unknown>;
 
-export const CONTRACT_FILE = fileURLToPath(new URL("../../openapi/store-admin.yaml", import.meta.url));
-
 /** The contract's model (scripts/contract-model.ts), read once. */
-export const contract = contractModel(loadContractFile(CONTRACT_FILE));
+export const contract = contractModel(loadContractFile(CONTRACT_PATH));
 
 export interface ContractCall {
   key: OperationKey;

@@ -5,7 +5,6 @@
  * catch are declared and defined in the sandbox; and every JSON example `describe_operation`
  * shows passes `validate_call`.
  */
-import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, describe, expect, it } from "vitest";
@@ -17,9 +16,9 @@ import { createStoreAdminMcpServer } from "../../src/mcp/index.js";
 import { loadTypeScript, snippetChecker } from "../../src/mcp/code/typecheck.js";
 import { loadQuickJS, runInSandbox } from "../../src/mcp/code/sandbox.js";
 import { prelude } from "../../src/mcp/code/prelude.js";
+import { KITCHEN_SINK_PATH } from "../../scripts/facts.js";
 
 const ts = await loadTypeScript();
-const KITCHEN_SINK = fileURLToPath(new URL("../kitchen-sink/kitchen-sink.yaml", import.meta.url));
 
 /**
  * Examples known not to type-check yet, by method name: they construct a `File`/`Blob` (the
@@ -54,7 +53,7 @@ describe("search_docs' TypeScript examples", () => {
   });
 
   it("every one of the kitchen sink's type-checks against its own declarations", async () => {
-    const { files, docs } = await codeModeParts(loadContractFile(KITCHEN_SINK));
+    const { files, docs } = await codeModeParts(loadContractFile(KITCHEN_SINK_PATH));
     expect(docs.length).toBeGreaterThan(5);
     expect(failing(docs, files)).toEqual([]);
   }, 120_000);
