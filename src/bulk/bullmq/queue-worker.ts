@@ -5,7 +5,7 @@
  */
 import { Queue, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import { checkFunction, checkWholeNumber, deriveClient, mustBe } from "#shared";
+import { checkWholeNumber, deriveClient, mustBe } from "#shared";
 import { durationText } from "../budget.js";
 import type { BulkTask } from "../types.js";
 import { BulkQueueStateLostError, workerClient } from "./connection.js";
@@ -29,7 +29,9 @@ function workSettings(
 ): { concurrency: number; lockDurationMs: number } {
   if (context.shut)
     throw new Error(`The bulk queue "${context.name}" is closed: create another with createBulkQueue() to work on it.`);
-  checkFunction("work(task, options): task", task, "a function (item, { client, signal, key }) => …", true);
+  // Worded as it always was, without the closing period checkFunction would add.
+  if (typeof task !== "function")
+    throw new TypeError("work(task, options): task must be a function (item, { client, signal, key }) => …");
   const { client } = workOptions ?? ({} as WorkOptions);
   deriveClient(client, { fetch: (fetch) => fetch });
   const concurrency = workOptions.concurrency ?? 4;
