@@ -6,7 +6,7 @@
  * type-checking, the contract diff), bulk.ts (the runner), bulk-queue.ts (the queue across
  * processes, with redis-server), per-operation.ts (what each operation of a contract costs, on
  * synthetic contracts of 20, 200 and 1,000 operations), code-mode.ts (the MCP server's code mode:
- * type-check, sandbox start, a sandboxed call), drift.ts (what `validateResponses` costs);
+ * type-check, sandbox start, a sandboxed call), validate-responses.ts (what `validateResponses` costs);
  * measure.ts says how they sample.
  *
  *   npm run bench               full run (about 8 minutes), writes docs/performance.md

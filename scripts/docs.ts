@@ -41,25 +41,21 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { contractModel, isObject } from "./contract-model.js";
 import { encodedCopy, untrustedMarkdown } from "./encode.js";
+import {
+  CONTRACT_NOTES_HEADING,
+  CONTRACT_PATH,
+  INTRO_PATH,
+  REFERENCE_PATH,
+  SAMPLE_LANGUAGE,
+  SAMPLES_DIR,
+} from "./facts.js";
 import { loadContract } from "./load-contract.js";
 import { sampleSource, writtenSamples } from "./samples.js";
 import type { Json } from "./contract-json.js";
-
-export const DEFAULT_SPEC_PATH = fileURLToPath(new URL("../openapi/store-admin.yaml", import.meta.url));
-export const DEFAULT_OUTPUT_PATH = fileURLToPath(new URL("../docs/reference/index.html", import.meta.url));
-/** `docs/samples/<operationId>.ts`: one compile-checked sample per operation. */
-export const SAMPLES_DIR = fileURLToPath(new URL("../docs/samples/", import.meta.url));
-/** The opening of the page, for SDK users; its code blocks are compiled by test/docs/guide.test.ts. */
-export const INTRO_PATH = fileURLToPath(new URL("../docs/reference-intro.md", import.meta.url));
-
-/** The tab name of the SDK's samples: the same word as the sample's `label`, so Redoc's keys match. */
-export const SAMPLE_LANGUAGE = "TypeScript";
-/** The heading under which the contract's own description follows the quick start. */
-export const CONTRACT_NOTES_HEADING = "What the specification leaves unstated";
 
 /**
  * Redoc options (`--openapi`). Only the listed languages are shown: the SDK's samples first
@@ -130,8 +126,8 @@ export interface BuildDocsOptions {
 
 /** Renders the reference page; rejects with the CLI's output or the failed check. Resolves to the output path. */
 export async function buildDocs(options: BuildDocsOptions = {}): Promise<string> {
-  const specPath = resolve(options.specPath ?? DEFAULT_SPEC_PATH);
-  const outputPath = resolve(options.outputPath ?? DEFAULT_OUTPUT_PATH);
+  const specPath = resolve(options.specPath ?? CONTRACT_PATH);
+  const outputPath = resolve(options.outputPath ?? REFERENCE_PATH);
   // Redocly writes to a scratch file: the real output only ever holds a checked page.
   const scratch = await mkdtemp(join(tmpdir(), "store-admin-docs-"));
   try {

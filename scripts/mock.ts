@@ -13,10 +13,8 @@ import { access } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { createServer, type AddressInfo } from "node:net";
 import { resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-
-/** The contract the mock serves unless told otherwise. */
-export const DEFAULT_SPEC_PATH = fileURLToPath(new URL("../openapi/store-admin.yaml", import.meta.url));
+import { pathToFileURL } from "node:url";
+import { CONTRACT_PATH } from "./facts.js";
 
 /** Prism prints this once its HTTP server accepts connections. */
 const READY_LINE = "Prism is listening on";
@@ -62,7 +60,7 @@ export interface MockServer {
  * await mock.stop();
  */
 export async function startMock(options: StartMockOptions = {}): Promise<MockServer> {
-  const specPath = resolve(options.specPath ?? DEFAULT_SPEC_PATH);
+  const specPath = resolve(options.specPath ?? CONTRACT_PATH);
   const host = options.host ?? "127.0.0.1";
   // Failing here takes a millisecond; letting Prism find out takes two seconds.
   await access(specPath).catch(() => {

@@ -26,6 +26,15 @@ export { MAX_EXTRA_ATTEMPTS } from "./core/plugin.js";
 export { cursorOf, walkOf } from "./client/paginate.js";
 export { loadOnce } from "./core/load-once.js";
 export { ownOptions } from "./core/own.js";
+export {
+  checkBoolean,
+  checkFunction,
+  checkMilliseconds,
+  checkWholeNumber,
+  mustBe,
+  typeName,
+  unknownOptions,
+} from "./core/options.js";
 export { isIdempotent, parseRetryAfterMs } from "./core/retry-policy.js";
 export { clip, describe, headOf, redact, sanitizeCause } from "./core/redact.js";
 export { sleep, untilStopped } from "./core/sleep.js";

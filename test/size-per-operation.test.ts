@@ -16,6 +16,7 @@ import { parse } from "yaml";
 import { syntheticBuild, perOperation, type SyntheticFigures } from "../scripts/bench/synthetic-build.js";
 import figures from "../figures.json" with { type: "json" };
 import { syntheticContract } from "../scripts/bench/synthetic-contract.js";
+import { CONTRACT_PATH } from "../scripts/facts.js";
 
 const MAIN_PER_OPERATION = figures.mainEntry.perOperationGzipBytes;
 const TESTING_PER_OPERATION = 40;
@@ -30,7 +31,7 @@ beforeAll(async () => {
 
 describe("cost per operation (synthetic contracts of 20 and 1,000 operations)", () => {
   it("the synthetic contract is of this API's style, and the same for the same seed", () => {
-    const base = readFileSync(new URL("../openapi/store-admin.yaml", import.meta.url), "utf8");
+    const base = readFileSync(CONTRACT_PATH, "utf8");
     const contract = syntheticContract(200, base);
     expect(contract.yaml).toBe(syntheticContract(200, base).yaml);
     const doc = parse(contract.yaml) as {

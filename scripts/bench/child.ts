@@ -9,7 +9,7 @@ import { contractDiff, size, startup, typecheck } from "./footprint.js";
 import { pagination, timedWalk, type WalkName } from "./pagination.js";
 import { costPerOperation } from "./per-operation.js";
 import { loopback, retryCost, stub } from "./throughput.js";
-import { drift } from "./drift.js";
+import { responseValidation } from "./validate-responses.js";
 
 const BENCHMARKS: Record<string, (...args: string[]) => Promise<unknown>> = {
   stub: (mode) => stub(mode === "quick"),
@@ -25,7 +25,7 @@ const BENCHMARKS: Record<string, (...args: string[]) => Promise<unknown>> = {
   bulkQueue: (mode) => bulkQueue(mode === "quick"),
   perOperation: (mode) => costPerOperation(mode === "quick"),
   codeMode: (mode) => codeMode(mode === "quick"),
-  drift: (mode) => drift(mode === "quick"),
+  drift: (mode) => responseValidation(mode === "quick"),
 };
 
 const [name = "", ...args] = process.argv.slice(2);

@@ -16,21 +16,9 @@ import {
   TOKEN,
   USER_JSON,
 } from "./fixtures.js";
-import {
-  cell,
-  compareOps,
-  int,
-  oneLine,
-  pairedRatio,
-  status,
-  summarize,
-  times,
-  type Section,
-  type Summary,
-} from "./measure.js";
-import { startLoopbackServer } from "./server.js";
+import { cell, int, oneLine, pairedRatio, status, summarize, times, type Section, type Summary } from "./measure.js";
+import { onLoopback, sampleGetPost, type Method } from "./loopback-ops.js";
 
-type Method = "get" | "post";
 const STUB_API_URL = "https://shop.example.com/api/admin";
 
 /**
@@ -43,10 +31,7 @@ async function measure(
   labels: Record<string, string>,
   ratios: Array<[a: string, b: string, label: string]>,
 ): Promise<{ tables: string[][][]; ratio: Record<string, Record<Method, Summary>> }> {
-  const samples = {
-    get: await compareOps(variants("get"), options),
-    post: await compareOps(variants("post"), options),
-  };
+  const samples = await sampleGetPost(variants, options);
   const ratio: Record<string, Record<Method, Summary>> = {};
   for (const [a, b] of ratios) {
     ratio[`${a}/${b}`] = {
@@ -233,23 +218,22 @@ const LOOPBACK_NOTE = oneLine(`
   retry policy and the errors loaded only when a call fails.`);
 
 export async function loopback(quick: boolean): Promise<Section> {
-  const sdk = await loadSdk();
   const createClient = await loadBareOpenapiFetch();
-  const server = await startLoopbackServer();
-  const fetch = (input: Request | string | URL, init?: RequestInit): Promise<Response> => globalThis.fetch(input, init);
-  const calls = {
-    ours: clientCalls(sdk.createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN })),
-    // The same client without the response-size cap: what counting the body's bytes costs.
-    uncounted: clientCalls(
-      sdk.createStoreAdminClient({ apiUrl: server.url, accessToken: TOKEN, maxResponseBytes: Infinity }),
-    ),
-    bare: bareCalls(createClient, server.url, fetch),
-    raw: rawCalls(server.url, fetch),
-    rawTimeout: rawCalls(server.url, fetch, 30_000),
-    // The A/A control: a second raw fetch, the resolution of every ratio here.
-    control: rawCalls(server.url, fetch),
-  };
-  try {
+  return onLoopback(async (sdk, url) => {
+    const fetch = (input: Request | string | URL, init?: RequestInit): Promise<Response> =>
+      globalThis.fetch(input, init);
+    const calls = {
+      ours: clientCalls(sdk.createStoreAdminClient({ apiUrl: url, accessToken: TOKEN })),
+      // The same client without the response-size cap: what counting the body's bytes costs.
+      uncounted: clientCalls(
+        sdk.createStoreAdminClient({ apiUrl: url, accessToken: TOKEN, maxResponseBytes: Infinity }),
+      ),
+      bare: bareCalls(createClient, url, fetch),
+      raw: rawCalls(url, fetch),
+      rawTimeout: rawCalls(url, fetch, 30_000),
+      // The A/A control: a second raw fetch, the resolution of every ratio here.
+      control: rawCalls(url, fetch),
+    };
     const { tables, ratio } = await measure(
       // A loopback request takes about a millisecond and the machine's load moves it: more rounds.
       { quick, rounds: 40 },
@@ -306,9 +290,7 @@ export async function loopback(quick: boolean): Promise<Section> {
         ],
       ],
     };
-  } finally {
-    await server.close();
-  }
+  });
 }
 
 export async function retryCost(quick: boolean): Promise<Section> {

@@ -15,7 +15,7 @@
  * Its waits are `sleep`'s, which re-arms a wait longer than `setTimeout` can hold: a wait of
  * weeks (a tiny `perSecond`) is never clamped to 1 ms.
  */
-import { sleep } from "#shared";
+import { mustBe, sleep } from "#shared";
 import type { RateBudget, RateLimit } from "./types.js";
 
 /**
@@ -63,9 +63,8 @@ export interface LocalBudget extends RateBudget {
 /** Checks a `rate` option: `{ perSecond }` with a positive finite number. */
 export function checkRate(rate: RateLimit): void {
   const perSecond = (rate as { perSecond?: unknown }).perSecond;
-  if (typeof perSecond !== "number" || !Number.isFinite(perSecond) || perSecond <= 0) {
-    throw new TypeError(`rate.perSecond must be a positive number of requests per second, got ${String(perSecond)}.`);
-  }
+  if (typeof perSecond !== "number" || !Number.isFinite(perSecond) || perSecond <= 0)
+    mustBe("rate.perSecond", "a positive number of requests per second", perSecond);
 }
 
 /** One budget's state: its shape (from `perSecond`), its send log, its even schedule, its pause and its waiters. */

@@ -15,7 +15,17 @@
  * (`run-progress.ts`), how a run stops (`run-stop.ts`), and the state they share (`run-state.ts`).
  * Here: the options, the workers, and the report.
  */
-import { pluginsOf, type RunTelemetry, type StoreAdminClient, telemetryOf, tokenSourceOf } from "#shared";
+import {
+  checkFunction,
+  checkMilliseconds,
+  checkWholeNumber,
+  mustBe,
+  pluginsOf,
+  type RunTelemetry,
+  type StoreAdminClient,
+  telemetryOf,
+  tokenSourceOf,
+} from "#shared";
 import { isRateLimit } from "../plugins/rate-limit.js";
 import { checkRate, DEFAULT_MAX_PAUSE_MS, rateBudget } from "./budget.js";
 import { memoryLedger } from "./memory-ledger.js";
@@ -52,29 +62,26 @@ function checkOptions<Item>(options: RunBulkOptions<Item>): void {
     maxPauseMs,
   } = options;
   if (typeof runId !== "string" || runId.trim() === "")
-    throw new TypeError("runId must be a non-empty string naming the run (it names the run in the ledger).");
+    mustBe("runId", "a non-empty string naming the run (it names the run in the ledger)", runId, null);
   if (
     items === null ||
     typeof items !== "object" ||
     (typeof (items as Iterable<Item>)[Symbol.iterator] !== "function" &&
       typeof (items as AsyncIterable<Item>)[Symbol.asyncIterator] !== "function")
   ) {
-    throw new TypeError("items must be an iterable or an async iterable (an array, a generator, store.paginate(…)).");
+    mustBe("items", "an iterable or an async iterable (an array, a generator, store.paginate(…))", items, null);
   }
-  if (typeof key !== "function")
-    throw new TypeError("key must be a function returning an item's stable key, e.g. (card) => String(card.id).");
-  if (typeof task !== "function")
-    throw new TypeError("task must be a function (item, { client, signal }) => … running one unit of work.");
-  if (fingerprint !== undefined && typeof fingerprint !== "function")
-    throw new TypeError(
-      "fingerprint must be a function returning what an item's task sends, as text, e.g. (item) => JSON.stringify(item).",
-    );
-  if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) {
-    throw new TypeError(`concurrency must be a whole number ≥ 1, got ${String(concurrency)}.`);
-  }
+  checkFunction("key", key, "a function returning an item's stable key, e.g. (card) => String(card.id)", true);
+  checkFunction("task", task, "a function (item, { client, signal }) => … running one unit of work", true);
+  checkFunction(
+    "fingerprint",
+    fingerprint,
+    "a function returning what an item's task sends, as text, e.g. (item) => JSON.stringify(item)",
+  );
+  checkWholeNumber("concurrency", concurrency, 1);
   if (rate !== undefined) {
     if (rate === null || typeof rate !== "object")
-      throw new TypeError("rate must be { perSecond: number } or a rate budget { acquire, pauseUntil }.");
+      mustBe("rate", "{ perSecond: number } or a rate budget { acquire, pauseUntil }", rate, null);
     // One budget, one wait: the client's rateLimit() already bounds every call of the run.
     if (pluginsOf(options.client).some(isRateLimit))
       throw new TypeError(
@@ -91,21 +98,16 @@ function checkOptions<Item>(options: RunBulkOptions<Item>): void {
         `ledger must be a Ledger (memoryLedger(), fileLedger(path), …); it lacks ${missing.join(", ")}.`,
       );
   }
-  if (onProgress !== undefined && typeof onProgress !== "function")
-    throw new TypeError("onProgress must be a function receiving the run's counters.");
+  checkFunction("onProgress", onProgress, "a function receiving the run's counters");
   for (const [name, value] of [
     ["signal", signal],
     ["abortInFlight", abortInFlight],
   ] as const) {
-    if (value !== undefined && !(value instanceof AbortSignal)) throw new TypeError(`${name} must be an AbortSignal.`);
+    if (value !== undefined && !(value instanceof AbortSignal)) mustBe(name, "an AbortSignal", value, null);
   }
-  if (progressIntervalMs !== undefined && !(typeof progressIntervalMs === "number" && progressIntervalMs >= 0)) {
-    throw new TypeError("progressIntervalMs must be a number of milliseconds ≥ 0.");
-  }
-  if (total !== undefined && !(Number.isInteger(total) && total >= 0))
-    throw new TypeError("total must be a whole number ≥ 0.");
-  if (maxPauseMs !== undefined && !(typeof maxPauseMs === "number" && maxPauseMs >= 0))
-    throw new TypeError(`maxPauseMs must be a number of milliseconds ≥ 0, got ${String(maxPauseMs)}.`);
+  checkMilliseconds("progressIntervalMs", progressIntervalMs, null);
+  checkWholeNumber("total", total, 0, null);
+  checkMilliseconds("maxPauseMs", maxPauseMs);
 }
 
 function isBudget(rate: object): rate is RateBudget {

@@ -50,7 +50,7 @@ export interface RequestLogEvent {
   moreDrifts?: number;
 }
 
-/** What the drift check (client/drift.ts) leaves for an attempt's event, by its response. */
+/** What the validateResponses() plugin (plugins/validate-responses.ts) leaves for an attempt's event, by its response. */
 interface DriftNote {
   drifts: readonly ContractDrift[];
   moreDrifts: number;

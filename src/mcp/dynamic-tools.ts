@@ -5,7 +5,7 @@
  * arguments, scopes, limits, description and an example call, and `call_operation` calls it
  * through the very function the per-operation tools use (operation-call.ts).
  */
-import { ownOptions } from "#shared";
+import { ownOptions, unknownOptions } from "#shared";
 import {
   createOperationSearch,
   MAX_SEARCH_LIMIT,
@@ -132,7 +132,7 @@ function fieldsOf(tool: string, input: unknown, allowed: readonly string[]): Rec
   if (typeof given !== "object" || Array.isArray(given))
     return `${tool} takes an object { ${allowed.join(", ")} }, got ${quoted(given)}.`;
   const fields = ownOptions(given as Record<string, unknown>);
-  const unknown = Object.keys(fields).filter((key) => !allowed.includes(key));
+  const unknown = unknownOptions(fields, allowed);
   if (unknown.length > 0)
     return `${tool} takes ${allowed.join(", ")}; ${unknown.map((key) => quoted(key)).join(", ")} ${unknown.length > 1 ? "are" : "is"} not one of them.`;
   return fields;

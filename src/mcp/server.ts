@@ -12,13 +12,16 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
+  checkBoolean,
   createStoreAdminClient,
   loadOnce,
+  mustBe,
   ownOptions,
   redact,
   type StoreAdminClient,
   type StoreAdminClientOptions,
   tokenSourceOf,
+  unknownOptions,
   VERSION,
 } from "#shared";
 import { listedTools, toolListing, VALIDATE_CALL, type ToolFilter } from "./tool-list.js";
@@ -85,27 +88,20 @@ function checkedOptions(given: StoreAdminMcpServerOptions, rows: readonly McpToo
     );
   }
   const store = ownOptions(options.store);
-  if (options.allowWrites !== undefined && typeof options.allowWrites !== "boolean") {
-    throw new TypeError(`allowWrites must be true or false, got ${JSON.stringify(options.allowWrites)}.`);
-  }
+  checkBoolean("allowWrites", options.allowWrites, JSON.stringify);
   // A misspelt option would be ignored: `scope: [...]` would list every tool the `scopes` it meant would hide.
-  const unknown = Object.keys(options).filter((name) => !OPTION_NAMES.includes(name));
+  const unknown = unknownOptions(options, OPTION_NAMES);
   if (unknown.length > 0) {
     throw new TypeError(
       `createStoreAdminMcpServer(): ${unknown.map((name) => JSON.stringify(name)).join(", ")} ${unknown.length > 1 ? "are not options" : "is not an option"}; the options are ${OPTION_NAMES.join(", ")}.`,
     );
   }
   const maxBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < MIN_RESULT_BYTES) {
-    throw new TypeError(
-      `maxResultBytes must be a whole number ≥ ${MIN_RESULT_BYTES}, got ${JSON.stringify(options.maxResultBytes)}.`,
-    );
-  }
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < MIN_RESULT_BYTES)
+    mustBe("maxResultBytes", `a whole number ≥ ${MIN_RESULT_BYTES}`, options.maxResultBytes, JSON.stringify);
   const mode = options.mode ?? "per-operation";
   if (!(MODES as readonly unknown[]).includes(mode))
-    throw new TypeError(
-      `mode must be ${MODES.map((m) => JSON.stringify(m)).join(" or ")}, got ${JSON.stringify(options.mode)}.`,
-    );
+    mustBe("mode", MODES.map((m) => JSON.stringify(m)).join(" or "), options.mode, JSON.stringify);
   const filter: ToolFilter = { allowWrites: options.allowWrites, scopes: options.scopes, tools: options.tools };
   for (const name of ["scopes", "tools"] as const) {
     const value = filter[name];
@@ -113,7 +109,7 @@ function checkedOptions(given: StoreAdminMcpServerOptions, rows: readonly McpToo
       value !== undefined &&
       (!Array.isArray(value) || !value.every((item) => typeof item === "string" && item !== ""))
     ) {
-      throw new TypeError(`${name} must be an array of non-empty strings, got ${JSON.stringify(value)}.`);
+      mustBe(name, "an array of non-empty strings", value, JSON.stringify);
     }
   }
   const listed = listedTools(filter, rows);

@@ -4,7 +4,7 @@
  * overridable; and the options of every request to it (oauth4webapi's).
  */
 import * as oauth from "oauth4webapi";
-import type { FetchLike } from "#shared";
+import { type FetchLike, mustBe } from "#shared";
 
 /** The vendor's authorization endpoint path. */
 export const VENDOR_AUTHORIZE_PATH = "/oauth2/authorize/";
@@ -38,11 +38,8 @@ export function checkedTestOrigin(value: unknown): string | undefined {
 /** A path option: absolute, of plain segments. */
 export function checkedPath(name: string, value: unknown, fallback: string): string {
   if (value === undefined) return fallback;
-  if (typeof value !== "string" || !/^\/[A-Za-z0-9\-._~/]*$/.test(value) || value.includes("//")) {
-    throw new TypeError(
-      `${name} must be an absolute path of plain segments ("${fallback}"), got ${JSON.stringify(value)}.`,
-    );
-  }
+  if (typeof value !== "string" || !/^\/[A-Za-z0-9\-._~/]*$/.test(value) || value.includes("//"))
+    mustBe(name, `an absolute path of plain segments ("${fallback}")`, value, JSON.stringify);
   return value;
 }
 

@@ -4,7 +4,13 @@
  * (`begin.ts`, `callback.ts`, `token-source.ts`, `refresh.ts`).
  */
 import * as oauth from "oauth4webapi";
-import { createStoreAdminClient, ownOptions, type StoreAdminClient, type StoreAdminClientOptions } from "#shared";
+import {
+  createStoreAdminClient,
+  mustBe,
+  ownOptions,
+  type StoreAdminClient,
+  type StoreAdminClientOptions,
+} from "#shared";
 import { begin, type BeginOptions } from "./begin.js";
 import { callback } from "./callback.js";
 import { checkedPath, checkedTestOrigin, storeOrigin, VENDOR_AUTHORIZE_PATH, VENDOR_TOKEN_PATH } from "./endpoints.js";
@@ -37,7 +43,7 @@ export interface PartnerAppHandle {
 }
 
 const nonEmpty = (name: string, value: unknown): string => {
-  if (typeof value !== "string" || value.length === 0) throw new TypeError(`${name} must be a non-empty string.`);
+  if (typeof value !== "string" || value.length === 0) mustBe(name, "a non-empty string", value, null);
   return value;
 };
 
@@ -48,12 +54,11 @@ function resolved(options: PartnerAppOptions): PartnerApp {
     );
   const own = ownOptions(options);
   const redirectUri = nonEmpty("redirectUri", own.redirectUri);
-  if (!URL.canParse(redirectUri))
-    throw new TypeError(`redirectUri must be an absolute URL, got ${JSON.stringify(redirectUri)}.`);
+  if (!URL.canParse(redirectUri)) mustBe("redirectUri", "an absolute URL", redirectUri, JSON.stringify);
   const number = (name: string, value: unknown, fallback: number) => {
     if (value === undefined) return fallback;
     if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
-      throw new TypeError(`${name} must be a number of milliseconds ≥ 0.`);
+      mustBe(name, "a number of milliseconds ≥ 0", value, null);
     return value;
   };
   const clientId = nonEmpty("clientId", own.clientId);

@@ -4,6 +4,7 @@
  * is used only when it is a bare host name the app's allow-list names: an exact host, or a
  * domain suffix matched at a label boundary. Pure: no I/O.
  */
+import { mustBe, typeName } from "#shared";
 import { OAuthError } from "./oauth-error.js";
 
 /** An allow-list, checked and normalised once: exact hosts, and suffixes (with their leading dot). */
@@ -51,8 +52,7 @@ export function allowList(entries: unknown): AllowList {
   const exact = new Set<string>();
   const suffixes: string[] = [];
   for (const [i, entry] of entries.entries()) {
-    if (typeof entry !== "string")
-      throw new TypeError(`allowedStores[${i}] must be a string, got ${entry === null ? "null" : typeof entry}.`);
+    if (typeof entry !== "string") mustBe(`allowedStores[${i}]`, "a string", entry, typeName);
     if (entry.startsWith("*"))
       throw new TypeError(
         `allowedStores[${i}] (${JSON.stringify(entry)}): write a domain suffix with a leading dot, "${entry.replace(/^\*+/, "")}", not a wildcard.`,

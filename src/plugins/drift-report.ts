@@ -2,7 +2,7 @@
  * What a response validator's errors say, as drift reports (core/error-messages.ts,
  * `ContractDrift`): a pointer with array indices as `*`, what the contract allows there, and
  * the JSON type that came, never the value (bodies carry customers' data). Loaded with the
- * `validateResponses` option only (drift.ts). Not exported from the package.
+ * `validateResponses` option only (validate-responses.ts). Not exported from the package.
  */
 import type { ContractDrift } from "#shared";
 

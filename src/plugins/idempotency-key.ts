@@ -4,7 +4,7 @@
  * (a 5xx, a timeout, a cut connection). Only for a store that honours the header: the contract
  * declares none, so the SDK cannot know, and without the plugin a POST is never sent twice.
  */
-import { checkHeaders, type PluginCall, type StoreAdminPlugin } from "#shared";
+import { checkFunction, checkHeaders, type PluginCall, type StoreAdminPlugin } from "#shared";
 
 /** The options of {@link idempotencyKey}. */
 export interface IdempotencyKeyOptions {
@@ -46,8 +46,7 @@ export function idempotencyKey(options: IdempotencyKeyOptions): StoreAdminPlugin
   }
   // The client's own headers and fetch's cannot carry a key: refused here, not on the first POST.
   checkHeaders({ [header]: "" }, "idempotencyKey({ header })");
-  if (options.key !== undefined && typeof options.key !== "function")
-    throw new TypeError("idempotencyKey({ key }) must be a function returning the call's key.");
+  checkFunction("idempotencyKey({ key })", options.key, "a function returning the call's key");
   const keyOf = options.key;
   const plugin = {
     name: "idempotency-key",

@@ -14,7 +14,14 @@
  * plugin's pace, not in one burst. Each wait is before an attempt, outside its `timeoutMs`.
  */
 import PQueue from "p-queue";
-import { MAX_RETRY_AFTER_MS, onAbort, parseRetryAfterMs, type StoreAdminPlugin } from "#shared";
+import {
+  checkWholeNumber,
+  MAX_RETRY_AFTER_MS,
+  onAbort,
+  parseRetryAfterMs,
+  type StoreAdminPlugin,
+  unknownOptions,
+} from "#shared";
 
 /** The options of {@link rateLimit}. */
 export interface RateLimitOptions {
@@ -25,20 +32,16 @@ export interface RateLimitOptions {
 }
 
 function checkBound(name: string, value: unknown): void {
-  if (value !== undefined && !(typeof value === "number" && Number.isInteger(value) && value >= 1)) {
-    throw new TypeError(
-      `rateLimit({ ${name} }) must be a whole number ≥ 1, got ${typeof value === "number" ? value : typeof value}.`,
-    );
-  }
+  checkWholeNumber(`rateLimit({ ${name} })`, value, 1, (v) => (typeof v === "number" ? v : typeof v));
 }
 
 /** Refuses what sets no bound: not an object, an unknown key (a typo would limit nothing), neither bound. */
 function checkOptions(options: unknown): asserts options is RateLimitOptions {
   if (typeof options !== "object" || options === null || Array.isArray(options))
     throw new TypeError("rateLimit() takes { maxConcurrent?, perSecond? }.");
-  for (const key of Object.keys(options))
-    if (key !== "maxConcurrent" && key !== "perSecond")
-      throw new TypeError(`rateLimit() has no option "${key}": it takes { maxConcurrent?, perSecond? }.`);
+  const [unknown] = unknownOptions(options, ["maxConcurrent", "perSecond"]);
+  if (unknown !== undefined)
+    throw new TypeError(`rateLimit() has no option "${unknown}": it takes { maxConcurrent?, perSecond? }.`);
   const { maxConcurrent, perSecond } = options as RateLimitOptions;
   checkBound("maxConcurrent", maxConcurrent);
   checkBound("perSecond", perSecond);

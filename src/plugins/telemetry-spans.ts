@@ -351,7 +351,7 @@ function callTelemetry(t: Instruments, method: string, path: string): CallTeleme
 const driftCounters = new WeakMap<Instruments, OpenTelemetry.Counter>();
 
 /**
- * A drifting body (drift.ts): an event per drift on the call's span (at most 10: the
+ * A drifting body (validate-responses.ts): an event per drift on the call's span (at most 10: the
  * caller keeps no more), and one count by operation only, so the counter's series stay as few
  * as the operations. Types only, never a value: the drifts hold none.
  */

@@ -1,13 +1,17 @@
 /**
  * The `telemetry()` plugin: OpenTelemetry spans and metrics of every call (telemetry-spans.ts
  * says which). Its module and `@opentelemetry/api` load with the client's first call; a
- * failure to load either fails each call with its error, never the process.
+ * failure to load either fails the call with its error, never the process, and the next call
+ * tries again (src/core/load-once.ts).
  */
 import {
   clip,
+  loadOnce,
+  mustBe,
   redact,
   secretsOf,
   TELEMETRY,
+  typeName,
   VERSION,
   API_VERSION,
   type AttemptOutcome,
@@ -53,8 +57,8 @@ export function telemetry(options: TelemetryOptions = {}): StoreAdminPlugin {
   checkAttributes(options.attributes);
   checkProvider("tracerProvider", options.tracerProvider, "getTracer");
   checkProvider("meterProvider", options.meterProvider, "getMeter");
-  let loading: Promise<ClientTelemetry> | undefined;
-  const load = (): Promise<ClientTelemetry> => (loading ??= loadTelemetry(options));
+  // A load that failed (the package missing, a provider that threw) is tried again by the next call.
+  const load = loadOnce(() => loadTelemetry(options));
   const plugin: StoreAdminPlugin & { [TELEMETRY]: typeof load } = {
     name: "telemetry",
     [TELEMETRY]: load,
@@ -95,11 +99,14 @@ export function telemetry(options: TelemetryOptions = {}): StoreAdminPlugin {
 function checkAttributes(attributes: unknown): void {
   if (attributes === undefined) return;
   if (typeof attributes !== "object" || attributes === null || Array.isArray(attributes))
-    throw new TypeError("telemetry({ attributes }): attributes must be an object of string, number or boolean values.");
+    mustBe("telemetry({ attributes }): attributes", "an object of string, number or boolean values", attributes, null);
   for (const [key, value] of Object.entries(attributes)) {
     if (!["string", "number", "boolean"].includes(typeof value))
-      throw new TypeError(
-        `telemetry({ attributes }): the attribute ${JSON.stringify(key)} must be a string, a number or a boolean, got ${value === null ? "null" : typeof value}.`,
+      mustBe(
+        `telemetry({ attributes }): the attribute ${JSON.stringify(key)}`,
+        "a string, a number or a boolean",
+        value,
+        typeName,
       );
   }
 }

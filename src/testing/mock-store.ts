@@ -17,7 +17,16 @@
 import type { OperationKey } from "../../generated/operations.js";
 import { mockOperations, type MockOperation } from "../../generated/testing/operations.js";
 import { loadOperation, type LoadedOperation } from "./operation-modules.js";
-import { API_ROOT_PATH, createStoreAdminClient, NULL_BODY_STATUSES, sleep, type StoreAdminClient } from "#shared";
+import {
+  API_ROOT_PATH,
+  checkBoolean,
+  checkFunction,
+  createStoreAdminClient,
+  NULL_BODY_STATUSES,
+  sleep,
+  type StoreAdminClient,
+  unknownOptions,
+} from "#shared";
 import { MockContractError } from "./contract-error.js";
 import { formValue, headersOf, matchOperation, readBody } from "./incoming.js";
 import { queryOf } from "./query.js";
@@ -100,8 +109,7 @@ export function createMockStore(options: MockStoreOptions = {}): MockStore {
           `mock.on(): ${JSON.stringify(operation)} is not an operation of the contract; use "METHOD /path/", e.g. "GET /users/{id}/".`,
         );
       }
-      if (typeof handler !== "function")
-        throw new TypeError(`mock.on(${JSON.stringify(operation)}): the handler must be a function.`);
+      checkFunction(`mock.on(${JSON.stringify(operation)}): the handler`, handler, "a function", true);
       handlers.set(operation, handler as unknown as MockHandler<OperationKey>);
       return mock;
     },
@@ -123,16 +131,13 @@ export function createMockStore(options: MockStoreOptions = {}): MockStore {
 function checkedRecordRequests(options: MockStoreOptions): boolean {
   if (options === null || typeof options !== "object")
     throw new TypeError("createMockStore() takes { recordRequests? } or nothing.");
-  const unknown = Object.keys(options).filter((name) => name !== "recordRequests");
+  const unknown = unknownOptions(options, ["recordRequests"]);
   if (unknown.length > 0)
     throw new TypeError(
       `createMockStore(): ${unknown.map((name) => JSON.stringify(name)).join(", ")} is not an option; the option is recordRequests.`,
     );
   const recordRequests = options.recordRequests ?? true;
-  if (typeof recordRequests !== "boolean")
-    throw new TypeError(
-      `createMockStore(): recordRequests must be true or false, got ${JSON.stringify(recordRequests)}.`,
-    );
+  checkBoolean("createMockStore(): recordRequests", recordRequests, JSON.stringify);
   return recordRequests;
 }
 

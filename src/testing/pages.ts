@@ -3,6 +3,7 @@
  * pages of `{ next, previous, results }` whose links carry a `cursor` (an offset here; to the
  * client it is opaque, as the contract says), after the query's equality filters.
  */
+import { mustBe } from "#shared";
 import { problemResponse } from "./problems.js";
 
 /** A page of a list operation, as {@link servePages} answers it. */
@@ -30,9 +31,7 @@ export function servePages<Item>(
   options: { pageSize: number },
 ): (context: { query: { cursor?: string | undefined }; request: Request }) => ServedPage<Item> | Response {
   const { pageSize } = options;
-  if (!Number.isInteger(pageSize) || pageSize < 1) {
-    throw new TypeError(`servePages(): pageSize must be a whole number ≥ 1, got ${String(pageSize)}.`);
-  }
+  if (!Number.isInteger(pageSize) || pageSize < 1) mustBe("servePages(): pageSize", "a whole number ≥ 1", pageSize);
   const all = [...items];
   return ({ query, request }) => {
     const list = filtered(all, query as Record<string, unknown>);

@@ -92,6 +92,7 @@ const CONTRACT_MODEL = new Set(
     "schema-types",
     "generated-files",
     "file-keys",
+    "facts",
     "figures",
   ].map((name) => `scripts/${name}.ts`),
 );

@@ -12,11 +12,12 @@ import { afterAll, describe, expect, test } from "vitest";
 import { stringify } from "yaml";
 import { parseContract, type Node } from "../../scripts/contract-diff/document.js";
 import { generateTypes } from "../../scripts/contract-diff/probe.js";
+import { CONTRACT_PATH } from "../../scripts/facts.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const tsx = join(root, "node_modules/.bin/tsx");
 const script = join(root, "scripts/contract-diff.ts");
-const contractText = readFileSync(join(root, "openapi/store-admin.yaml"), "utf8");
+const contractText = readFileSync(CONTRACT_PATH, "utf8");
 
 const repo = mkdtempSync(join(tmpdir(), "contract-diff-git-"));
 afterAll(() => rmSync(repo, { recursive: true, force: true }));

@@ -13,10 +13,11 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { stringify } from "yaml";
 import { loadContract, MAX_ALIAS_COUNT } from "../../scripts/load-contract.js";
+import { CONTRACT_PATH } from "../../scripts/facts.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const tsx = join(root, "node_modules/.bin/tsx");
-const contractText = readFileSync(join(root, "openapi/store-admin.yaml"), "utf8");
+const contractText = readFileSync(CONTRACT_PATH, "utf8");
 const dir = mkdtempSync(join(tmpdir(), "foreign-refs-"));
 
 let server: Server;

@@ -9,7 +9,6 @@
  * row changes, as the suite would be slow otherwise.
  */
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
 import { compareContracts, type Change } from "../../scripts/contract-diff/compare.js";
 import { parseContract, type Node } from "../../scripts/contract-diff/document.js";
@@ -18,9 +17,9 @@ import { attribute, runProbes, type ProbeOutcome } from "../../scripts/contract-
 import { bumpOfChanges } from "../../scripts/contract-diff/compare.js";
 import { toJson, toText, toChangelog } from "../../scripts/contract-diff/report.js";
 import { nextVersion, uncoveredChanges } from "../../scripts/contract-diff/release.js";
+import { CONTRACT_PATH } from "../../scripts/facts.js";
 
-const CONTRACT = fileURLToPath(new URL("../../openapi/store-admin.yaml", import.meta.url));
-const working = parseContract(readFileSync(CONTRACT, "utf8"), CONTRACT);
+const working = parseContract(readFileSync(CONTRACT_PATH, "utf8"), CONTRACT_PATH);
 
 /** The schema object of a component, for the mutations below. */
 const schema = (doc: Node, name: string): Node =>

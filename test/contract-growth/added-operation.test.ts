@@ -26,6 +26,7 @@ import { contractModel } from "../../scripts/contract-model.js";
 import { parse } from "yaml";
 import { loadContract, loadContractFile } from "../../scripts/load-contract.js";
 import { describeRun, npmEnv, ROOT, run } from "../package/tarball.js";
+import { CONTRACT_PATH } from "../../scripts/facts.js";
 
 /** The files of the suite that go over every operation or count them: what the default check runs. */
 const PER_OPERATION_FILES = [
@@ -194,7 +195,7 @@ describe("an operation and a field added to the contract", () => {
   });
 
   it("adds its operation where the contract has room for it, named other than its URL would name it", () => {
-    const ours = readFileSync(join(ROOT, "openapi/store-admin.yaml"), "utf8");
+    const ours = readFileSync(CONTRACT_PATH, "utf8");
     const growth = grownContract(ours);
     const grownModel = contractModel(loadContract(growth.contract, "grown.yaml"));
     expect(grownModel.operations.find((op) => op.key === growth.key)?.methodName).toBe(growth.chosen);
@@ -218,7 +219,7 @@ describe("an operation and a field added to the contract", () => {
     const contractPath = join(dir, "openapi/store-admin.yaml");
     const growth = grownContract(readFileSync(contractPath, "utf8"));
     writeFileSync(contractPath, growth.contract);
-    const before = contractModel(loadContractFile(join(ROOT, "openapi/store-admin.yaml"))).operations.length;
+    const before = contractModel(loadContractFile(CONTRACT_PATH)).operations.length;
     const grown = contractModel(loadContractFile(contractPath));
     expect(grown.operations.length).toBe(before + 1);
     expect(grown.operations.find((op) => op.key === growth.key)?.methodName).toBe(growth.chosen);

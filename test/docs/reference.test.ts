@@ -19,15 +19,15 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium, type Browser, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
+import { buildDocs } from "../../scripts/docs.js";
 import {
-  buildDocs,
   CONTRACT_NOTES_HEADING,
-  DEFAULT_OUTPUT_PATH,
-  DEFAULT_SPEC_PATH,
+  CONTRACT_PATH,
   INTRO_PATH,
+  REFERENCE_PATH,
   SAMPLE_LANGUAGE,
   SAMPLES_DIR,
-} from "../../scripts/docs.js";
+} from "../../scripts/facts.js";
 import { contractModel } from "../../scripts/contract-model.js";
 import { loadContractFile } from "../../scripts/load-contract.js";
 import { sampleSource, writtenSamples } from "../../scripts/samples.js";
@@ -118,12 +118,12 @@ const operations = operationsOf(spec);
 /** The same contract as the generators read it, and the samples written for it. */
 const model = contractModel(loadContractFile(specPath));
 const written = await writtenSamples(pathToFileURL(SAMPLES_DIR + "/"));
-let htmlPath = DEFAULT_OUTPUT_PATH;
+let htmlPath = REFERENCE_PATH;
 let scratch: string | undefined;
 
 /** The page as scripts/docs.ts builds it, rebuilt if it is missing or older than its inputs. */
 async function builtPage(): Promise<string> {
-  if (specPath !== DEFAULT_SPEC_PATH) {
+  if (specPath !== CONTRACT_PATH) {
     // A draft gets its own page, so that docs/reference/ keeps describing the real spec.
     scratch ??= await mkdtemp(join(tmpdir(), "reference-test-"));
     htmlPath = await buildDocs({ specPath, outputPath: join(scratch, "index.html") });

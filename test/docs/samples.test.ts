@@ -14,7 +14,8 @@ import { pathToFileURL } from "node:url";
 import { transform } from "esbuild";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
-import { referenceCopy, SAMPLE_LANGUAGE } from "../../scripts/docs.js";
+import { referenceCopy } from "../../scripts/docs.js";
+import { SAMPLE_LANGUAGE, SAMPLES_DIR } from "../../scripts/facts.js";
 import { contractModel, type ContractModel } from "../../scripts/contract-model.js";
 import { loadContractFile } from "../../scripts/load-contract.js";
 import { sampleSource, writtenSamples } from "../../scripts/samples.js";
@@ -22,7 +23,6 @@ import { describeRun, ensureBuilt, ROOT, run } from "../package/tarball.js";
 import { formatDiagnostic, scratchDir, typecheck, type TypecheckResult } from "./typecheck.js";
 import { HTTP_METHODS } from "../../src/core/http-methods.js";
 
-const SAMPLES_DIR = join(ROOT, "docs", "samples");
 const PRELOAD = join(ROOT, "test", "docs", "sample-preload.mjs");
 /** Samples run in parallel, a few at a time, each in its own Node process. */
 const RUN_CONCURRENCY = 4;

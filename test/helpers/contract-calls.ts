@@ -5,8 +5,8 @@
  * (scripts/samples.ts: the contract's examples, else the smallest values its schemas accept),
  * every query parameter but the cursor, and a file in each file field of a form.
  */
-import { fileURLToPath } from "node:url";
 import { contractModel, isObject, resolveRef, type OperationModel } from "../../scripts/contract-model.js";
+import { CONTRACT_PATH } from "../../scripts/facts.js";
 import { loadContractFile } from "../../scripts/load-contract.js";
 import { FILE, minimalInstance, sampleValues } from "../../scripts/samples.js";
 import type { OperationKey } from "../../generated/operations.js";
@@ -14,10 +14,8 @@ import type { StoreAdminClient } from "../../src/index.js";
 
 type Json = Record<string, unknown>;
 
-export const CONTRACT_FILE = fileURLToPath(new URL("../../openapi/store-admin.yaml", import.meta.url));
-
 /** The contract's model (scripts/contract-model.ts), read once. */
-export const contract = contractModel(loadContractFile(CONTRACT_FILE));
+export const contract = contractModel(loadContractFile(CONTRACT_PATH));
 
 export interface ContractCall {
   key: OperationKey;
@@ -116,3 +114,31 @@ export const formFileFields = (body: unknown): string[] =>
   Object.entries(isObject(body) ? body : {})
     .filter(([, v]) => v instanceof Blob)
     .map(([k]) => k);
+
+/** A form's files as an MCP tool takes them (`{ filename, contentType, base64 }`); other values as they are. */
+async function asToolArgument(value: unknown): Promise<unknown> {
+  if (value instanceof File)
+    return {
+      filename: value.name,
+      contentType: value.type,
+      base64: Buffer.from(await value.arrayBuffer()).toString("base64"),
+    };
+  if (Array.isArray(value)) return Promise.all(value.map(asToolArgument));
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    await Promise.all(Object.entries(value).map(async ([key, item]) => [key, await asToolArgument(item)])),
+  );
+}
+
+/** Each {@link contractCalls} call as the MCP server's tool takes it: the tool's name and arguments, and the call (the request they must make). */
+export function toolCalls(): Promise<Array<{ tool: string; args: Json; call: ContractCall }>> {
+  return Promise.all(
+    contractCalls.map(async (call) => {
+      const args: Json = {
+        ...(Object.keys(call.path).length > 0 ? { path: call.path } : {}),
+        ...(call.body !== undefined ? { body: await asToolArgument(call.body) } : {}),
+      };
+      return { tool: call.methodName.replace(/\./g, "_"), args, call };
+    }),
+  );
+}

@@ -35,9 +35,10 @@ import {
   type RunResult,
 } from "../package/tarball.js";
 import { methodReturnTypes, type MethodReturn } from "./return-types.js";
+import { KITCHEN_SINK_PATH } from "../../scripts/facts.js";
 
 const HERE = fileURLToPath(new URL("./", import.meta.url));
-const CONTRACT = join(HERE, "kitchen-sink.yaml");
+const CONTRACT = KITCHEN_SINK_PATH;
 
 /** What of the project a build needs: copied, so that every path resolves inside the copy. */
 const COPIED = [

@@ -12,16 +12,16 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { referenceCopy } from "../../scripts/docs.js";
 import { loadContract } from "../../scripts/load-contract.js";
 import { ROOT, run } from "../package/tarball.js";
+import { KITCHEN_SINK_PATH } from "../../scripts/facts.js";
 
 type Node = Record<string, any>;
 
-const CONTRACT = fileURLToPath(new URL("./kitchen-sink.yaml", import.meta.url));
+const CONTRACT = KITCHEN_SINK_PATH;
 const TSX = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
 
 let source: string;

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codeModeParts } from "../../scripts/generate-code-mode.js";
 import { contractModel } from "../../scripts/contract-model.js";
 import { loadContractFile } from "../../scripts/load-contract.js";
+import { KITCHEN_SINK_PATH as KITCHEN_SINK } from "../../scripts/facts.js";
 import { codeModeDocs } from "../../generated/code-mode-docs.js";
 import { mcpTools } from "../../generated/mcp-tools.js";
 import { createStoreAdminMcpServer } from "../../src/mcp/index.js";
@@ -25,7 +26,6 @@ import { exampleVerdicts, type ExampleVerdict } from "./json-examples.js";
 
 const ts = await loadTypeScript();
 const OURS = join(ROOT, "openapi", "store-admin.yaml");
-const KITCHEN_SINK = fileURLToPath(new URL("../kitchen-sink/kitchen-sink.yaml", import.meta.url));
 /** Each contract's operation methods, in the contract's order: the lists every check must cover. */
 const methodsOf = (contract: string) => contractModel(loadContractFile(contract)).operations.map((op) => op.methodName);
 

@@ -29,14 +29,15 @@ import {
   type SearchPage,
 } from "../../src/mcp/operation-search.js";
 import type { McpToolRow } from "../../generated/mcp-tools.js";
+import { CONTRACT_PATH, KITCHEN_SINK_PATH } from "../../scripts/facts.js";
 
 const ROOT = new URL("../../", import.meta.url);
 const dir = mkdtempSync(join(tmpdir(), "operation-search-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const documentsOf = (file: string) => (mcpTools(loadContractFile(file)) as McpToolRow[]).map(operationDocument);
-const OURS = documentsOf(new URL("openapi/store-admin.yaml", ROOT).pathname);
-const KITCHEN_SINK = documentsOf(new URL("test/kitchen-sink/kitchen-sink.yaml", ROOT).pathname);
+const OURS = documentsOf(CONTRACT_PATH);
+const KITCHEN_SINK = documentsOf(KITCHEN_SINK_PATH);
 
 /** Where `name` ranks for `query` (1 is first), or Infinity. */
 function rank(index: OperationSearch<SearchDocument>, query: string, name: string): number {

@@ -10,7 +10,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ReceivedRequest } from "../helpers/fault-server.js";
 import { prismUrl } from "../helpers/prism.js";
-import { contractCalls, formFileFields, type ContractCall } from "../helpers/contract-calls.js";
+import { formFileFields, toolCalls } from "../helpers/contract-calls.js";
 import { operations } from "../../generated/operation-facts.js";
 import { mcpTools } from "../../generated/mcp-tools.js";
 import { npmEnv, pinnedVersion, ROOT, run, runOrThrow } from "../package/tarball.js";
@@ -90,34 +90,6 @@ const connectTo = (environment: Record<string, string>, flags: string[]): Promis
   mcp.connect(flags, { env: environment });
 
 type Json = Record<string, any>;
-
-/** A form's files as a tool takes them (`{ filename, contentType, base64 }`); other values as they are. */
-async function asToolArgument(value: unknown): Promise<unknown> {
-  if (value instanceof File)
-    return {
-      filename: value.name,
-      contentType: value.type,
-      base64: Buffer.from(await value.arrayBuffer()).toString("base64"),
-    };
-  if (Array.isArray(value)) return Promise.all(value.map(asToolArgument));
-  if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(
-    await Promise.all(Object.entries(value).map(async ([key, item]) => [key, await asToolArgument(item)])),
-  );
-}
-
-/** For every operation: the tool's arguments, from the contract's call of it (test/helpers/contract-calls.ts), and the request they must make. */
-async function everyCall(): Promise<Array<{ tool: string; args: Json; call: ContractCall }>> {
-  return Promise.all(
-    contractCalls.map(async (call) => {
-      const args: Json = {
-        ...(Object.keys(call.path).length > 0 ? { path: call.path } : {}),
-        ...(call.body !== undefined ? { body: await asToolArgument(call.body) } : {}),
-      };
-      return { tool: call.methodName.replace(/\./g, "_"), args, call };
-    }),
-  );
-}
 
 const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) =>
   (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
@@ -260,7 +232,7 @@ describe("store-admin-sdk mcp", () => {
 
   it("makes each tool's request: method, path and body as the store received them", async () => {
     const client = await connect("--allow-writes");
-    const calls = await everyCall();
+    const calls = await toolCalls();
     expect(calls).toHaveLength(OPERATION_KEYS.length);
     for (const { tool, args, call } of calls) {
       const before = mcp.store.requests.length;
@@ -282,7 +254,7 @@ describe("store-admin-sdk mcp", () => {
 
   it("every tool's call passes Prism's check of the contract", async () => {
     const client = await connectTo(env({ STORE_ADMIN_API_URL: prismUrl() }), ["--allow-writes"]);
-    for (const { tool, args } of await everyCall()) {
+    for (const { tool, args } of await toolCalls()) {
       const result = await client.callTool({ name: tool, arguments: args });
       expect(result.isError, `${tool}: ${textOf(result)}`).toBeFalsy();
     }

@@ -4,7 +4,6 @@
  * missing, malformed, taken twice or in the client's way is refused, naming the operation.
  */
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { generateMethods, generateOperations } from "../../scripts/generate.js";
@@ -13,11 +12,11 @@ import { generateMethods, generateOperations } from "../../scripts/generate.js";
 const operationsSource = async (doc: Parameters<typeof generateOperations>[0]) =>
   Object.values(await generateOperations(doc)).join("\n");
 import { operations } from "../../generated/operation-facts.js";
+import { CONTRACT_PATH } from "../../scripts/facts.js";
 
 type Node = Record<string, any>;
 
-const CONTRACT = fileURLToPath(new URL("../../openapi/store-admin.yaml", import.meta.url));
-const contract = (): Node => parse(readFileSync(CONTRACT, "utf8")) as Node;
+const contract = (): Node => parse(readFileSync(CONTRACT_PATH, "utf8")) as Node;
 const sample = async (operationId: string) =>
   `import x from "y";\n\nconst store = make({\n});\n\n// the sample of ${operationId}\nawait store.call();\n`;
 

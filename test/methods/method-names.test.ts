@@ -15,6 +15,7 @@ import { contractModel } from "../../scripts/contract-model.js";
 import { generateMethods } from "../../scripts/generate.js";
 import { mcpTools } from "../../scripts/generate-mcp.js";
 import { loadContract } from "../../scripts/load-contract.js";
+import { CONTRACT_PATH } from "../../scripts/facts.js";
 
 type Node = Record<string, any>;
 
@@ -24,7 +25,7 @@ const OPERATIONS = ["get", "put", "post", "patch", "delete"];
 
 /** Our contract, each operation's `x-sdk-method` removed and returned by `"METHOD /path/"`. */
 function stripped(): { doc: Node; annotated: Map<string, string> } {
-  const doc = read("../../openapi/store-admin.yaml");
+  const doc = parse(readFileSync(CONTRACT_PATH, "utf8")) as Node;
   const annotated = new Map<string, string>();
   for (const [path, item] of Object.entries<Node>(doc.paths)) {
     for (const method of OPERATIONS.filter((m) => item[m])) {

@@ -3,7 +3,7 @@
  * metrics) in a consumer project: a server whose customer drifts from the contract in each way
  * the contract's responses can (an enum value it does not list, a null where it allows none, a
  * missing required field, a wrong type, a broken format; the contract's responses declare no
- * pattern or length, src/client/drift-report.ts's unit test holds those), and once with an
+ * pattern or length, src/plugins/drift-report.ts's unit test holds those), and once with an
  * extra field, which is no drift. "report" returns the data and reports each drift as a span
  * event and one count per response, by operation; the logger hears of each drift once per field
  * and type received, on the attempt's own event. A drifted

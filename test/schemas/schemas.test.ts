@@ -19,6 +19,7 @@ import type { Validator } from "../../generated/validators/types.js";
 import { schemaExports } from "../../scripts/contract-model.js";
 import { fileKey } from "../../scripts/file-keys.js";
 import { loadContractFile } from "../../scripts/load-contract.js";
+import { KITCHEN_SINK_PATH } from "../../scripts/facts.js";
 
 const TSX = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
 
@@ -28,7 +29,7 @@ let WidgetInput: StandardSchemaV1;
 
 beforeAll(async () => {
   scratch = await scratchDir("schemas");
-  const spec = join(ROOT, "test", "kitchen-sink", "kitchen-sink.yaml");
+  const spec = KITCHEN_SINK_PATH;
   const result = await run(
     process.execPath,
     [TSX, join(ROOT, "scripts", "generate-testing.ts"), "--spec", spec, "--out", join(scratch, "testing")],

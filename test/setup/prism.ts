@@ -6,7 +6,8 @@
  */
 import { resolve } from "node:path";
 import type { TestProject } from "vitest/node";
-import { DEFAULT_SPEC_PATH, startMock } from "../../scripts/mock.js";
+import { CONTRACT_PATH } from "../../scripts/facts.js";
+import { startMock } from "../../scripts/mock.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -18,7 +19,7 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const specPath = resolve(process.env.PRISM_SPEC ?? DEFAULT_SPEC_PATH);
+  const specPath = resolve(process.env.PRISM_SPEC ?? CONTRACT_PATH);
   const mock = await startMock({ specPath });
   project.provide("prismUrl", mock.url);
   project.provide("prismSpecPath", specPath);

@@ -10,14 +10,12 @@
  * Only local references (`#/...`) are supported: the contract is a single file.
  */
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { HTTP_METHODS, type HttpMethod } from "../../src/core/http-methods.js";
+import { CONTRACT_PATH } from "../../scripts/facts.js";
 
 /** A JSON object node of the parsed document (schema, operation, parameter, ...). */
 export type Node = Record<string, unknown>;
-
-export const OPENAPI_FILE = fileURLToPath(new URL("../../openapi/store-admin.yaml", import.meta.url));
 
 export { HTTP_METHODS };
 
@@ -385,9 +383,9 @@ let loaded: OpenApiDoc | undefined;
 /** The contract, read and parsed once per test process. */
 export function loadOpenApiDoc(): OpenApiDoc {
   if (loaded === undefined) {
-    const text = readFileSync(OPENAPI_FILE, "utf8");
+    const text = readFileSync(CONTRACT_PATH, "utf8");
     const raw: unknown = parse(text, { maxAliasCount: -1 });
-    if (!isNode(raw)) throw new Error(`${OPENAPI_FILE} is not a YAML mapping`);
+    if (!isNode(raw)) throw new Error(`${CONTRACT_PATH} is not a YAML mapping`);
     loaded = new OpenApiDoc(raw);
   }
   return loaded;

@@ -13,6 +13,7 @@ import { fileKey } from "../../scripts/file-keys.js";
 import { describeRun, ROOT, run } from "../package/tarball.js";
 import { scratchDir } from "../docs/typecheck.js";
 import { mockOperations, type MockOperationModule } from "../../generated/testing/operations.js";
+import { CONTRACT_PATH } from "../../scripts/facts.js";
 
 const TSX = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
 const GENERATOR = join(ROOT, "scripts", "generate-testing.ts");
@@ -26,7 +27,7 @@ let changedSpec: string;
 beforeAll(async () => {
   scratch = await scratchDir("generate-testing");
   // The contract with two changes: a tighter limit on a request field, and another example.
-  const doc = parse(await readFile(join(ROOT, "openapi", "store-admin.yaml"), "utf8")) as Json;
+  const doc = parse(await readFile(CONTRACT_PATH, "utf8")) as Json;
   doc.components.schemas.UserUpdate.properties.first_name.maxLength = 10;
   doc.components.examples.User.value.email = "changed@example.org";
   changedSpec = join(scratch, "changed.yaml");

@@ -8,6 +8,7 @@ import { apiRootPath } from "../../scripts/generate.js";
 import { loadContractFile } from "../../scripts/load-contract.js";
 import { createStoreAdminClient } from "../../src/index.js";
 import { createMockStore } from "../../src/testing/index.js";
+import { CONTRACT_PATH } from "../../scripts/facts.js";
 
 const servers = (url: string) => ({ servers: [{ url }] });
 
@@ -32,7 +33,7 @@ describe("the API root's path", () => {
   });
 
   it("is generated from openapi/store-admin.yaml, and both the client and the mock use it", async () => {
-    const doc = loadContractFile("openapi/store-admin.yaml") as Record<string, unknown>;
+    const doc = loadContractFile(CONTRACT_PATH) as Record<string, unknown>;
     expect(API_ROOT_PATH).toBe(apiRootPath(doc));
     expect(API_ROOT_PATH).toBe("/api/admin");
     const seen: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * Validator errors as drift reports (src/client/drift-report.ts): pointers with array indices
+ * Validator errors as drift reports (src/plugins/drift-report.ts): pointers with array indices
  * as `*` (found by walking the data, so an object's key made of digits stays), what the
  * contract allows, the type that came and never the value, one report where `anyOf` lists a
  * nullable reference, at most 10. The validators are compiled here as the generator compiles
@@ -9,7 +9,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { driftsOf, jsonType, locate, MAX_DRIFTS } from "../../src/plugins/drift-report.js";
-import { firstWarning, MAX_WARNED } from "../../src/plugins/drift.js";
+import { firstWarning, MAX_WARNED } from "../../src/plugins/validate-responses.js";
 
 const ajv = new Ajv2020.default({ allErrors: true, strict: false });
 addFormats.default(ajv);
@@ -116,7 +116,7 @@ describe("drift reports", () => {
   });
 });
 
-describe("the warned set (src/client/drift.ts)", () => {
+describe("the warned set (src/plugins/validate-responses.ts)", () => {
   it(`remembers ${MAX_WARNED} drifts (operation, pointer, type received), forgetting the oldest first`, () => {
     const keys = Array.from({ length: MAX_WARNED }, (_, i) => `GET /users/ /results/*/f${i}`);
     expect(keys.map(firstWarning).every(Boolean)).toBe(true);

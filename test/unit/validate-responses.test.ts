@@ -138,7 +138,12 @@ describe("ContractDriftError.toJSON()", () => {
     const json = error.toJSON();
     expect(reads).toBe(0);
     expect(json).not.toHaveProperty("body");
-    expect(json).toMatchObject({ name: "ContractDriftError", status: 200, requestId: "req-1", pointer: "/results/*/id" });
+    expect(json).toMatchObject({
+      name: "ContractDriftError",
+      status: 200,
+      requestId: "req-1",
+      pointer: "/results/*/id",
+    });
     expect(JSON.stringify(error)).not.toContain("example.com");
     // Read as a property, it is the scrubbed copy, made once.
     expect(JSON.stringify(error.body)).not.toContain(TEST_TOKEN);

@@ -1,5 +1,5 @@
 /** What a queue says of its work: `status()` (the counters now), `progress()` (them over time) and `report()` (`runBulk`'s report shape). */
-import { sleep } from "#shared";
+import { checkMilliseconds, sleep } from "#shared";
 import type { BulkFailure, BulkProgress, BulkReport } from "../types.js";
 import { caller, checkState, type QueueContext } from "./queue-context.js";
 import type { BulkQueueStatus } from "./queue-types.js";
@@ -26,8 +26,7 @@ export async function* queueProgress(
   context: QueueContext,
   { intervalMs = 500, signal }: { intervalMs?: number; signal?: AbortSignal } = {},
 ): AsyncGenerator<BulkProgress, void, undefined> {
-  if (!(typeof intervalMs === "number" && intervalMs >= 0))
-    throw new TypeError(`progress(): intervalMs must be a number of milliseconds ≥ 0, got ${String(intervalMs)}.`);
+  checkMilliseconds("progress(): intervalMs", intervalMs);
   // close() ends a progress() left open, and so does `signal`: the wait between snapshots ends at once.
   const stop = new AbortController();
   const closer = async (): Promise<void> => stop.abort();

@@ -5,7 +5,7 @@
  */
 import { Queue, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import { deriveClient } from "#shared";
+import { checkWholeNumber, deriveClient, mustBe } from "#shared";
 import { durationText } from "../budget.js";
 import type { BulkTask } from "../types.js";
 import { BulkQueueStateLostError, workerClient } from "./connection.js";
@@ -29,16 +29,16 @@ function workSettings(
 ): { concurrency: number; lockDurationMs: number } {
   if (context.shut)
     throw new Error(`The bulk queue "${context.name}" is closed: create another with createBulkQueue() to work on it.`);
+  // Worded as it always was, without the closing period checkFunction would add.
   if (typeof task !== "function")
     throw new TypeError("work(task, options): task must be a function (item, { client, signal, key }) => …");
   const { client } = workOptions ?? ({} as WorkOptions);
   deriveClient(client, { fetch: (fetch) => fetch });
   const concurrency = workOptions.concurrency ?? 4;
-  if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw new TypeError(`work(): concurrency must be a whole number ≥ 1, got ${String(concurrency)}.`);
+  checkWholeNumber("work(): concurrency", concurrency, 1);
   const lockDurationMs = workOptions.lockDurationMs ?? 30_000;
   if (!Number.isFinite(lockDurationMs) || lockDurationMs < 1000)
-    throw new TypeError(`work(): lockDurationMs must be at least 1000 ms, got ${String(lockDurationMs)}.`);
+    mustBe("work(): lockDurationMs", "at least 1000 ms", lockDurationMs);
   return { concurrency, lockDurationMs };
 }
 

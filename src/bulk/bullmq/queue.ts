@@ -7,6 +7,7 @@
  * (`redis-ledger.ts`). Jobs carry the item and its key, never the client or its token, and
  * with `telemetry` the trace context of the `add()` that queued them (`job-trace.ts`).
  */
+import { checkFunction, checkMilliseconds, mustBe, typeName } from "#shared";
 import { loadTelemetry } from "../../plugins/telemetry.js";
 import type { JsonItem } from "./json-item.js";
 import { jobTraceOf } from "./job-trace.js";
@@ -85,40 +86,38 @@ export function createBulkQueue<Item extends { [K in keyof Item]: JsonItem<Item[
 function checkOptions(options: BulkQueueOptions): void {
   if (options === null || typeof options !== "object")
     throw new TypeError("createBulkQueue() takes an options object: { name, connection, rate? }.");
-  if (typeof options.name !== "string" || !/^[\w.-]+$/.test(options.name)) {
-    throw new TypeError(
-      `createBulkQueue(): name must be a non-empty string of letters, digits, ".", "_" or "-", got ${JSON.stringify(options.name)}.`,
+  if (typeof options.name !== "string" || !/^[\w.-]+$/.test(options.name))
+    mustBe(
+      "createBulkQueue(): name",
+      'a non-empty string of letters, digits, ".", "_" or "-"',
+      options.name,
+      JSON.stringify,
     );
-  }
-  if (options.connection === null || typeof options.connection !== "object") {
-    throw new TypeError(
-      'createBulkQueue(): connection must be ioredis options, such as { host: "127.0.0.1", port: 6379 }.',
+  if (options.connection === null || typeof options.connection !== "object")
+    mustBe(
+      "createBulkQueue(): connection",
+      'ioredis options, such as { host: "127.0.0.1", port: 6379 }',
+      options.connection,
+      null,
     );
-  }
   const rate = options.rate;
   if (
     rate !== undefined &&
     (rate === null || typeof rate.perSecond !== "number" || !(rate.perSecond > 0) || !Number.isFinite(rate.perSecond))
-  ) {
-    throw new TypeError(
-      `createBulkQueue(): rate.perSecond must be a positive number of requests per second, got ${JSON.stringify(rate?.perSecond)}.`,
+  )
+    mustBe(
+      "createBulkQueue(): rate.perSecond",
+      "a positive number of requests per second",
+      rate?.perSecond,
+      JSON.stringify,
     );
-  }
-  if (options.onError !== undefined && typeof options.onError !== "function")
-    throw new TypeError("createBulkQueue(): onError must be a function.");
+  checkFunction("createBulkQueue(): onError", options.onError);
   const { telemetry } = options;
   if (
     telemetry !== undefined &&
     typeof telemetry !== "boolean" &&
     (telemetry === null || typeof telemetry !== "object")
-  ) {
-    throw new TypeError(
-      `createBulkQueue(): telemetry must be true, false or { tracerProvider? }, got ${telemetry === null ? "null" : typeof telemetry}.`,
-    );
-  }
-  const { maxPauseMs } = options;
-  if (maxPauseMs !== undefined && !(typeof maxPauseMs === "number" && maxPauseMs >= 0))
-    throw new TypeError(
-      `createBulkQueue(): maxPauseMs must be a number of milliseconds ≥ 0, got ${String(maxPauseMs)}.`,
-    );
+  )
+    mustBe("createBulkQueue(): telemetry", "true, false or { tracerProvider? }", telemetry, typeName);
+  checkMilliseconds("createBulkQueue(): maxPauseMs", options.maxPauseMs);
 }

@@ -2,6 +2,7 @@
  * Code mode's options, checked when the server is made: the mode's name and the limits of one
  * `execute`, each with a default (and a flag of `store-admin-sdk mcp`).
  */
+import { mustBe } from "#shared";
 
 /** The limits of one `execute`. */
 export interface CodeModeLimits {
@@ -65,7 +66,7 @@ export function codeModeLimits(options: { code?: unknown }, mode: string): Requi
     if (value === undefined) continue;
     const [low, high] = RANGES[name as keyof CodeModeLimits];
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < low || value > high)
-      throw new TypeError(`code.${name} must be a whole number from ${low} to ${high}, got ${JSON.stringify(value)}.`);
+      mustBe(`code.${name}`, `a whole number from ${low} to ${high}`, value, JSON.stringify);
     limits[name as keyof CodeModeLimits] = value;
   }
   return limits;

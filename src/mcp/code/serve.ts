@@ -22,13 +22,12 @@ export function serveCodeMode(
       import("./mode.js").then(({ codeModeListing, codeModeServer }) => ({ codeModeListing, codeModeServer })),
   );
   // One code-mode server (one gate of executes at once) however many requests arrive while it loads.
-  let code: Promise<ReturnType<Mode["codeModeServer"]>> | undefined;
+  const code = loadOnce(async () => (await loaded()).codeModeServer(context, limits, maxBytes));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (await loaded()).codeModeListing(limits, context.filter.allowWrites === true),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<ToolResult> => {
-    code ??= loaded().then(({ codeModeServer }) => codeModeServer(context, limits, maxBytes));
-    return withinCap(await (await code).call(request.params.name, request.params.arguments, extra.signal), maxBytes);
+    return withinCap(await (await code()).call(request.params.name, request.params.arguments, extra.signal), maxBytes);
   });
   return server;
 }

@@ -4,26 +4,15 @@
  * throughput.ts's loopback, whose bodies match the contract, so the figure is the check itself,
  * not a report), and the bytes each operation loads on its first checked call: its response
  * validators' module, plus, once per process, the plugin's own code, the validators' loaders and
- * the Ajv helpers the validators share (all min+gz, from the built `dist/`).
+ * the Ajv helpers the validators share (all min+gz).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
-import { clientCalls, loadPlugins, loadSdk, ROOT, TOKEN } from "./fixtures.js";
-import {
-  cell,
-  compareOps,
-  int,
-  oneLine,
-  pairedRatio,
-  status,
-  summarize,
-  times,
-  type Section,
-  type Summary,
-} from "./measure.js";
-import { startLoopbackServer } from "./server.js";
+import { clientCalls, loadPlugins, ROOT, TOKEN } from "./fixtures.js";
+import { onLoopback, sampleGetPost, type GetPostSamples } from "./loopback-ops.js";
+import { cell, int, oneLine, pairedRatio, status, summarize, times, type Section, type Summary } from "./measure.js";
 
 const gzip = (code: string | Uint8Array): number => gzipSync(code, { level: 9 }).byteLength;
 
@@ -45,67 +34,57 @@ async function firstUseBytes(): Promise<{ perOperation: number[]; helpers: numbe
   }
   const chunks = join(ROOT, "generated", "validators", "chunks");
   const helpers = readdirSync(chunks).reduce((sum, name) => sum + gzip(readFileSync(join(chunks, name))), 0);
-  const minified = async (contents: string) =>
+  const minified = async (file: string, external: string[]) =>
     gzip(
       (
         await build({
-          stdin: { contents, resolveDir: ROOT, loader: "js" },
+          entryPoints: [file],
           bundle: true,
           minify: true,
           format: "esm",
           write: false,
           logLevel: "silent",
-          // The main entry's modules (the door) and the validators' loaders are counted apart.
-          external: ["#shared", "#response-validators"],
+          external,
         })
       ).outputFiles[0]!.contents,
     );
   return {
     perOperation,
     helpers,
-    check: await minified(`export { validateResponses } from "./dist/src/plugins/index.js";`),
-    loaders: await minified(`export * from "./dist/generated/validators/responses.js";`),
+    // The plugin's own module (the entry bundles it with the other plugins), its validators' loaders apart.
+    check: await minified(join(ROOT, "src", "plugins", "validate-responses.ts"), ["#shared", "../../generated/*"]),
+    loaders: await minified(join(ROOT, "dist", "generated", "validators", "responses.js"), [
+      "#shared",
+      "#response-validators",
+      "./*",
+    ]),
   };
 }
 
-export async function drift(quick: boolean): Promise<Section> {
-  const sdk = await loadSdk();
+export async function responseValidation(quick: boolean): Promise<Section> {
   const { validateResponses } = await loadPlugins();
-  const server = await startLoopbackServer();
-  const client = (mode: "without" | "report") =>
-    clientCalls(
-      sdk.createStoreAdminClient({
-        apiUrl: server.url,
-        accessToken: TOKEN,
-        plugins: mode === "without" ? [] : [validateResponses(mode)],
-      }),
+  return onLoopback(async (sdk, apiUrl) => {
+    const client = (mode: "without" | "report") =>
+      clientCalls(
+        sdk.createStoreAdminClient({
+          apiUrl,
+          accessToken: TOKEN,
+          plugins: mode === "without" ? [] : [validateResponses(mode)],
+        }),
+      );
+    const calls = { without: client("without"), report: client("report"), control: client("without") };
+    const samples = await sampleGetPost(
+      (method) => ({ without: calls.without[method], report: calls.report[method], control: calls.control[method] }),
+      { quick, rounds: 40 },
     );
-  const calls = { without: client("without"), report: client("report"), control: client("without") };
-  try {
-    const samples = {
-      get: await compareOps(
-        { without: calls.without.get, report: calls.report.get, control: calls.control.get },
-        { quick, rounds: 40 },
-      ),
-      post: await compareOps(
-        { without: calls.without.post, report: calls.report.post, control: calls.control.post },
-        { quick, rounds: 40 },
-      ),
-    };
-    const bytes = await firstUseBytes();
-    return driftSection(samples, bytes);
-  } finally {
-    await server.close();
-  }
+    return validationSection(samples, await firstUseBytes());
+  });
 }
-
-/** Each variant's ops/s samples, GET and POST, as `compareOps` gives them. */
-type DriftSamples = Record<"get" | "post", Record<string, number[]>>;
 /** The bytes loaded on first use, as `firstUseBytes` finds them. */
 type FirstUseBytes = Awaited<ReturnType<typeof firstUseBytes>>;
 
 /** The section of docs/performance.md: its note, its tables and its summary rows. */
-function driftSection(samples: DriftSamples, bytes: FirstUseBytes): Section {
+function validationSection(samples: GetPostSamples, bytes: FirstUseBytes): Section {
   const ratio = (a: string, b: string): Record<"get" | "post", Summary> => ({
     get: pairedRatio(samples.get[a]!, samples.get[b]!),
     post: pairedRatio(samples.post[a]!, samples.post[b]!),
@@ -125,7 +104,7 @@ function driftSection(samples: DriftSamples, bytes: FirstUseBytes): Section {
         below); the plugin itself, the validators' loaders and the Ajv helpers every validator shares come
         with the plugin's import. The main entry reaches none of it: an application that does not import
         the plugin does not ship it (scripts/size.ts).`),
-    tables: driftTables(samples, bytes, report, control, perOperation),
+    tables: validationTables(samples, bytes, report, control, perOperation),
     summary: [
       [
         'loopback, with `validateResponses("report")` ÷ without (ops/s), GET / POST',
@@ -144,8 +123,8 @@ function driftSection(samples: DriftSamples, bytes: FirstUseBytes): Section {
 }
 
 /** The section's tables: ops/s per variant, the paired ratios, the bytes loaded on first use. */
-function driftTables(
-  samples: DriftSamples,
+function validationTables(
+  samples: GetPostSamples,
   bytes: FirstUseBytes,
   report: Record<"get" | "post", Summary>,
   control: Record<"get" | "post", Summary>,

@@ -44,7 +44,7 @@ export function validateResponses(mode: "report" | "strict"): StoreAdminPlugin {
   if (!MODES.includes(mode))
     throw new TypeError(`validateResponses() takes "report" or "strict", got ${describe(mode)}.`);
   let logger: Logger | undefined;
-  const check = createDriftCheck(mode, () => logger);
+  const validateBody = bodyValidation(mode, () => logger);
   return {
     name: "validate-responses",
     setup(client) {
@@ -56,7 +56,7 @@ export function validateResponses(mode: "report" | "strict"): StoreAdminPlugin {
       const { call } = attempt;
       // A parsed 2xx JSON body only: a stream, a text or a blob is the caller's to read.
       if (error !== undefined || !response?.ok || data === undefined || call.parseAs !== "json") return outcome;
-      const drift = await check({
+      const drift = await validateBody({
         operation: { method: call.method, path: call.path },
         response,
         data,
@@ -71,8 +71,8 @@ export function validateResponses(mode: "report" | "strict"): StoreAdminPlugin {
   };
 }
 
-/** One 2xx JSON body. */
-interface CheckedBody {
+/** One 2xx JSON body, to validate. */
+interface ResponseBody {
   operation: Operation;
   response: Response;
   data: unknown;
@@ -97,14 +97,14 @@ export function firstWarning(key: string): boolean {
 
 type Validators = Readonly<Record<string, Validator>>;
 
-/** The check of `validateResponses(mode)`: the drift found, if any. */
-function createDriftCheck(
+/** The validation of `validateResponses(mode)`: a body's drift from the contract, if any. */
+function bodyValidation(
   mode: "report" | "strict",
   logger: () => Logger | undefined,
-): (body: CheckedBody) => ContractDriftError | undefined | Promise<ContractDriftError | undefined> {
-  // Per operation: its validators once loaded (then every check is synchronous), or the load in flight.
+): (body: ResponseBody) => ContractDriftError | undefined | Promise<ContractDriftError | undefined> {
+  // Per operation: its validators once loaded (then every validation is synchronous), or the load in flight.
   const loaded = new Map<string, Validators | Promise<Validators | undefined>>();
-  const check = (body: CheckedBody, validators: Validators | undefined): ContractDriftError | undefined => {
+  const validated = (body: ResponseBody, validators: Validators | undefined): ContractDriftError | undefined => {
     const status = String(body.response.status);
     const validate = validators?.[status] ?? validators?.[`${status[0]}XX`] ?? validators?.["default"];
     if (!validate || validate(body.data)) return undefined;
@@ -127,12 +127,12 @@ function createDriftCheck(
   return (body) => {
     const key = `${body.operation.method} ${body.operation.path}`;
     const validators = loaded.get(key);
-    if (validators instanceof Promise) return validators.then((found) => check(body, found));
-    if (validators || !Object.hasOwn(responseValidators, key)) return check(body, validators);
-    return load(key).then((found) => check(body, found));
+    if (validators instanceof Promise) return validators.then((found) => validated(body, found));
+    if (validators || !Object.hasOwn(responseValidators, key)) return validated(body, validators);
+    return load(key).then((found) => validated(body, found));
   };
 
-  /** An operation's validators, loaded once; a module that does not load fails a strict check and is tried again by the next. */
+  /** An operation's validators, loaded once; a module that does not load fails a strict validation and is tried again by the next. */
   function load(key: string): Promise<Validators | undefined> {
     const loading = responseValidators[key as OperationKey]().then(
       (validators) => (loaded.set(key, validators), validators),
@@ -154,7 +154,7 @@ function createDriftCheck(
  * logged before in this process. The span's events and count are telemetry()'s, off the outcome.
  */
 function report(
-  body: CheckedBody,
+  body: ResponseBody,
   drifts: readonly ContractDrift[],
   moreDrifts: number,
   logger: Logger | undefined,
