@@ -10,7 +10,7 @@ import { envLogger } from "./env-logger.js";
 import { clientHeaders } from "./headers.js";
 import { deadlineClock } from "./deadline-clock.js";
 import { trackMiddleware } from "./openapi-fetch-internals.js";
-import { checkNumberOption } from "../core/options.js";
+import { checkNumberOption, unknownOptions } from "../core/options.js";
 import { ownOptions } from "../core/own.js";
 import { redactWhole } from "../core/redact.js";
 import { sleep as abortableSleep, untilStopped } from "../core/sleep.js";
@@ -137,6 +137,9 @@ export function buildClient(given: StoreAdminClientOptions, internals: ClientInt
     throw new TypeError("logger must be a function receiving one event per attempt.");
   }
   refuseMovedOptions(options as unknown as Record<string, unknown>);
+  const [unknown] = unknownOptions(options, CLIENT_OPTIONS);
+  if (unknown !== undefined)
+    throw new TypeError(`createStoreAdminClient() has no option "${unknown}"; it takes ${CLIENT_OPTIONS.join(", ")}.`);
   const added = checkPlugins(options.plugins);
   const token = tokenSource(options.accessToken);
 
@@ -188,6 +191,23 @@ export function buildClient(given: StoreAdminClientOptions, internals: ClientInt
   setUp(context);
   return assembled;
 }
+
+/**
+ * The client's options: any other is refused, so that a misspelt one (`plugin`, `timeout`) is
+ * not quietly ignored. The record is typed by the options' type, so the two cannot drift apart.
+ */
+const CLIENT_OPTIONS = Object.keys({
+  baseUrl: true,
+  apiUrl: true,
+  accessToken: true,
+  headers: true,
+  fetch: true,
+  timeoutMs: true,
+  maxRetries: true,
+  maxResponseBytes: true,
+  logger: true,
+  plugins: true,
+} satisfies Record<Exclude<keyof StoreAdminClientOptions, "telemetry" | "validateResponses">, true>);
 
 /** The options that became plugins: refused, naming the plugin to import instead. */
 function refuseMovedOptions(options: Record<string, unknown>): void {

@@ -368,4 +368,16 @@ describe("client option errors name the option; nothing is sent", () => {
     expect((error as Error).message).toContain("empty");
     expect(server().requests).toHaveLength(0);
   });
+
+  it.each([
+    ["plugin", "plugins"],
+    ["timeout", "timeoutMs"],
+    ["retryDelayMs", "maxRetries"],
+  ])('a misspelt option ("%s" for %s): TypeError naming it and listing the options', (misspelt) => {
+    const error = creationError({ apiUrl: server().url, accessToken: TEST_TOKEN, [misspelt]: 1 });
+    expect(error.message).toBe(
+      `createStoreAdminClient() has no option "${misspelt}"; it takes baseUrl, apiUrl, accessToken, headers, fetch, timeoutMs, maxRetries, maxResponseBytes, logger, plugins.`,
+    );
+    expect(server().requests).toHaveLength(0);
+  });
 });
