@@ -18,6 +18,7 @@ import type { OperationMethods } from "../../generated/methods.js";
 import { loadTables } from "./tables.js";
 import type { FetchResult } from "../core/call-types.js";
 import { responsePromise } from "./response-promise.js";
+import { unknownOptions } from "../core/options.js";
 import type { MethodOptions } from "../core/types.js";
 
 /** The client a resource object calls through: whatever holds the HTTP methods and `paginate`. */
@@ -35,7 +36,8 @@ const METHOD_OPTIONS: Readonly<Record<keyof MethodOptions, true>> = {
   timeoutMs: true,
   maxRetries: true,
 };
-const ALLOWED = Object.keys(METHOD_OPTIONS).join(", ");
+const METHOD_OPTION_NAMES = Object.keys(METHOD_OPTIONS);
+const ALLOWED = METHOD_OPTION_NAMES.join(", ");
 
 /** A row of the table, read once: what a call needs without parsing anything. */
 interface Method {
@@ -68,11 +70,10 @@ function initOf(method: Method, args: unknown[]): Record<string, unknown> {
   const options = args[arity] as Record<string, unknown> | undefined;
   if (options !== undefined) {
     if (options === null || typeof options !== "object") refuse(method, `options must be an object: { ${ALLOWED} }`);
+    const [unknown] = unknownOptions(options, METHOD_OPTION_NAMES);
+    if (unknown !== undefined) refuse(method, `unknown option "${unknown}" (allowed: ${ALLOWED})`);
     // Own keys only: a key inherited from a polluted Object.prototype is not the caller's option.
-    for (const option of Object.keys(options)) {
-      if (!Object.hasOwn(METHOD_OPTIONS, option)) refuse(method, `unknown option "${option}" (allowed: ${ALLOWED})`);
-      init[option] = options[option];
-    }
+    for (const option of Object.keys(options)) init[option] = options[option];
   }
   const params: Record<string, unknown> = {};
   if (count > 0) {

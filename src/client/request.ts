@@ -45,7 +45,7 @@ import type { FetchLike, FetchResult } from "../core/call-types.js";
 import { rememberCall } from "./call-info.js";
 import type { DeadlineClock } from "./deadline-clock.js";
 import { PlannedRequest, sendRequest } from "./openapi-fetch-internals.js";
-import { checkNumberOption } from "../core/options.js";
+import { checkNumberOption, unknownOptions } from "../core/options.js";
 import { ownOptions } from "../core/own.js";
 import { describe } from "../core/redact.js";
 import { loadedTables, loadTables } from "./tables.js";
@@ -91,6 +91,8 @@ const CALL_OPTIONS: Readonly<Record<CallOptionKey, true>> = {
   timeoutMs: true,
   maxRetries: true,
 };
+const CALL_OPTION_NAMES = Object.keys(CALL_OPTIONS);
+
 /** What the calls of one client share. */
 export interface ClientContext {
   /** openapi-fetch's own `request(method, path, init)` of the client. */
@@ -278,13 +280,12 @@ function attemptUrl({ context, operation, init }: Call): string {
 
 /** Refuses a per-call option the client does not know (step 1's first check, before the tables load). */
 function checkCallOptions(where: string, init: CallInit): void {
-  for (const key of Object.keys(init)) {
-    if (Object.hasOwn(CALL_OPTIONS, key)) continue;
-    const clientOption = key === "baseUrl" || key === "fetch" ? " (set it when creating the client)" : "";
-    throw new TypeError(
-      `${where} unknown per-call option \`${key}\`${clientOption}; a call takes ${Object.keys(CALL_OPTIONS).join(", ")}. The request was not sent.`,
-    );
-  }
+  const [key] = unknownOptions(init, CALL_OPTION_NAMES);
+  if (key === undefined) return;
+  const clientOption = key === "baseUrl" || key === "fetch" ? " (set it when creating the client)" : "";
+  throw new TypeError(
+    `${where} unknown per-call option \`${key}\`${clientOption}; a call takes ${CALL_OPTION_NAMES.join(", ")}. The request was not sent.`,
+  );
 }
 
 /** Refuses what must not be sent for an operation of the contract: bad path values, a body on a GET, owned headers, bad numbers or `parseAs`. */
