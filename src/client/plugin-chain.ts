@@ -192,16 +192,18 @@ function checked<Result>(plugin: StoreAdminPlugin, hook: string, result: Result,
 
 /** Whether `value` looks like a `Response` (one from another realm or a polyfill included). */
 const isResponse = (value: unknown): boolean =>
-  typeof (value as Response | null)?.status === "number" && typeof (value as Response).headers === "object";
+  typeof (value as Response | null)?.status === "number" && typeof (value as Response).headers?.get === "function";
 
 /**
  * `core` wrapped by every plugin's `wrapCall`, the first plugin outermost. A hook that throws
- * synchronously rejects the call as one that rejects does.
+ * synchronously rejects the call as one that rejects does. `signal` is the caller's, as the
+ * client holds it (a plugin may write over the view's).
  */
 export function wrapCall(
   plugins: readonly StoreAdminPlugin[],
   call: CallView,
   core: () => Promise<FetchResult>,
+  signal: AbortSignal | undefined,
 ): Promise<FetchResult> {
   const step = async (index: number): Promise<FetchResult> => {
     for (; index < plugins.length; index++) {
@@ -215,7 +217,7 @@ export function wrapCall(
           () => [call.setHeaders],
           () => step(index + 1),
         );
-        const result = await heldBy(plugin.wrapCall(call, next), call.signal, state);
+        const result = await heldBy(plugin.wrapCall(call, next), signal, state);
         return checked(plugin, "wrapCall", result, isResponse(result?.response));
       }
     }
@@ -232,6 +234,7 @@ export function wrapAttempt(
   plugins: readonly StoreAdminPlugin[],
   attempt: AttemptView,
   core: () => Promise<AttemptOutcome>,
+  signal: AbortSignal | undefined,
 ): Promise<AttemptOutcome> {
   const startedMs = performance.now();
   const step = async (index: number): Promise<AttemptOutcome> => {
@@ -243,7 +246,7 @@ export function wrapAttempt(
         const state: HookState = { inside: false };
         const headers = () => [attempt.call.setHeaders, attempt.setHeaders];
         const next = once(plugin, "wrapAttempt", state, headers, () => step(index + 1));
-        const outcome = await heldBy(plugin.wrapAttempt(attempt, next), attempt.call.signal, state);
+        const outcome = await heldBy(plugin.wrapAttempt(attempt, next), signal, state);
         return checked(plugin, "wrapAttempt", outcome, outcome?.error != null || isResponse(outcome?.response));
       }
     }
@@ -271,14 +274,13 @@ export async function verdicts(
   outcome: AttemptOutcome,
   policy: RetryDecision,
   extraSoFar: number,
+  signal: AbortSignal | undefined,
 ): Promise<Verdicts> {
   let decision = policy;
   let refreshToken = false;
   for (const plugin of plugins) {
     if (!plugin.onAttemptEnd) continue;
-    const verdict = await heldBy(plugin.onAttemptEnd(attempt, outcome, decision), attempt.call.signal, {
-      inside: false,
-    });
+    const verdict = await heldBy(plugin.onAttemptEnd(attempt, outcome, decision), signal, { inside: false });
     if (verdict === undefined) continue;
     checkVerdict(plugin, verdict);
     if (!verdict.retry) {

@@ -141,6 +141,8 @@ interface Call {
   extra: number;
   /** Whether a plugin asked for a fresh token for the next attempt. */
   refresh: boolean;
+  /** Set once the call has its result: an attempt a plugin starts later is not sent. */
+  ended?: boolean;
   /** The attempt in flight as the plugins see it, and its outcome as they left it. */
   attemptView?: AttemptView;
   shown?: AttemptOutcome;
@@ -161,18 +163,22 @@ export function createSend(
     const init = ownOptions(given);
     if (init?.params) init.params = ownOptions(init.params);
     const call = await prepare(context, method, path, init, view);
-    for (let attempt = 1; ; attempt++) {
-      if (call.signal?.aborted) throw call.signal.reason;
-      const outcome = view ? await pluginAttempt(call, attempt, view) : await runAttempt(call, attempt);
-      if (!outcome.sent) return finish(call, outcome);
-      const response = outcome.error === undefined ? outcome.result?.response : undefined;
-      // A success is never retried (retry-policy.ts): with no plugin to hear of it, there is nothing to ask.
-      if (response?.ok && !view) return finish(call, outcome);
-      // The retry policy is asked of a failed attempt only.
-      let decision = response?.ok ? NOT_RETRIED : retryDecision(call, outcome, attempt);
-      if (view) decision = await pluginVerdicts(call, decision);
-      if (!decision.retry) return finish(call, outcome);
-      await context.sleep(decision.delayMs, call.signal);
+    try {
+      for (let attempt = 1; ; attempt++) {
+        if (call.signal?.aborted) throw call.signal.reason;
+        const outcome = view ? await pluginAttempt(call, attempt, view) : await runAttempt(call, attempt);
+        if (!outcome.sent) return finish(call, outcome);
+        const response = outcome.error === undefined ? outcome.result?.response : undefined;
+        // A success is never retried (retry-policy.ts): with no plugin to hear of it, there is nothing to ask.
+        if (response?.ok && !view) return finish(call, outcome);
+        // The retry policy is asked of a failed attempt only.
+        let decision = response?.ok ? NOT_RETRIED : retryDecision(call, outcome, attempt);
+        if (view) decision = await pluginVerdicts(call, decision);
+        if (!decision.retry) return finish(call, outcome);
+        await context.sleep(decision.delayMs, call.signal);
+      }
+    } finally {
+      call.ended = true;
     }
   };
   const { plugins } = context;
@@ -188,9 +194,20 @@ export function createSend(
       secrets,
     );
     if (context.stopWaits) waitStops.set(view, context.stopWaits);
-    return wrapCall(plugins, view, () => send(method, path, init, view));
+    // A plugin that kept wrapCall's next() past the call's end does not send it then.
+    let ended = false;
+    const sendOnce = () => (ended ? Promise.reject(new TypeError(ENDED)) : send(method, path, init, view));
+    return wrapCall(plugins, view, sendOnce, view.signal).then(
+      (result) => ((ended = true), result),
+      (error: unknown) => {
+        ended = true;
+        throw error;
+      },
+    );
   };
 }
+
+const ENDED = "a plugin called next() after its call had ended; nothing was sent.";
 
 /** What the plugins are shown of an attempt's outcome. */
 const ATTEMPT_OUTCOME = Symbol("outcome");
@@ -200,11 +217,17 @@ async function pluginAttempt(call: Call, attempt: number, view: CallView): Promi
   const { context } = call;
   const shown = (call.attemptView = new AttemptView(view, attempt, () => attemptUrl(call)));
   if (call.refresh) await refreshToken(call);
-  call.shown = await wrapAttempt(context.plugins, shown, async () => {
-    // A wrap that held the attempt past the caller's abort sends nothing.
-    if (call.signal?.aborted) return outcomeForPlugins({ sent: false, error: call.signal.reason, startedMs: 0 });
-    return outcomeForPlugins(await runAttempt(call, attempt, pluginHeaders(context.plugins, shown)));
-  });
+  call.shown = await wrapAttempt(
+    context.plugins,
+    shown,
+    async () => {
+      // A wrap that held the attempt past the caller's abort, or kept next() past the call's end, sends nothing.
+      if (call.signal?.aborted) return outcomeForPlugins({ sent: false, error: call.signal.reason, startedMs: 0 });
+      if (call.ended) return outcomeForPlugins({ sent: false, error: new TypeError(ENDED), startedMs: 0 });
+      return outcomeForPlugins(await runAttempt(call, attempt, pluginHeaders(context.plugins, shown)));
+    },
+    call.signal,
+  );
   return outcomeFromPlugins(call.shown);
 }
 
@@ -256,7 +279,7 @@ function outcomeFromPlugins(shown: AttemptOutcome): Outcome {
 
 /** The plugins' say on an attempt (plugin-chain.ts); a fresh token for the next attempt when one asked. */
 async function pluginVerdicts(call: Call, policy: RetryDecision): Promise<RetryDecision> {
-  const said = await verdicts(call.context.plugins, call.attemptView!, call.shown!, policy, call.extra);
+  const said = await verdicts(call.context.plugins, call.attemptView!, call.shown!, policy, call.extra, call.signal);
   if (said.extra) call.extra++;
   if (said.decision.retry && said.refreshToken) call.refresh = true;
   return said.decision;

@@ -92,16 +92,18 @@ export function rateLimit(
   // early by the clock, and then waits out the rest rather than leave the queue paused.
   let resumeAt = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // Both queues pause: with perSecond alone the first lets every call through at once, and the
+  // calls waiting for a second's slot would leave inside the pause.
   const resume = (): void => {
     const left = resumeAt - performance.now();
     timer = left > 0 ? setTimeout(resume, Math.ceil(left)) : undefined;
-    if (!timer) queue.start();
+    if (!timer) for (const paused of [queue, seconds]) paused?.start();
   };
   const pauseFor = (ms: number): void => {
     const until = performance.now() + ms;
     if (until <= resumeAt) return;
     resumeAt = until;
-    queue.pause();
+    for (const paused of [queue, seconds]) paused?.pause();
     timer ??= setTimeout(resume, Math.ceil(ms));
   };
   const plugin = {

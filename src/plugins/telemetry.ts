@@ -12,6 +12,7 @@ import {
   secretsOf,
   TELEMETRY,
   typeName,
+  unknownOptions,
   VERSION,
   API_VERSION,
   type AttemptOutcome,
@@ -53,6 +54,11 @@ export function telemetry(options: TelemetryOptions = {}): StoreAdminPlugin {
   if (typeof options !== "object" || options === null)
     throw new TypeError(
       `telemetry() takes { tracerProvider?, meterProvider?, attributes? }, got ${options === null ? "null" : typeof options}.`,
+    );
+  const [unknown] = unknownOptions(options, ["tracerProvider", "meterProvider", "attributes"]);
+  if (unknown !== undefined)
+    throw new TypeError(
+      `telemetry() has no option "${unknown}": it takes { tracerProvider?, meterProvider?, attributes? }.`,
     );
   checkAttributes(options.attributes);
   checkProvider("tracerProvider", options.tracerProvider, "getTracer");

@@ -62,6 +62,10 @@ describe("options refused when the plugin is made", () => {
       { meterProvider: "x" },
       "telemetry({ meterProvider }) must be an OpenTelemetry meterProvider (an object with getMeter()), got string.",
     ],
+    [
+      { tracerprovider: {} },
+      'telemetry() has no option "tracerprovider": it takes { tracerProvider?, meterProvider?, attributes? }.',
+    ],
   ])("telemetry(%j)", (options, message) => {
     expect(() => telemetry(options as never)).toThrow(new TypeError(message));
   });
@@ -100,6 +104,28 @@ describe("rateLimit() under hostile timing", () => {
       ),
     );
     expect(second).toEqual(Array(40).fill(200));
+  });
+
+  it("perSecond alone: after a 429 with Retry-After: 2, no call waiting for a second's slot leaves inside the pause", async () => {
+    let first = true;
+    answer = () => {
+      if (!first) return {};
+      first = false;
+      return { status: 429, headers: { "retry-after": "2" } };
+    };
+    const store = clientWith(rateLimit({ perSecond: 2 }));
+    const from = arrived.length;
+    const statuses = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        store.GET("/users/{id}/", { params: { path: { id: 100 + i } } }).then(({ response }) => response.status),
+      ),
+    );
+    expect(statuses.filter((status) => status === 429)).toHaveLength(1);
+    const times = arrived.slice(from).map((arrival) => arrival.at);
+    const paused = times[0]!;
+    // The 429's answer starts the pause: what was sent before it arrives with it; nothing more until it ends.
+    expect(times.filter((at) => at > paused + 100 && at < paused + 1900)).toEqual([]);
+    answer = () => ({});
   });
 
   it("perSecond: 1 holds when the first call is aborted in flight: the next request arrives a second after the first", async () => {

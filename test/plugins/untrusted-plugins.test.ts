@@ -154,6 +154,44 @@ describe("a hook that never settles, and the caller's signal", () => {
     expect(server.requests.length).toBe(before);
   });
 
+  it("a hook that writes over the call's signal, then never settles: the caller's signal still ends the call", async () => {
+    const before = server.requests.length;
+    const store = clientWith({
+      name: "unsignalling",
+      wrapCall: (call) => {
+        (call as { signal: AbortSignal | undefined }).signal = undefined;
+        return never();
+      },
+    });
+    await expect(store.users.retrieve(1, { signal: AbortSignal.timeout(100) })).rejects.toMatchObject({
+      name: "TimeoutError",
+    });
+    expect(server.requests.length).toBe(before);
+  });
+
+  it("a next() a plugin kept past the call's end sends nothing: neither the attempt's nor the call's", async () => {
+    const kept: Array<() => Promise<unknown>> = [];
+    const fake = { response: new Response('{"id":1}', { status: 200 }), data: { id: 1 }, durationMs: 0 };
+    const keepAttempt: StoreAdminPlugin = {
+      name: "keep-attempt",
+      wrapAttempt: async (_a, next) => (kept.push(next), fake),
+    };
+    const keepCall: StoreAdminPlugin = {
+      name: "keep-call",
+      wrapCall: async (_c, next) => (kept.push(next), { data: { id: 1 }, error: undefined, response: fake.response }),
+    };
+    for (const plugin of [keepAttempt, keepCall]) {
+      const before = server.requests.length;
+      await clientWith(plugin).users.retrieve(1);
+      const late = await kept.pop()!().then(
+        (value) => (value as { error?: Error }).error,
+        (error: unknown) => error,
+      );
+      expect(late).toEqual(new TypeError("a plugin called next() after its call had ended; nothing was sent."));
+      expect(server.requests.length).toBe(before);
+    }
+  });
+
   it("onAttemptEnd that never settles: the call rejects with the signal's reason after its one request", async () => {
     const before = server.requests.length;
     const store = clientWith({ name: "stuck-verdict", onAttemptEnd: never });
@@ -169,6 +207,7 @@ describe("what a plugin returns, and the headers it sets", () => {
     ["null", null],
     ["a number", 42],
     ["an outcome whose error is null and response not one", { error: null, response: "x" }],
+    ["an outcome whose response has no headers", { response: { status: 200, headers: null } }],
   ])("wrapAttempt resolving to %s fails the call with a TypeError naming the plugin", async (_label, value) => {
     const store = clientWith({
       name: "garbled",
