@@ -22,6 +22,7 @@ export {
   type RunTelemetrySource,
 } from "./client/client.js";
 export { secretsOf } from "./client/plugin-chain.js";
+export { pausedMs } from "./client/rate-pause.js";
 export { MAX_EXTRA_ATTEMPTS } from "./core/plugin.js";
 export { cursorOf, walkOf } from "./client/paginate.js";
 export { loadOnce } from "./core/load-once.js";

@@ -9,6 +9,7 @@ import {
   loadOnce,
   mustBe,
   redact,
+  pausedMs,
   secretsOf,
   TELEMETRY,
   typeName,
@@ -86,7 +87,7 @@ export function telemetry(options: TelemetryOptions = {}): StoreAdminPlugin {
       if (Object.keys(call.attributes).length) traced.add({ ...call.attributes });
       const request = { url: attempt.url, method: call.method, headers: attempt.headers };
       return traced
-        .attempt(attempt.number, request, secretsOf(call), next, attempt.waitedMs)
+        .attempt(attempt.number, request, secretsOf(call), next, pausedMs.get(attempt) ?? 0)
         .then((outcome) => (lastOutcomes.set(call, outcome), outcome));
     },
     // After every wrap, whatever the plugins' order: the outcome as the call ends it (a strict drift is the attempt's failure).

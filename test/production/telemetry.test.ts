@@ -41,6 +41,7 @@ import {
   createStoreAdminClient,
   NotFoundError,
   type StoreAdminClient,
+  type StoreAdminPlugin,
   type TelemetryOptions,
 } from "../../src/index.js";
 import { telemetry } from "../../src/plugins/index.js";
@@ -171,6 +172,21 @@ describe("telemetry: spans", () => {
     await store.users.retrieve(42);
     const [attempt] = spans(SpanKind.CLIENT);
     expect(attempt!.attributes["store_admin.rate_pause.waited_ms"]).toBeGreaterThan(0);
+    exporter.reset();
+    await store.users.retrieve(42);
+    expect(spans(SpanKind.CLIENT)[0]!.attributes).not.toHaveProperty("store_admin.rate_pause.waited_ms");
+  });
+
+  it("a plugin's own wait before the attempt is no pause: the attribute counts the 429 pause's wait only", async () => {
+    const slow: StoreAdminPlugin = {
+      name: "slow",
+      wrapAttempt: async (_attempt, next) => (await new Promise((resolve) => setTimeout(resolve, 30)), next()),
+    };
+    const store = createStoreAdminClient({
+      apiUrl: server.url,
+      accessToken: TEST_TOKEN,
+      plugins: [slow, telemetry({ tracerProvider, meterProvider })],
+    });
     exporter.reset();
     await store.users.retrieve(42);
     expect(spans(SpanKind.CLIENT)[0]!.attributes).not.toHaveProperty("store_admin.rate_pause.waited_ms");
