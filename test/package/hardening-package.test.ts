@@ -245,8 +245,11 @@ describe(`validation is linear: ${ITEMS.toLocaleString("en-US")} failing items a
     linear = await consumer<Linear>("linear.mjs", { ITEMS: String(ITEMS) });
   }, 300_000);
 
-  it('validateResponses "report": within 5× of the valid page, one drift for every item\'s id', () => {
-    expect(linear.client.bad / linear.client.good, JSON.stringify(linear.client)).toBeLessThan(5);
+  it('validateResponses "report": within 10× of the valid page, one drift for every item\'s id', () => {
+    // Measured 3–5.2× on loaded machines: a failing item costs the validator an error object that a
+    // valid one does not, and a loaded machine's collections grow that. Quadratic (before) took
+    // seconds against the valid page's 50 ms: more than 20×.
+    expect(linear.client.bad / linear.client.good, JSON.stringify(linear.client)).toBeLessThan(10);
     expect(linear.drifted).toEqual([
       { drifts: [{ pointer: "/results/*/id", expected: "integer", received: "string" }] },
     ]);
