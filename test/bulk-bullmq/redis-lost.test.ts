@@ -66,10 +66,12 @@ describe("Redis lost mid-run and back", () => {
     const twice = [...server.countByKey("POST")].filter(([, count]) => count > 1);
     expect(twice, "POST keys received more than once").toEqual([]);
     for (const worker of workers) {
+      // At most 3 reports on a quiet machine; a loaded fresh-clone run saw 5. A flood is a report per
+      // reconnect attempt: hundreds over the outage.
       expect(
         worker.messages.filter((m) => m.error).length,
         `worker ${worker.pid}: one report per outage, not a flood`,
-      ).toBeLessThanOrEqual(3);
+      ).toBeLessThanOrEqual(6);
       expect(worker.stderr).not.toMatch(/Unhandled|unhandled/);
     }
     await Promise.all(workers.map((worker) => worker.kill("SIGTERM")));
