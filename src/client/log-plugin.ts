@@ -5,11 +5,11 @@
  */
 import type { StoreAdminPlugin } from "../core/plugin.js";
 import { attemptEvent, emitLogEvent, type Logger } from "../core/logger.js";
-import { secretsOf } from "./plugin-chain.js";
+import { sdkPlugin, secretsOf } from "./plugin-chain.js";
 import { pausedMs } from "./rate-pause.js";
 
 export function logPlugin(logger: Logger): StoreAdminPlugin {
-  return {
+  return sdkPlugin({
     name: "logger",
     onAttemptEnd(attempt, outcome, decision) {
       const { call } = attempt;
@@ -32,5 +32,5 @@ export function logPlugin(logger: Logger): StoreAdminPlugin {
         }),
       );
     },
-  };
+  });
 }

@@ -20,19 +20,30 @@ import { describe, redactWhole } from "../core/redact.js";
 import { onAbort } from "../core/timeout.js";
 
 /**
- * Each call view's tokens, kept in this module: no object a plugin is handed reaches them (not
- * a field, not a method of the view or its class), only {@link secretsOf}, for the SDK's own plugins.
+ * The tokens to scrub from what an SDK plugin builds for `call`: its errors and log events,
+ * scrubbed as the core's are. A view keeps its tokens in a private field that only this
+ * function reads (set in the class's static block): no object a plugin is handed reaches them,
+ * not a field, not a method of the view or of its class.
  */
-const secretsByView = new WeakMap<PluginCall, () => readonly string[]>();
+export let secretsOf: (call: PluginCall) => readonly string[];
 
-/** The tokens to scrub from what an SDK plugin builds for `call`: its errors and log events, scrubbed as the core's are. */
-export const secretsOf = (call: PluginCall): readonly string[] => secretsByView.get(call)?.() ?? [];
+/** The call's place in the order calls were made (the pause serves its waiters in that order). */
+export let callOrder: (call: PluginCall) => number;
+
+let calls = 0;
 
 /** One call as its plugins see it. Its headers and attributes are made on first use: most calls never touch them. */
 export class CallView implements PluginCall {
   idempotent: boolean;
   #headers: Headers | undefined;
   #attributes: Record<string, PluginAttributeValue> | undefined;
+  readonly #secrets: () => readonly string[];
+  readonly #order = ++calls;
+
+  static {
+    secretsOf = (call) => (#secrets in call ? call.#secrets() : []);
+    callOrder = (call) => (#order in call ? call.#order : 0);
+  }
 
   constructor(
     readonly method: string,
@@ -43,7 +54,7 @@ export class CallView implements PluginCall {
     secrets: () => readonly string[],
   ) {
     this.idempotent = idempotent;
-    secretsByView.set(this, secrets);
+    this.#secrets = secrets;
   }
 
   get headers(): Headers {
@@ -110,6 +121,48 @@ export class AttemptView implements PluginAttempt {
     };
   }
 }
+
+/**
+ * When one of the SDK's own plugins has nothing to do, so that its hook need not run: a
+ * `wrapAttempt` that would only call `next()`, an `onAttemptEnd` that would return nothing.
+ */
+export interface Idle {
+  attempt?: () => boolean;
+  end?: (response: Response | undefined, decision: RetryDecision) => boolean;
+}
+
+/**
+ * The SDK's own plugins (the pause, the logger). They run without the guards a caller's plugin
+ * gets (`next()` once, the caller's abort over a hook that hangs, the result checked), which
+ * they need not; and where every plugin with a hook is idle, the hooks are not run at all (no
+ * view of the attempt, no promise): a default client's every call would pay for them.
+ */
+const sdkPlugins = new WeakMap<StoreAdminPlugin, Idle>();
+
+/** Marks `plugin` as one of the SDK's own, idle when `idle` says so; returns it. */
+export function sdkPlugin(plugin: StoreAdminPlugin, idle: Idle = {}): StoreAdminPlugin {
+  sdkPlugins.set(plugin, idle);
+  return plugin;
+}
+
+/** Whether no `wrapAttempt` has anything to do for the attempt about to start. */
+export const wrapsIdle = (plugins: readonly StoreAdminPlugin[]): boolean =>
+  plugins.every((plugin) => !plugin.wrapAttempt || sdkPlugins.get(plugin)?.attempt?.() === true);
+
+/** Whether no `onAttemptEnd` has anything to say of an attempt that ended with `response` (or none) and `decision`. */
+export const endsIdle = (
+  plugins: readonly StoreAdminPlugin[],
+  response: Response | undefined,
+  decision: RetryDecision,
+): boolean =>
+  plugins.every((plugin) => !plugin.onAttemptEnd || sdkPlugins.get(plugin)?.end?.(response, decision) === true);
+
+/** Whether a call of this client needs `wrapCall` run: a plugin has the hook. */
+export const wrapsCalls = (plugins: readonly StoreAdminPlugin[]): boolean => plugins.some((plugin) => plugin.wrapCall);
+
+/** Whether `value` is a promise or another thenable: only then may a hook's result keep the call waiting. */
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === "function";
 
 /** Where one hook of a call stands: inside `next()` (the attempt, or the hooks further in), or on its own. */
 interface HookState {
@@ -243,6 +296,7 @@ export function wrapAttempt(
     for (; index < plugins.length; index++) {
       const plugin = plugins[index]!;
       if (plugin.wrapAttempt) {
+        if (sdkPlugins.has(plugin)) return plugin.wrapAttempt(attempt, () => step(index + 1));
         const state: HookState = { inside: false };
         const headers = () => [attempt.call.setHeaders, attempt.setHeaders];
         const next = once(plugin, "wrapAttempt", state, headers, () => step(index + 1));
@@ -280,7 +334,9 @@ export async function verdicts(
   let refreshToken = false;
   for (const plugin of plugins) {
     if (!plugin.onAttemptEnd) continue;
-    const verdict = await heldBy(plugin.onAttemptEnd(attempt, outcome, decision), signal, { inside: false });
+    const said = plugin.onAttemptEnd(attempt, outcome, decision);
+    // A verdict given at once cannot hang; only a pending one is held to the caller's signal.
+    const verdict = isThenable(said) ? await heldBy(said, signal, { inside: false }) : said;
     if (verdict === undefined) continue;
     checkVerdict(plugin, verdict);
     if (!verdict.retry) {

@@ -14,7 +14,8 @@
 import { MAX_RETRY_AFTER_MS, parseRetryAfterMs } from "../core/retry-policy.js";
 import { onAbort } from "../core/timeout.js";
 import { untilStopped } from "../core/sleep.js";
-import type { AttemptOutcome, PluginAttempt, PluginCall, StoreAdminPlugin } from "../core/plugin.js";
+import type { PluginAttempt, PluginCall, StoreAdminPlugin } from "../core/plugin.js";
+import { callOrder, sdkPlugin } from "./plugin-chain.js";
 
 /** The pause of one client and its derivatives. */
 export interface RatePause {
@@ -25,11 +26,6 @@ export interface RatePause {
   /** `undefined` when there is no pause; else a wait for its end, served in `turn` order, rejected with `signal.reason` on an abort. */
   wait(turn: number, signal?: AbortSignal): Promise<void> | undefined;
 }
-
-let turns = 0;
-
-/** The next call's turn: calls wait out a pause in the order they took one. */
-const nextTurn = (): number => ++turns;
 
 /** A pause of its own, for a client made by `createStoreAdminClient()`. */
 export function ratePause(): RatePause {
@@ -66,9 +62,6 @@ export function ratePause(): RatePause {
   };
 }
 
-/** Each call's turn, taken at its first attempt. */
-const callTurns = new WeakMap<PluginCall, number>();
-
 /** How long an attempt waited in the pause (the logger's `pausedMs`: other plugins' waits are theirs). */
 export const pausedMs = new WeakMap<PluginAttempt, number>();
 
@@ -77,17 +70,18 @@ export const waitStops = new WeakMap<PluginCall, AbortSignal>();
 
 /**
  * The pause as two plugins: the chain's first (before each attempt, a call waits out a pause in
- * turn, outside the attempt's `timeoutMs`; a 429's `Retry-After` holds the client's calls) and
- * its last (a retry the pause covers waits in it, in turn, rather than beside it: its delay
- * shortened after the logger and telemetry have heard the policy's).
+ * the order calls were made, outside the attempt's `timeoutMs`; after it, a 429's `Retry-After`
+ * holds the client's calls) and its last (a retry the pause covers waits in it, in turn, rather
+ * than beside it: its delay shortened after the logger and telemetry have heard the policy's).
+ * Both are idle (not run) while there is no pause and no 429.
  */
 export function pausePlugins(pause: RatePause): [StoreAdminPlugin, StoreAdminPlugin] {
+  const idle = (): boolean => pause.left() === 0;
   const wait: StoreAdminPlugin = {
     name: "rate-pause",
     wrapAttempt(attempt, next) {
       const { call } = attempt;
-      let turn = callTurns.get(call);
-      if (turn === undefined) callTurns.set(call, (turn = nextTurn()));
+      const turn = callOrder(call);
       const stop = waitStops.get(call);
       const held =
         pause.left() > 0
@@ -95,14 +89,16 @@ export function pausePlugins(pause: RatePause): [StoreAdminPlugin, StoreAdminPlu
             ? untilStopped(call.signal, stop, (both) => pause.wait(turn, both)!)
             : pause.wait(turn, call.signal)
           : undefined;
-      if (!held) return next().then(holdOn429);
+      if (!held) return next();
       const start = performance.now();
-      return held
-        .then(() => {
-          pausedMs.set(attempt, Math.round(performance.now() - start));
-          return next();
-        })
-        .then(holdOn429);
+      return held.then(() => {
+        pausedMs.set(attempt, Math.round(performance.now() - start));
+        return next();
+      });
+    },
+    onAttemptEnd(_attempt, outcome) {
+      const { response } = outcome;
+      if (response?.status === 429) pause.hold(parseRetryAfterMs(response.headers.get("retry-after")));
     },
   };
   const release: StoreAdminPlugin = {
@@ -112,11 +108,8 @@ export function pausePlugins(pause: RatePause): [StoreAdminPlugin, StoreAdminPlu
       if (decision.retry && left > 0) return { retry: true, delayMs: Math.max(0, decision.delayMs - left) };
     },
   };
-  return [wait, release];
-
-  function holdOn429(outcome: AttemptOutcome): AttemptOutcome {
-    const response = outcome.response;
-    if (response?.status === 429) pause.hold(parseRetryAfterMs(response.headers.get("retry-after")));
-    return outcome;
-  }
+  return [
+    sdkPlugin(wait, { attempt: idle, end: (response) => response?.status !== 429 }),
+    sdkPlugin(release, { end: (_response, decision) => !decision.retry || idle() }),
+  ];
 }

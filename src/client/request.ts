@@ -52,7 +52,17 @@ import { loadedTables, loadTables } from "./tables.js";
 import type { CallOptionKey } from "../core/types.js";
 import { waitStops, type RatePause } from "./rate-pause.js";
 import type { AttemptOutcome, StoreAdminPlugin } from "../core/plugin.js";
-import { AttemptView, CallView, pluginHeaders, verdicts, wrapAttempt, wrapCall } from "./plugin-chain.js";
+import {
+  AttemptView,
+  CallView,
+  endsIdle,
+  pluginHeaders,
+  verdicts,
+  wrapAttempt,
+  wrapCall,
+  wrapsCalls,
+  wrapsIdle,
+} from "./plugin-chain.js";
 import { createFinalURL, createQuerySerializer, defaultPathSerializer } from "openapi-fetch";
 
 /** The per-call options a caller may pass; anything else is refused. */
@@ -146,6 +156,8 @@ interface Call {
   /** The attempt in flight as the plugins see it, and its outcome as they left it. */
   attemptView?: AttemptView;
   shown?: AttemptOutcome;
+  /** The last outcome shown to the plugins, and the attempt's own record of it. */
+  record?: [AttemptOutcome, Outcome];
 }
 
 /**
@@ -166,14 +178,18 @@ export function createSend(
     try {
       for (let attempt = 1; ; attempt++) {
         if (call.signal?.aborted) throw call.signal.reason;
-        const outcome = view ? await pluginAttempt(call, attempt, view) : await runAttempt(call, attempt);
+        if (call.refresh) await refreshToken(call);
+        // Straight to the attempt when every plugin's wrap is idle (plugin-chain.ts, `wrapsIdle`).
+        const wrapped = view && (view.setHeaders || !wrapsIdle(context.plugins));
+        const outcome = wrapped ? await pluginAttempt(call, attempt, view) : await unwrappedAttempt(call, attempt);
         if (!outcome.sent) return finish(call, outcome);
         const response = outcome.error === undefined ? outcome.result?.response : undefined;
         // A success is never retried (retry-policy.ts): with no plugin to hear of it, there is nothing to ask.
         if (response?.ok && !view) return finish(call, outcome);
         // The retry policy is asked of a failed attempt only.
         let decision = response?.ok ? NOT_RETRIED : retryDecision(call, outcome, attempt);
-        if (view) decision = await pluginVerdicts(call, decision);
+        if (view && !endsIdle(context.plugins, call.shown ? call.shown.response : response, decision))
+          decision = await pluginVerdicts(call, attempt, outcome, decision);
         if (!decision.retry) return finish(call, outcome);
         await context.sleep(decision.delayMs, call.signal);
       }
@@ -184,6 +200,7 @@ export function createSend(
   const { plugins } = context;
   if (!plugins.length) return send;
   const secrets = (): readonly string[] => context.token.secrets;
+  const wrapped = wrapsCalls(plugins);
   return (method, path, init) => {
     const view = new CallView(
       method,
@@ -194,6 +211,7 @@ export function createSend(
       secrets,
     );
     if (context.stopWaits) waitStops.set(view, context.stopWaits);
+    if (!wrapped) return send(method, path, init, view);
     // A plugin that kept wrapCall's next() past the call's end does not send it then.
     let ended = false;
     const sendOnce = () => (ended ? Promise.reject(new TypeError(ENDED)) : send(method, path, init, view));
@@ -209,26 +227,29 @@ export function createSend(
 
 const ENDED = "a plugin called next() after its call had ended; nothing was sent.";
 
-/** What the plugins are shown of an attempt's outcome. */
-const ATTEMPT_OUTCOME = Symbol("outcome");
+/** One attempt that no plugin wraps: the plugins are shown it only if their `onAttemptEnd` has something to do. */
+function unwrappedAttempt(call: Call, attempt: number): Promise<Outcome> {
+  call.attemptView = call.shown = undefined;
+  return runAttempt(call, attempt);
+}
 
 /** One attempt through the plugins' `wrapAttempt`, with the headers they set. */
 async function pluginAttempt(call: Call, attempt: number, view: CallView): Promise<Outcome> {
   const { context } = call;
   const shown = (call.attemptView = new AttemptView(view, attempt, () => attemptUrl(call)));
-  if (call.refresh) await refreshToken(call);
   call.shown = await wrapAttempt(
     context.plugins,
     shown,
     async () => {
       // A wrap that held the attempt past the caller's abort, or kept next() past the call's end, sends nothing.
-      if (call.signal?.aborted) return outcomeForPlugins({ sent: false, error: call.signal.reason, startedMs: 0 });
-      if (call.ended) return outcomeForPlugins({ sent: false, error: new TypeError(ENDED), startedMs: 0 });
-      return outcomeForPlugins(await runAttempt(call, attempt, pluginHeaders(context.plugins, shown)));
+      if (call.signal?.aborted)
+        return outcomeForPlugins(call, { sent: false, error: call.signal.reason, startedMs: 0 });
+      if (call.ended) return outcomeForPlugins(call, { sent: false, error: new TypeError(ENDED), startedMs: 0 });
+      return outcomeForPlugins(call, await runAttempt(call, attempt, pluginHeaders(context.plugins, shown)));
     },
     call.signal,
   );
-  return outcomeFromPlugins(call.shown);
+  return outcomeFromPlugins(call, call.shown);
 }
 
 /** A fresh token from the client's source, for the attempt after a plugin asked for one (a 401 answered by a refresh). */
@@ -242,8 +263,8 @@ async function refreshToken(call: Call): Promise<void> {
   call.secrets = token.secrets[0] === accessToken ? token.secrets : [accessToken, ...token.secrets];
 }
 
-/** The outcome as plugins see it (core/plugin.ts); the attempt's own record rides along out of their sight. */
-function outcomeForPlugins(outcome: Outcome): AttemptOutcome {
+/** The outcome as plugins see it (core/plugin.ts); the attempt's own record stays on the call, out of their sight. */
+function outcomeForPlugins(call: Call, outcome: Outcome): AttemptOutcome {
   const { result } = outcome;
   const shown: AttemptOutcome = {
     response: result?.response,
@@ -252,13 +273,13 @@ function outcomeForPlugins(outcome: Outcome): AttemptOutcome {
     error: outcome.error,
     durationMs: outcome.startedMs ? Math.round(performance.now() - outcome.startedMs) : 0,
   };
-  Object.defineProperty(shown, ATTEMPT_OUTCOME, { value: outcome });
+  call.record = [shown, outcome];
   return shown;
 }
 
 /** The attempt's record from what the plugins returned: theirs if they made a new outcome. */
-function outcomeFromPlugins(shown: AttemptOutcome): Outcome {
-  const own = (shown as { [ATTEMPT_OUTCOME]?: Outcome })[ATTEMPT_OUTCOME];
+function outcomeFromPlugins(call: Call, shown: AttemptOutcome): Outcome {
+  const own = call.record?.[0] === shown ? call.record[1] : undefined;
   const sent = own?.sent ?? true;
   const startedMs = own?.startedMs ?? 0;
   if (shown.error !== undefined) return { sent, error: shown.error, result: undefined, startedMs };
@@ -277,9 +298,19 @@ function outcomeFromPlugins(shown: AttemptOutcome): Outcome {
   return { sent, result, startedMs };
 }
 
-/** The plugins' say on an attempt (plugin-chain.ts); a fresh token for the next attempt when one asked. */
-async function pluginVerdicts(call: Call, policy: RetryDecision): Promise<RetryDecision> {
-  const said = await verdicts(call.context.plugins, call.attemptView!, call.shown!, policy, call.extra, call.signal);
+/**
+ * The plugins' say on an attempt (plugin-chain.ts); a fresh token for the next attempt when one
+ * asked. The attempt's view is made here when its wraps were idle.
+ */
+async function pluginVerdicts(
+  call: Call,
+  attempt: number,
+  outcome: Outcome,
+  policy: RetryDecision,
+): Promise<RetryDecision> {
+  const view = (call.attemptView ??= new AttemptView(call.view!, attempt, () => attemptUrl(call)));
+  const shown = (call.shown ??= outcomeForPlugins(call, outcome));
+  const said = await verdicts(call.context.plugins, view, shown, policy, call.extra, call.signal);
   if (said.extra) call.extra++;
   if (said.decision.retry && said.refreshToken) call.refresh = true;
   return said.decision;
@@ -321,8 +352,15 @@ function checkInit(where: string, method: string, path: string, init: CallInit):
   }
   if (init.headers !== undefined) checkHeaders(init.headers, `${where} the per-call headers`);
   if (init.params?.header !== undefined) checkHeaders(init.params.header, `${where} params.header`);
-  checkNumberOption(`${where} timeoutMs`, init.timeoutMs, (n) => n > 0, "a positive number of milliseconds");
-  checkNumberOption(`${where} maxRetries`, init.maxRetries, (n) => Number.isInteger(n) && n >= 0, "a whole number ≥ 0");
+  if (init.timeoutMs !== undefined)
+    checkNumberOption(`${where} timeoutMs`, init.timeoutMs, (n) => n > 0, "a positive number of milliseconds");
+  if (init.maxRetries !== undefined)
+    checkNumberOption(
+      `${where} maxRetries`,
+      init.maxRetries,
+      (n) => Number.isInteger(n) && n >= 0,
+      "a whole number ≥ 0",
+    );
   // openapi-fetch calls `response[parseAs]()`: any other name would read the body past the byte count, or call what is no reader.
   if (init.parseAs !== undefined && !PARSE_AS.includes(init.parseAs)) {
     throw new TypeError(
@@ -397,6 +435,11 @@ async function prepare(
       middleware: init.middleware,
       // Middleware is shown real Requests; without it, fetch is called with the URL and init.
       Request: context.hasMiddleware() || (init.middleware?.length ?? 0) > 0 ? undefined : PlannedRequest,
+      // openapi-fetch's defaults, given as undefined so that none is inherited; the last two are each attempt's (runAttempt).
+      baseUrl: undefined,
+      pathSerializer: undefined,
+      signal: undefined,
+      fetch: undefined,
     },
     streams: init.parseAs === "stream",
     view,
@@ -502,15 +545,12 @@ async function runAttempt(call: Call, attempt: number, headers?: Record<string, 
   };
 
   try {
-    // `baseUrl` and `pathSerializer` given as undefined (openapi-fetch's defaults), so that none is inherited.
+    // The call's own options object, this attempt's signal and fetch written onto it: openapi-fetch
+    // reads its options once, as the attempt starts, and a call's attempts never overlap.
     const init = headers ? withHeaders(call.init, headers) : call.init;
-    const result = await context.request(method, operation.path, {
-      ...init,
-      signal: deadline.signal,
-      fetch: fetchOnce,
-      baseUrl: undefined,
-      pathSerializer: undefined,
-    });
+    init["signal"] = deadline.signal;
+    init["fetch"] = fetchOnce;
+    const result = await context.request(method, operation.path, init);
     // The body's JSON is checked, not its schema (that would cost every call a walk of its data):
     // `null`, `42` or `"hello"` is data, as a body that lacks a field is.
     if (expectsJsonBody(method, result.response) && result.data === undefined && !call.facts.noContent) {
@@ -595,11 +635,7 @@ function finish({ facts, operation, secrets }: Call, outcome: Outcome): FetchRes
   if (facts.singleOrList && result.response.ok && result.data != null && !Array.isArray(result.data)) {
     result.data = [result.data];
   }
-  rememberCall(result.response, {
-    operation,
-    scope: facts.scope,
-    requiredScopes: facts.scopes ?? (facts.scope === undefined ? undefined : [[facts.scope]]),
-    secrets,
-  });
+  // An error made from the response derives `[[scope]]` from `scope` when `scopes` is not given.
+  rememberCall(result.response, { operation, scope: facts.scope, requiredScopes: facts.scopes, secrets });
   return result;
 }

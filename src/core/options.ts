@@ -48,5 +48,9 @@ export const typeName = (value: unknown): string => (value === null ? "null" : t
  * The own keys of `given` that are not among `known`: what a refusal of an unknown option names.
  * Own keys only: a key inherited from a polluted `Object.prototype` is not the caller's option.
  */
-export const unknownOptions = (given: object, known: readonly string[]): string[] =>
-  Object.keys(given).filter((key) => !known.includes(key));
+export function unknownOptions(given: object, known: readonly string[]): string[] {
+  // Every call checks its options: a loop, and no array made when all are known (the usual case).
+  let unknown: string[] | undefined;
+  for (const key in given) if (Object.hasOwn(given, key) && !known.includes(key)) (unknown ??= []).push(key);
+  return unknown ?? [];
+}
