@@ -45,6 +45,7 @@ const ALL = [
   "perOperation",
   "codeMode",
   "drift",
+  "stubPlugins",
 ];
 const onlyAt = process.argv.indexOf("--only");
 const only = onlyAt < 0 ? undefined : (process.argv[onlyAt + 1] ?? "").split(",").filter(Boolean);

@@ -8,11 +8,12 @@ import { codeMode } from "./code-mode.js";
 import { contractDiff, size, startup, typecheck } from "./footprint.js";
 import { pagination, timedWalk, type WalkName } from "./pagination.js";
 import { costPerOperation } from "./per-operation.js";
-import { loopback, retryCost, stub } from "./throughput.js";
+import { loopback, retryCost, stub, stubPlugins } from "./throughput.js";
 import { responseValidation } from "./validate-responses.js";
 
 const BENCHMARKS: Record<string, (...args: string[]) => Promise<unknown>> = {
   stub: (mode) => stub(mode === "quick"),
+  stubPlugins: (mode) => stubPlugins(mode === "quick"),
   loopback: (mode) => loopback(mode === "quick"),
   pagination: (mode) => pagination(mode === "quick"),
   retryCost: (mode) => retryCost(mode === "quick"),

@@ -420,12 +420,13 @@ async function prepare(
     // openapi-fetch's options for every attempt: the caller's, checked above, with the SDK's headers on top.
     init: {
       // Its query serializer walks the query with `for…in` (inherited keys too), and takes `{}` for none.
-      params: {
-        ...params,
-        path: params?.path,
-        query: ownOptions(params?.query === undefined ? {} : encodeQueryKeys(params.query, init.querySerializer)),
+      params: attemptParams(
+        params,
+        params?.query === undefined
+          ? Object.create(null)
+          : ownOptions(encodeQueryKeys(params.query, init.querySerializer)),
         header,
-      },
+      ),
       body,
       // The body openapi-fetch is given is already serialized: it is passed through as it is.
       bodySerializer: serialized,
@@ -449,6 +450,21 @@ async function prepare(
 }
 
 const serialized = (body: unknown): unknown => body;
+
+/**
+ * openapi-fetch's `params` for every attempt: the caller's (own keys, core/own.ts), with the
+ * query and header made here. Built key by key: a spread of the caller's prototype-less copy
+ * cost a stub call about 2 % of its time.
+ */
+function attemptParams(
+  params: CallInit["params"],
+  query: unknown,
+  header: Record<string, unknown>,
+): Record<string, unknown> {
+  const built: Record<string, unknown> = { path: params?.path, query, header };
+  for (const key in params) if (key !== "path" && key !== "query" && key !== "header") built[key] = params[key];
+  return built;
+}
 
 /** What a token function answers, unless the caller's signal aborts or `timeoutMs` runs out first. */
 async function tokenWithin(
