@@ -5,30 +5,38 @@
  * `src/client/methods.ts` builds them from this table; `methods.ts` types and documents them.
  */
 import type { OperationKey } from "./operations.js";
+import { operations } from "./operation-facts.js";
 
 /** One operation method: its dotted name, its operation, and what follows its path parameters (the template's, in order). */
 export type MethodRow = readonly [name: string, operation: OperationKey, rest: "query" | "body" | "body+query" | ""];
 
-/** Every operation method. */
-export const methodTable: readonly MethodRow[] = [
-  ["users.list", "GET /users/", "query"],
-  ["users.retrieve", "GET /users/{id}/", ""],
-  ["users.replace", "PUT /users/{id}/", "body"],
-  ["users.update", "PATCH /users/{id}/", "body"],
-  ["users.addresses.update", "PUT /users/{id}/addresses/{addressId}/", "body"],
-  ["users.notes.list", "GET /users/{id}/notes/", "query"],
-  ["giftCards.list", "GET /gift-cards/", "query"],
-  ["giftCards.update", "PATCH /gift-cards/{id}/", "body"],
-  ["products.create", "POST /products/", "body"],
-  ["products.variants.retrieve", "GET /products/variants/{id}/", ""],
-  ["products.images.create", "POST /products/{id}/images/", "body"],
-  ["stockRecords.retrieve", "GET /stockrecords/{id}/", ""],
-  ["disputes.retrieve", "GET /disputes/{id}/", ""],
-  ["disputes.notes.create", "POST /disputes/{id}/notes/", "body"],
-  ["disputes.resolve", "POST /disputes/{id}/resolve/", "body"],
-  ["gateways.retrieve", "GET /gateways/{id}/", ""],
-  ["orders.lines.update", "PATCH /orders/{number}/lines/{lineId}/", "body"],
-  ["orders.fulfillmentOrders.list", "GET /orders/{number}/fulfillment-orders/", ""],
-  ["subscriptions.renew", "POST /subscriptions/{id}/renew/", ""],
-  ["tickets.attachments.create", "POST /tickets/attachments/", "body"],
+/** Each method's name and what follows its path parameters, one row per operation of `operations`, in its order (the operation after each row). */
+const rows: readonly (readonly [name: string, rest: MethodRow[2]])[] = [
+  ["users.list", "query"], // GET /users/
+  ["users.retrieve", ""], // GET /users/{id}/
+  ["users.replace", "body"], // PUT /users/{id}/
+  ["users.update", "body"], // PATCH /users/{id}/
+  ["users.addresses.update", "body"], // PUT /users/{id}/addresses/{addressId}/
+  ["users.notes.list", "query"], // GET /users/{id}/notes/
+  ["giftCards.list", "query"], // GET /gift-cards/
+  ["giftCards.update", "body"], // PATCH /gift-cards/{id}/
+  ["products.create", "body"], // POST /products/
+  ["products.variants.retrieve", ""], // GET /products/variants/{id}/
+  ["products.images.create", "body"], // POST /products/{id}/images/
+  ["stockRecords.retrieve", ""], // GET /stockrecords/{id}/
+  ["disputes.retrieve", ""], // GET /disputes/{id}/
+  ["disputes.notes.create", "body"], // POST /disputes/{id}/notes/
+  ["disputes.resolve", "body"], // POST /disputes/{id}/resolve/
+  ["gateways.retrieve", ""], // GET /gateways/{id}/
+  ["orders.lines.update", "body"], // PATCH /orders/{number}/lines/{lineId}/
+  ["orders.fulfillmentOrders.list", ""], // GET /orders/{number}/fulfillment-orders/
+  ["subscriptions.renew", ""], // POST /subscriptions/{id}/renew/
+  ["tickets.attachments.create", "body"], // POST /tickets/attachments/
 ];
+
+/** Every operation method. */
+export const methodTable: readonly MethodRow[] = (Object.keys(operations) as OperationKey[]).map((key, i) => [
+  rows[i]![0],
+  key,
+  rows[i]![1],
+]);

@@ -72,6 +72,10 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
  * The caller's signal taken from the client rather than from the view a plugin may write over, a
  * `next()` kept past its call's end refused, a wrap's response checked for headers: 19,796 B in all,
  * 18,859 B at start.
+ * Smaller code for the same behaviour and messages (the error classes' fields declared and set
+ * in their constructors rather than class fields, a method row without its operation, which is
+ * the one at its place in the facts, a call's facts spread into its error, and small folds):
+ * 19,591 B in all, 18,722 B at start, 3,207 B over the goal.
  * That was with the contract's 20 operations; each operation added since
  * may add {@link PER_OPERATION_TOTAL_GZIP_BYTES} (its method's name, its facts and its row of
  * the method table), so that one more does not fail the check.

@@ -17,6 +17,7 @@ import type { MethodRow } from "../../generated/method-table.js";
 import type { OperationMethods } from "../../generated/methods.js";
 import { loadTables } from "./tables.js";
 import type { FetchResult } from "../core/call-types.js";
+import { parameterNames } from "./path-params.js";
 import { responsePromise } from "./response-promise.js";
 import { unknownOptions } from "../core/options.js";
 import type { MethodOptions } from "../core/types.js";
@@ -156,7 +157,7 @@ function prototypeOf(name: string): object {
 function methodOf(name: string, key: string, rest: MethodRow[2], paginated: boolean): Method {
   const [http, path] = key.split(" ") as [string, string];
   // The arguments are the template's parameters in its order (scripts/generate.ts types them so).
-  const pathParams = [...path.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!);
+  const pathParams = parameterNames(path);
   return { name, http, path, pathParams, rest: rest ? rest.split("+") : [], paginated };
 }
 

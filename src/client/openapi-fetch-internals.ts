@@ -19,10 +19,14 @@ import type { FetchLike } from "../core/call-types.js";
 
 /** What openapi-fetch's `new Request(url, init)` makes when given this class: the URL and init as they are. */
 export class PlannedRequest {
-  constructor(
-    readonly url: string,
-    readonly init: RequestInit & { method: string; headers: Headers },
-  ) {}
+  // Declared, not class fields: the constructor's assignments are the only definitions.
+  declare readonly url: string;
+  declare readonly init: RequestInit & { method: string; headers: Headers };
+
+  constructor(url: string, init: RequestInit & { method: string; headers: Headers }) {
+    this.url = url;
+    this.init = init;
+  }
 
   get method(): string {
     return this.init.method;

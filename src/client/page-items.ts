@@ -11,7 +11,7 @@
  */
 export function itemsOf<Item>(
   walk: AsyncGenerator<{ results?: Item[] }, void, undefined>,
-  close = (): void => {},
+  close?: () => void,
 ): AsyncGenerator<Item, void, undefined> {
   let results: Item[] = [];
   let index = 0;
@@ -22,7 +22,7 @@ export function itemsOf<Item>(
   const done = (): IteratorResult<Item, void> => {
     closed = true;
     results = [];
-    close();
+    close?.();
     return DONE;
   };
   const iterator: AsyncGenerator<Item, void, undefined> = {

@@ -82,7 +82,7 @@ export function createPaginate(client: Client<paths>, apiRoot: string): Paginate
       const last = !page.next; // absent, null or ""
       // Where a walk restarts after this page: `params.query.cursor` of a new walk.
       const nextCursor = last ? null : cursorOf(page.next!, apiRoot);
-      Object.assign(page, { nextCursor: nextCursor ?? null });
+      page.nextCursor = nextCursor ?? null;
       // `whole`: the page as one item of a step, for a walk of pages.
       yield whole ? { results: [page] } : page;
       pagesRead++;

@@ -12,7 +12,8 @@ const PLACEHOLDER = /\{([^{}]+)\}/g;
 /** Parameter names of each path template, computed once per template. */
 const namesByTemplate = new Map<string, readonly string[]>();
 
-function parameterNames(template: string): readonly string[] {
+/** The parameter names of a path template (`/users/{id}/`: `["id"]`), in its order; one array per template. */
+export function parameterNames(template: string): readonly string[] {
   let names = namesByTemplate.get(template);
   if (!names) {
     names = [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!);

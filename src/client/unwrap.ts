@@ -21,15 +21,12 @@ export type DataOf<Result> = Result extends { data: infer Data; error?: never } 
 export async function unwrap<Result extends FetchResult>(result: Result | Promise<Result>): Promise<DataOf<Result>> {
   const { data, error, response } = await result;
   if (response.ok) return data as DataOf<Result>;
-  const call = recallCall(response);
+  // The call's operation, scopes and secrets, when the client made the response.
   throw errorFromResponse({
+    ...recallCall(response),
     status: response.status,
     body: error,
     headers: response.headers,
-    operation: call?.operation,
-    scope: call?.scope,
-    requiredScopes: call?.requiredScopes,
     url: response.url,
-    secrets: call?.secrets,
   });
 }

@@ -106,6 +106,14 @@ function forbiddenAdvice(required: RequiredScopes | undefined): string {
   return `The access token lacks the scopes this operation requires (${words}): use a token that holds ${several ? "all of them" : "one of these"}.`;
 }
 
+/** The next step for the statuses whose advice is fixed. */
+const ADVICE: Readonly<Record<number, string>> = {
+  400: "Check the parameters and body.",
+  401: "Check the access token: it is missing, malformed, expired or revoked.",
+  409: "Fetch the resource and retry with its current state.",
+  422: "Fix the fields named above.",
+};
+
 /** What the caller should do next, by status. */
 function nextStep(
   status: number,
@@ -114,32 +122,21 @@ function nextStep(
   required: RequiredScopes | undefined,
   path: string | undefined,
 ): string {
-  switch (status) {
-    case 400:
-      return "Check the parameters and body.";
-    case 401:
-      return "Check the access token: it is missing, malformed, expired or revoked.";
-    case 403:
-      return forbiddenAdvice(required);
-    case 404:
-      return `Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address${path ? ` (requested ${path})` : ""}.`;
-    case 409:
-      return "Fetch the resource and retry with its current state.";
-    case 422:
-      return "Fix the fields named above.";
-    case 429: {
-      const retryAfterMs = parseRetryAfterMs(headers.get("retry-after"));
-      return retryAfterMs === undefined
-        ? "Rate limited: wait before calling again."
-        : `Rate limited: retry after ${Math.ceil(retryAfterMs / 1000)} s.`;
-    }
+  if (status === 403) return forbiddenAdvice(required);
+  if (status === 404)
+    return `Check the ids in the path, and that baseUrl (or apiUrl) is the store's API address${path ? ` (requested ${path})` : ""}.`;
+  if (status === 429) {
+    const retryAfterMs = parseRetryAfterMs(headers.get("retry-after"));
+    return retryAfterMs === undefined
+      ? "Rate limited: wait before calling again."
+      : `Rate limited: retry after ${Math.ceil(retryAfterMs / 1000)} s.`;
   }
   if (status >= 500) {
     return operation && !isIdempotent(operation.method)
       ? "The server failed; the request was not resent: check whether it took effect before calling again."
       : "The server failed; try again later.";
   }
-  return "";
+  return ADVICE[status] ?? "";
 }
 
 /** A short, single-line detail from an error body: `detail`, `message`, `title` or `error`. */

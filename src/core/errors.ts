@@ -46,6 +46,9 @@ interface StoreAdminErrorOptions {
   secrets?: readonly string[] | undefined;
 }
 
+// Fields are `declare`d and set in the constructors: the same own properties, in the same order,
+// without a class field's declaration in the bundle.
+
 /**
  * Base class of every error the SDK throws. `catch (e) { if (e instanceof StoreAdminError) … }`
  * catches them all; the abort reason of a caller's own `AbortSignal` is rethrown as is.
@@ -53,7 +56,7 @@ interface StoreAdminErrorOptions {
 export class StoreAdminError extends Error {
   override name = "StoreAdminError";
   /** The operation that failed, when known. */
-  readonly operation: Operation | undefined;
+  declare readonly operation: Operation | undefined;
 
   constructor(message: string, options: StoreAdminErrorOptions = {}) {
     const secrets = options.secrets ?? [];
@@ -100,21 +103,21 @@ interface ErrorResponseInput {
 export class ApiError extends StoreAdminError {
   override name = "ApiError";
   /** The HTTP status code. */
-  readonly status: number;
+  declare readonly status: number;
   /** The parsed error body (JSON value, or the text when not JSON), token scrubbed. */
-  readonly body: unknown;
+  declare readonly body: unknown;
   /** The response headers (token scrubbed). */
-  readonly headers: Headers;
+  declare readonly headers: Headers;
   /** The scope the operation requires, when known and it requires exactly one (else see `requiredScopes`). */
-  readonly scope: string | undefined;
+  declare readonly scope: string | undefined;
   /**
    * What the operation requires, when known: alternatives (any one suffices), each a set of
    * scopes all needed. `[["users:read"]]` for one scope, `[["a", "b"]]` for two together,
    * `[["a"], ["b"]]` for either, `[[]]` for a token with no particular scope, `[]` for none.
    */
-  readonly requiredScopes: RequiredScopes | undefined;
+  declare readonly requiredScopes: RequiredScopes | undefined;
   /** The server's `x-request-id` (or `request-id`), to quote to the API's support. */
-  readonly requestId: string | undefined;
+  declare readonly requestId: string | undefined;
 
   constructor(input: ErrorResponseInput) {
     const secrets = input.secrets ?? [];
@@ -240,7 +243,7 @@ function requestedPath(url: string | undefined, secrets: readonly string[]): str
 export class TimeoutError extends StoreAdminError {
   override name = "TimeoutError";
   /** The per-attempt limit that ran out, in milliseconds. */
-  readonly timeoutMs: number;
+  declare readonly timeoutMs: number;
 
   constructor(input: { timeoutMs: number; waitingForToken?: boolean } & StoreAdminErrorOptions) {
     const method = input.operation?.method ?? "";
@@ -267,7 +270,7 @@ export class ConnectionError extends StoreAdminError {
    * Whether the server can have received the request: `"no"` (refused before sending),
    * `"maybe"` (broke before a response), `"yes"` (broke while reading the response body).
    */
-  readonly requestSent: "no" | "maybe" | "yes";
+  declare readonly requestSent: "no" | "maybe" | "yes";
 
   constructor(input: { requestSent: "no" | "maybe" | "yes" } & StoreAdminErrorOptions) {
     const summary = summarizeCause(input.cause);
@@ -317,7 +320,7 @@ const NOT_SENT_CODES: ReadonlySet<string> = new Set(["ECONNREFUSED", "ENOTFOUND"
 export class InvalidResponseError extends StoreAdminError {
   override name = "InvalidResponseError";
   /** The HTTP status of the response, when known. */
-  readonly status: number | undefined;
+  declare readonly status: number | undefined;
 
   constructor(input: { status?: number | undefined; problem: string } & StoreAdminErrorOptions) {
     const status = input.status === undefined ? "" : `${input.status} ${reasonPhrase(input.status)} `;
@@ -352,9 +355,9 @@ export function invalidJson(
 export class ResponseTooLargeError extends StoreAdminError {
   override name = "ResponseTooLargeError";
   /** The HTTP status of the response. */
-  readonly status: number;
+  declare readonly status: number;
   /** The limit that was exceeded, in decoded bytes. */
-  readonly maxResponseBytes: number;
+  declare readonly maxResponseBytes: number;
 
   constructor(input: { status: number; maxResponseBytes: number } & StoreAdminErrorOptions) {
     super(
@@ -374,9 +377,9 @@ export class ResponseTooLargeError extends StoreAdminError {
 export class RedirectError extends StoreAdminError {
   override name = "RedirectError";
   /** The 3xx status (0 for a browser's opaque redirect). */
-  readonly status: number;
+  declare readonly status: number;
   /** Origin of the `Location` header, when readable. */
-  readonly targetOrigin: string | undefined;
+  declare readonly targetOrigin: string | undefined;
 
   constructor(input: { status: number; targetOrigin?: string | undefined } & StoreAdminErrorOptions) {
     // The origin comes from the server's Location header: scrubbed like anything it sends.
@@ -398,7 +401,7 @@ export class RedirectError extends StoreAdminError {
 export class PaginationError extends StoreAdminError {
   override name = "PaginationError";
   /** How many pages were read before the problem. */
-  readonly pagesRead: number;
+  declare readonly pagesRead: number;
 
   constructor(input: { problem: string; pagesRead: number } & StoreAdminErrorOptions) {
     super(`pagination stopped after ${input.pagesRead} page(s): ${input.problem}.`, input);
@@ -416,15 +419,15 @@ export class PaginationError extends StoreAdminError {
 export class ContractDriftError extends StoreAdminError {
   override name = "ContractDriftError";
   /** The HTTP status of the response (2xx). */
-  readonly status: number;
+  declare readonly status: number;
   /** The first drift: where, what the contract allows there, and the type that came. */
-  readonly pointer: string;
-  readonly expected: string;
-  readonly received: string;
+  declare readonly pointer: string;
+  declare readonly expected: string;
+  declare readonly received: string;
   /** Every drift found in the body (at most 10). */
-  readonly drifts: readonly ContractDrift[];
+  declare readonly drifts: readonly ContractDrift[];
   /** How many more drifts the body had past the 10 in `drifts` (counted, not kept). */
-  readonly moreDrifts: number;
+  declare readonly moreDrifts: number;
   /**
    * The parsed body, token scrubbed (as `ApiError` bodies are), copied when first read: a
    * report that never reads it costs no copy of a large page. Left out of `toJSON()`: a 2xx
@@ -432,7 +435,7 @@ export class ContractDriftError extends StoreAdminError {
    */
   declare readonly body: unknown;
   /** The server's `x-request-id` (or `request-id`), to quote to the API's support. */
-  readonly requestId: string | undefined;
+  declare readonly requestId: string | undefined;
   /** The response, its body read. Not enumerable: its headers may carry a cookie, and a logged error must not show them. */
   declare readonly response: Response;
 
@@ -453,12 +456,12 @@ export class ContractDriftError extends StoreAdminError {
     this.received = drifts[0]?.received ?? "";
     this.drifts = drifts;
     this.moreDrifts = moreDrifts;
+    this.requestId = requestIdOf(response.headers, input.secrets);
     let body: { scrubbed: unknown } | undefined;
     Object.defineProperty(this, "body", {
       enumerable: true,
       get: () => (body ??= { scrubbed: redactDeep(input.body, input.secrets) }).scrubbed,
     });
-    this.requestId = requestIdOf(response.headers, input.secrets);
     Object.defineProperty(this, "response", { value: response, enumerable: false });
   }
 

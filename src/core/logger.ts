@@ -155,10 +155,10 @@ export function attemptEvent({
     willRetry: decision.retry,
   };
   if (response) {
-    event.status = response.status;
-    const requestId = requestIdOf(response.headers, secrets);
-    if (requestId) event.requestId = clip(requestId, secrets);
     const { status, headers } = response;
+    event.status = status;
+    const requestId = requestIdOf(headers, secrets);
+    if (requestId) event.requestId = clip(requestId, secrets);
     if (status >= 400)
       event.error = {
         name: errorFromResponse({ status, body, headers }).name,

@@ -272,13 +272,11 @@ export function sanitizeCause(value: unknown, secrets: readonly string[] = [], d
 
 /** The innermost `code` and message of a `cause` chain: `UND_ERR_SOCKET: other side closed`. */
 export function summarizeCause(value: unknown): string | undefined {
-  let current: unknown = value;
   let summary: string | undefined;
-  for (let depth = 0; current instanceof Error && depth < MAX_DEPTH; depth++) {
-    const code = (current as { code?: unknown }).code;
-    const codeText = typeof code === "string" ? `${code}: ` : "";
-    summary = `${codeText}${current.message}`;
-    current = (current as { cause?: unknown }).cause;
+  for (let depth = 0; value instanceof Error && depth < MAX_DEPTH; depth++) {
+    const code = (value as { code?: unknown }).code;
+    summary = `${typeof code === "string" ? `${code}: ` : ""}${value.message}`;
+    value = (value as { cause?: unknown }).cause;
   }
   return summary;
 }

@@ -160,12 +160,8 @@ export function decideRetry(question: RetryQuestion): RetryDecision {
   if (!isRetryable(method, outcome, idempotent))
     return { retry: false, reason: isRetryable("GET", outcome) ? "not-idempotent" : "not-retryable" };
   if (attempt > maxRetries) return { retry: false, reason: "retries-exhausted" };
-  const delayMs = retryDelayMs(
-    attempt,
-    question.retryAfter,
-    question.now ?? Date.now(),
-    question.random ?? Math.random,
-  );
+  // An absent `now` or `random` takes retryDelayMs()'s default.
+  const delayMs = retryDelayMs(attempt, question.retryAfter, question.now, question.random);
   if (delayMs > MAX_RETRY_AFTER_MS) return { retry: false, reason: "retry-after-too-long" };
   return { retry: true, delayMs };
 }

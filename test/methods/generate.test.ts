@@ -12,6 +12,7 @@ import { generateMethods, generateOperations } from "../../scripts/generate.js";
 const operationsSource = async (doc: Parameters<typeof generateOperations>[0]) =>
   Object.values(await generateOperations(doc)).join("\n");
 import { operations } from "../../generated/operation-facts.js";
+import { methodTable } from "../../generated/method-table.js";
 import { CONTRACT_PATH } from "../../scripts/facts.js";
 
 type Node = Record<string, any>;
@@ -24,9 +25,22 @@ describe("the method generator", () => {
   it("makes one table row and one documented method per operation of the working contract", async () => {
     const { table, types } = await generateMethods(contract(), sample);
     expect(table.match(/^ {2}\["/gm)).toHaveLength(Object.keys(operations).length);
-    expect(table).toContain('["users.addresses.update", "PUT /users/{id}/addresses/{addressId}/", "body"],');
+    expect(table).toContain('["users.addresses.update", "body"], // PUT /users/{id}/addresses/{addressId}/');
     expect(types).toContain("retrieve(id: number, options?: MethodOptions): ResponsePromise<User>;");
     expect(types).toContain("// the sample of getUser");
+  });
+
+  it("gives each row of the table the operation of the facts at its place, the one written after the row", () => {
+    const written = [
+      ...readFileSync("generated/method-table.ts", "utf8").matchAll(/^ {2}\["([^"]+)", "[^"]*"\], \/\/ (.+)$/gm),
+    ];
+    expect(written).toHaveLength(Object.keys(operations).length);
+    expect(methodTable.map(([name, key]) => [name, key])).toEqual(written.map((row) => [row[1], row[2]]));
+    expect(methodTable.find(([name]) => name === "users.addresses.update")).toEqual([
+      "users.addresses.update",
+      "PUT /users/{id}/addresses/{addressId}/",
+      "body",
+    ]);
   });
 
   it("a new operation in the contract is a new method, with its resource", async () => {
@@ -51,7 +65,7 @@ describe("the method generator", () => {
       },
     };
     const { table, types } = await generateMethods(doc, sample);
-    expect(table).toContain('["coupons.retrieve", "GET /coupons/{code}/", ""],');
+    expect(table).toContain('["coupons.retrieve", ""], // GET /coupons/{code}/');
     expect(types).toContain("readonly coupons: CouponsMethods;");
     expect(types).toContain("retrieve(code: string, options?: MethodOptions): ResponsePromise<GiftCard>;");
     expect(types).toContain("Requires the scope `coupons:read`.");
@@ -63,7 +77,7 @@ describe("the method generator", () => {
     const doc = contract();
     doc.paths["/disputes/{id}/"].get["x-sdk-method"] = "disputes.get";
     const { table, types } = await generateMethods(doc, sample);
-    expect(table).toContain('["disputes.get", "GET /disputes/{id}/", ""],');
+    expect(table).toContain('["disputes.get", ""], // GET /disputes/{id}/');
     expect(table).not.toContain('"disputes.retrieve"');
     expect(types).toContain("get(id: number, options?: MethodOptions): ResponsePromise<Dispute>;");
   });
@@ -171,13 +185,13 @@ describe("any contract: what the generators derive where the contract says nothi
 
   it("derives method names from the path, whatever the operationId's word order; x-sdk-method overrides", async () => {
     const { table } = await generateMethods(widgets(), none);
-    expect(table).toContain('["widgets.create", "POST /widgets/", "body+query"],');
-    expect(table).toContain('["widgets.delete", "DELETE /widgets/{id}/", ""],');
+    expect(table).toContain('["widgets.create", "body+query"], // POST /widgets/');
+    expect(table).toContain('["widgets.delete", ""], // DELETE /widgets/{id}/');
     const renamed = await generateMethods(
       widgets((d) => (d.paths["/widgets/"].post["x-sdk-method"] = "widgets.make")),
       none,
     );
-    expect(renamed.table).toContain('["widgets.make", "POST /widgets/", "body+query"],');
+    expect(renamed.table).toContain('["widgets.make", "body+query"], // POST /widgets/');
   });
 
   it("types a no-content response as Promise<void>, a shared schema's body without read-only fields, query after the body", async () => {
