@@ -4,7 +4,7 @@
  * happens, and each variant's GET then POST sampled in rotating order.
  */
 import { loadSdk, type Calls } from "./fixtures.js";
-import { compareOps, type Op } from "./measure.js";
+import { compareOps, type MeasureOptions, type Op } from "./measure.js";
 import { startLoopbackServer } from "./server.js";
 
 export type Method = keyof Calls;
@@ -27,7 +27,7 @@ export async function onLoopback<T>(
 /** The variants' GETs compared, then their POSTs (`variants(method)`: each variant's call of that method). */
 export async function sampleGetPost(
   variants: (method: Method) => Record<string, Op>,
-  options: { quick: boolean; rounds: number },
+  options: MeasureOptions,
 ): Promise<GetPostSamples> {
   return { get: await compareOps(variants("get"), options), post: await compareOps(variants("post"), options) };
 }

@@ -62,15 +62,17 @@ async function opsPerSecond(op: Op, count: number, untilMs = Number.POSITIVE_INF
 
 /**
  * ops/s samples of each variant, one request in flight at a time: two warm-up passes that
- * also size a sample to about 250 ms, then `rounds` rounds of one sample per variant, in an
- * order that rotates every round.
+ * also size a sample to about `sampleMs` (250 ms unless said), then `rounds` rounds of one
+ * sample per variant, in an order that rotates every round. Shorter samples over more rounds
+ * pair each variant with the others more closely in time, so a change in the machine's load
+ * moves both sides of a ratio alike.
  */
 export async function compareOps(
   variants: Record<string, Op>,
-  { quick, rounds }: { quick: boolean; rounds: number },
+  { quick, rounds, sampleMs: fullSampleMs = 250 }: MeasureOptions,
 ): Promise<Record<string, number[]>> {
   const names = Object.keys(variants);
-  const sampleMs = quick ? 100 : 250;
+  const sampleMs = quick ? 100 : fullSampleMs;
   const counts: Record<string, number> = {};
   for (const name of [...names, ...names]) {
     const rate = await opsPerSecond(variants[name]!, Number.POSITIVE_INFINITY, quick ? 150 : 750);
@@ -86,6 +88,13 @@ export async function compareOps(
     }
   }
   return samples;
+}
+
+/** How {@link compareOps} samples: rounds, and the length of one sample in ms. */
+export interface MeasureOptions {
+  quick: boolean;
+  rounds: number;
+  sampleMs?: number;
 }
 
 /** Runs `child.ts <name> <args…>` in a fresh `node --expose-gc` process; resolves with what it sends back. */
