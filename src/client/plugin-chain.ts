@@ -126,7 +126,7 @@ export class AttemptView implements PluginAttempt {
  * When one of the SDK's own plugins has nothing to do, so that its hook need not run: a
  * `wrapAttempt` that would only call `next()`, an `onAttemptEnd` that would return nothing.
  */
-export interface Idle {
+interface Idle {
   attempt?: () => boolean;
   end?: (response: Response | undefined, decision: RetryDecision) => boolean;
 }
