@@ -30,6 +30,9 @@ export let secretsOf: (call: PluginCall) => readonly string[];
 /** The call's place in the order calls were made (the pause serves its waiters in that order). */
 export let callOrder: (call: PluginCall) => number;
 
+/** The caller's signal as the client was given it: a plugin may write over the view's `signal`. */
+export let callerSignalOf: (call: PluginCall) => AbortSignal | undefined;
+
 let calls = 0;
 
 /** One call as its plugins see it. Its headers and attributes are made on first use: most calls never touch them. */
@@ -39,10 +42,12 @@ export class CallView implements PluginCall {
   #attributes: Record<string, PluginAttributeValue> | undefined;
   readonly #secrets: () => readonly string[];
   readonly #order = ++calls;
+  readonly #signal: AbortSignal | undefined;
 
   static {
     secretsOf = (call) => (#secrets in call ? call.#secrets() : []);
     callOrder = (call) => (#order in call ? call.#order : 0);
+    callerSignalOf = (call) => (#signal in call ? call.#signal : call.signal);
   }
 
   constructor(
@@ -55,6 +60,7 @@ export class CallView implements PluginCall {
   ) {
     this.idempotent = idempotent;
     this.#secrets = secrets;
+    this.#signal = signal;
   }
 
   get headers(): Headers {
@@ -335,8 +341,11 @@ export async function verdicts(
   for (const plugin of plugins) {
     if (!plugin.onAttemptEnd) continue;
     const said = plugin.onAttemptEnd(attempt, outcome, decision);
-    // A verdict given at once cannot hang; only a pending one is held to the caller's signal.
-    const verdict = isThenable(said) ? await heldBy(said, signal, { inside: false }) : said;
+    // A caller's plugin's verdict is held to the caller's signal when pending, or when the call is
+    // aborted already (the abort ends the call before any later hook); one given at once cannot
+    // hang. The SDK's own plugins answer at once, and are not held.
+    const held = !sdkPlugins.has(plugin) && (isThenable(said) || signal?.aborted);
+    const verdict = held ? await heldBy(said, signal, { inside: false }) : await said;
     if (verdict === undefined) continue;
     checkVerdict(plugin, verdict);
     if (!verdict.retry) {

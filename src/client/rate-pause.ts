@@ -15,7 +15,7 @@ import { MAX_RETRY_AFTER_MS, parseRetryAfterMs } from "../core/retry-policy.js";
 import { onAbort } from "../core/timeout.js";
 import { untilStopped } from "../core/sleep.js";
 import type { PluginAttempt, PluginCall, StoreAdminPlugin } from "../core/plugin.js";
-import { callOrder, sdkPlugin } from "./plugin-chain.js";
+import { callerSignalOf, callOrder, sdkPlugin } from "./plugin-chain.js";
 
 /** The pause of one client and its derivatives. */
 export interface RatePause {
@@ -83,11 +83,13 @@ export function pausePlugins(pause: RatePause): [StoreAdminPlugin, StoreAdminPlu
       const { call } = attempt;
       const turn = callOrder(call);
       const stop = waitStops.get(call);
+      // The caller's own signal: this SDK plugin runs without the chain's guard on it.
+      const signal = callerSignalOf(call);
       const held =
         pause.left() > 0
           ? stop
-            ? untilStopped(call.signal, stop, (both) => pause.wait(turn, both)!)
-            : pause.wait(turn, call.signal)
+            ? untilStopped(signal, stop, (both) => pause.wait(turn, both)!)
+            : pause.wait(turn, signal)
           : undefined;
       if (!held) return next();
       const start = performance.now();

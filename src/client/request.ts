@@ -200,7 +200,6 @@ export function createSend(
   const { plugins } = context;
   if (!plugins.length) return send;
   const secrets = (): readonly string[] => context.token.secrets;
-  const wrapped = wrapsCalls(plugins);
   return (method, path, init) => {
     const view = new CallView(
       method,
@@ -211,7 +210,8 @@ export function createSend(
       secrets,
     );
     if (context.stopWaits) waitStops.set(view, context.stopWaits);
-    if (!wrapped) return send(method, path, init, view);
+    // Read per call, as the other hooks are per attempt: a plugin may gain its wrapCall after the client was made.
+    if (!wrapsCalls(plugins)) return send(method, path, init, view);
     // A plugin that kept wrapCall's next() past the call's end does not send it then.
     let ended = false;
     const sendOnce = () => (ended ? Promise.reject(new TypeError(ENDED)) : send(method, path, init, view));
@@ -453,17 +453,19 @@ const serialized = (body: unknown): unknown => body;
 
 /**
  * openapi-fetch's `params` for every attempt: the caller's (own keys, core/own.ts), with the
- * query and header made here. Built key by key: a spread of the caller's prototype-less copy
- * cost a stub call about 2 % of its time.
+ * query and header made here. Built key by key when the caller gave no other key (a spread of
+ * the caller's prototype-less copy cost a stub call about 2 % of its time); spread otherwise, so
+ * that any other key, a symbol or an own `__proto__` included, is copied as data.
  */
 function attemptParams(
   params: CallInit["params"],
   query: unknown,
   header: Record<string, unknown>,
 ): Record<string, unknown> {
-  const built: Record<string, unknown> = { path: params?.path, query, header };
-  for (const key in params) if (key !== "path" && key !== "query" && key !== "header") built[key] = params[key];
-  return built;
+  const path = params?.path;
+  for (const key in params)
+    if (key !== "path" && key !== "query" && key !== "header") return { ...params, path, query, header };
+  return { path, query, header };
 }
 
 /** What a token function answers, unless the caller's signal aborts or `timeoutMs` runs out first. */
