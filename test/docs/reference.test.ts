@@ -362,7 +362,18 @@ describe("the reference in Chromium, with all but the local server blocked", () 
    */
   async function expectOnScreen(within: Locator, text: string, what: string): Promise<void> {
     await expectVisible(within, what, { scroll: false });
-    const problem = await within.evaluate((element, needle) => {
+    // Asked again for up to 3 s: on a loaded machine the page may still be laying out what is above.
+    let problem: string | undefined;
+    for (const deadline = Date.now() + 3_000; ; await new Promise((resolve) => setTimeout(resolve, 100))) {
+      problem = await onScreenProblem(within, text);
+      if (problem === undefined || Date.now() > deadline) break;
+    }
+    if (problem !== undefined) throw new Error(`Not on screen in the rendered reference: ${what}: ${problem}`);
+  }
+
+  /** Why `text` is not on the screen as it is now, or `undefined` when it is. */
+  function onScreenProblem(within: Locator, text: string): Promise<string | undefined> {
+    return within.evaluate((element, needle) => {
       // The text may be split over several nodes (syntax highlighting): map it back to them.
       const nodes: { node: Text; start: number }[] = [];
       let all = "";
@@ -391,7 +402,6 @@ describe("the reference in Chromium, with all but the local server blocked", () 
         return `the text is covered by ${top?.outerHTML.slice(0, 120)}`;
       return undefined;
     }, text);
-    if (problem !== undefined) throw new Error(`Not on screen in the rendered reference: ${what}: ${problem}`);
   }
 
   async function screenshot(name: string): Promise<void> {
